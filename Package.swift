@@ -1,0 +1,118 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Handoff",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "handoff", targets: ["handoff"]),
+        .library(name: "HandoffCore", targets: ["HandoffCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "HandoffCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ]
+        ),
+        .target(
+            name: "HandoffNetwork",
+            dependencies: [
+                "HandoffCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .target(
+            name: "HandoffHeadless",
+            dependencies: [
+                "HandoffCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(name: "TerminalCells"),
+        .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
+        .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
+        .target(name: "CursesTerminal", dependencies: ["CNcursesw", "TerminalCells"]),
+        .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
+        .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
+        .target(name: "ReaderApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        .target(
+            name: "HandoffTestSupport",
+            dependencies: ["HandoffCore"]
+        ),
+        .executableTarget(
+            name: "handoff",
+            dependencies: [
+                "HandoffCore",
+                "HandoffNetwork",
+                "HandoffHeadless",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "HandoffCoreTests",
+            dependencies: ["HandoffCore", "HandoffTestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "HandoffCLITests",
+            dependencies: ["HandoffCore", "HandoffTestSupport"]
+        ),
+        .testTarget(
+            name: "HandoffHeadlessTests",
+            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffTestSupport"]
+        ),
+        .testTarget(
+            name: "HandoffNetworkTests",
+            dependencies: [
+                "HandoffCore", "HandoffNetwork", "HandoffTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        .testTarget(
+            name: "TerminalCellsTests",
+            dependencies: ["TerminalCells"]
+        ),
+        .testTarget(
+            name: "CursesTerminalTests",
+            dependencies: ["CursesTerminal", "TerminalCells", "HandoffTestSupport", "terminal-probe"]
+        ),
+        .testTarget(
+            name: "DeviceUITests",
+            dependencies: ["DeviceUI", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            exclude: ["Snapshots"]
+        ),
+        .testTarget(
+            name: "ReaderAppTests",
+            dependencies: ["ReaderApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            exclude: ["Snapshots"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

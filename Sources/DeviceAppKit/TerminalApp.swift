@@ -1,0 +1,90 @@
+import Foundation
+import HandoffCore
+import TerminalCells
+
+/// What the simulated device offers its apps: the "SDK" services besides the activity core.
+///
+/// Like everything an app touches, it is used on the device's run loop only.
+public struct AppEnvironment {
+    /// This device's name (e.g. "Phone").
+    public var deviceName: String
+    /// The account's simulated cloud folder (the same URL on every device of the account), or
+    /// nil when the device runs without cloud documents (`--no-cloud`).
+    public var cloudFolder: URL?
+    /// This device's private folder for local-only documents.
+    public var localFolder: URL
+    /// The device clock.
+    public var now: () -> Date
+    /// Asks the system to open `url` (http/https opens the Browser, when installed).
+    public var openURL: (URL) -> Void
+    /// Writes a line to the device's log file (never to the screen).
+    public var log: (String) -> Void
+    /// Asks the device to redraw soon (for example when background work has progressed).
+    public var setNeedsDisplay: () -> Void
+
+    public init(deviceName: String, cloudFolder: URL?, localFolder: URL, now: @escaping () -> Date = Date.init,
+                openURL: @escaping (URL) -> Void = { _ in }, log: @escaping (String) -> Void = { _ in },
+                setNeedsDisplay: @escaping () -> Void = {}) {
+        self.deviceName = deviceName
+        self.cloudFolder = cloudFolder
+        self.localFolder = localFolder
+        self.now = now
+        self.openURL = openURL
+        self.log = log
+        self.setNeedsDisplay = setNeedsDisplay
+    }
+}
+
+/// A key and what it does, for the device's footer and help overlay.
+public struct KeyHint: Hashable, Sendable {
+    public var keys: String
+    public var action: String
+
+    public init(_ keys: String, _ action: String) {
+        self.keys = keys
+        self.action = action
+    }
+}
+
+/// An app that runs on the simulated terminal device.
+///
+/// An app knows the activity core (`UserActivity`, `Responder`, `Document`, `Application` and its
+/// delegate callbacks) and the cell grid, nothing else, the way a real app knows only the SDK.
+/// The device installs it (``manifest`` plus ``delegate``), calls ``launch(application:environment:)``
+/// once, then renders it into the main area while it is frontmost and passes it the keys the
+/// device itself does not use.
+public protocol TerminalApp: AnyObject {
+    /// The app's Info.plist (and entitlements), as parsed.
+    var manifest: AppManifest { get }
+    /// The application delegate to install (often the app itself).
+    var delegate: any ApplicationDelegate { get }
+    /// A one-cell glyph for the home screen, dock and lock-screen prompt (e.g. "▤").
+    var glyph: Character { get }
+    /// The title of the app's current screen (shown in the app bar).
+    var title: String { get }
+    /// The keys the app uses, for the footer and the help overlay.
+    var keyHints: [KeyHint] { get }
+
+    /// Called once, after the app is installed on the device.
+    func launch(application: Application, environment: AppEnvironment)
+    /// The app became frontmost (`true`) or went to the background (`false`).
+    func setFrontmost(_ frontmost: Bool)
+    /// Draws the app's screen into `area` of `grid`.
+    func render(into grid: inout Grid, area: Rect)
+    /// Handles a key while the app is frontmost; returns `false` when the key is not the app's.
+    func handle(_ key: Key) -> Bool
+    /// Asks the app to show `url` (only apps that claim web pages, such as the Browser, do).
+    /// Returns `false` when the app does not open URLs.
+    func open(_ url: URL) -> Bool
+}
+
+extension TerminalApp {
+    public var delegate: any ApplicationDelegate {
+        guard let delegate = self as? any ApplicationDelegate else {
+            preconditionFailure("\(type(of: self)) must provide an application delegate")
+        }
+        return delegate
+    }
+    public func setFrontmost(_ frontmost: Bool) {}
+    public func open(_ url: URL) -> Bool { false }
+}

@@ -1,0 +1,136 @@
+import DeviceAppKit
+import Foundation
+import HandoffCore
+import TerminalCells
+
+/// The device's screen: owns the ``ScreenState``, feeds it what happens, carries out its
+/// ``ScreenEffect``s on the ``Device`` and its apps, and renders frames.
+///
+/// Like the device and its apps, it is confined to the device's run loop: call every method
+/// from there. It never reads a clock: times come with ``render(size:now:)`` (and the device's
+/// lifecycle events carry their own).
+public final class DeviceScreen {
+    public let device: Device
+    /// The screen's state after the latest message (for tests and diagnostics).
+    public private(set) var state: ScreenState
+    /// True once the user asked to quit.
+    public private(set) var isQuitRequested = false
+
+    private let apps: [any TerminalApp]
+    private let account: String
+    private var frontmost: (any TerminalApp)?
+    private var inbox: [ScreenMessage] = []
+    private var isUpdating = false
+
+    /// Installs `apps` on `device`, launches them, shows the home screen and starts listening to
+    /// the device's lifecycle events (a handler already set on `device.onLifecycleEvent` is
+    /// still called, first).
+    ///
+    /// The apps must not be installed already: the screen installs each app's manifest with its
+    /// delegate, then calls `launch(application:environment:)` once. The environment's `openURL`
+    /// is wrapped: a URL goes to the first app whose `open(_:)` takes it, which comes to the
+    /// front; only when none does is the given `openURL` called.
+    public init(device: Device, account: String, apps: [any TerminalApp], environment: AppEnvironment,
+                timeZone: TimeZone = .current, now: Date) {
+        self.device = device
+        self.apps = apps
+        self.account = account
+        state = ScreenState(device: device.info, account: account, now: now, timeZone: timeZone)
+        var appEnvironment = environment
+        let fallback = environment.openURL
+        appEnvironment.openURL = { [weak self] url in
+            guard let self, self.open(url) else { return fallback(url) }
+        }
+        for app in apps {
+            let application = device.install(app.manifest, delegate: app.delegate)
+            app.launch(application: application, environment: appEnvironment)
+        }
+        device.bringToFront(nil)
+        let previous = device.onLifecycleEvent
+        device.onLifecycleEvent = { [weak self] event in
+            previous?(event)
+            self?.send(.lifecycleEventRecorded(event))
+        }
+    }
+
+    /// Handles a key from the terminal. Returns false when the user asked to quit.
+    @discardableResult
+    public func handle(_ key: Key) -> Bool {
+        send(.keyPressed(key))
+        return !isQuitRequested
+    }
+
+    /// Takes the network's latest state and peers.
+    public func update(network: NetworkStatus) {
+        guard network != state.network else { return }
+        send(.networkChanged(network))
+    }
+
+    /// Renders a frame of `size` for the time `now`.
+    public func render(size: Size, now: Date) -> Grid {
+        if size != state.size { send(.terminalResized(size)) }
+        send(.clockTicked(now))
+        return ScreenView(state: state, device: snapshot()).render { [apps] bundle, grid, area in
+            apps.first { $0.manifest.bundleIdentifier == bundle }?.render(into: &grid, area: area)
+        }
+    }
+
+    /// When the screen next changes by itself (the clock's minute, an age, a spinner, a notice
+    /// going away), from the time of the latest frame; redraw then.
+    public var nextDeadline: Date? {
+        ScreenView(state: state, device: snapshot()).nextChange
+    }
+
+    /// A picture of the device as the views see it.
+    public func snapshot() -> DeviceSnapshot {
+        DeviceSnapshot(device: device, account: account, terminalApps: apps)
+    }
+
+    // MARK: Messages and effects
+
+    /// Queues `message` and, unless already updating, handles the queue in order (effects may
+    /// make the device record events, which arrive here while an update is running).
+    private func send(_ message: ScreenMessage) {
+        inbox.append(message)
+        guard !isUpdating else { return }
+        isUpdating = true
+        defer { isUpdating = false }
+        while !inbox.isEmpty {
+            let next = inbox.removeFirst()
+            let effects = state.update(next, device: snapshot())
+            for effect in effects { perform(effect) }
+        }
+    }
+
+    private func perform(_ effect: ScreenEffect) {
+        switch effect {
+        case .chooseOffer(let peer):
+            device.chooseOffer(from: peer)
+        case .cancelContinuation:
+            device.cancelContinuation()
+        case .bringToFront(let bundle):
+            let app = bundle.flatMap { id in apps.first { $0.manifest.bundleIdentifier == id } }
+            let changed = frontmost !== app
+            if changed {
+                frontmost?.setFrontmost(false)
+                frontmost = app
+            }
+            device.bringToFront(bundle.flatMap { device.application($0) })
+            if changed { app?.setFrontmost(true) }
+        case .sendKeyToApp(let key):
+            guard let app = frontmost, app.handle(key) else {
+                inbox.append(.appIgnoredKey(key))
+                return
+            }
+        case .quit:
+            isQuitRequested = true
+        }
+    }
+
+    /// Opens `url` in the first app that takes it, and brings that app to the front.
+    private func open(_ url: URL) -> Bool {
+        guard let app = apps.first(where: { $0.open(url) }) else { return false }
+        send(.appOpenedURL(bundleIdentifier: app.manifest.bundleIdentifier))
+        return true
+    }
+}

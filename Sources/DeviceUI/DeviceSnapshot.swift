@@ -1,0 +1,191 @@
+import Foundation
+import DeviceAppKit
+import HandoffCore
+
+/// A read-only picture of the device at one moment: everything the views and the reducer need,
+/// as plain values, so both stay pure and can be tested without a ``Device``.
+public struct DeviceSnapshot: Hashable, Sendable {
+    /// An installed app, as the home screen, dock and sidebar show it.
+    public struct App: Hashable, Sendable {
+        public var bundleIdentifier: String
+        public var name: String
+        public var glyph: Character
+        /// The title of the app's current screen.
+        public var title: String
+        public var keyHints: [KeyHint]
+        /// Whether the device can show the app (a terminal app, not only a manifest).
+        public var canOpen: Bool
+
+        public init(bundleIdentifier: String, name: String, glyph: Character, title: String = "",
+                    keyHints: [KeyHint] = [], canOpen: Bool = true) {
+            self.bundleIdentifier = bundleIdentifier
+            self.name = name
+            self.glyph = glyph
+            self.title = title
+            self.keyHints = keyHints
+            self.canOpen = canOpen
+        }
+    }
+
+    /// An activity a peer offers, and where it would go here.
+    public struct OfferInfo: Hashable, Sendable {
+        public var peer: PeerInfo
+        /// When this activity was first offered (a new activity resets it).
+        public var firstSeen: Date
+        /// When the last beacon for it arrived.
+        public var lastSeen: Date
+        /// When the origin last saved the activity's state.
+        public var savedAt: Date
+        public var expiresAt: Date?
+        public var options: Advertisement.Options
+        public var route: Route
+        /// The payload size of the last continuation from this offer, once known.
+        public var payloadSize: Int?
+
+        public init(peer: PeerInfo, firstSeen: Date, lastSeen: Date, savedAt: Date, expiresAt: Date? = nil,
+                    options: Advertisement.Options = [.isEligibleForHandoff], route: Route, payloadSize: Int? = nil) {
+            self.peer = peer
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+            self.savedAt = savedAt
+            self.expiresAt = expiresAt
+            self.options = options
+            self.route = route
+            self.payloadSize = payloadSize
+        }
+
+        /// The app that would continue the activity here, if the route names one yet.
+        public var targetBundleIdentifier: String? {
+            switch route {
+            case .app(let bundle, _): bundle
+            case .browser(let bundle, _): bundle
+            case .web(let browser): browser
+            case .unavailable: nil
+            }
+        }
+
+        /// The activity type, when an app here claims its hash (the beacon carries only the hash).
+        public var activityType: String? {
+            switch route {
+            case .app(_, let type): type
+            case .web: UserActivity.browsingWebType
+            case .browser, .unavailable: nil
+            }
+        }
+    }
+
+    /// The continuation in progress on this device.
+    public struct PendingInfo: Hashable, Sendable {
+        public enum Phase: Hashable, Sendable {
+            /// The app is being asked (`willContinueUserActivity(withType:)`).
+            case askingApp
+            /// The payload is on its way; the attempt gives up at `deadline`.
+            case fetching(deadline: Date)
+        }
+
+        public var peer: PeerInfo
+        /// The app that receives it (nil for a web activity until its payload arrived).
+        public var bundleIdentifier: String?
+        public var activityType: String
+        public var phase: Phase
+        public var chosenAt: Date
+
+        public init(peer: PeerInfo, bundleIdentifier: String?, activityType: String, phase: Phase, chosenAt: Date) {
+            self.peer = peer
+            self.bundleIdentifier = bundleIdentifier
+            self.activityType = activityType
+            self.phase = phase
+            self.chosenAt = chosenAt
+        }
+    }
+
+    /// The activity this device itself offers to its peers.
+    public struct OwnActivity: Hashable, Sendable {
+        public var bundleIdentifier: String
+        public var activityType: String
+        public var title: String?
+        /// Whether a beacon currently carries it.
+        public var isAdvertised: Bool
+
+        public init(bundleIdentifier: String, activityType: String, title: String? = nil, isAdvertised: Bool = true) {
+            self.bundleIdentifier = bundleIdentifier
+            self.activityType = activityType
+            self.title = title
+            self.isAdvertised = isAdvertised
+        }
+    }
+
+    public var info: PeerInfo
+    public var account: String
+    /// The installed apps, in home-screen order.
+    public var apps: [App]
+    /// The app the device system has in front (nil: home).
+    public var frontmostApp: String?
+    /// Offers from peers, by peer name.
+    public var offers: [OfferInfo]
+    public var pending: PendingInfo?
+    public var ownActivity: OwnActivity?
+    /// Every lifecycle event of this device, oldest first.
+    public var lifecycle: [LifecycleEvent]
+
+    public init(info: PeerInfo, account: String, apps: [App] = [], frontmostApp: String? = nil, offers: [OfferInfo] = [],
+                pending: PendingInfo? = nil, ownActivity: OwnActivity? = nil, lifecycle: [LifecycleEvent] = []) {
+        self.info = info
+        self.account = account
+        self.apps = apps
+        self.frontmostApp = frontmostApp
+        self.offers = offers.sorted { ($0.peer.name, $0.peer.id) < ($1.peer.name, $1.peer.id) }
+        self.pending = pending
+        self.ownActivity = ownActivity
+        self.lifecycle = lifecycle
+    }
+
+    public func app(_ bundleIdentifier: String?) -> App? {
+        guard let bundleIdentifier else { return nil }
+        return apps.first { $0.bundleIdentifier == bundleIdentifier }
+    }
+
+    public func offer(from peer: DeviceID) -> OfferInfo? {
+        offers.first { $0.peer.id == peer }
+    }
+
+    /// The offer the device puts forward (lock-screen prompt, dock badge): the newest continuable
+    /// one, as Apple shows the most recent activity.
+    public var featuredOffer: OfferInfo? {
+        offers.filter(\.route.isContinuable).max { ($0.firstSeen, $1.peer.name) < ($1.firstSeen, $0.peer.name) }
+    }
+}
+
+extension DeviceSnapshot {
+    /// Reads `device` as it is now. Apps are listed in the order of `terminalApps`, then any other
+    /// installed app (which the device cannot show).
+    public init(device: Device, account: String, terminalApps: [any TerminalApp]) {
+        let system = device.system
+        var apps: [App] = terminalApps.map { app in
+            App(bundleIdentifier: app.manifest.bundleIdentifier, name: app.manifest.displayName, glyph: app.glyph,
+                title: app.title, keyHints: app.keyHints)
+        }
+        for manifest in system.apps where !apps.contains(where: { $0.bundleIdentifier == manifest.bundleIdentifier }) {
+            apps.append(App(bundleIdentifier: manifest.bundleIdentifier, name: manifest.displayName, glyph: "◇", canOpen: false))
+        }
+        let offers = system.offers.values.map { offer in
+            OfferInfo(peer: offer.peer, firstSeen: offer.firstSeen, lastSeen: offer.lastSeen,
+                      savedAt: offer.advertisement.savedAt, expiresAt: offer.advertisement.expiresAt,
+                      options: offer.advertisement.options, route: offer.route, payloadSize: offer.payloadSize)
+        }
+        let pending = system.pendingContinuation.map { pending in
+            let phase: PendingInfo.Phase = switch pending.phase {
+            case .awaitingWillContinue: .askingApp
+            case .fetching(let deadline): .fetching(deadline: deadline)
+            }
+            return PendingInfo(peer: pending.peer, bundleIdentifier: pending.bundleIdentifier,
+                               activityType: pending.activityType, phase: phase, chosenAt: pending.chosenAt)
+        }
+        let own = system.currentActivity.flatMap { system.activities[$0] }.map { activity in
+            OwnActivity(bundleIdentifier: activity.bundleIdentifier, activityType: activity.activityType,
+                        title: activity.title, isAdvertised: system.advertisement != nil)
+        }
+        self.init(info: device.info, account: account, apps: apps, frontmostApp: system.frontmostApp, offers: offers,
+                  pending: pending, ownActivity: own, lifecycle: device.lifecycle)
+    }
+}

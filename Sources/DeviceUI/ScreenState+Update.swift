@@ -1,0 +1,369 @@
+import Foundation
+import HandoffCore
+import TerminalCells
+
+extension ScreenState {
+    /// Applies what happened to the screen's state and returns what the device should do, in
+    /// order. Pure: `device` is a picture of the device taken just before.
+    public mutating func update(_ message: ScreenMessage, device snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        if let app = foregroundApp, snapshot.app(app)?.canOpen != true { foregroundApp = nil }
+        switch message {
+        case .keyPressed(let key):
+            return handleKey(key, snapshot)
+        case .appIgnoredKey(let key):
+            return handleKeyTheAppIgnored(key, snapshot)
+        case .appOpenedURL(let bundle):
+            guard snapshot.app(bundle)?.canOpen == true else { return [] }
+            overlay = nil
+            focus = .main
+            return open(bundle)
+        case .networkChanged(let status):
+            network = status
+            return []
+        case .lifecycleEventRecorded(let event):
+            return handle(event, snapshot)
+        case .clockTicked(let time):
+            now = time
+            if let notice, notice.expires <= time { self.notice = nil }
+            return []
+        case .terminalResized(let newSize):
+            size = newSize
+            return []
+        }
+    }
+
+    // MARK: Keys
+
+    private mutating func handleKey(_ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        if key == .control("q") { return [.quit] }
+        if key == .function(1) {
+            toggleHelp()
+            return []
+        }
+        switch overlay {
+        case .help(let scroll):
+            scrollHelp(key, from: scroll, snapshot)
+            return []
+        case .alert:
+            if key == .enter || key == .escape || key == .character(" ") { overlay = nil }
+            return []
+        case .switcher, nil:
+            break
+        }
+        if isLocked { return handleLockScreenKey(key, snapshot) }
+        if key == .escape, snapshot.pending != nil {
+            overlay = nil
+            return [.cancelContinuation]
+        }
+        switch key {
+        case .control("l"), .function(3):
+            isLocked = true
+            overlay = nil
+            return []
+        case .function(2):
+            toggleLog()
+            return []
+        case .tab, .backTab:
+            moveFocus(forward: key == .tab)
+            return []
+        case .function(4):
+            toggleSwitcher(snapshot)
+            return []
+        case .control("o"):
+            guard let offer = snapshot.featuredOffer else {
+                show("No activity is offered nearby", role: .dim)
+                return []
+            }
+            return continueOffer(offer, snapshot)
+        default:
+            break
+        }
+        if case .switcher(let selection) = overlay { return handleSwitcherKey(key, selection, snapshot) }
+        switch focus {
+        case .nearby:
+            return handleNearbyKey(key, snapshot)
+        case .log:
+            handleLogKey(key, snapshot)
+            return []
+        case .main:
+            if foregroundApp != nil { return [.sendKeyToApp(key)] }
+            return handleHomeKey(key, snapshot)
+        }
+    }
+
+    private mutating func handleKeyTheAppIgnored(_ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        switch key {
+        case .escape, .character("h"):
+            return open(nil)
+        case .character("?"):
+            toggleHelp()
+            return []
+        default:
+            return []
+        }
+    }
+
+    private mutating func handleLockScreenKey(_ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        switch key {
+        case .enter:
+            isLocked = false
+            if promptsOnLockScreen, let offer = snapshot.featuredOffer { return continueOffer(offer, snapshot) }
+            return []
+        case .character(" "):
+            isLocked = false
+            return []
+        case .function(2):
+            toggleLog()
+            return []
+        default:
+            return []
+        }
+    }
+
+    private mutating func handleHomeKey(_ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        let apps = snapshot.apps.filter(\.canOpen)
+        let columns = HomeScreenView.columns(forWidth: frameLayout.screen.width)
+        let selected = min(max(0, homeSelection), max(0, apps.count - 1))
+        switch key {
+        case .left: homeSelection = max(0, selected - 1)
+        case .right: homeSelection = min(max(0, apps.count - 1), selected + 1)
+        case .up: homeSelection = selected >= columns ? selected - columns : selected
+        case .down: homeSelection = selected + columns < apps.count ? selected + columns : selected
+        case .enter, .character(" "):
+            guard selected < apps.count else { return [] }
+            return open(apps[selected].bundleIdentifier)
+        case .character("q"):
+            return [.quit]
+        case .character("?"):
+            toggleHelp()
+        case .character("l"):
+            toggleLog()
+        case .character(let c) where c.isASCII && c.isWholeNumber && c != "0":
+            let index = Int(String(c))! - 1
+            guard index < apps.count else {
+                show("There is no app \(index + 1)", role: .dim)
+                return []
+            }
+            homeSelection = index
+            return open(apps[index].bundleIdentifier)
+        default:
+            break
+        }
+        return []
+    }
+
+    private mutating func handleNearbyKey(_ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        let rows = nearbyRows(device: snapshot)
+        guard let index = selectedNearbyIndex(in: rows) else {
+            if key == .escape { focus = .main }
+            if key == .character("?") { toggleHelp() }
+            if key == .character("l") { toggleLog() }
+            return []
+        }
+        switch key {
+        case .up, .character("k"): nearbySelection = rows[max(0, index - 1)].peer.id
+        case .down, .character("j"): nearbySelection = rows[min(rows.count - 1, index + 1)].peer.id
+        case .home: nearbySelection = rows[0].peer.id
+        case .end: nearbySelection = rows[rows.count - 1].peer.id
+        case .enter, .character(" "):
+            nearbySelection = rows[index].peer.id
+            guard let offer = rows[index].offer else {
+                show("\(rows[index].peer.name) offers no activity", role: .dim)
+                return []
+            }
+            return continueOffer(offer, snapshot)
+        case .escape: focus = .main
+        case .character("?"): toggleHelp()
+        case .character("l"): toggleLog()
+        default: break
+        }
+        return []
+    }
+
+    private mutating func handleLogKey(_ key: Key, _ snapshot: DeviceSnapshot) {
+        let newest = 0, oldest = max(0, snapshot.lifecycle.count - 1)
+        let page = max(1, ((layout.log?.height ?? 10) - 2) / 2)
+        switch key {
+        case .up, .character("k"): logScroll += 1
+        case .down, .character("j"): logScroll -= 1
+        case .pageUp: logScroll += page
+        case .pageDown: logScroll -= page
+        case .home: logScroll = oldest
+        case .end: logScroll = newest
+        case .escape: focus = .main
+        case .character("?"): toggleHelp()
+        case .character("l"): toggleLog()
+        default: break
+        }
+        logScroll = min(max(newest, logScroll), oldest)
+    }
+
+    private mutating func handleSwitcherKey(_ key: Key, _ selection: Int, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        let items = switcherItems(device: snapshot)
+        guard !items.isEmpty else {
+            overlay = nil
+            return []
+        }
+        let current = min(max(0, selection), items.count - 1)
+        switch key {
+        case .left, .up:
+            overlay = .switcher(selection: (current + items.count - 1) % items.count)
+        case .right, .down:
+            overlay = .switcher(selection: (current + 1) % items.count)
+        case .escape:
+            overlay = nil
+        case .enter, .character(" "):
+            overlay = nil
+            switch items[current] {
+            case .handoff(let offer): return continueOffer(offer, snapshot)
+            case .app(let bundle):
+                focus = .main
+                return open(bundle)
+            case .home:
+                focus = .main
+                return open(nil)
+            }
+        default:
+            break
+        }
+        return []
+    }
+
+    // MARK: Lifecycle events
+
+    private mutating func handle(_ event: LifecycleEvent, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        let appName = snapshot.app(event.bundleIdentifier)?.name ?? event.bundleIdentifier ?? "The app"
+        let peer = event.peer ?? "another device"
+        switch event.kind {
+        case .willContinue:
+            // The continuing app comes to the front and shows that it is loading.
+            guard let bundle = event.bundleIdentifier, snapshot.app(bundle)?.canOpen == true else { return [] }
+            return open(bundle)
+        case .continueDeclined:
+            show("\(appName) declined the activity from \(peer)", role: .warning, at: event.time)
+        case .continuationFailed:
+            guard let raw = event.errorCode, let code = HandoffError.Code(rawValue: raw) else { return [] }
+            if code == .userCancelled {
+                show("Continuation cancelled; both devices keep their state", role: .dim, at: event.time)
+            } else {
+                overlay = .alert(ContinuationAlert(code: code, reason: Self.reason(of: event.detail, code: code),
+                                                   peer: event.peer, bundleIdentifier: event.bundleIdentifier))
+            }
+        case .systemShowedError:
+            guard let raw = event.errorCode, let code = HandoffError.Code(rawValue: raw), code != .userCancelled else { return [] }
+            if case .alert(var alert) = overlay, alert.code == code {
+                alert.shownBySystem = true
+                alert.bundleIdentifier = alert.bundleIdentifier ?? event.bundleIdentifier
+                overlay = .alert(alert)
+            } else {
+                overlay = .alert(ContinuationAlert(code: code, reason: code.meaning, peer: event.peer,
+                                                   bundleIdentifier: event.bundleIdentifier, shownBySystem: true))
+            }
+        case .continued:
+            if event.detail.hasPrefix("the app returned false") {
+                show("\(appName) did not handle the activity from \(peer)", role: .warning, at: event.time)
+            } else {
+                show("Continued from \(peer)", role: .success, at: event.time)
+            }
+        case .wasContinued:
+            show("Continued on \(peer)", role: .success, at: event.time)
+        default:
+            break
+        }
+        return []
+    }
+
+    /// The instance-specific part of a failure's detail (the detail is the error's description).
+    static func reason(of detail: String, code: HandoffError.Code) -> String {
+        let prefix = HandoffError(code, "").description
+        return detail.hasPrefix(prefix) ? String(detail.dropFirst(prefix.count)) : detail
+    }
+
+    // MARK: Actions
+
+    /// Shows `bundle` in front (nil: home) and remembers it as the most recent app.
+    private mutating func open(_ bundle: String?) -> [ScreenEffect] {
+        if let bundle {
+            recentApps.removeAll { $0 == bundle }
+            recentApps.insert(bundle, at: 0)
+        }
+        guard bundle != foregroundApp else { return [] }
+        foregroundApp = bundle
+        return [.bringToFront(bundleIdentifier: bundle)]
+    }
+
+    private mutating func continueOffer(_ offer: DeviceSnapshot.OfferInfo, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        overlay = nil
+        focus = .main
+        var effects: [ScreenEffect] = []
+        switch offer.route {
+        case .app(let bundle, _), .browser(let bundle, _):
+            // The continuing app launches at once and shows that it is loading.
+            if snapshot.app(bundle)?.canOpen == true { effects += open(bundle) }
+        case .web, .unavailable:
+            // A web activity's app is known only when its payload arrives; an unavailable one
+            // goes to the system, which says why it fails.
+            break
+        }
+        effects.append(.chooseOffer(offer.peer.id))
+        return effects
+    }
+
+    private mutating func toggleHelp() {
+        if case .help = overlay { overlay = nil } else { overlay = .help(scroll: 0) }
+    }
+
+    private mutating func scrollHelp(_ key: Key, from scroll: Int, _ snapshot: DeviceSnapshot) {
+        let count = helpLines(device: snapshot).count
+        let visible = HelpView.visibleLineCount(in: size, lineCount: count)
+        let maximum = max(0, count - visible)
+        var next = scroll
+        switch key {
+        case .up, .character("k"): next -= 1
+        case .down, .character("j"): next += 1
+        case .pageUp: next -= visible
+        case .pageDown, .character(" "): next += visible
+        case .home: next = 0
+        case .end: next = maximum
+        case .escape, .enter, .character("q"), .character("?"):
+            overlay = nil
+            return
+        default: break
+        }
+        overlay = .help(scroll: min(max(0, next), maximum))
+    }
+
+    private mutating func toggleLog() {
+        isLogVisible.toggle()
+        logScroll = 0
+        if !isLogVisible, focus == .log { focus = .main }
+    }
+
+    private mutating func moveFocus(forward: Bool) {
+        overlay = nil
+        var order: [Focus] = [.main, .nearby]
+        if isLogVisible { order.append(.log) }
+        let index = order.firstIndex(of: focus) ?? 0
+        focus = order[(index + (forward ? 1 : order.count - 1)) % order.count]
+    }
+
+    private mutating func toggleSwitcher(_ snapshot: DeviceSnapshot) {
+        if case .switcher = overlay {
+            overlay = nil
+            return
+        }
+        let items = switcherItems(device: snapshot)
+        var selection = 0
+        if hasAppSwitcher {
+            // Like Alt-Tab: the previous app, when one is open.
+            if let current = foregroundApp, items.first == .app(bundleIdentifier: current), items.count > 1 { selection = 1 }
+        } else if let index = items.firstIndex(of: .app(bundleIdentifier: foregroundApp ?? "")) {
+            selection = index
+        }
+        overlay = .switcher(selection: selection)
+    }
+
+    private mutating func show(_ text: String, role: Role, at time: Date? = nil) {
+        notice = Notice(text: text, role: role, expires: (time ?? now).addingTimeInterval(Self.noticeDuration))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import HandoffCore
+import TerminalCells
+
+/// Everything the device's screen remembers between frames, as one value (the Elm model).
+///
+/// The device's own state (apps, offers, the continuation in progress, the lifecycle) is not
+/// kept here: it is read fresh from a ``DeviceSnapshot`` for every update and every frame.
+public struct ScreenState: Hashable, Sendable {
+    /// Which part of the screen receives the keys that are not the device's.
+    public enum Focus: Hashable, Sendable {
+        /// The home screen or the app in front.
+        case main
+        /// The Nearby sidebar (offers from peers).
+        case nearby
+        /// The lifecycle log pane.
+        case log
+    }
+
+    /// Something drawn over the screen that takes the keys until it is closed.
+    public enum Overlay: Hashable, Sendable {
+        /// The list of keys, scrolled down by `scroll` lines.
+        case help(scroll: Int)
+        /// A failed continuation.
+        case alert(ContinuationAlert)
+        /// The app switcher (phone, tablet) or the focused dock (laptop); `selection` indexes
+        /// ``ScreenState/switcherItems(device:)``.
+        case switcher(selection: Int)
+    }
+
+    /// A transient line at the top of the device's screen ("Continued on Phone").
+    public struct Notice: Hashable, Sendable {
+        public var text: String
+        public var role: Role
+        public var expires: Date
+
+        public init(text: String, role: Role, expires: Date) {
+            self.text = text
+            self.role = role
+            self.expires = expires
+        }
+    }
+
+    /// What this device's identity is, for the chrome.
+    public var device: PeerInfo
+    public var account: String
+    /// The time of the latest tick: the clock, ages and spinners are drawn for it.
+    public var now: Date
+    /// The time zone of the clock and the log's timestamps.
+    public var timeZone: TimeZone
+    /// The terminal's size at the latest frame.
+    public var size: Size
+    public var network: NetworkStatus
+
+    public var isLocked = false
+    /// The app shown in the main area (nil: the home screen).
+    public var foregroundApp: String?
+    /// Apps opened on this device, the most recent first (the app switcher's order).
+    public var recentApps: [String] = []
+    /// The highlighted icon on the home screen.
+    public var homeSelection = 0
+    public var focus: Focus = .main
+    /// The highlighted peer in the Nearby sidebar (nil: the first).
+    public var nearbySelection: DeviceID?
+    public var overlay: Overlay?
+    public var isLogVisible = false
+    /// How many lifecycle events the log is scrolled back from the newest (0: follows new events).
+    public var logScroll = 0
+    public var notice: Notice?
+
+    public init(device: PeerInfo, account: String, now: Date, timeZone: TimeZone = .current,
+                size: Size = Size(width: 80, height: 24), network: NetworkStatus = .offline) {
+        self.device = device
+        self.account = account
+        self.now = now
+        self.timeZone = timeZone
+        self.size = size
+        self.network = network
+    }
+
+    /// How long a notice stays on screen.
+    public static let noticeDuration: TimeInterval = 6
+
+    /// The kinds with a lock screen that prompts for incoming activities and an app switcher;
+    /// a laptop has a dock instead.
+    public var hasAppSwitcher: Bool { device.kind != .laptop }
+}
+
+/// A continuation failure as the alert shows it.
+public struct ContinuationAlert: Hashable, Sendable {
+    public var code: HandoffError.Code
+    /// What happened this time (the error's reason).
+    public var reason: String
+    /// The device the activity came from, if known.
+    public var peer: String?
+    /// The app that was to continue it, if known.
+    public var bundleIdentifier: String?
+    /// True when the app did not handle the failure and the system showed it.
+    public var shownBySystem: Bool
+
+    public init(code: HandoffError.Code, reason: String, peer: String? = nil, bundleIdentifier: String? = nil,
+                shownBySystem: Bool = false) {
+        self.code = code
+        self.reason = reason
+        self.peer = peer
+        self.bundleIdentifier = bundleIdentifier
+        self.shownBySystem = shownBySystem
+    }
+}

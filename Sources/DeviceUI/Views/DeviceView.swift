@@ -1,0 +1,171 @@
+import Foundation
+import HandoffCore
+import TerminalCells
+
+extension ScreenView {
+    /// The device: its frame and bars (which differ by kind), and its screen.
+    func drawDevice(into grid: inout Grid, frame: DeviceFrameLayout,
+                    drawApp: (String, inout Grid, Rect) -> Void) {
+        let info = device.info
+        let lines: Grid.Lines = info.kind == .laptop ? .light : .rounded
+        grid.box(frame.frame, style: Style(.frame), title: "\(info.name) · \(info.kind.rawValue) · \(state.account)",
+                 titleStyle: Style(.title), lines: lines)
+        if let base = frame.base {
+            // The laptop's keyboard deck, a little wider than its screen.
+            grid.put(String(repeating: "▀", count: base.width), at: base.origin, style: Style(.frame), clip: base)
+        }
+        drawStatusBar(into: &grid, area: frame.statusBar)
+        drawScreen(into: &grid, frame: frame, drawApp: drawApp)
+        drawBottomBar(into: &grid, area: frame.bottomBar)
+    }
+
+    // MARK: Status bar
+
+    func drawStatusBar(into grid: inout Grid, area: Rect) {
+        grid.fill(area, style: Style(.statusBar))
+        let now = state.now, zone = state.timeZone
+        let network = state.network.isOnline ? "● online" : "○ offline"
+        let nearby = "\(state.nearbyRows(device: device).count) nearby"
+        let lock = state.isLocked ? "locked" : "unlocked"
+        var left: String
+        var right: [String]
+        if device.info.kind == .laptop {
+            // A menu bar: the app in front on the left, the clock on the right.
+            left = state.isLocked ? "" : (device.app(state.foregroundApp)?.name ?? "Desktop")
+            right = [network, nearby, lock, Format.shortDayAndClock(now, zone)]
+        } else {
+            left = Format.clock(now, zone)
+            right = [network, nearby, lock]
+        }
+        // Drop the least important parts when the bar is short: nearby first, then the lock state.
+        var text = right.joined(separator: " · ")
+        let room = area.width - 2 - TextWidth.of(left) - 2
+        if TextWidth.of(text) > room, let index = right.firstIndex(of: nearby) {
+            right.remove(at: index)
+            text = right.joined(separator: " · ")
+        }
+        if TextWidth.of(text) > room { text = TextWidth.truncate(text, to: max(0, room)) }
+        left = TextWidth.truncate(left, to: max(0, area.width - 2))
+        grid.write(left, in: area, column: 1, style: Style(.statusBar, bold: true))
+        grid.write(text + " ", in: area, style: Style(.statusBar), alignment: .trailing)
+    }
+
+    // MARK: The screen
+
+    func drawScreen(into grid: inout Grid, frame: DeviceFrameLayout, drawApp: (String, inout Grid, Rect) -> Void) {
+        let screen = frame.screen
+        if state.isLocked {
+            if device.info.kind == .laptop {
+                drawLoginWindow(into: &grid, area: screen)
+            } else {
+                drawLockScreen(into: &grid, area: screen)
+            }
+        } else if let app = device.app(state.foregroundApp) {
+            drawAppBar(into: &grid, area: frame.appBar, app: app)
+            var appGrid = Grid(size: frame.appArea.size)
+            drawApp(app.bundleIdentifier, &appGrid, Rect(origin: .zero, size: frame.appArea.size))
+            grid.paste(appGrid, at: frame.appArea.origin)
+        } else {
+            drawHome(into: &grid, area: screen)
+        }
+        if let pending = device.pending, !state.isLocked {
+            drawLoading(into: &grid, area: frame.appArea, pending: pending)
+        }
+        if let notice = state.notice, notice.expires > state.now {
+            grid.fill(frame.appBar, style: Style(notice.role))
+            let mark = notice.role == .success ? "✓ " : notice.role == .warning ? "! " : ""
+            grid.write(mark + notice.text, in: frame.appBar, style: Style(notice.role), alignment: .center)
+        }
+        if case .switcher(let selection) = state.overlay, state.hasAppSwitcher, !state.isLocked {
+            drawSwitcher(into: &grid, area: screen, selection: selection)
+        }
+        if case .alert(let alert) = state.overlay {
+            drawAlert(into: &grid, area: screen, alert: alert)
+        }
+    }
+
+    func drawAppBar(into grid: inout Grid, area: Rect, app: DeviceSnapshot.App) {
+        let focused = state.focus == .main
+        let style = Style(focused ? .title : .dim)
+        var text = "\(app.glyph) \(app.name)"
+        if !app.title.isEmpty { text += " — \(app.title)" }
+        grid.write(text, in: area, column: 1, style: style)
+    }
+
+    // MARK: Bottom bar
+
+    func drawBottomBar(into grid: inout Grid, area: Rect) {
+        switch device.info.kind {
+        case .phone:
+            if !state.isLocked, let offer = device.featuredOffer {
+                // The Handoff badge where the home indicator is.
+                let text = " ↩ \(glyph(for: offer)) \(targetName(for: offer)) from \(offer.peer.name) · Ctrl-O "
+                grid.write(text, in: area, style: Style(.badge), alignment: .center)
+            } else {
+                let width = min(12, area.width)
+                grid.write(String(repeating: "━", count: width), in: area, style: Style(.dim), alignment: .center)
+            }
+        case .tablet, .laptop:
+            if !state.isLocked { drawDock(into: &grid, area: area) }
+        }
+    }
+
+    /// The dock: apps, and the Handoff item (at the right end on a tablet, as iPadOS shows it
+    /// among the recent apps; at the left end on a laptop, as macOS does).
+    func drawDock(into grid: inout Grid, area: Rect) {
+        let items = state.switcherItems(device: device)
+        var selected: Int?
+        if case .switcher(let selection) = state.overlay, !state.hasAppSwitcher { selected = selection }
+        var appPieces: [(String, Style)] = []
+        var handoffPiece: (String, Style)?
+        let apps: [DeviceSnapshot.App] = device.apps.filter(\.canOpen)
+        let dockItems: [SwitcherItem] = state.hasAppSwitcher
+            ? apps.map { .app(bundleIdentifier: $0.bundleIdentifier) } + (device.featuredOffer.map { [.handoff($0)] } ?? [])
+            : items
+        for item in dockItems {
+            let isSelected = selected.map { items.indices.contains($0) && items[$0] == item } ?? false
+            switch item {
+            case .handoff(let offer):
+                let text = " ↩ \(glyph(for: offer)) \(offer.peer.name) "
+                handoffPiece = (text, isSelected ? Style(.selection) : Style(.badge))
+            case .app(let bundle):
+                guard let app = device.app(bundle) else { continue }
+                let running = state.recentApps.contains(bundle) ? "•" : " "
+                let front = bundle == state.foregroundApp
+                let style = isSelected ? Style(.selection) : Style(front ? .accent : .normal)
+                appPieces.append((" \(app.glyph) \(app.name)\(running)", style))
+            case .home:
+                continue
+            }
+        }
+        var pieces: [(String, Style)] = []
+        if state.hasAppSwitcher {
+            pieces = appPieces
+            if let handoffPiece { pieces += [(" │", Style(.frame)), handoffPiece] }
+        } else {
+            if let handoffPiece { pieces = [handoffPiece, ("│", Style(.frame))] }
+            pieces += appPieces
+        }
+        let width = pieces.reduce(0) { $0 + TextWidth.of($1.0) }
+        let column = max(0, (area.width - width) / 2)
+        grid.write(pieces, in: area, column: column)
+    }
+
+    // MARK: Names and glyphs for offers
+
+    /// The glyph of the app that would continue `offer`, "↩" for a web page whose app is not
+    /// known yet, "?" when nothing here can.
+    func glyph(for offer: DeviceSnapshot.OfferInfo) -> Character {
+        if let app = device.app(offer.targetBundleIdentifier) { return app.glyph }
+        return offer.route.isContinuable ? "↩" : "?"
+    }
+
+    /// The name of the app that would continue `offer`.
+    func targetName(for offer: DeviceSnapshot.OfferInfo) -> String {
+        switch offer.route {
+        case .app(let bundle, _), .browser(let bundle, _): device.app(bundle)?.name ?? bundle
+        case .web(let browser): browser.flatMap { device.app($0)?.name } ?? "a web page"
+        case .unavailable: "unknown activity"
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import HandoffCore
+import TerminalCells
+
+extension ScreenView {
+    /// The Nearby sidebar: every peer of the account, what it offers and whether (and where) this
+    /// device can continue it; then what this device offers, and the network.
+    func drawNearby(into grid: inout Grid, area: Rect) {
+        let focused = state.focus == .nearby && !state.isLocked && state.overlay == nil
+        let rows = state.nearbyRows(device: device)
+        grid.box(area, style: Style(focused ? .accent : .frame), title: "Nearby · \(rows.count)",
+                 titleStyle: Style(focused ? .accent : .title), lines: focused ? .heavy : .light)
+        let inside = area.inset(top: 1, left: 1, bottom: 1, right: 1)
+        let (list, status) = inside.splitBottom(4)
+        drawOwnStatus(into: &grid, area: status, isFocused: focused)
+
+        guard !rows.isEmpty else {
+            let lines = TextWidth.wrap("No devices nearby. Devices signed in to \(state.account) appear here.", width: list.width - 1)
+            for (index, line) in lines.enumerated() { grid.write(line, in: list, row: index + 1, column: 1, style: Style(.dim)) }
+            return
+        }
+        let selected = state.selectedNearbyIndex(in: rows) ?? 0
+        let blocks = rows.enumerated().map { index, row in
+            peerBlock(row, width: list.width, isSelected: index == selected, isFocused: focused)
+        }
+        // Scroll so that the selected peer is whole on screen.
+        var first = 0
+        while first < selected, blocks[first...selected].reduce(0, { $0 + $1.count + 1 }) - 1 > list.height { first += 1 }
+        var y = 0
+        for block in blocks[first...] {
+            for line in block {
+                guard y < list.height else { break }
+                grid.write(line, in: list, row: y)
+                y += 1
+            }
+            y += 1
+        }
+    }
+
+    /// The lines of one peer in the sidebar.
+    private func peerBlock(_ row: NearbyRow, width: Int, isSelected: Bool, isFocused: Bool) -> [[(String, Style)]] {
+        var lines: [[(String, Style)]] = []
+        let age = Format.age(since: row.lastSeen, now: state.now)
+        let marker = isSelected ? "▸ " : "  "
+        let highlighted = isSelected && isFocused
+        let headStyle = highlighted ? Style(.selection) : Style(.normal, bold: true)
+        let name = TextWidth.truncate(row.peer.name, to: max(1, width - 4 - TextWidth.of(age) - 7))
+        let kind = row.peer.kind.rawValue
+        let gap = max(1, width - 2 - TextWidth.of(name) - 1 - TextWidth.of(kind) - TextWidth.of(age) - 1)
+        lines.append([(marker + name + " ", headStyle), (kind, highlighted ? headStyle : Style(.dim)),
+                      (String(repeating: " ", count: gap) + age + " ", highlighted ? headStyle : Style(.dim))])
+        let indent = "   "
+        let textWidth = width - 4
+        guard let offer = row.offer else {
+            lines.append([(indent + "no activity offered", Style(.dim))])
+            return lines
+        }
+        let continuable = offer.route.isContinuable
+        let role: Role = continuable ? .continuable : .unavailable
+        // What would continue it here: the app's glyph and name (the beacon has no title).
+        var what = "\(glyph(for: offer)) \(targetName(for: offer))"
+        switch offer.route {
+        case .browser, .web: what += " (web page)"
+        case .unavailable(.teamDiffers(let apps)): what = "? " + names(of: apps)
+        default: break
+        }
+        lines.append([(indent + TextWidth.truncate(what, to: textWidth), Style(role))])
+        if let type = offer.activityType {
+            lines.append([(indent + TextWidth.truncate(type, to: textWidth), Style(.dim))])
+        }
+        let verdict: String
+        switch offer.route {
+        case .app, .web: verdict = "✓ continuable: Enter"
+        case .browser(_, let why): verdict = "✓ in the browser: " + Format.reason(why)
+        case .unavailable(.teamDiffers(let apps)):
+            verdict = "✗ team differs: \(names(of: apps)) claims the type for another team"
+        case .unavailable(let why): verdict = "✗ " + Format.reason(why)
+        }
+        for line in hangingWrap(verdict, width: textWidth).prefix(3) {
+            lines.append([(indent + line, Style(role))])
+        }
+        let offered = Format.age(since: offer.firstSeen, now: state.now)
+        var facts = [offered == "now" ? "offered now" : "offered \(offered) ago"]
+        if let size = offer.payloadSize { facts.append(Format.bytes(size)) }
+        if offer.options.contains(.supportsContinuationStreams) { facts.append("streams") }
+        if offer.options.contains(.isDocument) { facts.append("document") }
+        // Whole facts per line, so a line never ends in a separator.
+        var line = ""
+        for fact in facts {
+            if line.isEmpty {
+                line = fact
+            } else if TextWidth.of(line + " · " + fact) <= textWidth {
+                line += " · " + fact
+            } else {
+                lines.append([(indent + line, Style(.dim))])
+                line = fact
+            }
+        }
+        lines.append([(indent + TextWidth.truncate(line, to: textWidth), Style(.dim))])
+        return lines
+    }
+
+    /// `text` wrapped to `width`, its second and later lines indented by two cells.
+    private func hangingWrap(_ text: String, width: Int) -> [String] {
+        guard let first = TextWidth.wrap(text, width: width).first else { return [] }
+        let rest = text.dropFirst(first.count).drop { $0 == " " }
+        guard !rest.isEmpty else { return [first] }
+        return [first] + TextWidth.wrap(String(rest), width: width - 2).map { "  " + $0 }
+    }
+
+    /// The names of installed apps, for bundle identifiers.
+    private func names(of bundles: [String]) -> String {
+        bundles.map { device.app($0)?.name ?? $0 }.joined(separator: ", ")
+    }
+
+    /// What this device offers its peers, and the network.
+    private func drawOwnStatus(into grid: inout Grid, area: Rect, isFocused: Bool) {
+        // A separator joined to the sidebar's border.
+        let border = Rect(x: area.x - 1, y: area.y, width: area.width + 2, height: 1)
+        let (left, right) = isFocused ? ("┠", "┨") : ("├", "┤")
+        grid.write(left + String(repeating: "─", count: area.width) + right, in: border,
+                   style: Style(isFocused ? .accent : .frame))
+        let area = area.inset(left: 1, right: 1)
+        grid.write("This device offers", in: area, row: 1, style: Style(.dim))
+        if let own = device.ownActivity {
+            let app = device.app(own.bundleIdentifier)
+            var text = "\(app?.glyph ?? "◇") \(app?.name ?? own.bundleIdentifier)"
+            if let title = own.title, !title.isEmpty { text += " · \(title)" }
+            if !own.isAdvertised { text += " (not advertised)" }
+            grid.write(text, in: area, row: 2, style: Style(own.isAdvertised ? .normal : .dim))
+        } else {
+            grid.write("nothing", in: area, row: 2, style: Style(.dim))
+        }
+        let network = state.network
+        grid.write((network.isOnline ? "● " : "○ ") + network.summary, in: area, row: 3,
+                   style: Style(network.isOnline ? .dim : .warning))
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HandoffCore
+import TerminalCells
+
+/// The "loading" panel of a continuation in progress.
+enum LoadingPanel {
+    static let spinner: [Character] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+    /// How often the spinner moves.
+    static let frameInterval: TimeInterval = 0.1
+
+    static func spinnerFrame(at now: Date, since start: Date) -> Character {
+        let step = Int((max(0, now.timeIntervalSince(start)) / frameInterval).rounded(.down))
+        return spinner[step % spinner.count]
+    }
+}
+
+extension ScreenView {
+    /// The continuing app shows that it is loading, with the key to cancel.
+    func drawLoading(into grid: inout Grid, area: Rect, pending: DeviceSnapshot.PendingInfo) {
+        let panel = area.centered(Size(width: min(area.width, 40), height: min(area.height, 6)))
+        guard panel.height >= 3 else { return }
+        grid.fill(panel, style: Style(.normal))
+        grid.box(panel, style: Style(.accent), title: "Continuing", titleStyle: Style(.title), lines: .rounded)
+        let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
+        let app = device.app(pending.bundleIdentifier)
+        let name = app.map { "\($0.glyph) \($0.name)" } ?? "↩ web page"
+        let elapsed = state.now.timeIntervalSince(pending.chosenAt)
+        let spinner = LoadingPanel.spinnerFrame(at: state.now, since: pending.chosenAt)
+        var lines: [(String, Style)] = [("\(name) from \(pending.peer.name)", Style(.title))]
+        switch pending.phase {
+        case .askingApp:
+            lines.append(("\(spinner) asking the app (willContinue)", Style(.normal)))
+        case .fetching(let deadline):
+            lines.append(("\(spinner) fetching the activity… \(Format.seconds(elapsed))", Style(.normal)))
+            lines.append(("gives up in \(Format.seconds(deadline.timeIntervalSince(state.now)))", Style(.dim)))
+        }
+        for (index, line) in lines.prefix(max(0, inside.height - 1)).enumerated() {
+            grid.write(line.0, in: inside, row: index, style: line.1)
+        }
+        grid.write([("Esc", Style(.accent)), (" cancel", Style(.dim))], in: inside, row: inside.height - 1)
+    }
+
+    /// The app switcher of a phone or tablet: recent apps, home, and the Handoff item at the bottom.
+    func drawSwitcher(into grid: inout Grid, area: Rect, selection: Int) {
+        let items = state.switcherItems(device: device)
+        let height = min(area.height, items.count + (items.contains(where: \.isHandoff) ? 1 : 0) + 2)
+        let panel = area.centered(Size(width: min(area.width - 2, 40), height: height))
+        guard panel.height >= 3 else { return }
+        grid.fill(panel, style: Style(.normal))
+        grid.box(panel, style: Style(.accent), title: "App Switcher", titleStyle: Style(.title), lines: .rounded)
+        let inside = panel.inset(top: 1, left: 1, bottom: 1, right: 1)
+        var row = 0
+        for (index, item) in items.enumerated() {
+            let isSelected = index == selection
+            var text: String
+            var style: Style
+            switch item {
+            case .app(let bundle):
+                let app = device.app(bundle)
+                text = "\(app?.glyph ?? "◇") \(app?.name ?? bundle)"
+                if let title = app?.title, !title.isEmpty { text += " — \(title)" }
+                style = Style(.normal)
+            case .home:
+                text = "⌂ Home"
+                style = Style(.normal)
+            case .handoff(let offer):
+                grid.write(String(repeating: "─", count: inside.width), in: inside, row: row, style: Style(.frame))
+                row += 1
+                text = "↩ \(glyph(for: offer)) \(targetName(for: offer)) from \(offer.peer.name)"
+                style = Style(.badge)
+            }
+            if isSelected { style = Style(.selection) }
+            let line = inside.row(row)
+            if isSelected || style.role == .badge { grid.fill(line, style: style) }
+            grid.write((isSelected ? "▸ " : "  ") + text, in: line, style: style)
+            row += 1
+        }
+    }
+
+    /// A continuation failed: the error's code, Apple's constant and meaning, and what happened.
+    func drawAlert(into grid: inout Grid, area: Rect, alert: ContinuationAlert) {
+        let width = min(area.width - 2, 48)
+        let textWidth = width - 4
+        var lines: [(String, Style)] = []
+        let appName = device.app(alert.bundleIdentifier)?.name
+        var headline = "Couldn't continue"
+        if let appName { headline += " in \(appName)" }
+        if let peer = alert.peer { headline += " from \(peer)" }
+        for line in TextWidth.wrap(headline + ".", width: textWidth) { lines.append((line, Style(.normal, bold: true))) }
+        lines.append(("", .normal))
+        lines.append(("Error \(alert.code.rawValue)", Style(.error)))
+        lines.append((TextWidth.truncate(alert.code.constantName, to: textWidth), Style(.dim)))
+        for line in TextWidth.wrap(alert.code.meaning.prefix(1).uppercased() + alert.code.meaning.dropFirst() + ".", width: textWidth) {
+            lines.append((line, Style(.normal)))
+        }
+        if !alert.reason.isEmpty, alert.reason != alert.code.meaning {
+            for line in TextWidth.wrap(alert.reason, width: textWidth) { lines.append((line, Style(.dim))) }
+        }
+        if alert.shownBySystem {
+            lines.append(("", .normal))
+            for line in TextWidth.wrap("Shown by the system: the app does not handle this failure.", width: textWidth) {
+                lines.append((line, Style(.dim)))
+            }
+        }
+        let panel = area.centered(Size(width: width, height: min(area.height, lines.count + 4)))
+        grid.fill(panel, style: Style(.normal))
+        grid.box(panel, style: Style(.error), title: "Handoff", titleStyle: Style(.error), lines: .double)
+        let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
+        for (index, line) in lines.prefix(max(0, inside.height - 1)).enumerated() {
+            grid.write(line.0, in: inside, row: index, style: line.1)
+        }
+        grid.write([("Enter", Style(.accent)), (" OK", Style(.normal))], in: inside, row: inside.height - 1,
+                   column: max(0, inside.width - 8))
+    }
+}
+
+extension SwitcherItem {
+    var isHandoff: Bool {
+        if case .handoff = self { true } else { false }
+    }
+}

@@ -1,0 +1,124 @@
+import Crypto
+import Foundation
+
+/// Identifies a device of an account.
+public struct DeviceID: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+    public static func < (lhs: DeviceID, rhs: DeviceID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// What a device shows of itself to peers of its account.
+public struct PeerInfo: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        case phone, tablet, laptop
+    }
+
+    public var id: DeviceID
+    public var name: String
+    public var kind: Kind
+
+    public init(id: DeviceID, name: String, kind: Kind) {
+        self.id = id
+        self.name = name
+        self.kind = kind
+    }
+}
+
+/// The 7-byte hash of an activity type that advertisements carry instead of the type itself.
+///
+/// Apple's rule, as reproduced by public research: SHA-512 of `":" + activityType`, the 64 digest
+/// bytes XOR-folded into 7 (byte *i* into position *i* mod 7), then the top two bits of the first
+/// byte set to `0b10`. The team is carried separately as a ``TeamHash``.
+public struct ActivityTypeHash: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    public init(activityType: String) {
+        let digest = SHA512.hash(data: Data((":" + activityType).utf8))
+        var folded = [UInt8](repeating: 0, count: 7)
+        for (index, byte) in digest.enumerated() { folded[index % 7] ^= byte }
+        folded[0] = (folded[0] & 0x3F) | 0x80
+        bytes = folded
+    }
+
+    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+}
+
+/// A 4-byte hash of a team identifier, so a receiver can tell "same type, other team" apart.
+public struct TeamHash: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    public init(teamIdentifier: String) {
+        bytes = Array(SHA256.hash(data: Data(("team:" + teamIdentifier).utf8)).prefix(4))
+    }
+
+    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+}
+
+/// What a device advertises about its current activity: enough for a peer to decide whether it
+/// can continue it, and nothing more (no type, title or user data).
+public struct Advertisement: Sendable, Hashable, Codable {
+    /// Option bits, after Apple's advertisement option byte.
+    public struct Options: OptionSet, Sendable, Hashable, Codable {
+        public var rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        /// The activity has a `webpageURL` (a device without the app can open it in a browser).
+        public static let hasWebpageURL = Options(rawValue: 0x01)
+        /// The activity supports continuation streams.
+        public static let supportsContinuationStreams = Options(rawValue: 0x02)
+        /// The activity is eligible for Handoff.
+        public static let isEligibleForHandoff = Options(rawValue: 0x04)
+        /// The activity belongs to an open document.
+        public static let isDocument = Options(rawValue: 0x08)
+    }
+
+    /// The advertising device.
+    public var device: DeviceID
+    public var activityTypeHash: ActivityTypeHash
+    public var teamHash: TeamHash
+    public var options: Options
+    /// Increases every time the device advertises a different activity, so a receiver can tell a
+    /// refreshed offer from a new one.
+    public var activitySerial: UInt32
+    /// When the activity's state was last saved (freshness).
+    public var savedAt: Date
+    /// When the activity expires, if it has an expiration date.
+    public var expiresAt: Date?
+
+    public init(device: DeviceID, activityTypeHash: ActivityTypeHash, teamHash: TeamHash, options: Options,
+                activitySerial: UInt32, savedAt: Date, expiresAt: Date? = nil) {
+        self.device = device
+        self.activityTypeHash = activityTypeHash
+        self.teamHash = teamHash
+        self.options = options
+        self.activitySerial = activitySerial
+        self.savedAt = savedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+extension Advertisement {
+    /// Whether `other` describes the same state of the same activity: equal in everything but
+    /// small differences of the reconstructed times (a refresh of the same beacon).
+    public func isSameState(as other: Advertisement, tolerance: TimeInterval = 1) -> Bool {
+        guard device == other.device, activityTypeHash == other.activityTypeHash, teamHash == other.teamHash,
+              options == other.options, activitySerial == other.activitySerial,
+              abs(savedAt.timeIntervalSince(other.savedAt)) <= tolerance
+        else { return false }
+        switch (expiresAt, other.expiresAt) {
+        case (nil, nil): return true
+        case let (a?, b?): return abs(a.timeIntervalSince(b)) <= tolerance
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,663 @@
+import Foundation
+import HandoffCore
+
+/// Runs one ``Device`` from JSON-line commands and reports everything that happens on it as JSON
+/// lines: the controller behind `handoff device --headless` (see docs/headless.md).
+///
+/// It installs the given apps with a scripted delegate, reports every lifecycle event of the
+/// device (through `Device.onLifecycleEvent`), and answers each line given to ``handle(line:)``
+/// with one result line. Like the device it drives, it is confined to the device's thread: call
+/// ``handle(line:)`` there. Continuation-stream I/O runs in tasks that touch only the
+/// ``LineWriter``.
+public final class HeadlessController {
+    public let device: Device
+    /// When true, the first bad command ends the program (``exitStatus`` 2).
+    public let strict: Bool
+    /// 0 after `quit` (or while running), 2 after a bad command in strict mode.
+    public private(set) var exitStatus: Int32 = 0
+    /// True once ``handle(line:)`` returned false; later lines are ignored.
+    public private(set) var isFinished = false
+
+    let output: LineWriter
+    /// The installed apps, in the order given.
+    private(set) var applications: [Application] = []
+    var states: [String: AppStateResponder] = [:]
+    var activityDelegate: ScriptedActivityDelegate!
+    /// The activity of the last `become-current` (nil once invalidated).
+    var activity: UserActivity?
+    /// The activity most recently continued here.
+    var lastRestored: UserActivity?
+    var declineNext = false
+    var originMode: OriginStreamMode = .echo
+    var streamEndpoints: [Int: StreamEndpoint] = [:]
+    var nextStreamID = 1
+    let timestampFormatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+
+    /// Takes over `device`: installs `apps` (with the scripted delegate) and starts reporting its
+    /// lifecycle events to `output` (any `onLifecycleEvent` handler already set is still called).
+    public init(device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false) {
+        self.device = device
+        self.output = output
+        self.strict = strict
+        activityDelegate = ScriptedActivityDelegate(controller: self)
+        let previous = device.onLifecycleEvent
+        device.onLifecycleEvent = { [weak self] event in
+            previous?(event)
+            self?.report(event)
+        }
+        for manifest in apps {
+            let app = device.install(manifest, delegate: ScriptedAppDelegate(controller: self))
+            applications.removeAll { $0.bundleIdentifier == app.bundleIdentifier }
+            applications.append(app)
+            states[app.bundleIdentifier] = AppStateResponder()
+        }
+    }
+
+    // MARK: Lines in, lines out
+
+    /// Handles one input line and writes its result (and any events it causes) to the output.
+    ///
+    /// Returns false when the program should exit: after `quit`, or in strict mode after a bad
+    /// command (its error result already written). Never traps on bad input.
+    public func handle(line: String) -> Bool {
+        guard !isFinished else { return false }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(line)
+        } catch {
+            return failed(command: nil, id: nil, "invalid JSON: \(error)", input: line)
+        }
+        guard case .object(let object) = value else {
+            return failed(command: nil, id: nil,
+                          "a command must be a JSON object such as {\"cmd\":\"status\"}, not \(value.kindDescription)", input: line)
+        }
+        let id = object["id"]
+        guard let cmdValue = object["cmd"] else {
+            return failed(command: nil, id: id, "missing \"cmd\": every line needs one, such as {\"cmd\":\"status\"}", input: line)
+        }
+        guard case .string(let cmd) = cmdValue else {
+            return failed(command: nil, id: id, "\"cmd\" must be a string, not \(cmdValue.kindDescription)", input: line)
+        }
+        guard let spec = Self.commands.first(where: { $0.name == cmd }) else {
+            return failed(command: cmd, id: id, "unknown command \"\(cmd)\" (commands: "
+                + Self.commands.map(\.name).joined(separator: ", ") + ")")
+        }
+        var fields = object
+        fields["cmd"] = nil
+        fields["id"] = nil
+        let known = spec.fieldNames
+        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            let accepted = known.isEmpty ? "it takes no fields" : "fields: " + known.joined(separator: ", ")
+            return failed(command: cmd, id: id, "\(cmd): unknown field \"\(unknown)\" (\(accepted))")
+        }
+        let arguments = Arguments(command: cmd, fields: fields)
+        let extra: [String: JSONValue]
+        do {
+            extra = try run(cmd, arguments)
+        } catch {
+            return failed(command: cmd, id: id, error.message)
+        }
+        var result = extra
+        result["result"] = .string(cmd)
+        result["ok"] = true
+        if let id { result["id"] = id }
+        output.write(.object(result))
+        if cmd == "quit" {
+            isFinished = true
+            exitStatus = 0
+            emit("exit", ["status": 0, "reason": "quit"])
+            return false
+        }
+        return true
+    }
+
+    /// Writes an error result; in strict mode also ends the program.
+    private func failed(command: String?, id: JSONValue?, _ message: String, input: String? = nil) -> Bool {
+        var result: [String: JSONValue] = [
+            "result": command.map { .string($0) } ?? .null,
+            "ok": false,
+            "error": .string(message),
+        ]
+        if let id { result["id"] = id }
+        if let input { result["input"] = .string(Arguments.clip(input)) }
+        output.write(.object(result))
+        guard strict else { return true }
+        isFinished = true
+        exitStatus = 2
+        emit("exit", ["status": 2, "reason": .string("strict mode: bad command: \(message)")])
+        return false
+    }
+
+    func emit(_ event: String, _ fields: [String: JSONValue]) {
+        var object = fields
+        object["event"] = .string(event)
+        output.write(.object(object))
+    }
+
+    func report(_ event: LifecycleEvent) {
+        emit("lifecycle", Self.fields(of: event))
+    }
+
+    /// A lifecycle event's fields under its own Codable keys, plus its explanation.
+    public static func fields(of event: LifecycleEvent) -> [String: JSONValue] {
+        var object: [String: JSONValue]
+        if case .object(let parsed)? = try? JSONValue.parse(event.jsonLine()) {
+            object = parsed
+        } else {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            object = ["time": .string(formatter.string(from: event.time)), "device": .string(event.device),
+                      "kind": .string(event.kind.rawValue), "detail": .string(event.detail)]
+            if let v = event.activityType { object["activityType"] = .string(v) }
+            if let v = event.bundleIdentifier { object["bundleIdentifier"] = .string(v) }
+            if let v = event.peer { object["peer"] = .string(v) }
+            if let v = event.size { object["size"] = .integer(Int64(v)) }
+            if let v = event.errorCode { object["errorCode"] = .integer(Int64(v)) }
+        }
+        // Milliseconds are a double even when the encoder wrote a whole number.
+        if let ms = event.milliseconds { object["milliseconds"] = .double(ms) }
+        object["explanation"] = .string(event.explanation)
+        return object
+    }
+
+    func timestamp(_ date: Date) -> JSONValue { .string(timestampFormatter.string(from: date)) }
+
+    // MARK: Commands
+
+    private func run(_ cmd: String, _ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        switch cmd {
+        case "become-current": return try becomeCurrent(args)
+        case "update": return try update(args)
+        case "set": return try set(args)
+        case "resign": return try resign()
+        case "invalidate": return try invalidate()
+        case "peers": return peers()
+        case "status": return status()
+        case "continue": return try continueOffer(args)
+        case "cancel": return cancel()
+        case "decline-next":
+            declineNext = try args.bool("decline") ?? true
+            return ["declineNext": .bool(declineNext)]
+        case "streams-open": return try streamsOpen()
+        case "stream-send": return try streamSend(args)
+        case "stream-close": return try streamClose(args)
+        case "stream-mode":
+            let text = try args.requiredString("mode")
+            guard let mode = OriginStreamMode(rawValue: text) else {
+                throw CommandError("stream-mode: \"mode\" must be \"echo\" or \"sink\", not \"\(text)\"")
+            }
+            originMode = mode
+            return ["mode": .string(mode.rawValue)]
+        case "help":
+            return ["commands": .array(Self.commands.map { spec in
+                .object(["cmd": .string(spec.name), "fields": .array(spec.fields.map { .string($0) }),
+                         "summary": .string(spec.summary)])
+            })]
+        case "quit": return [:]
+        default: throw CommandError("unknown command \"\(cmd)\"")
+        }
+    }
+
+    var installedList: String { applications.map(\.bundleIdentifier).joined(separator: ", ") }
+
+    /// The valid activity of the last become-current, or an error saying there is none.
+    func requireActivity(_ cmd: String) throws(CommandError) -> UserActivity {
+        guard let activity, activity.isValid else {
+            throw CommandError("\(cmd): there is no activity: make one with become-current first")
+        }
+        return activity
+    }
+
+    func describe(_ activity: UserActivity) -> [String: JSONValue] {
+        let bundle = activity.application?.bundleIdentifier
+        var object: [String: JSONValue] = [
+            "activity": .string(activity.identifier.uuidString),
+            "type": .string(activity.activityType),
+            "app": bundle.map { .string($0) } ?? .null,
+            "title": activity.title.map { .string($0) } ?? .null,
+            "webpageURL": activity.webpageURL.map { .string($0.absoluteString) } ?? .null,
+            "eligible": .bool(activity.isEligibleForHandoff),
+            "streams": .bool(activity.supportsContinuationStreams),
+            "current": .bool(activity.isCurrent),
+            "needsSave": .bool(activity.needsSave),
+            "expirationDate": activity.expirationDate.map { timestamp($0) } ?? .null,
+            "requiredKeys": .array(activity.requiredUserInfoKeys.sorted().map { .string($0) }),
+        ]
+        if let bundle, let state = states[bundle] { object["userInfo"] = UserInfoJSON.json(from: state.state) }
+        return object
+    }
+
+    private func becomeCurrent(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        guard let type = try args.string("type") else {
+            // Make the last activity current again.
+            let activity = try requireActivity("become-current")
+            let others = args.fields.keys.filter { $0 != "app" }.sorted()
+            guard others.isEmpty else {
+                throw CommandError("become-current: \"type\" is required with \(others.map { "\"\($0)\"" }.joined(separator: ", "))"
+                    + " (without a type it only makes the last activity current again)")
+            }
+            if let app = activity.application, !app.isFrontmost { device.bringToFront(app) }
+            activity.becomeCurrent()
+            return describe(activity)
+        }
+        let app: Application
+        if let bundle = try args.string("app") {
+            guard let found = applications.first(where: { $0.bundleIdentifier == bundle }) else {
+                throw CommandError("become-current: no app \"\(bundle)\" is installed (installed: \(installedList))")
+            }
+            app = found
+        } else if let claiming = applications.first(where: { $0.manifest.continuableActivityTypes.contains(type) }) {
+            app = claiming
+        } else if let first = applications.first {
+            app = first
+        } else {
+            throw CommandError("become-current: no app is installed")
+        }
+        let userInfo = try args.userInfo("userInfo") ?? [:]
+        let title = try args.string("title")
+        var url: URL?
+        if let text = try args.string("webpageURL") {
+            guard let parsed = URL(string: text) else { throw CommandError("become-current: webpageURL is not a valid URL: \"\(text)\"") }
+            url = parsed
+        }
+        let streams = try args.bool("streams")
+        let eligible = try args.bool("eligible")
+        let expiresIn = try args.number("expiresIn")
+        let requiredKeys = try args.strings("requiredKeys")
+
+        let activity: UserActivity
+        do {
+            activity = try UserActivity(activityType: type, application: app)
+        } catch {
+            throw CommandError("become-current: \(error.message)")
+        }
+        if let url {
+            do {
+                try activity.setWebpageURL(url)
+            } catch {
+                // The app throws the half-made activity away (its lifecycle events show it).
+                activity.invalidate()
+                throw CommandError("become-current: \(error.message)")
+            }
+        }
+        activity.delegate = activityDelegate
+        activity.title = title
+        if let streams { activity.supportsContinuationStreams = streams }
+        if let eligible { activity.isEligibleForHandoff = eligible }
+        if let expiresIn { activity.expirationDate = device.clock().addingTimeInterval(expiresIn) }
+        if let requiredKeys { activity.requiredUserInfoKeys = Set(requiredKeys) }
+        let state = states[app.bundleIdentifier]!
+        state.state = userInfo
+        if !app.isFrontmost { device.bringToFront(app) }
+        // Current first, then attached: the previous activity of the app (detached, so
+        // invalidated) is replaced without a gap in the advertisement.
+        activity.becomeCurrent()
+        state.userActivity = activity
+        self.activity = activity
+        return describe(activity)
+    }
+
+    private func update(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let activity = try requireActivity("update")
+        guard let userInfo = try args.userInfo("userInfo") else { throw CommandError("update: \"userInfo\" is required") }
+        let merge = try args.bool("merge") ?? true
+        guard let bundle = activity.application?.bundleIdentifier, let state = states[bundle] else {
+            throw CommandError("update: the activity's app is gone")
+        }
+        if merge {
+            state.state.merge(userInfo) { _, new in new }
+        } else {
+            state.state = userInfo
+        }
+        activity.needsSave = true
+        return describe(activity)
+    }
+
+    private func set(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let activity = try requireActivity("set")
+        guard !args.fields.isEmpty else {
+            throw CommandError("set: nothing to set (fields: \(Self.commands.first { $0.name == "set" }!.fieldNames.joined(separator: ", ")))")
+        }
+        // Check every field before changing anything.
+        let title = try args.string("title")
+        var url: URL?
+        if let text = try args.string("webpageURL") {
+            guard let parsed = URL(string: text) else { throw CommandError("set: webpageURL is not a valid URL: \"\(text)\"") }
+            url = parsed
+        }
+        let eligible = try args.bool("eligible")
+        let streams = try args.bool("streams")
+        let expiresIn = try args.number("expiresIn")
+        let requiredKeys = try args.strings("requiredKeys")
+        if args.has("webpageURL") {
+            do {
+                try activity.setWebpageURL(url)
+            } catch {
+                throw CommandError("set: \(error.message)")
+            }
+        }
+        if args.has("title") { activity.title = title }
+        if let eligible { activity.isEligibleForHandoff = eligible }
+        if let streams { activity.supportsContinuationStreams = streams }
+        if args.has("expiresIn") { activity.expirationDate = expiresIn.map { device.clock().addingTimeInterval($0) } }
+        if let requiredKeys { activity.requiredUserInfoKeys = Set(requiredKeys) }
+        return describe(activity)
+    }
+
+    private func resign() throws(CommandError) -> [String: JSONValue] {
+        let activity = try requireActivity("resign")
+        activity.resignCurrent()
+        return describe(activity)
+    }
+
+    private func invalidate() throws(CommandError) -> [String: JSONValue] {
+        let activity = try requireActivity("invalidate")
+        activity.invalidate()
+        if let bundle = activity.application?.bundleIdentifier, let state = states[bundle], state.userActivity === activity {
+            state.userActivity = nil
+        }
+        self.activity = nil
+        return ["activity": .string(activity.identifier.uuidString)]
+    }
+
+    private func peers() -> [String: JSONValue] {
+        let offers = device.system.offers.values.sorted { ($0.peer.name, $0.peer.id) < ($1.peer.name, $1.peer.id) }
+        return ["peers": .array(offers.map { .object(describe($0)) })]
+    }
+
+    func describe(_ offer: Offer) -> [String: JSONValue] {
+        let ad = offer.advertisement
+        var options: [JSONValue] = []
+        if ad.options.contains(.hasWebpageURL) { options.append("hasWebpageURL") }
+        if ad.options.contains(.supportsContinuationStreams) { options.append("supportsContinuationStreams") }
+        if ad.options.contains(.isEligibleForHandoff) { options.append("isEligibleForHandoff") }
+        if ad.options.contains(.isDocument) { options.append("isDocument") }
+        let routeKind: String
+        var app: String?
+        var reason: String?
+        switch offer.route {
+        case .app(let bundle, _):
+            routeKind = "app"
+            app = bundle
+        case .browser(let bundle, let why):
+            routeKind = "browser"
+            app = bundle
+            reason = why.description
+        case .web(let browser):
+            routeKind = "web"
+            app = browser
+        case .unavailable(let why):
+            routeKind = "unavailable"
+            reason = why.description
+        }
+        return [
+            "peer": .string(offer.peer.id.rawValue),
+            "name": .string(offer.peer.name),
+            "kind": .string(offer.peer.kind.rawValue),
+            "firstSeen": timestamp(offer.firstSeen),
+            "lastSeen": timestamp(offer.lastSeen),
+            "savedAt": timestamp(ad.savedAt),
+            "expiresAt": ad.expiresAt.map { timestamp($0) } ?? .null,
+            "activitySerial": .integer(Int64(ad.activitySerial)),
+            "activityTypeHash": .string(ad.activityTypeHash.description),
+            "options": .array(options),
+            "route": .string(offer.route.description),
+            "routeKind": .string(routeKind),
+            "continuable": .bool(offer.route.isContinuable),
+            "reason": reason.map { .string($0) } ?? .null,
+            "app": app.map { .string($0) } ?? .null,
+            "payloadSize": offer.payloadSize.map { .integer(Int64($0)) } ?? .null,
+        ]
+    }
+
+    private func status() -> [String: JSONValue] {
+        let info = device.info
+        var result: [String: JSONValue] = [
+            "device": ["id": .string(info.id.rawValue), "name": .string(info.name), "kind": .string(info.kind.rawValue)],
+            "frontmost": device.system.frontmostApp.map { .string($0) } ?? .null,
+            "apps": .array(applications.map { app in
+                .object(["bundle": .string(app.bundleIdentifier), "name": .string(app.manifest.displayName),
+                         "team": .string(app.manifest.teamIdentifier),
+                         "types": .array(app.manifest.continuableActivityTypes.map { .string($0) })])
+            }),
+            "activity": activity.flatMap { $0.isValid ? .object(describe($0)) : nil } ?? .null,
+            "current": device.currentActivity.map { .object(describe($0)) } ?? .null,
+            "offers": .integer(Int64(device.system.offers.count)),
+            "declineNext": .bool(declineNext),
+            "streamMode": .string(originMode.rawValue),
+            "streams": .array(streamEndpoints.keys.sorted().map { id in
+                let endpoint = streamEndpoints[id]!
+                return .object(["stream": .integer(Int64(id)), "side": .string(endpoint.side.rawValue),
+                                "mode": endpoint.mode.map { .string($0.rawValue) } ?? .null, "closed": .bool(endpoint.closed)])
+            }),
+        ]
+        if let pending = device.system.pendingContinuation {
+            let phase: String
+            switch pending.phase {
+            case .awaitingWillContinue: phase = "awaitingWillContinue"
+            case .fetching: phase = "fetching"
+            }
+            result["continuation"] = .object([
+                "peer": .string(pending.peer.id.rawValue), "name": .string(pending.peer.name),
+                "type": .string(pending.activityType), "app": pending.bundleIdentifier.map { .string($0) } ?? .null,
+                "phase": .string(phase), "chosenAt": timestamp(pending.chosenAt),
+            ])
+        } else {
+            result["continuation"] = .null
+        }
+        if let restored = lastRestored {
+            result["restored"] = .object(restoredFields(restored))
+        } else {
+            result["restored"] = .null
+        }
+        return result
+    }
+
+    private func continueOffer(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let offers = device.system.offers.values.sorted { ($0.peer.name, $0.peer.id) < ($1.peer.name, $1.peer.id) }
+        let offer: Offer
+        if let wanted = try args.string("peer") {
+            guard let found = offers.first(where: { $0.peer.id.rawValue == wanted })
+                ?? offers.first(where: { $0.peer.name == wanted })
+                ?? offers.first(where: { $0.peer.name.lowercased() == wanted.lowercased() })
+            else {
+                let known = offers.isEmpty ? "no peer offers an activity now"
+                    : "offers from: " + offers.map { "\($0.peer.name) (\($0.peer.id))" }.joined(separator: ", ")
+                throw CommandError("continue: no offer from \"\(wanted)\" (\(known))")
+            }
+            offer = found
+        } else {
+            guard let only = offers.first else { throw CommandError("continue: no peer offers an activity now") }
+            guard offers.count == 1 else {
+                throw CommandError("continue: \(offers.count) peers offer activities; name one with \"peer\" ("
+                    + offers.map { "\($0.peer.name) (\($0.peer.id))" }.joined(separator: ", ") + ")")
+            }
+            offer = only
+        }
+        if let pending = device.system.pendingContinuation {
+            throw CommandError("continue: a continuation from \(pending.peer.name) is already in progress (cancel it first)")
+        }
+        device.chooseOffer(from: offer.peer.id)
+        return ["peer": .string(offer.peer.id.rawValue), "name": .string(offer.peer.name),
+                "route": .string(offer.route.description), "continuable": .bool(offer.route.isContinuable)]
+    }
+
+    private func cancel() -> [String: JSONValue] {
+        guard device.system.pendingContinuation != nil else { return ["cancelled": false] }
+        device.cancelContinuation()
+        return ["cancelled": true]
+    }
+
+    // MARK: Streams
+
+    private func streamsOpen() throws(CommandError) -> [String: JSONValue] {
+        guard let restored = lastRestored else {
+            throw CommandError("streams-open: no activity was continued here yet: continue one first")
+        }
+        guard restored.supportsContinuationStreams else {
+            throw CommandError("streams-open: the continued \(restored.activityType) does not support continuation streams"
+                + " (the origin must make it current with \"streams\": true)")
+        }
+        let type = restored.activityType
+        let activityID = restored.identifier.uuidString
+        restored.getContinuationStreams { [weak self] streams, error in
+            guard let self else { return }
+            if let streams {
+                let endpoint = self.addEndpoint(streams, side: .continuing, mode: nil)
+                self.emit("streams-opened", ["side": "continuing", "stream": .integer(Int64(endpoint.id)),
+                                             "activity": .string(activityID), "type": .string(type)])
+                StreamIO.startReader(streams, side: .continuing, id: endpoint.id, echo: false, output: self.output)
+            } else {
+                self.emit("stream-error", ["side": "continuing", "stage": "open", "activity": .string(activityID),
+                                           "error": .string(error.map { "\($0)" } ?? "no streams")])
+            }
+        }
+        return ["activity": .string(activityID), "type": .string(type)]
+    }
+
+    /// Registers a stream end; its sending task is started unless echo mode owns the output.
+    func addEndpoint(_ streams: ContinuationStreams, side: StreamSide, mode: OriginStreamMode?) -> StreamEndpoint {
+        let id = nextStreamID
+        nextStreamID += 1
+        let sender = mode == .echo ? nil : StreamIO.startSender(streams.output, side: side, id: id, output: output)
+        let endpoint = StreamEndpoint(id: id, side: side, streams: streams, mode: mode, sender: sender)
+        streamEndpoints[id] = endpoint
+        return endpoint
+    }
+
+    func endpoint(_ args: Arguments) throws(CommandError) -> StreamEndpoint {
+        let cmd = args.command
+        if let id = try args.integer("stream") {
+            guard let endpoint = streamEndpoints[Int(truncatingIfNeeded: id)] else {
+                throw CommandError("\(cmd): there is no stream \(id) (streams: "
+                    + (streamEndpoints.isEmpty ? "none" : streamEndpoints.keys.sorted().map(String.init).joined(separator: ", ")) + ")")
+            }
+            return endpoint
+        }
+        var side = StreamSide.continuing
+        if let text = try args.string("side") {
+            guard let parsed = StreamSide(rawValue: text) else {
+                throw CommandError("\(cmd): \"side\" must be \"continuing\" or \"origin\", not \"\(text)\"")
+            }
+            side = parsed
+        }
+        guard let latest = streamEndpoints.values.filter({ $0.side == side }).max(by: { $0.id < $1.id }) else {
+            throw CommandError(side == .continuing
+                ? "\(cmd): no continuation streams are open on this side: use streams-open after continuing a streams activity"
+                : "\(cmd): this device's activity has not received continuation streams")
+        }
+        return latest
+    }
+
+    private func streamSend(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let endpoint = try endpoint(args)
+        let text = try args.string("text")
+        let base64 = try args.string("base64")
+        let count = try args.integer("bytes")
+        let seed = try args.integer("seed")
+        let close = try args.bool("close") ?? false
+        let given = [text != nil, base64 != nil, count != nil].filter { $0 }.count
+        guard given == 1 else {
+            throw CommandError("stream-send: give exactly one of \"text\", \"base64\" or \"bytes\" (with an optional \"seed\")")
+        }
+        if seed != nil && count == nil { throw CommandError("stream-send: \"seed\" goes with \"bytes\"") }
+        guard let sender = endpoint.sender else {
+            throw CommandError("stream-send: stream \(endpoint.id) echoes what it receives;"
+                + " use stream-mode sink before the streams open to send from the origin")
+        }
+        guard !endpoint.closed else { throw CommandError("stream-send: stream \(endpoint.id) is closed on this side") }
+        let command: SendCommand
+        let size: Int
+        if let text {
+            command = .bytes(Array(text.utf8))
+            size = text.utf8.count
+        } else if let base64 {
+            guard let data = Data(base64Encoded: base64) else { throw CommandError("stream-send: \"base64\" is not valid base64") }
+            command = .bytes(Array(data))
+            size = data.count
+        } else {
+            let count = count!
+            guard count >= 0, count <= 1 << 40 else { throw CommandError("stream-send: \"bytes\" must be between 0 and 2^40, not \(count)") }
+            command = .pseudoRandom(count: Int(count), seed: UInt64(bitPattern: seed ?? 0))
+            size = Int(count)
+        }
+        sender.yield(command)
+        endpoint.queuedBytes += size
+        if close {
+            sender.yield(.close)
+            sender.finish()
+            endpoint.closed = true
+        }
+        return ["stream": .integer(Int64(endpoint.id)), "side": .string(endpoint.side.rawValue),
+                "queued": .integer(Int64(size)), "closing": .bool(close)]
+    }
+
+    private func streamClose(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let endpoint = try endpoint(args)
+        guard let sender = endpoint.sender else {
+            throw CommandError("stream-close: stream \(endpoint.id) echoes: it closes by itself when its input ends")
+        }
+        guard !endpoint.closed else { throw CommandError("stream-close: stream \(endpoint.id) is already closed on this side") }
+        sender.yield(.close)
+        sender.finish()
+        endpoint.closed = true
+        return ["stream": .integer(Int64(endpoint.id)), "side": .string(endpoint.side.rawValue)]
+    }
+
+    // MARK: Callbacks from the scripted delegates
+
+    func willContinue(_ application: Application, activityType: String) -> Bool {
+        guard declineNext else { return true }
+        declineNext = false
+        return false
+    }
+
+    func restoredFields(_ activity: UserActivity) -> [String: JSONValue] {
+        [
+            "app": activity.application.map { .string($0.bundleIdentifier) } ?? .null,
+            "activity": .string(activity.identifier.uuidString),
+            "type": .string(activity.activityType),
+            "title": activity.title.map { .string($0) } ?? .null,
+            "userInfo": UserInfoJSON.json(from: activity.userInfo),
+            "webpageURL": activity.webpageURL.map { .string($0.absoluteString) } ?? .null,
+            "streams": .bool(activity.supportsContinuationStreams),
+        ]
+    }
+
+    func continueActivity(_ application: Application, _ activity: UserActivity,
+                          restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+        let state = states[application.bundleIdentifier]
+        restorationHandler(state.map { [$0] } ?? [])
+        lastRestored = activity
+        emit("restored", restoredFields(activity))
+        return true
+    }
+
+    func didFailToContinue(_ application: Application, activityType: String, error: HandoffError) {
+        emit("continue-failed", [
+            "app": .string(application.bundleIdentifier), "type": .string(activityType),
+            "code": .integer(Int64(error.code.rawValue)), "constant": .string(error.code.constantName),
+            "meaning": .string(error.code.meaning), "reason": .string(error.reason),
+        ])
+    }
+
+    func activityWasContinued(_ activity: UserActivity) {
+        emit("continued-elsewhere", [
+            "activity": .string(activity.identifier.uuidString), "type": .string(activity.activityType),
+            "app": activity.application.map { .string($0.bundleIdentifier) } ?? .null,
+            "title": activity.title.map { .string($0) } ?? .null,
+        ])
+    }
+
+    func originReceived(_ streams: ContinuationStreams, for activity: UserActivity) {
+        let mode = originMode
+        let endpoint = addEndpoint(streams, side: .origin, mode: mode)
+        emit("streams-opened", ["side": "origin", "stream": .integer(Int64(endpoint.id)), "mode": .string(mode.rawValue),
+                                "activity": .string(activity.identifier.uuidString), "type": .string(activity.activityType)])
+        StreamIO.startReader(streams, side: .origin, id: endpoint.id, echo: mode == .echo, output: output)
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// A thread-safe sink for output lines: standard output in the real program, an array in tests.
+///
+/// Every ``write(_:)`` delivers exactly one complete line (without its newline) to the closure,
+/// and lines written from different threads never interleave: the closure is called under a lock.
+public final class LineWriter: Sendable {
+    private let sink: @Sendable (String) -> Void
+    private let lock = NSLock()
+
+    public init(_ write: @escaping @Sendable (String) -> Void) {
+        sink = write
+    }
+
+    /// Writes `object` as one line of JSON (keys sorted).
+    public func write(_ object: JSONValue) {
+        let line = object.jsonText
+        lock.lock()
+        defer { lock.unlock() }
+        sink(line)
+    }
+}

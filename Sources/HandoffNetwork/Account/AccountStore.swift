@@ -1,0 +1,304 @@
+import Crypto
+import Foundation
+import HandoffCore
+import X509
+
+/// The accounts of this host, kept as files readable by the user only:
+///
+/// ```
+/// <directory>/<account>/account.json        identifier, createdAt, beacon key, CA key and certificate, revocations
+/// <directory>/<account>/devices/<id>.json   one device identity: name, kind, createdAt, key, certificate
+/// <directory>/<account>/.lock               flock'ed while an identity is issued or the account file changes
+/// ```
+///
+/// Directories are created 0700 and files 0600; every file is written to a temporary file and
+/// renamed into place. Several processes may use one store at once: account creation is a rename
+/// of a complete directory, and issuing an identity or changing the account file holds the
+/// account's lock. Every read treats the files as hostile and fails with an ``AccountError`` that
+/// names the file and field.
+public final class AccountStore: Sendable {
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory.standardizedFileURL
+    }
+
+    /// `$XDG_CONFIG_HOME/handoff/accounts`, else `~/.config/handoff/accounts` (HOME from the environment).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        // The XDG base directory specification ignores a relative or empty XDG_CONFIG_HOME.
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            return URL(fileURLWithPath: config, isDirectory: true)
+                .appendingPathComponent("handoff", isDirectory: true)
+                .appendingPathComponent("accounts", isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true)
+            .appendingPathComponent(".config", isDirectory: true)
+            .appendingPathComponent("handoff", isDirectory: true)
+            .appendingPathComponent("accounts", isDirectory: true)
+    }
+
+    /// The directory of the account `name` (whether or not it exists).
+    public func directory(ofAccount name: String) -> URL {
+        directory.appendingPathComponent(name, isDirectory: true)
+    }
+
+    private func accountFile(_ name: String) -> URL {
+        directory(ofAccount: name).appendingPathComponent("account.json")
+    }
+
+    private func devicesDirectory(_ name: String) -> URL {
+        directory(ofAccount: name).appendingPathComponent("devices", isDirectory: true)
+    }
+
+    private func lockPath(_ name: String) -> String {
+        directory(ofAccount: name).appendingPathComponent(".lock").path
+    }
+
+    private func validate(accountName name: String) throws(AccountError) {
+        if let problem = AccountFileFormat.problemWithAccountName(name) {
+            throw .invalidAccountName(name, reason: problem)
+        }
+    }
+
+    // MARK: Accounts
+
+    /// Creates an account with a new identifier, beacon key and certificate authority.
+    public func createAccount(named name: String) throws(AccountError) -> Account {
+        try validate(accountName: name)
+        let createdAt = AccountFileFormat.now()
+        let identifier = UUID()
+        let authority = try CertificateAuthority.makeAuthority(identifier: identifier, createdAt: createdAt)
+        let account = Account(name: name, identifier: identifier, beaconKey: SymmetricKey(size: .bits256),
+                              authorityCertificate: authority.certificate, createdAt: createdAt, revokedDevices: [])
+        try install(StoredAccount(account: account, authorityKey: authority.key))
+        return account
+    }
+
+    /// Reads the account from disk (every call: revocations made since apply at once).
+    public func account(named name: String) throws(AccountError) -> Account {
+        try load(name).account
+    }
+
+    /// The account, created first if there is none of this name. Safe when several processes do it at once.
+    public func accountCreatingIfNeeded(named name: String) throws(AccountError) -> Account {
+        do {
+            return try account(named: name)
+        } catch .accountNotFound {
+            do {
+                return try createAccount(named: name)
+            } catch .accountExists {
+                return try account(named: name)
+            }
+        }
+    }
+
+    /// The names of the accounts in the store, sorted.
+    public func accountNames() throws(AccountError) -> [String] {
+        guard SecureFile.isDirectory(directory.path) else { return [] }
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw .fileSystem(path: directory.path, operation: "list", reason: "\(error)")
+        }
+        return entries.filter { name in
+            AccountFileFormat.problemWithAccountName(name) == nil && SecureFile.exists(accountFile(name).path)
+        }.sorted()
+    }
+
+    /// Removes the account and every device identity issued in it on this host.
+    public func removeAccount(named name: String) throws(AccountError) {
+        try validate(accountName: name)
+        let accountDirectory = directory(ofAccount: name)
+        guard SecureFile.isDirectory(accountDirectory.path) else {
+            throw .accountNotFound(name: name, path: accountDirectory.path)
+        }
+        try SecureFile.removeTree(accountDirectory)
+    }
+
+    private func load(_ name: String) throws(AccountError) -> StoredAccount {
+        try validate(accountName: name)
+        let file = accountFile(name)
+        guard let data = try SecureFile.readFile(file, limit: AccountFileFormat.accountFileLimit) else {
+            if SecureFile.isDirectory(directory(ofAccount: name).path) {
+                throw .corruptFile(path: file.path, field: nil, problem: "is missing (the account directory exists)")
+            }
+            throw .accountNotFound(name: name, path: directory.path)
+        }
+        return try AccountFileFormat.decodeAccount(data, name: name, path: file.path)
+    }
+
+    /// Writes a complete account directory under a temporary name, then renames it into place, so
+    /// that no process ever sees a half-made account.
+    private func install(_ stored: StoredAccount) throws(AccountError) {
+        let name = stored.account.name
+        let target = directory(ofAccount: name)
+        try SecureFile.makeDirectories(directory)
+        if SecureFile.exists(target.path) { throw .accountExists(name: name, path: target.path) }
+        let staging = directory.appendingPathComponent(".new-" + UUID().uuidString.lowercased(), isDirectory: true)
+        try SecureFile.makeDirectory(staging.path)
+        do throws(AccountError) {
+            try SecureFile.makeDirectory(staging.appendingPathComponent("devices").path)
+            try SecureFile.writeAtomically(AccountFileFormat.encode(stored),
+                                           to: staging.appendingPathComponent("account.json"))
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+        // rename(2) replaces only an empty directory; a concurrent creator's complete one stays.
+        if SecureFile.exists(target.path) || rename(staging.path, target.path) != 0 {
+            let code = errno
+            try? FileManager.default.removeItem(at: staging)
+            if SecureFile.exists(target.path) { throw .accountExists(name: name, path: target.path) }
+            throw .fileSystem(path: target.path, operation: "create the account", reason: SecureFile.errnoText(code))
+        }
+    }
+
+    /// Runs `body` on the freshly read account while holding the account's lock.
+    private func withLockedAccount<T>(_ name: String, _ body: (StoredAccount) throws(AccountError) -> T)
+        throws(AccountError) -> T
+    {
+        _ = try load(name)  // a clear "not found" before a lock file is created
+        return try FileLock.withLock(at: lockPath(name)) { () throws(AccountError) -> T in
+            try body(try load(name))
+        }
+    }
+
+    // MARK: Export and import
+
+    /// A pasteable single-line code, `handoff-account-v1:<base64url>`, that carries the account
+    /// (authority key and certificate, beacon key, revocations, identifier, name) to another host.
+    /// Whoever holds it can join the account: treat it as a password.
+    public func exportAccount(named name: String) throws(AccountError) -> String {
+        try AccountCode.encode(load(name))
+    }
+
+    /// Writes the export code (and a newline) to `file`, created with mode 0600.
+    public func exportAccount(named name: String, to file: URL) throws(AccountError) {
+        let code = try exportAccount(named: name)
+        try SecureFile.writeAtomically(Data((code + "\n").utf8), to: file)
+    }
+
+    /// Imports an account from an export code, as `newName` or under the name the code carries.
+    ///
+    /// If an account of that name already exists with the same identifier and authority, the
+    /// import updates it instead: the code's revocations are added to the local list (this is
+    /// how revocations travel between hosts) and the local device identities are kept. An
+    /// existing account with another identifier is an ``AccountError/accountExists(name:path:)``.
+    @discardableResult
+    public func importAccount(from code: String, as newName: String? = nil) throws(AccountError) -> Account {
+        let imported = try AccountCode.decode(code, as: newName)
+        do {
+            try install(imported)
+            return imported.account
+        } catch .accountExists(let name, let path) {
+            return try merge(imported, into: name, path: path)
+        }
+    }
+
+    private func merge(_ imported: StoredAccount, into name: String, path: String) throws(AccountError) -> Account {
+        try withLockedAccount(name) { (existing) throws(AccountError) -> Account in
+            guard existing.account.identifier == imported.account.identifier else {
+                throw .accountExists(name: name, path: path)
+            }
+            guard existing.account.authorityCertificate == imported.account.authorityCertificate,
+                  existing.authorityKey.rawRepresentation == imported.authorityKey.rawRepresentation,
+                  existing.account.beaconKey == imported.account.beaconKey
+            else {
+                throw .accountMismatch(name: name, reason: "the code has this account's identifier but other keys; not imported")
+            }
+            var updated = existing
+            updated.account.revokedDevices.formUnion(imported.account.revokedDevices)
+            if updated.account.revokedDevices != existing.account.revokedDevices {
+                try SecureFile.writeAtomically(AccountFileFormat.encode(updated), to: accountFile(name))
+            }
+            return updated.account
+        }
+    }
+
+    // MARK: Devices
+
+    /// The devices issued in the account on this host, oldest first.
+    public func devices(in accountName: String) throws(AccountError) -> [DeviceRecord] {
+        let stored = try load(accountName)
+        return try loadDevices(of: stored.account).map { $0.record(isRevoked: stored.account.isRevoked($0.id)) }
+    }
+
+    /// Adds `id` to the account's revocation list: from the next session on, the other devices of
+    /// this host refuse it. Other hosts learn of it only when the account is exported again and
+    /// imported there. The ID need not belong to a device issued on this host.
+    public func revokeDevice(_ id: DeviceID, in accountName: String) throws(AccountError) {
+        guard let canonical = CertificateAuthority.canonicalDeviceID(id.rawValue) else {
+            throw .invalidDeviceID(id.rawValue)
+        }
+        try withLockedAccount(accountName) { (stored) throws(AccountError) in
+            guard !stored.account.isRevoked(canonical) else { return }
+            var updated = stored
+            updated.account.revokedDevices.insert(canonical)
+            try SecureFile.writeAtomically(AccountFileFormat.encode(updated), to: accountFile(accountName))
+        }
+    }
+
+    /// Loads the identity of the device with this name in the account, issuing a new key pair and
+    /// certificate on first use. Processes asking at the same time for one name get one identity.
+    ///
+    /// A revoked device keeps its identity (the other devices refuse it); the `kind` of an existing
+    /// identity is the one it was issued with.
+    public func deviceIdentity(named deviceName: String, kind: PeerInfo.Kind, in accountName: String)
+        throws(AccountError) -> DeviceIdentity
+    {
+        if let problem = AccountFileFormat.problemWithDeviceName(deviceName) {
+            throw .invalidDeviceName(deviceName, reason: problem)
+        }
+        return try withLockedAccount(accountName) { (stored) throws(AccountError) -> DeviceIdentity in
+            let account = stored.account
+            if let existing = try loadDevices(of: account).first(where: { $0.name == deviceName }) {
+                return existing
+            }
+            try SecureFile.makeDirectories(devicesDirectory(accountName))
+            let id = DeviceID(UUID().uuidString.lowercased())
+            let key = P256.Signing.PrivateKey()
+            let certificate = try CertificateAuthority.issueDeviceCertificate(
+                id: id, publicKey: key.publicKey, authorityKey: stored.authorityKey,
+                authority: account.authorityCertificate)
+            let identity = DeviceIdentity(id: id, name: deviceName, kind: kind, accountName: accountName,
+                                          privateKey: key, certificate: certificate,
+                                          createdAt: AccountFileFormat.now())
+            try SecureFile.writeAtomically(AccountFileFormat.encode(identity),
+                                           to: devicesDirectory(accountName).appendingPathComponent("\(id).json"))
+            return identity
+        }
+    }
+
+    /// Every device file of the account, checked; oldest first. Temporary and dot files are skipped;
+    /// any other file that is not a valid `<id>.json` is an error naming it.
+    private func loadDevices(of account: Account) throws(AccountError) -> [DeviceIdentity] {
+        let folder = devicesDirectory(account.name)
+        guard SecureFile.isDirectory(folder.path) else { return [] }
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw .fileSystem(path: folder.path, operation: "list", reason: "\(error)")
+        }
+        var identities: [DeviceIdentity] = []
+        for entry in entries.sorted() where !entry.hasPrefix(".") {
+            let file = folder.appendingPathComponent(entry)
+            guard entry.hasSuffix(".json"), let id = CertificateAuthority.canonicalDeviceID(String(entry.dropLast(5))),
+                  id.rawValue == String(entry.dropLast(5))
+            else {
+                throw .corruptFile(path: file.path, field: nil,
+                                   problem: "is not a device file (expected <lowercase-uuid>.json)")
+            }
+            guard let data = try SecureFile.readFile(file, limit: AccountFileFormat.deviceFileLimit) else { continue }
+            let identity = try AccountFileFormat.decodeDevice(data, id: id, account: account, path: file.path)
+            if let clash = identities.first(where: { $0.name == identity.name }) {
+                throw .corruptFile(path: file.path, field: "name",
+                                   problem: "\"\(identity.name)\" is also the name of device \(clash.id)")
+            }
+            identities.append(identity)
+        }
+        return identities.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+}

@@ -1,0 +1,378 @@
+import Foundation
+import HandoffCore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a beacon channel sent, received and dropped, and why.
+public struct BeaconStatistics: Sendable, Hashable {
+    /// Beacons handed to ``BeaconChannel/send(_:)`` (one per beacon, whatever the number of destinations).
+    public var sent = 0
+    /// Datagrams that arrived.
+    public var received = 0
+    /// Beacons passed on to the listener.
+    public var accepted = 0
+    /// This device's own beacons (every device hears its own broadcast).
+    public var droppedOwn = 0
+    /// Too short, too long, another layout version, or authentic but not following the layout.
+    public var droppedMalformed = 0
+    /// The AEAD tag did not verify: another account's beacon, or tampered bytes.
+    public var droppedAuthentication = 0
+    /// Not newer than the last beacon accepted from that device (a replay).
+    public var droppedReplay = 0
+    /// `sentAt` outside the allowed clock skew (too old, or from the future).
+    public var droppedStale = 0
+    /// A second copy of the beacon last accepted from that device (it came by two paths, e.g.
+    /// loopback broadcast and multicast with `--lan`). A replay of the newest beacon counts here too.
+    public var droppedDuplicate = 0
+    /// From another host while the channel is not on the LAN.
+    public var droppedNotLocal = 0
+    /// Datagrams the kernel refused to send (e.g. no route for LAN broadcast).
+    public var sendFailures = 0
+
+    public init() {}
+
+    /// Every dropped datagram, whatever the reason.
+    public var dropped: Int {
+        droppedOwn + droppedMalformed + droppedAuthentication + droppedReplay + droppedStale + droppedDuplicate
+            + droppedNotLocal
+    }
+}
+
+/// Thread-safe statistics shared by a channel and its inbound handler.
+final class BeaconCounters: Sendable {
+    private let box = NIOLockedValueBox(BeaconStatistics())
+
+    func update(_ body: (inout BeaconStatistics) -> Void) {
+        box.withLockedValue { body(&$0) }
+    }
+
+    var value: BeaconStatistics { box.withLockedValue { $0 } }
+}
+
+/// The receiving half of a beacon channel: opens every datagram with the sealer, drops own
+/// beacons (by device ID) and, unless on the LAN, beacons from other hosts, applies the
+/// ``ReplayGuard``, counts every drop, and hands accepted beacons with the sender's address to
+/// `onBeacon`. Hostile datagrams are dropped and counted, never thrown.
+public final class BeaconInboundHandler: ChannelInboundHandler {
+    public typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let sealer: BeaconSealer
+    private let ownDevice: DeviceID
+    private let acceptsOtherHosts: Bool
+    private let now: @Sendable () -> Date
+    private let onBeacon: @Sendable (Beacon, SocketAddress) -> Void
+    private var replayGuard: ReplayGuard
+    let counters: BeaconCounters
+
+    /// - Parameters:
+    ///   - acceptsOtherHosts: accept beacons from non-loopback addresses (`--lan`).
+    ///   - now: the receiver's clock (tests pass a manual one).
+    public convenience init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool = false,
+                            replayGuard: ReplayGuard = ReplayGuard(), now: @escaping @Sendable () -> Date = { Date() },
+                            onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) {
+        self.init(sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts, replayGuard: replayGuard,
+                  counters: BeaconCounters(), now: now, onBeacon: onBeacon)
+    }
+
+    init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool, replayGuard: ReplayGuard,
+         counters: BeaconCounters, now: @escaping @Sendable () -> Date,
+         onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) {
+        self.sealer = sealer
+        self.ownDevice = Beacon.wireID(for: ownDevice)
+        self.acceptsOtherHosts = acceptsOtherHosts
+        self.replayGuard = replayGuard
+        self.counters = counters
+        self.now = now
+        self.onBeacon = onBeacon
+    }
+
+    /// What this handler received and dropped so far (thread-safe).
+    public var statistics: BeaconStatistics { counters.value }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        handle(Array(envelope.data.readableBytesView), from: envelope.remoteAddress)
+    }
+
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A UDP socket reports errors such as ICMP unreachables here; the channel stays usable.
+    }
+
+    func handle(_ bytes: [UInt8], from address: SocketAddress) {
+        counters.update { $0.received += 1 }
+        if !acceptsOtherHosts, !Self.isLoopback(address) {
+            counters.update { $0.droppedNotLocal += 1 }
+            return
+        }
+        let receivedAt = now()
+        let beacon: Beacon
+        do {
+            beacon = try sealer.open(bytes, receivedAt: receivedAt)
+        } catch .authenticationFailed {
+            counters.update { $0.droppedAuthentication += 1 }
+            return
+        } catch {
+            counters.update { $0.droppedMalformed += 1 }
+            return
+        }
+        if beacon.device.id == ownDevice {
+            counters.update { $0.droppedOwn += 1 }
+            return
+        }
+        if replayGuard.isDuplicateOfLastAccepted(beacon) {
+            counters.update { $0.droppedDuplicate += 1 }
+            return
+        }
+        switch replayGuard.check(beacon, receivedAt: receivedAt) {
+        case .accepted:
+            counters.update { $0.accepted += 1 }
+            onBeacon(beacon, address)
+        case .replayed:
+            counters.update { $0.droppedReplay += 1 }
+        case .stale, .fromTheFuture:
+            counters.update { $0.droppedStale += 1 }
+        }
+    }
+
+    static func isLoopback(_ address: SocketAddress) -> Bool {
+        switch address {
+        case .v4:
+            return address.ipAddress?.hasPrefix("127.") ?? false
+        case .v6:
+            guard let ip = address.ipAddress else { return false }
+            return ip == "::1" || ip.lowercased().hasPrefix("::ffff:127.")
+        default:
+            return false
+        }
+    }
+}
+
+@available(*, unavailable)
+extension BeaconInboundHandler: Sendable {}
+
+/// The UDP side of discovery: binds `bindHost:port` (default 0.0.0.0:47820) with SO_REUSEADDR,
+/// SO_REUSEPORT and SO_BROADCAST, so any number of devices on one machine share the port; sends
+/// to 127.255.255.255:port; with `lan` also to the multicast group 239.255.72.79 (TTL 1, loop on,
+/// joined through the routing table and on every LAN interface) and, where the routing table has
+/// no route for the group, to each LAN interface's subnet broadcast address (see
+/// ``joinLAN(_:port:interfaces:)``). Sessions never use this port.
+public final class BeaconChannel: Sendable {
+    public struct Options: Sendable {
+        /// The shared discovery port.
+        public var port: Int = 47_820
+        /// Also reach other hosts of the LAN, and accept their beacons.
+        public var lan: Bool = false
+        public var bindHost: String = "0.0.0.0"
+        /// How far a beacon's `sentAt` may be from this device's clock.
+        public var maximumClockSkew: TimeInterval = 30
+
+        public init(port: Int = 47_820, lan: Bool = false, bindHost: String = "0.0.0.0",
+                    maximumClockSkew: TimeInterval = 30) {
+            self.port = port
+            self.lan = lan
+            self.bindHost = bindHost
+            self.maximumClockSkew = maximumClockSkew
+        }
+    }
+
+    public static let loopbackBroadcastAddress = "127.255.255.255"
+    public static let multicastGroup = "239.255.72.79"
+    public static let lanBroadcastAddress = "255.255.255.255"
+
+    private let channel: any Channel
+    private let sealer: BeaconSealer
+    private let counters: BeaconCounters
+    private let destinations: [SocketAddress]
+    /// The discovery port actually bound.
+    public let port: Int
+    /// What the channel does, e.g. "loopback broadcast 127.255.255.255:47820 + multicast 239.255.72.79:47820 (TTL 1)".
+    public let mode: String
+
+    private init(channel: any Channel, sealer: BeaconSealer, counters: BeaconCounters, destinations: [SocketAddress],
+                 port: Int, mode: String) {
+        self.channel = channel
+        self.sealer = sealer
+        self.counters = counters
+        self.destinations = destinations
+        self.port = port
+        self.mode = mode
+    }
+
+    /// Binds the discovery socket and starts receiving. Throws if the port cannot be bound.
+    public static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
+                             onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) async throws -> BeaconChannel {
+        let counters = BeaconCounters()
+        let lan = options.lan
+        let skew = options.maximumClockSkew
+        let bootstrap = DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
+            .channelOption(.socketOption(.so_broadcast), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = BeaconInboundHandler(
+                        sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
+                        replayGuard: ReplayGuard(maximumClockSkew: skew), counters: counters, now: { Date() },
+                        onBeacon: onBeacon)
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+        let channel = try await bootstrap.bind(host: options.bindHost, port: options.port).get()
+        let port = channel.localAddress?.port ?? options.port
+        var destinations = [try SocketAddress(ipAddress: loopbackBroadcastAddress, port: port)]
+        var mode = "loopback broadcast \(loopbackBroadcastAddress):\(port)"
+        if lan {
+            let (lanDestinations, lanMode) = try await joinLAN(channel, port: port, interfaces: LANInterface.all())
+            destinations += lanDestinations
+            mode += lanMode
+        }
+        return BeaconChannel(channel: channel, sealer: sealer, counters: counters, destinations: destinations,
+                             port: port, mode: mode)
+    }
+
+    /// Sets up the LAN side of a channel; returns the extra destinations and what they are.
+    ///
+    /// Multicast is joined through the routing table (the interface of the route to the group,
+    /// normally the default route's) and on every other up, multicast-capable interface, so beacons
+    /// are heard on whichever interface they arrive. When the routing table has no route for the
+    /// group (an isolated LAN without a gateway), multicast goes out through the first LAN
+    /// interface, preferring one with a carrier (`IP_MULTICAST_IF`), and every beacon is also broadcast to the subnet of each LAN
+    /// interface (e.g. 10.0.0.255), which needs no route either. 255.255.255.255 is the last resort.
+    static func joinLAN(_ channel: any Channel, port: Int, interfaces: [LANInterface]) async throws
+        -> (destinations: [SocketAddress], mode: String)
+    {
+        let group = try SocketAddress(ipAddress: multicastGroup, port: port)
+        var destinations: [SocketAddress] = []
+        var mode = ""
+        var routed = false
+        var joined: [LANInterface] = []
+        var failure: (any Error)?
+        if let multicast = channel as? any MulticastChannel, let provider = channel as? any SocketOptionProvider {
+            do {
+                try await multicast.joinGroup(group).get()
+                routed = true
+            } catch {
+                failure = error
+            }
+            for interface in interfaces where interface.multicast {
+                // Already a member on the routed interface: the kernel says EADDRINUSE.
+                guard let device = interface.device,
+                      (try? await multicast.joinGroup(group, device: device).get()) != nil
+                else { continue }
+                joined.append(interface)
+            }
+            if routed || !joined.isEmpty {
+                do {
+                    if !routed, let first = joined.first {
+                        try await provider.setIPMulticastIF(first.address).get()
+                    }
+                    try await provider.setIPMulticastTTL(1).get()
+                    try await provider.setIPMulticastLoop(1).get()
+                    destinations.append(group)
+                    mode += " + multicast \(multicastGroup):\(port) (TTL 1\(routed ? "" : ", via \(joined[0].name)"))"
+                } catch {
+                    failure = error
+                    routed = false
+                }
+            }
+        }
+        guard !routed else { return (destinations, mode) }
+        let subnets = interfaces.compactMap { interface in interface.broadcast.map { (interface.name, $0) } }
+        for (name, broadcast) in subnets {
+            destinations.append(try SocketAddress(ipAddress: broadcast, port: port))
+            mode += " + subnet broadcast \(broadcast):\(port) (\(name))"
+        }
+        if destinations.isEmpty {
+            destinations.append(try SocketAddress(ipAddress: lanBroadcastAddress, port: port))
+            mode += " + broadcast \(lanBroadcastAddress):\(port) (multicast unavailable: \(failure.map { "\($0)" } ?? "no LAN interface"))"
+        }
+        return (destinations, mode)
+    }
+
+    /// Seals `beacon` and broadcasts it to every destination. Never blocks; failures are counted.
+    public func send(_ beacon: Beacon) {
+        let bytes = sealer.seal(beacon)
+        counters.update { $0.sent += 1 }
+        let counters = self.counters
+        for destination in destinations {
+            let envelope = AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: bytes))
+            channel.writeAndFlush(envelope).whenFailure { _ in
+                counters.update { $0.sendFailures += 1 }
+            }
+        }
+    }
+
+    /// Sent, received and dropped counts (thread-safe).
+    public var statistics: BeaconStatistics { counters.value }
+
+    /// Closes the socket. Send a `leaving` beacon first, and give it a moment to go out.
+    public func close() async {
+        try? await channel.close().get()
+    }
+}
+
+/// An IPv4 interface that can reach other hosts: up and not loopback.
+struct LANInterface: Sendable {
+    var name: String
+    var address: in_addr
+    /// The subnet's broadcast address (e.g. "10.0.0.255"), if the interface broadcasts.
+    var broadcast: String?
+    var multicast: Bool
+    /// Whether it has a carrier now (IFF_RUNNING). An interface that is up but still waiting for
+    /// its carrier (a link coming up as the device starts) is used too, but chosen last.
+    var running: Bool
+    /// The same interface as NIO describes it (to join a multicast group on it).
+    var device: NIONetworkDevice?
+
+    /// The LAN interfaces of this host: those with a carrier first, otherwise in the kernel's order.
+    static func all() -> [LANInterface] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        let devices = (try? System.enumerateDevices()) ?? []
+        var result: [LANInterface] = []
+        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            let flags = Int32(bitPattern: entry.pointee.ifa_flags)
+            guard let raw = entry.pointee.ifa_addr, raw.pointee.sa_family == sa_family_t(AF_INET),
+                  flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0
+            else { continue }
+            let name = String(cString: entry.pointee.ifa_name)
+            let address = raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            var broadcast: String?
+            if flags & Int32(IFF_BROADCAST) != 0 {
+                // The configured broadcast address; without one (`ip addr add` without `brd`),
+                // getifaddrs reports the address itself, so the subnet's is computed from the mask.
+                var configured: in_addr?
+                if let raw = entry.pointee.ifa_ifu.ifu_broadaddr, raw.pointee.sa_family == sa_family_t(AF_INET) {
+                    configured = raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                }
+                if let configured, configured.s_addr != 0, configured.s_addr != address.s_addr {
+                    broadcast = Self.text(configured)
+                } else if let raw = entry.pointee.ifa_netmask, raw.pointee.sa_family == sa_family_t(AF_INET) {
+                    let mask = raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+                    // /31 and /32 subnets have no broadcast address.
+                    if UInt32(bigEndian: mask).nonzeroBitCount < 31 {
+                        broadcast = Self.text(in_addr(s_addr: address.s_addr | ~mask))
+                    }
+                }
+            }
+            let text = Self.text(address)
+            let device = devices.first { $0.name == name && $0.address?.ipAddress == text }
+            result.append(LANInterface(name: name, address: address, broadcast: broadcast,
+                                       multicast: flags & Int32(IFF_MULTICAST) != 0,
+                                       running: flags & Int32(IFF_RUNNING) != 0, device: device))
+        }
+        return result.filter(\.running) + result.filter { !$0.running }
+    }
+
+    static func text(_ address: in_addr) -> String {
+        var address = address
+        var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        guard inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count)) != nil else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

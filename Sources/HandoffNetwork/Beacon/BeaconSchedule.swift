@@ -1,0 +1,206 @@
+import Foundation
+import HandoffCore
+
+/// How eagerly a device broadcasts (`--timing`).
+public enum TimingProfile: String, Sendable, CaseIterable {
+    /// A change is broadcast at once; refresh every second; a silent peer expires after 4 s.
+    case instant
+    /// Apple's advertising cadence (the notes, §1 and §8.7): at least 0.5 s between beacons, at
+    /// most 5 per 10 s, a goodbye repeated for 2 s, refresh every 3 s, silence timeout 12 s, and
+    /// an advertisement current for 248 s and valid for 256 s after its last save.
+    case apple
+}
+
+/// Pure scheduler of what to broadcast when (no I/O): changes, rate limits, periodic refresh,
+/// goodbye repetition. Time is always an argument.
+///
+/// Every beacon sends the *current* state, so a refresh is just a send with nothing new, and a
+/// change waiting on the rate limit goes out (as the newest state only) as soon as it may: a burst
+/// of changes is coalesced, and the last state is always eventually sent. Rate limits apply to
+/// every beacon except `leaving`, which goes out at once.
+public struct BeaconSchedule: Sendable {
+    public struct Parameters: Sendable, Hashable {
+        /// Least time between two beacons.
+        public var minimumGap: TimeInterval
+        /// At most `maximumPerWindow` beacons in any `window` (nil: no limit).
+        public var maximumPerWindow: Int?
+        public var window: TimeInterval
+        /// A beacon is re-sent this long after the last one when nothing changed.
+        public var refreshInterval: TimeInterval
+        /// How long a goodbye keeps being repeated before the device falls back to presence
+        /// (0: sent once, presence follows at the next refresh).
+        public var goodbyeDuration: TimeInterval
+        public var goodbyeRepeatInterval: TimeInterval
+        /// How long after its last beacon a silent peer is dropped.
+        public var peerSilenceTimeout: TimeInterval
+        /// How long after its last save an advertisement is current / still valid (nil: no limit;
+        /// the peer's silence timeout alone decides).
+        public var advertisementCurrentLifetime: TimeInterval?
+        public var advertisementValidLifetime: TimeInterval?
+
+        public init(minimumGap: TimeInterval, maximumPerWindow: Int?, window: TimeInterval, refreshInterval: TimeInterval,
+                    goodbyeDuration: TimeInterval, goodbyeRepeatInterval: TimeInterval, peerSilenceTimeout: TimeInterval,
+                    advertisementCurrentLifetime: TimeInterval? = nil, advertisementValidLifetime: TimeInterval? = nil) {
+            self.minimumGap = minimumGap
+            self.maximumPerWindow = maximumPerWindow
+            self.window = window
+            self.refreshInterval = refreshInterval
+            self.goodbyeDuration = goodbyeDuration
+            self.goodbyeRepeatInterval = goodbyeRepeatInterval
+            self.peerSilenceTimeout = peerSilenceTimeout
+            self.advertisementCurrentLifetime = advertisementCurrentLifetime
+            self.advertisementValidLifetime = advertisementValidLifetime
+        }
+
+        public static let instant = Parameters(
+            minimumGap: 0, maximumPerWindow: nil, window: 10, refreshInterval: 1, goodbyeDuration: 0,
+            goodbyeRepeatInterval: 1, peerSilenceTimeout: 4)
+
+        /// Worst gap between two beacons: 5 sent within 2 s, the next allowed 10 s after the
+        /// first (8 s); 12 s of silence tolerates that plus one lost 3-s refresh.
+        public static let apple = Parameters(
+            minimumGap: 0.5, maximumPerWindow: 5, window: 10, refreshInterval: 3, goodbyeDuration: 2,
+            goodbyeRepeatInterval: 1, peerSilenceTimeout: 12, advertisementCurrentLifetime: 248,
+            advertisementValidLifetime: 256)
+
+        public static func profile(_ profile: TimingProfile) -> Parameters {
+            switch profile {
+            case .instant: instant
+            case .apple: apple
+            }
+        }
+    }
+
+    public let parameters: Parameters
+    /// The state the device is in (nil before the first ``change(to:at:)``).
+    public private(set) var current: Beacon.Message?
+    /// The message of the last beacon handed out by ``due(at:)``.
+    public private(set) var lastSent: Beacon.Message?
+    public private(set) var lastSentAt: Date?
+    private var pending = false
+    private var changedAt = Date.distantPast
+    private var goodbyeEndsAt: Date?
+    private var finished = false
+    /// Send times, newest last, at most `maximumPerWindow` of them.
+    private var recentSends: [Date] = []
+
+    public init(profile: TimingProfile) {
+        self.init(parameters: .profile(profile))
+    }
+
+    public init(parameters: Parameters) {
+        self.parameters = parameters
+    }
+
+    public var peerSilenceTimeout: TimeInterval { parameters.peerSilenceTimeout }
+    public var refreshInterval: TimeInterval { parameters.refreshInterval }
+
+    /// The device's state changed. A goodbye is only said if peers may have seen an
+    /// advertisement; otherwise it is plain presence. After `leaving`, a new change starts over.
+    public mutating func change(to message: Beacon.Message, at now: Date) {
+        var message = message
+        if case .goodbye = message {
+            if case .goodbye = current { return }
+            guard case .advertisement = lastSent else {
+                message = .presence
+                return applyChange(message, at: now)
+            }
+        }
+        applyChange(message, at: now)
+    }
+
+    private mutating func applyChange(_ message: Beacon.Message, at now: Date) {
+        guard message != current else { return }
+        finished = false
+        current = message
+        pending = true
+        changedAt = now
+        goodbyeEndsAt = nil
+    }
+
+    /// How long a reply to a newly heard peer waits, so that a burst of newcomers (many devices
+    /// starting at once) gets one reply, not one each.
+    static let replyCoalescing: TimeInterval = 0.01
+
+    /// A peer this device had not heard before (or one that just restarted) appeared: it may have
+    /// missed this device's last beacon, so the current state goes out again soon, within the
+    /// rate limits, instead of at the next refresh. Replies are coalesced, and a change already
+    /// waiting to go out makes the reply unnecessary.
+    mutating func replyToNewPeer(at now: Date) {
+        guard !finished, let current, !pending else { return }
+        if case .leaving = current { return }
+        pending = true
+        changedAt = now.addingTimeInterval(Self.replyCoalescing)
+    }
+
+    /// What to send now, if anything. Call at or after ``nextWake``, and again until it returns nil.
+    public mutating func due(at now: Date) -> Beacon.Message? {
+        advance(to: now)
+        guard !finished, let current else { return nil }
+        if case .leaving = current {
+            finished = true
+            record(.leaving, at: now)
+            return .leaving
+        }
+        guard now >= earliestSend, let dueAt = nextSendTime, now >= dueAt else { return nil }
+        pending = false
+        record(current, at: now)
+        if case .goodbye = current, goodbyeEndsAt == nil {
+            goodbyeEndsAt = now.addingTimeInterval(parameters.goodbyeDuration)
+            advance(to: now)
+        }
+        return current
+    }
+
+    /// When ``due(at:)`` next has something to say (nil: nothing until the next change).
+    public var nextWake: Date? {
+        guard !finished, let current else { return nil }
+        if case .leaving = current { return changedAt }
+        var wake = nextSendTime ?? .distantFuture
+        if case .goodbye = current, let end = goodbyeEndsAt { wake = min(wake, end) }
+        return wake == .distantFuture ? nil : max(wake, earliestSend)
+    }
+
+    // MARK: Internals
+
+    /// When the current state is next due, ignoring rate limits.
+    private var nextSendTime: Date? {
+        if pending { return changedAt }
+        guard let lastSentAt else { return nil }
+        if case .goodbye = current, let end = goodbyeEndsAt {
+            let repeatAt = lastSentAt.addingTimeInterval(parameters.goodbyeRepeatInterval)
+            // Repeats only strictly inside the goodbye period; its end brings presence.
+            return repeatAt.addingTimeInterval(0.001) < end ? repeatAt : nil
+        }
+        return lastSentAt.addingTimeInterval(parameters.refreshInterval)
+    }
+
+    /// The earliest time the rate limits allow another beacon.
+    private var earliestSend: Date {
+        var earliest = lastSentAt?.addingTimeInterval(parameters.minimumGap) ?? .distantPast
+        if let maximum = parameters.maximumPerWindow, maximum > 0, recentSends.count >= maximum {
+            earliest = max(earliest, recentSends[recentSends.count - maximum].addingTimeInterval(parameters.window))
+        }
+        return earliest
+    }
+
+    /// Ends a goodbye period that is over: the device falls back to presence, sent at once when
+    /// the goodbye was repeated (Apple), else at the next refresh.
+    private mutating func advance(to now: Date) {
+        guard case .goodbye = current, let end = goodbyeEndsAt, now >= end else { return }
+        current = .presence
+        goodbyeEndsAt = nil
+        if parameters.goodbyeDuration > 0 {
+            pending = true
+            changedAt = end
+        }
+    }
+
+    private mutating func record(_ message: Beacon.Message, at now: Date) {
+        lastSent = message
+        lastSentAt = now
+        recentSends.append(now)
+        let keep = max(1, parameters.maximumPerWindow ?? 1)
+        if recentSends.count > keep { recentSends.removeFirst(recentSends.count - keep) }
+    }
+}

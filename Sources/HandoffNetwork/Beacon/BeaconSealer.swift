@@ -1,0 +1,240 @@
+import Crypto
+import Foundation
+import HandoffCore
+
+/// Seals and opens beacons with a key derived (HKDF-SHA256, with a versioned info string) from the
+/// account's 32-byte beacon key. AES-256-GCM, a fresh random 96-bit nonce per beacon, a 128-bit
+/// tag; the only clear bytes are the version and the nonce. Layout: `docs/wire.md`, "Beacons".
+public struct BeaconSealer: Sendable {
+    /// The derived AEAD key's bytes (`SymmetricKey` is not `Sendable` in swift-crypto 3); the
+    /// account key itself is never used directly.
+    private let keyBytes: [UInt8]
+    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+
+    static let salt = Array("handoff-sim beacon salt".utf8)
+    static let info = Array("handoff-sim/beacon/v1/aes-256-gcm".utf8)
+    /// Authenticated with every beacon, after the version byte.
+    static let context = Array("handoff-sim beacon v1".utf8)
+    static let nonceLength = 12
+    static let tagLength = 16
+    /// Version + nonce + tag.
+    static let overhead = 1 + nonceLength + tagLength
+    /// Device, boot, counter, sentAt, port, kind, message type.
+    static let fixedPlaintextLength = 16 + 8 + 8 + 8 + 2 + 1 + 1
+    /// Type hash, team hash, options, serial, saved age, expiry.
+    static let advertisementLength = 7 + 4 + 1 + 4 + 4 + 4
+    /// The plaintext of every beacon this version sends (padded with zeros).
+    static let plaintextLength = Beacon.maximumLength - overhead
+    /// The shortest datagram that can hold a beacon (no advertisement, empty name, no padding).
+    static let minimumLength = overhead + fixedPlaintextLength + 1
+
+    public init(accountKey: SymmetricKey) {
+        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: accountKey, salt: Self.salt, info: Self.info,
+                                         outputByteCount: 32)
+        keyBytes = key.withUnsafeBytes { Array($0) }
+    }
+
+    /// Seals `beacon` into exactly ``Beacon/maximumLength`` bytes, with a fresh random nonce.
+    public func seal(_ beacon: Beacon) -> [UInt8] {
+        seal(plaintext: Self.encode(beacon))
+    }
+
+    /// Opens a datagram, reconstructing an advertisement's `savedAt` and `expiresAt` relative to
+    /// the beacon's `sentAt` (the sender's clock).
+    public func open(_ bytes: [UInt8]) throws(BeaconError) -> Beacon {
+        try Self.decode(try openPlaintext(bytes), receivedAt: nil)
+    }
+
+    /// Opens a datagram, reconstructing an advertisement's `savedAt` and `expiresAt` relative to
+    /// `receivedAt` (the receiver's clock), so a skewed sender clock does not shift them.
+    /// `sentAt` stays as sent (the ``ReplayGuard`` judges it).
+    public func open(_ bytes: [UInt8], receivedAt: Date) throws(BeaconError) -> Beacon {
+        try Self.decode(try openPlaintext(bytes), receivedAt: receivedAt)
+    }
+
+    // MARK: AEAD
+
+    static var associatedData: [UInt8] { [Beacon.version] + context }
+
+    func seal(plaintext: [UInt8], version: UInt8 = Beacon.version) -> [UInt8] {
+        do {
+            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(),
+                                       authenticating: [version] + Self.context)
+            guard let combined = box.combined else { fatalError("AES.GCM with a 12-byte nonce has a combined form") }
+            return [version] + Array(combined)
+        } catch {
+            fatalError("AES-GCM sealing with a valid 256-bit key failed: \(error)")
+        }
+    }
+
+    func openPlaintext(_ bytes: [UInt8]) throws(BeaconError) -> [UInt8] {
+        guard let version = bytes.first else { throw .tooShort }
+        guard bytes.count <= Beacon.maximumLength else { throw .tooLong }
+        guard version == Beacon.version else { throw .unsupportedVersion(version) }
+        guard bytes.count >= Self.minimumLength else { throw .tooShort }
+        do {
+            let box = try AES.GCM.SealedBox(combined: bytes[1...])
+            // On Linux a failed open throws an opaque BoringSSL error, not .authenticationFailure.
+            return Array(try AES.GCM.open(box, using: key, authenticating: Self.associatedData))
+        } catch {
+            throw .authenticationFailed
+        }
+    }
+
+    // MARK: Plaintext layout
+
+    static func encode(_ beacon: Beacon) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(plaintextLength)
+        let uuid = Beacon.uuid(for: beacon.device.id).uuid
+        withUnsafeBytes(of: uuid) { out.append(contentsOf: $0) }
+        out.appendBigEndian(beacon.bootIdentifier)
+        out.appendBigEndian(beacon.counter)
+        let sentMilliseconds = milliseconds(beacon.sentAt)
+        out.appendBigEndian(sentMilliseconds)
+        out.appendBigEndian(beacon.sessionPort)
+        out.append(kindCode(beacon.device.kind))
+        switch beacon.message {
+        case .presence: out.append(0)
+        case .advertisement(let advertisement):
+            out.append(1)
+            out.append(contentsOf: fixedLength(advertisement.activityTypeHash.bytes, 7))
+            out.append(contentsOf: fixedLength(advertisement.teamHash.bytes, 4))
+            out.append(advertisement.options.rawValue)
+            out.appendBigEndian(advertisement.activitySerial)
+            let saved = milliseconds(advertisement.savedAt)
+            let age = sentMilliseconds > saved ? sentMilliseconds - saved : 0
+            out.appendBigEndian(UInt32(clamping: age))
+            if let expiresAt = advertisement.expiresAt {
+                // Whole seconds, rounded up: the origin has the last word on expiry when asked.
+                let seconds = (expiresAt.timeIntervalSince1970 - Double(sentMilliseconds) / 1000).rounded(.up)
+                let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), Double(UInt32.max - 1))
+                out.appendBigEndian(UInt32(clamped))
+            } else {
+                out.appendBigEndian(UInt32.max)
+            }
+        case .goodbye: out.append(2)
+        case .leaving: out.append(3)
+        }
+        let name = Array(Beacon.truncatedName(beacon.device.name).utf8)
+        out.append(UInt8(name.count))
+        out.append(contentsOf: name)
+        out.append(contentsOf: repeatElement(0, count: max(0, plaintextLength - out.count)))
+        return out
+    }
+
+    static func decode(_ plaintext: [UInt8], receivedAt: Date?) throws(BeaconError) -> Beacon {
+        var reader = BeaconByteReader(plaintext)
+        guard let uuidBytes = reader.bytes(16), let boot = reader.uint64(), let counter = reader.uint64(),
+              let sentMilliseconds = reader.uint64(), let port = reader.uint16(), let kindByte = reader.byte(),
+              let type = reader.byte()
+        else { throw .malformed("truncated header") }
+        let uuid = UUID(uuid: (uuidBytes[0], uuidBytes[1], uuidBytes[2], uuidBytes[3], uuidBytes[4], uuidBytes[5],
+                               uuidBytes[6], uuidBytes[7], uuidBytes[8], uuidBytes[9], uuidBytes[10], uuidBytes[11],
+                               uuidBytes[12], uuidBytes[13], uuidBytes[14], uuidBytes[15]))
+        let id = DeviceID(uuid.uuidString.lowercased())
+        guard let kind = kind(kindByte) else { throw .malformed("unknown device kind \(kindByte)") }
+        guard sentMilliseconds <= maximumMilliseconds else { throw .malformed("sentAt out of range") }
+        let sentAt = date(milliseconds: sentMilliseconds)
+        let message: Beacon.Message
+        switch type {
+        case 0: message = .presence
+        case 1:
+            guard let typeHash = reader.bytes(7), let teamHash = reader.bytes(4), let options = reader.byte(),
+                  let serial = reader.uint32(), let age = reader.uint32(), let expiry = reader.uint32()
+            else { throw .malformed("truncated advertisement") }
+            let savedAt: Date
+            let expiresAt: Date?
+            if let receivedAt {
+                savedAt = receivedAt.addingTimeInterval(-Double(age) / 1000)
+                expiresAt = expiry == UInt32.max ? nil : receivedAt.addingTimeInterval(Double(expiry))
+            } else {
+                savedAt = date(milliseconds: sentMilliseconds - min(UInt64(age), sentMilliseconds))
+                expiresAt = expiry == UInt32.max ? nil : date(milliseconds: sentMilliseconds + UInt64(expiry) * 1000)
+            }
+            message = .advertisement(Advertisement(
+                device: id, activityTypeHash: ActivityTypeHash(bytes: typeHash), teamHash: TeamHash(bytes: teamHash),
+                options: Advertisement.Options(rawValue: options), activitySerial: serial, savedAt: savedAt,
+                expiresAt: expiresAt))
+        case 2: message = .goodbye
+        case 3: message = .leaving
+        default: throw .malformed("unknown message type \(type)")
+        }
+        guard let nameLength = reader.byte() else { throw .malformed("missing name length") }
+        guard let nameBytes = reader.bytes(Int(nameLength)) else { throw .malformed("name longer than the beacon") }
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        guard Array(name.utf8) == nameBytes else { throw .malformed("name is not valid UTF-8") }
+        guard reader.remainingAreZero else { throw .malformed("nonzero padding") }
+        return Beacon(device: PeerInfo(id: id, name: name, kind: kind), bootIdentifier: boot, counter: counter,
+                      sentAt: sentAt, sessionPort: port, message: message)
+    }
+
+    // MARK: Helpers
+
+    /// Year 9999 in milliseconds: anything later is not a date a sender can mean.
+    static let maximumMilliseconds: UInt64 = 253_402_300_799_999
+
+    static func milliseconds(_ date: Date) -> UInt64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite, value > 0 else { return 0 }
+        return UInt64(min(value, Double(maximumMilliseconds)))
+    }
+
+    static func date(milliseconds: UInt64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    static func fixedLength(_ bytes: [UInt8], _ count: Int) -> [UInt8] {
+        Array(bytes.prefix(count)) + [UInt8](repeating: 0, count: max(0, count - bytes.count))
+    }
+
+    static func kindCode(_ kind: PeerInfo.Kind) -> UInt8 {
+        switch kind {
+        case .phone: 0
+        case .tablet: 1
+        case .laptop: 2
+        }
+    }
+
+    static func kind(_ code: UInt8) -> PeerInfo.Kind? {
+        switch code {
+        case 0: .phone
+        case 1: .tablet
+        case 2: .laptop
+        default: nil
+        }
+    }
+}
+
+extension [UInt8] {
+    fileprivate mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
+}
+
+/// Bounds-checked reads from a byte array: every read returns nil rather than trapping.
+struct BeaconByteReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func bytes(_ count: Int) -> [UInt8]? {
+        guard count >= 0, bytes.count - offset >= count else { return nil }
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
+    }
+
+    mutating func byte() -> UInt8? { bytes(1)?.first }
+
+    mutating func integer<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> T? {
+        guard let raw = bytes(MemoryLayout<T>.size) else { return nil }
+        return raw.reduce(T.zero) { ($0 << 8) | T($1) }
+    }
+
+    mutating func uint16() -> UInt16? { integer(UInt16.self) }
+    mutating func uint32() -> UInt32? { integer(UInt32.self) }
+    mutating func uint64() -> UInt64? { integer(UInt64.self) }
+
+    var remainingAreZero: Bool { bytes[offset...].allSatisfy { $0 == 0 } }
+}

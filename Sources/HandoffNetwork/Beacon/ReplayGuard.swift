@@ -1,0 +1,69 @@
+import Foundation
+import HandoffCore
+
+/// Receiver-side replay and freshness rules, per sending device.
+///
+/// A beacon is accepted when its `sentAt` is within `maximumClockSkew` of the receiver's clock and
+/// it is newer than the last one accepted from that device: a later `bootIdentifier` (the device
+/// restarted), or the same boot and a higher `counter`. A captured beacon replayed later is
+/// therefore rejected (`replayed` while its `sentAt` is still fresh, `stale` afterwards), while a
+/// restarted device, whose counter starts again at 1, is accepted.
+///
+/// Only beacons that authenticated are checked, so only the account's own devices can move the
+/// per-device state; a malicious device of the account is outside this threat model.
+public struct ReplayGuard: Sendable {
+    public enum Verdict: Sendable, Hashable {
+        case accepted
+        /// Not newer than the last beacon accepted from that device (same or older boot and counter).
+        case replayed
+        /// `sentAt` more than the allowed skew in the past.
+        case stale
+        /// `sentAt` (or the boot time) more than the allowed skew in the future.
+        case fromTheFuture
+    }
+
+    struct Record: Sendable, Hashable {
+        var bootIdentifier: UInt64
+        var counter: UInt64
+        var lastAccepted: Date
+    }
+
+    public let maximumClockSkew: TimeInterval
+    /// Most devices remembered; beyond it the longest-silent one is forgotten.
+    public let capacity: Int
+    private var records: [DeviceID: Record] = [:]
+
+    public init(maximumClockSkew: TimeInterval = 30, capacity: Int = 4096) {
+        self.maximumClockSkew = maximumClockSkew
+        self.capacity = max(1, capacity)
+    }
+
+    /// Judges `beacon` and, if it is accepted, remembers it as the newest from its device.
+    public mutating func check(_ beacon: Beacon, receivedAt now: Date) -> Verdict {
+        let skew = beacon.sentAt.timeIntervalSince(now)
+        if skew < -maximumClockSkew { return .stale }
+        if skew > maximumClockSkew { return .fromTheFuture }
+        // A process cannot have started after it sent the beacon.
+        if Double(beacon.bootIdentifier) / 1000 > now.timeIntervalSince1970 + maximumClockSkew { return .fromTheFuture }
+        let id = beacon.device.id
+        if let record = records[id] {
+            let newer = beacon.bootIdentifier > record.bootIdentifier
+                || (beacon.bootIdentifier == record.bootIdentifier && beacon.counter > record.counter)
+            guard newer else { return .replayed }
+        } else if records.count >= capacity, let oldest = records.min(by: { $0.value.lastAccepted < $1.value.lastAccepted }) {
+            records[oldest.key] = nil
+        }
+        records[id] = Record(bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)
+        return .accepted
+    }
+
+    /// Whether `beacon` is the very beacon last accepted from its device (same boot and counter):
+    /// the second copy of a beacon that arrived by two paths (loopback broadcast and multicast).
+    public func isDuplicateOfLastAccepted(_ beacon: Beacon) -> Bool {
+        guard let record = records[beacon.device.id] else { return false }
+        return record.bootIdentifier == beacon.bootIdentifier && record.counter == beacon.counter
+    }
+
+    /// How many devices are remembered.
+    public var count: Int { records.count }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import HandoffCore
+import NIOConcurrencyHelpers
+
+/// `handoff bench`: the physical floors of loopback networking and the simulator's own figures,
+/// measured in one run and reported in one table (see docs/bench.md).
+public enum NetworkBench {
+    public struct Options: Sendable {
+        /// Samples per latency row (floors included).
+        public var iterations: Int
+        /// Devices in the discovery row.
+        public var devices: Int
+        /// Bytes per throughput run, and runs per throughput row (the median is reported).
+        public var streamBytes: Int
+        public var streamRuns: Int
+        /// The size the continued activity's encoded payload aims at.
+        public var payloadBytes: Int
+        /// Idle time before each latency sample, so every sample starts from sleeping threads.
+        public var gap: TimeInterval
+        /// Told what is being measured (for a progress line).
+        public var progress: (@Sendable (String) -> Void)?
+
+        public init(iterations: Int = 200, devices: Int = 32, streamBytes: Int = 64 << 20, streamRuns: Int = 3,
+                    payloadBytes: Int = 3000, gap: TimeInterval = 0.001, progress: (@Sendable (String) -> Void)? = nil) {
+            self.iterations = iterations
+            self.devices = devices
+            self.streamBytes = streamBytes
+            self.streamRuns = streamRuns
+            self.payloadBytes = payloadBytes
+            self.gap = gap
+            self.progress = progress
+        }
+    }
+
+    /// Row keys, in table order (also the `key` of each row in the JSON output).
+    public enum Key {
+        public static let udpFloor = "udp-broadcast-one-way"
+        public static let tcpFloor = "tcp-connect-round-trip"
+        public static let throughputFloor = "tcp-throughput"
+        public static let offer = "offer-propagation"
+        public static let `continue` = "continue"
+        public static let streams = "stream-throughput"
+        public static let discovery = "discovery"
+    }
+
+    /// Measures everything, floors first.
+    public static func run(_ options: Options) async throws -> BenchReport {
+        guard options.iterations > 0, options.devices >= 2, options.streamBytes > 0, options.streamRuns > 0 else {
+            throw BenchError("iterations and stream runs must be positive, stream bytes positive, and devices at least 2")
+        }
+        let progress = options.progress ?? { _ in }
+        let iterations = options.iterations, gap = options.gap
+
+        progress("floor: UDP broadcast one-way latency")
+        let udp = try await onDedicatedThread("bench-udp") {
+            try FloorBench.udpBroadcastOneWay(iterations: iterations, gap: gap)
+        }
+        progress("floor: TCP connect + round trip")
+        let payloadBytes = options.payloadBytes
+        let tcp = try await onDedicatedThread("bench-tcp") {
+            try FloorBench.tcpConnectRoundTrip(iterations: iterations, responseBytes: payloadBytes, gap: gap)
+        }
+        let pair = try await measurePair(options, progress: progress)
+        let tcpRuns = pair.floorRuns
+
+        progress("discovery of \(options.devices) devices")
+        let discovery = try await measureDiscovery(devices: options.devices)
+
+        let tcpThroughput = median(tcpRuns)
+        var rows: [BenchRow] = [
+            .latency(Key.udpFloor, "Floor: UDP broadcast one-way", udp),
+            .latency(Key.tcpFloor, "Floor: TCP connect + round trip (\(formatBytes(payloadBytes)) answer)", tcp),
+            .throughput(Key.throughputFloor, "Floor: TCP throughput", tcpThroughput, runs: tcpRuns.count),
+        ]
+        var offer = BenchRow.latency(Key.offer, "Offer propagation (becomeCurrent → offer on peer)", pair.offer)
+        offer.compare(withLatency: rows[0], floorName: "UDP")
+        offer.target = "p99 ≤ 5 ms"
+        offer.pass = (offer.p99 ?? .infinity) <= 5_000
+        var resume = BenchRow.latency(Key.continue, "Continue (choose → restored, \(formatBytes(pair.payloadSize)) payload)",
+                                      pair.continuation)
+        resume.compare(withLatency: rows[1], floorName: "TCP")
+        resume.target = "p50 ≤ 2 ms, p99 ≤ 10 ms"
+        resume.pass = (resume.p50 ?? .infinity) <= 2_000 && (resume.p99 ?? .infinity) <= 10_000
+        var streams = BenchRow.throughput(Key.streams, "Continuation stream throughput", median(pair.streamRuns),
+                                          runs: pair.streamRuns.count)
+        streams.ratio = tcpThroughput > 0 ? (streams.value ?? 0) / tcpThroughput : nil
+        streams.target = "≥ 40% of TCP"
+        streams.pass = (streams.ratio ?? 0) >= 0.4
+        var found = BenchRow(key: Key.discovery, label: "Discovery of \(options.devices) devices (until the last pair)",
+                             unit: "ms", samples: 1)
+        found.value = discovery * 1000
+        found.target = "≤ 1 s"
+        found.pass = discovery <= 1
+        rows += [offer, resume, streams, found]
+        return BenchReport(build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
+                           iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
+                           streamRuns: options.streamRuns, rows: rows)
+    }
+
+    struct PairResult {
+        var offer = LatencySamples()
+        var continuation = LatencySamples()
+        var streamRuns: [Double] = []
+        /// Raw TCP throughput, measured alternately with the stream runs, so that both see the
+        /// same machine (a shared VM's speed drifts by tens of percent within minutes).
+        var floorRuns: [Double] = []
+        var payloadSize = 0
+    }
+
+    /// Offer propagation, continue and stream throughput between two devices.
+    static func measurePair(_ options: Options, progress: (String) -> Void) async throws -> PairResult {
+        let world = try BenchWorld(names: ["Bench Origin", "Bench Receiver"], ownEventLoops: true)
+        do {
+            let result = try await measurePair(world, options, progress: progress)
+            await world.shutdown()
+            return result
+        } catch {
+            await world.shutdown()
+            throw error
+        }
+    }
+
+    private static func measurePair(_ world: BenchWorld, _ options: Options, progress: (String) -> Void) async throws -> PairResult {
+        var result = PairResult()
+        try await world.start()
+        let origin = world.hosts[0], receiver = world.hosts[1]
+        let originID = origin.identity.id
+        let originProbe = BenchProbe(), receiverProbe = BenchProbe()
+        let originApp = origin.performAndWait { QueueBound(BenchApp(on: $0, probe: originProbe)) }
+        let receiverApp = receiver.performAndWait { QueueBound(BenchApp(on: $0, probe: receiverProbe)) }
+        guard await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.peers[originID] != nil } }) else {
+            throw BenchError("the two bench devices did not discover each other within 5 s")
+        }
+        let userInfo = payloadUserInfo(aimingAt: options.payloadBytes)
+
+        progress("offer propagation")
+        for _ in 0..<options.iterations {
+            try await Task.sleep(nanoseconds: UInt64(options.gap * 1e9))
+            let arrived = receiverProbe.arm(receiverProbe.offer)
+            let started = NIOLockedValueBox<UInt64>(0)
+            origin.perform { _ in
+                started.withLockedValue { $0 = BenchClock.now() }
+                try? originApp.value.becomeCurrent(userInfo: userInfo, streams: true)
+            }
+            guard let time = await arrived.wait(timeout: 5) else { throw BenchError("an offer did not reach the peer within 5 s") }
+            result.offer.append(time &- started.withLockedValue { $0 })
+        }
+
+        progress("continue")
+        for _ in 0..<options.iterations {
+            try await Task.sleep(nanoseconds: UInt64(options.gap * 1e9))
+            let (elapsed, restored) = try await continueOnce(receiver: receiver, probe: receiverProbe, origin: originID)
+            guard restored == userInfo else { throw BenchError("the restored userInfo differs from the origin's") }
+            result.continuation.append(elapsed)
+        }
+        result.payloadSize = receiver.performAndWait { $0.system.offers[originID]?.payloadSize ?? 0 }
+
+        progress("continuation stream throughput (alternating with the raw TCP floor)")
+        let chunk = [UInt8](repeating: 0xA5, count: StreamBridge.chunkSize)
+        for _ in 0..<options.streamRuns {
+            let bytes = options.streamBytes
+            result.floorRuns.append(try await onDedicatedThread("bench-tcp-throughput") { try FloorBench.tcpThroughput(bytes: bytes) })
+            _ = try await continueOnce(receiver: receiver, probe: receiverProbe, origin: originID)
+            let opened = receiverProbe.arm(receiverProbe.streams)
+            receiver.perform { _ in receiverApp.value.openStreams() }
+            guard let outcome = await opened.wait(timeout: 10) else { throw BenchError("streams did not open within 10 s") }
+            let streams = try outcome.get()
+            let finished = originProbe.arm(originProbe.streamEnd)
+            let start = BenchClock.now()
+            var sent = 0
+            while sent < options.streamBytes {
+                let size = min(chunk.count, options.streamBytes - sent)
+                try await streams.output.write(size == chunk.count ? chunk : Array(chunk[0..<size]))
+                sent += size
+            }
+            await streams.output.close()
+            guard let end = await finished.wait(timeout: 120) else { throw BenchError("the stream did not end within 120 s") }
+            guard end.error == nil, end.bytes == options.streamBytes else {
+                throw BenchError("the origin read \(end.bytes) of \(options.streamBytes) bytes: \(end.error ?? "")")
+            }
+            result.streamRuns.append(Double(options.streamBytes) / (Double(end.time - start) / 1e9) / 1e6)
+            for try await _ in streams.input {}
+        }
+        withExtendedLifetime((originApp, receiverApp)) {}
+        return result
+    }
+
+    /// The user chooses the origin's offer on the receiver; returns the time until the restoring
+    /// responder ran, and what it restored.
+    static func continueOnce(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID) async throws -> (UInt64, UserInfo) {
+        let restored = probe.arm(probe.restored)
+        let started = NIOLockedValueBox<UInt64>(0)
+        receiver.perform { device in
+            started.withLockedValue { $0 = BenchClock.now() }
+            device.chooseOffer(from: origin)
+        }
+        guard let done = await restored.wait(timeout: 10) else {
+            let state = receiver.performAndWait { $0.lifecycle.suffix(4).map { "\($0.kind) \($0.detail)" } }
+            throw BenchError("a continuation was not restored within 10 s (\(state.joined(separator: "; ")))")
+        }
+        return (done.time &- started.withLockedValue { $0 }, done.userInfo)
+    }
+
+    /// Starts `devices` devices at once; returns the seconds until every one had seen all others.
+    static func measureDiscovery(devices count: Int) async throws -> TimeInterval {
+        let world = try BenchWorld(names: (1...count).map { "Bench \($0)" })
+        let seenAll = NIOLockedValueBox<[UInt64]>([])
+        let complete = BenchSignal<Void>()
+        for host in world.hosts {
+            let done = NIOLockedValueBox(false)
+            host.onWork = { [unowned host] in
+                guard host.peers.count >= count - 1, !done.withLockedValue({ $0 }) else { return }
+                done.withLockedValue { $0 = true }
+                let now = BenchClock.now()
+                if seenAll.withLockedValue({ $0.append(now); return $0.count }) == count { complete.fulfil(()) }
+            }
+        }
+        let start = BenchClock.now()
+        do {
+            try await world.start()
+        } catch {
+            await world.shutdown()
+            throw error
+        }
+        let finished = await complete.wait(timeout: 10) != nil
+        let last = seenAll.withLockedValue { $0.max() }
+        let pairs = await world.hosts.asyncMap { host in host.performAndWait { _ in host.peers.count } }.reduce(0, +)
+        await world.shutdown()
+        guard finished, let last else {
+            throw BenchError("after 10 s only \(pairs) of \(count * (count - 1)) (device, peer) pairs had met")
+        }
+        return Double(last - start) / 1e9
+    }
+
+    /// A userInfo whose encoded payload is about `bytes` long.
+    static func payloadUserInfo(aimingAt bytes: Int) -> UserInfo {
+        let overhead = 150
+        let text = String(repeating: "handoff ", count: max(0, bytes - overhead) / 8)
+        return ["page": .integer(42), "scroll": .double(0.25), "text": .string(text)]
+    }
+
+    static func eventually(timeout: TimeInterval, _ condition: @Sendable () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+        return condition()
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+}
+
+extension Array where Element: Sendable {
+    fileprivate func asyncMap<T>(_ transform: (Element) async -> T) async -> [T] {
+        var result: [T] = []
+        for element in self { result.append(await transform(element)) }
+        return result
+    }
+}
+
+func formatBytes(_ bytes: Int) -> String {
+    bytes >= 1000 ? String(format: "%.1f KB", Double(bytes) / 1000) : "\(bytes) B"
+}

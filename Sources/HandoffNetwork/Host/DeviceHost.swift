@@ -1,0 +1,214 @@
+import Dispatch
+import Foundation
+import HandoffCore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// Runs one ``Device`` on its own serial queue (its run loop) and connects it to the network:
+/// discovery beacons over UDP, sessions over mutual TLS.
+///
+/// The device and everything installed on it are touched only on the host's queue: other
+/// threads (NIO's, stdin readers, stream tasks) hand work over with ``perform(_:)``. The queue
+/// sleeps until something happens or the next deadline (a coalesced save, a timeout, a beacon
+/// refresh, a peer falling silent): there is no polling.
+public final class DeviceHost: @unchecked Sendable {
+    public let identity: DeviceIdentity
+    public let options: NetworkOptions
+    let queue: DispatchQueue
+    /// Confined to `queue`.
+    let device: Device
+    let group: any EventLoopGroup
+    let security: SessionSecurity
+    let sealer: BeaconSealer
+    let bootIdentifier: UInt64
+    /// Confined to `queue`.
+    var schedule: BeaconSchedule
+    var beaconCounter: UInt64 = 0
+    var peers: [DeviceID: (info: PeerInfo, address: SocketAddress, lastSeen: Date)] = [:]
+    var timer: (any DispatchSourceTimer)?
+    var beaconChannel: BeaconChannel?
+    var server: SessionServer?
+    var transport: NetworkTransport?
+    private var stopped = false
+    /// Called on the queue after every piece of work (set it before ``start()``): the terminal
+    /// device uses it to wake its run loop and redraw.
+    public var onWork: (@Sendable () -> Void)?
+
+    /// Creates the host; the device is configured for the timing profile. Call ``start()`` next.
+    public convenience init(identity: DeviceIdentity, account: Account, store: AccountStore,
+                            options: NetworkOptions = NetworkOptions(),
+                            configuration: DeviceConfiguration = DeviceConfiguration()) throws {
+        try self.init(identity: identity, account: account, store: store, options: options, configuration: configuration,
+                      group: MultiThreadedEventLoopGroup.singleton)
+    }
+
+    /// A host whose sockets run on `group` (the bench gives each in-process device event loops of
+    /// its own, as separate processes have).
+    init(identity: DeviceIdentity, account: Account, store: AccountStore, options: NetworkOptions,
+         configuration: DeviceConfiguration, group: any EventLoopGroup) throws {
+        self.identity = identity
+        self.options = options
+        queue = DispatchQueue(label: "handoff.device.\(identity.name)")
+        self.group = group
+        security = try SessionSecurity(identity: identity, account: account, store: store)
+        sealer = BeaconSealer(accountKey: account.beaconKey)
+        bootIdentifier = UInt64(Date().timeIntervalSince1970 * 1000)
+        schedule = BeaconSchedule(profile: options.timing)
+        var configuration = configuration
+        configuration.offerLifetime = schedule.peerSilenceTimeout
+        device = Device(info: identity.peerInfo, configuration: configuration)
+    }
+
+    /// Binds the session server and the discovery channel and starts announcing this device.
+    public func start() async throws {
+        let server = try await SessionServer.start(host: self)
+        let channel = try await BeaconChannel.start(
+            on: group, options: BeaconChannel.Options(port: options.discoveryPort, lan: options.lan), sealer: sealer,
+            ownDevice: identity.id) { [weak self] beacon, address in
+                guard let self else { return }
+                self.perform { _ in self.received(beacon, from: address) }
+            }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.server = server
+                self.beaconChannel = channel
+                let transport = NetworkTransport(host: self)
+                self.transport = transport
+                self.device.transport = transport
+                self.schedule.change(to: .presence, at: Date())
+                self.afterWork()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// The TCP port this device's sessions listen on.
+    public var sessionPort: Int { server?.port ?? 0 }
+
+    /// The peers heard from recently, with when each was last heard. Call on the device's queue
+    /// (inside ``perform(_:)`` or ``performAndWait(_:)``).
+    public var nearbyPeers: [(info: PeerInfo, lastSeen: Date)] {
+        peers.values.map { ($0.info, $0.lastSeen) }.sorted { $0.info.name < $1.info.name }
+    }
+
+    /// Whether ``shutdown()`` has begun. Call on the device's queue.
+    public var isStopped: Bool { stopped }
+
+    /// What the discovery channel does (e.g. "loopback broadcast 127.255.255.255:47820").
+    public var discoveryMode: String { beaconChannel?.mode ?? "not started" }
+
+    public var beaconStatistics: BeaconStatistics? { beaconChannel?.statistics }
+
+    /// Runs `work` on the device's queue, then lets due deadlines and beacons happen.
+    public func perform(_ work: @escaping @Sendable (Device) -> Void) {
+        queue.async {
+            guard !self.stopped else { return }
+            work(self.device)
+            self.afterWork()
+        }
+    }
+
+    /// Runs `work` on the device's queue and waits for its result. Never call it from the queue.
+    ///
+    /// Due deadlines and beacons happen afterwards, as with ``perform(_:)``, but ``onWork`` is not
+    /// called: the caller already knows, and a run loop that renders with this must not wake itself.
+    public func performAndWait<T: Sendable>(_ work: @Sendable (Device) -> T) -> T {
+        queue.sync {
+            let result = work(device)
+            if !stopped, transport != nil { afterWork(notify: false) }
+            return result
+        }
+    }
+
+    /// Says goodbye to peers and closes every channel.
+    public func shutdown() async {
+        let channel: BeaconChannel? = await withCheckedContinuation { continuation in
+            queue.async {
+                self.stopped = true
+                self.timer?.cancel()
+                self.timer = nil
+                if let channel = self.beaconChannel {
+                    self.beaconCounter += 1
+                    channel.send(self.beacon(.leaving))
+                }
+                continuation.resume(returning: self.beaconChannel)
+            }
+        }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+        await channel?.close()
+        await server?.close()
+    }
+
+    // MARK: On the queue
+
+    func beacon(_ message: Beacon.Message) -> Beacon {
+        Beacon(device: identity.peerInfo, bootIdentifier: bootIdentifier, counter: beaconCounter, sentAt: Date(),
+               sessionPort: UInt16(clamping: sessionPort), message: message)
+    }
+
+    func received(_ beacon: Beacon, from address: SocketAddress) {
+        let id = beacon.device.id
+        if case .leaving = beacon.message {
+            peers[id] = nil
+            transport?.forget(id)
+            device.receiveGoodbye(from: id)
+            return
+        }
+        var sessionAddress = address
+        sessionAddress.port = Int(beacon.sessionPort)
+        // A newcomer (or a peer whose process restarted: its first beacon) may have missed this
+        // device's last beacon; answering now spares it the wait for the next refresh.
+        if peers[id] == nil || beacon.counter == 1 { schedule.replyToNewPeer(at: Date()) }
+        peers[id] = (beacon.device, sessionAddress, Date())
+        switch beacon.message {
+        case .advertisement(let advertisement):
+            device.receiveAdvertisement(advertisement, from: beacon.device)
+        case .goodbye, .presence:
+            if device.system.offers[id] != nil { device.receiveGoodbye(from: id) }
+        case .leaving:
+            break
+        }
+    }
+
+    func announce(_ message: Beacon.Message) {
+        schedule.change(to: message, at: Date())
+    }
+
+    /// Sends due beacons, drops silent peers, ticks the device and sleeps until the next deadline.
+    func afterWork(notify: Bool = true) {
+        let now = Date()
+        while let message = schedule.due(at: now) {
+            beaconCounter += 1
+            beaconChannel?.send(beacon(message))
+        }
+        for (id, peer) in peers where now.timeIntervalSince(peer.lastSeen) > schedule.peerSilenceTimeout {
+            peers[id] = nil
+            transport?.forget(id)
+        }
+        device.tick()
+        var wake = schedule.nextWake
+        if let deadline = device.system.nextDeadline { wake = min(wake ?? deadline, deadline) }
+        if let oldest = peers.values.map(\.lastSeen).min() {
+            let silence = oldest.addingTimeInterval(schedule.peerSilenceTimeout + 0.01)
+            wake = min(wake ?? silence, silence)
+        }
+        arm(at: wake)
+        if notify { onWork?() }
+    }
+
+    private func arm(at date: Date?) {
+        timer?.cancel()
+        timer = nil
+        guard let date, !stopped else { return }
+        let delay = max(0.001, date.timeIntervalSinceNow)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + delay, leeway: .milliseconds(1))
+        timer.setEventHandler { [weak self] in
+            guard let self, !self.stopped else { return }
+            self.afterWork()
+        }
+        timer.resume()
+        self.timer = timer
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import HandoffCore
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The ``DeviceTransport`` of a device on the real network. Called on the host's queue; every
+/// answer comes back through ``DeviceHost/perform(_:)``, never synchronously.
+final class NetworkTransport: DeviceTransport, @unchecked Sendable {
+    unowned let host: DeviceHost
+    /// Pooled sessions to peers, and payload fetches in flight (touched on the host's queue).
+    private var sessions: [DeviceID: PeerSession] = [:]
+    private var fetches: [ContinuationID: Task<Void, Never>] = [:]
+    /// Requests this device is serving, waiting for the device's answer (any thread).
+    private let serving = NIOLockedValueBox<[PayloadRequestID: CheckedContinuation<Result<Data, HandoffError>, Never>]>([:])
+    private let nextServe = NIOLockedValueBox<UInt64>(1)
+
+    init(host: DeviceHost) {
+        self.host = host
+    }
+
+    // MARK: DeviceTransport (on the host's queue)
+
+    func advertise(_ advertisement: Advertisement, from device: PeerInfo) {
+        host.announce(.advertisement(advertisement))
+    }
+
+    func withdraw(from device: PeerInfo) {
+        host.announce(.goodbye)
+    }
+
+    func requestPayload(_ continuation: ContinuationID, from peer: DeviceID, activityTypeHash: ActivityTypeHash) {
+        let host = self.host
+        guard let session = session(for: peer) else {
+            host.perform { device in
+                device.receivePayload(continuation, .failure(HandoffError(.connectionUnavailable,
+                    "no known address for \(peer): the device is not nearby")))
+            }
+            return
+        }
+        let security = host.security, group = host.group, options = host.options
+        let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
+        fetches[continuation] = Task {
+            let result: Result<Data, HandoffError>
+            do {
+                try await session.connectIfNeeded(security: security, group: group, options: options, hello: hello)
+                result = await session.requestPayload(activityTypeHash: activityTypeHash).map { Data($0) }
+            } catch {
+                result = .failure(HandoffError(.connectionUnavailable, "could not reach \(peer): \(error)"))
+            }
+            guard !Task.isCancelled else { return }
+            host.perform { device in device.receivePayload(continuation, result) }
+        }
+    }
+
+    func cancelPayloadRequest(_ continuation: ContinuationID, from peer: DeviceID) {
+        fetches.removeValue(forKey: continuation)?.cancel()
+    }
+
+    func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>) {
+        let waiting = serving.withLockedValue { $0.removeValue(forKey: request) }
+        waiting?.resume(returning: result)
+    }
+
+    func notifyContinued(_ activityIdentifier: UUID, to peer: DeviceID) {
+        guard let session = session(for: peer) else { return }
+        let security = host.security, group = host.group, options = host.options
+        let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
+        Task {
+            try? await session.connectIfNeeded(security: security, group: group, options: options, hello: hello)
+            try? await session.send(.continued(activityIdentifier: activityIdentifier))
+        }
+    }
+
+    func openContinuationStreams(to peer: DeviceID, token: Data,
+                                 completion: @escaping (Result<ContinuationStreams, any Error>) -> Void) {
+        let host = self.host
+        let callback = QueueBound(completion)
+        guard let address = host.peers[peer]?.address else {
+            host.perform { _ in callback.value(.failure(ContinuationStreamError.unavailable("\(peer) is not nearby"))) }
+            return
+        }
+        let security = host.security, group = host.group, options = host.options
+        let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
+        Task {
+            let result = await StreamClient.open(to: address, peer: peer, token: Array(token), hello: hello,
+                                                 security: security, group: group, options: options)
+            host.perform { _ in callback.value(result) }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The pooled session to `peer` (created on first use), if its address is known.
+    private func session(for peer: DeviceID) -> PeerSession? {
+        guard let address = host.peers[peer]?.address else { return nil }
+        if let existing = sessions[peer], existing.address == address { return existing }
+        let session = PeerSession(peer: peer, address: address)
+        sessions[peer] = session
+        return session
+    }
+
+    /// A peer left or fell silent: drop its pooled session.
+    func forget(_ peer: DeviceID) {
+        if let session = sessions.removeValue(forKey: peer) {
+            Task { await session.close() }
+        }
+    }
+
+    /// Serves a payload request that arrived on a session (any thread): asks the device on its
+    /// queue and waits for its answer.
+    func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, timeout: TimeInterval) async -> Result<Data, HandoffError> {
+        let request = PayloadRequestID(rawValue: nextServe.withLockedValue { value in
+            defer { value += 1 }
+            return value
+        })
+        let host = self.host
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, HandoffError>, Never>) in
+            serving.withLockedValue { $0[request] = continuation }
+            host.perform { device in device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash) }
+            // The origin app gets a bounded time to save, as Apple's daemon gives its clients.
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                let late = self.serving.withLockedValue { $0.removeValue(forKey: request) }
+                late?.resume(returning: .failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")))
+            }
+        }
+        return result
+    }
+}
+
+/// A value that is only ever used on the device's queue, carried through `Sendable` closures.
+struct QueueBound<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

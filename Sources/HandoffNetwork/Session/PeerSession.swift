@@ -1,0 +1,152 @@
+import Foundation
+import HandoffCore
+import NIOCore
+
+/// A pooled, authenticated connection to one peer for payload requests and notifications.
+///
+/// Requests are multiplexed by identifier; when the connection closes, every waiting request
+/// fails with 4609 (connection unavailable), so nothing hangs.
+actor PeerSession {
+    let peer: DeviceID
+    let address: SocketAddress
+    private var outbound: NIOAsyncChannelOutboundWriter<SessionFrame>?
+    private var pending: [UInt64: CheckedContinuation<Result<[UInt8], HandoffError>, Never>] = [:]
+    private var nextRequest: UInt64 = 1
+    private(set) var isClosed = false
+
+    init(peer: DeviceID, address: SocketAddress) {
+        self.peer = peer
+        self.address = address
+    }
+
+    private var connecting: Task<Void, any Error>?
+    private var channel: SessionChannel?
+
+    /// Connects (TLS, peer check, hello) unless already connected; concurrent callers share one attempt.
+    func connectIfNeeded(security: SessionSecurity, group: any EventLoopGroup, options: NetworkOptions,
+                         hello: SessionFrame) async throws {
+        if outbound != nil, !isClosed { return }
+        if let connecting {
+            try await connecting.value
+            return
+        }
+        isClosed = false
+        let peer = self.peer, address = self.address
+        let attempt = Task {
+            let channel = try await SessionPipeline.connect(
+                to: address, expecting: peer, security: security, group: group,
+                timeout: options.connectTimeout, maximumFrameLength: options.maximumFrameLength)
+            try await self.run(channel, hello: hello, timeout: options.connectTimeout)
+        }
+        connecting = attempt
+        defer { connecting = nil }
+        try await attempt.value
+        guard outbound != nil else { throw SessionError.closed }
+    }
+
+    /// Serves `channel` in a task; returns once the peer has greeted this device.
+    ///
+    /// In TLS 1.3 the client's handshake completes before the server has checked the client's
+    /// certificate, so a finished handshake alone does not mean the peer accepted this device
+    /// (it may have been revoked): the session counts as established only when the server's
+    /// `hello` arrives, within the connect timeout.
+    private func run(_ channel: SessionChannel, hello: SessionFrame, timeout: TimeInterval) async throws {
+        self.channel = channel
+        let (ready, readySignal) = AsyncStream<Bool>.makeStream()
+        Task {
+            do {
+                try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(hello)
+                    var iterator = inbound.makeAsyncIterator()
+                    guard case .hello? = try await iterator.next() else {
+                        readySignal.yield(false)
+                        return
+                    }
+                    self.attach(outbound)
+                    readySignal.yield(true)
+                    readySignal.finish()
+                    while let frame = try await iterator.next() { self.received(frame) }
+                }
+            } catch {}
+            readySignal.yield(false)
+            readySignal.finish()
+            self.closed()
+        }
+        let greeted: Bool
+        do {
+            greeted = try await withDeadline(timeout, "greeting from \(peer)") {
+                for await value in ready { return value }
+                return false
+            }
+        } catch {
+            try? await channel.channel.close()
+            throw error
+        }
+        guard greeted else {
+            try? await channel.channel.close()
+            throw SessionError.untrustedPeer("\(peer) closed the session without greeting: it did not accept this device's certificate")
+        }
+    }
+
+    /// Closes the connection; waiting requests fail with 4609.
+    func close() async {
+        try? await channel?.channel.close()
+        closed()
+    }
+
+    private func attach(_ writer: NIOAsyncChannelOutboundWriter<SessionFrame>) { outbound = writer }
+
+    /// Asks the peer for the payload of its advertised activity.
+    func requestPayload(activityTypeHash: ActivityTypeHash) async -> Result<[UInt8], HandoffError> {
+        guard !isClosed, let outbound else {
+            return .failure(HandoffError(.connectionUnavailable, "the connection to the origin is closed"))
+        }
+        let id = nextRequest
+        nextRequest += 1
+        return await withCheckedContinuation { continuation in
+            pending[id] = continuation
+            Task {
+                do {
+                    try await outbound.write(.payloadRequest(id: id, activityTypeHash: activityTypeHash))
+                } catch {
+                    self.finish(id, .failure(HandoffError(.connectionUnavailable, "could not send the request: \(error)")))
+                }
+            }
+        }
+    }
+
+    /// Forgets a request the device gave up on.
+    func abandon(all reason: String) {
+        for id in pending.keys { finish(id, .failure(HandoffError(.userCancelled, reason))) }
+    }
+
+    func send(_ frame: SessionFrame) async throws {
+        guard !isClosed, let outbound else { throw SessionError.closed }
+        try await outbound.write(frame)
+    }
+
+    private func received(_ frame: SessionFrame) {
+        switch frame {
+        case .payloadResponse(let id, let payload):
+            finish(id, .success(payload))
+        case .payloadError(let id, let code, let reason):
+            finish(id, .failure(HandoffError(code, reason)))
+        default:
+            break
+        }
+    }
+
+    private func finish(_ id: UInt64, _ result: Result<[UInt8], HandoffError>) {
+        pending.removeValue(forKey: id)?.resume(returning: result)
+    }
+
+    private func closed() {
+        isClosed = true
+        outbound = nil
+        let waiting = pending
+        pending = [:]
+        for continuation in waiting.values {
+            continuation.resume(returning: .failure(HandoffError(.connectionUnavailable, "the connection to the origin was lost during the fetch")))
+        }
+    }
+}

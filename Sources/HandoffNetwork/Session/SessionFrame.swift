@@ -1,0 +1,198 @@
+import Foundation
+import HandoffCore
+import NIOCore
+
+/// One message of a session between two devices, after the TLS handshake.
+///
+/// On the wire (see docs/wire.md, "Sessions"): a 4-byte big-endian length of what follows, then a
+/// version byte, a type byte and the body. Decoding treats its input as hostile: the length is
+/// bounded, every body is checked for size, and anything malformed is a typed error.
+public enum SessionFrame: Sendable, Hashable {
+    /// Who this side is (the device ID itself is proven by the TLS certificate, not by this frame).
+    case hello(name: String, kind: PeerInfo.Kind)
+    case payloadRequest(id: UInt64, activityTypeHash: ActivityTypeHash)
+    case payloadResponse(id: UInt64, payload: [UInt8])
+    case payloadError(id: UInt64, code: HandoffError.Code, reason: String)
+    case continued(activityIdentifier: UUID)
+    case streamOpen(token: [UInt8])
+    case streamAccepted
+    case streamRefused(reason: String)
+    case streamData(ByteBuffer)
+    case streamEnd
+    case streamFailed(reason: String)
+
+    enum Kind: UInt8 {
+        case hello = 1, payloadRequest, payloadResponse, payloadError, continued
+        case streamOpen, streamAccepted, streamRefused, streamData, streamEnd, streamFailed
+    }
+}
+
+/// A session frame that could not be decoded.
+public struct SessionFrameError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public var description: String { "bad session frame: \(message)" }
+    init(_ message: String) { self.message = message }
+}
+
+/// Decodes length-prefixed session frames, refusing frames longer than `maximumFrameLength`.
+public struct SessionFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = SessionFrame
+    public let maximumFrameLength: Int
+
+    public init(maximumFrameLength: Int = 8 << 20) {
+        self.maximumFrameLength = maximumFrameLength
+    }
+
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
+        guard length >= 2 else { throw SessionFrameError("frame of \(length) bytes is shorter than its header") }
+        guard Int(length) <= maximumFrameLength else {
+            throw SessionFrameError("frame of \(length) bytes exceeds the \(maximumFrameLength)-byte limit")
+        }
+        guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
+        buffer.moveReaderIndex(forwardBy: 4)
+        guard var body = buffer.readSlice(length: Int(length)) else { return .needMoreData }
+        context.fireChannelRead(wrapInboundOut(try Self.decodeBody(&body)))
+        return .continue
+    }
+
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        return .needMoreData
+    }
+
+    /// Decodes one frame body (version, type and the rest).
+    public static func decodeBody(_ body: inout ByteBuffer) throws -> SessionFrame {
+        guard let version = body.readInteger(as: UInt8.self), let rawKind = body.readInteger(as: UInt8.self) else {
+            throw SessionFrameError("missing version or type")
+        }
+        guard version == HandoffNetwork.protocolVersion else {
+            throw SessionFrameError("unsupported version \(version) (this device speaks \(HandoffNetwork.protocolVersion))")
+        }
+        guard let kind = SessionFrame.Kind(rawValue: rawKind) else { throw SessionFrameError("unknown type \(rawKind)") }
+        func string(_ what: String, limit: Int) throws -> String {
+            guard body.readableBytes <= limit else { throw SessionFrameError("\(what) longer than \(limit) bytes") }
+            guard let text = body.readString(length: body.readableBytes) else { throw SessionFrameError("\(what) is not UTF-8") }
+            return text
+        }
+        func end() throws {
+            guard body.readableBytes == 0 else { throw SessionFrameError("\(body.readableBytes) trailing bytes in a \(kind) frame") }
+        }
+        switch kind {
+        case .hello:
+            guard let kindByte = body.readInteger(as: UInt8.self), let nameLength = body.readInteger(as: UInt8.self),
+                  let name = body.readString(length: Int(nameLength))
+            else { throw SessionFrameError("truncated hello") }
+            let kinds = PeerInfo.Kind.allCases
+            guard Int(kindByte) < kinds.count else { throw SessionFrameError("unknown device kind \(kindByte)") }
+            try end()
+            return .hello(name: name, kind: kinds[Int(kindByte)])
+        case .payloadRequest:
+            guard let id = body.readInteger(as: UInt64.self), let hash = body.readBytes(length: 7) else {
+                throw SessionFrameError("truncated payload request")
+            }
+            try end()
+            return .payloadRequest(id: id, activityTypeHash: ActivityTypeHash(bytes: hash))
+        case .payloadResponse:
+            guard let id = body.readInteger(as: UInt64.self) else { throw SessionFrameError("truncated payload response") }
+            return .payloadResponse(id: id, payload: body.readBytes(length: body.readableBytes) ?? [])
+        case .payloadError:
+            guard let id = body.readInteger(as: UInt64.self), let rawCode = body.readInteger(as: UInt16.self) else {
+                throw SessionFrameError("truncated payload error")
+            }
+            guard let code = HandoffError.Code(rawValue: Int(rawCode)) else { throw SessionFrameError("unknown error code \(rawCode)") }
+            return .payloadError(id: id, code: code, reason: try string("error reason", limit: 1024))
+        case .continued:
+            guard let bytes = body.readBytes(length: 16) else { throw SessionFrameError("truncated continued") }
+            try end()
+            let uuid = bytes.withUnsafeBytes { raw in UUID(uuid: raw.loadUnaligned(as: uuid_t.self)) }
+            return .continued(activityIdentifier: uuid)
+        case .streamOpen:
+            guard (1...64).contains(body.readableBytes), let token = body.readBytes(length: body.readableBytes) else {
+                throw SessionFrameError("stream token must be 1 to 64 bytes")
+            }
+            return .streamOpen(token: token)
+        case .streamAccepted:
+            try end()
+            return .streamAccepted
+        case .streamRefused:
+            return .streamRefused(reason: try string("refusal reason", limit: 1024))
+        case .streamData:
+            return .streamData(body.readSlice(length: body.readableBytes) ?? ByteBuffer())
+        case .streamEnd:
+            try end()
+            return .streamEnd
+        case .streamFailed:
+            return .streamFailed(reason: try string("failure reason", limit: 1024))
+        }
+    }
+}
+
+/// Encodes session frames with their length prefix.
+public struct SessionFrameEncoder: MessageToByteEncoder {
+    public typealias OutboundIn = SessionFrame
+
+    public init() {}
+
+    public func encode(data frame: SessionFrame, out: inout ByteBuffer) throws {
+        let start = out.writerIndex
+        out.writeInteger(UInt32(0))
+        out.writeInteger(HandoffNetwork.protocolVersion)
+        switch frame {
+        case .hello(let name, let kind):
+            out.writeInteger(SessionFrame.Kind.hello.rawValue)
+            out.writeInteger(UInt8(PeerInfo.Kind.allCases.firstIndex(of: kind) ?? 0))
+            let bytes = Array(Self.truncated(name, maximumBytes: 255).utf8)
+            out.writeInteger(UInt8(bytes.count))
+            out.writeBytes(bytes)
+        case .payloadRequest(let id, let hash):
+            out.writeInteger(SessionFrame.Kind.payloadRequest.rawValue)
+            out.writeInteger(id)
+            out.writeBytes(hash.bytes.count == 7 ? hash.bytes : Array(repeating: 0, count: 7))
+        case .payloadResponse(let id, let payload):
+            out.writeInteger(SessionFrame.Kind.payloadResponse.rawValue)
+            out.writeInteger(id)
+            out.writeBytes(payload)
+        case .payloadError(let id, let code, let reason):
+            out.writeInteger(SessionFrame.Kind.payloadError.rawValue)
+            out.writeInteger(id)
+            out.writeInteger(UInt16(code.rawValue))
+            out.writeString(Self.truncated(reason, maximumBytes: 1024))
+        case .continued(let uuid):
+            out.writeInteger(SessionFrame.Kind.continued.rawValue)
+            _ = withUnsafeBytes(of: uuid.uuid) { out.writeBytes($0) }
+        case .streamOpen(let token):
+            out.writeInteger(SessionFrame.Kind.streamOpen.rawValue)
+            out.writeBytes(token)
+        case .streamAccepted:
+            out.writeInteger(SessionFrame.Kind.streamAccepted.rawValue)
+        case .streamRefused(let reason):
+            out.writeInteger(SessionFrame.Kind.streamRefused.rawValue)
+            out.writeString(Self.truncated(reason, maximumBytes: 1024))
+        case .streamData(let data):
+            out.writeInteger(SessionFrame.Kind.streamData.rawValue)
+            var copy = data
+            out.writeBuffer(&copy)
+        case .streamEnd:
+            out.writeInteger(SessionFrame.Kind.streamEnd.rawValue)
+        case .streamFailed(let reason):
+            out.writeInteger(SessionFrame.Kind.streamFailed.rawValue)
+            out.writeString(Self.truncated(reason, maximumBytes: 1024))
+        }
+        out.setInteger(UInt32(out.writerIndex - start - 4), at: start)
+    }
+
+    /// `text` cut at a character boundary so that its UTF-8 form fits in `maximumBytes`.
+    static func truncated(_ text: String, maximumBytes: Int) -> String {
+        guard text.utf8.count > maximumBytes else { return text }
+        var result = ""
+        var count = 0
+        for character in text {
+            let size = character.utf8.count
+            if count + size > maximumBytes { break }
+            result.append(character)
+            count += size
+        }
+        return result
+    }
+}

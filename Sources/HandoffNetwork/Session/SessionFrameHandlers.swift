@@ -1,0 +1,114 @@
+import NIOCore
+
+/// The inbound half of a session pipeline: turns the byte stream into ``SessionFrame``s.
+///
+/// Same wire format and checks as ``SessionFrameDecoder`` (the length is bounded before any body
+/// byte is kept, then ``SessionFrameDecoder/decodeBody(_:)`` checks the body), but it never keeps
+/// the buffers it is given: each frame's body is copied once into a buffer of exactly its length,
+/// and the decoded frame (a `streamData` slice, say) owns that buffer alone. A cumulation buffer
+/// shared with frames still in use would be copied again on every append (copy-on-write), and the
+/// TLS handler's read buffer would be reallocated on every record; at stream rates those copies
+/// cost more than the decryption.
+///
+/// A malformed frame fires the error and closes the connection; later bytes are ignored.
+final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = SessionFrame
+
+    private let maximumFrameLength: Int
+    /// The length prefix being read (at most 4 bytes).
+    private var prefix: [UInt8] = []
+    /// The body being collected, once its length is known.
+    private var body: ByteBuffer?
+    private var bodyLength = 0
+    private var failed = false
+
+    init(maximumFrameLength: Int) {
+        self.maximumFrameLength = maximumFrameLength
+        prefix.reserveCapacity(4)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
+        var input = unwrapInboundIn(data)
+        while input.readableBytes > 0 {
+            if body == nil {
+                while prefix.count < 4, let byte = input.readInteger(as: UInt8.self) { prefix.append(byte) }
+                guard prefix.count == 4 else { return }
+                let length = prefix.withUnsafeBytes { Int(UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self))) }
+                prefix.removeAll(keepingCapacity: true)
+                guard length >= 2 else {
+                    return fail(context, SessionFrameError("frame of \(length) bytes is shorter than its header"))
+                }
+                guard length <= maximumFrameLength else {
+                    return fail(context, SessionFrameError("frame of \(length) bytes exceeds the \(maximumFrameLength)-byte limit"))
+                }
+                body = context.channel.allocator.buffer(capacity: length)
+                bodyLength = length
+            }
+            guard var collected = body else { return }
+            body = nil  // keeps `collected` uniquely referenced, so appending never copies it
+            var part = input.readSlice(length: min(bodyLength - collected.readableBytes, input.readableBytes))!
+            collected.writeBuffer(&part)
+            guard collected.readableBytes == bodyLength else {
+                body = collected
+                return
+            }
+            guard deliver(context, &collected) else { return }
+        }
+    }
+
+    /// Decodes a complete body and passes the frame on; false if the connection failed.
+    private func deliver(_ context: ChannelHandlerContext, _ body: inout ByteBuffer) -> Bool {
+        let frame: SessionFrame
+        do {
+            frame = try SessionFrameDecoder.decodeBody(&body)
+        } catch {
+            fail(context, error)
+            return false
+        }
+        context.fireChannelRead(wrapInboundOut(frame))
+        return !failed
+    }
+
+    private func fail(_ context: ChannelHandlerContext, _ error: any Error) {
+        failed = true
+        body = nil
+        context.fireErrorCaught(error)
+        context.close(promise: nil)
+    }
+}
+
+/// The outbound half of a session pipeline: writes ``SessionFrame``s with ``SessionFrameEncoder``,
+/// except that a `streamData` frame's bytes are passed on as they are, after a separate 6-byte
+/// header, instead of being copied behind the header into a new buffer.
+final class SessionFrameWriter: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = SessionFrame
+    typealias OutboundOut = ByteBuffer
+
+    /// Below this, copying the data behind the header is cheaper than a second write.
+    static let separateHeaderThreshold = 1024
+
+    private let encoder = SessionFrameEncoder()
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let frame = unwrapOutboundIn(data)
+        if case .streamData(let bytes) = frame, bytes.readableBytes >= Self.separateHeaderThreshold {
+            var header = context.channel.allocator.buffer(capacity: 6)
+            header.writeInteger(UInt32(bytes.readableBytes + 2))
+            header.writeInteger(HandoffNetwork.protocolVersion)
+            header.writeInteger(SessionFrame.Kind.streamData.rawValue)
+            context.write(wrapOutboundOut(header), promise: nil)
+            context.write(wrapOutboundOut(bytes), promise: promise)
+            return
+        }
+        var out = context.channel.allocator.buffer(capacity: 64)
+        do {
+            try encoder.encode(data: frame, out: &out)
+        } catch {
+            promise?.fail(error)
+            return
+        }
+        context.write(wrapOutboundOut(out), promise: promise)
+    }
+}

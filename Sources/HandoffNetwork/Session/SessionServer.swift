@@ -1,0 +1,151 @@
+import Foundation
+import HandoffCore
+import NIOCore
+import NIOPosix
+
+/// Accepts sessions from peers of the account: payload requests, continued notifications and
+/// continuation streams.
+final class SessionServer: Sendable {
+    let port: Int
+    private let channel: NIOAsyncChannel<(SessionChannel, EventLoopFuture<Void>), Never>
+    private let task: Task<Void, Never>
+
+    private init(port: Int, channel: NIOAsyncChannel<(SessionChannel, EventLoopFuture<Void>), Never>, task: Task<Void, Never>) {
+        self.port = port
+        self.channel = channel
+        self.task = task
+    }
+
+    static func start(host: DeviceHost) async throws -> SessionServer {
+        let security = host.security
+        let maximum = host.options.maximumFrameLength
+        let server = try await ServerBootstrap(group: host.group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
+            .bind(host: host.options.sessionBindHost, port: 0) { child in
+                SessionPipeline.configure(child, tls: security.serverContext, server: true, maximumFrameLength: maximum)
+            }
+        let port = server.channel.localAddress?.port ?? 0
+        let task = Task<Void, Never> {
+            _ = try? await server.executeThenClose { connections in
+                await withDiscardingTaskGroup { group in
+                    do {
+                        for try await (connection, handshake) in connections {
+                            group.addTask { await serve(connection, handshake: handshake, host: host) }
+                        }
+                    } catch {}
+                }
+            }
+        }
+        return SessionServer(port: port, channel: server, task: task)
+    }
+
+    func close() async {
+        try? await channel.channel.close()
+        task.cancel()
+    }
+
+    /// One accepted connection: authenticate, then answer frames until it closes.
+    private static func serve(_ connection: SessionChannel, handshake: EventLoopFuture<Void>, host: DeviceHost) async {
+        let peerID: DeviceID
+        do {
+            try await withDeadline(host.options.connectTimeout, "TLS handshake") { try await handshake.get() }
+            peerID = try host.security.verify(try await connection.channel.nioSSL_peerCertificate().get())
+        } catch {
+            await SessionPipeline.discard(connection)
+            return
+        }
+        let identity = host.identity
+        try? await connection.executeThenClose { inbound, outbound in
+            var peer = PeerInfo(id: peerID, name: peerID.rawValue, kind: .phone)
+            try await outbound.write(.hello(name: identity.name, kind: identity.kind))
+            var iterator = inbound.makeAsyncIterator()
+            while let frame = try await iterator.next() {
+                switch frame {
+                case .hello(let name, let kind):
+                    peer = PeerInfo(id: peerID, name: name, kind: kind)
+                case .payloadRequest(let id, let hash):
+                    let result = await host.transport?.servePayload(from: peer, activityTypeHash: hash, timeout: 2)
+                        ?? .failure(HandoffError(.handoffFailed, "the device is shutting down"))
+                    switch result {
+                    case .success(let data): try await outbound.write(.payloadResponse(id: id, payload: Array(data)))
+                    case .failure(let error): try await outbound.write(.payloadError(id: id, code: error.code, reason: error.reason))
+                    }
+                case .continued(let activityIdentifier):
+                    let from = peer
+                    host.perform { device in device.receiveContinued(activityIdentifier, by: from) }
+                case .streamOpen(let token):
+                    let from = peerID
+                    let accepted: Result<ContinuationStreams, ContinuationStreamError> = await withCheckedContinuation { continuation in
+                        host.perform { device in
+                            continuation.resume(returning: device.acceptContinuationStreams(token: Data(token), from: from))
+                        }
+                    }
+                    switch accepted {
+                    case .failure(let error):
+                        try await outbound.write(.streamRefused(reason: "\(error)"))
+                    case .success(let streams):
+                        try await outbound.write(.streamAccepted)
+                        // `streams` is the continuing app's end as the origin sees it: what arrives on
+                        // the socket is written into it, and what the origin writes is read from it.
+                        await StreamBridge.run(inbound: iterator, outbound: outbound, toApp: streams.output, fromApp: streams.input)
+                    }
+                    return
+                default:
+                    try await outbound.write(.streamFailed(reason: "unexpected frame"))
+                    return
+                }
+            }
+        }
+    }
+}
+
+/// The continuing side of continuation streams: a separate connection bound to one token.
+enum StreamClient {
+    static func open(to address: SocketAddress, peer: DeviceID, token: [UInt8], hello: SessionFrame, security: SessionSecurity,
+                     group: any EventLoopGroup, options: NetworkOptions) async -> Result<ContinuationStreams, any Error> {
+        let channel: SessionChannel
+        do {
+            channel = try await SessionPipeline.connect(to: address, expecting: peer, security: security, group: group,
+                                                        timeout: options.connectTimeout, maximumFrameLength: options.maximumFrameLength)
+        } catch {
+            return .failure(ContinuationStreamError.unavailable("could not connect to \(peer): \(error)"))
+        }
+        let (opened, openedSignal) = AsyncStream<Result<ContinuationStreams, any Error>>.makeStream()
+        Task {
+            do {
+                try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(hello)
+                    try await outbound.write(.streamOpen(token: token))
+                    var iterator = inbound.makeAsyncIterator()
+                    while let frame = try await iterator.next() {
+                        switch frame {
+                        case .hello:
+                            continue
+                        case .streamRefused(let reason):
+                            openedSignal.yield(.failure(ContinuationStreamError.refused(reason)))
+                            return
+                        case .streamAccepted:
+                            let (appInput, toApp) = ContinuationStreams.makeInput()
+                            let (fromApp, appOutput) = ContinuationStreams.makeInput()
+                            openedSignal.yield(.success(ContinuationStreams(input: appInput, output: ContinuationOutputStream(sink: appOutput))))
+                            await StreamBridge.run(inbound: iterator, outbound: outbound,
+                                                   toApp: ContinuationOutputStream(sink: toApp), fromApp: fromApp)
+                            return
+                        default:
+                            openedSignal.yield(.failure(ContinuationStreamError.unavailable("unexpected answer to the stream request")))
+                            return
+                        }
+                    }
+                    openedSignal.yield(.failure(ContinuationStreamError.unavailable("the origin closed the connection")))
+                }
+            } catch {
+                openedSignal.yield(.failure(ContinuationStreamError.unavailable("\(error)")))
+            }
+            openedSignal.finish()
+        }
+        for await result in opened { return result }
+        return .failure(ContinuationStreamError.unavailable("the stream connection closed"))
+    }
+}

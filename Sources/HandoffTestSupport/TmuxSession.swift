@@ -1,0 +1,311 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private tmux server for end-to-end tests of full-screen programs: start programs in panes,
+/// type into them, read their screens, resize them, signal them.
+///
+/// Each session has its own server (`-S` socket in a fresh temporary directory, no config file),
+/// killed and removed by ``close()`` or deinit, so a failing test leaves nothing behind.
+/// tmux is run with `posix_spawn` (empty signal mask, default dispositions, output to a file):
+/// Foundation's `Process` with a `Pipe` hangs, because the tmux server inherits the pipe.
+///
+/// ```swift
+/// guard let tmux = try TmuxSession(command: probe.path) else { return }   // no tmux: skip
+/// try tmux.waitFor(matching: "size=80x24")
+/// try tmux.sendKeys("Down", "Enter")
+/// try tmux.waitFor("the selection moved") { $0.contains("> Paris") }
+/// ```
+public final class TmuxSession {
+    /// Why a tmux command or a wait failed; the description includes the screen, if any.
+    public struct Failure: Error, CustomStringConvertible {
+        public var message: String
+        public var screen: String?
+
+        public init(_ message: String, screen: String? = nil) {
+            self.message = message
+            self.screen = screen
+        }
+
+        public var description: String {
+            guard let screen else { return message }
+            return "\(message)\nscreen:\n>>>>\n\(screen)\n<<<<"
+        }
+    }
+
+    /// The tmux executable on `PATH`, or nil when tmux is not installed.
+    public static let tmuxPath: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/tmux"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }()
+
+    /// Whether tmux is installed (use it to skip end-to-end tests: `.enabled(if: TmuxSession.isAvailable)`).
+    public static var isAvailable: Bool { tmuxPath != nil }
+
+    /// The temporary directory holding the socket (and free for the test's own files).
+    public let directory: String
+    /// The session's name.
+    public let name = "e2e"
+    /// The pane the session started with (a tmux pane id such as `%0`).
+    public let mainPane: String
+    private let tmux: String
+    private let socket: String
+    private let environment: [String]
+    private var commandCount = 0
+    private var isClosed = false
+
+    /// Starts a server with one session of `width` x `height` cells running `command` (a shell
+    /// command line). Panes get `LANG=C.UTF-8` and `TERM=tmux-256color` plus `environment`
+    /// (which may override them; add `NO_COLOR=1` to test monochrome).
+    /// Returns nil when tmux is not installed.
+    public init?(width: Int = 80, height: Int = 24, environment: [String: String] = [:], command: String) throws {
+        guard let tmux = Self.tmuxPath else { return nil }
+        self.tmux = tmux
+        var template = Array("/tmp/handoff-tmux.XXXXXX".utf8CString)
+        guard let created = mkdtemp(&template) else { throw Failure("mkdtemp failed: errno \(errno)") }
+        directory = String(cString: created)
+        socket = directory + "/socket"
+
+        // The server's own environment: ours, less anything tied to an outer tmux or terminal.
+        var inherited = ProcessInfo.processInfo.environment
+        for name in ["TMUX", "TMUX_PANE", "NO_COLOR", "COLUMNS", "LINES", "LC_ALL"] { inherited[name] = nil }
+        inherited["LANG"] = "C.UTF-8"
+        let serverEnvironment = inherited.map { "\($0.key)=\($0.value)" }
+        self.environment = serverEnvironment
+
+        var paneEnvironment = ["LANG": "C.UTF-8", "TERM": "tmux-256color"]
+        paneEnvironment.merge(environment) { $1 }
+        var arguments = ["new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), "-P", "-F", "#{pane_id}"]
+        for (key, value) in paneEnvironment.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(key)=\(value)"] }
+        arguments.append(command)
+        do {
+            mainPane = try Self.firstLine(of: Self.run(tmux, socket: socket, environment: serverEnvironment,
+                                                       directory: directory, index: 0, arguments))
+        } catch {
+            _ = try? Self.run(tmux, socket: socket, environment: serverEnvironment, directory: directory, index: 1, ["kill-server"])
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Kills the server (and the programs in its panes) and removes the temporary directory.
+    /// Idempotent.
+    public func close() {
+        guard !isClosed else { return }
+        _ = try? run(["kill-server"])
+        isClosed = true
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // MARK: Commands
+
+    /// Runs a tmux command on this server and returns its standard output.
+    @discardableResult
+    public func run(_ arguments: [String]) throws -> String {
+        guard !isClosed else { throw Failure("the tmux session is closed") }
+        commandCount += 1
+        return try Self.run(tmux, socket: socket, environment: environment, directory: directory,
+                            index: commandCount, arguments)
+    }
+
+    /// Sends named keys (`"Up"`, `"Enter"`, `"C-c"`, `"F5"`, `"BTab"`, ...) to `pane` (default:
+    /// the main pane). Plain words are typed too, but use ``sendText(_:to:)`` for text.
+    public func sendKeys(_ keys: String..., to pane: String? = nil) throws {
+        try run(["send-keys", "-t", pane ?? mainPane] + keys)
+    }
+
+    /// Types `text` literally (UTF-8 included) into `pane`.
+    public func sendText(_ text: String, to pane: String? = nil) throws {
+        try run(["send-keys", "-t", pane ?? mainPane, "-l", text])
+    }
+
+    /// The visible screen of `pane`, one line per row, trailing blanks trimmed. With `colors`,
+    /// SGR escape sequences are kept (`capture-pane -e`).
+    public func capture(_ pane: String? = nil, colors: Bool = false) throws -> String {
+        try run(["capture-pane", "-p"] + (colors ? ["-e"] : []) + ["-t", pane ?? mainPane])
+    }
+
+    /// Polls the screen of `pane` every 25 ms until `predicate` accepts it, and returns that
+    /// screen; throws after `timeout`, with the last screen in the error.
+    @discardableResult
+    public func waitFor(_ description: String, in pane: String? = nil, colors: Bool = false,
+                        timeout: Duration = .seconds(5), until predicate: (String) throws -> Bool) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let screen = try capture(pane, colors: colors)
+            if try predicate(screen) { return screen }
+            if ContinuousClock.now >= deadline {
+                throw Failure("timed out after \(timeout) waiting for \(description) in pane \(pane ?? mainPane)", screen: screen)
+            }
+            usleep(25_000)
+        }
+    }
+
+    /// Waits until the screen of `pane` contains a match for the regular expression `pattern`.
+    @discardableResult
+    public func waitFor(matching pattern: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
+        let regex = try Regex(pattern)
+        return try waitFor("/\(pattern)/", in: pane, timeout: timeout) { $0.contains(regex) }
+    }
+
+    /// Resizes the session's window (the programs in it get SIGWINCH).
+    public func resizeWindow(width: Int, height: Int) throws {
+        try run(["resize-window", "-t", name, "-x", String(width), "-y", String(height)])
+    }
+
+    /// Splits the pane (side by side when `horizontal`) to run `command`; returns the new pane.
+    public func splitWindow(horizontal: Bool = true, of pane: String? = nil, command: String) throws -> String {
+        try Self.firstLine(of: run(["split-window", horizontal ? "-h" : "-v", "-t", pane ?? mainPane,
+                                    "-P", "-F", "#{pane_id}", command]))
+    }
+
+    /// Opens a new window running `command`; returns its pane.
+    public func newWindow(command: String) throws -> String {
+        try Self.firstLine(of: run(["new-window", "-t", name, "-P", "-F", "#{pane_id}", command]))
+    }
+
+    // MARK: Processes
+
+    /// The pid of the process tmux started in `pane` (often a shell).
+    public func panePID(_ pane: String? = nil) throws -> pid_t {
+        let text = try Self.firstLine(of: run(["display-message", "-p", "-t", pane ?? mainPane, "#{pane_pid}"]))
+        guard let pid = pid_t(text) else { throw Failure("no pane pid in '\(text)'") }
+        return pid
+    }
+
+    /// The pid of the process named `name` (as in `/proc/PID/comm`, at most 15 characters) in
+    /// `pane`: the pane's own process or one of its descendants. Nil when there is none.
+    public func programPID(named name: String, in pane: String? = nil) throws -> pid_t? {
+        let root = try panePID(pane)
+        var queue = [root]
+        while !queue.isEmpty {
+            let pid = queue.removeFirst()
+            if Self.commandName(of: pid) == String(name.prefix(15)) { return pid }
+            queue += Self.children(of: pid)
+        }
+        return nil
+    }
+
+    /// Waits until a process named `name` runs in `pane`, and returns its pid.
+    public func waitForProgram(named name: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> pid_t {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let pid = try programPID(named: name, in: pane) { return pid }
+            if ContinuousClock.now >= deadline {
+                throw Failure("timed out after \(timeout) waiting for process \(name)", screen: try? capture(pane))
+            }
+            usleep(25_000)
+        }
+    }
+
+    /// The direct children of `pid`, from `/proc` (no pgrep needed).
+    public static func children(of pid: pid_t) -> [pid_t] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { entry in
+            guard let child = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return nil }
+            // After "pid (comm)": state, then the parent's pid.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
+        }
+    }
+
+    /// `/proc/PID/comm`, or nil when the process is gone.
+    public static func commandName(of pid: pid_t) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: Executables
+
+    /// An executable built with the tests (`swift test` runs the test binary from the build
+    /// directory, where the package's executables are), or nil.
+    public static func builtExecutable(named name: String) -> URL? {
+        let binaries = [CommandLine.arguments.first.map { URL(fileURLWithPath: $0) }, Bundle.main.executableURL]
+        for binary in binaries.compactMap({ $0?.resolvingSymlinksInPath() }) {
+            var directory = binary.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent(name)
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    // MARK: Spawning tmux
+
+    private static func firstLine(of text: String) throws -> String {
+        guard let line = text.split(separator: "\n").first.map(String.init), !line.isEmpty else {
+            throw Failure("tmux printed nothing")
+        }
+        return line
+    }
+
+    /// Runs `tmux -S socket -f /dev/null arguments...` with an empty signal mask and default
+    /// signal dispositions (a test runner's thread blocks most signals, and children inherit
+    /// that), stdin from /dev/null and output to files, then waits for it.
+    private static func run(_ tmux: String, socket: String, environment: [String], directory: String,
+                            index: Int, _ arguments: [String]) throws -> String {
+        let outputPath = "\(directory)/out-\(index).txt"
+        let errorPath = "\(directory)/err-\(index).txt"
+        defer {
+            unlink(outputPath)
+            unlink(errorPath)
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in 1..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, Int32(signal)) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([tmux, "-S", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, tmux, &actions, &attributes, argv, envp)
+        guard spawned == 0 else { throw Failure("cannot run tmux: \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exited = status & 0x7F == 0
+        let exitCode = (status >> 8) & 0xFF
+        guard exited && exitCode == 0 else {
+            let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+            throw Failure("tmux \(arguments.joined(separator: " ")) failed (status \(status)): \(errors)")
+        }
+        return output
+    }
+}

@@ -1,0 +1,61 @@
+import DeviceAppKit
+import TerminalCells
+
+extension ReaderApp {
+    /// The list: ↑ ↓ Home End choose, Enter opens, r reads the folders again. The reading view:
+    /// ↑ ↓ scroll a row, Space PgDn and b PgUp turn pages, Home End go to the start and the end
+    /// of the document, Esc and Backspace close it. Other keys are the device's.
+    public func handle(_ key: Key) -> Bool {
+        if let session {
+            let movement: ReadingSession.Movement
+            switch key {
+            case .down: movement = .lineDown
+            case .up: movement = .lineUp
+            case .pageDown, .character(" "): movement = .nextPage
+            case .pageUp, .character("b"): movement = .previousPage
+            case .home: movement = .start
+            case .end: movement = .end
+            case .escape, .backspace:
+                message = nil
+                closeDocument()
+                return true
+            default:
+                return false
+            }
+            message = nil
+            if session.move(movement, in: viewport) {
+                session.document.userActivity?.needsSave = true
+            }
+            return true
+        }
+        switch key {
+        case .down, .up, .home, .end:
+            guard !documents.isEmpty else { return true }
+            switch key {
+            case .down: choose(selection + 1)
+            case .up: choose(selection - 1)
+            case .home: choose(0)
+            default: choose(documents.count - 1)
+            }
+        case .enter:
+            guard documents.indices.contains(selection) else { return true }
+            do {
+                try openDocument(at: documents[selection].url)
+                message = nil
+            } catch {
+                message = ReaderMessage(.error, error.description)
+            }
+        case .character("r"):
+            message = nil
+            reloadDocuments()
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func choose(_ index: Int) {
+        message = nil
+        selection = min(max(index, 0), documents.count - 1)
+    }
+}

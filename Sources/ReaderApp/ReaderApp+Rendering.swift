@@ -1,0 +1,138 @@
+import DeviceAppKit
+import TerminalCells
+
+extension ReaderApp {
+    /// The widest text column, in cells: on a wide screen lines stay readable.
+    static let maximumTextWidth = 100
+    /// The most rows a message may take at the bottom of the area.
+    static let maximumMessageRows = 3
+
+    /// Draws the list or the reading view into `area` (and nowhere else): a title bar, a rule,
+    /// the content, and a status line at the bottom (a message, when there is one).
+    public func render(into grid: inout Grid, area: Rect) {
+        guard !area.isEmpty else { return }
+        grid.fill(area)
+        let columnWidth = area.width >= 12 ? min(area.width - 4, Self.maximumTextWidth) : area.width
+        let column = Rect(x: area.x + (area.width - columnWidth) / 2, y: area.y, width: columnWidth, height: area.height)
+        let (header, body) = area.splitTop(area.height >= 6 ? 2 : 1)
+        let notice = noticeLines(width: columnWidth, available: body.height - 1)
+        let (content, footer) = body.splitBottom(body.height > 1 ? max(1, notice.count) : 0)
+        if let session {
+            drawTitleBar(into: &grid, area: header, column: column, title: session.title,
+                         detail: "page \(session.position.page) of \(session.text.pageCount)")
+            drawPage(into: &grid, area: Rect(x: column.x, y: content.y, width: column.width, height: content.height), session: session)
+        } else {
+            drawTitleBar(into: &grid, area: header, column: column, title: "Documents",
+                         detail: documents.count == 1 ? "1 document" : "\(documents.count) documents")
+            drawList(into: &grid, area: Rect(x: column.x, y: content.y, width: column.width, height: content.height))
+        }
+        let status = notice.isEmpty ? [hintLine()] : notice
+        for (index, line) in status.prefix(footer.height).enumerated() {
+            grid.put(line.text, at: Point(x: column.x, y: footer.y + index), style: line.style, clip: footer)
+        }
+    }
+
+    private func drawTitleBar(into grid: inout Grid, area: Rect, column: Rect, title: String, detail: String) {
+        let row = Rect(x: column.x, y: area.y, width: column.width, height: 1).intersection(area)
+        let detailWidth = TextWidth.of(detail)
+        let titleRoom = detailWidth + 2 < row.width ? row.width - detailWidth - 2 : row.width
+        grid.put(TextWidth.truncate(title, to: titleRoom), at: row.origin, style: Style(.title, bold: true), clip: row)
+        if titleRoom < row.width {
+            grid.put(detail, at: Point(x: row.maxX - detailWidth, y: row.y), style: Style(.accent), clip: row)
+        }
+        if area.height > 1 {
+            let rule = area.row(1)
+            grid.put(String(repeating: "─", count: rule.width), at: rule.origin, style: Style(.frame), clip: rule)
+        }
+    }
+
+    private func drawPage(into grid: inout Grid, area: Rect, session: ReadingSession) {
+        guard !area.isEmpty else { return }
+        viewport = area.size
+        let layout = session.layout(width: area.width)
+        let top = session.topRow(in: area.size)
+        for (offset, row) in layout.rows.dropFirst(top).prefix(area.height).enumerated() {
+            grid.put(row.text, at: Point(x: area.x, y: area.y + offset), clip: area)
+        }
+    }
+
+    private func drawList(into grid: inout Grid, area: Rect) {
+        guard !area.isEmpty else { return }
+        var lines: [(text: String, style: Style, entry: Int?)] = []
+        func section(_ heading: String, location: DocumentLocation, empty: String) {
+            if !lines.isEmpty { lines.append(("", .normal, nil)) }
+            lines.append((heading, Style(.title), nil))
+            let indices = documents.indices.filter { documents[$0].location == location }
+            if indices.isEmpty { lines.append(("  " + empty, Style(.dim), nil)) }
+            for index in indices { lines.append(("", .normal, index)) }
+        }
+        let hasCloud = library?.cloudFolder != nil
+        section("In the cloud", location: .cloud,
+                empty: hasCloud ? "No documents" : "Off on this device: it has no cloud folder")
+        section("On this device", location: .local, empty: "No documents")
+
+        let selectedLine = lines.firstIndex { $0.entry == selection } ?? 0
+        let first = max(0, selectedLine - area.height + 1)
+        for (offset, line) in lines.dropFirst(first).prefix(area.height).enumerated() {
+            let row = area.row(offset)
+            if let index = line.entry {
+                drawEntry(documents[index], selected: index == selection, into: &grid, row: row)
+            } else {
+                grid.put(TextWidth.truncate(line.text, to: row.width), at: row.origin, style: line.style, clip: row)
+            }
+        }
+    }
+
+    private func drawEntry(_ entry: DocumentEntry, selected: Bool, into grid: inout Grid, row: Rect) {
+        let style = selected ? Style(.selection) : Style.normal
+        if selected { grid.fill(row, style: style) }
+        let pages = entry.pageCount.map { $0 == 1 ? "1 page" : "\($0) pages" } ?? "unreadable"
+        let showsName = row.width >= 72
+        let nameWidth = showsName ? min(24, TextWidth.of(entry.name)) : 0
+        let right = TextWidth.of(pages)
+        let titleRoom = max(0, row.width - 2 - right - 2 - (showsName ? nameWidth + 2 : 0))
+        grid.put((selected ? "▸ " : "  ") + TextWidth.truncate(entry.title, to: titleRoom), at: row.origin, style: style, clip: row)
+        if showsName {
+            let x = row.maxX - right - 2 - nameWidth
+            grid.put(TextWidth.truncate(entry.name, to: nameWidth), at: Point(x: x, y: row.y),
+                     style: selected ? style : Style(.dim), clip: row)
+        }
+        grid.put(pages, at: Point(x: row.maxX - right, y: row.y), style: selected ? style : Style(.dim), clip: row)
+    }
+
+    /// The continuation in progress, else the message (wrapped, at most ``maximumMessageRows``
+    /// rows), else nothing.
+    private func noticeLines(width: Int, available: Int) -> [(text: String, style: Style)] {
+        guard available > 0, width > 0 else { return [] }
+        if isContinuing { return [("Opening an activity from another device…", Style(.accent))] }
+        guard let message else { return [] }
+        let role: Role = switch message.kind {
+        case .info: .success
+        case .warning: .warning
+        case .error: .error
+        }
+        var lines = TextWidth.wrap(message.text, width: width)
+        let limit = min(Self.maximumMessageRows, available)
+        if lines.count > limit {
+            lines = Array(lines.prefix(limit))
+            lines[limit - 1] = TextWidth.truncate(lines[limit - 1] + " …", to: width)
+        }
+        return lines.map { ($0, Style(role)) }
+    }
+
+    /// Where the reader is (after the page was drawn, so with this frame's viewport), or a hint
+    /// in the list.
+    private func hintLine() -> (text: String, style: Style) {
+        guard let session else {
+            return (documents.isEmpty ? "No documents yet: put .txt files in the folders above, then press r."
+                    : "Documents in the cloud continue on your other devices.", Style(.dim))
+        }
+        let layout = session.layout(width: viewport.width)
+        let atEnd = session.topRow(in: viewport) >= layout.lastTopRow(height: viewport.height)
+        let page = session.position.page
+        let text = !atEnd ? "↓ more on this page"
+            : page < session.text.pageCount ? "End of page \(page) · Space: page \(page + 1)"
+            : "End of the document"
+        return (text, Style(.dim))
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HandoffCore
+
+/// The Reader's files: its Info.plist and its sample documents.
+///
+/// They are resources of this module (`Sources/ReaderApp/Resources`, copied by SwiftPM into
+/// the `Handoff_ReaderApp` resource bundle next to the binary). `demos/apps/Reader/Info.plist`
+/// and `demos/documents` are symbolic links to them, so there is one copy of each.
+public struct ReaderResources: Hashable, Sendable {
+    /// The Info.plist, with build-setting references (`$(PRODUCT_BUNDLE_IDENTIFIER)`) unexpanded.
+    public var infoPlist: URL
+    /// The folder of sample documents.
+    public var sampleDocuments: URL
+
+    public init(infoPlist: URL, sampleDocuments: URL) {
+        self.infoPlist = infoPlist
+        self.sampleDocuments = sampleDocuments
+    }
+
+    /// The resources in `folder` (`Info.plist` and `Documents/`).
+    public init(folder: URL) {
+        self.init(infoPlist: folder.appendingPathComponent("Info.plist", isDirectory: false),
+                  sampleDocuments: folder.appendingPathComponent("Documents", isDirectory: true))
+    }
+
+    /// Finds the module's resources.
+    ///
+    /// Looks for the resource bundle SwiftPM builds (`Handoff_ReaderApp.resources`, or
+    /// `Handoff_ReaderApp.bundle` on Apple platforms) next to the running binary (as a symbolic
+    /// link or not) and in the main bundle, then for the module's source folder (a development
+    /// checkout). Unlike SwiftPM's generated `Bundle.module`, a missing bundle is an error the
+    /// caller can report, not a crash.
+    ///
+    /// - Throws: ``ReaderError/resourcesNotFound(searched:)`` listing the places searched.
+    public static func locate() throws(ReaderError) -> ReaderResources {
+        var folders: [URL] = []
+        var places: [URL] = [Bundle.main.bundleURL]
+        if let resources = Bundle.main.resourceURL { places.append(resources) }
+        if let executable = Bundle.main.executableURL {
+            places.append(executable.deletingLastPathComponent())
+            places.append(executable.resolvingSymlinksInPath().deletingLastPathComponent())
+        }
+        for place in places {
+            folders.append(place.appendingPathComponent("\(bundleName).resources/Resources", isDirectory: true))
+            folders.append(place.appendingPathComponent("\(bundleName).bundle/Contents/Resources/Resources", isDirectory: true))
+            folders.append(place.appendingPathComponent("\(bundleName).bundle/Resources", isDirectory: true))
+        }
+        folders.append(sourceFolder)
+        var searched: [String] = []
+        for folder in folders {
+            let resources = ReaderResources(folder: folder)
+            if FileManager.default.fileExists(atPath: resources.infoPlist.path) { return resources }
+            if !searched.contains(folder.path) { searched.append(folder.path) }
+        }
+        throw .resourcesNotFound(searched: searched)
+    }
+
+    /// The name SwiftPM gives this module's resource bundle (package name, target name).
+    static let bundleName = "Handoff_ReaderApp"
+
+    /// The resources folder in the source tree this module was built from.
+    static var sourceFolder: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources", isDirectory: true)
+    }
+}
+
+/// The Reader could not start.
+public enum ReaderError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The module's resources (Info.plist and sample documents) were not found.
+    case resourcesNotFound(searched: [String])
+    /// The Info.plist could not be read or has errors (each names the file and the key).
+    case manifest(ManifestError)
+    /// The Info.plist declares no document type for plain text with a ubiquitous activity type.
+    case noDocumentActivity(file: String)
+
+    public var description: String {
+        switch self {
+        case .resourcesNotFound(let searched):
+            "the Reader's resources (Info.plist, Documents) were not found; searched:\n"
+                + searched.map { "  \($0)" }.joined(separator: "\n")
+        case .manifest(let error):
+            "the Reader's Info.plist is not usable:\n\(error)"
+        case .noDocumentActivity(let file):
+            "\(file): CFBundleDocumentTypes: no document type for \(ReaderApp.contentType) declares "
+                + "NSUbiquitousDocumentUserActivityType; the Reader's documents could not hand off"
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HandoffCore
+import HandoffHeadless
+import HandoffNetwork
+
+/// `handoff device`: runs one simulated device.
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Run one simulated device that finds the other devices of its account nearby.",
+        discussion: """
+            With --headless the device reads commands as JSON lines on standard input and writes \
+            every lifecycle event and command result as JSON lines on standard output (see \
+            docs/headless.md).
+            """
+    )
+
+    @Option(help: "The device's name (default: the first free of \"Phone 1\", \"Phone 2\", ... for its kind).")
+    var name: String?
+
+    @Option(help: ArgumentHelp("The kind of device: phone, tablet or laptop.", valueName: "kind"))
+    var kind: PeerInfo.Kind = .phone
+
+    @Option(help: "The account the device signs in to (created on first use).")
+    var account = "demo"
+
+    @Option(help: "The shared UDP discovery port.")
+    var port = 47_820
+
+    @Flag(help: "Also find devices on other hosts of the LAN (multicast), and accept their sessions.")
+    var lan = false
+
+    @Option(help: ArgumentHelp("Beacon timing: instant (a change is broadcast at once) or apple (Apple's cadence).", valueName: "profile"))
+    var timing: TimingProfile = .instant
+
+    @Flag(help: "Run without the terminal UI: JSON lines on stdin and stdout.")
+    var headless = false
+
+    @Flag(help: "With --headless: exit with status 2 on the first bad command instead of reporting it and going on.")
+    var strict = false
+
+    @Option(name: .customLong("claim"), help: ArgumentHelp("An extra activity type the headless device's scripted app claims (repeatable).", valueName: "type"))
+    var claimedTypes: [String] = []
+
+    @Option(help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
+    var configDir: String?
+
+    @Option(help: ArgumentHelp("How long a continuing device waits for the payload (seconds).", valueName: "seconds"))
+    var fetchTimeout: Double = 5
+
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, not \(port).") }
+        guard fetchTimeout > 0 else { throw ValidationError("--fetch-timeout must be positive.") }
+        if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name is empty.") }
+    }
+
+    func run() async throws {
+        guard headless else {
+            throw ValidationError("The terminal device is not available yet in this build; run `handoff device --headless`.")
+        }
+        let store = AccountStore(directory: configDir.map { URL(fileURLWithPath: $0) } ?? AccountStore.defaultDirectory())
+        let account = try store.accountCreatingIfNeeded(named: self.account)
+        let runDirectory = store.directory(ofAccount: account.name).appendingPathComponent("running")
+        let claim: DeviceNameClaim
+        if let name {
+            guard let held = DeviceNameClaim.claim(name, in: runDirectory) else {
+                throw ValidationError("A device named \"\(name)\" is already running in account \(account.name).")
+            }
+            claim = held
+        } else {
+            guard let held = DeviceNameClaim.claimFirstFree(base: kind.rawValue.capitalized, in: runDirectory) else {
+                throw ValidationError("Too many \(kind.rawValue) devices are running in account \(account.name).")
+            }
+            claim = held
+        }
+        let identity = try store.deviceIdentity(named: claim.name, kind: kind, in: account.name)
+        let host = try DeviceHost(
+            identity: identity, account: account, store: store,
+            options: NetworkOptions(discoveryPort: port, lan: lan, timing: timing),
+            configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
+        try await host.start()
+        let status = await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes).run()
+        withExtendedLifetime(claim) {}
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+extension PeerInfo.Kind: ExpressibleByArgument {}
+extension TimingProfile: ExpressibleByArgument {}
+
+/// Wires a headless controller to standard input and output and to the device's queue.
+struct HeadlessRunner {
+    let host: DeviceHost
+    let strict: Bool
+    let claimedTypes: [String]
+
+    /// The scripted app's manifest: the demo apps' types and any extra claimed types.
+    var manifests: [AppManifest] {
+        [AppManifest(bundleIdentifier: "com.handoffsim.scripted", teamIdentifier: "SIMTEAM001", displayName: "Scripted",
+                     activityTypes: ["com.handoffsim.reader.reading", "com.handoffsim.map.region"] + claimedTypes,
+                     documentTypes: [.init(name: "Text Document", contentTypes: ["public.plain-text"],
+                                           ubiquitousActivityType: "com.handoffsim.reader.document")]),
+         AppManifest(bundleIdentifier: "com.handoffsim.browser", teamIdentifier: "SIMTEAM001", displayName: "Browser",
+                     activityTypes: [UserActivity.browsingWebType])]
+    }
+
+    func run() async -> Int32 {
+        let output = LineWriter { line in StandardOutput.shared.write(line) }
+        let finished = ExitSignal()
+        let manifests = self.manifests, strict = self.strict
+        let controller = host.performAndWait { device in
+            QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict))
+        }
+        output.write(.object([
+            "event": .string("ready"),
+            "device": .object(["id": .string(host.identity.id.rawValue), "name": .string(host.identity.name),
+                               "kind": .string(host.identity.kind.rawValue), "account": .string(host.identity.accountName)]),
+            "sessionPort": .integer(Int64(host.sessionPort)),
+            "discovery": .string(host.discoveryMode),
+        ]))
+        let host = self.host
+        Thread.detachNewThread {
+            while let line = readLine(strippingNewline: true) {
+                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                host.perform { _ in
+                    if !controller.value.handle(line: line) { finished.signal(controller.value.exitStatus) }
+                }
+            }
+            host.perform { _ in
+                _ = controller.value.handle(line: #"{"cmd":"quit"}"#)
+                finished.signal(0)
+            }
+        }
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { finished.signal(0) }
+            source.resume()
+            SignalSources.shared.keep(source)
+        }
+        let status = await finished.wait()
+        await host.shutdown()
+        return status
+    }
+}
+
+/// A controller confined to the device's queue, carried through `Sendable` closures.
+struct QueueConfined<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Line-buffered standard output shared by every thread.
+final class StandardOutput: @unchecked Sendable {
+    static let shared = StandardOutput()
+    private let lock = NSLock()
+
+    func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+final class SignalSources: @unchecked Sendable {
+    static let shared = SignalSources()
+    private let lock = NSLock()
+    private var sources: [any DispatchSourceSignal] = []
+    func keep(_ source: any DispatchSourceSignal) {
+        lock.lock()
+        sources.append(source)
+        lock.unlock()
+    }
+}
+
+/// The first exit status signalled wins; `wait` returns it.
+final class ExitSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var status: Int32?
+    private var waiter: CheckedContinuation<Int32, Never>?
+
+    func signal(_ value: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard status == nil else { return }
+        status = value
+        waiter?.resume(returning: value)
+        waiter = nil
+    }
+
+    func wait() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            defer { lock.unlock() }
+            if let status { continuation.resume(returning: status) } else { waiter = continuation }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+
+/// Writes log lines to a file (never to the screen: the terminal belongs to curses).
+///
+/// One line per message: an ISO 8601 timestamp, the level, the label and the message, then any
+/// metadata as `key=value`. Lines are written whole with one `write(2)` each, from any thread.
+struct FileLogHandler: LogHandler {
+    let sink: FileLogSink
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var all = metadata
+        if let extra = event.metadata { all.merge(extra) { $1 } }
+        let details = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        sink.write("\(sink.timestamp()) \(event.level) [\(label)] \(event.message)\(details)")
+    }
+}
+
+/// The open log file, shared by every handler.
+final class FileLogSink: @unchecked Sendable {
+    let url: URL
+    private let handle: FileHandle
+    private let lock = NSLock()
+    private let formatter: ISO8601DateFormatter
+
+    /// Opens (creating folders as needed) `url` for appending, readable by the user only.
+    init(url: URL) throws {
+        self.url = url
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        if !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+            }
+        }
+        handle = try FileHandle(forWritingTo: url)
+        handle.seekToEndOfFile()
+        formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    }
+
+    func timestamp() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        return formatter.string(from: Date())
+    }
+
+    func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        handle.write(Data((line + "\n").utf8))
+    }
+
+    /// The default log file: `$XDG_STATE_HOME/handoff/<device>.log`, else `~/.local/state/…`.
+    static func defaultURL(deviceName: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let base: URL
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            base = URL(fileURLWithPath: state, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state", isDirectory: true)
+        }
+        let safeName = String(deviceName.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" })
+        return base.appendingPathComponent("handoff", isDirectory: true).appendingPathComponent("\(safeName).log")
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import HandoffCore
+
+/// `handoff manifest lint`: reports what an app can continue and every problem in its manifest.
+struct ManifestLintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check an app's Info.plist and entitlements for Handoff.",
+        discussion: """
+            Prints the activity types, document types (with their ubiquitous activity types) and \
+            associated domains the app declares, then every problem found.
+
+            Exit status: 0 when there is no error (warnings allowed), 1 when there are errors, \
+            2 when a file cannot be read or parsed, 64 when the arguments are invalid.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The app's Info.plist (XML, binary or OpenStep property list).", valueName: "info-plist"))
+    var infoPlist: String
+
+    @Option(help: ArgumentHelp("The app's entitlements file.", valueName: "file"))
+    var entitlements: String?
+
+    @Option(
+        name: .customLong("define"),
+        help: ArgumentHelp(
+            "A build setting that $(NAME) and ${NAME} references expand to. Repeat for several; the last value of a name wins.",
+            valueName: "KEY=VALUE"))
+    var definitions: [String] = []
+
+    @Flag(help: "Print the report as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if infoPlist.isEmpty { throw ValidationError("The Info.plist path is empty.") }
+        if entitlements?.isEmpty == true { throw ValidationError("The --entitlements path is empty.") }
+        _ = try buildSettings()
+    }
+
+    func run() throws {
+        let report: ManifestLintReport
+        do {
+            report = try ManifestLint.lint(
+                infoPlistAt: URL(fileURLWithPath: infoPlist),
+                entitlementsAt: entitlements.map { URL(fileURLWithPath: $0) },
+                buildSettings: buildSettings())
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(report)
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(report.formattedText(infoPlist: infoPlist, entitlements: entitlements))
+            if report.problems.contains(where: { $0.message.hasPrefix("unresolved build setting") }) {
+                print("Pass the values of build settings with --define NAME=VALUE.")
+            }
+        }
+        if report.hasErrors { throw ExitCode(1) }
+    }
+
+    /// The `--define` options as a map.
+    private func buildSettings() throws(ValidationError) -> [String: String] {
+        var settings: [String: String] = [:]
+        for definition in definitions {
+            guard let equals = definition.firstIndex(of: "="), equals != definition.startIndex else {
+                throw ValidationError("--define expects KEY=VALUE, got \"\(definition)\".")
+            }
+            let name = String(definition[..<equals])
+            guard !name.contains(where: { $0.isWhitespace || "$(){}:".contains($0) }) else {
+                throw ValidationError("--define: \"\(name)\" is not a build-setting name.")
+            }
+            settings[name] = String(definition[definition.index(after: equals)...])
+        }
+        return settings
+    }
+}

@@ -1,0 +1,130 @@
+@testable import CursesTerminal
+import Dispatch
+import Glibc
+import TerminalCells
+import Testing
+
+/// A keyboard made of a pipe: each byte written is a key.
+private final class PipeKeyboard: TerminalEventSource {
+    let readEnd: Int32
+    private(set) var writeEnd: Int32
+    var signal: Int32?
+
+    init() throws {
+        (readEnd, writeEnd) = try makeWakePipe()
+    }
+
+    deinit {
+        close(readEnd)
+        if writeEnd >= 0 { close(writeEnd) }
+    }
+
+    func type(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = write(writeEnd, &bytes, bytes.count)
+    }
+
+    func unplug() {
+        close(writeEnd)
+        writeEnd = -1
+    }
+
+    var inputDescriptor: Int32? { readEnd }
+    var signalDescriptor: Int32? { nil }
+    var receivedSignal: Int32? { signal }
+    func drainSignalNotifications() {}
+
+    func readEvents() -> [TerminalEvent] {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        var events: [TerminalEvent] = []
+        while true {
+            let count = read(readEnd, &buffer, buffer.count)
+            guard count > 0 else { break }
+            events += buffer[..<count].map { .key(.character(Character(Unicode.Scalar($0)))) }
+        }
+        return events
+    }
+}
+
+@Suite("Run loop")
+struct TerminalRunLoopTests {
+    private let soon: ContinuousClock.Instant = .now + .seconds(5)
+
+    @Test func keysArriveInOrderAndReportPendingOnes() throws {
+        let keyboard = try PipeKeyboard()
+        let loop = try TerminalRunLoop(source: keyboard)
+        keyboard.type("ab")
+        #expect(loop.nextEvent(until: soon) == .key(.character("a")))
+        #expect(loop.hasPendingEvents)
+        #expect(loop.nextEvent(until: soon) == .key(.character("b")))
+        #expect(!loop.hasPendingEvents)
+    }
+
+    @Test func aDeadlineEndsTheSleep() throws {
+        let loop = try TerminalRunLoop(source: PipeKeyboard())
+        let start = ContinuousClock.now
+        #expect(loop.nextEvent(until: start + .milliseconds(30)) == .deadline)
+        #expect(ContinuousClock.now - start >= .milliseconds(30))
+        #expect(loop.nextEvent(until: start - .seconds(1)) == .deadline)     // already past
+    }
+
+    @Test func wakeFromAnotherThread() throws {
+        let loop = try TerminalRunLoop(source: PipeKeyboard())
+        let waker = loop.waker
+        Task.detached {
+            try? await Task.sleep(for: .milliseconds(20))
+            waker.wake()
+        }
+        #expect(loop.nextEvent(until: soon) == .wake)
+    }
+
+    @Test func wakeUpsCoalesce() throws {
+        let loop = try TerminalRunLoop(source: PipeKeyboard())
+        for _ in 0..<1000 { loop.waker.wake() }
+        #expect(loop.nextEvent(until: soon) == .wake)
+        #expect(loop.nextEvent(until: .now + .milliseconds(20)) == .deadline)
+        loop.waker.wake()
+        #expect(loop.nextEvent(until: soon) == .wake)
+    }
+
+    @Test func inboxDeliversEveryMessagePostedFromManyThreads() throws {
+        let loop = try TerminalRunLoop(source: PipeKeyboard())
+        let inbox = TerminalInbox<Int>(waker: loop.waker)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<100 { inbox.post(thread * 100 + index) }
+        }
+        #expect(loop.nextEvent(until: soon) == .wake)
+        let messages = inbox.drain()
+        #expect(messages.count == 800)
+        #expect(Set(messages) == Set(0..<800))
+        #expect(inbox.drain().isEmpty)
+    }
+
+    @Test func aSignalComesFirstAndStays() throws {
+        let keyboard = try PipeKeyboard()
+        let loop = try TerminalRunLoop(source: keyboard)
+        keyboard.type("xy")
+        #expect(loop.nextEvent(until: soon) == .key(.character("x")))
+        keyboard.signal = SIGTERM
+        #expect(loop.nextEvent(until: soon) == .signal(SIGTERM))
+        #expect(loop.nextEvent(until: soon) == .signal(SIGTERM))
+    }
+
+    @Test func aClosedKeyboardIsAHangUp() throws {
+        let keyboard = try PipeKeyboard()
+        let loop = try TerminalRunLoop(source: keyboard)
+        keyboard.unplug()
+        #expect(loop.nextEvent(until: soon) == .signal(SIGHUP))
+    }
+
+    @Test func timeoutsRoundUpToWholeMilliseconds() {
+        #expect(TerminalRunLoop.milliseconds(roundingUp: .nanoseconds(1)) == 1)
+        #expect(TerminalRunLoop.milliseconds(roundingUp: .microseconds(1500)) == 2)
+        #expect(TerminalRunLoop.milliseconds(roundingUp: .seconds(2)) == 2000)
+        #expect(TerminalRunLoop.milliseconds(roundingUp: .seconds(1) * 10_000_000) == Int32.max)
+    }
+
+    @Test func aLoopNeedsAStartedTerminal() {
+        #expect(throws: CursesTerminalError.notStarted) { try TerminalRunLoop(terminal: CursesTerminal()) }
+    }
+}

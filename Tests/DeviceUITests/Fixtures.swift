@@ -1,0 +1,160 @@
+import DeviceAppKit
+import DeviceUI
+import Foundation
+import HandoffCore
+import TerminalCells
+
+/// Fixed values for deterministic screens.
+enum Fixture {
+    static let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    static let gmt = TimeZone(identifier: "GMT")!
+    static let phone = PeerInfo(id: "phone", name: "Phone", kind: .phone)
+    static let tablet = PeerInfo(id: "tablet", name: "Tablet", kind: .tablet)
+    static let laptop = PeerInfo(id: "laptop", name: "Laptop", kind: .laptop)
+    static let desk = PeerInfo(id: "desk", name: "Desk", kind: .laptop)
+    static let watch = PeerInfo(id: "kitchen", name: "Kitchen iPad", kind: .tablet)
+
+    static let notesType = "com.example.notes.editing"
+    static let notes = DeviceSnapshot.App(bundleIdentifier: "com.example.notes", name: "Notes", glyph: "✎", title: "Page 3",
+                                          keyHints: [KeyHint("↑ ↓", "turn pages"), KeyHint("n", "next page")])
+    static let map = DeviceSnapshot.App(bundleIdentifier: "com.example.map", name: "Map", glyph: "◎", title: "Seoul",
+                                        keyHints: [KeyHint("← → ↑ ↓", "pan"), KeyHint("+ -", "zoom")])
+    static let browser = DeviceSnapshot.App(bundleIdentifier: "com.example.browser", name: "Browser", glyph: "◍",
+                                            title: "example.com")
+
+    /// A continuable offer from the laptop (its notes app is here too), with a known payload size.
+    static let laptopOffer = DeviceSnapshot.OfferInfo(
+        peer: laptop, firstSeen: now.addingTimeInterval(-12), lastSeen: now.addingTimeInterval(-1),
+        savedAt: now.addingTimeInterval(-12), options: [.isEligibleForHandoff, .supportsContinuationStreams],
+        route: .app(bundleIdentifier: "com.example.notes", activityType: notesType), payloadSize: 2150)
+    /// The same activity offered by the phone (for the laptop's and tablet's screens).
+    static let phoneOffer = DeviceSnapshot.OfferInfo(
+        peer: phone, firstSeen: now.addingTimeInterval(-4), lastSeen: now, savedAt: now.addingTimeInterval(-4),
+        route: .app(bundleIdentifier: "com.example.notes", activityType: notesType))
+    /// An offer nothing here claims.
+    static let tabletOffer = DeviceSnapshot.OfferInfo(
+        peer: tablet, firstSeen: now.addingTimeInterval(-300), lastSeen: now.addingTimeInterval(-3),
+        savedAt: now.addingTimeInterval(-300), route: .unavailable(.noAppClaimsType))
+    /// An offer claimed by an app of another team.
+    static let deskOffer = DeviceSnapshot.OfferInfo(
+        peer: desk, firstSeen: now.addingTimeInterval(-40), lastSeen: now.addingTimeInterval(-2),
+        savedAt: now.addingTimeInterval(-40), route: .unavailable(.teamDiffers(bundleIdentifiers: ["com.example.map"])))
+    /// An offer the browser would open (no native app, but a web page).
+    static let kitchenOffer = DeviceSnapshot.OfferInfo(
+        peer: watch, firstSeen: now.addingTimeInterval(-5), lastSeen: now,
+        savedAt: now.addingTimeInterval(-5), options: [.isEligibleForHandoff, .hasWebpageURL],
+        route: .browser(bundleIdentifier: "com.example.browser", because: .noAppClaimsType))
+
+    static func events() -> [LifecycleEvent] {
+        let device = "Phone"
+        return [
+            LifecycleEvent(time: now.addingTimeInterval(-14), device: device, kind: .offerReceived, peer: "Laptop",
+                           detail: "Laptop: com.example.notes continues com.example.notes.editing"),
+            LifecycleEvent(time: now.addingTimeInterval(-3.25), device: device, kind: .continueChosen, peer: "Laptop",
+                           detail: "Laptop: com.example.notes continues com.example.notes.editing"),
+            LifecycleEvent(time: now.addingTimeInterval(-3.25), device: device, kind: .willContinue, activityType: notesType,
+                           bundleIdentifier: "com.example.notes", peer: "Laptop", detail: "the app shows it is loading"),
+            LifecycleEvent(time: now.addingTimeInterval(-3.25), device: device, kind: .fetchStarted, activityType: notesType,
+                           bundleIdentifier: "com.example.notes", peer: "Laptop", detail: "requesting the payload from Laptop"),
+            LifecycleEvent(time: now.addingTimeInterval(-3.2), device: device, kind: .payloadReceived, activityType: notesType,
+                           bundleIdentifier: "com.example.notes", peer: "Laptop", size: 2150, milliseconds: 48,
+                           detail: "2150 bytes from Laptop"),
+            LifecycleEvent(time: now.addingTimeInterval(-3.2), device: device, kind: .continueCalled, activityType: notesType,
+                           bundleIdentifier: "com.example.notes", detail: "the app handled the activity"),
+            LifecycleEvent(time: now.addingTimeInterval(-3.2), device: device, kind: .continued, activityType: notesType,
+                           bundleIdentifier: "com.example.notes", peer: "Laptop", milliseconds: 52,
+                           detail: "continued from Laptop; 1 object(s) restored"),
+        ]
+    }
+
+    static func device(_ info: PeerInfo = phone, apps: [DeviceSnapshot.App] = [notes, map, browser],
+                       offers: [DeviceSnapshot.OfferInfo] = [laptopOffer, tabletOffer],
+                       pending: DeviceSnapshot.PendingInfo? = nil, lifecycle: [LifecycleEvent] = []) -> DeviceSnapshot {
+        DeviceSnapshot(info: info, account: "demo", apps: apps, frontmostApp: nil, offers: offers, pending: pending,
+                       ownActivity: DeviceSnapshot.OwnActivity(bundleIdentifier: "com.example.map",
+                                                               activityType: "com.example.map.region", title: "Seoul"),
+                       lifecycle: lifecycle)
+    }
+
+    static let network = NetworkStatus(summary: "loopback 127.255.255.255:47820", isOnline: true,
+                                       peers: [NearbyPeer(info: laptop, lastSeen: now.addingTimeInterval(-1)),
+                                               NearbyPeer(info: tablet, lastSeen: now.addingTimeInterval(-3)),
+                                               NearbyPeer(info: PeerInfo(id: "spare", name: "Spare Phone", kind: .phone),
+                                                          lastSeen: now.addingTimeInterval(-75))])
+
+    static func state(_ info: PeerInfo = phone, size: Size = Size(width: 80, height: 24)) -> ScreenState {
+        ScreenState(device: info, account: "demo", now: now, timeZone: gmt, size: size, network: network)
+    }
+
+    /// Renders with a stand-in for the app in front.
+    static func render(_ state: ScreenState, _ device: DeviceSnapshot) -> Grid {
+        ScreenView(state: state, device: device).render { bundle, grid, area in
+            let app = device.app(bundle)
+            grid.put("\(app?.name ?? bundle) is drawn here", at: Point(x: area.x + 1, y: area.y + 1))
+            grid.put("(\(area.width)x\(area.height) cells)", at: Point(x: area.x + 1, y: area.y + 2), style: Style(.dim))
+        }
+    }
+}
+
+/// A tiny terminal app for the tests: pages of notes, a reading activity that carries the page.
+final class PagesApp: TerminalApp, ApplicationDelegate {
+    let manifest: AppManifest
+    let glyph: Character
+    var page = 1
+    private(set) var application: Application?
+    private(set) var activity: UserActivity?
+    private(set) var continued = 0
+    private(set) var frontmostChanges: [Bool] = []
+    private(set) var keys: [Key] = []
+
+    init(manifest: AppManifest = PagesApp.manifest, glyph: Character = "✎") {
+        self.manifest = manifest
+        self.glyph = glyph
+    }
+
+    static let activityType = "com.example.notes.editing"
+    static let manifest = AppManifest(bundleIdentifier: "com.example.notes", teamIdentifier: "ABCDE12345",
+                                      displayName: "Notes", activityTypes: [activityType])
+
+    var title: String { "Page \(page)" }
+    var keyHints: [KeyHint] { [KeyHint("↑ ↓", "turn pages")] }
+
+    func launch(application: Application, environment: AppEnvironment) {
+        self.application = application
+    }
+
+    func setFrontmost(_ frontmost: Bool) {
+        frontmostChanges.append(frontmost)
+        guard frontmost, activity == nil, let application else { return }
+        guard let activity = try? UserActivity(activityType: Self.activityType, application: application) else { return }
+        activity.title = title
+        activity.addUserInfoEntries(from: ["page": .integer(Int64(page))])
+        self.activity = activity
+        activity.becomeCurrent()
+    }
+
+    func render(into grid: inout Grid, area: Rect) {
+        grid.put("Notes, page \(page)", at: Point(x: area.x + 1, y: area.y + 1))
+    }
+
+    func handle(_ key: Key) -> Bool {
+        keys.append(key)
+        switch key {
+        case .down, .up:
+            page = max(1, page + (key == .down ? 1 : -1))
+            activity?.title = title
+            activity?.addUserInfoEntries(from: ["page": .integer(Int64(page))])
+            activity?.needsSave = true
+            return true
+        default:
+            return false
+        }
+    }
+
+    func application(_ application: Application, continue userActivity: UserActivity,
+                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+        if case .integer(let value) = userActivity.userInfo["page"] { page = Int(value) }
+        continued += 1
+        return true
+    }
+}

@@ -1,0 +1,177 @@
+import DeviceUI
+import Foundation
+import HandoffCore
+import TerminalCells
+import Testing
+
+@Suite("Screens, as text snapshots")
+struct ScreenSnapshotTests {
+    @Test func phoneHomeAt80x24() {
+        var state = Fixture.state()
+        state.recentApps = ["com.example.map"]
+        assertSnapshot(Fixture.render(state, Fixture.device()), named: "phone-home-80x24", styles: meaningLegend)
+    }
+
+    @Test func tabletWithAnAppAt80x24() {
+        var state = Fixture.state(Fixture.tablet)
+        state.foregroundApp = "com.example.notes"
+        state.recentApps = ["com.example.notes"]
+        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.tablet, offers: [Fixture.phoneOffer])),
+                       named: "tablet-app-80x24")
+    }
+
+    @Test func laptopWithAnAppAt80x24() {
+        var state = Fixture.state(Fixture.laptop)
+        state.foregroundApp = "com.example.map"
+        state.recentApps = ["com.example.map"]
+        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])), named: "laptop-app-80x24",
+                       styles: meaningLegend)
+    }
+
+    @Test func phoneUsesTheRoomAt160x48WithTheLogBeside() {
+        var state = Fixture.state(size: Size(width: 160, height: 48))
+        state.foregroundApp = "com.example.notes"
+        state.isLogVisible = true
+        let device = Fixture.device(offers: [Fixture.laptopOffer, Fixture.tabletOffer, Fixture.deskOffer],
+                                    lifecycle: Fixture.events())
+        assertSnapshot(Fixture.render(state, device), named: "phone-app-log-160x48")
+    }
+
+    @Test func laptopDesktopAt160x48() {
+        let state = Fixture.state(Fixture.laptop, size: Size(width: 160, height: 48))
+        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.kitchenOffer])),
+                       named: "laptop-desktop-160x48")
+    }
+
+    @Test func nearbyShowsContinuableAndUnavailableOffersWithReasons() {
+        var state = Fixture.state(size: Size(width: 120, height: 40))
+        state.focus = .nearby
+        state.nearbySelection = "desk"
+        let device = Fixture.device(offers: [Fixture.laptopOffer, Fixture.tabletOffer, Fixture.deskOffer, Fixture.kitchenOffer])
+        assertSnapshot(Fixture.render(state, device), named: "nearby-reasons-120x40", styles: meaningLegend)
+    }
+
+    @Test func lockScreenPromptsForTheIncomingActivity() {
+        var state = Fixture.state()
+        state.isLocked = true
+        assertSnapshot(Fixture.render(state, Fixture.device()), named: "phone-lock-prompt-80x24", styles: meaningLegend)
+    }
+
+    @Test func tabletLockScreenWithoutAnOffer() {
+        var state = Fixture.state(Fixture.tablet, size: Size(width: 100, height: 30))
+        state.isLocked = true
+        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.tablet, offers: [Fixture.tabletOffer])),
+                       named: "tablet-lock-100x30")
+    }
+
+    @Test func laptopLocksToALoginWindow() {
+        var state = Fixture.state(Fixture.laptop)
+        state.isLocked = true
+        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])),
+                       named: "laptop-login-80x24")
+    }
+
+    @Test func theContinuingAppShowsThatItIsLoading() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        let pending = DeviceSnapshot.PendingInfo(peer: Fixture.laptop, bundleIdentifier: "com.example.notes",
+                                                 activityType: Fixture.notesType,
+                                                 phase: .fetching(deadline: Fixture.now.addingTimeInterval(4.7)),
+                                                 chosenAt: Fixture.now.addingTimeInterval(-0.3))
+        assertSnapshot(Fixture.render(state, Fixture.device(pending: pending)), named: "phone-loading-80x24")
+    }
+
+    @Test func aFailureShowsAnAlertWithTheCodeAndMeaning() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        state.overlay = .alert(ContinuationAlert(code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
+                                                 peer: "Laptop", bundleIdentifier: "com.example.notes", shownBySystem: true))
+        assertSnapshot(Fixture.render(state, Fixture.device()), named: "phone-alert-80x24", styles: meaningLegend)
+    }
+
+    @Test func theLogPaneBelowAt80x24() {
+        var state = Fixture.state()
+        state.isLogVisible = true
+        state.focus = .log
+        state.logScroll = 2
+        assertSnapshot(Fixture.render(state, Fixture.device(lifecycle: Fixture.events())), named: "phone-log-80x24")
+    }
+
+    @Test func theTightestLayoutIsALaptopWithItsLogAt80x24() {
+        var state = Fixture.state(Fixture.laptop)
+        state.foregroundApp = "com.example.notes"
+        state.isLogVisible = true
+        let device = Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer], lifecycle: Fixture.events())
+        assertSnapshot(Fixture.render(state, device), named: "laptop-app-log-80x24")
+    }
+
+    @Test func helpListsEveryKeyAndTheAppsKeys() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        state.overlay = .help(scroll: 0)
+        assertSnapshot(Fixture.render(state, Fixture.device()), named: "help-80x24")
+        state.size = Size(width: 100, height: 60)
+        assertSnapshot(Fixture.render(state, Fixture.device()), named: "help-100x60")
+    }
+
+    @Test func theAppSwitcherListsRecentAppsAndTheHandoffItem() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        state.recentApps = ["com.example.notes", "com.example.map"]
+        state.overlay = .switcher(selection: 1)
+        assertSnapshot(Fixture.render(state, Fixture.device()), named: "phone-switcher-80x24", styles: meaningLegend)
+    }
+
+    @Test func laptopDockTakesTheFocus() {
+        var state = Fixture.state(Fixture.laptop)
+        state.overlay = .switcher(selection: 0)
+        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])),
+                       named: "laptop-dock-80x24", styles: meaningLegend)
+    }
+
+    @Test func aTerminalBelow80x24SaysSo() {
+        let state = Fixture.state(size: Size(width: 60, height: 20))
+        let grid = Fixture.render(state, Fixture.device())
+        assertSnapshot(grid, named: "too-small-60x20")
+        #expect(grid.text().contains("terminal too small (need 80x24, have 60x20)"))
+        let narrow = Fixture.render(Fixture.state(size: Size(width: 79, height: 40)), Fixture.device())
+        #expect(narrow.text().contains("have 79x40"))
+    }
+
+    @Test func noticesAndAnEmptyNeighbourhood() {
+        var state = Fixture.state()
+        state.network = .offline
+        state.notice = ScreenState.Notice(text: "Continued on Phone", role: .success, expires: Fixture.now.addingTimeInterval(3))
+        state.foregroundApp = "com.example.notes"
+        let grid = Fixture.render(state, Fixture.device(offers: []))
+        assertSnapshot(grid, named: "phone-notice-offline-80x24", styles: meaningLegend)
+    }
+
+    @Test func theNextChangeIsTheSoonestOfClockAgesSpinnerAndNotice() {
+        var state = Fixture.state()
+        state.network = .offline
+        let quiet = Fixture.device(offers: [])
+        // 06:13:20 now: the clock changes at 06:14.
+        #expect(ScreenView(state: state, device: quiet).nextChange == Fixture.now.addingTimeInterval(40))
+        state.notice = ScreenState.Notice(text: "x", role: .dim, expires: Fixture.now.addingTimeInterval(3))
+        #expect(ScreenView(state: state, device: quiet).nextChange == Fixture.now.addingTimeInterval(3))
+        // The laptop was last seen a second ago: its age changes every second.
+        #expect(ScreenView(state: state, device: Fixture.device(offers: [Fixture.laptopOffer])).nextChange
+            == Fixture.now.addingTimeInterval(1))
+        let pending = DeviceSnapshot.PendingInfo(peer: Fixture.laptop, bundleIdentifier: nil, activityType: "web",
+                                                 phase: .askingApp, chosenAt: Fixture.now)
+        #expect(ScreenView(state: state, device: Fixture.device(offers: [], pending: pending)).nextChange
+            == Fixture.now.addingTimeInterval(0.1))
+    }
+
+    @Test func aWebActivityShowsTheBrowserUntilItsPageIsKnown() {
+        var state = Fixture.state(size: Size(width: 110, height: 30))
+        state.network = .offline
+        let offer = DeviceSnapshot.OfferInfo(peer: Fixture.laptop, firstSeen: Fixture.now, lastSeen: Fixture.now,
+                                             savedAt: Fixture.now, route: .web(browserBundleIdentifier: "com.example.browser"))
+        let text = Fixture.render(state, Fixture.device(offers: [offer])).text()
+        #expect(text.contains("◍ Browser (web page)"))
+        #expect(text.contains("NSUserActivityTypeBrows"))
+        #expect(text.contains("✓ continuable: Enter"))
+    }
+}

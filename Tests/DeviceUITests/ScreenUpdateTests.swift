@@ -1,0 +1,294 @@
+import DeviceUI
+import Foundation
+import HandoffCore
+import TerminalCells
+import Testing
+
+@Suite("The screen's reducer")
+struct ScreenUpdateTests {
+    let device = Fixture.device()
+
+    func press(_ keys: Key..., on state: inout ScreenState, device: DeviceSnapshot? = nil) -> [ScreenEffect] {
+        keys.flatMap { state.update(.keyPressed($0), device: device ?? self.device) }
+    }
+
+    // MARK: Quitting and home
+
+    @Test func ctrlQQuitsAnywhereAndQOnlyFromHome() {
+        var state = Fixture.state()
+        #expect(press(.control("q"), on: &state) == [.quit])
+        state.foregroundApp = "com.example.notes"
+        #expect(press(.character("q"), on: &state) == [.sendKeyToApp(.character("q"))])
+        #expect(press(.control("q"), on: &state) == [.quit])
+        state.foregroundApp = nil
+        #expect(press(.character("q"), on: &state) == [.quit])
+    }
+
+    @Test func digitsAndEnterOpenAppsFromHome() {
+        var state = Fixture.state()
+        #expect(press(.character("2"), on: &state) == [.bringToFront(bundleIdentifier: "com.example.map")])
+        #expect(state.foregroundApp == "com.example.map")
+        #expect(state.recentApps == ["com.example.map"])
+        state.foregroundApp = nil
+        #expect(press(.right, .right, .left, on: &state).isEmpty)
+        #expect(state.homeSelection == 1)
+        #expect(press(.enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.map")])
+        state.foregroundApp = nil
+        #expect(press(.character("9"), on: &state).isEmpty)
+        #expect(state.notice?.text == "There is no app 9")
+    }
+
+    @Test func keysTheAppIgnoresFallBackToTheDevice() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        #expect(press(.escape, on: &state) == [.sendKeyToApp(.escape)])
+        #expect(state.update(.appIgnoredKey(.escape), device: device) == [.bringToFront(bundleIdentifier: nil)])
+        #expect(state.foregroundApp == nil)
+        state.foregroundApp = "com.example.notes"
+        #expect(state.update(.appIgnoredKey(.character("?")), device: device).isEmpty)
+        #expect(state.overlay == .help(scroll: 0))
+        state.overlay = nil
+        #expect(state.update(.appIgnoredKey(.character("x")), device: device).isEmpty)
+        #expect(state.foregroundApp == "com.example.notes")
+    }
+
+    @Test func deviceKeysNeverReachTheApp() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        for key: Key in [.tab, .function(1), .function(2), .function(3), .control("l"), .control("o"), .control("q")] {
+            var copy = state
+            #expect(!press(key, on: &copy).contains(.sendKeyToApp(key)), "\(key)")
+        }
+    }
+
+    // MARK: Focus, sidebar and log
+
+    @Test func tabCyclesTheFocusThroughTheVisiblePanes() {
+        var state = Fixture.state()
+        _ = press(.tab, on: &state)
+        #expect(state.focus == .nearby)
+        _ = press(.tab, on: &state)
+        #expect(state.focus == .main)
+        _ = press(.function(2), .tab, .tab, on: &state)
+        #expect(state.focus == .log)
+        _ = press(.backTab, on: &state)
+        #expect(state.focus == .nearby)
+        _ = press(.tab, .function(2), on: &state)
+        #expect(state.focus == .main, "hiding the focused log gives the focus back")
+    }
+
+    @Test func nearbyListsEveryPeerAndContinuesTheChosenOffer() {
+        var state = Fixture.state()
+        let rows = state.nearbyRows(device: device)
+        #expect(rows.map(\.peer.name) == ["Laptop", "Spare Phone", "Tablet"])
+        #expect(rows[1].offer == nil)
+        state.focus = .nearby
+        #expect(press(.enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.notes"), .chooseOffer("laptop")])
+        #expect(state.focus == .main)
+        #expect(state.foregroundApp == "com.example.notes")
+
+        state.focus = .nearby
+        #expect(press(.down, .enter, on: &state).isEmpty)
+        #expect(state.notice?.text == "Spare Phone offers no activity")
+        // An offer that cannot be continued goes to the system, which explains the failure.
+        #expect(press(.down, .down, .enter, on: &state) == [.chooseOffer("tablet")])
+        #expect(state.foregroundApp == "com.example.notes")
+    }
+
+    @Test func theLogScrollsByEventsWithinBounds() {
+        var state = Fixture.state()
+        let device = Fixture.device(lifecycle: Fixture.events())
+        _ = press(.function(2), .tab, .tab, on: &state, device: device)
+        #expect(state.focus == .log)
+        _ = press(.up, .up, on: &state, device: device)
+        #expect(state.logScroll == 2)
+        _ = press(.pageUp, .pageUp, .pageUp, on: &state, device: device)
+        #expect(state.logScroll == device.lifecycle.count - 1)
+        _ = press(.end, on: &state, device: device)
+        #expect(state.logScroll == 0)
+        _ = press(.down, on: &state, device: device)
+        #expect(state.logScroll == 0)
+        _ = press(.home, on: &state, device: device)
+        #expect(state.logScroll == 6)
+    }
+
+    // MARK: Overlays
+
+    @Test func helpOpensClosesAndScrollsWithinItsLines() {
+        var state = Fixture.state()
+        _ = press(.function(1), on: &state)
+        #expect(state.overlay == .help(scroll: 0))
+        _ = press(.pageDown, .pageDown, .pageDown, .pageDown, .pageDown, on: &state)
+        guard case .help(let scroll) = state.overlay else {
+            Issue.record("help closed")
+            return
+        }
+        #expect(scroll > 0)
+        _ = press(.down, on: &state)
+        #expect(state.overlay == .help(scroll: scroll), "the end of the list")
+        _ = press(.escape, on: &state)
+        #expect(state.overlay == nil)
+        _ = press(.function(1), .function(1), on: &state)
+        #expect(state.overlay == nil)
+    }
+
+    @Test func helpNamesEveryDeviceKeyAndTheAppsKeys() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        let keys = state.helpSections(device: device).flatMap(\.hints).map(\.keys)
+        for key in ["F1  ?", "F2  l", "F3  Ctrl-L", "F4", "Tab  Shift-Tab", "Ctrl-O", "Esc", "Ctrl-Q", "↑ ↓", "n"] {
+            #expect(keys.contains(key), "\(key)")
+        }
+        #expect(state.helpSections(device: device).last?.title == "Notes (when the app has the focus)")
+    }
+
+    @Test func thePhoneSwitcherOffersRecentAppsHomeAndTheHandoffItem() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        state.recentApps = ["com.example.notes", "com.example.map"]
+        _ = press(.function(4), on: &state)
+        #expect(state.overlay == .switcher(selection: 1), "the previous app, as Alt-Tab")
+        #expect(state.switcherItems(device: device) == [
+            .app(bundleIdentifier: "com.example.notes"), .app(bundleIdentifier: "com.example.map"), .home,
+            .handoff(Fixture.laptopOffer),
+        ])
+        #expect(press(.enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.map")])
+        #expect(state.recentApps == ["com.example.map", "com.example.notes"])
+        _ = press(.function(4), .up, on: &state)
+        #expect(state.overlay == .switcher(selection: 0))
+        #expect(press(.up, .enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.notes"), .chooseOffer("laptop")])
+    }
+
+    @Test func theLaptopDockStartsAtTheAppInFront() {
+        var state = Fixture.state(Fixture.laptop)
+        state.foregroundApp = "com.example.map"
+        let device = Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])
+        _ = press(.function(4), on: &state, device: device)
+        #expect(state.switcherItems(device: device).first == .handoff(Fixture.phoneOffer))
+        #expect(state.overlay == .switcher(selection: 2))
+        _ = press(.escape, on: &state, device: device)
+        #expect(state.overlay == nil)
+    }
+
+    @Test func ctrlOContinuesTheFeaturedOffer() {
+        var state = Fixture.state()
+        #expect(press(.control("o"), on: &state) == [.bringToFront(bundleIdentifier: "com.example.notes"), .chooseOffer("laptop")])
+        var empty = Fixture.state()
+        #expect(press(.control("o"), on: &empty, device: Fixture.device(offers: [Fixture.tabletOffer])).isEmpty)
+        #expect(empty.notice?.text == "No activity is offered nearby")
+    }
+
+    // MARK: Locking
+
+    @Test func lockingThenAcceptingThePromptUnlocksAndContinues() {
+        var state = Fixture.state()
+        _ = press(.control("l"), on: &state)
+        #expect(state.isLocked)
+        #expect(press(.character("2"), .tab, .control("o"), on: &state).isEmpty, "a locked device ignores other keys")
+        #expect(state.focus == .main)
+        #expect(press(.enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.notes"), .chooseOffer("laptop")])
+        #expect(!state.isLocked)
+    }
+
+    @Test func spaceUnlocksWithoutContinuing() {
+        var state = Fixture.state()
+        _ = press(.function(3), on: &state)
+        #expect(press(.character(" "), on: &state).isEmpty)
+        #expect(!state.isLocked)
+    }
+
+    @Test func aLockedLaptopOnlyUnlocks() {
+        var state = Fixture.state(Fixture.laptop)
+        let device = Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])
+        _ = press(.function(3), on: &state, device: device)
+        #expect(press(.enter, on: &state, device: device).isEmpty)
+        #expect(!state.isLocked)
+    }
+
+    // MARK: Continuing
+
+    @Test func escapeCancelsAContinuationInProgress() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        let pending = DeviceSnapshot.PendingInfo(peer: Fixture.laptop, bundleIdentifier: "com.example.notes",
+                                                 activityType: Fixture.notesType, phase: .askingApp, chosenAt: Fixture.now)
+        #expect(press(.escape, on: &state, device: Fixture.device(pending: pending)) == [.cancelContinuation])
+        #expect(state.foregroundApp == "com.example.notes")
+    }
+
+    @Test func willContinueBringsTheContinuingAppToTheFront() {
+        var state = Fixture.state()
+        let event = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .willContinue, activityType: Fixture.notesType,
+                                   bundleIdentifier: "com.example.browser", peer: "Laptop")
+        #expect(state.update(.lifecycleEventRecorded(event), device: device) == [.bringToFront(bundleIdentifier: "com.example.browser")])
+        #expect(state.update(.lifecycleEventRecorded(event), device: device).isEmpty, "already in front")
+    }
+
+    @Test func aFailureShowsAnAlertThatTheSystemMayMarkAsItsOwn() {
+        var state = Fixture.state()
+        let error = HandoffError(.remoteApplicationTimedOut, "no payload from Laptop within 5 s")
+        let failed = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .continuationFailed, activityType: Fixture.notesType,
+                                    bundleIdentifier: "com.example.notes", peer: "Laptop", errorCode: 4610,
+                                    detail: error.description)
+        _ = state.update(.lifecycleEventRecorded(failed), device: device)
+        let alert = ContinuationAlert(code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
+                                      peer: "Laptop", bundleIdentifier: "com.example.notes")
+        #expect(state.overlay == .alert(alert))
+        let shown = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .systemShowedError, activityType: Fixture.notesType,
+                                   bundleIdentifier: "com.example.notes", errorCode: 4610, detail: "alert: …")
+        _ = state.update(.lifecycleEventRecorded(shown), device: device)
+        var marked = alert
+        marked.shownBySystem = true
+        #expect(state.overlay == .alert(marked))
+        #expect(press(.character("x"), on: &state).isEmpty)
+        #expect(state.overlay == .alert(marked), "only Enter, Esc or Space dismiss it")
+        _ = press(.enter, on: &state)
+        #expect(state.overlay == nil)
+    }
+
+    @Test func aCancellationIsANoticeNotAnAlert() {
+        var state = Fixture.state()
+        let cancelled = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .continuationFailed, errorCode: 3072,
+                                       detail: HandoffError(.userCancelled, "the user cancelled the continuation").description)
+        _ = state.update(.lifecycleEventRecorded(cancelled), device: device)
+        #expect(state.overlay == nil)
+        #expect(state.notice?.text == "Continuation cancelled; both devices keep their state")
+    }
+
+    @Test func theOriginShowsContinuedOnForAWhile() {
+        var state = Fixture.state()
+        let event = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .wasContinued, activityType: Fixture.notesType,
+                                   bundleIdentifier: "com.example.notes", peer: "Tablet", detail: "continued on Tablet")
+        _ = state.update(.lifecycleEventRecorded(event), device: device)
+        #expect(state.notice == ScreenState.Notice(text: "Continued on Tablet", role: .success,
+                                                   expires: Fixture.now.addingTimeInterval(ScreenState.noticeDuration)))
+        _ = state.update(.clockTicked(Fixture.now.addingTimeInterval(5)), device: device)
+        #expect(state.notice != nil)
+        _ = state.update(.clockTicked(Fixture.now.addingTimeInterval(6)), device: device)
+        #expect(state.notice == nil)
+    }
+
+    @Test func anAppThatOpensAURLComesToTheFront() {
+        var state = Fixture.state()
+        state.overlay = .help(scroll: 0)
+        #expect(state.update(.appOpenedURL(bundleIdentifier: "com.example.browser"), device: device)
+            == [.bringToFront(bundleIdentifier: "com.example.browser")])
+        #expect(state.overlay == nil)
+    }
+
+    @Test func anAppThatIsGoneIsNoLongerInFront() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.gone"
+        _ = state.update(.clockTicked(Fixture.now), device: device)
+        #expect(state.foregroundApp == nil)
+    }
+
+    @Test func networkAndSizeChangesAreRemembered() {
+        var state = Fixture.state()
+        _ = state.update(.networkChanged(.offline), device: device)
+        #expect(state.network == .offline)
+        #expect(state.nearbyRows(device: device).map(\.peer.name) == ["Laptop", "Tablet"])
+        _ = state.update(.terminalResized(Size(width: 100, height: 30)), device: device)
+        #expect(state.size == Size(width: 100, height: 30))
+    }
+}

@@ -1,0 +1,222 @@
+import DeviceAppKit
+import DeviceUI
+import Foundation
+import HandoffCore
+import HandoffTestSupport
+import TerminalCells
+import Testing
+
+/// Two devices with screens over the in-memory neighbourhood: a laptop (the origin) and a
+/// phone (the receiver), each with the pages app.
+final class TwoScreens {
+    let hood = Neighbourhood()
+    let laptop: Device
+    let phone: Device
+    let laptopApp = PagesApp()
+    let phoneApp = PagesApp()
+    let laptopScreen: DeviceScreen
+    let phoneScreen: DeviceScreen
+    let size = Size(width: 80, height: 24)
+
+    init() {
+        laptop = hood.addDevice("Laptop", kind: .laptop, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
+        phone = hood.addDevice("Phone", kind: .phone, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
+        let folder = URL(fileURLWithPath: "/nonexistent")
+        let clock = hood.clock
+        laptopScreen = DeviceScreen(device: laptop, account: "demo", apps: [laptopApp],
+                                    environment: AppEnvironment(deviceName: "Laptop", cloudFolder: nil, localFolder: folder,
+                                                                now: { clock.now }),
+                                    timeZone: Fixture.gmt, now: clock.now)
+        phoneScreen = DeviceScreen(device: phone, account: "demo", apps: [phoneApp],
+                                   environment: AppEnvironment(deviceName: "Phone", cloudFolder: nil, localFolder: folder,
+                                                               now: { clock.now }),
+                                   timeZone: Fixture.gmt, now: clock.now)
+    }
+
+    func laptopFrame() -> Grid { laptopScreen.render(size: size, now: hood.clock.now) }
+    func phoneFrame() -> Grid { phoneScreen.render(size: size, now: hood.clock.now) }
+
+    /// The laptop opens the pages app and turns to page 3: its activity becomes current.
+    func startOnLaptop() {
+        laptopScreen.handle(.character("1"))
+        laptopScreen.handle(.down)
+        laptopScreen.handle(.down)
+        hood.settle()
+    }
+}
+
+@Suite("Two devices with screens")
+struct TwoDeviceFlowTests {
+    @Test func theScreenInstallsLaunchesAndShowsHome() {
+        let world = TwoScreens()
+        #expect(world.phone.applications.map(\.bundleIdentifier) == ["com.example.notes"])
+        #expect(world.phoneApp.application != nil)
+        #expect(world.phone.system.hasFrontmostApp)
+        #expect(world.phone.system.frontmostApp == nil)
+        #expect(world.phoneFrame().text().contains("1 Notes"))
+    }
+
+    @Test func openingAnAppMakesItFrontmostAndKeysReachIt() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        #expect(world.laptop.system.frontmostApp == "com.example.notes")
+        #expect(world.laptopApp.frontmostChanges == [true])
+        #expect(world.laptopApp.page == 3)
+        #expect(world.laptop.currentActivity?.title == "Page 3")
+        #expect(world.laptopScreen.handle(.escape), "Esc is not the app's: home")
+        #expect(world.laptopApp.frontmostChanges == [true, false])
+        #expect(world.laptop.system.frontmostApp == nil)
+        #expect(!world.laptopScreen.handle(.character("q")))
+        #expect(world.laptopScreen.isQuitRequested)
+    }
+
+    @Test func offerPromptAcceptAndContinuedOn() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+
+        // The phone lists the laptop's activity as continuable.
+        let listed = world.phoneFrame()
+        assertSnapshot(listed, named: "flow-1-phone-sees-offer", styles: meaningLegend)
+        #expect(listed.text().contains("✓ continuable"))
+
+        // Locked, the phone prompts for it, as iOS does.
+        world.phoneScreen.handle(.control("l"))
+        let prompt = world.phoneFrame()
+        assertSnapshot(prompt, named: "flow-2-phone-lock-prompt")
+        #expect(prompt.text().contains("from Laptop"))
+
+        // Accepting unlocks and continues: the app comes to the front, loading.
+        world.phoneScreen.handle(.enter)
+        #expect(!world.phoneScreen.state.isLocked)
+        #expect(world.phone.system.pendingContinuation != nil)
+        #expect(world.phone.system.frontmostApp == "com.example.notes")
+        assertSnapshot(world.phoneFrame(), named: "flow-3-phone-loading")
+
+        world.hood.settle()
+        #expect(world.phoneApp.continued == 1)
+        #expect(world.phoneApp.page == 3)
+        #expect(world.phone.system.pendingContinuation == nil)
+        #expect(world.phoneFrame().text().contains("Continued from Laptop"))
+
+        // The origin says where its activity went.
+        let origin = world.laptopFrame()
+        assertSnapshot(origin, named: "flow-4-laptop-continued-on-phone", styles: meaningLegend)
+        #expect(origin.text().contains("Continued on Phone"))
+
+        // The notice goes away after a while.
+        #expect(world.laptopScreen.nextDeadline != nil)
+        world.hood.advance(by: 10)
+        #expect(!world.laptopFrame().text().contains("Continued on Phone"))
+    }
+
+    @Test func cancellingWhileLoadingLeavesANotice() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        world.phoneScreen.handle(.control("o"))
+        #expect(world.phone.system.pendingContinuation != nil)
+        world.phoneScreen.handle(.escape)
+        #expect(world.phone.system.pendingContinuation == nil)
+        world.hood.settle()
+        #expect(world.phoneApp.continued == 0)
+        #expect(world.phoneScreen.state.overlay == nil)
+        #expect(world.phoneFrame().text().contains("Continuation cancelled"))
+    }
+
+    @Test func anUnreachableOriginEndsInAnAlertWithTheCode() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        world.hood.remove(world.laptop)
+        world.phoneScreen.handle(.tab)
+        world.phoneScreen.handle(.enter)
+        world.hood.settle()
+        guard case .alert(let alert) = world.phoneScreen.state.overlay else {
+            Issue.record("no alert")
+            return
+        }
+        #expect(alert.code == .connectionUnavailable)
+        #expect(alert.shownBySystem, "the pages app does not implement didFailToContinue")
+        let frame = world.phoneFrame()
+        assertSnapshot(frame, named: "flow-5-phone-alert-4609")
+        #expect(frame.text().contains("Error 4609"))
+        world.phoneScreen.handle(.enter)
+        #expect(world.phoneScreen.state.overlay == nil)
+    }
+
+    @Test func theLogShowsEveryEventOfTheDevice() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        world.phoneScreen.handle(.control("o"))
+        world.hood.settle()
+        world.phoneScreen.handle(.function(2))
+        let frame = world.phoneScreen.render(size: Size(width: 160, height: 48), now: world.hood.clock.now)
+        assertSnapshot(frame, named: "flow-6-phone-log-160x48")
+        for kind in ["continueChosen", "willContinue", "fetchStarted", "payloadReceived", "continueCalled", "continued"] {
+            #expect(frame.text().contains(kind), "\(kind)")
+        }
+    }
+
+    @Test func networkPeersWithoutOffersAreListed() {
+        let world = TwoScreens()
+        let now = world.hood.clock.now
+        world.phoneScreen.update(network: NetworkStatus(summary: "loopback 127.255.255.255:47820", isOnline: true,
+                                                        peers: [NearbyPeer(info: world.laptop.info, lastSeen: now)]))
+        let text = world.phoneFrame().text()
+        #expect(text.contains("no activity offered"))
+        #expect(text.contains("● loopback 127.255.25"))
+        #expect(text.contains("● online · 1 nearby"))
+    }
+
+    @Test func theScreenKeepsAnEarlierLifecycleHandler() {
+        let hood = Neighbourhood()
+        let device = hood.addDevice("Phone")
+        var seen: [LifecycleEvent.Kind] = []
+        device.onLifecycleEvent = { seen.append($0.kind) }
+        let app = PagesApp()
+        let screen = DeviceScreen(device: device, account: "demo", apps: [app],
+                                  environment: AppEnvironment(deviceName: "Phone", cloudFolder: nil,
+                                                              localFolder: URL(fileURLWithPath: "/nonexistent")),
+                                  timeZone: Fixture.gmt, now: hood.clock.now)
+        screen.handle(.character("1"))
+        #expect(seen.contains(.becameCurrent))
+    }
+
+    @Test func urlsOpenInTheAppThatTakesThem() {
+        let hood = Neighbourhood()
+        let device = hood.addDevice("Phone")
+        let pages = PagesApp()
+        let browser = BrowserStub()
+        var fallback: [URL] = []
+        var environment = AppEnvironment(deviceName: "Phone", cloudFolder: nil, localFolder: URL(fileURLWithPath: "/nonexistent"))
+        environment.openURL = { fallback.append($0) }
+        let screen = DeviceScreen(device: device, account: "demo", apps: [pages, browser], environment: environment,
+                                  timeZone: Fixture.gmt, now: hood.clock.now)
+        browser.environment?.openURL(URL(string: "https://example.com/a")!)
+        #expect(browser.opened.map(\.absoluteString) == ["https://example.com/a"])
+        #expect(screen.state.foregroundApp == "com.example.browser")
+        #expect(device.system.frontmostApp == "com.example.browser")
+        browser.refuses = true
+        browser.environment?.openURL(URL(string: "mailto:someone@example.com")!)
+        #expect(fallback.map(\.absoluteString) == ["mailto:someone@example.com"])
+    }
+}
+
+/// A browser that records the URLs it opens.
+final class BrowserStub: TerminalApp, ApplicationDelegate {
+    let manifest = AppManifest(bundleIdentifier: "com.example.browser", teamIdentifier: "ABCDE12345", displayName: "Browser",
+                               activityTypes: [UserActivity.browsingWebType])
+    let glyph: Character = "◍"
+    let title = "Browser"
+    let keyHints: [KeyHint] = []
+    var environment: AppEnvironment?
+    var opened: [URL] = []
+    var refuses = false
+
+    func launch(application: Application, environment: AppEnvironment) { self.environment = environment }
+    func render(into grid: inout Grid, area: Rect) {}
+    func handle(_ key: Key) -> Bool { false }
+    func open(_ url: URL) -> Bool {
+        guard !refuses else { return false }
+        opened.append(url)
+        return true
+    }
+}

@@ -1,0 +1,376 @@
+import Foundation
+import HandoffTestSupport
+import Testing
+
+/// End-to-end tests of `handoff manifest lint`: they run the built executable as a process.
+@Suite("handoff manifest lint (end to end)")
+struct ManifestLintCommandTests {
+    // MARK: Exit status 0
+
+    @Test func cleanManifestExitsZeroWithAReadableReport() throws {
+        let result = try Handoff.run(
+            "manifest", "lint", Fixture.path("Browser-Info.plist"), "--entitlements", Fixture.path("Minimal.entitlements"))
+        #expect(result.status == 0)
+        #expect(result.standardError == "")
+        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "Info.plist:        \(Fixture.path("Browser-Info.plist"))")
+        #expect(lines.contains("Entitlements:      \(Fixture.path("Minimal.entitlements"))"))
+        #expect(lines.contains("Bundle identifier: com.example.browser"))
+        #expect(lines.contains("Team identifier:   ABCDE12345"))
+        #expect(lines.contains("Activity types (1):"))
+        #expect(lines.contains("  NSUserActivityTypeBrowsingWeb"))
+        #expect(lines.contains("Document types: none"))
+        #expect(lines.contains("Associated domains: none"))
+        #expect(lines.contains("Problems: none"))
+        #expect(lines.suffix(2) == ["0 errors, 0 warnings", ""])
+    }
+
+    @Test func warningsAloneExitZero() throws {
+        let directory = try TemporaryDirectory()
+        let info = try directory.write("Info.plist", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>com.example.app</string>
+            <key>TeamIdentifier</key><string>team</string>
+            <key>NSUserActivityTypes</key><array><string>com.example.app.view</string><string>com.example.app.view</string></array>
+            </dict></plist>
+            """)
+        let result = try Handoff.run("manifest", "lint", info)
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("  warning: \(info): TeamIdentifier: "))
+        #expect(result.standardOutput.contains("  warning: \(info): NSUserActivityTypes[1]: "))
+        #expect(result.standardOutput.hasSuffix("0 errors, 2 warnings\n"))
+    }
+
+    @Test func defineResolvesBuildSettings() throws {
+        let arguments = ["manifest", "lint", Fixture.path("Reader-Info.plist"), "--entitlements", Fixture.path("Reader.entitlements")]
+        let unresolved = try Handoff.run(arguments)
+        #expect(unresolved.status == 1)
+        #expect(unresolved.standardOutput.contains("unresolved build setting $(PRODUCT_BUNDLE_IDENTIFIER)"))
+        #expect(unresolved.standardOutput.hasSuffix("7 errors, 1 warning\nPass the values of build settings with --define NAME=VALUE.\n"))
+
+        let resolved = try Handoff.run(arguments + [
+            "--define", "PRODUCT_BUNDLE_IDENTIFIER=com.example.reader", "--define", "DEVELOPMENT_TEAM=ABCDE12345",
+            "--define", "PRODUCT_NAME=Reader",
+        ])
+        #expect(resolved.status == 0)
+        #expect(resolved.standardOutput.contains("Bundle identifier: com.example.reader"))
+        #expect(resolved.standardOutput.contains("  com.example.reader.reading"))
+        #expect(resolved.standardOutput.contains("    ubiquitous activity type: com.example.reader.document"))
+        #expect(resolved.standardOutput.contains("  activitycontinuation:reader.example.com"))
+        #expect(resolved.standardOutput.hasSuffix("0 errors, 0 warnings\n"))
+    }
+
+    @Test func theLastDefinitionOfANameWinsAndValuesMayContainEqualsSigns() throws {
+        let directory = try TemporaryDirectory()
+        let info = try directory.write("Info.plist", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>$(ID)</string>
+            <key>CFBundleName</key><string>$(NAME)</string>
+            <key>TeamIdentifier</key><string>ABCDE12345</string>
+            <key>NSUserActivityTypes</key><array><string>$(ID).view</string></array>
+            </dict></plist>
+            """)
+        let result = try Handoff.run(
+            "manifest", "lint", info, "--json", "--define", "ID=com.example.first", "--define", "ID=com.example.second",
+            "--define", "NAME=a=b")
+        #expect(result.status == 0)
+        let report = try JSONReport(result.standardOutput)
+        #expect(report.object["bundleIdentifier"] as? String == "com.example.second")
+        #expect(report.object["activityTypes"] as? [String] == ["com.example.second.view"])
+    }
+
+    // MARK: Exit status 1
+
+    @Test func errorsExitOneAndListEveryProblem() throws {
+        let result = try Handoff.run(
+            "manifest", "lint", Fixture.path("Problems-Info.plist"), "--entitlements", Fixture.path("Problems.entitlements"))
+        #expect(result.status == 1)
+        #expect(result.standardError == "")
+        let output = result.standardOutput
+        #expect(output.contains("Problems (23):"))
+        #expect(output.contains(
+            "  error: \(Fixture.path("Problems-Info.plist")): NSUserActivityTypes[2]: expected a string, found an integer"))
+        #expect(output.contains(
+            "  error: \(Fixture.path("Problems-Info.plist")): CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType: "))
+        #expect(output.contains(
+            "  error: \(Fixture.path("Problems.entitlements")): com.apple.developer.associated-domains[1]: \"problems.example.com\" has no service prefix"))
+        #expect(output.contains("  warning: \(Fixture.path("Problems.entitlements")): com.apple.developer.team-identifier: "))
+        #expect(output.hasSuffix("20 errors, 3 warnings\nPass the values of build settings with --define NAME=VALUE.\n"))
+    }
+
+    @Test func wrongValueTypesExitOne() throws {
+        let result = try Handoff.run("manifest", "lint", Fixture.path("WrongTypes-Info.plist"))
+        #expect(result.status == 1)
+        #expect(result.standardOutput.contains("NSUserActivityTypes: expected an array of strings, found a string"))
+        #expect(result.standardOutput.contains("Bundle identifier: (unknown)"))
+        #expect(result.standardOutput.hasSuffix("5 errors, 0 warnings\n"))
+    }
+
+    // MARK: Exit status 2
+
+    @Test func missingFileExitsTwoNamingIt() throws {
+        let path = "/nonexistent-\(UUID().uuidString)/Info.plist"
+        let result = try Handoff.run("manifest", "lint", path)
+        #expect(result.status == 2)
+        #expect(result.standardOutput == "")
+        #expect(result.standardError == "error: \(path): cannot read the file: no such file\n")
+    }
+
+    @Test func missingEntitlementsExitTwoNamingThem() throws {
+        let path = "/nonexistent-\(UUID().uuidString)/App.entitlements"
+        let result = try Handoff.run("manifest", "lint", Fixture.path("Browser-Info.plist"), "--entitlements", path)
+        #expect(result.status == 2)
+        #expect(result.standardError == "error: \(path): cannot read the file: no such file\n")
+    }
+
+    @Test func malformedXMLExitsTwo() throws {
+        let path = Fixture.path("Malformed-Info.plist")
+        let result = try Handoff.run("manifest", "lint", path, "--json")
+        #expect(result.status == 2)
+        #expect(result.standardOutput == "")
+        #expect(result.standardError.hasPrefix("error: \(path): not a valid property list: "))
+        #expect(result.standardError.contains("line 6"))
+    }
+
+    @Test func topLevelArrayExitsTwo() throws {
+        let path = Fixture.path("TopLevelArray.plist")
+        let result = try Handoff.run("manifest", "lint", path)
+        #expect(result.status == 2)
+        #expect(result.standardError == "error: \(path): the property list's top level is an array, not a dictionary\n")
+    }
+
+    @Test func directoryExitsTwo() throws {
+        let directory = try TemporaryDirectory()
+        let result = try Handoff.run("manifest", "lint", directory.path)
+        #expect(result.status == 2)
+        #expect(result.standardError == "error: \(directory.path): cannot read the file: it is a directory\n")
+    }
+
+    @Test(arguments: 0..<8)
+    func randomBytesExitTwoWithAClearMessage(_ seed: Int) throws {
+        var generator = SeededGenerator(seed: UInt64(seed) &+ 0xC0FFEE)
+        var bytes = (0..<(64 + seed * 97)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        if seed % 2 == 1 { bytes = Array("bplist00".utf8) + bytes }
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("Random.plist", Data(bytes))
+        let result = try Handoff.run("manifest", "lint", path)
+        #expect(result.status == 2)
+        #expect(result.standardOutput == "")
+        #expect(result.standardError.hasPrefix("error: \(path): "))
+        #expect(result.standardError.hasSuffix("\n"))
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(!result.standardError.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    }
+
+    @Test func binaryPropertyListWithASetExitsTwoInsteadOfCrashing() throws {
+        // bplist00: a dictionary { "k": set("a", "b") }, which crashes Foundation on Linux if parsed.
+        var bytes = Array("bplist00".utf8)
+        let objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, 0x6B], [0xC2, 3, 4], [0x51, 0x61], [0x51, 0x62]]
+        var offsets: [UInt8] = []
+        for object in objects {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
+        let tableOffset = UInt8(bytes.count)
+        bytes += offsets
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, UInt8(objects.count)] + [UInt8](repeating: 0, count: 8)
+            + [0, 0, 0, 0, 0, 0, 0, tableOffset]
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("Set.plist", Data(bytes))
+        let result = try Handoff.run("manifest", "lint", path)
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix("error: \(path): not a valid property list: binary property list: it contains a set"))
+    }
+
+    // MARK: JSON
+
+    @Test func jsonHasTheDocumentedShape() throws {
+        let result = try Handoff.run(
+            "manifest", "lint", Fixture.path("Problems-Info.plist"), "--entitlements", Fixture.path("Problems.entitlements"), "--json")
+        #expect(result.status == 1)
+        let report = try JSONReport(result.standardOutput)
+        #expect(Set(report.object.keys) == ["bundleIdentifier", "teamIdentifier", "activityTypes", "documentTypes", "associatedDomains", "problems"])
+        #expect(report.object["bundleIdentifier"] as? String == "com.example.problems")
+        #expect(report.object["teamIdentifier"] as? String == "abc123")
+        #expect((report.object["activityTypes"] as? [String])?.first == "com.example.problems.viewing")
+        let documentTypes = try #require(report.object["documentTypes"] as? [[String: Any]])
+        #expect(documentTypes.count == 2)
+        for documentType in documentTypes {
+            #expect(Set(documentType.keys) == ["name", "contentTypes", "ubiquitousActivityType"])
+        }
+        #expect(documentTypes[0]["ubiquitousActivityType"] as? String == "editing a note")
+        #expect(documentTypes[1]["ubiquitousActivityType"] is NSNull)
+        #expect(documentTypes[0]["contentTypes"] as? [String] == ["com.example.problems.note"])
+        #expect((report.object["associatedDomains"] as? [String])?.first == "activitycontinuation:problems.example.com")
+        let problems = try #require(report.object["problems"] as? [[String: Any]])
+        #expect(problems.count == 23)
+        for problem in problems {
+            #expect(Set(problem.keys) == ["severity", "message", "key", "file"])
+            #expect(["error", "warning"].contains(problem["severity"] as? String))
+        }
+        let ubiquitous = try #require(problems.first { $0["key"] as? String == "CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType" })
+        #expect(ubiquitous["severity"] as? String == "error")
+        #expect(ubiquitous["file"] as? String == Fixture.path("Problems-Info.plist"))
+        #expect(problems.contains { $0["key"] as? String == "NSUserActivityTypes[2]" && $0["message"] as? String == "expected a string, found an integer" })
+    }
+
+    @Test func jsonUsesNullForAnUnknownTeam() throws {
+        let directory = try TemporaryDirectory()
+        let info = try directory.write("Info.plist", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>com.example.app</string>
+            <key>NSUserActivityTypes</key><array><string>com.example.app.view</string></array>
+            </dict></plist>
+            """)
+        let result = try Handoff.run("manifest", "lint", "--json", info)
+        #expect(result.status == 1)
+        let report = try JSONReport(result.standardOutput)
+        #expect(report.object["teamIdentifier"] is NSNull)
+        let problems = try #require(report.object["problems"] as? [[String: Any]])
+        #expect(problems.map { $0["key"] as? String } == ["TeamIdentifier"])
+        #expect(!result.standardOutput.contains("--define"))
+    }
+
+    // MARK: Usage
+
+    @Test func helpDescribesTheCommandAndItsOptions() throws {
+        let result = try Handoff.run("manifest", "lint", "--help")
+        #expect(result.status == 0)
+        for expected in ["USAGE: handoff manifest lint", "<info-plist>", "--entitlements <file>", "--define <KEY=VALUE>", "--json", "Exit status", "64 when"] {
+            #expect(result.standardOutput.contains(expected), "help lacks \(expected)")
+        }
+    }
+
+    @Test func rootHelpListsTheManifestCommand() throws {
+        let result = try Handoff.run("--help")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("USAGE: handoff <subcommand>"))
+        #expect(result.standardOutput.contains("manifest"))
+        let manifest = try Handoff.run("manifest", "--help")
+        #expect(manifest.status == 0)
+        #expect(manifest.standardOutput.contains("lint"))
+    }
+
+    @Test func versionIsPrinted() throws {
+        let result = try Handoff.run("--version")
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "0.1.0\n")
+    }
+
+    @Test(arguments: [["manifest", "lint"], ["manifest", "lint", "Info.plist", "--define", "NOVALUE"], ["manifest", "lint", "Info.plist", "--define", "=x"], ["manifest", "lint", "--bogus"]])
+    func usageErrorsExitSixtyFour(_ arguments: [String]) throws {
+        let result = try Handoff.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.standardOutput == "")
+        #expect(result.standardError.contains("Usage: handoff manifest lint"))
+    }
+}
+
+// MARK: - Running the executable
+
+/// The outcome of one run of `handoff`.
+private struct ProcessResult {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+}
+
+private enum Handoff {
+    static func run(_ arguments: String...) throws -> ProcessResult {
+        try run(arguments)
+    }
+
+    /// Runs `handoff` with `arguments`, its output captured in files (so that no pipe can fill up).
+    static func run(_ arguments: [String]) throws -> ProcessResult {
+        let executable = try #require(HandoffExecutable.url, "the handoff executable was not found; build it with swift build")
+        let directory = try TemporaryDirectory()
+        let outputURL = directory.url.appendingPathComponent("stdout")
+        let errorURL = directory.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let error = try FileHandle(forWritingTo: errorURL)
+        defer {
+            try? output.close()
+            try? error.close()
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = error
+        process.currentDirectoryURL = Fixture.packageRoot
+        try process.run()
+        process.waitUntilExit()
+        return ProcessResult(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    }
+}
+
+/// The manifest fixtures of the core tests, named by paths relative to the package root (the
+/// working directory of every run).
+private enum Fixture {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func path(_ name: String) -> String {
+        "Tests/HandoffCoreTests/Fixtures/manifests/\(name)"
+    }
+}
+
+/// A JSON object printed by `handoff manifest lint --json`.
+private struct JSONReport {
+    var object: [String: Any]
+
+    init(_ text: String) throws {
+        let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+        object = try #require(parsed as? [String: Any], "not a JSON object: \(text)")
+    }
+}
+
+/// A directory that is removed when the value is no longer used.
+private final class TemporaryDirectory {
+    let url: URL
+
+    var path: String { url.path }
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-cli-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Writes `text` to a file called `name` and returns its path.
+    func write(_ name: String, _ text: String) throws -> String {
+        try write(name, Data(text.utf8))
+    }
+
+    /// Writes `data` to a file called `name` and returns its path.
+    func write(_ name: String, _ data: Data) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try data.write(to: file)
+        return file.path
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that random inputs repeat exactly.
+private struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HandoffCore
+@testable import HandoffNetwork
+import Testing
+
+/// The bench machinery with tiny counts: it must produce every row, sanely filled. Figures are
+/// not asserted (that is what `handoff bench` in release is for).
+@Suite("Bench", .serialized)
+struct BenchTests {
+    @Test func aTinyRunProducesSaneRows() async throws {
+        let steps = StepLog()
+        let report = try await NetworkBench.run(NetworkBench.Options(
+            iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 1, payloadBytes: 3000, gap: 0,
+            progress: { steps.append($0) }))
+        let keys = [NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
+                    NetworkBench.Key.offer, NetworkBench.Key.continue, NetworkBench.Key.streams, NetworkBench.Key.discovery]
+        #expect(report.rows.map(\.key) == keys)
+        #expect(steps.count >= 6)
+
+        for key in [NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.offer, NetworkBench.Key.continue] {
+            let row = try #require(report.row(key))
+            let p50 = try #require(row.p50), p99 = try #require(row.p99)
+            #expect(row.unit == "us" && row.samples == 5)
+            #expect(p50 > 0 && p50 <= p99, "\(key): p50 \(p50), p99 \(p99)")
+            #expect(p99 < 10_000_000, "\(key): a sample of more than 10 s")
+        }
+        for key in [NetworkBench.Key.throughputFloor, NetworkBench.Key.streams] {
+            let row = try #require(report.row(key))
+            #expect(row.unit == "MB/s" && (row.value ?? 0) > 0)
+        }
+        let discovery = try #require(report.row(NetworkBench.Key.discovery)?.value)
+        #expect(discovery > 0 && discovery < 10_000)
+
+        // Floors have no target; each of ours is compared with its floor and judged.
+        for row in report.rows.prefix(3) { #expect(row.target == nil && row.pass == nil) }
+        for row in report.rows.dropFirst(3) { #expect(row.target != nil && row.pass != nil) }
+        #expect(report.row(NetworkBench.Key.offer)?.floorKey == NetworkBench.Key.udpFloor)
+        #expect(report.row(NetworkBench.Key.continue)?.floorKey == NetworkBench.Key.tcpFloor)
+        #expect((report.row(NetworkBench.Key.offer)?.ratioP99 ?? 0) > 0)
+        #expect((report.row(NetworkBench.Key.streams)?.ratio ?? 0) > 0)
+        #expect(report.row(NetworkBench.Key.continue)?.label.contains("KB payload") == true)
+
+        let table = report.table()
+        for row in report.rows { #expect(table.contains(row.label)) }
+        #expect(table.components(separatedBy: "PASS").count + table.components(separatedBy: "MISS").count - 2 == 4)
+
+        let decoded = try JSONDecoder().decode(BenchReport.self, from: Data(try report.json().utf8))
+        #expect(decoded.rows.map(\.key) == keys)
+        #expect(decoded.rows.map(\.p99) == report.rows.map(\.p99))
+    }
+
+    @Test func percentilesAreNearestRank() {
+        var samples = LatencySamples()
+        for value in (1...100).reversed() { samples.append(UInt64(value) * 1000) }
+        #expect(samples.percentile(50) == 50)
+        #expect(samples.percentile(99) == 99)
+        #expect(samples.percentile(100) == 100)
+        #expect(LatencySamples().percentile(50) == nil)
+    }
+
+    @Test func durationsAreFormattedForPeople() {
+        #expect(BenchReport.formatMicroseconds(57) == "57 µs")
+        #expect(BenchReport.formatMicroseconds(1240) == "1.24 ms")
+        #expect(BenchReport.formatMicroseconds(12_500) == "12.5 ms")
+        #expect(BenchReport.formatMicroseconds(250_000) == "250 ms")
+        #expect(BenchReport.formatMicroseconds(1_200_000) == "1.20 s")
+    }
+
+    final class StepLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var steps: [String] = []
+        func append(_ step: String) { lock.withLock { steps.append(step) } }
+        var count: Int { lock.withLock { steps.count } }
+    }
+}

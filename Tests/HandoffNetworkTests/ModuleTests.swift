@@ -1,0 +1,3 @@
+import Testing
+import HandoffNetwork
+@Test func networkModuleLoads() { #expect(HandoffNetwork.protocolVersion == 1) }

@@ -1,0 +1,93 @@
+import Foundation
+import HandoffCore
+@testable import HandoffNetwork
+import NIOCore
+import NIOEmbedded
+import Testing
+
+/// The reader and writer that session pipelines use: the same bytes as ``SessionFrameEncoder``
+/// on the wire, the same frames and refusals as ``SessionFrameDecoder``.
+@Suite("Session frame reader and writer")
+struct SessionFrameHandlerTests {
+    static let samples: [SessionFrame] = SessionFrameTests.samples + [
+        .streamData(ByteBuffer(bytes: (0..<(64 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })),
+        .streamData(ByteBuffer(bytes: Array(repeating: 1, count: SessionFrameWriter.separateHeaderThreshold))),
+        .payloadResponse(id: 3, payload: Array(repeating: 9, count: 100_000)),
+    ]
+
+    func makeChannel(maximum: Int = 8 << 20) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: maximum))
+        try channel.pipeline.syncOperations.addHandler(SessionFrameWriter())
+        return channel
+    }
+
+    /// Everything the writer put out for `frame`, concatenated.
+    func written(_ frame: SessionFrame) throws -> [UInt8] {
+        let channel = try makeChannel()
+        try channel.writeOutbound(frame)
+        var bytes: [UInt8] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { bytes += buffer.readableBytesView }
+        return bytes
+    }
+
+    func encoded(_ frame: SessionFrame) throws -> [UInt8] {
+        var buffer = ByteBuffer()
+        try SessionFrameEncoder().encode(data: frame, out: &buffer)
+        return Array(buffer.readableBytesView)
+    }
+
+    @Test("the writer puts the encoder's bytes on the wire", arguments: samples)
+    func writerMatchesTheEncoder(frame: SessionFrame) throws {
+        #expect(try written(frame) == encoded(frame))
+    }
+
+    @Test("every frame round-trips through the reader", arguments: samples)
+    func roundTrip(frame: SessionFrame) throws {
+        let channel = try makeChannel()
+        try channel.writeInbound(ByteBuffer(bytes: try encoded(frame)))
+        #expect(try channel.readInbound(as: SessionFrame.self) == frame)
+        #expect(try channel.readInbound(as: SessionFrame.self) == nil)
+    }
+
+    @Test func framesSplitAnywhereAndBatchedTogetherDecodeInOrder() throws {
+        for split in [1, 3, 7, 1000, 16_384, Int.max] {
+            // Byte by byte only through the small frames (hundreds of thousands of reads otherwise).
+            let frames = split < 1000 ? SessionFrameTests.samples : Self.samples
+            var all: [UInt8] = []
+            for frame in frames { all += try encoded(frame) }
+            let channel = try makeChannel()
+            var start = 0
+            while start < all.count {
+                let end = min(start + split, all.count)
+                try channel.writeInbound(ByteBuffer(bytes: all[start..<end]))
+                start = end
+            }
+            var decoded: [SessionFrame] = []
+            while let frame = try channel.readInbound(as: SessionFrame.self) { decoded.append(frame) }
+            #expect(decoded == frames, "split every \(split) bytes")
+        }
+    }
+
+    @Test func aFrameOverTheLimitIsRefusedFromItsLengthAlone() throws {
+        let channel = try makeChannel(maximum: 1024)
+        // Only the length prefix: no body byte is needed to refuse it.
+        #expect(throws: SessionFrameError.self) { try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0x04, 0x01])) }
+        #expect(!channel.isActive)
+    }
+
+    @Test func aMalformedFrameClosesTheConnectionAndLaterBytesAreIgnored() throws {
+        let channel = try makeChannel()
+        var bytes: [UInt8] = [0, 0, 0, 2, HandoffNetwork.protocolVersion, 0xEE]  // unknown type
+        bytes += try encoded(.streamEnd)
+        #expect(throws: SessionFrameError.self) { try channel.writeInbound(ByteBuffer(bytes: bytes)) }
+        #expect(!channel.isActive)
+        #expect(try channel.readInbound(as: SessionFrame.self) == nil)
+    }
+
+    @Test func aLengthShorterThanTheHeaderIsRefused() throws {
+        let channel = try makeChannel()
+        #expect(throws: SessionFrameError.self) { try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0, 1, 1])) }
+        #expect(!channel.isActive)
+    }
+}

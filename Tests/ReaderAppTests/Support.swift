@@ -1,0 +1,126 @@
+import DeviceAppKit
+import Foundation
+import HandoffCore
+import HandoffTestSupport
+@testable import ReaderApp
+import TerminalCells
+import Testing
+
+/// A temporary folder, removed when the value is released.
+final class TemporaryFolder {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ReaderAppTests-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A subfolder (not created).
+    func folder(_ name: String) -> URL { url.appendingPathComponent(name, isDirectory: true) }
+}
+
+/// The Reader's real resources (its Info.plist and sample documents).
+func readerResources() throws -> ReaderResources { try ReaderResources.locate() }
+
+/// One device of a neighbourhood, running the Reader the way the device screen does: installed
+/// from its manifest and delegate, launched with an environment, brought to the front.
+final class ReaderDevice {
+    let device: Device
+    let reader: ReaderApp
+    let application: Application
+    let localFolder: URL
+    private(set) var logLines: [String] = []
+
+    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, cloudFolder: URL?, localFolder: URL) throws {
+        device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
+        reader = try ReaderApp(resources: readerResources())
+        application = device.install(reader.manifest, delegate: reader.delegate)
+        self.localFolder = localFolder
+        let clock = hood.clock
+        reader.launch(application: application, environment: AppEnvironment(
+            deviceName: name, cloudFolder: cloudFolder, localFolder: localFolder, now: { clock.now },
+            log: { [weak self] line in self?.logLines.append(line) }))
+        device.bringToFront(application)
+    }
+
+    /// Presses `keys` in order; each must be the Reader's.
+    func press(_ keys: Key..., sourceLocation: SourceLocation = #_sourceLocation) {
+        for key in keys { #expect(reader.handle(key), "the Reader handles \(key)", sourceLocation: sourceLocation) }
+    }
+
+    /// Chooses the document named `name` in the list (with ↑ ↓) and opens it (Enter).
+    func open(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        press(.home, sourceLocation: sourceLocation)
+        while reader.documents.indices.contains(reader.selection), reader.documents[reader.selection].name != name,
+              reader.selection < reader.documents.count - 1 {
+            press(.down, sourceLocation: sourceLocation)
+        }
+        #expect(reader.documents[reader.selection].name == name, sourceLocation: sourceLocation)
+        press(.enter, sourceLocation: sourceLocation)
+    }
+
+    /// The Reader drawn in an area of `width`x`height` (the whole grid).
+    func render(width: Int, height: Int) -> Grid {
+        var grid = Grid(size: Size(width: width, height: height))
+        reader.render(into: &grid, area: grid.bounds)
+        return grid
+    }
+
+    /// The open document's activity.
+    var activity: UserActivity? { reader.session?.document.userActivity }
+}
+
+/// Two devices of one account (a laptop and a phone) sharing a cloud folder in an in-memory
+/// neighbourhood with a manual clock, each with its own local folder.
+final class ReaderWorld {
+    let folder = TemporaryFolder()
+    let hood = Neighbourhood()
+    let cloudFolder: URL
+    let laptop: ReaderDevice
+    let phone: ReaderDevice
+
+    init() throws {
+        cloudFolder = folder.folder("cloud")
+        laptop = try ReaderDevice("Laptop", kind: .laptop, in: hood, cloudFolder: cloudFolder, localFolder: folder.folder("laptop"))
+        phone = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: cloudFolder, localFolder: folder.folder("phone"))
+        hood.settle()
+    }
+}
+
+// MARK: Snapshots
+
+/// Compares `grid.text()` with `Snapshots/<name>.txt` next to this file.
+///
+/// Set `RECORD_SNAPSHOTS=1` to write the files instead (`RECORD_SNAPSHOTS=1 swift test
+/// --filter ReaderAppTests`); a test that records fails, so a recording never passes for a
+/// comparison. A missing file is recorded the same way.
+func expectSnapshot(_ grid: Grid, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots", isDirectory: true)
+    let file = folder.appendingPathComponent(name + ".txt")
+    let actual = grid.text() + "\n"
+    let expected = try? String(contentsOf: file, encoding: .utf8)
+    if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" || expected == nil {
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try actual.write(to: file, atomically: true, encoding: .utf8)
+            Issue.record("Recorded the snapshot \(name).txt; run the tests again to compare.", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("Could not record the snapshot \(name).txt: \(error)", sourceLocation: sourceLocation)
+        }
+        return
+    }
+    guard let expected, expected != actual else { return }
+    let old = expected.split(separator: "\n", omittingEmptySubsequences: false)
+    let new = actual.split(separator: "\n", omittingEmptySubsequences: false)
+    var lines: [String] = []
+    for row in 0..<max(old.count, new.count) {
+        let was = row < old.count ? String(old[row]) : "∅"
+        let now = row < new.count ? String(new[row]) : "∅"
+        if was != now { lines += ["row \(row) expected: \(was)", "row \(row) actual:   \(now)"] }
+    }
+    Issue.record(Comment(rawValue: "The snapshot \(name).txt differs (RECORD_SNAPSHOTS=1 re-records it):\n"
+        + lines.joined(separator: "\n") + "\nactual:\n" + actual), sourceLocation: sourceLocation)
+}

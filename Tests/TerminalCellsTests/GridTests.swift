@@ -1,0 +1,67 @@
+import Testing
+import TerminalCells
+
+@Suite("Grid and text width")
+struct GridTests {
+    @Test func wideGlyphsTakeTwoCellsAndLineUp() {
+        #expect(TextWidth.of("a") == 1)
+        #expect(TextWidth.of("東") == 2)
+        #expect(TextWidth.of("🌍") == 2)
+        #expect(TextWidth.of("e\u{301}") == 1)
+        #expect(TextWidth.of("東京 Tokyo") == 10)
+        var grid = Grid(size: Size(width: 8, height: 2))
+        let end = grid.put("東京x", at: Point(x: 0, y: 0))
+        #expect(end == 5)
+        grid.put("abcdefgh", at: Point(x: 0, y: 1))
+        #expect(grid.text() == "東京x\nabcdefgh")
+    }
+
+    @Test func writesAreClippedAndWideGlyphsNeverSplit() {
+        var grid = Grid(size: Size(width: 5, height: 1))
+        grid.put("ab東", at: Point(x: 2, y: 0))   // 東 would need columns 4 and 5
+        #expect(grid.text() == "  ab")
+        grid.put("xyz", at: Point(x: -1, y: 0))
+        #expect(grid.line(0) == "yzab")
+        grid.put("東", at: Point(x: 0, y: 0))
+        grid.put("q", at: Point(x: 1, y: 0))       // overwrites the right half of 東
+        #expect(grid.line(0) == " qab")
+        grid.put("nothing", at: Point(x: 0, y: 3))
+        #expect(grid.line(0) == " qab")
+    }
+
+    @Test func boxesTitlesAndMasks() {
+        var grid = Grid(size: Size(width: 12, height: 3))
+        grid.box(grid.bounds, title: "Nearby devices")
+        #expect(grid.text() == "┌ Nearby… ─┐\n│          │\n└──────────┘")
+        let mask = grid.styleMask([.frame: "f", .title: "t"])
+        #expect(mask.split(separator: "\n").first == "ftttttttttff")
+    }
+
+    @Test func truncateWrapAndPad() {
+        #expect(TextWidth.truncate("Moby-Dick; or, The Whale", to: 10) == "Moby-Dick…")
+        #expect(TextWidth.pad("ab", to: 4) == "ab  ")
+        #expect(TextWidth.wrap("the quick brown fox", width: 9) == ["the quick", "brown fox"])
+        #expect(TextWidth.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
+        #expect(TextWidth.wrap("a\n\nb", width: 4) == ["a", "", "b"])
+    }
+
+    @Test func rectangleArithmeticNeverGoesNegative() {
+        let r = Rect(x: 2, y: 3, width: 10, height: 4)
+        #expect(r.inset(by: 3).size == Size(width: 4, height: 0))
+        #expect(r.inset(by: 8).isEmpty)
+        let (top, rest) = r.splitTop(1)
+        #expect(top == Rect(x: 2, y: 3, width: 10, height: 1))
+        #expect(rest == Rect(x: 2, y: 4, width: 10, height: 3))
+        #expect(r.intersection(Rect(x: 20, y: 20, width: 1, height: 1)).isEmpty)
+        #expect(r.centered(Size(width: 4, height: 2)) == Rect(x: 5, y: 4, width: 4, height: 2))
+    }
+
+    @Test func themesFollowNoColor() {
+        #expect(Theme.standard(environment: ["NO_COLOR": "1"], terminalHasColor: true).usesColor == false)
+        #expect(Theme.standard(environment: [:], terminalHasColor: true).usesColor)
+        #expect(Theme.standard(environment: [:], terminalHasColor: false).usesColor == false)
+        let mono = Theme(usesColor: false)
+        #expect(mono.appearance(of: Style(.selection)).reverse)
+        #expect(mono.appearance(of: Style(.error)).foreground == .default)
+    }
+}
