@@ -65,6 +65,11 @@ let package = Package(
                 "HandoffCore",
                 "HandoffNetwork",
                 "HandoffHeadless",
+                "TerminalCells",
+                "CursesTerminal",
+                "DeviceAppKit",
+                "DeviceUI",
+                "ReaderApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

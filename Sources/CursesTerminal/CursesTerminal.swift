@@ -126,6 +126,7 @@ public final class CursesTerminal: TerminalBackend {
 
         let window = shim_stdscr()
         cbreak()                    // keys at once, but Ctrl-C still raises SIGINT
+        Self.disableFlowControl()   // Ctrl-S and Ctrl-Q reach the program (Ctrl-Q quits)
         noecho()
         keypad(window, true)
         wtimeout(window, 0)         // reads never block: the run loop sleeps in poll instead
@@ -136,6 +137,16 @@ public final class CursesTerminal: TerminalBackend {
         isActive = true
         theme = Theme.standard(environment: environment, terminalHasColor: hasColors)
         lastGrid = nil
+    }
+
+    /// Turns off XON/XOFF flow control on the terminal, which would otherwise swallow Ctrl-S
+    /// and Ctrl-Q, and makes that curses' "program mode" (`endwin` still restores the shell's).
+    private static func disableFlowControl() {
+        var settings = termios()
+        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
+        settings.c_iflag &= ~tcflag_t(IXON)
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &settings) == 0 else { return }
+        def_prog_mode()
     }
 
     /// Gives the terminal back as it was (`endwin`, signal dispositions). Idempotent; also

@@ -56,10 +56,29 @@ struct DeviceCommand: AsyncParsableCommand {
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name is empty.") }
     }
 
-    func run() async throws {
-        guard headless else {
-            throw ValidationError("The terminal device is not available yet in this build; run `handoff device --headless`.")
+    @Option(help: ArgumentHelp("The apps installed on the device, comma-separated (default: all). Known: \(TerminalDeviceRunner.knownApps.joined(separator: ", ")).", valueName: "list"))
+    var apps: String?
+
+    @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
+    var noCloud = false
+
+    @Option(help: ArgumentHelp("Where the log goes (default: $XDG_STATE_HOME/handoff/NAME.log).", valueName: "file"))
+    var logFile: String?
+
+    /// The apps chosen with `--apps`, validated.
+    var appNames: [String] {
+        get throws {
+            guard let apps else { return TerminalDeviceRunner.knownApps }
+            let names = apps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            if let unknown = names.first(where: { !TerminalDeviceRunner.knownApps.contains($0) }) {
+                throw ValidationError("--apps: no app named \"\(unknown)\" (known: \(TerminalDeviceRunner.knownApps.joined(separator: ", "))).")
+            }
+            return names
         }
+    }
+
+    func run() async throws {
+        let appNames = try self.appNames
         let store = AccountStore(directory: configDir.map { URL(fileURLWithPath: $0) } ?? AccountStore.defaultDirectory())
         let account = try store.accountCreatingIfNeeded(named: self.account)
         let runDirectory = store.directory(ofAccount: account.name).appendingPathComponent("running")
@@ -75,14 +94,27 @@ struct DeviceCommand: AsyncParsableCommand {
             }
             claim = held
         }
+        defer { withExtendedLifetime(claim) {} }
         let identity = try store.deviceIdentity(named: claim.name, kind: kind, in: account.name)
         let host = try DeviceHost(
             identity: identity, account: account, store: store,
             options: NetworkOptions(discoveryPort: port, lan: lan, timing: timing),
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
-        try await host.start()
-        let status = await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes).run()
-        withExtendedLifetime(claim) {}
+        if headless {
+            try await host.start()
+            let status = await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes).run()
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
+        // This device's own documents: next to the account's files, never inside `devices/`,
+        // which holds only device certificates.
+        let deviceFolder = store.directory(ofAccount: account.name).appendingPathComponent("local/\(identity.id.rawValue)")
+        let runner = try TerminalDeviceRunner(
+            host: host, accountName: account.name, appNames: appNames,
+            cloudFolder: noCloud ? nil : store.directory(ofAccount: account.name).appendingPathComponent("cloud", isDirectory: true),
+            localFolder: deviceFolder,
+            logFile: logFile.map { URL(fileURLWithPath: $0) } ?? FileLogSink.defaultURL(deviceName: "\(account.name)-\(identity.name)"))
+        let status = try await runner.run()
         if status != 0 { throw ExitCode(status) }
     }
 }

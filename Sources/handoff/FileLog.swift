@@ -47,6 +47,9 @@ final class FileLogSink: @unchecked Sendable {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     }
 
+    /// The file's descriptor, for sending standard error to the log.
+    var fileDescriptor: Int32? { handle.fileDescriptor }
+
     func timestamp() -> String {
         lock.lock()
         defer { lock.unlock() }

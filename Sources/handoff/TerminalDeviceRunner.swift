@@ -1,0 +1,224 @@
+import CursesTerminal
+import DeviceAppKit
+import DeviceUI
+import Foundation
+import HandoffCore
+import HandoffNetwork
+import Logging
+import ReaderApp
+import TerminalCells
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a device in the terminal: one thread owns curses and the run loop; the device, its
+/// apps and its screen live on the host's queue and are touched only through `performAndWait`.
+///
+/// The loop sleeps in `poll(2)` until a key, a wake-up from the host (network work, a timer,
+/// an app asking to redraw), the screen's next deadline (the clock's minute, an age, a spinner)
+/// or a signal. Every wake-up renders one frame on the queue and draws it here; a burst of keys
+/// gets one frame.
+final class TerminalDeviceRunner: @unchecked Sendable {
+    /// The apps a terminal device can install, in the order of its home screen.
+    static let knownApps = ["reader"]
+
+    let host: DeviceHost
+    let accountName: String
+    let appNames: [String]
+    let cloudFolder: URL?
+    let localFolder: URL
+    let logFile: URL
+    private let sink: FileLogSink
+    private let logger: Logger
+
+    init(host: DeviceHost, accountName: String, appNames: [String], cloudFolder: URL?, localFolder: URL, logFile: URL) throws {
+        self.host = host
+        self.accountName = accountName
+        self.appNames = appNames
+        self.cloudFolder = cloudFolder
+        self.localFolder = localFolder
+        self.logFile = logFile
+        do {
+            sink = try FileLogSink(url: logFile)
+        } catch {
+            throw RunnerError.logFile(logFile.path, error)
+        }
+        let sink = self.sink
+        LoggingSystem.bootstrap { label in FileLogHandler(sink: sink, label: label) }
+        logger = Logger(label: "handoff.device")
+    }
+
+    enum RunnerError: Error, CustomStringConvertible {
+        case logFile(String, any Error)
+        case app(String, any Error)
+        case terminal(String)
+
+        var description: String {
+            switch self {
+            case .logFile(let path, let error): "Cannot open the log file \(path): \(error.localizedDescription)"
+            case .app(let name, let error): "Cannot start the \(name) app: \(error)"
+            case .terminal(let reason): "Cannot use the terminal: \(reason)"
+            }
+        }
+    }
+
+    /// Builds the apps (before the terminal starts, so that their errors print plainly).
+    private func makeApps() throws -> [any TerminalApp] {
+        try appNames.map { name in
+            switch name {
+            case "reader":
+                do { return try ReaderApp() } catch { throw RunnerError.app("Reader", error) }
+            default:
+                throw RunnerError.app(name, CocoaError(.featureUnsupported))
+            }
+        }
+    }
+
+    /// Runs until the user quits or a signal arrives; returns the exit status.
+    func run() async throws -> Int32 {
+        let apps = QueueConfined(try makeApps())
+        for folder in [cloudFolder, localFolder].compactMap({ $0 }) {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let identity = host.identity
+        logger.info("starting device \(identity.name) (\(identity.kind.rawValue)) in account \(accountName)")
+
+        // The waker exists before the host starts, so that no network work goes unnoticed.
+        let wakeUp = WakeRelay()
+        host.onWork = { wakeUp.wake() }
+        try await host.start()
+        logger.info("discovery: \(host.discoveryMode); sessions on port \(host.sessionPort)")
+
+        // Anything written to stderr from here on (a library's warning, a runtime message)
+        // goes to the log file, never over the screen.
+        let savedStderr = dup(STDERR_FILENO)
+        if let descriptor = sink.fileDescriptor { dup2(descriptor, STDERR_FILENO) }
+        defer {
+            if savedStderr >= 0 { dup2(savedStderr, STDERR_FILENO); close(savedStderr) }
+        }
+
+        let outcome = LoopOutcome()
+        let thread = Thread { [self] in
+            do {
+                outcome.finish(try self.loop(apps: apps, wakeUp: wakeUp))
+            } catch {
+                outcome.fail(error)
+            }
+        }
+        thread.name = "handoff.terminal"
+        thread.start()
+        let result = await outcome.wait()
+        logger.info("stopping device \(identity.name)")
+        await host.shutdown()
+        switch result {
+        case .success(let status): return status
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The terminal thread: owns curses from start to stop.
+    private func loop(apps: QueueConfined<[any TerminalApp]>, wakeUp: WakeRelay) throws -> Int32 {
+        try CursesTerminal.withTerminal { terminal in
+            let runLoop: TerminalRunLoop
+            do { runLoop = try TerminalRunLoop(terminal: terminal) } catch { throw RunnerError.terminal("\(error)") }
+            wakeUp.attach(runLoop.waker)
+            let logger = self.logger, accountName = self.accountName
+            let environment = QueueConfined(AppEnvironment(
+                deviceName: host.identity.name, cloudFolder: cloudFolder, localFolder: localFolder,
+                log: { logger.info("\($0)") },
+                setNeedsDisplay: { wakeUp.wake() }))
+            let screen: QueueConfined<DeviceScreen> = host.performAndWait { device in
+                device.onLifecycleEvent = { event in
+                    logger.info("lifecycle \(event.kind): \(event.detail)", metadata: event.activityType.map { ["type": "\($0)"] })
+                }
+                return QueueConfined(DeviceScreen(device: device, account: accountName, apps: apps.value,
+                                                  environment: environment.value, now: Date()))
+            }
+            var deadline: Date?
+            var status: Int32 = 0
+            var running = true
+            // The first frame, then one frame per wake-up.
+            var pendingKeys: [Key] = []
+            while running {
+                if !runLoop.hasPendingEvents {
+                    let keys = pendingKeys
+                    pendingKeys = []
+                    let size = terminal.size
+                    let host = self.host
+                    let (grid, next, quit): (Grid, Date?, Bool) = host.performAndWait { _ in
+                        var quit = false
+                        for key in keys where !screen.value.handle(key) { quit = true }
+                        screen.value.update(network: NetworkStatus(
+                            summary: host.discoveryMode, isOnline: !host.isStopped,
+                            peers: host.nearbyPeers.map { NearbyPeer(info: $0.info, lastSeen: $0.lastSeen) }))
+                        let now = Date()
+                        let grid = screen.value.render(size: size, now: now)
+                        return (grid, screen.value.nextDeadline, quit)
+                    }
+                    if quit { break }
+                    terminal.draw(grid)
+                    deadline = next
+                }
+                let until = deadline.map { ContinuousClock.now + .milliseconds(Int(max(0, $0.timeIntervalSinceNow) * 1000) + 1) }
+                switch runLoop.nextEvent(until: until) {
+                case .key(let key):
+                    pendingKeys.append(key)
+                case .resize, .wake, .deadline:
+                    break
+                case .signal(let number):
+                    logger.info("signal \(number): quitting")
+                    status = 128 + number
+                    running = false
+                }
+            }
+            wakeUp.detach()
+            return status == 128 + SIGINT ? 0 : status
+        }
+    }
+}
+
+/// Passes the host's "something happened" to the run loop's waker once it exists.
+final class WakeRelay: Sendable {
+    private let waker = LockedBox<TerminalWaker?>(nil)
+
+    func attach(_ waker: TerminalWaker) { self.waker.set(waker) }
+    func detach() { waker.set(nil) }
+    func wake() { waker.get()?.wake() }
+}
+
+/// A tiny lock-protected box .
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
+}
+
+/// The terminal thread's result, awaited by the command.
+final class LoopOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<Int32, any Error>?
+    private var waiter: CheckedContinuation<Result<Int32, any Error>, Never>?
+
+    func finish(_ status: Int32) { complete(.success(status)) }
+    func fail(_ error: any Error) { complete(.failure(error)) }
+
+    private func complete(_ value: Result<Int32, any Error>) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard result == nil else { return }
+        result = value
+        waiter?.resume(returning: value)
+        waiter = nil
+    }
+
+    func wait() async -> Result<Int32, any Error> {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            defer { lock.unlock() }
+            if let result { continuation.resume(returning: result) } else { waiter = continuation }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import HandoffTestSupport
+import Testing
+
+/// Two real terminal devices (`handoff device`), each in its own private tmux server, in a
+/// private account, configuration folder and discovery port: the reading hand-off a person
+/// does in two terminals, driven by keys and checked on the screens.
+@Suite("Terminal devices end to end", .serialized,
+       .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
+struct DeviceEndToEndTests {
+    /// A private neighbourhood: one folder (accounts, logs), one account, one port.
+    final class World {
+        let directory: URL
+        let account = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
+        let port = Int.random(in: 20_000...60_000)
+        var sessions: [TmuxSession] = []
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+
+        /// Starts a device in a new tmux server. The shell around it records the terminal's
+        /// settings before and compares them after, prints the exit status, and keeps the pane.
+        func start(_ name: String, kind: String, width: Int = 100, height: Int = 30, extra: [String] = []) throws -> TmuxSession {
+            let executable = try #require(HandoffExecutable.url).path
+            let arguments = ["device", "--name", name, "--kind", kind, "--account", account, "--port", String(port),
+                             "--config-dir", directory.appendingPathComponent("config").path,
+                             "--log-file", directory.appendingPathComponent("\(name).log").path] + extra
+            let command = "before=$(stty -g); '\(executable)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
+                + #"; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi; exec sleep 120"#
+            let session = try #require(try TmuxSession(width: width, height: height, command: command))
+            sessions.append(session)
+            try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { $0.contains("\(name) · \(kind)") && $0.contains("Reader") }
+            return session
+        }
+
+        func log(of name: String) -> String {
+            (try? String(contentsOf: directory.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
+        }
+
+        deinit {
+            for session in sessions { session.close() }
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    @Test func aDocumentReadOnOneDeviceContinuesAtTheSamePageOnTheOther() throws {
+        let world = try World()
+        let a = try world.start("Alpha", kind: "laptop")
+        let b = try world.start("Beta", kind: "phone", width: 80, height: 24)
+        try a.waitFor("Beta in Alpha's sidebar", timeout: .seconds(10)) { $0.contains("Beta phone") }
+        try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
+
+        // A opens the Reader, the first document, and goes to page 3.
+        try a.sendKeys("Enter")
+        try a.waitFor("the document list") { $0.contains("A Short Guide to Handoff") && $0.contains("In the cloud") }
+        try a.sendKeys("Enter")
+        try a.waitFor("page 1") { $0.contains("page 1 of") }
+        try a.sendKeys("PageDown")
+        try a.waitFor("page 2") { $0.contains("page 2 of") }
+        try a.sendKeys("PageDown")
+        try a.waitFor("page 3") { $0.contains("page 3 of") }
+
+        // B's sidebar shows the offer; locking B shows the lock-screen prompt.
+        try b.waitFor("the offer in Beta's sidebar", timeout: .seconds(10)) { $0.contains("continuable") }
+        try b.sendKeys("F3")
+        let locked = try b.waitFor("the lock-screen prompt", timeout: .seconds(10)) {
+            $0.contains("locked") && $0.contains("from Alpha") && $0.contains("Enter continue")
+        }
+        #expect(locked.contains("▤"))
+
+        // Accepting unlocks and opens the same document at page 3.
+        try b.sendKeys("Enter")
+        let continued = try b.waitFor("the document at page 3 on Beta", timeout: .seconds(15)) {
+            $0.contains("A Short Guide to Handoff") && $0.contains("page 3 of")
+        }
+        #expect(continued.contains("unlocked"))
+        try a.waitFor("Alpha saying it was continued", timeout: .seconds(10)) { $0.contains("Continued on Beta") }
+
+        // Both follow a resize, and a too-small terminal says so.
+        try a.resizeWindow(width: 160, height: 48)
+        try a.waitFor("Alpha at 160 columns") { screen in
+            screen.split(separator: "\n").contains { $0.count >= 150 && $0.contains("Alpha · laptop") }
+        }
+        try b.resizeWindow(width: 60, height: 20)
+        try b.waitFor("the too-small screen on Beta") { $0.localizedCaseInsensitiveContains("too small") }
+        try b.resizeWindow(width: 90, height: 30)
+        try b.waitFor("Beta's page again") { $0.contains("page 3 of") }
+
+        // The lifecycle log pane lists the continuation on both.
+        try b.sendKeys("F2")
+        try b.waitFor("Beta's lifecycle log") { $0.contains("Lifecycle log") && $0.contains("continued") }
+        #expect(world.log(of: "Alpha").contains("wasContinued"))
+
+        // Ctrl-Q quits A; SIGTERM stops B. Both give the terminal back as it was.
+        try a.sendKeys("C-q")
+        let aExit = try a.waitFor("Alpha's exit", timeout: .seconds(10)) { $0.contains("EXIT=") }
+        #expect(aExit.contains("EXIT=0"))
+        #expect(aExit.contains("STTY-SAME"))
+        #expect(try a.run(["display-message", "-p", "-t", a.mainPane, "#{alternate_on}"]).hasPrefix("0"))
+
+        let pid = try #require(try b.programPID(named: "handoff"))
+        kill(pid, SIGTERM)
+        let bExit = try b.waitFor("Beta's exit", timeout: .seconds(10)) { $0.contains("EXIT=") }
+        #expect(bExit.contains("STTY-SAME"))
+        #expect(try b.run(["display-message", "-p", "-t", b.mainPane, "#{alternate_on}"]).hasPrefix("0"))
+    }
+
+    @Test func aDeviceWithAnUnknownAppSaysSoBeforeTakingTheTerminal() throws {
+        let world = try World()
+        let executable = try #require(HandoffExecutable.url).path
+        let command = "'\(executable)' device --apps reader,atlas --config-dir '\(world.directory.path)' --port \(world.port); echo EXIT=$?; exec sleep 60"
+        let session = try #require(try TmuxSession(command: command))
+        world.sessions.append(session)
+        let screen = try session.waitFor("the error", timeout: .seconds(30)) { $0.contains("EXIT=") }
+        #expect(screen.contains("atlas"))
+        #expect(!screen.contains("EXIT=0"))
+    }
+}
