@@ -52,6 +52,7 @@ let package = Package(
         .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
         .target(name: "CursesTerminal", dependencies: ["CNcursesw", "TerminalCells"]),
+        .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffTestSupport"]),
         .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
         .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
         .target(name: "ReaderApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),

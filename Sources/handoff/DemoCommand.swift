@@ -9,7 +9,9 @@ struct DemoCommand: ParsableCommand {
         abstract: "Show two devices side by side in tmux (a laptop and a phone of the account \"demo\").",
         discussion: """
             Outside tmux this starts a tmux session named by --session with two panes and attaches \
-            to it; inside tmux it splits the current window. Each pane runs `handoff device`. \
+            to it (or attaches to it when it is already running); inside tmux it opens a new window \
+            split in two. The panes are side by side when the terminal has room for two devices \
+            (161 columns), else one above the other. Each pane runs `handoff device`. \
             Quit a device with q on its home screen (or Ctrl-Q); `tmux kill-session -t handoff-demo` \
             ends both.
             """
@@ -54,13 +56,24 @@ struct DemoCommand: ParsableCommand {
             return arguments.map(Self.shellQuoted).joined(separator: " ")
         }
         let insideTmux = ProcessInfo.processInfo.environment["TMUX"].map { !$0.isEmpty } ?? false
+        // Side by side when the terminal is wide enough for two devices (80 columns each), else
+        // one above the other when it is tall enough; side by side otherwise (each device says
+        // when its pane is too small).
+        let size = Self.terminalSize()
+        let sideBySide = size.map { $0.columns >= 161 || $0.rows < 49 } ?? true
+        let split = sideBySide ? "-h" : "-v"
+        let layout = sideBySide ? "even-horizontal" : "even-vertical"
         let tmuxArguments: [String]
         if insideTmux {
-            tmuxArguments = ["tmux", "split-window", "-h", commands[0], ";", "split-window", "-h", commands[1], ";",
-                             "select-layout", "even-horizontal"]
+            // A new window of the current session, split in two: the devices get the whole window.
+            tmuxArguments = ["tmux", "new-window", "-n", "handoff", commands[0], ";", "split-window", split, commands[1], ";",
+                             "select-layout", layout]
+        } else if !dryRun, let tmux = Self.find("tmux"), Self.succeeds(tmux, ["has-session", "-t", "=" + session]) {
+            // Already running: attach to it rather than start two more devices.
+            tmuxArguments = ["tmux", "attach-session", "-t", "=" + session]
         } else {
             tmuxArguments = ["tmux", "new-session", "-s", session, "-n", "handoff", commands[0], ";",
-                             "split-window", "-h", "-t", session, commands[1], ";", "select-layout", "-t", session, "even-horizontal"]
+                             "split-window", split, "-t", session, commands[1], ";", "select-layout", "-t", session, layout]
         }
         if dryRun {
             print(tmuxArguments.map(Self.shellQuoted).joined(separator: " "))
@@ -86,6 +99,25 @@ struct DemoCommand: ParsableCommand {
     static func shellQuoted(_ text: String) -> String {
         if !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || "-_./,=:".contains($0) }) { return text }
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// The controlling terminal's size, if standard output is a terminal.
+    static func terminalSize() -> (columns: Int, rows: Int)? {
+        var size = winsize()
+        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// Whether `program arguments` exits with status 0 (its output discarded).
+    static func succeeds(_ program: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 
     static func find(_ program: String) -> String? {

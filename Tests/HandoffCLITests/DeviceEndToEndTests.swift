@@ -120,4 +120,32 @@ struct DeviceEndToEndTests {
         #expect(screen.contains("atlas"))
         #expect(!screen.contains("EXIT=0"))
     }
+
+    @Test func theDemoOpensTwoDevicesThatFindEachOther() throws {
+        let world = try World()
+        let executable = try #require(HandoffExecutable.url).path
+        let command = "'\(executable)' demo --account \(world.account) --port \(world.port) "
+            + "--config-dir '\(world.directory.appendingPathComponent("config").path)'; exec sleep 120"
+        let session = try #require(try TmuxSession(width: 180, height: 40,
+                                                   environment: ["XDG_STATE_HOME": world.directory.appendingPathComponent("state").path],
+                                                   command: command))
+        world.sessions.append(session)
+        // Inside tmux, the demo opens a window split in two, one device per pane.
+        var panes: [String] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while panes.count < 2 && ContinuousClock.now < deadline {
+            // Until the demo has run, there is no window of that name.
+            panes = ((try? session.run(["list-panes", "-t", "\(session.name):handoff", "-F", "#{pane_id}"])) ?? "")
+                .split(separator: "\n").map(String.init)
+            if panes.count < 2 { usleep(50_000) }
+        }
+        #expect(panes.count == 2)
+        guard panes.count == 2 else { return }
+        try session.waitFor("the laptop seeing the phone", in: panes[0], timeout: .seconds(30)) {
+            $0.contains("laptop · \(world.account)") && $0.contains("phone")
+        }
+        try session.waitFor("the phone seeing the laptop", in: panes[1], timeout: .seconds(30)) {
+            $0.contains("phone · \(world.account)") && $0.contains("laptop")
+        }
+    }
 }

@@ -1,0 +1,262 @@
+// handoff-ui-bench: measures the terminal device as a person sees it, through tmux, next to
+// the floor of the same measuring path (tmux, a pty and the kernel's echo), in one run.
+//
+//   swift build -c release --scratch-path .build-release --product handoff-ui-bench --product handoff
+//   .build-release/release/handoff-ui-bench [--keys 200] [--idle-seconds 30]
+//
+// Rows:
+// - first frame: from asking tmux to start the program until the device frame is on the
+//   screen (floor: the same for `echo ready`);
+// - key to changed screen: from sending a key until tmux shows a different screen, p50/p99
+//   (floor: the same for `cat`, whose echo the kernel's line discipline does);
+// - idle CPU: user + system time of an idle device (with a peer) over the idle period;
+// - resident memory: VmRSS and its peak VmHWM at the end.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import HandoffTestSupport
+
+struct Options {
+    var keys = 200
+    var idleSeconds = 30.0
+
+    init(arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--keys": keys = iterator.next().flatMap(Int.init) ?? keys
+            case "--idle-seconds": idleSeconds = iterator.next().flatMap(Double.init) ?? idleSeconds
+            case "-h", "--help":
+                print("usage: handoff-ui-bench [--keys N] [--idle-seconds S]")
+                exit(0)
+            default:
+                FileHandle.standardError.write(Data("handoff-ui-bench: unknown argument \(argument)\n".utf8))
+                exit(2)
+            }
+        }
+    }
+}
+
+enum BenchFailure: Error, CustomStringConvertible {
+    case missing(String)
+    var description: String {
+        switch self { case .missing(let what): "handoff-ui-bench: \(what)" }
+    }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let index = min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)
+    return sorted[max(0, index)]
+}
+
+/// A tmux control-mode client (`tmux -C attach`) on a session's server: it writes commands and
+/// reads the `%output` notifications tmux sends as soon as a pane's program writes, so a key's
+/// effect is seen without spawning a client per poll.
+final class ControlClient {
+    let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffer: [UInt8] = []
+
+    init(session: TmuxSession, tmux: String) throws {
+        process.executableURL = URL(fileURLWithPath: tmux)
+        process.arguments = ["-S", session.directory + "/socket", "-C", "attach-session", "-t", session.name]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The attach itself answers with one %begin/%end block; wait for it.
+        _ = try readLine(until: .now + .seconds(5)) { $0.hasPrefix("%end") || $0.hasPrefix("%error") }
+    }
+
+    func send(_ command: String) {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+    }
+
+    /// Reads lines until one satisfies `predicate` (returned) or the deadline passes (nil).
+    func readLine(until deadline: ContinuousClock.Instant, where predicate: (String) -> Bool) throws -> String? {
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        while true {
+            while let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                if predicate(line) { return line }
+            }
+            let remaining = deadline - ContinuousClock.now
+            if remaining <= .zero { return nil }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let timeout = Int32(max(1, min(1000, milliseconds(remaining))))
+            if poll(&poller, 1, timeout) > 0 {
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                let count = read(descriptor, &chunk, chunk.count)
+                if count <= 0 { throw BenchFailure.missing("the tmux control client ended") }
+                buffer += chunk[..<count]
+            }
+        }
+    }
+
+    /// Drops everything already received (waits `quiet` for stragglers).
+    func drain(quiet: Duration = .milliseconds(30)) throws {
+        while try readLine(until: .now + quiet, where: { _ in true }) != nil {}
+    }
+
+    func close() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+/// Sends `key(i)` to `pane` through the control client and times until the pane's program
+/// writes its answer (the first `%output` of that pane); returns the times in milliseconds.
+func keyLatencies(_ client: ControlClient, pane: String, count: Int, key: (Int) -> String) throws -> [Double] {
+    var samples: [Double] = []
+    for index in 0..<count {
+        try client.drain()
+        let start = ContinuousClock.now
+        client.send("send-keys -t \(pane) \(key(index))")
+        guard try client.readLine(until: start + .seconds(5), where: { $0.hasPrefix("%output \(pane) ") }) != nil else {
+            throw BenchFailure.missing("no output after key \(index)")
+        }
+        samples.append(milliseconds(ContinuousClock.now - start))
+    }
+    return samples
+}
+
+/// CPU seconds (user + system) used by `pid` so far.
+func cpuSeconds(of pid: pid_t) -> Double? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let end = stat.lastIndex(of: ")") else { return nil }
+    let fields = stat[stat.index(after: end)...].split(separator: " ")
+    // After the name: state (0), ppid (1), ... utime (11), stime (12).
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// A field of /proc/PID/status in kB (e.g. VmRSS).
+func statusKilobytes(_ field: String, of pid: pid_t) -> Double? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+        return Double(line.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? "")
+    }
+    return nil
+}
+
+func row(_ name: String, _ value: String, _ floor: String, _ target: String, _ verdict: String) {
+    func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
+    print(pad(name, 34) + pad(value, 22) + pad(floor, 22) + pad(target, 14) + verdict)
+}
+
+func main() throws {
+    let options = Options(arguments: CommandLine.arguments)
+    guard TmuxSession.isAvailable else { throw BenchFailure.missing("tmux is not installed") }
+    guard let handoff = TmuxSession.builtExecutable(named: "handoff") else {
+        throw BenchFailure.missing("no handoff executable next to this program; build both products")
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-ui-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let account = "bench-\(UUID().uuidString.prefix(8).lowercased())"
+    let port = Int.random(in: 20_000...60_000)
+    func deviceCommand(_ name: String, kind: String) -> String {
+        "exec '\(handoff.path)' device --name \(name) --kind \(kind) --account \(account) --port \(port) "
+            + "--config-dir '\(folder.appendingPathComponent("config").path)' --log-file '\(folder.appendingPathComponent("\(name).log").path)'"
+    }
+    // The account exists before timing starts (creating it is a one-off, not part of a start).
+    let setup = Process()
+    setup.executableURL = handoff
+    setup.arguments = ["account", "create", account, "--config-dir", folder.appendingPathComponent("config").path]
+    setup.standardOutput = FileHandle.nullDevice
+    try setup.run()
+    setup.waitUntilExit()
+
+    print("handoff-ui-bench: \(handoff.path)")
+    print("")
+    row("measure", "device", "floor", "target", "")
+
+    // First frame: the floor is tmux starting `echo ready` and showing it.
+    var floorStarts: [Double] = []
+    for _ in 0..<5 {
+        let start = ContinuousClock.now
+        guard let session = try TmuxSession(command: "echo ready; exec sleep 30") else { throw BenchFailure.missing("tmux") }
+        try session.waitFor("ready", timeout: .seconds(10)) { $0.contains("ready") }
+        floorStarts.append(milliseconds(ContinuousClock.now - start))
+        session.close()
+    }
+    var deviceStarts: [Double] = []
+    for index in 0..<5 {
+        let start = ContinuousClock.now
+        guard let session = try TmuxSession(width: 100, height: 30, command: deviceCommand("Start\(index)", kind: "laptop")) else {
+            throw BenchFailure.missing("tmux")
+        }
+        try session.waitFor("the device frame", timeout: .seconds(30)) { $0.contains("Start\(index) · laptop") && $0.contains("Reader") }
+        deviceStarts.append(milliseconds(ContinuousClock.now - start))
+        session.close()
+    }
+    let firstFrame = percentile(deviceStarts, 0.5)
+    row("first frame (median of 5)", String(format: "%.0f ms", firstFrame), String(format: "%.0f ms", percentile(floorStarts, 0.5)),
+        "≤ 300 ms", firstFrame <= 300 ? "PASS" : "MISS")
+
+    // Key to changed screen. Floor: `cat` echoing typed characters.
+    guard let tmux = TmuxSession.tmuxPath, let echo = try TmuxSession(command: "exec cat") else { throw BenchFailure.missing("tmux") }
+    _ = try echo.waitForProgram(named: "cat")
+    let echoClient = try ControlClient(session: echo, tmux: tmux)
+    let floorKeys = try keyLatencies(echoClient, pane: echo.mainPane, count: options.keys) { _ in "x" }
+    echoClient.close()
+    echo.close()
+
+    guard let a = try TmuxSession(width: 100, height: 30, command: deviceCommand("Alpha", kind: "laptop")),
+          let b = try TmuxSession(width: 100, height: 30, command: deviceCommand("Beta", kind: "phone")) else {
+        throw BenchFailure.missing("tmux")
+    }
+    defer { a.close(); b.close() }
+    try a.waitFor("Beta nearby", timeout: .seconds(30)) { $0.contains("Beta phone") }
+    try a.sendKeys("Enter")
+    try a.waitFor("the document list") { $0.contains("A Short Guide to Handoff") }
+    try a.sendKeys("Enter")
+    try a.waitFor("page 1") { $0.contains("page 1 of") }
+    // Alternate next page and previous page: every key changes the screen, saves the position
+    // (needsSave) and changes the offer the peer sees.
+    let client = try ControlClient(session: a, tmux: tmux)
+    let deviceKeys = try keyLatencies(client, pane: a.mainPane, count: options.keys) { $0 % 2 == 0 ? "Space" : "b" }
+    client.close()
+    let p99 = percentile(deviceKeys, 0.99)
+    row("key to changed screen p50", String(format: "%.1f ms", percentile(deviceKeys, 0.5)),
+        String(format: "%.1f ms", percentile(floorKeys, 0.5)), "", "")
+    row("key to changed screen p99 (n=\(options.keys))", String(format: "%.1f ms", p99),
+        String(format: "%.1f ms", percentile(floorKeys, 0.99)), "≤ 16 ms", p99 <= 16 ? "PASS" : "MISS")
+
+    // Idle CPU: both devices idle, the clock on the screen ticking, beacons refreshing.
+    guard let pid = try a.programPID(named: "handoff") else { throw BenchFailure.missing("the device process is gone") }
+    try a.sendKeys("Escape")
+    try a.waitFor("the document list again") { $0.contains("In the cloud") }
+    let cpuBefore = cpuSeconds(of: pid) ?? .nan
+    let idleStart = ContinuousClock.now
+    Thread.sleep(forTimeInterval: options.idleSeconds)
+    let elapsed = milliseconds(ContinuousClock.now - idleStart) / 1000
+    let cpuAfter = cpuSeconds(of: pid) ?? .nan
+    let idlePercent = (cpuAfter - cpuBefore) / elapsed * 100
+    row(String(format: "idle CPU over %.0f s", elapsed), String(format: "%.2f %% of a core", idlePercent), "0 %",
+        "≤ 1 %", idlePercent <= 1 ? "PASS" : "MISS")
+
+    let rss = (statusKilobytes("VmRSS", of: pid) ?? .nan) / 1024
+    let peak = (statusKilobytes("VmHWM", of: pid) ?? .nan) / 1024
+    row("resident memory (peak)", String(format: "%.1f MB (%.1f MB)", rss, peak), "", "≤ 40 MB", peak <= 40 ? "PASS" : "MISS")
+    print("")
+    print("Key times: a tmux control client sends the key and waits for the pane's first output; the floor")
+    print("is `cat` (the kernel echoes the key). First frame: tmux starts the program and a client polls the")
+    print("screen until the frame shows; the floor is `echo ready`. The difference is the device's own time.")
+}
+
+do {
+    try main()
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+}
