@@ -90,10 +90,10 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
             return [KeyHint("↑ ↓", "choose"), KeyHint("Enter", "open"), KeyHint("r", "refresh the list")]
         }
         return [
-            KeyHint("Space  b", "next, previous page"),
+            KeyHint("Space/b", "page"),
             KeyHint("↑ ↓", "scroll"),
             KeyHint("Esc", "close the document"),
-            KeyHint("PgDn  PgUp", "next, previous page"),
+            KeyHint("PgDn/PgUp", "next, previous page"),
             KeyHint("Home  End", "start, end of the document"),
             KeyHint("Backspace", "close the document"),
         ]

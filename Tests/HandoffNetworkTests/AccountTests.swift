@@ -656,7 +656,9 @@ private func handshake(group: MultiThreadedEventLoopGroup, server: DeviceIdentit
     let loop = group.next()
     let serverDone = loop.makePromise(of: (NIOSSLCertificate, TLSVersion?).self)
     let clientDone = loop.makePromise(of: (NIOSSLCertificate, TLSVersion?).self)
-    let timeout = loop.scheduleTask(in: .seconds(10)) {
+    // Generous: on a loaded 2-core machine the awaits between the steps below can wait behind
+    // tests that block the shared thread pool; a real failure ends the handshake much sooner.
+    let timeout = loop.scheduleTask(in: .seconds(60)) {
         serverDone.fail(HandshakeFailed(description: "timed out"))
         clientDone.fail(HandshakeFailed(description: "timed out"))
     }

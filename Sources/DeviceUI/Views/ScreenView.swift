@@ -90,8 +90,10 @@ public struct ScreenView {
                     hints += [("↑↓ PgUp PgDn", "scroll"), ("End", "follow"), ("Esc", "back")]
                 case .main:
                     if let app = device.app(state.foregroundApp) {
-                        hints += app.keyHints.prefix(3).map { ($0.keys, $0.action) }
-                        hints.append(("Esc", "home"))
+                        let appHints = app.keyHints.prefix(3).map { (keys: $0.keys, action: $0.action) }
+                        hints += appHints
+                        // The app's own Esc (e.g. closing a document) comes first; home is next.
+                        if !appHints.contains(where: { $0.keys == "Esc" }) { hints.append(("Esc", "home")) }
                     } else {
                         hints += [("←→", "choose"), ("Enter", "open"), ("q", "quit")]
                     }
