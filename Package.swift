@@ -56,6 +56,9 @@ let package = Package(
         .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
         .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
         .target(name: "ReaderApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        .target(name: "MapApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        .target(name: "BrowserApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
         .target(
             name: "HandoffTestSupport",
             dependencies: ["HandoffCore"]
@@ -117,6 +120,16 @@ let package = Package(
         .testTarget(
             name: "ReaderAppTests",
             dependencies: ["ReaderApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            exclude: ["Snapshots"]
+        ),
+        .testTarget(
+            name: "MapAppTests",
+            dependencies: ["MapApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            exclude: ["Snapshots"]
+        ),
+        .testTarget(
+            name: "BrowserAppTests",
+            dependencies: ["BrowserApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
             exclude: ["Snapshots"]
         ),
     ],

@@ -1,0 +1,2 @@
+/// Placeholder until issue 5 lands.
+enum MapAppPlaceholder {}

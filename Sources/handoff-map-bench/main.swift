@@ -1,0 +1,1 @@
+print("handoff-map-bench: not written yet")

@@ -1,0 +1,6 @@
+import Testing
+@testable import MapApp
+
+@Suite struct MapAppPlaceholderTests {
+    @Test func moduleBuilds() { #expect(Bool(true)) }
+}
