@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
         .target(
             name: "HandoffTestSupport",
-            dependencies: ["HandoffCore"]
+            dependencies: ["HandoffCore", "HandoffHeadless"]
         ),
         .executableTarget(
             name: "handoff",

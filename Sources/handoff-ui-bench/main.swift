@@ -247,7 +247,9 @@ func main() throws {
 
     let rss = (statusKilobytes("VmRSS", of: pid) ?? .nan) / 1024
     let peak = (statusKilobytes("VmHWM", of: pid) ?? .nan) / 1024
+    let anonymous = (statusKilobytes("RssAnon", of: pid) ?? .nan) / 1024
     row("resident memory (peak)", String(format: "%.1f MB (%.1f MB)", rss, peak), "", "≤ 40 MB", peak <= 40 ? "PASS" : "MISS")
+    row("  of which private (RssAnon)", String(format: "%.1f MB", anonymous), "", "", "")
     print("")
     print("Key times: a tmux control client sends the key and waits for the pane's first output; the floor")
     print("is `cat` (the kernel echoes the key). First frame: tmux starts the program and a client polls the")

@@ -44,6 +44,9 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("claim"), help: ArgumentHelp("An extra activity type the headless device's scripted app claims (repeatable).", valueName: "type"))
     var claimedTypes: [String] = []
 
+    @Option(help: ArgumentHelp("With --headless: the team identifier of the scripted app (default SIMTEAM001, the demo apps' team); another team stages a third-party app.", valueName: "team"))
+    var claimTeam = "SIMTEAM001"
+
     @Option(help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
     var configDir: String?
 
@@ -65,13 +68,15 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where the log goes (default: $XDG_STATE_HOME/handoff/NAME.log).", valueName: "file"))
     var logFile: String?
 
-    /// The apps chosen with `--apps`, validated.
+    /// The apps chosen with `--apps`, validated (the headless device has stand-ins for the
+    /// demo apps: reader, map and browser).
     var appNames: [String] {
         get throws {
-            guard let apps else { return TerminalDeviceRunner.knownApps }
+            let known = headless ? HeadlessRunner.knownApps : TerminalDeviceRunner.knownApps
+            guard let apps else { return known }
             let names = apps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
-            if let unknown = names.first(where: { !TerminalDeviceRunner.knownApps.contains($0) }) {
-                throw ValidationError("--apps: no app named \"\(unknown)\" (known: \(TerminalDeviceRunner.knownApps.joined(separator: ", "))).")
+            if let unknown = names.first(where: { !known.contains($0) }) {
+                throw ValidationError("--apps: no app named \"\(unknown)\" (known: \(known.joined(separator: ", "))).")
             }
             return names
         }
@@ -102,7 +107,8 @@ struct DeviceCommand: AsyncParsableCommand {
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
         if headless {
             try await host.start()
-            let status = await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes).run()
+            let status = await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes,
+                                              apps: appNames, team: claimTeam).run()
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -127,15 +133,36 @@ struct HeadlessRunner {
     let host: DeviceHost
     let strict: Bool
     let claimedTypes: [String]
+    /// The demo apps the scripted app stands in for (reader, map), and whether the Browser is there.
+    var apps: [String] = HeadlessRunner.knownApps
+    /// The scripted app's team.
+    var team = "SIMTEAM001"
 
-    /// The scripted app's manifest: the demo apps' types and any extra claimed types.
+    /// The stand-ins a headless device can have.
+    static let knownApps = ["reader", "map", "browser"]
+
+    /// The scripted app's manifest (the chosen demo apps' types and any extra claimed types),
+    /// and the Browser's when chosen.
     var manifests: [AppManifest] {
-        [AppManifest(bundleIdentifier: "com.handoffsim.scripted", teamIdentifier: "SIMTEAM001", displayName: "Scripted",
-                     activityTypes: ["com.handoffsim.reader.reading", "com.handoffsim.map.region"] + claimedTypes,
-                     documentTypes: [.init(name: "Text Document", contentTypes: ["public.plain-text"],
-                                           ubiquitousActivityType: "com.handoffsim.reader.document")]),
-         AppManifest(bundleIdentifier: "com.handoffsim.browser", teamIdentifier: "SIMTEAM001", displayName: "Browser",
-                     activityTypes: [UserActivity.browsingWebType])]
+        var types: [String] = []
+        var documentTypes: [AppManifest.DocumentType] = []
+        if apps.contains("reader") {
+            types.append("com.handoffsim.reader.reading")
+            documentTypes.append(.init(name: "Text Document", contentTypes: ["public.plain-text"],
+                                       ubiquitousActivityType: "com.handoffsim.reader.document"))
+        }
+        if apps.contains("map") { types.append("com.handoffsim.map.region") }
+        types += claimedTypes
+        var manifests: [AppManifest] = []
+        if !types.isEmpty || !documentTypes.isEmpty {
+            manifests.append(AppManifest(bundleIdentifier: "com.handoffsim.scripted", teamIdentifier: team, displayName: "Scripted",
+                                         activityTypes: types, documentTypes: documentTypes))
+        }
+        if apps.contains("browser") {
+            manifests.append(AppManifest(bundleIdentifier: "com.handoffsim.browser", teamIdentifier: "SIMTEAM001", displayName: "Browser",
+                                         activityTypes: [UserActivity.browsingWebType]))
+        }
+        return manifests
     }
 
     func run() async -> Int32 {

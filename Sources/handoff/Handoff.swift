@@ -8,7 +8,7 @@ struct Handoff: AsyncParsableCommand {
         commandName: "handoff",
         abstract: "A Handoff simulator: Apple's user-activity continuation between devices, reimplemented for terminals.",
         version: HandoffVersion.current,
-        subcommands: [DeviceCommand.self, DemoCommand.self, AccountCommand.self, ManifestCommand.self, BenchCommand.self],
+        subcommands: [DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self, BenchCommand.self],
         defaultSubcommand: DeviceCommand.self
     )
 }

@@ -1,0 +1,162 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `handoff device --headless` process driven through its JSON lines: for end-to-end tests
+/// and for `handoff scenario`.
+///
+/// Every stdout line is parsed and kept; ``waitFor(_:timeout:where:)`` waits for a matching line
+/// with a deadline (never a fixed sleep).
+public final class HeadlessProcess: @unchecked Sendable {
+    public let name: String
+    public let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let lock = NSCondition()
+    private var lines: [[String: Any]] = []
+    private var rawLines: [String] = []
+    private var errorText = ""
+
+    /// Starts a headless device. `arguments` come after `device --headless`.
+    public init(name: String, arguments: [String], executable: URL) throws {
+        self.name = name
+        process.executableURL = executable
+        process.arguments = ["device", "--headless", "--name", name] + arguments
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.append(data)
+        }
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock()
+            self.errorText += String(decoding: data, as: UTF8.self)
+            self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    deinit {
+        output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
+        if process.isRunning { process.terminate() }
+    }
+
+    private var partial = Data()
+
+    private func append(_ data: Data) {
+        lock.lock()
+        partial.append(data)
+        while let newline = partial.firstIndex(of: 0x0A) {
+            let lineData = partial[partial.startIndex..<newline]
+            partial = Data(partial[partial.index(after: newline)...])
+            let line = String(decoding: lineData, as: UTF8.self)
+            rawLines.append(line)
+            if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] {
+                lines.append(object)
+            }
+        }
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Sends one command (a JSON object).
+    public func send(_ command: [String: Any]) throws {
+        let data = try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys])
+        input.fileHandleForWriting.write(data + Data("\n".utf8))
+    }
+
+    /// Sends one line of text (a command already in JSON).
+    public func sendLine(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Closes standard input (the device quits).
+    public func closeInput() { try? input.fileHandleForWriting.close() }
+
+    /// Every parsed line so far.
+    public var received: [[String: Any]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
+    public var standardError: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return errorText
+    }
+
+    /// Waits until a line (after the first `after` lines) matches, or the deadline passes.
+    /// Returns the line, or nil on timeout.
+    public func waitFor(after start: Int = 0, timeout: TimeInterval = 10, where matches: ([String: Any]) -> Bool) -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        var index = start
+        while true {
+            while index < lines.count {
+                if matches(lines[index]) { return lines[index] }
+                index += 1
+            }
+            if !lock.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// How many lines (JSON or not) arrived so far.
+    public var rawLineCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return rawLines.count
+    }
+
+    /// The last `count` lines, as received.
+    public func lastRawLines(_ count: Int) -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return Array(rawLines.suffix(count))
+    }
+
+    /// Waits until a raw line at index `start` or later satisfies `matches`; returns it with its
+    /// index, or nil when the deadline passes.
+    public func waitForRawLine(from start: Int, timeout: TimeInterval, where matches: (String) -> Bool) -> (index: Int, line: String)? {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        var index = start
+        while true {
+            while index < rawLines.count {
+                if matches(rawLines[index]) { return (index, rawLines[index]) }
+                index += 1
+            }
+            if !lock.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Waits for a lifecycle event of `kind`.
+    public func waitForLifecycle(_ kind: String, after start: Int = 0, timeout: TimeInterval = 10,
+                                 where extra: ([String: Any]) -> Bool = { _ in true }) -> [String: Any]? {
+        waitFor(after: start, timeout: timeout) { $0["event"] as? String == "lifecycle" && $0["kind"] as? String == kind && extra($0) }
+    }
+
+    /// Waits for the process to exit; returns its status, or nil on timeout.
+    public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline { return nil }
+            usleep(10_000)
+        }
+        return process.terminationStatus
+    }
+
+    /// Stops the process without letting it clean up.
+    public func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
