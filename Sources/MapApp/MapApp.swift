@@ -1,2 +1,245 @@
-/// Placeholder until issue 5 lands.
-enum MapAppPlaceholder {}
+import DeviceAppKit
+import Foundation
+import HandoffCore
+import TerminalCells
+
+/// The Map: a world map of Natural Earth's land and cities whose visible region hands off
+/// (after Apple's MapOff sample).
+///
+/// Arrows pan, + and - zoom, / searches a city by name. Every change of the region sets the
+/// activity's `needsSave`; when the system saves, the map view writes the visible region as four
+/// plain numbers (``MapRegion/userInfo``), and the activity's `webpageURL` carries the centre and
+/// zoom (``MapCamera/webpageURL``) so a device without the Map continues in the Browser.
+/// Continuing shows the same region, fitted to this screen.
+///
+/// Create it with ``init()`` (it loads its manifest and geography from its resources), then let
+/// the device install it and call ``launch(application:environment:)``. Like every app, it is
+/// used on its device's run loop only.
+public final class MapApp: TerminalApp, ApplicationDelegate {
+    /// The build settings the Map's Info.plist is expanded with.
+    public static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.map", "DEVELOPMENT_TEAM": "SIMTEAM001"]
+    /// The zoom a search jumps to (at least).
+    public static let searchZoom = 4.0
+    /// The most characters a search may hold.
+    static let maximumQueryLength = 40
+
+    public let manifest: AppManifest
+    public let glyph: Character = "◍"
+    /// The activity type the Map hands off (`com.handoffsim.map.region`).
+    public let regionActivityType: String
+    public let renderer: MapRenderer
+
+    /// What the map shows.
+    public private(set) var camera = MapCamera.world
+    /// How land is drawn (`m` switches).
+    public private(set) var rendering = MapRendering.braille
+    /// The city found last, drawn first and highlighted until the next move.
+    public private(set) var highlighted: City?
+    /// The search field, while it is open.
+    public private(set) var search: MapSearch?
+    /// What the app tells the user, until the next key.
+    public internal(set) var message: MapMessage?
+    /// True between `willContinue` and the end of the continuation.
+    public private(set) var isContinuing = false
+    /// The size of the map at the last render: the region handed off is what it showed.
+    public private(set) var viewport = Size(width: 80, height: 20)
+
+    private(set) var application: Application?
+    private(set) var environment: AppEnvironment?
+    let mapView = MapView()
+    /// The names and markers drawn at the last render.
+    public private(set) var placedLabels: [PlacedLabel] = []
+
+    /// Loads the Map's manifest and geography from its resources (see ``MapResources/locate()``).
+    public convenience init() throws(MapError) {
+        try self.init(resources: MapResources.locate())
+    }
+
+    /// Loads the Map from `resources`, expanding `buildSettings` in its Info.plist.
+    ///
+    /// - Throws: ``MapError`` naming the file that is missing or wrong.
+    public convenience init(resources: MapResources, buildSettings: [String: String] = MapApp.buildSettings) throws(MapError) {
+        let manifest: AppManifest
+        do {
+            manifest = try AppManifest(infoPlistAt: resources.infoPlist, buildSettings: buildSettings)
+        } catch {
+            throw .manifest(error)
+        }
+        try self.init(manifest: manifest, atlas: LandAtlas(resources: resources),
+                      cities: CityCatalog(contentsOf: resources.cities), manifestFile: resources.infoPlist.path)
+    }
+
+    /// A Map with a manifest and geography read elsewhere.
+    ///
+    /// - Throws: ``MapError/noRegionActivity(file:)`` when the manifest declares no `.region` type.
+    public init(manifest: AppManifest, atlas: LandAtlas, cities: CityCatalog, manifestFile: String = "Info.plist") throws(MapError) {
+        guard let type = manifest.activityTypes.first(where: { $0.hasSuffix(".region") }) else {
+            throw .noRegionActivity(file: manifestFile)
+        }
+        self.manifest = manifest
+        regionActivityType = type
+        renderer = MapRenderer(atlas: atlas, cities: cities)
+        mapView.map = self
+    }
+
+    // MARK: TerminalApp
+
+    public var title: String {
+        "Map · \(MapRegion.describe(latitude: camera.latitude, longitude: camera.longitude, decimals: 1))"
+    }
+
+    public var keyHints: [KeyHint] {
+        if search != nil {
+            return [KeyHint("type", "a city's name"), KeyHint("↑ ↓", "choose"), KeyHint("Enter", "go there"), KeyHint("Esc", "close the search")]
+        }
+        return [
+            KeyHint("← → ↑ ↓", "pan"),
+            KeyHint("+ -", "zoom in, out"),
+            KeyHint("/", "search a city"),
+            KeyHint("0", "the whole world"),
+            KeyHint("m", "braille or half blocks"),
+        ]
+    }
+
+    /// The activity the map view shares: created here and made current.
+    public var activity: UserActivity? { mapView.userActivity }
+
+    public func launch(application: Application, environment: AppEnvironment) {
+        self.application = application
+        self.environment = environment
+        do {
+            let activity = try UserActivity(activityType: regionActivityType, application: application)
+            activity.title = "Map region"
+            mapView.userActivity = activity
+            regionChanged()
+        } catch {
+            environment.log("Map: could not create the \(regionActivityType) activity: \(error)")
+            message = MapMessage(.error, "The map's region cannot hand off: \(error)")
+        }
+    }
+
+    public func setFrontmost(_ frontmost: Bool) {
+        if frontmost { activity?.becomeCurrent() }
+    }
+
+    // MARK: Moving
+
+    /// Shows `camera`; when the region changes, the activity needs saving.
+    public func show(_ camera: MapCamera) {
+        guard camera != self.camera else { return }
+        self.camera = camera
+        regionChanged()
+    }
+
+    /// Shows `city` (centred, at ``searchZoom`` or closer) and highlights it.
+    public func show(_ city: City) {
+        highlighted = city
+        show(MapCamera(latitude: city.latitude, longitude: city.longitude, zoom: max(camera.zoom, Self.searchZoom)))
+    }
+
+    /// The region the map shows now (on the screen of the last render).
+    public var visibleRegion: MapRegion { camera.region(in: viewport) }
+
+    /// Marks the activity for saving and points its web page at the new view.
+    private func regionChanged() {
+        guard let activity else { return }
+        activity.needsSave = true
+        do {
+            try activity.setWebpageURL(camera.webpageURL)
+        } catch {
+            environment?.log("Map: \(error)")
+        }
+    }
+
+    func setRendering(_ rendering: MapRendering) { self.rendering = rendering }
+    func setSearch(_ search: MapSearch?) { self.search = search }
+    func clearHighlight() { highlighted = nil }
+    func setViewport(_ size: Size) { viewport = size }
+    func setPlacedLabels(_ labels: [PlacedLabel]) { placedLabels = labels }
+
+    // MARK: Continuation
+
+    public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+        isContinuing = true
+        message = nil
+        environment?.setNeedsDisplay()
+        return true
+    }
+
+    /// Hands the map view to the restoration handler; it shows the activity's region.
+    public func application(_ application: Application, continue userActivity: UserActivity,
+                            restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+        isContinuing = false
+        restorationHandler([mapView])
+        return true
+    }
+
+    public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
+                            error: HandoffError) {
+        isContinuing = false
+        message = error.code == .userCancelled ? nil
+            : MapMessage(.error, "Could not continue: \(error.code.meaning) (\(error.code.rawValue)). Nothing changed here.")
+        environment?.log("Map: continuation of \(activityType) failed: \(error)")
+        environment?.setNeedsDisplay()
+    }
+
+    /// Shows the region a continued activity carries, fitted to this screen. A missing or bad
+    /// value keeps the map as it was and says which; a region wider or closer than the map can
+    /// show is shown as near as it can, and says so.
+    func restore(from activity: UserActivity) {
+        defer { environment?.setNeedsDisplay() }
+        do throws(MapRestoreError) {
+            let region = try MapRegion(userInfo: activity.userInfo)
+            let fitted = MapCamera(fitting: region, in: viewport)
+            let wanted = log2(360 / (128 * max(region.longitudeDelta / Double(max(viewport.width, 1)),
+                                               region.latitudeDelta / Double(2 * max(viewport.height, 1)))))
+            highlighted = nil
+            show(fitted)
+            message = nil
+            if wanted > MapCamera.maximumZoom + 0.01 {
+                message = MapMessage(.warning, "The region is smaller than the map can show; showing it at the closest zoom.")
+            }
+        } catch {
+            message = MapMessage(.error, error.description)
+            environment?.log("Map: could not restore \(activity.activityType): \(error)")
+        }
+    }
+}
+
+/// The responder that shares the Map's activity: it writes and restores the region.
+final class MapView: Responder {
+    weak var map: MapApp?
+
+    override func updateUserActivityState(_ activity: UserActivity) {
+        guard let map else { return }
+        activity.addUserInfoEntries(from: map.visibleRegion.userInfo)
+    }
+
+    override func restoreUserActivityState(_ activity: UserActivity) {
+        map?.restore(from: activity)
+    }
+}
+
+/// A line the Map shows the user.
+public struct MapMessage: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        case info, warning, error
+    }
+
+    public var kind: Kind
+    public var text: String
+
+    public init(_ kind: Kind, _ text: String) {
+        self.kind = kind
+        self.text = text
+    }
+}
+
+/// The search field: what was typed, the cities it matches, the one chosen.
+public struct MapSearch: Hashable, Sendable {
+    public var query = ""
+    public var matches: [City] = []
+    public var selection = 0
+
+    public init() {}
+}

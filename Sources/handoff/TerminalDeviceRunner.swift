@@ -123,11 +123,12 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             let runLoop: TerminalRunLoop
             do { runLoop = try TerminalRunLoop(terminal: terminal) } catch { throw RunnerError.terminal("\(error)") }
             wakeUp.attach(runLoop.waker)
-            let logger = self.logger, accountName = self.accountName
+            let logger = self.logger, accountName = self.accountName, host = self.host
             let environment = QueueConfined(AppEnvironment(
                 deviceName: host.identity.name, cloudFolder: cloudFolder, localFolder: localFolder,
                 log: { logger.info("\($0)") },
-                setNeedsDisplay: { wakeUp.wake() }))
+                setNeedsDisplay: { wakeUp.wake() },
+                perform: { work in host.perform { _ in work() } }))
             let screen: QueueConfined<DeviceScreen> = host.performAndWait { device in
                 device.onLifecycleEvent = { event in
                     logger.info("lifecycle \(event.kind): \(event.detail)", metadata: event.activityType.map { ["type": "\($0)"] })

@@ -1,0 +1,119 @@
+@testable import MapApp
+import TerminalCells
+import Testing
+
+@Suite("Label placement")
+struct LabelPlacementTests {
+    /// Every cell a placed marker or name takes, with a one-cell gap to the left and right of names.
+    private func expectNoOverlaps(_ placed: [PlacedLabel], in area: Rect, _ context: String,
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
+        var owner: [Point: Int] = [:]
+        for (index, label) in placed.enumerated() {
+            #expect(area.contains(label.marker), "\(context): \(label.text)'s marker is inside", sourceLocation: sourceLocation)
+            if label.position != nil {
+                let frame = label.textFrame
+                #expect(frame.width == TextWidth.of(label.text) && frame.height == 1, sourceLocation: sourceLocation)
+                #expect(frame.intersection(area) == frame, "\(context): “\(label.text)” is inside", sourceLocation: sourceLocation)
+            }
+            let padded = label.position == nil ? [] : [label.textFrame.inset(left: -1, right: -1)]
+            for rect in [Rect(origin: label.marker, size: Size(width: 1, height: 1))] + padded {
+                for y in rect.minY..<rect.maxY {
+                    for x in rect.minX..<rect.maxX {
+                        let point = Point(x: x, y: y)
+                        if let other = owner[point], other != index {
+                            Issue.record("\(context): “\(label.text)” overlaps “\(placed[other].text)” at \(point)",
+                                         sourceLocation: sourceLocation)
+                        }
+                        owner[point] = index
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func theFirstPositionIsToTheRightThenTheOthers() {
+        let area = Rect(x: 0, y: 0, width: 30, height: 5)
+        let placed = LabelPlacer.place([
+            LabelCandidate(marker: Point(x: 5, y: 2), text: "Alpha"),
+            LabelCandidate(marker: Point(x: 14, y: 2), text: "Beta"),   // right is free
+            LabelCandidate(marker: Point(x: 8, y: 2), text: "Gamma"),   // inside Alpha's name: left out
+            LabelCandidate(marker: Point(x: 29, y: 3), text: "Delta"),  // at the edge: to the left
+            LabelCandidate(marker: Point(x: 14, y: 3), text: "Eps"),    // below Beta: its own row is free
+        ], in: area)
+        #expect(placed.map(\.text) == ["Alpha", "Beta", "Delta", "Eps"])
+        #expect(placed[0].position == .right && placed[0].textFrame == Rect(x: 7, y: 2, width: 5, height: 1))
+        #expect(placed[1].position == .right)
+        #expect(placed[2].position == .left && placed[2].textFrame == Rect(x: 23, y: 3, width: 5, height: 1))
+        expectNoOverlaps(placed, in: area, "fixed")
+    }
+
+    @Test func aCrowdedMarkerKeepsItsDotWithoutAName() {
+        let area = Rect(x: 0, y: 0, width: 12, height: 1)
+        let placed = LabelPlacer.place([
+            LabelCandidate(marker: Point(x: 0, y: 0), text: "Longname"),
+            LabelCandidate(marker: Point(x: 11, y: 0), text: "Other"),
+        ], in: area)
+        #expect(placed.count == 2)
+        #expect(placed[0].position == .right)
+        #expect(placed[1].position == nil, "no room left, right, above or below")
+        expectNoOverlaps(placed, in: area, "crowded")
+    }
+
+    /// Random crowds of random names: nothing overlaps, ever.
+    @Test func randomCrowdsNeverOverlap() {
+        var generator = SplitMix(seed: 42)
+        for round in 0..<300 {
+            let area = Rect(x: Int(generator.next() % 5), y: Int(generator.next() % 5),
+                            width: 1 + Int(generator.next() % 120), height: 1 + Int(generator.next() % 40))
+            let count = Int(generator.next() % 200)
+            let candidates = (0..<count).map { _ in
+                LabelCandidate(marker: Point(x: area.x - 2 + Int(generator.next() % UInt64(area.width + 4)),
+                                             y: area.y - 1 + Int(generator.next() % UInt64(area.height + 2))),
+                               text: String(repeating: "x", count: Int(generator.next() % 14)))
+            }
+            let placed = LabelPlacer.place(candidates, in: area)
+            expectNoOverlaps(placed, in: area, "round \(round) in \(area)")
+        }
+    }
+
+    /// The real map over many regions and sizes: markers and names never overlap, and every
+    /// name drawn is on screen as placed.
+    @Test func theMapNeverOverlapsItsLabels() throws {
+        let map = try standaloneMap()
+        var generator = SplitMix(seed: 7)
+        for round in 0..<120 {
+            let camera = MapCamera(latitude: Double(generator.next() % 140) - 70, longitude: Double(generator.next() % 360) - 180,
+                                   zoom: Double(generator.next() % 6))
+            let size = Size(width: 20 + Int(generator.next() % 180), height: 6 + Int(generator.next() % 54))
+            let grid = render(map, camera, width: size.width, height: size.height)
+            let area = Rect(x: 0, y: 0, width: size.width, height: map.viewport.height)
+            expectNoOverlaps(map.placedLabels, in: area, "round \(round) at \(camera) in \(size)")
+            for label in map.placedLabels where label.position != nil {
+                let row = grid.line(label.textFrame.y)
+                #expect(row.contains(label.text), "round \(round): “\(label.text)” is drawn")
+            }
+        }
+    }
+
+    @Test func theWorldViewNamesOnlyTheFirstCities() throws {
+        let map = try standaloneMap()
+        _ = render(map, .world, width: 200, height: 60)
+        let named = map.placedLabels.filter { $0.position != nil }
+        #expect(named.count == MapRenderer.nameLimit(zoom: 0))
+        #expect(named.contains { $0.text == "Beijing" }, "the most populous countries' cities come first")
+        #expect(map.placedLabels.count <= named.count + 2, "beyond the limit no more markers (a few crowded ones keep no name)")
+    }
+}
+
+/// A small deterministic random number generator (SplitMix64).
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

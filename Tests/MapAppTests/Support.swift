@@ -1,0 +1,105 @@
+import DeviceAppKit
+import Foundation
+import HandoffCore
+import HandoffTestSupport
+@testable import MapApp
+import TerminalCells
+import Testing
+
+/// One device of a neighbourhood running the Map the way the device screen does: installed from
+/// its manifest and delegate, launched, brought to the front.
+final class MapDevice {
+    let device: Device
+    let map: MapApp
+    let application: Application
+    private(set) var logLines: [String] = []
+
+    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood) throws {
+        device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
+        map = try MapApp()
+        application = device.install(map.manifest, delegate: map.delegate)
+        let clock = hood.clock
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-unused", isDirectory: true)
+        map.launch(application: application, environment: AppEnvironment(
+            deviceName: name, cloudFolder: nil, localFolder: folder, now: { clock.now },
+            log: { [weak self] line in self?.logLines.append(line) }))
+        device.bringToFront(application)
+    }
+
+    /// Presses `keys` in order; each must be the Map's.
+    func press(_ keys: Key..., sourceLocation: SourceLocation = #_sourceLocation) {
+        for key in keys { #expect(map.handle(key), "the Map handles \(key)", sourceLocation: sourceLocation) }
+    }
+
+    /// Types `text` into the search field.
+    func type(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for character in text { press(.character(character), sourceLocation: sourceLocation) }
+    }
+
+    /// The Map drawn in an area of `width`x`height` (the whole grid).
+    func render(width: Int, height: Int) -> Grid {
+        var grid = Grid(size: Size(width: width, height: height))
+        map.render(into: &grid, area: grid.bounds)
+        return grid
+    }
+}
+
+/// A laptop and a phone of one account running the Map, with a manual clock.
+final class MapWorld {
+    let hood = Neighbourhood()
+    let laptop: MapDevice
+    let phone: MapDevice
+
+    init() throws {
+        laptop = try MapDevice("Laptop", kind: .laptop, in: hood)
+        phone = try MapDevice("Phone", kind: .phone, in: hood)
+        hood.advance(by: 2)  // the laptop advertised before the phone was there: its next refresh
+        hood.settle()
+    }
+}
+
+/// A Map not installed on any device (for rendering alone).
+func standaloneMap() throws -> MapApp { try MapApp() }
+
+/// The map of `camera` drawn by `map` into a grid of `width`x`height`.
+func render(_ map: MapApp, _ camera: MapCamera, width: Int, height: Int) -> Grid {
+    map.show(camera)
+    var grid = Grid(size: Size(width: width, height: height))
+    map.render(into: &grid, area: grid.bounds)
+    return grid
+}
+
+// MARK: Snapshots
+
+/// Compares `grid.text()` with `Snapshots/<name>.txt` next to this file.
+///
+/// Set `RECORD_SNAPSHOTS=1` to write the files instead (`RECORD_SNAPSHOTS=1 swift test
+/// --filter MapAppTests`); a test that records fails, so a recording never passes for a
+/// comparison. A missing file is recorded the same way.
+func expectSnapshot(_ grid: Grid, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots", isDirectory: true)
+    let file = folder.appendingPathComponent(name + ".txt")
+    let actual = grid.text() + "\n"
+    let expected = try? String(contentsOf: file, encoding: .utf8)
+    if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" || expected == nil {
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try actual.write(to: file, atomically: true, encoding: .utf8)
+            Issue.record("Recorded the snapshot \(name).txt; run the tests again to compare.", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("Could not record the snapshot \(name).txt: \(error)", sourceLocation: sourceLocation)
+        }
+        return
+    }
+    guard let expected, expected != actual else { return }
+    let old = expected.split(separator: "\n", omittingEmptySubsequences: false)
+    let new = actual.split(separator: "\n", omittingEmptySubsequences: false)
+    var lines: [String] = []
+    for row in 0..<max(old.count, new.count) {
+        let was = row < old.count ? String(old[row]) : "∅"
+        let now = row < new.count ? String(new[row]) : "∅"
+        if was != now { lines += ["row \(row) expected: \(was)", "row \(row) actual:   \(now)"] }
+    }
+    Issue.record(Comment(rawValue: "The snapshot \(name).txt differs (RECORD_SNAPSHOTS=1 re-records it):\n"
+        + lines.joined(separator: "\n") + "\nactual:\n" + actual), sourceLocation: sourceLocation)
+}
