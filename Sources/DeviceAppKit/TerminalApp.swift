@@ -21,10 +21,19 @@ public struct AppEnvironment {
     public var log: (String) -> Void
     /// Asks the device to redraw soon (for example when background work has progressed).
     public var setNeedsDisplay: () -> Void
+    /// Runs `work` later on the device's run loop; callable from any thread or task.
+    ///
+    /// This is how background work (continuation stream transfers) hands its results back to an
+    /// app, which may only be touched on the run loop. It never runs `work` synchronously. The
+    /// default uses the main dispatch queue, which is right only for a device whose run loop is
+    /// the main thread: a device that runs elsewhere (`DeviceHost`'s queue) must pass its own,
+    /// e.g. `{ work in host.perform { _ in work() } }`.
+    public var perform: @Sendable (@escaping @Sendable () -> Void) -> Void
 
     public init(deviceName: String, cloudFolder: URL?, localFolder: URL, now: @escaping () -> Date = Date.init,
                 openURL: @escaping (URL) -> Void = { _ in }, log: @escaping (String) -> Void = { _ in },
-                setNeedsDisplay: @escaping () -> Void = {}) {
+                setNeedsDisplay: @escaping () -> Void = {},
+                perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { work in DispatchQueue.main.async(execute: work) }) {
         self.deviceName = deviceName
         self.cloudFolder = cloudFolder
         self.localFolder = localFolder
@@ -32,6 +41,7 @@ public struct AppEnvironment {
         self.openURL = openURL
         self.log = log
         self.setNeedsDisplay = setNeedsDisplay
+        self.perform = perform
     }
 }
 
