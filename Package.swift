@@ -74,6 +74,7 @@ let package = Package(
                 "DeviceAppKit",
                 "DeviceUI",
                 "ReaderApp",
+                "MapApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

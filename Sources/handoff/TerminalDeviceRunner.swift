@@ -5,6 +5,7 @@ import Foundation
 import HandoffCore
 import HandoffNetwork
 import Logging
+import MapApp
 import ReaderApp
 import TerminalCells
 
@@ -21,7 +22,7 @@ import Glibc
 /// gets one frame.
 final class TerminalDeviceRunner: @unchecked Sendable {
     /// The apps a terminal device can install, in the order of its home screen.
-    static let knownApps = ["reader"]
+    static let knownApps = ["reader", "map"]
 
     let host: DeviceHost
     let accountName: String
@@ -69,6 +70,8 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             switch name {
             case "reader":
                 do { return try ReaderApp() } catch { throw RunnerError.app("Reader", error) }
+            case "map":
+                do { return try MapApp() } catch { throw RunnerError.app("Map", error) }
             default:
                 throw RunnerError.app(name, CocoaError(.featureUnsupported))
             }
