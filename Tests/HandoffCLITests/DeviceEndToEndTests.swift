@@ -25,7 +25,8 @@ struct DeviceEndToEndTests {
 
         /// Starts a device in a new tmux server. The shell around it records the terminal's
         /// settings before and compares them after, prints the exit status, and keeps the pane.
-        func start(_ name: String, kind: String, width: Int = 100, height: Int = 30, extra: [String] = []) throws -> TmuxSession {
+        func start(_ name: String, kind: String, width: Int = 100, height: Int = 30, extra: [String] = [],
+                   expecting app: String = "Reader") throws -> TmuxSession {
             let executable = try #require(HandoffExecutable.url).path
             let arguments = ["device", "--name", name, "--kind", kind, "--account", account, "--port", String(port),
                              "--config-dir", directory.appendingPathComponent("config").path,
@@ -34,7 +35,7 @@ struct DeviceEndToEndTests {
                 + #"; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi; exec sleep 120"#
             let session = try #require(try TmuxSession(width: width, height: height, command: command))
             sessions.append(session)
-            try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { $0.contains("\(name) · \(kind)") && $0.contains("Reader") }
+            try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { $0.contains("\(name) · \(kind)") && $0.contains(app) }
             return session
         }
 
@@ -108,6 +109,29 @@ struct DeviceEndToEndTests {
         let bExit = try b.waitFor("Beta's exit", timeout: .seconds(10)) { $0.contains("EXIT=") }
         #expect(bExit.contains("STTY-SAME"))
         #expect(try b.run(["display-message", "-p", "-t", b.mainPane, "#{alternate_on}"]).hasPrefix("0"))
+    }
+
+    @Test func theMapRegionHandsOffBetweenTwoDevices() throws {
+        let world = try World()
+        let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "map"], expecting: "Map")
+        let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "map"], expecting: "Map")
+        try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
+        try a.sendKeys("Enter")
+        try a.waitFor("the map") { $0.contains("zoom") }
+        try a.sendKeys("/")
+        try a.sendText("Lisbon")
+        try a.sendKeys("Enter")
+        try a.waitFor("Lisbon on Alpha") { $0.contains("38.72°N 9.15°W") }
+        let before = try a.capture()
+        try a.sendKeys("+")
+        try a.waitFor("zoomed in") { $0.contains("38.72°N 9.15°W · zoom") && $0 != before }
+        try b.waitFor("the map offer on Beta", timeout: .seconds(10)) { $0.contains("Map from Alpha") }
+        try b.sendKeys("C-o")
+        let continued = try b.waitFor("the same region on Beta", timeout: .seconds(15)) {
+            $0.contains("38.72°N 9.15°W") && $0.contains("Continued from Alpha")
+        }
+        #expect(continued.contains("◍"))
+        try a.waitFor("Alpha saying it was continued", timeout: .seconds(10)) { $0.contains("Continued on Beta") }
     }
 
     @Test func aDeviceWithAnUnknownAppSaysSoBeforeTakingTheTerminal() throws {
