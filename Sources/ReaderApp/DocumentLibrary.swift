@@ -33,8 +33,9 @@ public struct DocumentEntry: Hashable, Sendable {
 public struct DocumentLibrary: Hashable, Sendable {
     /// The file name extensions of the documents listed (plain UTF-8 text).
     public static let fileExtensions: Set<String> = ["txt", "text"]
-    /// Larger files are not read (a reader of short documents has no use for them).
-    public static let maximumFileSize = 4 << 20
+    /// Larger files are not read (a reader of short documents has no use for them). It also
+    /// bounds a document received over continuation streams (room for the 5 MB transfer demo).
+    public static let maximumFileSize = 16 << 20
 
     /// The account's cloud folder, or nil when the device runs without one.
     public var cloudFolder: URL?
@@ -69,9 +70,8 @@ public struct DocumentLibrary: Hashable, Sendable {
     /// path may differ between machines of one account). A document from another device's local
     /// folder is never found: local documents do not hand off.
     ///
-    /// This is the one place a missing document is detected. Fetching it from the originating
-    /// device instead (over the activity's continuation streams) belongs here, as an asynchronous
-    /// step between not finding the file and reporting ``ReadingRestoreError/documentNotFound(name:)``.
+    /// This is the one place a missing document is detected; the Reader then asks the
+    /// originating device for it over the activity's continuation streams, when it supports them.
     ///
     /// - Throws: ``ReadingRestoreError/documentNotFound(name:)``.
     public func locate(_ state: ReadingState) throws(ReadingRestoreError) -> URL {

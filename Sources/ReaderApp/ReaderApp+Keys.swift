@@ -4,8 +4,14 @@ import TerminalCells
 extension ReaderApp {
     /// The list: ↑ ↓ Home End choose, Enter opens, r reads the folders again. The reading view:
     /// ↑ ↓ scroll a row, Space PgDn and b PgUp turn pages, Home End go to the start and the end
-    /// of the document, Esc and Backspace close it. Other keys are the device's.
+    /// of the document, Esc and Backspace close it. While a document is being received, Esc stops
+    /// that first. Other keys are the device's.
     public func handle(_ key: Key) -> Bool {
+        if let transfer, key == .escape {
+            cancelTransfer()
+            message = ReaderMessage(.warning, "Stopped receiving “\(transfer.documentName)”. Nothing changed here.")
+            return true
+        }
         if let session {
             let movement: ReadingSession.Movement
             switch key {
@@ -23,9 +29,7 @@ extension ReaderApp {
                 return false
             }
             message = nil
-            if session.move(movement, in: viewport) {
-                session.document.userActivity?.needsSave = true
-            }
+            if session.move(movement, in: viewport) { positionChanged() }
             return true
         }
         switch key {

@@ -100,11 +100,30 @@ extension ReaderApp {
         grid.put(pages, at: Point(x: row.maxX - right, y: row.y), style: selected ? style : Style(.dim), clip: row)
     }
 
+    /// A transfer's progress: what is received from whom and how much, then a bar once the size
+    /// is known, e.g. "Receiving “Notes” from Laptop… 1.2 MB of 5.0 MB" and "[██████░░░░░░] 24%".
+    static func progressLines(_ transfer: TransferProgress, width: Int) -> [(text: String, style: Style)] {
+        let name = "“\(transfer.documentName)”"
+        guard let total = transfer.totalBytes, let fraction = transfer.fraction else {
+            return [(TextWidth.truncate("Asking the other device for \(name)… (Esc: stop)", to: width), Style(.accent))]
+        }
+        let sender = transfer.senderName.map { $0.isEmpty ? "" : " from \($0)" } ?? ""
+        let amount = "\(ByteCountText.describe(transfer.receivedBytes)) of \(ByteCountText.describe(total))"
+        let text = TextWidth.truncate("Receiving \(name)\(sender)… \(amount)", to: width)
+        let percent = " \(Int((fraction * 100).rounded(.down)))%"
+        let barWidth = max(0, min(width, 60) - 2 - percent.count)
+        guard barWidth >= 4 else { return [(text, Style(.accent))] }
+        let filled = Int((Double(barWidth) * fraction).rounded(.down))
+        let bar = "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "]" + percent
+        return [(text, Style(.accent)), (bar, Style(.accent))]
+    }
+
     /// The continuation in progress, else the message (wrapped, at most ``maximumMessageRows``
     /// rows), else nothing.
     private func noticeLines(width: Int, available: Int) -> [(text: String, style: Style)] {
         guard available > 0, width > 0 else { return [] }
         if isContinuing { return [("Opening an activity from another device…", Style(.accent))] }
+        if let transfer { return Array(Self.progressLines(transfer, width: width).prefix(available)) }
         guard let message else { return [] }
         let role: Role = switch message.kind {
         case .info: .success

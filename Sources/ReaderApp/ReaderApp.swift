@@ -13,9 +13,16 @@ import TerminalCells
 /// position (``ReadingState``); continuing on another device opens the same document at the same
 /// place, whatever the size of its screen.
 ///
-/// Create it with ``init()`` (it loads its manifest from its resources), then let the device
-/// install it (`manifest`, `delegate`) and call ``launch(application:environment:)``. Like every
-/// app, it is used on its device's run loop only.
+/// When the continuing device cannot find the document (no cloud folder there, or a document
+/// local to the origin), the Reader asks the origin's Reader for it over the activity's
+/// continuation streams (``DocumentTransferProtocol``), stores it in the local folder and opens
+/// it at the same place. The activity also carries a handoff version (``ReadingState``) and a web
+/// page (``webpageURL(for:)``) for devices without the Reader.
+///
+/// Create it with ``init(version:)`` (it loads its manifest from its resources), then let the
+/// device install it (`manifest`, `delegate`) and call ``launch(application:environment:)``. Like
+/// every app, it is used on its device's run loop only; stream transfers run in tasks and come
+/// back through `AppEnvironment.perform`.
 public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Reader's Info.plist is expanded with.
     public static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.reader", "DEVELOPMENT_TEAM": "SIMTEAM001"]
@@ -36,45 +43,65 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     public internal(set) var message: ReaderMessage?
     /// True between `willContinue` and the end of the continuation (it shows it is loading).
     public private(set) var isContinuing = false
+    /// The handoff version of the keys this Reader writes (``ReadingState/supportedVersions``).
+    public let version: Int
+    /// The document being received over continuation streams, if any.
+    public internal(set) var transfer: TransferProgress?
+    /// The longest wait for the next bytes of a transfer.
+    public var transferIdleTimeout: Duration = .seconds(30)
 
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
     private(set) var library: DocumentLibrary?
     private(set) var session: ReadingSession?
+    /// Identifies the running transfer, so that a stale result is ignored.
+    var transferID: UUID?
+    /// The running transfer's task (cancelled when a newer continuation replaces it).
+    var transferTask: Task<Void, Never>?
     let readingView = ReadingView()
     /// The size of the text in the reading view at the last render; keys scroll by it.
     var viewport = Size(width: 72, height: 20)
 
     /// Loads the Reader's manifest from its resources (see ``ReaderResources/locate()``).
     ///
-    /// - Throws: ``ReaderError`` naming the file (and the key, for a bad manifest).
-    public convenience init() throws(ReaderError) {
-        try self.init(resources: ReaderResources.locate())
+    /// - Parameter version: the handoff version of the keys it writes (1 or 2; an older Reader
+    ///   is rehearsed with 1).
+    /// - Throws: ``ReaderError`` naming the file (and the key, for a bad manifest), or
+    ///   ``ReaderError/unsupportedVersion(_:)``.
+    public convenience init(version: Int = ReadingState.currentVersion) throws(ReaderError) {
+        try self.init(resources: ReaderResources.locate(), version: version)
     }
 
     /// Loads the Reader's manifest from `resources.infoPlist`, expanding `buildSettings`.
     ///
     /// - Throws: ``ReaderError/manifest(_:)`` when the Info.plist cannot be read or has errors,
-    ///   ``ReaderError/noDocumentActivity(file:)`` when it declares no document activity.
-    public convenience init(resources: ReaderResources, buildSettings: [String: String] = ReaderApp.buildSettings) throws(ReaderError) {
+    ///   ``ReaderError/noDocumentActivity(file:)`` when it declares no document activity,
+    ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/supportedVersions``.
+    public convenience init(resources: ReaderResources, buildSettings: [String: String] = ReaderApp.buildSettings,
+                            version: Int = ReadingState.currentVersion) throws(ReaderError) {
         let manifest: AppManifest
         do {
             manifest = try AppManifest(infoPlistAt: resources.infoPlist, buildSettings: buildSettings)
         } catch {
             throw .manifest(error)
         }
-        try self.init(manifest: manifest, sampleDocuments: resources.sampleDocuments, manifestFile: resources.infoPlist.path)
+        try self.init(manifest: manifest, sampleDocuments: resources.sampleDocuments, manifestFile: resources.infoPlist.path,
+                      version: version)
     }
 
     /// A Reader with a manifest read elsewhere.
     ///
     /// - Throws: ``ReaderError/noDocumentActivity(file:)`` when the manifest declares no
-    ///   plain-text document type with a ubiquitous activity type.
-    public init(manifest: AppManifest, sampleDocuments: URL?, manifestFile: String = "Info.plist") throws(ReaderError) {
+    ///   plain-text document type with a ubiquitous activity type,
+    ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/supportedVersions``.
+    public init(manifest: AppManifest, sampleDocuments: URL?, manifestFile: String = "Info.plist",
+                version: Int = ReadingState.currentVersion) throws(ReaderError) {
         guard manifest.documentTypes.contains(where: { $0.contentTypes.contains(Self.contentType) && $0.ubiquitousActivityType != nil })
         else { throw .noDocumentActivity(file: manifestFile) }
+        guard ReadingState.supportedVersions.contains(version) else { throw .unsupportedVersion(version) }
         self.manifest = manifest
         self.sampleDocuments = sampleDocuments
+        self.version = version
         readingView.reader = self
     }
 
@@ -86,6 +113,9 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     }
 
     public var keyHints: [KeyHint] {
+        if transfer != nil, session == nil {
+            return [KeyHint("Esc", "stop receiving the document")]
+        }
         if session == nil {
             return [KeyHint("↑ ↓", "choose"), KeyHint("Enter", "open"), KeyHint("r", "refresh the list")]
         }
@@ -159,7 +189,12 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         closeDocument()
         let session = ReadingSession(document: document, text: text, position: position)
         self.session = session
-        document.userActivity?.title = session.title
+        if let activity = document.userActivity {
+            activity.title = session.title
+            // The continuing device may not have the document: it can ask for it over streams.
+            activity.supportsContinuationStreams = true
+            activity.delegate = self
+        }
         readingView.userActivity = document.userActivity
         positionChanged()
     }
@@ -175,12 +210,27 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         if let index = documents.firstIndex(where: { $0.url == session.url }) { selection = index }
     }
 
-    /// The position changed: the activity needs saving.
-    private func positionChanged() {
-        session?.document.userActivity?.needsSave = true
+    /// The position changed: the activity needs saving, and its web page follows the page.
+    func positionChanged() {
+        guard let session, let activity = session.document.userActivity else { return }
+        activity.needsSave = true
+        let url = Self.webpageURL(for: session.state)
+        if activity.webpageURL != url {
+            do {
+                try activity.setWebpageURL(url)
+            } catch {
+                environment?.log("Reader: could not set the web page \(url.absoluteString): \(error)")
+            }
+        }
     }
 
     // MARK: Continuation
+
+    /// Adds the handoff version, after every responder wrote its keys (Apple's pattern).
+    public func application(_ application: Application, didUpdate userActivity: UserActivity) {
+        guard let session, session.document.userActivity === userActivity else { return }
+        userActivity.addUserInfoEntries(from: [ReadingState.Key.handoffVersion: .integer(Int64(version))])
+    }
 
     public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
         isContinuing = true
@@ -209,25 +259,38 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         environment?.setNeedsDisplay()
     }
 
-    /// Opens the document a continued activity names, at its place. A bad or missing key, or a
-    /// document this device cannot find or read, leaves everything as it was and says why.
+    /// Opens the document a continued activity names, at its place. A document this device
+    /// cannot find is asked for over the activity's continuation streams when it supports them
+    /// (``receiveDocument(for:from:)``). A bad or missing key, a newer handoff version, or a
+    /// document this device cannot get or read, leaves everything as it was and says why.
     func restore(from activity: UserActivity) {
         defer { environment?.setNeedsDisplay() }
         do throws(ReadingRestoreError) {
             let state = try ReadingState(userInfo: activity.userInfo)
             guard let library else { throw .documentNotFound(name: state.documentName) }
-            // A document missing here ends the restore with a message. Fetching it from the
-            // originating device (over continuation streams) would start from this failure.
-            let url = try library.locate(state)
-            try openDocument(at: url, position: state.position)
-            message = nil
-            if let session, session.position.page != state.position.page {
-                message = ReaderMessage(.warning, "“\(session.title)” has \(session.text.pageCount) pages now; "
-                    + "page \(state.position.page) was asked for.")
+            let url: URL
+            do throws(ReadingRestoreError) {
+                url = try library.locate(state)
+            } catch .documentNotFound where activity.supportsContinuationStreams {
+                receiveDocument(for: state, from: activity)
+                return
             }
+            try open(url, at: state.position)
         } catch {
             message = ReaderMessage(.error, error.description)
             environment?.log("Reader: could not restore \(activity.activityType): \(error)")
+        }
+    }
+}
+
+extension ReaderApp {
+    /// Opens `url` at `position` after a continuation, warning when the page is not there.
+    func open(_ url: URL, at position: ReadingPosition) throws(ReadingRestoreError) {
+        try openDocument(at: url, position: position)
+        message = nil
+        if let session, session.position.page != position.page {
+            message = ReaderMessage(.warning, "“\(session.title)” has \(session.text.pageCount) pages now; "
+                + "page \(position.page) was asked for.")
         }
     }
 }

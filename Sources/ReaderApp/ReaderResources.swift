@@ -72,6 +72,8 @@ public enum ReaderError: Error, Hashable, Sendable, CustomStringConvertible {
     case manifest(ManifestError)
     /// The Info.plist declares no document type for plain text with a ubiquitous activity type.
     case noDocumentActivity(file: String)
+    /// The Reader was asked to write a handoff version it does not know.
+    case unsupportedVersion(Int)
 
     public var description: String {
         switch self {
@@ -83,6 +85,9 @@ public enum ReaderError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noDocumentActivity(let file):
             "\(file): CFBundleDocumentTypes: no document type for \(ReaderApp.contentType) declares "
                 + "NSUbiquitousDocumentUserActivityType; the Reader's documents could not hand off"
+        case .unsupportedVersion(let version):
+            "the Reader cannot write handoff version \(version); it writes versions "
+                + "\(ReadingState.supportedVersions.lowerBound) to \(ReadingState.supportedVersions.upperBound)"
         }
     }
 }

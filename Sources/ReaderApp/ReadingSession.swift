@@ -103,8 +103,8 @@ final class ReadingView: Responder {
     weak var reader: ReaderApp?
 
     override func updateUserActivityState(_ activity: UserActivity) {
-        guard let state = reader?.session?.state else { return }
-        activity.addUserInfoEntries(from: state.userInfo)
+        guard let reader, let state = reader.session?.state else { return }
+        activity.addUserInfoEntries(from: state.userInfo(version: reader.version))
     }
 
     override func restoreUserActivityState(_ activity: UserActivity) {

@@ -3,12 +3,28 @@ import HandoffCore
 
 /// What the Reader's activity carries: which document, and where in it.
 ///
-/// The reading view writes ``userInfo`` (plain strings and integers) when the system saves the
-/// activity; the document itself adds its URL under `UserActivity.documentURLKey`. Continuing
-/// reads both back with ``init(userInfo:)``.
+/// The reading view writes ``userInfo(version:)`` (plain strings and integers) when the system
+/// saves the activity; the document itself adds its URL under `UserActivity.documentURLKey`, and
+/// the app delegate adds ``Key/handoffVersion`` in `application(_:didUpdate:)`. Continuing reads
+/// them back with ``init(userInfo:)``, which understands every version up to ``currentVersion``.
+///
+/// | Version | Keys |
+/// |---|---|
+/// | 1 | `name` (file name), `pageNumber` (from 1), `offset` (source line of the page, from 0) |
+/// | 2 | `documentName`, `page`, `line`, `character` (see ``Key``) |
+///
+/// Both carry `handoffVersion`; a payload without it is read by its keys (version 2 when it has
+/// `page` or `documentName`).
 public struct ReadingState: Hashable, Sendable {
-    /// The `userInfo` keys the Reader writes.
+    /// The handoff version this Reader writes by default.
+    public static let currentVersion = 2
+    /// The versions this Reader reads and can write.
+    public static let supportedVersions = 1...currentVersion
+
+    /// The `userInfo` keys the Reader writes (version 2).
     public enum Key {
+        /// Integer: the handoff version of the keys below (added in `didUpdate`).
+        public static let handoffVersion = "handoffVersion"
         /// String: the document's file name, e.g. `harrow-point.txt`.
         public static let documentName = "documentName"
         /// Integer: the logical page, from 1.
@@ -17,6 +33,17 @@ public struct ReadingState: Hashable, Sendable {
         public static let line = "line"
         /// Integer: characters into that line where the view starts, from 0.
         public static let character = "character"
+    }
+
+    /// The `userInfo` keys of version 1 (a Reader started with `--reader-version 1` writes them).
+    public enum VersionOneKey {
+        /// String: the document's file name.
+        public static let name = "name"
+        /// Integer: the logical page, from 1.
+        public static let pageNumber = "pageNumber"
+        /// Integer: the source line of the page at the top of the view, from 0 (version 1 had no
+        /// position within a wrapped line).
+        public static let offset = "offset"
     }
 
     /// The document's file name.
@@ -31,9 +58,21 @@ public struct ReadingState: Hashable, Sendable {
         self.position = position
     }
 
-    /// The Reader's own keys (the document URL is the document's to write).
-    public var userInfo: UserInfo {
-        [
+    /// The Reader's own keys in the current version (the document URL is the document's to
+    /// write, the version key the app delegate's).
+    public var userInfo: UserInfo { userInfo(version: Self.currentVersion) }
+
+    /// The Reader's own keys as a Reader of `version` writes them (a version outside
+    /// ``supportedVersions`` writes the current keys).
+    public func userInfo(version: Int) -> UserInfo {
+        if version == 1 {
+            return [
+                VersionOneKey.name: .string(documentName),
+                VersionOneKey.pageNumber: .integer(Int64(position.page)),
+                VersionOneKey.offset: .integer(Int64(position.line)),
+            ]
+        }
+        return [
             Key.documentName: .string(documentName),
             Key.page: .integer(Int64(position.page)),
             Key.line: .integer(Int64(position.line)),
@@ -41,15 +80,36 @@ public struct ReadingState: Hashable, Sendable {
         ]
     }
 
-    /// Reads a state from a continued activity's `userInfo`.
+    /// The handoff version of a continued activity's `userInfo`: its ``Key/handoffVersion``, or
+    /// for a payload without one, the version its keys belong to.
     ///
-    /// The document is named by the document URL key or by ``Key/documentName`` (the URL wins
-    /// when both are there, and its file name must then be a file URL's); ``Key/page`` is
-    /// required. ``Key/line`` and ``Key/character`` may be missing (the top of the page), but
-    /// when present they must be integers of the right range.
+    /// - Throws: ``ReadingRestoreError/badValue(key:found:expected:)`` for a version that is not
+    ///   a whole number from 1.
+    public static func version(of userInfo: UserInfo) throws(ReadingRestoreError) -> Int {
+        guard let value = userInfo[Key.handoffVersion] else {
+            let isVersionOne = userInfo[Key.page] == nil && userInfo[Key.documentName] == nil
+                && (userInfo[VersionOneKey.pageNumber] != nil || userInfo[VersionOneKey.name] != nil)
+            return isVersionOne ? 1 : currentVersion
+        }
+        return try integer(value, key: Key.handoffVersion, minimum: 1)
+    }
+
+    /// Reads a state from a continued activity's `userInfo`, in any version up to
+    /// ``currentVersion``.
     ///
-    /// - Throws: ``ReadingRestoreError`` naming the key that is missing or wrong.
+    /// The document is named by the document URL key or by the version's name key
+    /// (``Key/documentName``, ``VersionOneKey/name``; the URL wins when both are there, and it
+    /// must then be a file URL); the page key is required. The line and character keys may be
+    /// missing (the top of the page), but when present they must be integers of the right range.
+    ///
+    /// - Throws: ``ReadingRestoreError/newerVersion(_:)`` for a version from a newer Reader (no
+    ///   key is read then), else ``ReadingRestoreError`` naming the key that is missing or wrong.
     public init(userInfo: UserInfo) throws(ReadingRestoreError) {
+        let version = try Self.version(of: userInfo)
+        guard version <= Self.currentVersion else { throw .newerVersion(version) }
+        let (nameKey, pageKey, lineKey) = version == 1
+            ? (VersionOneKey.name, VersionOneKey.pageNumber, VersionOneKey.offset)
+            : (Key.documentName, Key.page, Key.line)
         var url: URL?
         if let value = userInfo[UserActivity.documentURLKey] {
             guard case .url(let documentURL) = value, documentURL.isFileURL, !documentURL.lastPathComponent.isEmpty else {
@@ -58,19 +118,19 @@ public struct ReadingState: Hashable, Sendable {
             url = documentURL
         }
         var name = url?.lastPathComponent
-        if let value = userInfo[Key.documentName] {
+        if let value = userInfo[nameKey] {
             guard case .string(let documentName) = value, !documentName.isEmpty, !documentName.contains("/") else {
-                throw .badValue(key: Key.documentName, found: value, expected: "a file name")
+                throw .badValue(key: nameKey, found: value, expected: "a file name")
             }
             name = name ?? documentName
         }
-        guard let name else { throw .missingKey(Key.documentName) }
-        guard let pageValue = userInfo[Key.page] else { throw .missingKey(Key.page) }
-        let page = try Self.integer(pageValue, key: Key.page, minimum: 1)
-        let line = try userInfo[Key.line].map { value throws(ReadingRestoreError) in
-            try Self.integer(value, key: Key.line, minimum: 0)
+        guard let name else { throw .missingKey(nameKey) }
+        guard let pageValue = userInfo[pageKey] else { throw .missingKey(pageKey) }
+        let page = try Self.integer(pageValue, key: pageKey, minimum: 1)
+        let line = try userInfo[lineKey].map { value throws(ReadingRestoreError) in
+            try Self.integer(value, key: lineKey, minimum: 0)
         } ?? 0
-        let character = try userInfo[Key.character].map { value throws(ReadingRestoreError) in
+        let character = version == 1 ? 0 : try userInfo[Key.character].map { value throws(ReadingRestoreError) in
             try Self.integer(value, key: Key.character, minimum: 0)
         } ?? 0
         self.init(documentName: name, documentURL: url, position: ReadingPosition(page: page, line: line, character: character))
@@ -95,6 +155,8 @@ public enum ReadingRestoreError: Error, Hashable, Sendable, CustomStringConverti
     case documentNotFound(name: String)
     /// The document was found but could not be read.
     case unreadable(name: String, reason: String)
+    /// The activity was written by a newer Reader, in a handoff version this one does not know.
+    case newerVersion(Int)
 
     public var description: String {
         switch self {
@@ -106,6 +168,10 @@ public enum ReadingRestoreError: Error, Hashable, Sendable, CustomStringConverti
             "“\(name)” is not in this device's cloud folder, so it cannot be opened here."
         case .unreadable(let name, let reason):
             "“\(name)” could not be read: \(reason)"
+        case .newerVersion(let version):
+            "This activity comes from a newer Reader (version \(version)); this Reader understands versions "
+                + "\(ReadingState.supportedVersions.lowerBound) to \(ReadingState.supportedVersions.upperBound). "
+                + "Update the Reader here to continue it. Nothing changed here."
         }
     }
 

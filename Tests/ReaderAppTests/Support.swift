@@ -32,17 +32,21 @@ final class ReaderDevice {
     let reader: ReaderApp
     let application: Application
     let localFolder: URL
+    /// The work `AppEnvironment.perform` handed back to the "run loop" (the test's task).
+    let runLoop = RunLoopQueue()
     private(set) var logLines: [String] = []
 
-    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, cloudFolder: URL?, localFolder: URL) throws {
+    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, cloudFolder: URL?, localFolder: URL,
+         version: Int = ReadingState.currentVersion) throws {
         device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
-        reader = try ReaderApp(resources: readerResources())
+        reader = try ReaderApp(resources: readerResources(), version: version)
+        reader.transferIdleTimeout = .seconds(5)
         application = device.install(reader.manifest, delegate: reader.delegate)
         self.localFolder = localFolder
         let clock = hood.clock
         reader.launch(application: application, environment: AppEnvironment(
             deviceName: name, cloudFolder: cloudFolder, localFolder: localFolder, now: { clock.now },
-            log: { [weak self] line in self?.logLines.append(line) }))
+            log: { [weak self] line in self?.logLines.append(line) }, perform: runLoop.enqueue))
         device.bringToFront(application)
     }
 
@@ -82,11 +86,56 @@ final class ReaderWorld {
     let laptop: ReaderDevice
     let phone: ReaderDevice
 
-    init() throws {
+    /// - Parameters:
+    ///   - phoneHasCloud: false starts the phone without a cloud folder (`--no-cloud`).
+    ///   - laptopVersion: the handoff version the laptop's Reader writes.
+    init(phoneHasCloud: Bool = true, laptopVersion: Int = ReadingState.currentVersion) throws {
         cloudFolder = folder.folder("cloud")
-        laptop = try ReaderDevice("Laptop", kind: .laptop, in: hood, cloudFolder: cloudFolder, localFolder: folder.folder("laptop"))
-        phone = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: cloudFolder, localFolder: folder.folder("phone"))
+        laptop = try ReaderDevice("Laptop", kind: .laptop, in: hood, cloudFolder: cloudFolder, localFolder: folder.folder("laptop"),
+                                  version: laptopVersion)
+        phone = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: phoneHasCloud ? cloudFolder : nil,
+                                 localFolder: folder.folder("phone"))
         hood.settle()
+    }
+
+    /// Runs both devices' run loops (their handed-back work and the neighbourhood) until
+    /// `condition` holds; stream bytes flow meanwhile in their tasks.
+    func run(until condition: () -> Bool, timeout: Duration = .seconds(20),
+             sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the condition did not hold within \(timeout)", sourceLocation: sourceLocation)
+                return
+            }
+            let ran = laptop.runLoop.drain() + phone.runLoop.drain()
+            hood.settle()
+            if ran == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+    }
+}
+
+/// What `AppEnvironment.perform` queued, run when the test drains it (on the test's task, which
+/// plays the device's run loop).
+final class RunLoopQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var pending: [@Sendable () -> Void] = []
+
+    @Sendable func enqueue(_ work: @escaping @Sendable () -> Void) {
+        lock.withLock { pending.append(work) }
+    }
+
+    /// Runs the queued work in order; returns how much ran.
+    @discardableResult
+    func drain() -> Int {
+        let work = lock.withLock {
+            let work = pending
+            pending = []
+            return work
+        }
+        for item in work { item() }
+        return work.count
     }
 }
 

@@ -1,0 +1,224 @@
+import Foundation
+import HandoffCore
+
+/// How far a document transfer got, for the progress shown in the Reader.
+public struct TransferProgress: Hashable, Sendable {
+    /// The document asked for.
+    public var documentName: String
+    /// The sending device, once its header arrived.
+    public var senderName: String?
+    /// Document bytes received so far.
+    public var receivedBytes: Int
+    /// The document's size, once the header arrived.
+    public var totalBytes: Int?
+
+    public init(documentName: String, senderName: String? = nil, receivedBytes: Int = 0, totalBytes: Int? = nil) {
+        self.documentName = documentName
+        self.senderName = senderName
+        self.receivedBytes = receivedBytes
+        self.totalBytes = totalBytes
+    }
+
+    /// From 0 to 1, once the size is known.
+    public var fraction: Double? {
+        guard let totalBytes else { return nil }
+        return totalBytes == 0 ? 1 : min(1, Double(receivedBytes) / Double(totalBytes))
+    }
+}
+
+/// The origin's half: answers one request on the streams with the activity's document.
+///
+/// Only the document the activity is about is served, whatever the request names, so a peer
+/// cannot read other files of the device.
+public struct DocumentServer: Sendable {
+    /// The document of the activity whose streams were opened.
+    public var documentURL: URL
+    /// This device's name, sent in the header.
+    public var senderName: String
+    /// The size of the chunks written.
+    public var chunkSize = 64 << 10
+
+    public init(documentURL: URL, senderName: String) {
+        self.documentURL = documentURL
+        self.senderName = senderName
+    }
+
+    /// What happened, for the origin's log.
+    public enum Outcome: Hashable, Sendable {
+        case served(DocumentHeader)
+        case refused(DocumentRefusal)
+        case failed(String)
+    }
+
+    /// Reads the request, then writes the response and closes the output. Never throws: a bad
+    /// request is answered with a refusal, a broken stream ends the work.
+    public func serve(_ streams: ContinuationStreams) async -> Outcome {
+        var decoder = DocumentRequestDecoder()
+        var request: DocumentRequest?
+        do {
+            for try await chunk in streams.input {
+                if let complete = try decoder.consume(chunk) {
+                    request = complete
+                    break
+                }
+            }
+        } catch let error as DocumentTransferError {
+            return await refuse(DocumentRefusal(.badRequest, "the request could not be read: \(error)"), on: streams)
+        } catch {
+            await streams.output.close(with: error)
+            return .failed("the request did not arrive: \(error)")
+        }
+        guard let request else {
+            return await refuse(DocumentRefusal(.badRequest, "the request ended before it was complete"), on: streams)
+        }
+        let name = documentURL.lastPathComponent
+        guard request.documentName == name else {
+            return await refuse(DocumentRefusal(.notThisDocument, "the activity is about “\(name)”, not “\(request.documentName)”"),
+                                on: streams)
+        }
+        let data: Data
+        do {
+            let size = try documentURL.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
+            guard size <= DocumentTransferProtocol.maximumDocumentSize else {
+                return await refuse(DocumentRefusal(.tooLarge, "“\(name)” is larger than \(ByteCountText.describe(DocumentTransferProtocol.maximumDocumentSize))"),
+                                    on: streams)
+            }
+            data = try Data(contentsOf: documentURL)
+        } catch {
+            let exists = FileManager.default.fileExists(atPath: documentURL.path)
+            return await refuse(DocumentRefusal(exists ? .unreadable : .notFound,
+                                                exists ? "“\(name)” could not be read" : "“\(name)” is no longer there"), on: streams)
+        }
+        let header = DocumentHeader(documentName: name, size: data.count, senderName: senderName)
+        do {
+            try await streams.output.write(header.encoded())
+            var offset = 0
+            while offset < data.count {
+                let end = min(offset + chunkSize, data.count)
+                try await streams.output.write(Array(data[offset..<end]))
+                offset = end
+            }
+            await streams.output.close()
+            return .served(header)
+        } catch {
+            await streams.output.close(with: error)
+            return .failed("sending “\(name)” failed: \(error)")
+        }
+    }
+
+    private func refuse(_ refusal: DocumentRefusal, on streams: ContinuationStreams) async -> Outcome {
+        do {
+            try await streams.output.write(refusal.encoded())
+            await streams.output.close()
+        } catch {
+            await streams.output.close(with: error)
+        }
+        return .refused(refusal)
+    }
+}
+
+/// The continuing half: asks for a document and receives it, with progress and an idle timeout.
+public struct DocumentReceiver: Sendable {
+    /// The document to ask for.
+    public var documentName: String
+    /// The largest document accepted.
+    public var limit: Int
+    /// The longest wait for the next bytes (from the start, then between chunks).
+    public var idleTimeout: Duration
+
+    public init(documentName: String, limit: Int = DocumentTransferProtocol.maximumDocumentSize, idleTimeout: Duration = .seconds(30)) {
+        self.documentName = documentName
+        self.limit = limit
+        self.idleTimeout = idleTimeout
+    }
+
+    /// Sends the request and reads the response to its end. `progress` is called (off the run
+    /// loop) when the header arrives and then every few percent.
+    ///
+    /// - Throws: ``DocumentTransferError``; on any failure both streams are closed.
+    public func receive(over streams: ContinuationStreams,
+                        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in }) async throws(DocumentTransferError) -> ReceivedDocument {
+        let watch = IdleWatch()
+        let timeout = idleTimeout
+        do {
+            return try await withThrowingTaskGroup(of: ReceivedDocument?.self) { group in
+                group.addTask { try await transfer(over: streams, watch: watch, progress: progress) }
+                group.addTask {
+                    let step = min(timeout / 4, .milliseconds(500))
+                    while true {
+                        try await Task.sleep(for: step)
+                        if watch.idleTime > timeout { throw DocumentTransferError.timedOut(timeout) }
+                    }
+                }
+                defer {
+                    group.cancelAll()
+                    streams.input.cancel()
+                }
+                guard let first = try await group.next(), let document = first else {
+                    throw DocumentTransferError.streams("the transfer stopped")
+                }
+                return document
+            }
+        } catch let error as DocumentTransferError {
+            await streams.output.close(with: error)
+            throw error
+        } catch is CancellationError {
+            await streams.output.close(with: CancellationError())
+            throw .streams("the transfer was cancelled")
+        } catch {
+            await streams.output.close(with: error)
+            throw .streams("the connection failed: \(error)")
+        }
+    }
+
+    private func transfer(over streams: ContinuationStreams, watch: IdleWatch,
+                          progress: @Sendable (TransferProgress) -> Void) async throws -> ReceivedDocument {
+        try await streams.output.write(DocumentRequest(documentName: documentName).encoded())
+        await streams.output.close()
+        watch.touch()
+        var decoder = DocumentResponseDecoder(limit: limit)
+        var reported = -1
+        for try await chunk in streams.input {
+            try Task.checkCancellation()
+            watch.touch()
+            let hadHeader = decoder.header != nil
+            try decoder.consume(chunk)
+            guard let header = decoder.header else { continue }
+            if !hadHeader, header.documentName != documentName {
+                throw DocumentTransferError.malformed("it sends “\(header.documentName)”, not “\(documentName)”")
+            }
+            let step = max(64 << 10, header.size / 50)
+            if reported < 0 || decoder.bytes.count - reported >= step || decoder.isComplete {
+                reported = decoder.bytes.count
+                progress(TransferProgress(documentName: documentName, senderName: header.senderName,
+                                          receivedBytes: decoder.bytes.count, totalBytes: header.size))
+            }
+        }
+        try Task.checkCancellation()
+        return try decoder.finish()
+    }
+}
+
+/// When bytes last arrived (shared by a transfer and its watchdog).
+private final class IdleWatch: @unchecked Sendable {
+    // Guarded by `lock`.
+    private var last = ContinuousClock.now
+    private let lock = NSLock()
+
+    func touch() { lock.withLock { last = .now } }
+    var idleTime: Duration { lock.withLock { ContinuousClock.now - last } }
+}
+
+/// A weak reference to a run-loop-confined object, carried through background work and
+/// dereferenced only in work that `AppEnvironment.perform` runs back on the device's run loop.
+///
+/// The compiler cannot see the device's confinement rule (ARCHITECTURE.md, "Threading rule"),
+/// hence `@unchecked`: the reference is never read off the run loop.
+struct RunLoopReference<Object: AnyObject>: @unchecked Sendable {
+    private weak var object: Object?
+
+    init(_ object: Object) { self.object = object }
+
+    /// The object; call on the run loop only.
+    var value: Object? { object }
+}

@@ -1,0 +1,186 @@
+import DeviceAppKit
+import Foundation
+import HandoffCore
+
+// The document over continuation streams: the origin serves the document of its activity, the
+// continuing Reader asks for it when it cannot find it. Bytes flow in tasks, off the run loop;
+// progress and results come back through `AppEnvironment.perform`.
+
+extension ReaderApp: UserActivityDelegate {
+    /// The origin's half: a continuing Reader opened streams to the open document's activity.
+    /// Its document is served (``DocumentServer``), whatever the request names.
+    public func userActivity(_ userActivity: UserActivity, didReceive streams: ContinuationStreams) {
+        guard let environment else { return }
+        let perform = environment.perform
+        let reference = RunLoopReference(self)
+        guard let session, session.document.userActivity === userActivity else {
+            environment.log("Reader: streams opened to an activity that is no longer open; refusing")
+            Task.detached {
+                try? await streams.output.write(DocumentRefusal(.notFound, "the document is no longer open").encoded())
+                await streams.output.close()
+            }
+            return
+        }
+        let server = DocumentServer(documentURL: session.url, senderName: environment.deviceName)
+        environment.log("Reader: serving “\(session.url.lastPathComponent)” over continuation streams")
+        Task.detached {
+            let outcome = await server.serve(streams)
+            perform { reference.value?.servingEnded(outcome) }
+        }
+    }
+
+    /// On the run loop: says what the origin did.
+    private func servingEnded(_ outcome: DocumentServer.Outcome) {
+        switch outcome {
+        case .served(let header):
+            environment?.log("Reader: sent “\(header.documentName)” (\(header.size) bytes) over continuation streams")
+            message = ReaderMessage(.info, "Sent “\(header.documentName)” (\(ByteCountText.describe(header.size))) to the device that continued it.")
+        case .refused(let refusal):
+            environment?.log("Reader: refused a document request: \(refusal.message)")
+        case .failed(let why):
+            environment?.log("Reader: serving a document failed: \(why)")
+        }
+        environment?.setNeedsDisplay()
+    }
+
+    /// The continuing half: asks the origin for the document `state` names and, once it arrived
+    /// whole, stores it in the local folder and opens it at the state's position. Until then the
+    /// Reader shows ``transfer`` and keeps what it showed; on failure it says why.
+    func receiveDocument(for state: ReadingState, from activity: UserActivity) {
+        cancelTransfer()
+        guard let environment else { return }
+        let id = UUID()
+        transferID = id
+        transfer = TransferProgress(documentName: state.documentName)
+        message = nil
+        let perform = environment.perform
+        let localFolder = environment.localFolder
+        let reference = RunLoopReference(self)
+        let receiver = DocumentReceiver(documentName: state.documentName,
+                                        limit: min(DocumentLibrary.maximumFileSize, DocumentTransferProtocol.maximumDocumentSize),
+                                        idleTimeout: transferIdleTimeout)
+        environment.log("Reader: “\(state.documentName)” is not on this device; asking the origin over continuation streams")
+        // The transports time out an open that fails; this also ends one that is never answered.
+        let timeout = transferIdleTimeout
+        Task.detached {
+            try? await Task.sleep(for: timeout)
+            perform { reference.value?.streamsDidNotOpen(id, state: state, after: timeout) }
+        }
+        activity.getContinuationStreams { [weak self] streams, error in
+            guard let self, self.transferID == id else {
+                streams?.input.cancel()
+                return
+            }
+            guard let streams else {
+                let why = error.map { "\($0)" } ?? "no streams"
+                self.transferEnded(id, state: state, result: .failure(.streams("the streams could not be opened (\(why))")))
+                return
+            }
+            self.transferTask = Task.detached {
+                let result: Result<StoredDocument, DocumentTransferError>
+                do throws(DocumentTransferError) {
+                    let received = try await receiver.receive(over: streams) { progress in
+                        perform { reference.value?.transferProgressed(id, progress) }
+                    }
+                    result = .success(try StoredDocument.store(received, in: localFolder))
+                } catch {
+                    result = .failure(error)
+                }
+                perform { reference.value?.transferEnded(id, state: state, result: result) }
+            }
+        }
+    }
+
+    /// Stops the transfer in progress, if any (its result will be ignored).
+    func cancelTransfer() {
+        transferTask?.cancel()
+        transferTask = nil
+        transferID = nil
+        transfer = nil
+    }
+
+    private func streamsDidNotOpen(_ id: UUID, state: ReadingState, after timeout: Duration) {
+        guard transferID == id, transferTask == nil else { return }
+        transferEnded(id, state: state, result: .failure(.timedOut(timeout)))
+    }
+
+    private func transferProgressed(_ id: UUID, _ progress: TransferProgress) {
+        guard transferID == id else { return }
+        transfer = progress
+        environment?.setNeedsDisplay()
+    }
+
+    private func transferEnded(_ id: UUID, state: ReadingState, result: Result<StoredDocument, DocumentTransferError>) {
+        guard transferID == id else { return }
+        let sender = transfer?.senderName
+        transferID = nil
+        transferTask = nil
+        transfer = nil
+        defer { environment?.setNeedsDisplay() }
+        let name = state.documentName
+        switch result {
+        case .success(let stored):
+            environment?.log("Reader: received “\(name)” (\(stored.size) bytes) into \(stored.url.path)")
+            do throws(ReadingRestoreError) {
+                try open(stored.url, at: state.position)
+                reloadDocuments()
+                guard message == nil else { return }
+                let from = stored.senderName.isEmpty ? "" : " from \(stored.senderName)"
+                let savedAs = stored.url.lastPathComponent == name ? ""
+                    : " as “\(stored.url.lastPathComponent)” (a different “\(name)” was already there)"
+                message = ReaderMessage(.info, "Received “\(name)”\(from) (\(ByteCountText.describe(stored.size))), saved on this device\(savedAs).")
+            } catch {
+                message = ReaderMessage(.error, error.description)
+            }
+        case .failure(let error):
+            environment?.log("Reader: receiving “\(name)” failed: \(error)")
+            let from = sender.map { " from \($0)" } ?? ""
+            message = ReaderMessage(.error, "Could not receive “\(name)”\(from): \(error). Nothing changed here.")
+        }
+    }
+}
+
+/// A received document written to the local folder.
+struct StoredDocument: Hashable, Sendable {
+    var url: URL
+    var size: Int
+    var senderName: String
+    /// True when an identical file was there already.
+    var reused: Bool
+
+    /// Writes `received` into `folder` under its name, never over a different file: an identical
+    /// file is reused, a different one keeps its name and the document gets "NAME (2).txt" (and
+    /// so on).
+    ///
+    /// - Throws: ``DocumentTransferError/malformed(_:)`` when the bytes are not UTF-8 text,
+    ///   ``DocumentTransferError/streams(_:)`` when the file cannot be written.
+    static func store(_ received: ReceivedDocument, in folder: URL) throws(DocumentTransferError) -> StoredDocument {
+        let data = Data(received.bytes)
+        guard String(data: data, encoding: .utf8) != nil else { throw .malformed("the document is not UTF-8 text") }
+        let name = received.header.documentName
+        let stem = (name as NSString).deletingPathExtension
+        let suffix = (name as NSString).pathExtension.isEmpty ? "" : "." + (name as NSString).pathExtension
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .streams("the local folder \(folder.path) cannot be created")
+        }
+        for attempt in 1...100 {
+            let candidate = folder.appendingPathComponent(attempt == 1 ? name : "\(stem) (\(attempt))\(suffix)", isDirectory: false)
+            if FileManager.default.fileExists(atPath: candidate.path) {
+                if (try? Data(contentsOf: candidate)) == data {
+                    return StoredDocument(url: candidate, size: data.count, senderName: received.header.senderName, reused: true)
+                }
+                continue
+            }
+            do {
+                try data.write(to: candidate, options: .withoutOverwriting)
+                return StoredDocument(url: candidate, size: data.count, senderName: received.header.senderName, reused: false)
+            } catch {
+                if FileManager.default.fileExists(atPath: candidate.path) { continue }
+                throw .streams("“\(candidate.lastPathComponent)” could not be written in \(folder.path)")
+            }
+        }
+        throw .streams("the local folder already holds 100 different documents named like “\(name)”")
+    }
+}
