@@ -65,6 +65,9 @@ struct DeviceCommand: AsyncParsableCommand {
     @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
     var noCloud = false
 
+    @Option(help: ArgumentHelp("The Reader's handoff version: 2 (current) or 1 (older key names), to rehearse a mixed-version hand-off.", valueName: "version"))
+    var readerVersion = 2
+
     @Option(help: ArgumentHelp("Where the log goes (default: $XDG_STATE_HOME/handoff/NAME.log).", valueName: "file"))
     var logFile: String?
 
@@ -116,7 +119,7 @@ struct DeviceCommand: AsyncParsableCommand {
         // which holds only device certificates.
         let deviceFolder = store.directory(ofAccount: account.name).appendingPathComponent("local/\(identity.id.rawValue)")
         let runner = try TerminalDeviceRunner(
-            host: host, accountName: account.name, appNames: appNames,
+            host: host, accountName: account.name, appNames: appNames, readerVersion: readerVersion,
             cloudFolder: noCloud ? nil : store.directory(ofAccount: account.name).appendingPathComponent("cloud", isDirectory: true),
             localFolder: deviceFolder,
             logFile: logFile.map { URL(fileURLWithPath: $0) } ?? FileLogSink.defaultURL(deviceName: "\(account.name)-\(identity.name)"))

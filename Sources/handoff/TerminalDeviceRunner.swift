@@ -27,16 +27,19 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     let host: DeviceHost
     let accountName: String
     let appNames: [String]
+    let readerVersion: Int
     let cloudFolder: URL?
     let localFolder: URL
     let logFile: URL
     private let sink: FileLogSink
     private let logger: Logger
 
-    init(host: DeviceHost, accountName: String, appNames: [String], cloudFolder: URL?, localFolder: URL, logFile: URL) throws {
+    init(host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2, cloudFolder: URL?,
+         localFolder: URL, logFile: URL) throws {
         self.host = host
         self.accountName = accountName
         self.appNames = appNames
+        self.readerVersion = readerVersion
         self.cloudFolder = cloudFolder
         self.localFolder = localFolder
         self.logFile = logFile
@@ -69,7 +72,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         try appNames.map { name in
             switch name {
             case "reader":
-                do { return try ReaderApp() } catch { throw RunnerError.app("Reader", error) }
+                do { return try ReaderApp(version: readerVersion) } catch { throw RunnerError.app("Reader", error) }
             case "map":
                 do { return try MapApp() } catch { throw RunnerError.app("Map", error) }
             default:

@@ -134,6 +134,47 @@ struct DeviceEndToEndTests {
         try a.waitFor("Alpha saying it was continued", timeout: .seconds(10)) { $0.contains("Continued on Beta") }
     }
 
+    /// Opens the first document on `device` and turns to page 3.
+    func readPageThree(on device: TmuxSession) throws {
+        try device.sendKeys("Enter")
+        try device.waitFor("the document list") { $0.contains("A Short Guide to Handoff") }
+        try device.sendKeys("Enter")
+        try device.waitFor("page 1") { $0.contains("page 1 of") }
+        try device.sendKeys("PageDown")
+        try device.waitFor("page 2") { $0.contains("page 2 of") }
+        try device.sendKeys("PageDown")
+        try device.waitFor("page 3") { $0.contains("page 3 of") }
+    }
+
+    @Test func aDocumentMissingOnTheContinuingDeviceArrivesOverStreams() throws {
+        let world = try World()
+        let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "reader"])
+        let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader", "--no-cloud"])
+        try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
+        try readPageThree(on: a)
+        try b.waitFor("the offer on Beta", timeout: .seconds(10)) { $0.contains("Reader from Alpha") }
+        try b.sendKeys("C-o")
+        try b.waitFor("the document at page 3 on Beta", timeout: .seconds(20)) {
+            $0.contains("A Short Guide to Handoff") && $0.contains("page 3 of")
+        }
+        try a.waitFor("Alpha saying it sent the document", timeout: .seconds(10)) { $0.contains("Sent") }
+    }
+
+    @Test func aVersionOneReaderHandsOffToTheCurrentOne() throws {
+        let world = try World()
+        let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "reader", "--reader-version", "1"])
+        let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader"])
+        try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
+        try readPageThree(on: a)
+        try b.waitFor("the offer on Beta", timeout: .seconds(10)) { $0.contains("Reader from Alpha") }
+        try b.sendKeys("C-o")
+        try b.waitFor("the document at page 3 on Beta", timeout: .seconds(15)) {
+            $0.contains("A Short Guide to Handoff") && $0.contains("page 3 of")
+        }
+        try a.waitFor("Alpha saying it was continued", timeout: .seconds(10)) { $0.contains("Continued on Beta") }
+        #expect(world.log(of: "Alpha").contains("wasContinued"))
+    }
+
     @Test func aDeviceWithAnUnknownAppSaysSoBeforeTakingTheTerminal() throws {
         let world = try World()
         let executable = try #require(HandoffExecutable.url).path
