@@ -148,6 +148,45 @@ func statusKilobytes(_ field: String, of pid: pid_t) -> Double? {
     return nil
 }
 
+/// Original filler text: numbered paragraphs, about `bytes` long, titled "A Big Book".
+func makeBigDocument(bytes: Int) -> String {
+    var text = "A Big Book\n\n"
+    var paragraph = 1
+    while text.utf8.count < bytes {
+        text += "Paragraph \(paragraph). The simulator carries this book from one device to another over a "
+            + "continuation stream, because the continuing device has no copy of it. Every line is plain text.\n\n"
+        paragraph += 1
+    }
+    return text
+}
+
+/// Seconds to move `bytes` through an AF_UNIX stream socket pair, written by one thread and read
+/// by this one.
+func socketPairSeconds(bytes: Int) -> Double {
+    var pair: [Int32] = [0, 0]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { return .nan }
+    defer { close(pair[0]); close(pair[1]) }
+    let writer = pair[0], reader = pair[1]
+    let start = ContinuousClock.now
+    Thread.detachNewThread {
+        let chunk = [UInt8](repeating: 0x61, count: 65_536)
+        var left = bytes
+        while left > 0 {
+            let count = chunk.withUnsafeBytes { write(writer, $0.baseAddress, min(left, $0.count)) }
+            if count <= 0 { return }
+            left -= count
+        }
+    }
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    var received = 0
+    while received < bytes {
+        let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+        if count <= 0 { break }
+        received += count
+    }
+    return milliseconds(ContinuousClock.now - start) / 1000
+}
+
 func row(_ name: String, _ value: String, _ floor: String, _ target: String, _ verdict: String) {
     func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
     print(pad(name, 34) + pad(value, 22) + pad(floor, 22) + pad(target, 14) + verdict)
@@ -250,7 +289,37 @@ func main() throws {
     let anonymous = (statusKilobytes("RssAnon", of: pid) ?? .nan) / 1024
     row("resident memory (peak)", String(format: "%.1f MB (%.1f MB)", rss, peak), "", "≤ 40 MB", peak <= 40 ? "PASS" : "MISS")
     row("  of which private (RssAnon)", String(format: "%.1f MB", anonymous), "", "", "")
+
+    // A 5 MB document that the continuing device does not have: it arrives over continuation
+    // streams (a no-cloud device). Floor: the same bytes through a local socket pair.
+    guard let c = try TmuxSession(width: 100, height: 30, command: deviceCommand("Gamma", kind: "phone") + " --no-cloud") else {
+        throw BenchFailure.missing("tmux")
+    }
+    defer { c.close() }
+    try c.waitFor("Alpha nearby on Gamma", timeout: .seconds(30)) { $0.contains("Alpha laptop") }
+    // The document goes into the account's cloud folder (sorted first) only now, so that the rows
+    // above measure the device with the sample documents.
+    let cloud = folder.appendingPathComponent("config/\(account)/cloud", isDirectory: true)
+    let bigDocument = makeBigDocument(bytes: 5_000_000)
+    try Data(bigDocument.utf8).write(to: cloud.appendingPathComponent("aaa-big-book.txt"))
+    try a.sendKeys("r")
+    try a.waitFor("the big book in the list", timeout: .seconds(30)) { $0.contains("A Big Book") }
+    for _ in 0..<6 { try a.sendKeys("Up") }
+    try a.sendKeys("Enter")
+    try a.waitFor("the big book", timeout: .seconds(30)) { $0.contains("A Big Book") && $0.contains("page 1 of") }
+    try c.waitFor("the offer on Gamma", timeout: .seconds(10)) { $0.contains("Reader from Alpha") }
+    let transferStart = ContinuousClock.now
+    try c.sendKeys("C-o")
+    try c.waitFor("the big book on Gamma", timeout: .seconds(60)) { $0.contains("A Big Book") && $0.contains("page 1 of") }
+    let transferSeconds = milliseconds(ContinuousClock.now - transferStart) / 1000
+    let size = Double(bigDocument.utf8.count)
+    let floorSeconds = socketPairSeconds(bytes: bigDocument.utf8.count)
+    row("5 MB document over streams", String(format: "%.0f MB/s (%.0f ms)", size / transferSeconds / 1e6, transferSeconds * 1000),
+        String(format: "%.0f MB/s", size / floorSeconds / 1e6), "", "")
+
     print("")
+    print("Stream row: from Ctrl-O on a device without the document until it shows page 1 (continue, open")
+    print("streams, request, receive, store, lay out and open); floor: the same bytes through a local socket pair.")
     print("Key times: a tmux control client sends the key and waits for the pane's first output; the floor")
     print("is `cat` (the kernel echoes the key). First frame: tmux starts the program and a client polls the")
     print("screen until the frame shows; the floor is `echo ready`. The difference is the device's own time.")
