@@ -85,7 +85,9 @@ final class HeadlessNode {
     }
 
     /// Waits (off the device thread's work, which is all synchronous here) for an event.
-    func waitForEvent(_ name: String, count: Int = 1, timeout: Double = 10,
+    /// The default deadline is generous: end-to-end tests running at the same time can hold the
+    /// threads that the stream tasks need for many seconds on a 2-core machine.
+    func waitForEvent(_ name: String, count: Int = 1, timeout: Double = 60,
                       where predicate: (JSONValue) -> Bool = { _ in true }) async throws -> [JSONValue] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {

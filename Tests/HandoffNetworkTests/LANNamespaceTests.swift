@@ -40,10 +40,22 @@ struct LANNamespaceTests {
         let account = "lan-\(UUID().uuidString.prefix(8).lowercased())"
         let port = Int.random(in: 20_000...60_000)
         func start(_ name: String, kind: String, in namespace: Int) throws -> HeadlessProcess {
-            let process = try HeadlessProcess(name: name, arguments: [
-                "--kind", kind, "--lan", "--port", String(port), "--config-dir", directory.path, "--account", account,
-                "--fetch-timeout", "3",
-            ], executable: try pair.launcher(for: namespace, in: directory))
+            let launcher = try pair.launcher(for: namespace, in: directory)
+            let arguments = ["--kind", kind, "--lan", "--port", String(port), "--config-dir", directory.path, "--account", account,
+                             "--fetch-timeout", "3"]
+            // A script just written can be "busy" (ETXTBSY) for a moment while another test's
+            // fork still holds a copy of its descriptor: try again shortly.
+            var attempt = 0
+            var started: HeadlessProcess?
+            while started == nil {
+                do {
+                    started = try HeadlessProcess(name: name, arguments: arguments, executable: launcher)
+                } catch let error as NSError where attempt < 20 && Self.isBusy(error) {
+                    attempt += 1
+                    usleep(50_000)
+                }
+            }
+            let process = try #require(started)
             processes.append(process)
             _ = try #require(process.waitFor(timeout: 30) { $0["event"] as? String == "ready" },
                              "\(name) did not start in \(pair.names[namespace]): \(process.standardError)")
@@ -160,6 +172,13 @@ final class NamespacePair: @unchecked Sendable {
             .write(to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         return script
+    }
+
+    /// Whether `error` (from starting a process) is ETXTBSY.
+    static func isBusy(_ error: NSError) -> Bool {
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        return (error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY))
+            || (underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(ETXTBSY))
     }
 
     /// Removes namespaces of this suite whose test process is gone.

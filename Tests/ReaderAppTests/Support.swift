@@ -40,7 +40,7 @@ final class ReaderDevice {
          version: Int = ReadingState.currentVersion) throws {
         device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
         reader = try ReaderApp(resources: readerResources(), version: version)
-        reader.transferIdleTimeout = .seconds(5)
+        reader.transferIdleTimeout = .seconds(60)  // generous: other tests may hold the shared threads
         application = device.install(reader.manifest, delegate: reader.delegate)
         self.localFolder = localFolder
         let clock = hood.clock
