@@ -59,7 +59,7 @@ struct DeviceCommand: AsyncParsableCommand {
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name is empty.") }
     }
 
-    @Option(help: ArgumentHelp("The apps installed on the device, comma-separated (default: all). Known: \(TerminalDeviceRunner.knownApps.joined(separator: ", ")).", valueName: "list"))
+    @Option(help: ArgumentHelp("The apps installed on the device, comma-separated (default: \(TerminalDeviceRunner.defaultApps.joined(separator: ","))). Known: \(TerminalDeviceRunner.knownApps.joined(separator: ", ")); studio is one app that reads and maps; other is a third-party app of another team.", valueName: "list"))
     var apps: String?
 
     @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
@@ -76,7 +76,7 @@ struct DeviceCommand: AsyncParsableCommand {
     var appNames: [String] {
         get throws {
             let known = headless ? HeadlessRunner.knownApps : TerminalDeviceRunner.knownApps
-            guard let apps else { return known }
+            guard let apps else { return headless ? known : TerminalDeviceRunner.defaultApps }
             let names = apps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
             if let unknown = names.first(where: { !known.contains($0) }) {
                 throw ValidationError("--apps: no app named \"\(unknown)\" (known: \(known.joined(separator: ", "))).")

@@ -22,7 +22,9 @@ import Glibc
 /// gets one frame.
 final class TerminalDeviceRunner: @unchecked Sendable {
     /// The apps a terminal device can install, in the order of its home screen.
-    static let knownApps = ["reader", "map"]
+    static let knownApps = ["reader", "map", "studio", "other"]
+    /// The apps installed when `--apps` is not given.
+    static let defaultApps = ["reader", "map"]
 
     let host: DeviceHost
     let accountName: String
@@ -75,6 +77,16 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                 do { return try ReaderApp(version: readerVersion) } catch { throw RunnerError.app("Reader", error) }
             case "map":
                 do { return try MapApp() } catch { throw RunnerError.app("Map", error) }
+            case "studio":
+                // The all-in-one app of the asymmetric-apps demo: reading and maps in one app.
+                do {
+                    return try CompositeApp(bundleIdentifier: "com.handoffsim.studio", displayName: "Studio", glyph: "◈",
+                                            parts: [ReaderApp(version: readerVersion), MapApp()])
+                } catch {
+                    throw RunnerError.app("Studio", error)
+                }
+            case "other":
+                return ThirdPartyApp()
             default:
                 throw RunnerError.app(name, CocoaError(.featureUnsupported))
             }

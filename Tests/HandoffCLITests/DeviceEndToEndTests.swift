@@ -175,6 +175,28 @@ struct DeviceEndToEndTests {
         #expect(world.log(of: "Alpha").contains("wasContinued"))
     }
 
+    @Test func anAllInOneAppHandsOffToSeparateAppsAndAnotherTeamsAppIsNeverChosen() throws {
+        let world = try World()
+        let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "studio"], expecting: "Studio")
+        let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader,map"])
+        let c = try world.start("Gamma", kind: "phone", width: 80, height: 24, extra: ["--apps", "other"], expecting: "▥")
+        try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
+        try readPageThree(on: a)
+        // Gamma has only another team's app that claims the type: the sidebar says why not.
+        try c.waitFor("the reason on Gamma", timeout: .seconds(10)) { $0.contains("team differs") }
+        try b.waitFor("the reading offer on Beta", timeout: .seconds(10)) { $0.contains("Reader from Alpha") }
+        try b.sendKeys("C-o")
+        try b.waitFor("the document at page 3 in Beta's Reader", timeout: .seconds(15)) {
+            $0.contains("A Short Guide to Handoff") && $0.contains("page 3 of")
+        }
+        // The same app switches to its map: Beta continues it in its separate Map app.
+        try a.sendKeys("F5")
+        try a.waitFor("Studio's map") { $0.contains("◍ Map") && $0.contains("zoom") }
+        try b.waitFor("the map offer on Beta", timeout: .seconds(10)) { $0.contains("Map from Alpha") }
+        try b.sendKeys("C-o")
+        try b.waitFor("the map in Beta's Map app", timeout: .seconds(15)) { $0.contains("zoom") && $0.contains("Continued from Alpha") }
+    }
+
     @Test func aDeviceWithAnUnknownAppSaysSoBeforeTakingTheTerminal() throws {
         let world = try World()
         let executable = try #require(HandoffExecutable.url).path

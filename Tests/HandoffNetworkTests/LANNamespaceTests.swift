@@ -50,7 +50,7 @@ struct LANNamespaceTests {
             while started == nil {
                 do {
                     started = try HeadlessProcess(name: name, arguments: arguments, executable: launcher)
-                } catch let error as NSError where attempt < 20 && Self.isBusy(error) {
+                } catch let error as NSError where attempt < 20 && NamespacePair.isBusy(error) {
                     attempt += 1
                     usleep(50_000)
                 }
