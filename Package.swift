@@ -75,6 +75,7 @@ let package = Package(
                 "DeviceUI",
                 "ReaderApp",
                 "MapApp",
+                "BrowserApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

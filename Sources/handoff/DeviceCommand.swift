@@ -172,8 +172,10 @@ struct HeadlessRunner {
         let output = LineWriter { line in StandardOutput.shared.write(line) }
         let finished = ExitSignal()
         let manifests = self.manifests, strict = self.strict
+        let approvals = SiteApprovals.load { problem in FileHandle.standardError.write(Data((problem + "\n").utf8)) }
         let controller = host.performAndWait { device in
-            QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict))
+            approvals.apply(to: device)
+            return QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict))
         }
         output.write(.object([
             "event": .string("ready"),

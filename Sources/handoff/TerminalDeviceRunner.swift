@@ -4,6 +4,7 @@ import DeviceUI
 import Foundation
 import HandoffCore
 import HandoffNetwork
+import BrowserApp
 import Logging
 import MapApp
 import ReaderApp
@@ -22,9 +23,9 @@ import Glibc
 /// gets one frame.
 final class TerminalDeviceRunner: @unchecked Sendable {
     /// The apps a terminal device can install, in the order of its home screen.
-    static let knownApps = ["reader", "map", "studio", "other"]
+    static let knownApps = ["reader", "map", "browser", "studio", "other"]
     /// The apps installed when `--apps` is not given.
-    static let defaultApps = ["reader", "map"]
+    static let defaultApps = ["reader", "map", "browser"]
 
     let host: DeviceHost
     let accountName: String
@@ -85,6 +86,8 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                 } catch {
                     throw RunnerError.app("Studio", error)
                 }
+            case "browser":
+                do { return try BrowserApp() } catch { throw RunnerError.app("Browser", error) }
             case "other":
                 return ThirdPartyApp()
             default:
@@ -147,7 +150,9 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                 log: { logger.info("\($0)") },
                 setNeedsDisplay: { wakeUp.wake() },
                 perform: { work in host.perform { _ in work() } }))
+            let approvals = SiteApprovals.load(log: { logger.warning("\($0)") })
             let screen: QueueConfined<DeviceScreen> = host.performAndWait { device in
+                approvals.apply(to: device)
                 device.onLifecycleEvent = { event in
                     logger.info("lifecycle \(event.kind): \(event.detail)", metadata: event.activityType.map { ["type": "\($0)"] })
                 }

@@ -197,6 +197,27 @@ struct DeviceEndToEndTests {
         try b.waitFor("the map in Beta's Map app", timeout: .seconds(15)) { $0.contains("zoom") && $0.contains("Continued from Alpha") }
     }
 
+    @Test func aMapActivityOnADeviceWithoutTheMapOpensTheBrowserAtItsWebPage() throws {
+        let world = try World()
+        let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "map"], expecting: "Map")
+        let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "browser"], expecting: "Browser")
+        try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
+        try a.sendKeys("Enter")
+        try a.waitFor("the map") { $0.contains("zoom") }
+        try a.sendKeys("/")
+        try a.sendText("Lisbon")
+        try a.sendKeys("Enter")
+        try a.waitFor("Lisbon on Alpha") { $0.contains("38.72°N") }
+        // Beta has no Map app, but the activity has a web page: the offer is continuable in the Browser.
+        try b.waitFor("the offer on Beta", timeout: .seconds(10)) { $0.contains("from Alpha") }
+        try b.sendKeys("C-o")
+        let page = try b.waitFor("the map's web page in Beta's Browser", timeout: .seconds(15)) {
+            $0.contains("maps.handoffsim.example") && $0.contains("Map of")
+        }
+        #expect(page.contains("38.7"))
+        try a.waitFor("Alpha saying it was continued", timeout: .seconds(10)) { $0.contains("Continued on Beta") }
+    }
+
     @Test func aDeviceWithAnUnknownAppSaysSoBeforeTakingTheTerminal() throws {
         let world = try World()
         let executable = try #require(HandoffExecutable.url).path
