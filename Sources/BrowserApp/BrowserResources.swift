@@ -1,3 +1,4 @@
+import DeviceAppKit
 import Foundation
 import HandoffCore
 
@@ -38,15 +39,10 @@ public struct BrowserResources: Hashable, Sendable {
     ///
     /// - Throws: ``BrowserError/resourcesNotFound(searched:)`` listing the places searched.
     public static func locate() throws(BrowserError) -> BrowserResources {
-        var searched: [String] = []
-        for folder in candidates(bundle: "Handoff_BrowserApp", source: sourceFolder) {
-            let resources = BrowserResources(folder: folder, readerDocuments: nil)
-            if FileManager.default.fileExists(atPath: resources.infoPlist.path) {
-                return BrowserResources(folder: folder, readerDocuments: locateReaderDocuments())
-            }
-            if !searched.contains(folder.path) { searched.append(folder.path) }
+        switch ResourceFolders.locate("Info.plist", bundleName: "Handoff_BrowserApp", sourceFolder: sourceFolder) {
+        case .success(let folder): return BrowserResources(folder: folder, readerDocuments: locateReaderDocuments())
+        case .failure(let notFound): throw .resourcesNotFound(searched: notFound.searched)
         }
-        throw .resourcesNotFound(searched: searched)
     }
 
     /// The Reader's sample documents: `Documents/` in the Reader's resource bundle, else in
@@ -54,7 +50,7 @@ public struct BrowserResources: Hashable, Sendable {
     public static func locateReaderDocuments() -> URL? {
         let readerSource = sourceFolder.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("ReaderApp/Resources", isDirectory: true)
-        for folder in candidates(bundle: "Handoff_ReaderApp", source: readerSource) {
+        for folder in ResourceFolders.candidates(bundleName: "Handoff_ReaderApp", sourceFolder: readerSource) {
             let documents = folder.appendingPathComponent("Documents", isDirectory: true)
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: documents.path, isDirectory: &isFolder), isFolder.boolValue {
@@ -62,24 +58,6 @@ public struct BrowserResources: Hashable, Sendable {
             }
         }
         return nil
-    }
-
-    /// The folders where a module's `Resources` may be, in order.
-    private static func candidates(bundle: String, source: URL) -> [URL] {
-        var places: [URL] = [Bundle.main.bundleURL]
-        if let resources = Bundle.main.resourceURL { places.append(resources) }
-        if let executable = Bundle.main.executableURL {
-            places.append(executable.deletingLastPathComponent())
-            places.append(executable.resolvingSymlinksInPath().deletingLastPathComponent())
-        }
-        var folders: [URL] = []
-        for place in places {
-            folders.append(place.appendingPathComponent("\(bundle).resources/Resources", isDirectory: true))
-            folders.append(place.appendingPathComponent("\(bundle).bundle/Contents/Resources/Resources", isDirectory: true))
-            folders.append(place.appendingPathComponent("\(bundle).bundle/Resources", isDirectory: true))
-        }
-        folders.append(source)
-        return folders
     }
 
     /// The resources folder in the source tree this module was built from.

@@ -1,3 +1,4 @@
+import DeviceAppKit
 import Foundation
 import HandoffCore
 
@@ -30,26 +31,10 @@ public struct MapResources: Hashable, Sendable {
     ///
     /// - Throws: ``MapError/resourcesNotFound(searched:)`` listing the places searched.
     public static func locate() throws(MapError) -> MapResources {
-        var places: [URL] = [Bundle.main.bundleURL]
-        if let resources = Bundle.main.resourceURL { places.append(resources) }
-        if let executable = Bundle.main.executableURL {
-            places.append(executable.deletingLastPathComponent())
-            places.append(executable.resolvingSymlinksInPath().deletingLastPathComponent())
+        switch ResourceFolders.locate("Info.plist", bundleName: bundleName, sourceFolder: sourceFolder) {
+        case .success(let folder): return MapResources(folder: folder)
+        case .failure(let notFound): throw .resourcesNotFound(searched: notFound.searched)
         }
-        var folders: [URL] = []
-        for place in places {
-            folders.append(place.appendingPathComponent("\(bundleName).resources/Resources", isDirectory: true))
-            folders.append(place.appendingPathComponent("\(bundleName).bundle/Contents/Resources/Resources", isDirectory: true))
-            folders.append(place.appendingPathComponent("\(bundleName).bundle/Resources", isDirectory: true))
-        }
-        folders.append(sourceFolder)
-        var searched: [String] = []
-        for folder in folders {
-            let resources = MapResources(folder: folder)
-            if FileManager.default.fileExists(atPath: resources.infoPlist.path) { return resources }
-            if !searched.contains(folder.path) { searched.append(folder.path) }
-        }
-        throw .resourcesNotFound(searched: searched)
     }
 
     /// The name SwiftPM gives this module's resource bundle (package name, target name).

@@ -1,3 +1,4 @@
+import DeviceAppKit
 import Foundation
 import HandoffCore
 
@@ -33,26 +34,10 @@ public struct ReaderResources: Hashable, Sendable {
     ///
     /// - Throws: ``ReaderError/resourcesNotFound(searched:)`` listing the places searched.
     public static func locate() throws(ReaderError) -> ReaderResources {
-        var folders: [URL] = []
-        var places: [URL] = [Bundle.main.bundleURL]
-        if let resources = Bundle.main.resourceURL { places.append(resources) }
-        if let executable = Bundle.main.executableURL {
-            places.append(executable.deletingLastPathComponent())
-            places.append(executable.resolvingSymlinksInPath().deletingLastPathComponent())
+        switch ResourceFolders.locate("Info.plist", bundleName: bundleName, sourceFolder: sourceFolder) {
+        case .success(let folder): return ReaderResources(folder: folder)
+        case .failure(let notFound): throw .resourcesNotFound(searched: notFound.searched)
         }
-        for place in places {
-            folders.append(place.appendingPathComponent("\(bundleName).resources/Resources", isDirectory: true))
-            folders.append(place.appendingPathComponent("\(bundleName).bundle/Contents/Resources/Resources", isDirectory: true))
-            folders.append(place.appendingPathComponent("\(bundleName).bundle/Resources", isDirectory: true))
-        }
-        folders.append(sourceFolder)
-        var searched: [String] = []
-        for folder in folders {
-            let resources = ReaderResources(folder: folder)
-            if FileManager.default.fileExists(atPath: resources.infoPlist.path) { return resources }
-            if !searched.contains(folder.path) { searched.append(folder.path) }
-        }
-        throw .resourcesNotFound(searched: searched)
     }
 
     /// The name SwiftPM gives this module's resource bundle (package name, target name).
