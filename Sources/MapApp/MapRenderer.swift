@@ -10,7 +10,8 @@ public enum MapRendering: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Draws the map for a camera: land from the mask suited to the zoom, coastline cells in bold,
-/// and cities (● and their names) placed without overlaps by ``LabelPlacer``.
+/// country borders (from zoom 2) as gaps in dim cells, and cities (● and their names) placed
+/// without overlaps by ``LabelPlacer`` (drawn last, so no border crosses a name).
 public struct MapRenderer: Sendable {
     public let atlas: LandAtlas
     public let cities: CityCatalog
@@ -51,9 +52,40 @@ public struct MapRenderer: Sendable {
         (0..<count).map { mask.column(longitude: left + (Double($0) + 0.5) * size) }
     }
 
+    /// Whether country borders are drawn at `zoom`: from zoom 2 (a screen dot no larger than
+    /// 0.35°, a pixel of half blocks 0.7°); coarser, they would riddle the continents.
+    public static func drawsBorders(zoom: Double) -> Bool {
+        zoom >= 2
+    }
+
+    /// The braille dots (bits as in U+2800) of `mask` set in the cell of dot rows `rows` and dot
+    /// columns `c0`, `c1` (a row of -1 is beyond a pole).
+    @inline(__always)
+    private static func brailleBits(_ mask: LandMask, _ rows: (Int, Int, Int, Int), _ c0: Int, _ c1: Int) -> Int {
+        var bits = 0
+        if rows.0 >= 0 {
+            if mask.isLand(row: rows.0, column: c0) { bits |= 0x01 }
+            if mask.isLand(row: rows.0, column: c1) { bits |= 0x08 }
+        }
+        if rows.1 >= 0 {
+            if mask.isLand(row: rows.1, column: c0) { bits |= 0x02 }
+            if mask.isLand(row: rows.1, column: c1) { bits |= 0x10 }
+        }
+        if rows.2 >= 0 {
+            if mask.isLand(row: rows.2, column: c0) { bits |= 0x04 }
+            if mask.isLand(row: rows.2, column: c1) { bits |= 0x20 }
+        }
+        if rows.3 >= 0 {
+            if mask.isLand(row: rows.3, column: c0) { bits |= 0x40 }
+            if mask.isLand(row: rows.3, column: c1) { bits |= 0x80 }
+        }
+        return bits
+    }
+
     private func drawBraille(_ camera: MapCamera, into grid: inout Grid, area: Rect) {
         let dot = camera.degreesPerColumn / 2
         let mask = atlas.mask(forDegreesPerPixel: dot)
+        let borders = Self.drawsBorders(zoom: camera.zoom) ? atlas.borders(for: mask) : nil
         let left = camera.longitude - Double(area.width) * camera.degreesPerColumn / 2
         let top = camera.latitude + Double(area.height) * camera.degreesPerColumn
         let rows = Self.rows(of: mask, count: area.height * 4, top: top, size: dot)
@@ -62,24 +94,16 @@ public struct MapRenderer: Sendable {
             let dotRows = (rows[4 * y], rows[4 * y + 1], rows[4 * y + 2], rows[4 * y + 3])
             for x in 0..<area.width {
                 let c0 = columns[2 * x], c1 = columns[2 * x + 1]
-                var bits = 0
-                if dotRows.0 >= 0 {
-                    if mask.isLand(row: dotRows.0, column: c0) { bits |= 0x01 }
-                    if mask.isLand(row: dotRows.0, column: c1) { bits |= 0x08 }
+                let land = Self.brailleBits(mask, dotRows, c0, c1)
+                // A border dot is left unset (the border reads as a thin gap) and its cell is dim.
+                if land != 0, let borders {
+                    let border = Self.brailleBits(borders, dotRows, c0, c1) & land
+                    if border != 0 {
+                        grid[area.x + x, area.y + y] = Self.brailleBorderCells[land & ~border]
+                        continue
+                    }
                 }
-                if dotRows.1 >= 0 {
-                    if mask.isLand(row: dotRows.1, column: c0) { bits |= 0x02 }
-                    if mask.isLand(row: dotRows.1, column: c1) { bits |= 0x10 }
-                }
-                if dotRows.2 >= 0 {
-                    if mask.isLand(row: dotRows.2, column: c0) { bits |= 0x04 }
-                    if mask.isLand(row: dotRows.2, column: c1) { bits |= 0x20 }
-                }
-                if dotRows.3 >= 0 {
-                    if mask.isLand(row: dotRows.3, column: c0) { bits |= 0x40 }
-                    if mask.isLand(row: dotRows.3, column: c1) { bits |= 0x80 }
-                }
-                grid[area.x + x, area.y + y] = Self.brailleCells[bits]
+                grid[area.x + x, area.y + y] = Self.brailleCells[land]
             }
         }
     }
@@ -87,6 +111,7 @@ public struct MapRenderer: Sendable {
     private func drawHalfBlocks(_ camera: MapCamera, into grid: inout Grid, area: Rect) {
         let pixel = camera.degreesPerColumn
         let mask = atlas.mask(forDegreesPerPixel: pixel)
+        let borders = Self.drawsBorders(zoom: camera.zoom) ? atlas.borders(for: mask) : nil
         let left = camera.longitude - Double(area.width) * pixel / 2
         let top = camera.latitude + Double(area.height) * pixel
         let rows = Self.rows(of: mask, count: area.height * 2, top: top, size: pixel)
@@ -97,6 +122,14 @@ public struct MapRenderer: Sendable {
                 let column = columns[x]
                 let bits = (upper >= 0 && mask.isLand(row: upper, column: column) ? 1 : 0)
                     | (lower >= 0 && mask.isLand(row: lower, column: column) ? 2 : 0)
+                if bits != 0, let borders {
+                    let border = bits & ((upper >= 0 && borders.isLand(row: upper, column: column) ? 1 : 0)
+                        | (lower >= 0 && borders.isLand(row: lower, column: column) ? 2 : 0))
+                    if border != 0 {
+                        grid[area.x + x, area.y + y] = Self.halfBlockBorderCells[bits & ~border]
+                        continue
+                    }
+                }
                 grid[area.x + x, area.y + y] = Self.halfBlockCells[bits]
             }
         }
@@ -108,11 +141,26 @@ public struct MapRenderer: Sendable {
         return Cell(Character(scalar), style: Style(.mapLand, bold: bits != 0xFF))
     }
 
+    /// A cell crossed by a country border: its land dots without the border's, in the dim role
+    /// (grey, not the land's green); with no dot left, the blank braille pattern (still land).
+    static let brailleBorderCells: [Cell] = (0..<256).map { bits in
+        let scalar = Unicode.Scalar(0x2800 + bits) ?? " "
+        return Cell(Character(scalar), style: Style(.dim))
+    }
+
     static let halfBlockCells: [Cell] = [
         Cell(" ", style: Style(.mapWater)),
         Cell("▀", style: Style(.mapLand, bold: true)),
         Cell("▄", style: Style(.mapLand, bold: true)),
         Cell("█", style: Style(.mapLand)),
+    ]
+
+    /// A half-block cell crossed by a country border: the border pixel is left out, dim.
+    static let halfBlockBorderCells: [Cell] = [
+        Cell(" ", style: Style(.dim)),
+        Cell("▀", style: Style(.dim)),
+        Cell("▄", style: Style(.dim)),
+        Cell("█", style: Style(.dim)),
     ]
 
     // MARK: Cities

@@ -80,6 +80,40 @@ struct RenderingTests {
         }
     }
 
+    @Test func theSpainPortugalBorderIsDrawnAsAGap() throws {
+        let renderer = try standaloneMap().renderer
+        let mask = renderer.atlas.masks.last!
+        let borders = try #require(renderer.atlas.borders(for: mask))
+        // On 40°N the border is near 7°W (between 7.6°W and 6.8°W); Castile, 4°W, is interior.
+        let row = try #require(mask.row(latitude: 40))
+        let columns = (mask.column(longitude: -7.6)...mask.column(longitude: -6.8)).filter { borders.isLand(row: row, column: $0) }
+        let column = try #require(columns.first, "a border cell on 40°N near 7°W")
+        #expect(mask.isLand(row: row, column: column))
+        for longitude in stride(from: -5.0, through: -2.0, by: 0.1) {
+            #expect(!borders.isLand(latitude: 40, longitude: longitude), "\(longitude)°E is interior")
+            #expect(!borders.isLand(latitude: 48.86, longitude: longitude + 6), "Paris's region is interior")
+        }
+        // A cell 3 wide, one row high (no city in it), centred on the border cell at zoom 4: each
+        // dot is within a mask cell, so the middle cell's middle dots are the border's.
+        let latitude = 90 - (Double(row) + 0.5) * mask.cellSize
+        let longitude = -180 + (Double(column) + 0.5) * mask.cellSize
+        func middle(_ latitude: Double, _ longitude: Double, zoom: Double, _ rendering: MapRendering = .braille) -> Cell {
+            var grid = Grid(size: Size(width: 3, height: 1))
+            renderer.render(MapCamera(latitude: latitude, longitude: longitude, zoom: zoom), rendering: rendering,
+                            into: &grid, area: grid.bounds)
+            return grid[1, 0]
+        }
+        let border = middle(latitude, longitude, zoom: 4)
+        let interior = middle(40, -4, zoom: 4)
+        #expect(interior == Cell("⣿", style: Style(.mapLand)))
+        #expect(border.style == Style(.dim), "a border cell is dim")
+        #expect(border.character != "⣿", "a border leaves dots unset")
+        #expect(middle(latitude, longitude, zoom: 4, .halfBlocks).style == Style(.dim))
+        #expect(middle(40, -4, zoom: 4, .halfBlocks) == Cell("█", style: Style(.mapLand)))
+        // Below zoom 2 borders are not drawn.
+        #expect(middle(latitude, longitude, zoom: 1).style != Style(.dim))
+    }
+
     @Test func theGlyphIsOneCellWide() throws {
         let map = try standaloneMap()
         #expect(TextWidth.of(map.glyph) == 1)

@@ -89,7 +89,7 @@ struct ResourceTests {
         let total = try files.reduce(0) { sum, name in
             sum + ((try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
         }
-        #expect(total < 716_800, "\(total) bytes")
+        #expect(total < 819_200, "\(total) bytes: under 800 KB (the country borders took it past 700 KB)")
     }
 
     @Test(arguments: [
@@ -119,6 +119,36 @@ struct ResourceTests {
         #expect(throws: MapError.self) { try LandAtlas(masks: []) }
     }
 
+    @Test(arguments: [
+        ([0x80], "borders.rle: byte 0: the file ends inside a run length"),
+        ([0x80, 0x80, 0x80, 0x80, 0x80, 0x01], "borders.rle: byte 0: a run length longer than 5 bytes"),
+        ([0x05, 0x00, 0x03], "borders.rle: byte 1: a run of 0 cells (only the first run may be empty)"),
+        ([0x00, 0x80, 0x02], "borders.rle: byte 1: a run of 256 cells goes past the 32 cells of 8x4"),
+        ([0xFF, 0xFF, 0xFF, 0xFF, 0x0F], "borders.rle: byte 0: a run of 4294967295 cells goes past the 32 cells of 8x4"),
+        ([0x05, 0x03], "borders.rle: the runs cover 8 cells, expected 32 for 8x4"),
+        ([], "borders.rle: the runs cover 0 cells, expected 32 for 8x4"),
+    ] as [([UInt8], String)])
+    func aBrokenBorderFileSaysWhereAndWhat(bytes: [UInt8], expected: String) {
+        #expect(throws: MapError.self) { try LandMask(width: 8, runLengths: bytes, file: "borders.rle") }
+        do {
+            _ = try LandMask(width: 8, runLengths: bytes, file: "borders.rle")
+        } catch {
+            #expect(error.description == expected)
+        }
+    }
+
+    @Test func borderRunsDecodeToCells() throws {
+        // 3 unset, 2 set, 26 unset, 1 set: cells 3, 4 and 31 of 8x4.
+        let mask = try LandMask(width: 8, runLengths: [0x03, 0x02, 0x1A, 0x01])
+        let set = (0..<4).flatMap { row in (0..<8).filter { mask.isLand(row: row, column: $0) }.map { row * 8 + $0 } }
+        #expect(set == [3, 4, 31])
+        // A first run of 0: the grid starts set; a 2-byte varint (128 + 3 = 131 > 32 cells) fails.
+        #expect(try LandMask(width: 8, runLengths: [0x00, 0x20]).isLand(row: 3, column: 7))
+        #expect(throws: MapError.self) { try LandMask(width: 12, runLengths: [0x18]) }
+        #expect(throws: MapError.self) { try LandAtlas(masks: [LandMask(width: 8, packed: [0, 0, 0, 0])],
+                                                       borders: [LandMask(width: 16, runLengths: [0x80, 0x01])]) }
+    }
+
     @Test func missingResourcesAreAnErrorNotACrash() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -132,6 +162,12 @@ struct ResourceTests {
         let plist = try String(contentsOf: real.infoPlist, encoding: .utf8).replacingOccurrences(of: ".region", with: ".place")
         for width in LandAtlas.widths {
             try FileManager.default.copyItem(at: real.landMask(width: width), to: MapResources(folder: folder).landMask(width: width))
+        }
+        let noBorders = try #require(throws: MapError.self) { try MapApp(resources: MapResources(folder: folder)) }
+        guard case .unreadable(let borderFile, _) = noBorders else { Issue.record("\(noBorders)"); return }
+        #expect(borderFile == "borders-720x360.rle")
+        for width in LandAtlas.borderWidths {
+            try FileManager.default.copyItem(at: real.borderMask(width: width), to: MapResources(folder: folder).borderMask(width: width))
         }
         try FileManager.default.copyItem(at: real.cities, to: folder.appendingPathComponent("cities.tsv"))
         try plist.write(to: folder.appendingPathComponent("Info.plist"), atomically: true, encoding: .utf8)

@@ -10,6 +10,9 @@ Outputs (into Sources/MapApp/Resources by default):
   land-2880x1440.bin (NE 10m): land masks, 1 bit per cell, equirectangular; row 0 is the band
   just south of 90°N, column 0 just east of 180°W; rows are packed MSB first (the westmost
   cell is the high bit), row-major, no header: the size is in the name.
+  borders-720x360.rle, borders-1440x720.rle, borders-2880x1440.rle: country borders on the same
+  grid (land cells whose east or south neighbour is another country's land), run-length encoded
+  (see README.md).
   cities.tsv: name, latitude, longitude, ISO 3166-1 alpha-3, country, country population.
 
 Usage: python3 generate.py WHEEL_FOLDER [OUTPUT_FOLDER]
@@ -24,6 +27,8 @@ import shapefile  # pyshp
 
 # (width, source): the 110m outlines suit the coarse levels (the 10m ones alias there).
 LEVELS = [(360, "110m"), (720, "110m"), (1440, "10m"), (2880, "10m")]
+# The levels with a country-border mask (the app draws borders from zoom 2, never coarser).
+BORDER_WIDTHS = [720, 1440, 2880]
 ENCODING = "ISO-8859-1"  # from the .cpg files; utf-8 fails on "Côte d'Ivoire"
 NAME_FIXES = {"?saka": "Osaka", "Chi?in?u": "Chisinau", "Washington,  D.C.": "Washington, D.C."}
 
@@ -42,11 +47,12 @@ def rings(shape):
 
 
 def rasterise(shapes, width):
-    """Even-odd fill per shape, sampling cell centres; OR of all shapes."""
+    """Even-odd fill per shape, sampling cell centres: each cell's shape index + 1 (a later
+    shape wins an overlap), 0 for water."""
     height = width // 2
     cell = 360.0 / width
-    land = np.zeros((height, width), dtype=bool)
-    for shape in shapes:
+    ids = np.zeros((height, width), dtype=np.int32)
+    for index, shape in enumerate(shapes):
         toggles = np.zeros((height, width + 1), dtype=np.uint8)
         for ring in rings(shape):
             x0, y0 = ring[:-1, 0], ring[:-1, 1]
@@ -68,8 +74,38 @@ def rasterise(shapes, width):
                 cols = np.ceil((lon + 180.0) / cell - 0.5).astype(int).clip(0, width)
                 np.add.at(toggles, (rows, cols), 1)
         inside = (np.cumsum(toggles, axis=1)[:, :width] % 2).astype(bool)
-        land |= inside
-    return land
+        ids[inside] = index + 1
+    return ids
+
+
+def borders(ids):
+    """Land cells whose east or south neighbour is land of another country (one side only, so
+    a border is one cell thick); the east neighbour of the last column is the first."""
+    east = np.roll(ids, -1, axis=1)
+    south = np.vstack([ids[1:], np.zeros((1, ids.shape[1]), dtype=ids.dtype)])
+    land = ids > 0
+    return land & (((east > 0) & (east != ids)) | ((south > 0) & (south != ids)))
+
+
+def run_lengths(mask):
+    """The mask's runs, row-major, as LEB128 varints: unset, set, unset, ... (the first may be 0),
+    adding up to the cell count."""
+    flat = mask.ravel().astype(np.int8)
+    changes = np.nonzero(np.diff(flat))[0] + 1
+    edges = np.concatenate([[0], changes, [flat.size]])
+    runs = list(np.diff(edges))
+    if flat[0]:
+        runs.insert(0, 0)
+    out = bytearray()
+    for run in runs:
+        run = int(run)
+        while True:
+            byte = run & 0x7F
+            run >>= 7
+            out.append(byte | (0x80 if run else 0))
+            if not run:
+                break
+    return bytes(out)
 
 
 def contains(shape, lon, lat):
@@ -98,11 +134,18 @@ def main():
     sources = {"110m": countries110.shapes(), "10m": countries10.shapes()}
 
     for width, source in LEVELS:
-        land = rasterise(sources[source], width)
+        ids = rasterise(sources[source], width)
+        land = ids > 0
         path = os.path.join(output, f"land-{width}x{width // 2}.bin")
         with open(path, "wb") as f:
             f.write(np.packbits(land, axis=1).tobytes())
         print(f"{path}: {land.mean() * 100:.1f}% land")
+        if width in BORDER_WIDTHS:
+            border = borders(ids)
+            path = os.path.join(output, f"borders-{width}x{width // 2}.rle")
+            with open(path, "wb") as f:
+                f.write(run_lengths(border))
+            print(f"{path}: {border.sum()} border cells")
 
     fields = [f.name.upper() for f in countries10.fields[1:]]
     def field(record, *names):
