@@ -58,6 +58,8 @@ let package = Package(
         .target(name: "ReaderApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
         .target(name: "MapApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
         .target(name: "BrowserApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        // Snapshot comparison for the apps' test targets (test-only: it imports Testing).
+        .target(name: "GridSnapshots", dependencies: ["TerminalCells"]),
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
         .target(
             name: "HandoffTestSupport",
@@ -121,17 +123,17 @@ let package = Package(
         ),
         .testTarget(
             name: "ReaderAppTests",
-            dependencies: ["ReaderApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            dependencies: ["ReaderApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
             exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "MapAppTests",
-            dependencies: ["MapApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            dependencies: ["MapApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
             exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "BrowserAppTests",
-            dependencies: ["BrowserApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            dependencies: ["BrowserApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
             exclude: ["Snapshots"]
         ),
     ],
