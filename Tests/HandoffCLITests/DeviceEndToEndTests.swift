@@ -57,14 +57,7 @@ struct DeviceEndToEndTests {
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
 
         // A opens the Reader, the first document, and goes to page 3.
-        try a.sendKeys("Enter")
-        try a.waitFor("the document list") { $0.contains("A Short Guide to Handoff") && $0.contains("In the cloud") }
-        try a.sendKeys("Enter")
-        try a.waitFor("page 1") { $0.contains("page 1 of") }
-        try a.sendKeys("PageDown")
-        try a.waitFor("page 2") { $0.contains("page 2 of") }
-        try a.sendKeys("PageDown")
-        try a.waitFor("page 3") { $0.contains("page 3 of") }
+        try readPageThree(on: a)
 
         // B's sidebar shows the offer; locking B shows the lock-screen prompt.
         try b.waitFor("the offer in Beta's sidebar", timeout: .seconds(10)) { $0.contains("continuable") }
@@ -116,12 +109,7 @@ struct DeviceEndToEndTests {
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "map"], expecting: "Map")
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "map"], expecting: "Map")
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
-        try a.sendKeys("Enter")
-        try a.waitFor("the map") { $0.contains("zoom") }
-        try a.sendKeys("/")
-        try a.sendText("Lisbon")
-        try a.sendKeys("Enter")
-        try a.waitFor("Lisbon on Alpha") { $0.contains("38.72°N 9.15°W") }
+        try showLisbon(on: a)
         let before = try a.capture()
         try a.sendKeys("+")
         try a.waitFor("zoomed in") { $0.contains("38.72°N 9.15°W · zoom") && $0 != before }
@@ -134,10 +122,20 @@ struct DeviceEndToEndTests {
         try a.waitFor("Alpha saying it was continued", timeout: .seconds(10)) { $0.contains("Continued on Beta") }
     }
 
+    /// Opens the Map on `device` (its only app) and searches for Lisbon.
+    func showLisbon(on device: TmuxSession) throws {
+        try device.sendKeys("Enter")
+        try device.waitFor("the map") { $0.contains("zoom") }
+        try device.sendKeys("/")
+        try device.sendText("Lisbon")
+        try device.sendKeys("Enter")
+        try device.waitFor("Lisbon") { $0.contains("38.72°N 9.15°W") }
+    }
+
     /// Opens the first document on `device` and turns to page 3.
     func readPageThree(on device: TmuxSession) throws {
         try device.sendKeys("Enter")
-        try device.waitFor("the document list") { $0.contains("A Short Guide to Handoff") }
+        try device.waitFor("the document list") { $0.contains("A Short Guide to Handoff") && $0.contains("In the cloud") }
         try device.sendKeys("Enter")
         try device.waitFor("page 1") { $0.contains("page 1 of") }
         try device.sendKeys("PageDown")
@@ -202,12 +200,7 @@ struct DeviceEndToEndTests {
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "map"], expecting: "Map")
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "browser"], expecting: "Browser")
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
-        try a.sendKeys("Enter")
-        try a.waitFor("the map") { $0.contains("zoom") }
-        try a.sendKeys("/")
-        try a.sendText("Lisbon")
-        try a.sendKeys("Enter")
-        try a.waitFor("Lisbon on Alpha") { $0.contains("38.72°N") }
+        try showLisbon(on: a)
         // Beta has no Map app, but the activity has a web page: the offer is continuable in the Browser.
         try b.waitFor("the offer on Beta", timeout: .seconds(10)) { $0.contains("from Alpha") }
         try b.sendKeys("C-o")
