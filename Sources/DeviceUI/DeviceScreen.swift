@@ -21,6 +21,8 @@ public final class DeviceScreen {
     private var frontmost: (any TerminalApp)?
     private var inbox: [ScreenMessage] = []
     private var isUpdating = false
+    /// The deadline computed with the latest frame; any message since clears it.
+    private var renderedDeadline: Date?
 
     /// Installs `apps` on `device`, launches them, shows the home screen and starts listening to
     /// the device's lifecycle events (a handler already set on `device.onLifecycleEvent` is
@@ -70,15 +72,19 @@ public final class DeviceScreen {
     public func render(size: Size, now: Date) -> Grid {
         if size != state.size { send(.terminalResized(size)) }
         send(.clockTicked(now))
-        return ScreenView(state: state, device: snapshot()).render { [apps] bundle, grid, area in
+        let view = ScreenView(state: state, device: snapshot())
+        let grid = view.render { [apps] bundle, grid, area in
             apps.first { $0.manifest.bundleIdentifier == bundle }?.render(into: &grid, area: area)
         }
+        // The frame's own view says when it changes by itself: no second snapshot per frame.
+        renderedDeadline = view.nextChange
+        return grid
     }
 
     /// When the screen next changes by itself (the clock's minute, an age, a spinner, a notice
     /// going away), from the time of the latest frame; redraw then.
     public var nextDeadline: Date? {
-        ScreenView(state: state, device: snapshot()).nextChange
+        renderedDeadline ?? ScreenView(state: state, device: snapshot()).nextChange
     }
 
     /// A picture of the device as the views see it.
@@ -91,6 +97,7 @@ public final class DeviceScreen {
     /// Queues `message` and, unless already updating, handles the queue in order (effects may
     /// make the device record events, which arrive here while an update is running).
     private func send(_ message: ScreenMessage) {
+        renderedDeadline = nil
         inbox.append(message)
         guard !isUpdating else { return }
         isUpdating = true
