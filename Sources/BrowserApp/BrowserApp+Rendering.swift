@@ -98,18 +98,7 @@ extension BrowserApp {
         guard available > 0, width > 0 else { return [] }
         if isContinuing { return [("Opening a page from another device…", Style(.accent))] }
         if let message {
-            let role: Role = switch message.kind {
-            case .info: .success
-            case .warning: .warning
-            case .error: .error
-            }
-            var lines = TextWidth.wrap(message.text, width: width)
-            let limit = min(Self.maximumMessageRows, available)
-            if lines.count > limit {
-                lines = Array(lines.prefix(limit))
-                lines[limit - 1] = TextWidth.truncate(lines[limit - 1] + " …", to: width)
-            }
-            return lines.map { ($0, Style(role)) }
+            return message.lines(width: width, limit: min(Self.maximumMessageRows, available))
         }
         if addressBar != nil {
             return [(TextWidth.truncate("Enter: go · Esc: stop editing · Ctrl-U: clear", to: width), Style(.dim))]

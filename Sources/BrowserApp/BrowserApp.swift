@@ -243,8 +243,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
         isContinuing = false
-        message = error.code == .userCancelled ? nil
-            : BrowserMessage(.error, "Could not continue: \(error.code.meaning) (\(error.code.rawValue)). Nothing changed here.")
+        message = .continuationFailed(error)
         environment?.log("Browser: continuation of \(activityType) failed: \(error)")
         environment?.setNeedsDisplay()
     }
@@ -267,16 +266,4 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 }
 
 /// A line the Browser shows the user.
-public struct BrowserMessage: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
-        case info, warning, error
-    }
-
-    public var kind: Kind
-    public var text: String
-
-    public init(_ kind: Kind, _ text: String) {
-        self.kind = kind
-        self.text = text
-    }
-}
+public typealias BrowserMessage = AppMessage

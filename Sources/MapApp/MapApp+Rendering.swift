@@ -95,17 +95,6 @@ extension MapApp {
         guard available > 1, width > 0 else { return [] }
         if isContinuing { return [("Opening a region from another device…", Style(.accent))] }
         guard let message else { return [] }
-        let role: Role = switch message.kind {
-        case .info: .success
-        case .warning: .warning
-        case .error: .error
-        }
-        var lines = TextWidth.wrap(message.text, width: width)
-        let limit = min(Self.maximumMessageRows, available - 1)
-        if lines.count > limit {
-            lines = Array(lines.prefix(limit))
-            lines[limit - 1] = TextWidth.truncate(lines[limit - 1] + " …", to: width)
-        }
-        return lines.map { ($0, Style(role)) }
+        return message.lines(width: width, limit: min(Self.maximumMessageRows, available - 1))
     }
 }

@@ -177,8 +177,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
         isContinuing = false
-        message = error.code == .userCancelled ? nil
-            : MapMessage(.error, "Could not continue: \(error.code.meaning) (\(error.code.rawValue)). Nothing changed here.")
+        message = .continuationFailed(error)
         environment?.log("Map: continuation of \(activityType) failed: \(error)")
         environment?.setNeedsDisplay()
     }
@@ -221,19 +220,7 @@ final class MapView: Responder {
 }
 
 /// A line the Map shows the user.
-public struct MapMessage: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
-        case info, warning, error
-    }
-
-    public var kind: Kind
-    public var text: String
-
-    public init(_ kind: Kind, _ text: String) {
-        self.kind = kind
-        self.text = text
-    }
-}
+public typealias MapMessage = AppMessage
 
 /// The search field: what was typed, the cities it matches, the one chosen.
 public struct MapSearch: Hashable, Sendable {

@@ -125,18 +125,7 @@ extension ReaderApp {
         if isContinuing { return [("Opening an activity from another device…", Style(.accent))] }
         if let transfer { return Array(Self.progressLines(transfer, width: width).prefix(available)) }
         guard let message else { return [] }
-        let role: Role = switch message.kind {
-        case .info: .success
-        case .warning: .warning
-        case .error: .error
-        }
-        var lines = TextWidth.wrap(message.text, width: width)
-        let limit = min(Self.maximumMessageRows, available)
-        if lines.count > limit {
-            lines = Array(lines.prefix(limit))
-            lines[limit - 1] = TextWidth.truncate(lines[limit - 1] + " …", to: width)
-        }
-        return lines.map { ($0, Style(role)) }
+        return message.lines(width: width, limit: min(Self.maximumMessageRows, available))
     }
 
     /// Where the reader is (after the page was drawn, so with this frame's viewport), or a hint

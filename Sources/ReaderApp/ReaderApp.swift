@@ -253,8 +253,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
         isContinuing = false
-        message = error.code == .userCancelled ? nil
-            : ReaderMessage(.error, "Could not continue: \(error.code.meaning) (\(error.code.rawValue)). Nothing changed here.")
+        message = .continuationFailed(error)
         environment?.log("Reader: continuation of \(activityType) failed: \(error)")
         environment?.setNeedsDisplay()
     }
@@ -296,16 +295,4 @@ extension ReaderApp {
 }
 
 /// A line the Reader shows the user.
-public struct ReaderMessage: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
-        case info, warning, error
-    }
-
-    public var kind: Kind
-    public var text: String
-
-    public init(_ kind: Kind, _ text: String) {
-        self.kind = kind
-        self.text = text
-    }
-}
+public typealias ReaderMessage = AppMessage
