@@ -15,7 +15,7 @@ public struct KeyHelpSection: Hashable, Sendable {
 extension ScreenState {
     /// Every key of the device, by where it applies, then the keys of the app in front.
     ///
-    /// Device keys never reach an app: function keys, Tab, Ctrl-L, Ctrl-O and Ctrl-Q. Every
+    /// Device keys never reach an app: function keys, Tab, Ctrl-L, Ctrl-P, Ctrl-O and Ctrl-Q. Every
     /// other key goes to the app in front while it has the focus; Esc, h and ? do their device
     /// job only when the app does not use them.
     public func helpSections(device snapshot: DeviceSnapshot) -> [KeyHelpSection] {
@@ -24,11 +24,12 @@ extension ScreenState {
             KeyHelpSection(title: "Anywhere", hints: [
                 KeyHint("F1  ?", "this help (? where the app does not use it)"),
                 KeyHint("F2  l", "lifecycle log on/off (l outside apps)"),
-                KeyHint("F3  Ctrl-L", "lock the device"),
+                KeyHint("F3  Ctrl-P", "lock the device (the power button)"),
                 KeyHint("F4", switcher),
-                KeyHint("Tab  Shift-Tab", "focus: screen → Nearby → log"),
+                KeyHint("Tab  Shift-Tab", "focus: screen → Nearby → log (a narrow screen shows Nearby over it)"),
                 KeyHint("Ctrl-O", "continue the offered activity (the badge)"),
                 KeyHint("Esc", "cancel a continuation in progress; close; back"),
+                KeyHint("Ctrl-L", "redraw the screen"),
                 KeyHint("Ctrl-Q", "quit"),
             ]),
             KeyHelpSection(title: device.kind == .laptop ? "Desktop" : "Home screen", hints: [

@@ -86,7 +86,7 @@ extension ScreenState {
     public var promptsOnLockScreen: Bool { device.kind != .laptop }
 
     /// The layout for the current terminal size.
-    public var layout: ScreenLayout { ScreenLayout(size: size, isLogVisible: isLogVisible) }
+    public var layout: ScreenLayout { ScreenLayout(kind: device.kind, size: size, isLogVisible: isLogVisible) }
 
     /// The device frame for the current terminal size.
     public var frameLayout: DeviceFrameLayout { DeviceFrameLayout(kind: device.kind, in: layout.device) }

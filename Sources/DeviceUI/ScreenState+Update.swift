@@ -44,7 +44,7 @@ extension ScreenState {
         case .help(let scroll):
             scrollHelp(key, from: scroll, snapshot)
             return []
-        case .alert:
+        case .alert, .explanation:
             if key == .enter || key == .escape || key == .character(" ") { overlay = nil }
             return []
         case .switcher, nil:
@@ -56,7 +56,10 @@ extension ScreenState {
             return [.cancelContinuation]
         }
         switch key {
-        case .control("l"), .function(3):
+        case .control("l"):
+            // Ctrl-L redraws the whole screen (the terminal runner does it); never the app's.
+            return []
+        case .function(3), .control("p"):
             isLocked = true
             overlay = nil
             return []
@@ -293,6 +296,12 @@ extension ScreenState {
     }
 
     private mutating func continueOffer(_ offer: DeviceSnapshot.OfferInfo, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        if case .unavailable(let why) = offer.route {
+            // Nothing here can continue it: the system would not even offer it, so there is no
+            // continuation to fail; say why instead.
+            overlay = .explanation(Explanation(unavailable: why, offer: offer, device: device.name))
+            return []
+        }
         overlay = nil
         focus = .main
         var effects: [ScreenEffect] = []

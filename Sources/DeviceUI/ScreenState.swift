@@ -23,6 +23,8 @@ public struct ScreenState: Hashable, Sendable {
         case help(scroll: Int)
         /// A failed continuation.
         case alert(ContinuationAlert)
+        /// Why an offer cannot be continued here (nothing was attempted).
+        case explanation(Explanation)
         /// The app switcher (phone, tablet) or the focused dock (laptop); `selection` indexes
         /// ``ScreenState/switcherItems(device:)``.
         case switcher(selection: Int)
@@ -105,5 +107,61 @@ public struct ContinuationAlert: Hashable, Sendable {
         self.peer = peer
         self.bundleIdentifier = bundleIdentifier
         self.shownBySystem = shownBySystem
+    }
+
+    /// What happened and what to try, in a sentence or two naming the other device. A lost
+    /// connection's own reason (socket errors, addresses) is left to the lifecycle log and the
+    /// log file; the core's reasons (expired, too large, declined…) are plain words and shown.
+    public var explanation: String {
+        let origin = peer ?? "the other device"
+        switch code {
+        case .connectionUnavailable:
+            return "\(origin) could not be reached: it may have quit, locked or left the network. Try again when it shows in Nearby."
+        case .remoteApplicationTimedOut:
+            return "The app on \(origin) did not send the activity in time. Try again; \(origin) keeps its activity."
+        case .userInfoTooLarge:
+            return Self.sentence(reason) + " The app on \(origin) must put less in userInfo (use continuation streams)."
+        case .handoffFailed:
+            return Self.sentence(reason.isEmpty ? code.meaning : reason) + " \(origin) keeps its activity."
+        case .userCancelled:
+            return "Cancelled; both devices keep their state."
+        }
+    }
+
+    /// `text` with a capital first letter and a full stop.
+    private static func sentence(_ text: String) -> String {
+        guard let first = text.first else { return "" }
+        let body = first.uppercased() + text.dropFirst()
+        return body.hasSuffix(".") ? body : body + "."
+    }
+}
+
+/// Why something the user asked for cannot happen, when nothing failed: shown like an alert, in
+/// the normal role, dismissed with Enter.
+public struct Explanation: Hashable, Sendable {
+    public var title: String
+    /// One or two sentences: what is the matter and what to try.
+    public var text: String
+
+    public init(title: String, text: String) {
+        self.title = title
+        self.text = text
+    }
+
+    /// Why this device cannot continue `offer`.
+    init(unavailable why: Unavailability, offer: DeviceSnapshot.OfferInfo, device: String) {
+        let type = offer.activityType.map { "“\($0)”" } ?? "this activity"
+        let peer = offer.peer.name
+        title = "Can't continue here"
+        switch why {
+        case .noAppClaimsType:
+            text = "No app on \(device) claims \(type) from \(peer), and it has no web page to open instead. Install the app that made it (--apps), or continue it on another device."
+        case .teamDiffers(let apps):
+            text = "\(apps.joined(separator: ", ")) claims \(type), but belongs to another team than the app on \(peer); Handoff only continues into the same team's apps."
+        case .expired:
+            text = "The activity from \(peer) has expired. Make it current again on \(peer)."
+        case .notEligible:
+            text = "The app on \(peer) marked this activity as not eligible for Handoff."
+        }
     }
 }

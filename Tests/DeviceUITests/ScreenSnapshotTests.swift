@@ -129,13 +129,13 @@ struct ScreenSnapshotTests {
                        named: "laptop-dock-80x24", styles: meaningLegend)
     }
 
-    @Test func aTerminalBelow80x24SaysSo() {
-        let state = Fixture.state(size: Size(width: 60, height: 20))
+    @Test func aTerminalBelowThePhonesMinimumSaysSo() {
+        let state = Fixture.state(size: Size(width: 30, height: 14))
         let grid = Fixture.render(state, Fixture.device())
-        assertSnapshot(grid, named: "too-small-60x20")
-        #expect(grid.text().contains("terminal too small (need 80x24, have 60x20)"))
-        let narrow = Fixture.render(Fixture.state(size: Size(width: 79, height: 40)), Fixture.device())
-        #expect(narrow.text().contains("have 79x40"))
+        assertSnapshot(grid, named: "too-small-30x14")
+        #expect(grid.text().contains("need 34x18, have 30x14"))
+        let narrow = Fixture.render(Fixture.state(size: Size(width: 33, height: 40)), Fixture.device())
+        #expect(narrow.text().contains("have 33x40"))
     }
 
     @Test func noticesAndAnEmptyNeighbourhood() {

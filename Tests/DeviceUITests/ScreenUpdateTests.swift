@@ -55,7 +55,7 @@ struct ScreenUpdateTests {
     @Test func deviceKeysNeverReachTheApp() {
         var state = Fixture.state()
         state.foregroundApp = "com.example.notes"
-        for key: Key in [.tab, .function(1), .function(2), .function(3), .control("l"), .control("o"), .control("q")] {
+        for key: Key in [.tab, .function(1), .function(2), .function(3), .control("l"), .control("p"), .control("o"), .control("q")] {
             var copy = state
             #expect(!press(key, on: &copy).contains(.sendKeyToApp(key)), "\(key)")
         }
@@ -90,8 +90,9 @@ struct ScreenUpdateTests {
         state.focus = .nearby
         #expect(press(.down, .enter, on: &state).isEmpty)
         #expect(state.notice?.text == "Spare Phone offers no activity")
-        // An offer that cannot be continued goes to the system, which explains the failure.
-        #expect(press(.down, .down, .enter, on: &state) == [.chooseOffer("tablet")])
+        // An offer nothing here can continue is explained; no continuation starts.
+        #expect(press(.down, .down, .enter, on: &state).isEmpty)
+        if case .explanation = state.overlay {} else { Issue.record("no explanation") }
         #expect(state.foregroundApp == "com.example.notes")
     }
 
@@ -136,7 +137,7 @@ struct ScreenUpdateTests {
         var state = Fixture.state()
         state.foregroundApp = "com.example.notes"
         let keys = state.helpSections(device: device).flatMap(\.hints).map(\.keys)
-        for key in ["F1  ?", "F2  l", "F3  Ctrl-L", "F4", "Tab  Shift-Tab", "Ctrl-O", "Esc", "Ctrl-Q", "↑ ↓", "n"] {
+        for key in ["F1  ?", "F2  l", "F3  Ctrl-P", "F4", "Tab  Shift-Tab", "Ctrl-O", "Esc", "Ctrl-L", "Ctrl-Q", "↑ ↓", "n"] {
             #expect(keys.contains(key), "\(key)")
         }
         #expect(state.helpSections(device: device).last?.title == "Notes (when the app has the focus)")
@@ -180,9 +181,36 @@ struct ScreenUpdateTests {
 
     // MARK: Locking
 
+    @Test func ctrlLRedrawsAndNeverLocks() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        #expect(press(.control("l"), on: &state).isEmpty)
+        #expect(!state.isLocked)
+        #expect(state.foregroundApp == "com.example.notes")
+    }
+
+    @Test func enterOnAnOfferNothingHereClaimsExplainsInsteadOfFailing() {
+        var state = Fixture.state()
+        state.focus = .nearby
+        state.nearbySelection = "tablet"
+        let effects = press(.enter, on: &state)
+        #expect(effects.isEmpty, "no continuation starts, so none fails with 4608")
+        guard case .explanation(let explanation) = state.overlay else {
+            Issue.record("no explanation: \(String(describing: state.overlay))")
+            return
+        }
+        #expect(explanation.text.contains("No app on Phone"))
+        #expect(explanation.text.contains("from Tablet"))
+        let text = Fixture.render(state, Fixture.device()).text()
+        #expect(text.contains("Can't continue here"))
+        #expect(!text.contains("4608"))
+        _ = press(.enter, on: &state)
+        #expect(state.overlay == nil)
+    }
+
     @Test func lockingThenAcceptingThePromptUnlocksAndContinues() {
         var state = Fixture.state()
-        _ = press(.control("l"), on: &state)
+        _ = press(.control("p"), on: &state)
         #expect(state.isLocked)
         #expect(press(.character("2"), .tab, .control("o"), on: &state).isEmpty, "a locked device ignores other keys")
         #expect(state.focus == .main)

@@ -80,7 +80,7 @@ struct TwoDeviceFlowTests {
         #expect(listed.text().contains("✓ continuable"))
 
         // Locked, the phone prompts for it, as iOS does.
-        world.phoneScreen.handle(.control("l"))
+        world.phoneScreen.handle(.control("p"))
         let prompt = world.phoneFrame()
         assertSnapshot(prompt, named: "flow-2-phone-lock-prompt")
         #expect(prompt.text().contains("from Laptop"))

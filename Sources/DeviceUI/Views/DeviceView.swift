@@ -44,6 +44,11 @@ extension ScreenView {
             right.remove(at: index)
             text = right.joined(separator: " · ")
         }
+        if TextWidth.of(text) > room, device.info.kind == .laptop {
+            // The menu bar's clock without the day.
+            right[right.count - 1] = Format.clock(now, zone)
+            text = right.joined(separator: " · ")
+        }
         if TextWidth.of(text) > room { text = TextWidth.truncate(text, to: max(0, room)) }
         left = TextWidth.truncate(left, to: max(0, area.width - 2))
         grid.write(left, in: area, column: 1, style: Style(.statusBar, bold: true))
@@ -79,8 +84,10 @@ extension ScreenView {
         if case .switcher(let selection) = state.overlay, state.hasAppSwitcher, !state.isLocked {
             drawSwitcher(into: &grid, area: screen, selection: selection)
         }
-        if case .alert(let alert) = state.overlay {
-            drawAlert(into: &grid, area: screen, alert: alert)
+        switch state.overlay {
+        case .alert(let alert): drawAlert(into: &grid, area: screen, alert: alert)
+        case .explanation(let explanation): drawExplanation(into: &grid, area: screen, explanation: explanation)
+        default: break
         }
     }
 
@@ -88,8 +95,20 @@ extension ScreenView {
         let focused = state.focus == .main
         let style = Style(focused ? .title : .dim)
         var text = "\(app.glyph) \(app.name)"
-        if !app.title.isEmpty { text += " — \(app.title)" }
-        grid.write(text, in: area, column: 1, style: style)
+        let title = Self.title(app.title, without: app.name)
+        if !title.isEmpty { text += " — \(title)" }
+        grid.write(text, in: area.inset(right: 1), column: 1, style: style)
+    }
+
+    /// An app's title without its own name in front ("Map · Lisbon" in the Map is "Lisbon"),
+    /// so the bar never says the name twice.
+    static func title(_ title: String, without name: String) -> String {
+        let trimmed = title.trimmingCharacters(in: .whitespaces)
+        if trimmed == name { return "" }
+        for separator in [" · ", " — ", " - ", ": "] where trimmed.hasPrefix(name + separator) {
+            return String(trimmed.dropFirst(name.count + separator.count))
+        }
+        return trimmed
     }
 
     // MARK: Bottom bar

@@ -37,6 +37,37 @@ extension ScreenView {
         }
     }
 
+    /// The Nearby badge that stands for the sidebar when the width is short: how many peers,
+    /// the offer the device would continue, and the key that shows the sidebar over the screen.
+    func drawNearbyBadge(into grid: inout Grid, area: Rect) {
+        let rows = state.nearbyRows(device: device)
+        let focused = state.focus == .nearby && !state.isLocked
+        grid.fill(area, style: Style(.normal))
+        let head: (String, Style) = ("◉ Nearby \(rows.count)", Style(focused ? .accent : .title))
+        // The longest wording that fits: the offer (or the peers), then less of it.
+        var details: [(String, Style)] = []
+        if let offer = device.featuredOffer {
+            let style = Style(offer.route.isContinuable ? .continuable : .unavailable)
+            details = [("↩ \(glyph(for: offer)) \(targetName(for: offer)) from \(offer.peer.name)", style),
+                       ("↩ \(glyph(for: offer)) \(offer.peer.name)", style),
+                       ("↩ \(glyph(for: offer))", style)]
+        } else if rows.isEmpty {
+            details = [("no devices yet", Style(.dim))]
+        } else {
+            details = [(rows.map(\.peer.name).joined(separator: ", "), Style(.dim))]
+        }
+        let keys = focused ? ["Esc hides", "Esc"] : ["Tab shows", "Tab"]
+        let separator: (String, Style) = (" · ", Style(.dim))
+        var candidates: [[(String, Style)]] = []
+        for key in keys {
+            for detail in details { candidates.append([head, separator, detail, separator, (key, Style(.accent))]) }
+        }
+        for key in keys { candidates.append([head, separator, (key, Style(.accent))]) }
+        let room = area.width - 2
+        let chosen = candidates.first { $0.reduce(0) { $0 + TextWidth.of($1.0) } <= room } ?? [head]
+        grid.write(chosen, in: area, column: 1)
+    }
+
     /// The lines of one peer in the sidebar.
     private func peerBlock(_ row: NearbyRow, width: Int, isSelected: Bool, isFocused: Bool) -> [[(String, Style)]] {
         var lines: [[(String, Style)]] = []

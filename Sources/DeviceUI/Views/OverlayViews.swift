@@ -77,7 +77,9 @@ extension ScreenView {
         }
     }
 
-    /// A continuation failed: the error's code, Apple's constant and meaning, and what happened.
+    /// A continuation failed: what happened in one sentence naming the devices, what to try, and
+    /// the error's code and Apple's constant. Transport details stay in the lifecycle log and the
+    /// log file.
     func drawAlert(into grid: inout Grid, area: Rect, alert: ContinuationAlert) {
         let width = min(area.width - 2, 48)
         let textWidth = width - 4
@@ -87,27 +89,40 @@ extension ScreenView {
         if let appName { headline += " in \(appName)" }
         if let peer = alert.peer { headline += " from \(peer)" }
         for line in TextWidth.wrap(headline + ".", width: textWidth) { lines.append((line, Style(.normal, bold: true))) }
-        lines.append(("", .normal))
-        lines.append(("Error \(alert.code.rawValue)", Style(.error)))
-        lines.append((TextWidth.truncate(alert.code.constantName, to: textWidth), Style(.dim)))
-        for line in TextWidth.wrap(alert.code.meaning.prefix(1).uppercased() + alert.code.meaning.dropFirst() + ".", width: textWidth) {
-            lines.append((line, Style(.normal)))
-        }
-        if !alert.reason.isEmpty, alert.reason != alert.code.meaning {
-            for line in TextWidth.wrap(alert.reason, width: textWidth) { lines.append((line, Style(.dim))) }
-        }
+        for line in TextWidth.wrap(alert.explanation, width: textWidth) { lines.append((line, Style(.normal))) }
         if alert.shownBySystem {
-            lines.append(("", .normal))
             for line in TextWidth.wrap("Shown by the system: the app does not handle this failure.", width: textWidth) {
                 lines.append((line, Style(.dim)))
             }
         }
+        lines.append(("", .normal))
+        lines.append(("Error \(alert.code.rawValue)", Style(.error)))
+        lines.append((TextWidth.truncate(alert.code.constantName, to: textWidth), Style(.dim)))
+        drawPanel(into: &grid, area: area, width: width, title: "Handoff", role: .error, lines: lines)
+    }
+
+    /// Why an offer cannot be continued here.
+    func drawExplanation(into grid: inout Grid, area: Rect, explanation: Explanation) {
+        let width = min(area.width - 2, 48)
+        var lines: [(String, Style)] = []
+        for line in TextWidth.wrap(explanation.text, width: width - 4) { lines.append((line, Style(.normal))) }
+        drawPanel(into: &grid, area: area, width: width, title: explanation.title, role: .warning, lines: lines)
+    }
+
+    /// A boxed panel centred in `area` with `lines` and "Enter OK" at the bottom right; when the
+    /// lines do not fit, the last one shown ends with "…".
+    private func drawPanel(into grid: inout Grid, area: Rect, width: Int, title: String, role: Role,
+                           lines: [(String, Style)]) {
         let panel = area.centered(Size(width: width, height: min(area.height, lines.count + 4)))
+        guard panel.height >= 3, panel.width >= 8 else { return }
         grid.fill(panel, style: Style(.normal))
-        grid.box(panel, style: Style(.error), title: "Handoff", titleStyle: Style(.error), lines: .double)
+        grid.box(panel, style: Style(role), title: title, titleStyle: Style(role), lines: .double)
         let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
-        for (index, line) in lines.prefix(max(0, inside.height - 1)).enumerated() {
-            grid.write(line.0, in: inside, row: index, style: line.1)
+        let room = max(0, inside.height - 1)
+        for (index, line) in lines.prefix(room).enumerated() {
+            var text = line.0
+            if index == room - 1, lines.count > room { text = TextWidth.truncate(text + " …", to: inside.width) }
+            grid.write(text, in: inside, row: index, style: line.1)
         }
         grid.write([("Enter", Style(.accent)), (" OK", Style(.normal))], in: inside, row: inside.height - 1,
                    column: max(0, inside.width - 8))

@@ -22,9 +22,27 @@ public struct ScreenView {
             drawTooSmall(into: &grid)
             return grid
         }
-        drawDevice(into: &grid, frame: state.frameLayout, drawApp: drawApp)
-        drawNearby(into: &grid, area: layout.nearby)
-        if let log = layout.log { drawLog(into: &grid, area: log) }
+        if layout.showsDevice {
+            drawDevice(into: &grid, frame: state.frameLayout, drawApp: drawApp)
+        }
+        if let nearby = layout.nearby { drawNearby(into: &grid, area: nearby) }
+        if let badge = layout.nearbyBadge { drawNearbyBadge(into: &grid, area: badge) }
+        if let log = layout.log {
+            drawLog(into: &grid, area: log)
+            // A failure must be seen even while the log covers the device.
+            if !layout.showsDevice {
+                switch state.overlay {
+                case .alert(let alert): drawAlert(into: &grid, area: log, alert: alert)
+                case .explanation(let explanation): drawExplanation(into: &grid, area: log, explanation: explanation)
+                default: break
+                }
+            }
+        }
+        if layout.nearby == nil, state.focus == .nearby, !state.isLocked, state.overlay == nil {
+            // The collapsed sidebar, shown over the screen while it has the focus.
+            grid.fill(layout.nearbyOverlay, style: Style(.normal))
+            drawNearby(into: &grid, area: layout.nearbyOverlay)
+        }
         drawFooter(into: &grid, area: layout.footer)
         if case .help(let scroll) = state.overlay {
             drawHelp(into: &grid, scroll: scroll)
@@ -48,13 +66,33 @@ public struct ScreenView {
     // MARK: Too small
 
     func drawTooSmall(into grid: inout Grid) {
-        let need = ScreenLayout.minimumSize
-        let message = "terminal too small (need \(need.width)x\(need.height), have \(state.size.width)x\(state.size.height))"
-        let lines = TextWidth.wrap(message, width: max(1, state.size.width)) + [""] + TextWidth.wrap("Enlarge the window · Ctrl-Q quits", width: max(1, state.size.width))
+        let lines = Self.tooSmallLines(kind: device.info.kind, size: state.size)
         let area = grid.bounds.centered(Size(width: state.size.width, height: lines.count))
         for (index, line) in lines.enumerated() {
-            grid.write(line, in: area, row: index, style: Style(index < lines.count - 2 ? .warning : .dim), alignment: .center)
+            grid.write(line, in: area, row: index, style: Style(index == 0 ? .warning : .dim), alignment: .center)
         }
+    }
+
+    /// What a terminal below the kind's minimum says: each line whole on one row, the longest
+    /// wording that fits (never wrapped), and how to go on when there is a row for it.
+    static func tooSmallLines(kind: PeerInfo.Kind, size: Size) -> [String] {
+        let need = ScreenLayout.minimumSize(for: kind)
+        let needed = "\(need.width)x\(need.height)", have = "\(size.width)x\(size.height)"
+        let wordings = [
+            "terminal too small for a \(kind.rawValue): need \(needed), have \(have)",
+            "too small: need \(needed), have \(have)",
+            "need \(needed), have \(have)",
+            "need \(needed)",
+            "too small",
+        ]
+        let width = max(1, size.width)
+        let first = wordings.first { TextWidth.of($0) <= width } ?? TextWidth.truncate("small", to: width)
+        var lines = [first]
+        let hints = ["Enlarge the window · Ctrl-Q quits", "Ctrl-Q quits"]
+        if size.height >= 3, let hint = hints.first(where: { TextWidth.of($0) <= width }) {
+            lines += ["", hint]
+        }
+        return lines
     }
 
     // MARK: Footer
@@ -70,7 +108,7 @@ public struct ScreenView {
         switch state.overlay {
         case .help:
             hints = [("↑↓ PgUp PgDn", "scroll"), ("Esc", "close help")]
-        case .alert:
+        case .alert, .explanation:
             hints = [("Enter", "OK")]
         case .switcher:
             hints = [("←→", "choose"), ("Enter", state.hasAppSwitcher ? "switch" : "open"), ("Esc", "close")]
@@ -99,7 +137,8 @@ public struct ScreenView {
                     }
                 }
                 if device.featuredOffer != nil { hints.append(("Ctrl-O", "continue")) }
-                hints += [("Tab", "focus"), ("F4", switcher), ("F3", "lock"), ("F2", "log")]
+                let tab = state.layout.nearby == nil && state.focus == .main ? "nearby" : "focus"
+                hints += [("Tab", tab), ("F4", switcher), ("F3", "lock"), ("F2", "log")]
             }
         }
         if !isShowingHelp { hints.append(("F1", "help")) }
