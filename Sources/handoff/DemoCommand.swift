@@ -1,26 +1,38 @@
 import ArgumentParser
+import DeviceUI
 import Foundation
 import HandoffCore
+import TerminalCells
 
-/// `handoff demo`: two devices side by side in tmux.
+/// `handoff demo [STORY]`: the devices of a README walkthrough, one per tmux pane.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Show two devices side by side in tmux (a laptop and a phone of the account \"demo\").",
+        abstract: "Run a walkthrough's devices in tmux panes (default: reading, a laptop and a phone of the account \"demo\").",
         discussion: """
-            Outside tmux this starts a tmux session named by --session with two panes and attaches \
-            to it (or attaches to it when it is already running); inside tmux it opens a new window \
-            split in two. The panes are side by side when the terminal has room for two devices \
-            (161 columns), else one above the other. Each pane runs `handoff device`. \
-            Quit a device with q on its home screen (or Ctrl-Q); `tmux kill-session -t handoff-demo` \
-            ends both.
+            STORY is one of \(DemoStory.all.map(\.name).joined(separator: ", ")); --list says what \
+            each shows. Outside tmux this starts a tmux session named by --session and attaches to \
+            it; inside tmux it opens a new window. A demo already running in that session with the \
+            same story and options is attached to; with others, it is replaced (and says so). \
+            The panes are side by side when every device gets its kind's minimum size (phone \
+            \(Self.describe(.phone)), tablet \(Self.describe(.tablet)), laptop \(Self.describe(.laptop))), \
+            else stacked; a terminal too small for all of them is refused before anything starts. \
+            When a device quits, its pane stays with the exit status: Enter starts it again, or type \
+            another command (such as `handoff device --kind phone --apps browser`). \
+            `tmux kill-session -t handoff-demo` ends the demo.
             """
     )
 
-    @Option(help: ArgumentHelp("The kinds of the two devices, comma-separated.", valueName: "kind,kind"))
-    var kinds = "laptop,phone"
+    @Argument(help: ArgumentHelp("The walkthrough to run.", valueName: "story"))
+    var story = "reading"
 
-    @Option(help: "The account both devices sign in to.")
+    @Flag(help: "List the stories and what each shows.")
+    var list = false
+
+    @Option(help: ArgumentHelp("Override the devices' kinds, comma-separated, one per device of the story.", valueName: "kind,kind"))
+    var kinds: String?
+
+    @Option(help: "The account every device signs in to.")
     var account = "demo"
 
     @Option(help: "The shared UDP discovery port.")
@@ -35,58 +47,205 @@ struct DemoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
     var configDir: String?
 
+    @Option(help: ArgumentHelp("Plan for this terminal size instead of the real one (with --dry-run, for checking).", valueName: "WxH"))
+    var terminalSize: String?
+
     @Flag(help: "Print the tmux command instead of running it.")
     var dryRun = false
 
+    /// The environment the panes get from the caller: a tmux server started earlier has its own.
+    /// (TERM is tmux's inside a pane, as it must be for tmux to draw it.)
+    static let forwardedEnvironment = ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+                                       "XDG_RUNTIME_DIR", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PATH"]
+
+    static func describe(_ kind: PeerInfo.Kind) -> String {
+        let size = ScreenLayout.minimumSize(for: kind)
+        return "\(size.width)x\(size.height)"
+    }
+
     func validate() throws {
-        let parts = kinds.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2 else { throw ValidationError("--kinds takes two kinds, such as laptop,phone.") }
-        for part in parts where PeerInfo.Kind(rawValue: part) == nil {
-            throw ValidationError("Unknown device kind \"\(part)\": use phone, tablet or laptop.")
+        guard list || DemoStory.named(story) != nil else {
+            throw ValidationError("No demo story named \"\(story)\". Stories: \(DemoStory.all.map(\.name).joined(separator: ", ")) (handoff demo --list says what each shows).")
+        }
+        if let kinds, let story = DemoStory.named(story) {
+            let parts = kinds.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == story.devices.count else {
+                throw ValidationError("--kinds takes \(story.devices.count) kinds for the \(story.name) story, such as \(story.devices.map(\.kind.rawValue).joined(separator: ",")).")
+            }
+            for part in parts where PeerInfo.Kind(rawValue: part) == nil {
+                throw ValidationError("Unknown device kind \"\(part)\": use phone, tablet or laptop.")
+            }
         }
         guard ["instant", "apple"].contains(timing) else { throw ValidationError("--timing is instant or apple, not \(timing).") }
+        if let terminalSize, Self.parseSize(terminalSize) == nil {
+            throw ValidationError("--terminal-size is WIDTHxHEIGHT, such as 120x40, not \(terminalSize).")
+        }
+    }
+
+    /// The story's devices with `--kinds` applied.
+    func devices(of story: DemoStory) -> [DemoStory.Device] {
+        guard let kinds else { return story.devices }
+        let parts = kinds.split(separator: ",").compactMap { PeerInfo.Kind(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        return zip(story.devices, parts).map { device, kind in
+            var device = device
+            device.kind = kind
+            return device
+        }
     }
 
     func run() throws {
-        let executable = Self.currentExecutable()
-        let commands = kinds.split(separator: ",").map { kind -> String in
-            var arguments = [executable, "device", "--kind", kind.trimmingCharacters(in: .whitespaces),
-                             "--account", account, "--port", String(port), "--timing", timing]
-            if let configDir { arguments += ["--config-dir", configDir] }
-            return arguments.map(Self.shellQuoted).joined(separator: " ")
+        if list {
+            for story in DemoStory.all {
+                let devices = story.devices.map { device in
+                    ([device.name ?? device.kind.rawValue] + device.arguments).joined(separator: " ")
+                }
+                print("\(story.name)\(String(repeating: " ", count: max(1, 12 - story.name.count)))\(story.summary)")
+                print("            devices: \(devices.joined(separator: " · "))")
+                print("            try: \(story.firstSteps)")
+            }
+            return
         }
-        let insideTmux = ProcessInfo.processInfo.environment["TMUX"].map { !$0.isEmpty } ?? false
-        // Side by side when the terminal is wide enough for two devices (80 columns each), else
-        // one above the other when it is tall enough; side by side otherwise (each device says
-        // when its pane is too small).
-        let size = Self.terminalSize()
-        let sideBySide = size.map { $0.columns >= 161 || $0.rows < 49 } ?? true
-        let split = sideBySide ? "-h" : "-v"
-        let layout = sideBySide ? "even-horizontal" : "even-vertical"
-        let tmuxArguments: [String]
-        if insideTmux {
-            // A new window of the current session, split in two: the devices get the whole window.
-            tmuxArguments = ["tmux", "new-window", "-n", "handoff", commands[0], ";", "split-window", split, commands[1], ";",
-                             "select-layout", layout]
-        } else if !dryRun, let tmux = Self.find("tmux"), Self.succeeds(tmux, ["has-session", "-t", "=" + session]) {
-            // Already running: attach to it rather than start two more devices.
-            tmuxArguments = ["tmux", "attach-session", "-t", "=" + session]
+        guard let story = DemoStory.named(story) else { throw ExitCode.validationFailure }
+        let devices = devices(of: story)
+        let environment = ProcessInfo.processInfo.environment
+        let insideTmux = environment["TMUX"].map { !$0.isEmpty } ?? false
+        let tmux = Self.find("tmux")
+        if tmux == nil, !dryRun {
+            Self.printError("tmux is not installed. Install it (apt-get install -y tmux), or run `handoff device` in \(devices.count) terminals.")
+            throw ExitCode.failure
+        }
+
+        // The window the panes share: inside tmux the current window's size; outside, the
+        // terminal less tmux's status line.
+        let window: Size?
+        if let terminalSize {
+            window = Self.parseSize(terminalSize).map { Size(width: $0.width, height: $0.height - (insideTmux ? 0 : 1)) }
+        } else if insideTmux, let tmux {
+            window = Self.output(tmux, ["display-message", "-p", "#{window_width}x#{window_height}"]).flatMap(Self.parseSize)
         } else {
-            tmuxArguments = ["tmux", "new-session", "-s", session, "-n", "handoff", commands[0], ";",
-                             "split-window", split, "-t", session, commands[1], ";", "select-layout", "-t", session, layout]
+            window = Self.terminalSize().map { Size(width: $0.width, height: $0.height - 1) }
         }
+        let kinds = devices.map(\.kind)
+        let arrangement: DemoArrangement
+        if let window {
+            guard let best = DemoArrangement.best(for: kinds, in: window) else {
+                let side = DemoArrangement.smallestWindow(for: kinds, shape: .columns)
+                let stacked = DemoArrangement.smallestWindow(for: kinds, shape: .rows)
+                let status = insideTmux ? 0 : 1
+                let names = kinds.map(\.rawValue).joined(separator: ", ")
+                Self.printError("""
+                    This terminal is too small for the \(story.name) demo: its \(names) need \(side.width)x\(side.height + status) \
+                    side by side or \(stacked.width)x\(stacked.height + status) stacked, and the window has \
+                    \(window.width)x\(window.height + status). Enlarge it, or run `handoff device` in separate terminals.
+                    """)
+                throw ExitCode.failure
+            }
+            arrangement = best
+        } else {
+            // No terminal to measure (output redirected): side by side, each device says if its
+            // pane is too small.
+            arrangement = DemoArrangement(shape: .columns, paneSizes: [])
+        }
+
+        let executable = Self.currentExecutable()
+        let commands = devices.map { paneScript(for: $0, executable: executable) }
+        let signature = ([story.name] + devices.map { "\($0.kind.rawValue):\($0.arguments.joined(separator: " "))" }
+                         + [account, String(port), timing, configDir ?? ""]).joined(separator: "|")
+        let forwarded = Self.forwardedEnvironment.compactMap { name in environment[name].map { "\(name)=\($0)" } }
+            .flatMap { ["-e", $0] }
+
+        var tmuxArguments: [String] = ["tmux"]
+        var replacing = false
+        if insideTmux {
+            // A new window of the current session: the devices get the whole window.
+            tmuxArguments += ["new-window", "-n", "handoff"] + forwarded + [commands[0]]
+        } else {
+            if let tmux, Self.succeeds(tmux, ["has-session", "-t", "=" + session]) {
+                let running = Self.output(tmux, ["show-options", "-v", "-t", session, "@handoff-demo"]) ?? ""
+                if running == signature {
+                    // The same demo is running: attach to it rather than start more devices.
+                    let attach = ["tmux", "attach-session", "-t", "=" + session]
+                    if dryRun {
+                        print(attach.map(Self.shellQuoted).joined(separator: " "))
+                        return
+                    }
+                    Self.exec(tmux, attach)
+                }
+                let what = running.split(separator: "|").first.map { "A \($0) demo" } ?? "Something else"
+                print("\(what) is running in tmux session \(session); replacing it with the \(story.name) demo.")
+                replacing = true
+            }
+            if replacing { tmuxArguments += ["kill-session", "-t", "=" + session, ";"] }
+            tmuxArguments += ["new-session", "-s", session, "-n", "handoff"] + forwarded + [commands[0], ";",
+                              "set-option", "-t", session, "@handoff-demo", signature]
+        }
+        let demoWindow = insideTmux ? nil : session + ":handoff"
+        tmuxArguments += splitArguments(arrangement.shape, commands: commands, forwarded: forwarded, window: demoWindow)
         if dryRun {
+            let sizes = arrangement.paneSizes.map { "\($0.width)x\($0.height)" }.joined(separator: ", ")
+            if !sizes.isEmpty { print("# \(story.name): \(arrangement.shape.rawValue), panes \(sizes)") }
             print(tmuxArguments.map(Self.shellQuoted).joined(separator: " "))
             return
         }
-        guard let tmux = Self.find("tmux") else {
-            throw ValidationError("tmux is not installed. Install it (apt-get install -y tmux), or run `handoff device` in two terminals.")
+        guard let tmux else { return }
+        Self.exec(tmux, tmuxArguments)
+    }
+
+    /// The tmux commands that add the second and later panes in `shape`, then focus the first.
+    /// Each split divides the pane made last (the active one), so pane numbering options of the
+    /// user's tmux do not matter; `window` is nil inside tmux (the new window is the current one).
+    private func splitArguments(_ shape: DemoArrangement.Shape, commands: [String], forwarded: [String], window: String?) -> [String] {
+        var arguments: [String] = []
+        let target = window.map { ["-t", $0] } ?? []
+        func split(_ direction: String, size: String?, _ command: String) {
+            arguments += [";", "split-window", direction] + target
+            if let size { arguments += ["-l", size] }
+            arguments += forwarded + [command]
         }
-        // Replace this process with tmux, which takes over the terminal.
-        var argv: [UnsafeMutablePointer<CChar>?] = tmuxArguments.map { strdup($0) }
-        argv.append(nil)
-        execv(tmux, argv)
-        throw ValidationError("Could not run tmux at \(tmux): \(String(cString: strerror(errno))).")
+        switch shape {
+        case .columns, .rows:
+            let direction = shape == .columns ? "-h" : "-v"
+            for command in commands.dropFirst() { split(direction, size: nil, command) }
+            arguments += [";", "select-layout"] + target + [shape == .columns ? "even-horizontal" : "even-vertical"]
+        case .leftAndStack, .topAndRow:
+            let (first, rest) = shape == .leftAndStack ? ("-h", "-v") : ("-v", "-h")
+            split(first, size: "50%", commands[1])
+            for (index, command) in commands.enumerated().dropFirst(2) {
+                let share = 100 * (commands.count - index) / (commands.count - index + 1)
+                split(rest, size: "\(share)%", command)
+            }
+        }
+        arguments += [";", "select-pane", "-t", (window.map { $0 + "." } ?? "") + "{top-left}"]
+        return arguments
+    }
+
+    /// The shell script of one pane: runs the device, and when it quits keeps the pane with its
+    /// exit status; Enter runs it again, another command line replaces it, Ctrl-D closes the pane.
+    func paneScript(for device: DemoStory.Device, executable: String) -> String {
+        var arguments = ["handoff", "device", "--kind", device.kind.rawValue, "--account", account,
+                         "--port", String(port), "--timing", timing]
+        if let name = device.name { arguments += ["--name", name] }
+        if let configDir { arguments += ["--config-dir", configDir] }
+        arguments += device.arguments
+        let command = arguments.map(Self.shellQuoted).joined(separator: " ")
+        let label = device.name ?? "The \(device.kind.rawValue)"
+        return [
+            "handoff() { \(Self.shellQuoted(executable)) \"$@\"; }",
+            "cmd=\(Self.shellQuoted(command))",
+            "while :; do eval \"$cmd\"; status=$?",
+            "printf '\\n%s quit (exit status %s):\\n  %s\\nEnter starts it again, or type another command; Ctrl-D closes this pane.\\n> ' \(Self.shellQuoted(label)) \"$status\" \"$cmd\"",
+            "IFS= read -r line || exit \"$status\"",
+            "if [ -n \"$line\" ]; then cmd=$line; fi",
+            "done",
+        ].joined(separator: "; ")
+    }
+
+    // MARK: Processes and the terminal
+
+    static func parseSize(_ text: String) -> Size? {
+        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 1 else { return nil }
+        return Size(width: width, height: height)
     }
 
     /// The running `handoff` binary, by absolute path (tmux runs the panes' commands in a shell).
@@ -97,27 +256,57 @@ struct DemoCommand: ParsableCommand {
 
     /// `text` quoted for a POSIX shell.
     static func shellQuoted(_ text: String) -> String {
-        if !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || "-_./,=:".contains($0) }) { return text }
+        if !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || "-_./,=:%@".contains($0) }) { return text }
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// The controlling terminal's size, if standard output is a terminal.
-    static func terminalSize() -> (columns: Int, rows: Int)? {
+    static func terminalSize() -> Size? {
         var size = winsize()
         guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return (Int(size.ws_col), Int(size.ws_row))
+        return Size(width: Int(size.ws_col), height: Int(size.ws_row))
     }
 
     /// Whether `program arguments` exits with status 0 (its output discarded).
     static func succeeds(_ program: String, _ arguments: [String]) -> Bool {
+        run(program, arguments, output: FileHandle.nullDevice) == 0
+    }
+
+    /// What `program arguments` prints, trimmed, when it exits with status 0.
+    static func output(_ program: String, _ arguments: [String]) -> String? {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-demo-\(getpid())-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: file) else { return nil }
+        defer { try? FileManager.default.removeItem(at: file) }
+        // A file, not a pipe: a tmux server started by the command would hold a pipe open.
+        let status = run(program, arguments, output: handle)
+        try? handle.close()
+        guard status == 0, let data = try? Data(contentsOf: file) else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func run(_ program: String, _ arguments: [String], output: FileHandle) -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
+        guard (try? process.run()) != nil else { return -1 }
         process.waitUntilExit()
-        return process.terminationStatus == 0
+        return process.terminationStatus
+    }
+
+    /// Replaces this process with `arguments` (tmux, which takes over the terminal).
+    static func exec(_ program: String, _ arguments: [String]) -> Never {
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        argv.append(nil)
+        execv(program, argv)
+        FileHandle.standardError.write(Data("handoff demo: could not run tmux at \(program): \(String(cString: strerror(errno)))\n".utf8))
+        Foundation.exit(1)
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data("handoff demo: \(message)\n".utf8))
     }
 
     static func find(_ program: String) -> String? {

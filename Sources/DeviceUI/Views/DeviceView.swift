@@ -49,6 +49,10 @@ extension ScreenView {
             right[right.count - 1] = Format.clock(now, zone)
             text = right.joined(separator: " · ")
         }
+        if TextWidth.of(text) > room, let index = right.firstIndex(of: lock) {
+            right.remove(at: index)
+            text = right.joined(separator: " · ")
+        }
         if TextWidth.of(text) > room { text = TextWidth.truncate(text, to: max(0, room)) }
         left = TextWidth.truncate(left, to: max(0, area.width - 2))
         grid.write(left, in: area, column: 1, style: Style(.statusBar, bold: true))
