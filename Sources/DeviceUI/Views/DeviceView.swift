@@ -98,9 +98,14 @@ extension ScreenView {
     func drawAppBar(into grid: inout Grid, area: Rect, app: DeviceSnapshot.App) {
         let focused = state.focus == .main
         let style = Style(focused ? .title : .dim)
-        var text = "\(app.glyph) \(app.name)"
         let title = Self.title(app.title, without: app.name)
-        if !title.isEmpty { text += " — \(title)" }
+        var text = "\(app.glyph) \(app.name)"
+        if device.info.kind == .laptop, !title.isEmpty {
+            // The menu bar already names the app: the window's title bar shows its title.
+            text = "\(app.glyph) \(title)"
+        } else if !title.isEmpty {
+            text += " — \(title)"
+        }
         grid.write(text, in: area.inset(right: 1), column: 1, style: style)
     }
 
