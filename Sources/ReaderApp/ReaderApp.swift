@@ -43,8 +43,10 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     public internal(set) var message: ReaderMessage?
     /// True between `willContinue` and the end of the continuation (it shows it is loading).
     public private(set) var isContinuing = false
-    /// The handoff version of the keys this Reader writes (``ReadingState/supportedVersions``).
+    /// The handoff version of the keys this Reader writes (``ReadingState/writableVersions``).
     public let version: Int
+    /// The handoff versions this Reader reads: the supported ones, and its own.
+    public var readableVersions: ClosedRange<Int> { ReadingState.readableVersions(writing: version) }
     /// The document being received over continuation streams, if any.
     public internal(set) var transfer: TransferProgress?
     /// The longest wait for the next bytes of a transfer.
@@ -64,8 +66,9 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     /// Loads the Reader's manifest from its resources (see ``ReaderResources/locate()``).
     ///
-    /// - Parameter version: the handoff version of the keys it writes (1 or 2; an older Reader
-    ///   is rehearsed with 1).
+    /// - Parameter version: the handoff version of the keys it writes
+    ///   (``ReadingState/writableVersions``: 2, the current one; 1 rehearses an older Reader, 3 a
+    ///   newer one whose activities a current Reader refuses).
     /// - Throws: ``ReaderError`` naming the file (and the key, for a bad manifest), or
     ///   ``ReaderError/unsupportedVersion(_:)``.
     public convenience init(version: Int = ReadingState.currentVersion) throws(ReaderError) {
@@ -76,7 +79,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     ///
     /// - Throws: ``ReaderError/manifest(_:)`` when the Info.plist cannot be read or has errors,
     ///   ``ReaderError/noDocumentActivity(file:)`` when it declares no document activity,
-    ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/supportedVersions``.
+    ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/writableVersions``.
     public convenience init(resources: ReaderResources, buildSettings: [String: String] = ReaderApp.buildSettings,
                             version: Int = ReadingState.currentVersion) throws(ReaderError) {
         let manifest: AppManifest
@@ -93,12 +96,12 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     ///
     /// - Throws: ``ReaderError/noDocumentActivity(file:)`` when the manifest declares no
     ///   plain-text document type with a ubiquitous activity type,
-    ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/supportedVersions``.
+    ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/writableVersions``.
     public init(manifest: AppManifest, sampleDocuments: URL?, manifestFile: String = "Info.plist",
                 version: Int = ReadingState.currentVersion) throws(ReaderError) {
         guard manifest.documentTypes.contains(where: { $0.contentTypes.contains(Self.contentType) && $0.ubiquitousActivityType != nil })
         else { throw .noDocumentActivity(file: manifestFile) }
-        guard ReadingState.supportedVersions.contains(version) else { throw .unsupportedVersion(version) }
+        guard ReadingState.writableVersions.contains(version) else { throw .unsupportedVersion(version) }
         self.manifest = manifest
         self.sampleDocuments = sampleDocuments
         self.version = version
@@ -239,11 +242,22 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         return true
     }
 
-    /// Hands the reading view to the restoration handler; it opens the document at the
-    /// activity's place (``restore(from:)``).
+    /// Checks the activity first: one this Reader cannot show (a newer handoff version, a missing
+    /// or bad key, a document it can neither find nor ask the origin for) is refused: the Reader
+    /// says why, keeps what it showed and returns false, so the system does not count the activity
+    /// as continued and the origin is not told it was (no `userActivityWasContinued` there), as
+    /// Apple's API defines `false` ("the app did not handle the activity"). Otherwise it hands the
+    /// reading view to the restoration handler, which opens the document at the activity's place
+    /// (``restore(from:)``).
     public func application(_ application: Application, continue userActivity: UserActivity,
                             restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
         isContinuing = false
+        do throws(ReadingRestoreError) {
+            try checkContinuable(userActivity)
+        } catch {
+            refuseContinuation(of: userActivity.activityType, because: error)
+            return false
+        }
         restorationHandler([readingView])
         return true
     }
@@ -252,9 +266,32 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// was on screen stays.
     public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
+        continuationFailed(activityType, message: .continuationFailed(error), log: "\(error)")
+    }
+
+    /// Whether this Reader can show `activity`: the state it carries must be readable (a version it
+    /// knows, the keys it needs), and its document must be on this device or obtainable from the
+    /// origin over the activity's continuation streams.
+    ///
+    /// - Throws: the ``ReadingRestoreError`` that makes it impossible.
+    func checkContinuable(_ activity: UserActivity) throws(ReadingRestoreError) {
+        let state = try ReadingState(userInfo: activity.userInfo, readable: readableVersions)
+        guard !activity.supportsContinuationStreams else { return }
+        guard let library else { throw .documentNotFound(name: state.documentName) }
+        _ = try library.locate(state)
+    }
+
+    /// The Reader's side of a continuation it refuses: the same as a failure the system reports
+    /// (``application(_:didFailToContinueUserActivityWithType:error:)``), with the Reader's reason.
+    func refuseContinuation(of activityType: String, because error: ReadingRestoreError) {
+        continuationFailed(activityType, message: ReaderMessage(.error, error.description), log: "refused: \(error)")
+    }
+
+    /// Shows that a continuation failed (`message` nil: quietly); what was on screen stays.
+    private func continuationFailed(_ activityType: String, message: ReaderMessage?, log: String) {
         isContinuing = false
-        message = .continuationFailed(error)
-        environment?.log("Reader: continuation of \(activityType) failed: \(error)")
+        self.message = message
+        environment?.log("Reader: continuation of \(activityType) failed: \(log)")
         environment?.setNeedsDisplay()
     }
 
@@ -265,7 +302,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     func restore(from activity: UserActivity) {
         defer { environment?.setNeedsDisplay() }
         do throws(ReadingRestoreError) {
-            let state = try ReadingState(userInfo: activity.userInfo)
+            let state = try ReadingState(userInfo: activity.userInfo, readable: readableVersions)
             guard let library else { throw .documentNotFound(name: state.documentName) }
             let url: URL
             do throws(ReadingRestoreError) {

@@ -72,7 +72,8 @@ public enum ReaderError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "NSUbiquitousDocumentUserActivityType; the Reader's documents could not hand off"
         case .unsupportedVersion(let version):
             "the Reader cannot write handoff version \(version); it writes versions "
-                + "\(ReadingState.supportedVersions.lowerBound) to \(ReadingState.supportedVersions.upperBound)"
+                + "\(ReadingState.writableVersions.lowerBound) to \(ReadingState.writableVersions.upperBound) "
+                + "(\(ReadingState.currentVersion) is the current one, \(ReadingState.rehearsalVersion) stands in for a newer Reader)"
         }
     }
 }

@@ -15,11 +15,27 @@ import HandoffCore
 ///
 /// Both carry `handoffVersion`; a payload without it is read by its keys (version 2 when it has
 /// `page` or `documentName`).
+///
+/// A Reader refuses an activity of a newer version than it knows (``ReadingRestoreError/newerVersion(_:newest:)``):
+/// it cannot tell what the newer keys mean, so it does not guess a place. To rehearse that with
+/// two devices, a Reader can stand in for a newer one (``rehearsalVersion``): it writes the
+/// current keys under the next version number, and reads up to it.
 public struct ReadingState: Hashable, Sendable {
     /// The handoff version this Reader writes by default.
     public static let currentVersion = 2
-    /// The versions this Reader reads and can write.
+    /// The versions this Reader reads (and can write).
     public static let supportedVersions = 1...currentVersion
+    /// The version of a newer Reader that does not exist yet: a Reader started with it (`handoff
+    /// device --reader-version 3`) writes the current keys with this version, so that a current
+    /// Reader refuses its activities.
+    public static let rehearsalVersion = currentVersion + 1
+    /// Every version a Reader can be started with: the supported ones and ``rehearsalVersion``.
+    public static let writableVersions = 1...rehearsalVersion
+
+    /// The versions a Reader that writes `version` reads: every supported version, and its own.
+    public static func readableVersions(writing version: Int) -> ClosedRange<Int> {
+        1...max(currentVersion, version)
+    }
 
     /// The `userInfo` keys the Reader writes (version 2).
     public enum Key {
@@ -62,8 +78,8 @@ public struct ReadingState: Hashable, Sendable {
     /// write, the version key the app delegate's).
     public var userInfo: UserInfo { userInfo(version: Self.currentVersion) }
 
-    /// The Reader's own keys as a Reader of `version` writes them (a version outside
-    /// ``supportedVersions`` writes the current keys).
+    /// The Reader's own keys as a Reader of `version` writes them (version 1 its own keys, every
+    /// later version the current keys).
     public func userInfo(version: Int) -> UserInfo {
         if version == 1 {
             return [
@@ -94,19 +110,33 @@ public struct ReadingState: Hashable, Sendable {
         return try integer(value, key: Key.handoffVersion, minimum: 1)
     }
 
-    /// Reads a state from a continued activity's `userInfo`, in any version up to
-    /// ``currentVersion``.
+    /// The version of `userInfo`, checked against the versions a Reader reads: the first thing a
+    /// Reader checks when an activity is continued.
+    ///
+    /// - Throws: ``ReadingRestoreError/newerVersion(_:newest:)`` for a version above
+    ///   `readable`, ``ReadingRestoreError/badValue(key:found:expected:)`` for a version that is
+    ///   not a whole number from 1.
+    @discardableResult
+    public static func checkVersion(of userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions)
+        throws(ReadingRestoreError) -> Int
+    {
+        let version = try version(of: userInfo)
+        guard version <= readable.upperBound else { throw .newerVersion(version, newest: readable.upperBound) }
+        return version
+    }
+
+    /// Reads a state from a continued activity's `userInfo`, in any version of `readable` (by
+    /// default up to ``currentVersion``; versions after 2 use version 2's keys).
     ///
     /// The document is named by the document URL key or by the version's name key
     /// (``Key/documentName``, ``VersionOneKey/name``; the URL wins when both are there, and it
     /// must then be a file URL); the page key is required. The line and character keys may be
     /// missing (the top of the page), but when present they must be integers of the right range.
     ///
-    /// - Throws: ``ReadingRestoreError/newerVersion(_:)`` for a version from a newer Reader (no
-    ///   key is read then), else ``ReadingRestoreError`` naming the key that is missing or wrong.
-    public init(userInfo: UserInfo) throws(ReadingRestoreError) {
-        let version = try Self.version(of: userInfo)
-        guard version <= Self.currentVersion else { throw .newerVersion(version) }
+    /// - Throws: ``ReadingRestoreError/newerVersion(_:newest:)`` for a version from a newer Reader
+    ///   (no key is read then), else ``ReadingRestoreError`` naming the key that is missing or wrong.
+    public init(userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions) throws(ReadingRestoreError) {
+        let version = try Self.checkVersion(of: userInfo, readable: readable)
         let (nameKey, pageKey, lineKey) = version == 1
             ? (VersionOneKey.name, VersionOneKey.pageNumber, VersionOneKey.offset)
             : (Key.documentName, Key.page, Key.line)
@@ -155,8 +185,9 @@ public enum ReadingRestoreError: Error, Hashable, Sendable, CustomStringConverti
     case documentNotFound(name: String)
     /// The document was found but could not be read.
     case unreadable(name: String, reason: String)
-    /// The activity was written by a newer Reader, in a handoff version this one does not know.
-    case newerVersion(Int)
+    /// The activity was written by a newer Reader, in a handoff version this one does not know
+    /// (`newest` is the newest this one reads).
+    case newerVersion(Int, newest: Int)
 
     public var description: String {
         switch self {
@@ -168,10 +199,9 @@ public enum ReadingRestoreError: Error, Hashable, Sendable, CustomStringConverti
             "“\(name)” is not in this device's cloud folder, so it cannot be opened here."
         case .unreadable(let name, let reason):
             "“\(name)” could not be read: \(reason)"
-        case .newerVersion(let version):
+        case .newerVersion(let version, let newest):
             "This activity comes from a newer Reader (version \(version)); this Reader understands versions "
-                + "\(ReadingState.supportedVersions.lowerBound) to \(ReadingState.supportedVersions.upperBound). "
-                + "Update the Reader here to continue it. Nothing changed here."
+                + "1 to \(newest). Update the Reader here to continue it. Nothing changed here."
         }
     }
 

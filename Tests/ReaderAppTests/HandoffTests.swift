@@ -130,6 +130,7 @@ struct HandoffTests {
         #expect(phone.reader.session == nil)
         #expect(phone.reader.message?.kind == .error)
         #expect(phone.reader.message?.text == "The activity's \"page\" is \"three\" (String), not a whole number from 1. Nothing changed here.")
+        expectRefused(phone: phone, laptop: laptop)
     }
 
     @Test func aFailedContinuationIsShownInTheApp() throws {

@@ -128,6 +128,7 @@ struct StreamFlowTests {
         world.hood.settle()
         #expect(phone.reader.transfer == nil)
         #expect(phone.reader.message == ReaderMessage(.error, "“elsewhere.txt” is not in this device's cloud folder, so it cannot be opened here."))
+        expectRefused(phone: phone, laptop: laptop)
     }
 
     @Test func theProgressIsShownOverTheReadingView() throws {
@@ -185,7 +186,16 @@ struct VersionTests {
         }
         let state = ReadingState(documentName: "a.txt", position: ReadingPosition(page: 4, line: 3, character: 9))
         #expect(try ReadingState(userInfo: state.userInfo(version: 1)).position == ReadingPosition(page: 4, line: 3))
-        #expect(throws: ReaderError.unsupportedVersion(3)) { try ReaderApp(version: 3) }
+        #expect(throws: ReaderError.unsupportedVersion(4)) { try ReaderApp(version: 4) }
+        #expect(throws: ReaderError.unsupportedVersion(0)) { try ReaderApp(version: 0) }
+        #expect(ReaderError.unsupportedVersion(4).description
+            == "the Reader cannot write handoff version 4; it writes versions 1 to 3 (2 is the current one, 3 stands in for a newer Reader)")
+        // A newer version is refused before any key is read; a Reader of that version reads it.
+        let v3: UserInfo = ["handoffVersion": 3, "documentName": "a.txt", "page": 4]
+        #expect(throws: ReadingRestoreError.newerVersion(3, newest: 2)) { try ReadingState(userInfo: v3) }
+        #expect(throws: ReadingRestoreError.newerVersion(3, newest: 2)) { try ReadingState.checkVersion(of: v3) }
+        #expect(try ReadingState(userInfo: v3, readable: ReadingState.readableVersions(writing: 3)).position == ReadingPosition(page: 4))
+        #expect(try ReadingState.checkVersion(of: ["name": "a.txt", "pageNumber": 1]) == 1)
     }
 
     @Test func aNewerVersionFailsGracefully() throws {
@@ -205,6 +215,39 @@ struct VersionTests {
         #expect(before.position == ReadingPosition(page: 2))
         #expect(phone.reader.message == ReaderMessage(.error, "This activity comes from a newer Reader (version 3); this Reader "
             + "understands versions 1 to 2. Update the Reader here to continue it. Nothing changed here."))
+        expectRefused(phone: phone, laptop: laptop)
+    }
+
+    @Test func aVersionThreeReaderIsRefusedByTheCurrentOneAndTheOriginIsNotToldItWasContinued() throws {
+        let world = try ReaderWorld(laptopVersion: 3)
+        let (laptop, phone) = (world.laptop, world.phone)
+        let newer = try ReaderDevice("Tablet", kind: .tablet, in: world.hood, cloudFolder: world.cloudFolder,
+                                     localFolder: world.folder.folder("tablet"), version: 3)
+        laptop.open("night-markets.txt")
+        laptop.press(.pageDown)
+        world.hood.advance(by: 61)
+        let activity = try #require(laptop.activity)
+        // The keys the current Reader reads, under a version it does not know yet.
+        #expect(activity.userInfo["handoffVersion"] == 3)
+        #expect(activity.userInfo["documentName"] == "night-markets.txt")
+        #expect(activity.userInfo["page"] == 2)
+
+        phone.device.chooseOffer(from: laptop.device.info.id)
+        world.hood.settle()
+        #expect(phone.reader.session == nil, "nothing was opened")
+        #expect(phone.reader.message == ReaderMessage(.error, "This activity comes from a newer Reader (version 3); this Reader "
+            + "understands versions 1 to 2. Update the Reader here to continue it. Nothing changed here."))
+        #expect(phone.render(width: 60, height: 18).text().contains("newer Reader (version 3)"), "the message is on the screen")
+        #expect(phone.logLines.contains { $0.hasPrefix("Reader: continuation of com.handoffsim.reader.document failed: refused: ") })
+        expectRefused(phone: phone, laptop: laptop)
+        #expect(laptop.reader.session?.position.page == 2, "the origin keeps its state")
+
+        // A Reader of version 3 reads its own version.
+        newer.device.chooseOffer(from: laptop.device.info.id)
+        world.hood.settle()
+        #expect(newer.reader.message == nil)
+        #expect(newer.reader.session?.position.page == 2)
+        #expect(laptop.device.lifecycle.contains { $0.kind == .wasContinued })
     }
 
     @Test func theWebPageFollowsTheDocumentAndThePage() throws {
@@ -221,4 +264,18 @@ struct VersionTests {
         let offer = try #require(world.phone.device.system.offers[laptop.device.info.id])
         #expect(offer.advertisement.options.contains(.hasWebpageURL))
     }
+}
+
+/// The phone refused the laptop's activity: its Reader returned false from `continue` and
+/// restored nothing, the system did not count it as continued, and the laptop was not told it
+/// was continued (no `userActivityWasContinued`, no "Continued on" there).
+func expectRefused(phone: ReaderDevice, laptop: ReaderDevice, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(!phone.reader.isContinuing, sourceLocation: sourceLocation)
+    #expect(phone.device.lifecycle.contains { $0.kind == .continueCalled && $0.detail == "the app returned false" },
+            "continue returned false", sourceLocation: sourceLocation)
+    #expect(!phone.device.lifecycle.contains { $0.kind == .restoreUserActivityState }, sourceLocation: sourceLocation)
+    #expect(!phone.device.lifecycle.contains { $0.kind == .continued && !$0.detail.hasPrefix("the app returned false") },
+            "never counted as continued", sourceLocation: sourceLocation)
+    #expect(!laptop.device.lifecycle.contains { $0.kind == .wasContinued }, "the origin was not told", sourceLocation: sourceLocation)
+    #expect(laptop.reader.message == nil, sourceLocation: sourceLocation)
 }
