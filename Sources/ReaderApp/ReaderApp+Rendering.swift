@@ -28,7 +28,8 @@ extension ReaderApp {
         }
         let status = notice.isEmpty ? [hintLine()] : notice
         for (index, line) in status.prefix(footer.height).enumerated() {
-            grid.put(line.text, at: Point(x: column.x, y: footer.y + index), style: line.style, clip: footer)
+            grid.put(TextWidth.truncate(line.text, to: column.width), at: Point(x: column.x, y: footer.y + index), style: line.style,
+                     clip: footer)
         }
     }
 
@@ -132,8 +133,10 @@ extension ReaderApp {
     /// in the list.
     private func hintLine() -> (text: String, style: Style) {
         guard let session else {
-            return (documents.isEmpty ? "No documents yet: put .txt files in the folders above, then press r."
-                    : "Documents in the cloud continue on your other devices.", Style(.dim))
+            let text = !documents.isEmpty ? "Documents in the cloud continue on your other devices."
+                : library?.cloudFolder == nil ? "No documents yet: continue one from another device."
+                : "No documents yet: add .txt files, then press r."
+            return (text, Style(.dim))
         }
         let layout = session.layout(width: viewport.width)
         let atEnd = session.topRow(in: viewport) >= layout.lastTopRow(height: viewport.height)

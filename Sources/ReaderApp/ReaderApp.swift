@@ -132,14 +132,15 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         ]
     }
 
-    /// Copies the sample documents into the cloud folder (the local folder when the device has
-    /// no cloud) unless they are there already, and reads the list.
+    /// Copies the sample documents into the cloud folder unless they are there already, and
+    /// reads the list. A device without a cloud folder (`--no-cloud`) gets no copies: the samples
+    /// are cloud documents, so such a device truly lacks them, and one continued from another
+    /// device arrives over continuation streams.
     public func launch(application: Application, environment: AppEnvironment) {
         self.application = application
         self.environment = environment
         library = DocumentLibrary(cloudFolder: environment.cloudFolder, localFolder: environment.localFolder)
-        if let sampleDocuments {
-            let folder = environment.cloudFolder ?? environment.localFolder
+        if let sampleDocuments, let folder = environment.cloudFolder {
             do {
                 let copied = try SampleDocuments.install(from: sampleDocuments, into: folder)
                 if !copied.isEmpty {

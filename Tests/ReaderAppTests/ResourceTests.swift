@@ -80,7 +80,7 @@ struct ResourceTests {
         #expect(try SampleDocuments.install(from: samples, into: cloud).isEmpty)
     }
 
-    @Test func launchingCopiesTheSamplesIntoTheCloudFolderOrElseTheLocalOne() throws {
+    @Test func launchingCopiesTheSamplesIntoTheCloudFolderOnly() throws {
         let folder = TemporaryFolder()
         let hood = Neighbourhood()
         let withCloud = try ReaderDevice("Laptop", kind: .laptop, in: hood, cloudFolder: folder.folder("cloud"),
@@ -89,8 +89,11 @@ struct ResourceTests {
         #expect(withCloud.logLines == ["Reader: copied 3 sample document(s) into \(folder.folder("cloud").path)"])
         #expect(!FileManager.default.fileExists(atPath: folder.folder("laptop").path))
 
+        // Without a cloud folder (`--no-cloud`) the device truly lacks the samples.
         let withoutCloud = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: nil, localFolder: folder.folder("phone"))
-        #expect(withoutCloud.reader.documents.map(\.location) == [.local, .local, .local])
+        #expect(withoutCloud.reader.documents.isEmpty)
+        #expect(withoutCloud.logLines.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: folder.folder("phone").path))
     }
 
     @Test func everySampleIsPlainTextWithATitleAndFivePagesOrMore() throws {
