@@ -43,9 +43,19 @@ public struct DocumentServer: Sendable {
         self.senderName = senderName
     }
 
-    /// What happened, for the origin's log.
+    /// A document sent whole.
+    public struct Served: Hashable, Sendable {
+        /// What was sent.
+        public var header: DocumentHeader
+        /// The device that asked for it, as its request names it (may be empty).
+        public var requesterName: String
+        /// From the request's arrival until the last byte was handed to the stream.
+        public var elapsed: Duration
+    }
+
+    /// What happened, for the origin's log and message.
     public enum Outcome: Hashable, Sendable {
-        case served(DocumentHeader)
+        case served(Served)
         case refused(DocumentRefusal)
         case failed(String)
     }
@@ -53,12 +63,15 @@ public struct DocumentServer: Sendable {
     /// Reads the request, then writes the response and closes the output. Never throws: a bad
     /// request is answered with a refusal, a broken stream ends the work.
     public func serve(_ streams: ContinuationStreams) async -> Outcome {
+        let clock = ContinuousClock()
+        var start = clock.now
         var decoder = DocumentRequestDecoder()
         var request: DocumentRequest?
         do {
             for try await chunk in streams.input {
                 if let complete = try decoder.consume(chunk) {
                     request = complete
+                    start = clock.now
                     break
                 }
             }
@@ -99,7 +112,7 @@ public struct DocumentServer: Sendable {
                 offset = end
             }
             await streams.output.close()
-            return .served(header)
+            return .served(Served(header: header, requesterName: request.requesterName, elapsed: clock.now - start))
         } catch {
             await streams.output.close(with: error)
             return .failed("sending “\(name)” failed: \(error)")
@@ -121,13 +134,17 @@ public struct DocumentServer: Sendable {
 public struct DocumentReceiver: Sendable {
     /// The document to ask for.
     public var documentName: String
+    /// This device's name, sent in the request.
+    public var requesterName: String
     /// The largest document accepted.
     public var limit: Int
     /// The longest wait for the next bytes (from the start, then between chunks).
     public var idleTimeout: Duration
 
-    public init(documentName: String, limit: Int = DocumentTransferProtocol.maximumDocumentSize, idleTimeout: Duration = .seconds(30)) {
+    public init(documentName: String, requesterName: String = "", limit: Int = DocumentTransferProtocol.maximumDocumentSize,
+                idleTimeout: Duration = .seconds(30)) {
         self.documentName = documentName
+        self.requesterName = requesterName
         self.limit = limit
         self.idleTimeout = idleTimeout
     }
@@ -173,7 +190,8 @@ public struct DocumentReceiver: Sendable {
 
     private func transfer(over streams: ContinuationStreams, watch: IdleWatch,
                           progress: @Sendable (TransferProgress) -> Void) async throws -> ReceivedDocument {
-        try await streams.output.write(DocumentRequest(documentName: documentName).encoded())
+        let start = ContinuousClock.now
+        try await streams.output.write(DocumentRequest(documentName: documentName, requesterName: requesterName).encoded())
         await streams.output.close()
         watch.touch()
         var decoder = DocumentResponseDecoder(limit: limit)
@@ -195,7 +213,9 @@ public struct DocumentReceiver: Sendable {
             }
         }
         try Task.checkCancellation()
-        return try decoder.finish()
+        var document = try decoder.finish()
+        document.elapsed = ContinuousClock.now - start
+        return document
     }
 }
 

@@ -2,13 +2,14 @@ import Foundation
 
 /// How two Readers pass a document over an activity's continuation streams.
 ///
-/// The continuing Reader sends one request naming the document; the origin answers with one
-/// response: a header (the size, the name and the sender's device name) followed by exactly that
-/// many bytes of the document, or a refusal (a code and a message). Integers are big-endian.
+/// The continuing Reader sends one request naming the document and its own device (so that the
+/// origin can say whom it sent the document to); the origin answers with one response: a header
+/// (the size, the name and the sender's device name) followed by exactly that many bytes of the
+/// document, or a refusal (a code and a message). Integers are big-endian.
 ///
 /// ```
-/// request:  "RDRQ" | version u8 (1) | name length u16 | name (UTF-8)
-/// response: "RDRS" | version u8 (1) | status u8
+/// request:  "RDRQ" | version u8 (2) | name length u16 | name (UTF-8) | requester length u16 | requester (UTF-8)
+/// response: "RDRS" | version u8 (2) | status u8
 ///           status 0 (document): size u64 | name length u16 | name | sender length u16 | sender | size bytes
 ///           status 1 (refusal):  code u8 | message length u16 | message (UTF-8)
 /// ```
@@ -17,8 +18,8 @@ import Foundation
 /// as hostile: every length is checked against a bound as soon as it is read, before the bytes
 /// it announces are awaited, so a peer cannot make the Reader buffer more than the limits below.
 public enum DocumentTransferProtocol {
-    /// The version both frames carry.
-    public static let version: UInt8 = 1
+    /// The version both frames carry (2: the request names the requesting device).
+    public static let version: UInt8 = 2
     /// The largest document either side accepts (a receiver may ask for less).
     public static let maximumDocumentSize = 64 << 20
     /// The longest document or device name, in UTF-8 bytes.
@@ -41,9 +42,12 @@ public enum DocumentTransferProtocol {
 public struct DocumentRequest: Hashable, Sendable {
     /// The document's file name, e.g. `harrow-point.txt`.
     public var documentName: String
+    /// The requesting device's name (e.g. "Phone 1"), for the origin's message; may be empty.
+    public var requesterName: String
 
-    public init(documentName: String) {
+    public init(documentName: String, requesterName: String = "") {
         self.documentName = documentName
+        self.requesterName = requesterName
     }
 
     /// The request's bytes.
@@ -51,6 +55,7 @@ public struct DocumentRequest: Hashable, Sendable {
         var bytes = DocumentTransferProtocol.requestMagic
         bytes.append(DocumentTransferProtocol.version)
         bytes.appendString(documentName)
+        bytes.appendString(requesterName.truncatedUTF8(to: DocumentTransferProtocol.maximumNameLength))
         return bytes
     }
 }
@@ -184,8 +189,12 @@ public struct DocumentRequestDecoder {
         guard try reader.version() != nil, let name = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "document name")
         else { return nil }
         guard DocumentTransferProtocol.isAcceptableDocumentName(name) else { throw .malformed("the document name is not a plain file name") }
+        guard let requester = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "device name") else { return nil }
+        guard !requester.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .malformed("the device name contains control characters")
+        }
         guard reader.isAtEnd else { throw .malformed("bytes after the request") }
-        request = DocumentRequest(documentName: name)
+        request = DocumentRequest(documentName: name, requesterName: requester)
         buffer = []
         return request
     }
@@ -195,6 +204,8 @@ public struct DocumentRequestDecoder {
 public struct ReceivedDocument: Hashable, Sendable {
     public var header: DocumentHeader
     public var bytes: [UInt8]
+    /// From the request until the last byte (zero when not measured).
+    public var elapsed: Duration = .zero
 }
 
 /// Reads the origin's response from chunks of any size: the header, then the document's bytes.
@@ -276,6 +287,16 @@ enum ByteCountText {
             unit += 1
         }
         return String(format: "%.1f %@", value, units[unit])
+    }
+}
+
+/// Durations for people: "12 ms" below a second, else "0.8 s" style with one decimal ("1.0 s",
+/// "12.3 s").
+enum DurationText {
+    static func describe(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        if seconds < 0.9995 { return "\(max(0, Int((seconds * 1000).rounded()))) ms" }
+        return String(format: "%.1f s", seconds)
     }
 }
 

@@ -42,11 +42,21 @@ struct StreamFlowTests {
         #expect(session.position == origin)
         #expect(phone.reader.transfer == nil)
         #expect(phone.reader.message?.kind == .info)
-        #expect(phone.reader.message?.text.hasPrefix("Received “harrow-point.txt” from Laptop (") == true)
+        let size = try Data(contentsOf: stored).count
+        let received = try #require(phone.reader.message?.text)
+        #expect(received.hasPrefix("Received “harrow-point.txt” from Laptop over continuation streams · \(ByteCountText.describe(size)) in "),
+                "\(received)")
+        #expect(received.hasSuffix(", saved on this device."))
         #expect(phone.reader.documents.map(\.name) == ["harrow-point.txt"], "listed on this device")
         #expect(phone.device.lifecycle.contains { $0.kind == .streamsOpened })
         try await world.run { laptop.reader.message != nil }
-        #expect(laptop.reader.message?.text.hasPrefix("Sent “harrow-point.txt”") == true)
+        // The origin says what it sent, to whom, how much and how fast.
+        let sent = try #require(laptop.reader.message)
+        #expect(sent.kind == .info)
+        #expect(sent.text.hasPrefix("Sent “The Clock at Harrow Point” to Phone · \(ByteCountText.describe(size)) in "), "\(sent.text)")
+        #expect(sent.text.hasSuffix(" ms") || sent.text.hasSuffix(" s"))
+        #expect(laptop.render(width: 60, height: 18).text().contains("Sent “The Clock at Harrow Point” to Phone"), "shown on its screen")
+        #expect(laptop.logLines.contains { $0.hasPrefix("Reader: sent “harrow-point.txt” (\(size) bytes) to Phone over continuation streams in ") })
         #expect(laptop.reader.session?.position == origin, "the origin keeps its state")
 
         // Continuing again reuses the identical file instead of making a copy.

@@ -8,15 +8,20 @@ import Testing
 @Suite("Document transfer codec")
 struct DocumentTransferCodecTests {
     @Test func aRequestRoundTripsByteByByte() throws {
-        let bytes = DocumentRequest(documentName: "harrow point ✦.txt").encoded()
-        #expect(Array(bytes.prefix(5)) == Array("RDRQ".utf8) + [1])
+        let sent = DocumentRequest(documentName: "harrow point ✦.txt", requesterName: "Phone 1")
+        let bytes = sent.encoded()
+        #expect(Array(bytes.prefix(5)) == Array("RDRQ".utf8) + [2])
+        #expect(Array(bytes.suffix(9)) == [0, 7] + Array("Phone 1".utf8), "the requesting device comes last")
         var decoder = DocumentRequestDecoder()
         for (index, byte) in bytes.enumerated() {
             let request = try decoder.consume([byte])
             #expect((request != nil) == (index == bytes.count - 1))
         }
-        #expect(decoder.request == DocumentRequest(documentName: "harrow point ✦.txt"))
+        #expect(decoder.request == sent)
         #expect(throws: DocumentTransferError.malformed("bytes after the request")) { try decoder.consume([0]) }
+        // An anonymous request (no device name) is allowed.
+        var anonymous = DocumentRequestDecoder()
+        #expect(try anonymous.consume(DocumentRequest(documentName: "a.txt").encoded()) == DocumentRequest(documentName: "a.txt"))
     }
 
     @Test func aResponseRoundTripsByteByByteAndInChunks() throws {
@@ -52,13 +57,21 @@ struct DocumentTransferCodecTests {
             for byte in bytes { try decoder.consume([byte]) }
         }
         #expect(throws: DocumentTransferError.malformed("it does not start with RDRQ")) { try decode([0x47]) }  // "GET …"
-        #expect(throws: DocumentTransferError.unsupportedVersion(2)) { try decode(Array("RDRQ".utf8) + [2]) }
+        #expect(throws: DocumentTransferError.unsupportedVersion(1)) { try decode(Array("RDRQ".utf8) + [1]) }
+        #expect(throws: DocumentTransferError.unsupportedVersion(3)) { try decode(Array("RDRQ".utf8) + [3]) }
         // A name length over the limit fails on the length, before any name byte arrives.
         #expect(throws: DocumentTransferError.malformed("the document name is longer than 255 bytes")) {
-            try decode(Array("RDRQ".utf8) + [1, 0xFF, 0xFF])
+            try decode(Array("RDRQ".utf8) + [2, 0xFF, 0xFF])
         }
         #expect(throws: DocumentTransferError.malformed("the document name is not UTF-8")) {
-            try decode(Array("RDRQ".utf8) + [1, 0, 2, 0xC0, 0xAF])
+            try decode(Array("RDRQ".utf8) + [2, 0, 2, 0xC0, 0xAF])
+        }
+        // So does the requesting device's name.
+        #expect(throws: DocumentTransferError.malformed("the device name is longer than 255 bytes")) {
+            try decode(Array("RDRQ".utf8) + [2, 0, 5] + Array("a.txt".utf8) + [0x01, 0x00])
+        }
+        #expect(throws: DocumentTransferError.malformed("the device name contains control characters")) {
+            try decode(DocumentRequest(documentName: "a.txt", requesterName: "Phone\u{1B}[2J").encoded())
         }
         for name in ["../etc/passwd", ".hidden.txt", "", "a\u{0}b.txt"] {
             #expect(throws: DocumentTransferError.self, "\(name)") { try decode(DocumentRequest(documentName: name).encoded()) }
@@ -73,9 +86,9 @@ struct DocumentTransferCodecTests {
         }
         let header = DocumentHeader(documentName: "a.txt", size: 3, senderName: "Laptop")
         #expect(throws: DocumentTransferError.malformed("it does not start with RDRS")) { try decode(Array("HTTP/1.1".utf8)) }
-        #expect(throws: DocumentTransferError.malformed("unknown status 9")) { try decode(Array("RDRS".utf8) + [1, 9]) }
+        #expect(throws: DocumentTransferError.malformed("unknown status 9")) { try decode(Array("RDRS".utf8) + [2, 9]) }
         // A size over the limit fails as soon as the size is read.
-        var huge = Array("RDRS".utf8) + [1, 0]
+        var huge = Array("RDRS".utf8) + [2, 0]
         huge.appendInteger(UInt64.max)
         #expect(throws: DocumentTransferError.tooLarge(size: .max, limit: 64 << 20)) { try decode(huge) }
         let big = DocumentHeader(documentName: "a.txt", size: 2_000_000, senderName: "Laptop").encoded()
@@ -95,6 +108,14 @@ struct DocumentTransferCodecTests {
         #expect(ByteCountText.describe(1_200_000) == "1.2 MB")
         #expect(ByteCountText.describe(5_000_000) == "5.0 MB")
     }
+
+    @Test func durationsReadNaturally() {
+        #expect(DurationText.describe(.zero) == "0 ms")
+        #expect(DurationText.describe(.microseconds(12_400)) == "12 ms")
+        #expect(DurationText.describe(.milliseconds(999)) == "999 ms")
+        #expect(DurationText.describe(.milliseconds(800) + .milliseconds(200)) == "1.0 s")
+        #expect(DurationText.describe(.milliseconds(12_340)) == "12.3 s")
+    }
 }
 
 @Suite("Serving and receiving over streams")
@@ -109,9 +130,18 @@ struct DocumentStreamTests {
         let (mine, theirs) = ContinuationStreams.makePipe()
         async let served = server.serve(mine)
         let reports = ProgressLog()
-        let received = try await DocumentReceiver(documentName: "notes.txt").receive(over: theirs) { reports.append($0) }
-        #expect(await served == .served(DocumentHeader(documentName: "notes.txt", size: text.utf8.count, senderName: "Laptop")))
+        let received = try await DocumentReceiver(documentName: "notes.txt", requesterName: "Phone 1").receive(over: theirs) {
+            reports.append($0)
+        }
+        guard case .served(let served) = await served else {
+            Issue.record("the document was not served")
+            return
+        }
+        #expect(served.header == DocumentHeader(documentName: "notes.txt", size: text.utf8.count, senderName: "Laptop"))
+        #expect(served.requesterName == "Phone 1", "the origin knows whom it sent the document to")
+        #expect(served.elapsed > .zero && served.elapsed < .seconds(60))
         #expect(received.bytes == Array(text.utf8))
+        #expect(received.elapsed >= served.elapsed / 2 && received.elapsed < .seconds(60), "the receiver timed the transfer too")
         let seen = reports.all
         #expect(seen.count >= 2, "progress while the bytes arrive")
         #expect(seen.last == TransferProgress(documentName: "notes.txt", senderName: "Laptop",
