@@ -17,6 +17,12 @@ public final class HeadlessController {
     public private(set) var exitStatus: Int32 = 0
     /// True once ``handle(line:)`` returned false; later lines are ignored.
     public private(set) var isFinished = false
+    /// What an installed app checks before it restores a continued activity: the reason it
+    /// refuses the activity, or nil to restore it. A refused activity is not restored: the app's
+    /// `continue` returns false (Apple: "the app did not handle the activity"), so the origin is
+    /// not told it was continued, and a `continue-refused` event says why. The default refuses
+    /// nothing; `handoff device --headless` gives the Reader stand-in the Reader's version rule.
+    public var continuationCheck: ((Application, UserActivity) -> String?)?
 
     let output: LineWriter
     /// The installed apps, in the order given.
@@ -39,10 +45,12 @@ public final class HeadlessController {
 
     /// Takes over `device`: installs `apps` (with the scripted delegate) and starts reporting its
     /// lifecycle events to `output` (any `onLifecycleEvent` handler already set is still called).
-    public init(device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false) {
+    public init(device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false,
+                continuationCheck: ((Application, UserActivity) -> String?)? = nil) {
         self.device = device
         self.output = output
         self.strict = strict
+        self.continuationCheck = continuationCheck
         activityDelegate = ScriptedActivityDelegate(controller: self)
         let previous = device.onLifecycleEvent
         device.onLifecycleEvent = { [weak self] event in
@@ -630,6 +638,14 @@ public final class HeadlessController {
 
     func continueActivity(_ application: Application, _ activity: UserActivity,
                           restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+        if let reason = continuationCheck?(application, activity) {
+            emit("continue-refused", [
+                "app": .string(application.bundleIdentifier), "activity": .string(activity.identifier.uuidString),
+                "type": .string(activity.activityType), "title": activity.title.map { .string($0) } ?? .null,
+                "userInfo": UserInfoJSON.json(from: activity.userInfo), "reason": .string(reason),
+            ])
+            return false
+        }
         let state = states[application.bundleIdentifier]
         restorationHandler(state.map { [$0] } ?? [])
         lastRestored = activity

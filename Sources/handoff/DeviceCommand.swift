@@ -4,6 +4,7 @@ import Foundation
 import HandoffCore
 import HandoffHeadless
 import HandoffNetwork
+import ReaderApp
 
 /// `handoff device`: runs one simulated device.
 struct DeviceCommand: AsyncParsableCommand {
@@ -57,6 +58,11 @@ struct DeviceCommand: AsyncParsableCommand {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, not \(port).") }
         guard fetchTimeout > 0 else { throw ValidationError("--fetch-timeout must be positive.") }
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name is empty.") }
+        // Checked here, not in run(), so that a mistake is reported with this command's usage.
+        _ = try appNames
+        guard ReadingState.writableVersions.contains(readerVersion) else {
+            throw ValidationError("--reader-version must be 1, 2 or 3, not \(readerVersion).")
+        }
     }
 
     @Option(help: ArgumentHelp("The apps installed on the device, comma-separated (default: \(TerminalDeviceRunner.defaultApps.joined(separator: ","))). Known: \(TerminalDeviceRunner.knownApps.joined(separator: ", ")); studio is one app that reads and maps; other is a third-party app of another team.", valueName: "list"))
@@ -65,10 +71,10 @@ struct DeviceCommand: AsyncParsableCommand {
     @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
     var noCloud = false
 
-    @Option(help: ArgumentHelp("The Reader's handoff version: 2 (current) or 1 (older key names), to rehearse a mixed-version hand-off.", valueName: "version"))
-    var readerVersion = 2
+    @Option(help: ArgumentHelp("The Reader's handoff version, to rehearse a mixed-version hand-off: 2 (current), 1 (older key names) or 3 (a newer Reader: the current keys under version 3, which a current Reader refuses). With --headless, the Reader stand-in refuses versions newer than this (or than 2).", valueName: "version"))
+    var readerVersion = ReadingState.currentVersion
 
-    @Option(help: ArgumentHelp("Where the log goes (default: $XDG_STATE_HOME/handoff/NAME.log).", valueName: "file"))
+    @Option(help: ArgumentHelp("Where the log goes (default: $XDG_STATE_HOME/handoff/ACCOUNT-NAME.log, e.g. demo-Phone-1.log; ~/.local/state without XDG_STATE_HOME).", valueName: "file"))
     var logFile: String?
 
     /// The apps chosen with `--apps`, validated (the headless device has stand-ins for the
@@ -111,7 +117,7 @@ struct DeviceCommand: AsyncParsableCommand {
         if headless {
             try await host.start()
             let status = await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes,
-                                              apps: appNames, team: claimTeam).run()
+                                              apps: appNames, team: claimTeam, readerVersion: readerVersion).run()
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -140,6 +146,9 @@ struct HeadlessRunner {
     var apps: [String] = HeadlessRunner.knownApps
     /// The scripted app's team.
     var team = "SIMTEAM001"
+    /// The handoff version of the Reader the scripted app stands in for: it refuses reading
+    /// activities of a newer version, as the Reader does (``readerCheck``).
+    var readerVersion = ReadingState.currentVersion
 
     /// The stand-ins a headless device can have.
     static let knownApps = ["reader", "map", "browser"]
@@ -168,14 +177,33 @@ struct HeadlessRunner {
         return manifests
     }
 
+    /// The Reader's rule for the reading activities the scripted app continues in its place: a
+    /// handoff version newer than the Reader knows is refused with the Reader's own message
+    /// (other keys are the script's business: the stand-in restores them as they are).
+    static func readerCheck(version: Int) -> @Sendable (UserActivity) -> String? {
+        let readable = ReadingState.readableVersions(writing: version)
+        let types: Set = ["com.handoffsim.reader.reading", "com.handoffsim.reader.document"]
+        return { activity in
+            guard types.contains(activity.activityType) else { return nil }
+            do throws(ReadingRestoreError) {
+                try ReadingState.checkVersion(of: activity.userInfo, readable: readable)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+    }
+
     func run() async -> Int32 {
         let output = LineWriter { line in StandardOutput.shared.write(line) }
         let finished = ExitSignal()
         let manifests = self.manifests, strict = self.strict
         let approvals = SiteApprovals.load { problem in FileHandle.standardError.write(Data((problem + "\n").utf8)) }
+        let readerCheck = apps.contains("reader") ? Self.readerCheck(version: readerVersion) : nil
         let controller = host.performAndWait { device in
             approvals.apply(to: device)
-            return QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict))
+            return QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict,
+                                                    continuationCheck: readerCheck.map { check in { _, activity in check(activity) } }))
         }
         output.write(.object([
             "event": .string("ready"),

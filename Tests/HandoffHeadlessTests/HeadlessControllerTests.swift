@@ -309,6 +309,47 @@ struct HeadlessControllerTests {
         #expect(phone.events("restored").first?["userInfo"] == ["page": 4])
     }
 
+    @Test func anAppThatRefusesAnActivityRestoresNothingAndTheOriginIsNotTold() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        var checked: [String] = []
+        phone.controller.continuationCheck = { application, activity in
+            checked.append(application.bundleIdentifier)
+            guard case .integer(let version)? = activity.userInfo["handoffVersion"], version > 2 else { return nil }
+            return "version \(version) is newer than this app knows"
+        }
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "Future",
+                   "userInfo": ["handoffVersion": 3, "page": 4]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "Laptop"])
+        world.hood.settle()
+        #expect(checked == ["com.example.reader"])
+        let refused = try #require(phone.events("continue-refused").first)
+        #expect(refused["app"] == "com.example.reader")
+        #expect(refused["type"] == .string(readingType))
+        #expect(refused["title"] == "Future")
+        #expect(refused["userInfo"] == ["handoffVersion": 3, "page": 4])
+        #expect(refused["reason"] == "version 3 is newer than this app knows")
+        #expect(phone.events("restored").isEmpty)
+        #expect(phone.events("continue-failed").isEmpty, "the app refused: the system reported no failure")
+        let called = try #require(phone.events("lifecycle").first { $0["kind"] == "continueCalled" })
+        #expect(called["detail"] == "the app returned false")
+        #expect(!phone.lifecycleKinds.contains("restoreUserActivityState"))
+        #expect(laptop.lifecycleKinds.contains("payloadSent"), "the payload arrived")
+        #expect(!laptop.lifecycleKinds.contains("wasContinued"), "the origin was not told it was continued")
+        #expect(laptop.events("continued-elsewhere").isEmpty)
+        #expect(phone.ok(["cmd": "status"])["restored"] == .null)
+
+        // An activity the check lets through is restored as before, and the origin is told.
+        laptop.ok(["cmd": "update", "userInfo": ["handoffVersion": 2]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "Laptop"])
+        world.hood.settle()
+        #expect(phone.events("restored").first?["userInfo"] == ["handoffVersion": 2, "page": 4])
+        #expect(laptop.events("continued-elsewhere").count == 1)
+    }
+
     @Test func aVanishedOriginFailsWith4609() throws {
         let world = HeadlessWorld()
         let laptop = world.add("Laptop", kind: .laptop)
