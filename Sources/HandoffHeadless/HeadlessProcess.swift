@@ -155,6 +155,11 @@ public final class HeadlessProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// Asks the process to stop (SIGTERM): a headless device says goodbye and exits.
+    public func terminate() {
+        if process.isRunning { process.terminate() }
+    }
+
     /// Stops the process without letting it clean up.
     public func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }

@@ -7,6 +7,8 @@ import Foundation
 public final class ScenarioRunner {
     public let scenario: Scenario
     public let executable: URL
+    /// Where the run registers its accounts folder and device processes while it runs.
+    public let cleanup: ScenarioCleanup
     private let write: (String) -> Void
 
     /// The outcome of a run.
@@ -20,17 +22,26 @@ public final class ScenarioRunner {
 
     /// - Parameters:
     ///   - executable: the `handoff` binary to start devices with.
+    ///   - cleanup: where the run registers what it must not leave behind if the program is
+    ///     interrupted (give every run of a program the same one, and call its
+    ///     ``ScenarioCleanup/cleanUpNow(grace:)`` on SIGINT and SIGTERM).
     ///   - write: receives each line of the report.
-    public init(scenario: Scenario, executable: URL, write: @escaping (String) -> Void) {
+    public init(scenario: Scenario, executable: URL, cleanup: ScenarioCleanup = ScenarioCleanup(),
+                write: @escaping (String) -> Void) {
         self.scenario = scenario
         self.executable = executable
+        self.cleanup = cleanup
         self.write = write
     }
 
     public func run() -> Outcome {
         let start = Date()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-scenario-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        cleanup.add(folder: folder)
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            cleanup.remove(folder: folder)
+        }
         let account = "scn-\(UUID().uuidString.prefix(8).lowercased())"
         let port = Int.random(in: 20_000...60_000)
         write("Scenario: \(scenario.name)")
@@ -44,6 +55,7 @@ public final class ScenarioRunner {
             for process in processes.values {
                 process.closeInput()
                 if process.waitForExit(timeout: 5) == nil { process.kill() }
+                cleanup.remove(process)
             }
         }
         func failed(_ steps: Int, _ message: String, device: String? = nil) -> Outcome {
@@ -67,7 +79,9 @@ public final class ScenarioRunner {
             for claim in device.claims { arguments += ["--claim", claim] }
             arguments += device.options
             do {
-                processes[device.name] = try HeadlessProcess(name: device.name, arguments: arguments, executable: executable)
+                let process = try HeadlessProcess(name: device.name, arguments: arguments, executable: executable)
+                cleanup.add(process)
+                processes[device.name] = process
             } catch {
                 return failed(0, "could not start \(device.name): \(error)")
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import HandoffHeadless
 
@@ -12,7 +13,9 @@ struct ScenarioCommand: ParsableCommand {
             expected from one within a deadline, and narration. The devices run as separate \
             `handoff device --headless` processes in a private account on a private discovery \
             port. Exit status: 0 when every scenario passes, 1 when one fails, 2 when a file is \
-            not a valid scenario. The format is in docs/headless.md.
+            not a valid scenario; on SIGINT (Ctrl-C) or SIGTERM the devices are stopped and the \
+            private accounts folder is removed before it exits (130, 143). The format is in \
+            docs/headless.md.
             """
     )
 
@@ -52,9 +55,13 @@ struct ScenarioCommand: ParsableCommand {
             return
         }
         let executable = URL(fileURLWithPath: DemoCommand.currentExecutable())
+        let cleanup = ScenarioCleanup()
+        Self.cleanUpOnSignals(cleanup)
         var failures = 0
         for scenario in scenarios {
-            let outcome = ScenarioRunner(scenario: scenario, executable: executable) { line in
+            let outcome = ScenarioRunner(scenario: scenario, executable: executable, cleanup: cleanup) { line in
+                // Once interrupted, the devices are being stopped on purpose: no failure reports.
+                guard !cleanup.isCleaningUp else { return }
                 StandardOutput.shared.write(line)
             }.run()
             if !outcome.passed { failures += 1 }
@@ -62,5 +69,24 @@ struct ScenarioCommand: ParsableCommand {
         }
         StandardOutput.shared.write("\(scenarios.count - failures) of \(scenarios.count) scenarios passed.")
         if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// On SIGINT, SIGTERM or SIGHUP: stop the running scenario's devices, remove its accounts
+    /// folder (it holds account keys), then exit with 128 + the signal's number.
+    static func cleanUpOnSignals(_ cleanup: ScenarioCleanup) {
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                guard !cleanup.isCleaningUp else { return }
+                let name = signalNumber == SIGINT ? "SIGINT" : signalNumber == SIGTERM ? "SIGTERM" : "SIGHUP"
+                FileHandle.standardError.write(Data("\nInterrupted (\(name)): stopping the devices and removing the scenario's accounts.\n".utf8))
+                let removed = cleanup.cleanUpNow()
+                FileHandle.standardError.write(Data("Stopped \(removed.processes) device(s), removed \(removed.folders) folder(s).\n".utf8))
+                Foundation.exit(128 + signalNumber)
+            }
+            source.resume()
+            SignalSources.shared.keep(source)
+        }
     }
 }
