@@ -22,10 +22,20 @@ actor PeerSession {
     private var connecting: Task<Void, any Error>?
     private var channel: SessionChannel?
 
-    /// Connects (TLS, peer check, hello) unless already connected; concurrent callers share one attempt.
+    /// Connects (TLS, peer check, hello) unless already connected; concurrent callers share one
+    /// attempt. A session already open is reused only while the account still trusts the peer:
+    /// one revoked since is closed, and the call fails.
     func connectIfNeeded(security: SessionSecurity, group: any EventLoopGroup, options: NetworkOptions,
                          hello: SessionFrame) async throws {
-        if outbound != nil, !isClosed { return }
+        if outbound != nil, !isClosed {
+            do {
+                try security.ensureNotRevoked(peer)
+            } catch {
+                await close()
+                throw error
+            }
+            return
+        }
         if let connecting {
             try await connecting.value
             return

@@ -25,7 +25,13 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The TLS side of sessions: contexts built from this device's identity, and the check of a peer's
-/// certificate against the account (re-read for every session, so revocations apply at once).
+/// certificate against the account.
+///
+/// The account is re-read from its file for every check, never cached with the TLS contexts (the
+/// contexts pin only the account's authority, which never changes): a device revoked with
+/// `handoff account devices … --revoke` is refused by both sides from its very next session, and
+/// a session already open is checked again before each request it carries
+/// (``ensureNotRevoked(_:)``), so a pooled session cannot outlive the revocation either.
 final class SessionSecurity: Sendable {
     let serverContext: NIOSSLContext
     let clientContext: NIOSSLContext
@@ -39,18 +45,28 @@ final class SessionSecurity: Sendable {
         accountName = account.name
     }
 
-    /// The device proven by `certificate` (already chain-verified by TLS against the account CA).
+    /// The device proven by `certificate` (already chain-verified by TLS against the account CA),
+    /// checked against the account as it is on disk now (revocations included).
     func verify(_ certificate: NIOSSLCertificate?) throws -> DeviceID {
         guard let certificate else { throw SessionError.untrustedPeer("no certificate") }
-        let account: Account
-        do {
-            account = try store.account(named: accountName)
-        } catch {
-            throw SessionError.untrustedPeer("the account could not be read: \(error)")
-        }
-        switch account.verifiedDeviceID(of: certificate) {
+        switch try currentAccount().verifiedDeviceID(of: certificate) {
         case .success(let id): return id
         case .failure(let error): throw SessionError.untrustedPeer("\(error)")
+        }
+    }
+
+    /// Throws ``SessionError/untrustedPeer(_:)`` when the account, as it is on disk now, has
+    /// revoked `id` (or cannot be read): called before each request of a session already open.
+    func ensureNotRevoked(_ id: DeviceID) throws {
+        let account = try currentAccount()
+        if account.isRevoked(id) { throw SessionError.untrustedPeer("\(AccountError.deviceRevoked(id, account: account.name))") }
+    }
+
+    private func currentAccount() throws -> Account {
+        do {
+            return try store.account(named: accountName)
+        } catch {
+            throw SessionError.untrustedPeer("the account could not be read: \(error)")
         }
     }
 }

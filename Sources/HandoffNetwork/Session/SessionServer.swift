@@ -62,6 +62,19 @@ final class SessionServer: Sendable {
             try await outbound.write(.hello(name: identity.name, kind: identity.kind))
             var iterator = inbound.makeAsyncIterator()
             while let frame = try await iterator.next() {
+                // A pooled session outlives continuations: a peer revoked since it opened is
+                // refused at its next request, and the session ends.
+                if frame.isRequest {
+                    do {
+                        try host.security.ensureNotRevoked(peerID)
+                    } catch {
+                        if case .payloadRequest(let id, _) = frame {
+                            try? await outbound.write(.payloadError(id: id, code: .connectionUnavailable,
+                                                                    reason: "the origin no longer trusts this device: \(error)"))
+                        }
+                        return
+                    }
+                }
                 switch frame {
                 case .hello(let name, let kind):
                     peer = PeerInfo(id: peerID, name: name, kind: kind)
@@ -147,5 +160,16 @@ enum StreamClient {
         }
         for await result in opened { return result }
         return .failure(ContinuationStreamError.unavailable("the stream connection closed"))
+    }
+}
+
+extension SessionFrame {
+    /// Whether the frame asks the receiving device to do something for its peer (serve a payload,
+    /// record a continuation, open streams), as opposed to a greeting or an answer.
+    var isRequest: Bool {
+        switch self {
+        case .payloadRequest, .continued, .streamOpen: true
+        default: false
+        }
     }
 }
