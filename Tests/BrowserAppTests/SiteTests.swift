@@ -101,8 +101,8 @@ struct SiteTests {
     }
 
     @Test func mapQueries() {
-        #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=-33.8688&lon=151.2093&z=6.5")).summary
-            == "Map of 33.87°S 151.21°E at zoom 6.5")
+        #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=-33.8688&lon=151.2093&z=5.5")).summary
+            == "Map of 33.87°S 151.21°E at zoom 5.5")
         #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=-0.0001&z=0")).summary == "Map of 0° 0° at zoom 0")
         #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=10&lon=-74.5&z=2")).summary == "Map of 10°N 74.5°W at zoom 2")
         let bad = MapQuery(url: url("https://maps.handoffsim.example/?lat=91&lon=abc"))
@@ -111,6 +111,31 @@ struct SiteTests {
             + "lon “abc” is not a number from -180 to 180; z (zoom) is missing.")
         #expect(MapQuery(url: url("https://maps.handoffsim.example/")).problem?.contains("names no place") == true)
         #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=nan&lon=inf&z=1")).summary == nil)
+    }
+
+    @Test func everyZoomTheMapCanWriteIsAccepted() throws {
+        // The Map's zooms (`MapCamera.minimumZoom...maximumZoom` in the Map app, which cannot be
+        // imported here: its tests pin the same range) are exactly the page's.
+        #expect(MapQuery.zooms == -1.0...6.0)
+        // The Map writes the zoom with at most two decimals: every such value in the range.
+        for hundredths in -100...600 {
+            let z = MapQuery.format(Double(hundredths) / 100)
+            let query = MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=\(z)"))
+            #expect(query.problem == nil, "z=\(z): \(query.problem ?? "")")
+            #expect(query.zoom == Double(hundredths) / 100)
+        }
+        // The whole world on a 80x23 map: the address of the issue that found the mismatch.
+        let world = MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=-0.61"))
+        #expect(world.summary == "Map of 0° 0° at zoom -0.61")
+        #expect(world.variables["map.zoomOut"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=-1")
+        #expect(world.variables["map.zoomIn"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=0.39")
+        let closest = MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=6"))
+        #expect(closest.variables["map.zoomIn"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=6", "clamped to the Map's closest")
+        // Outside the Map's range is an error naming the range.
+        for z in ["-1.01", "6.01", "24"] {
+            #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=\(z)")).problem
+                == "This address does not name a map view: z “\(z)” is not a number from -1 to 6.")
+        }
     }
 
     @Test func aMapPageWithABadQuerySaysWhatIsWrong() throws {

@@ -16,6 +16,53 @@ struct HandoffTests {
         #expect(activity.webpageURL?.absoluteString == "https://maps.handoffsim.example/?lat=10&lon=0&z=0")
     }
 
+    /// The zooms of the Map's web page (the Browser's `MapQuery.zooms`): the two apps cannot
+    /// import each other, so this pins the contract the Browser's tests pin too.
+    static let webPageZooms = -1.0...6.0
+
+    /// The `z` of a map address, read the way the Browser reads it.
+    static func zoom(in url: URL?) -> Double? {
+        guard let url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems,
+              let text = items.first(where: { $0.name == "z" })?.value else { return nil }
+        return Double(text)
+    }
+
+    @Test func everyZoomTheMapCanShowIsOneItsWebPageAccepts() throws {
+        #expect(MapCamera.minimumZoom...MapCamera.maximumZoom == Self.webPageZooms, "the Map's range is its web page's")
+        // Every zoom the Map allows, in steps of 0.005 (fractional and negative ones included),
+        // at several latitudes and longitudes.
+        var zoom = MapCamera.minimumZoom - 0.5
+        while zoom <= MapCamera.maximumZoom + 0.5 {
+            for (latitude, longitude) in [(0.0, 0.0), (-89.99999, -179.99999), (89.99999, 179.99999), (38.72, -9.14)] {
+                let camera = MapCamera(latitude: latitude, longitude: longitude, zoom: zoom)
+                let z = try #require(Self.zoom(in: camera.webpageURL), "\(camera.webpageURL)")
+                #expect(Self.webPageZooms.contains(z), "zoom \(zoom) is written as z=\(z)")
+                #expect(abs(z - camera.zoom) <= 0.005, "z=\(z) names the zoom shown (\(camera.zoom))")
+            }
+            zoom += 0.005
+        }
+        // `0` (the whole world) fits the world into the view: a negative, fractional zoom.
+        let world = try MapWorld()
+        let laptop = world.laptop
+        for (width, height) in [(80, 24), (60, 18), (200, 60), (40, 12), (150, 44)] {
+            _ = laptop.render(width: width, height: height)
+            laptop.press(.character("+"), .character("0"))
+            let activity = try #require(laptop.map.activity)
+            let z = try #require(Self.zoom(in: activity.webpageURL))
+            #expect(Self.webPageZooms.contains(z), "\(width)x\(height): \(activity.webpageURL?.absoluteString ?? "")")
+            // Zooming out from there and in to the end stays in the range.
+            for key: Key in [.character("-"), .character("-"), .character("+")] + Array(repeating: .character("+"), count: 9) {
+                _ = laptop.map.handle(key)
+                #expect(Self.webPageZooms.contains(try #require(Self.zoom(in: activity.webpageURL))))
+            }
+        }
+        _ = laptop.render(width: 80, height: 24)
+        laptop.press(.character("0"))
+        #expect(laptop.map.camera.zoom < 0 && laptop.map.camera.zoom > -1, "the whole world is a negative, fractional zoom")
+        let z = try #require(Self.zoom(in: laptop.map.activity?.webpageURL))
+        #expect(z < 0 && abs(z - laptop.map.camera.zoom) <= 0.005, "z=\(z)")
+    }
+
     @Test func everyRegionChangeSetsNeedsSave() throws {
         let world = try MapWorld()
         let laptop = world.laptop
