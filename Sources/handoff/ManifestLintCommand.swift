@@ -11,6 +11,15 @@ struct ManifestLintCommand: ParsableCommand {
             Prints the activity types, document types (with their ubiquitous activity types) and \
             associated domains the app declares, then every problem found.
 
+            Build settings: $(NAME) references in the files expand to the values of an app's \
+            build settings, as Xcode expands them. They are read, in this order (a later value of \
+            a name wins), from BuildSettings.xcconfig in the Info.plist's folder when there is one \
+            (the folder of the path given, in Xcode's .xcconfig syntax: NAME = VALUE lines, // \
+            comments), or from the file given with --build-settings instead, then from each \
+            --define. The project's own apps keep theirs next to their manifests \
+            (demos/apps/Reader/BuildSettings.xcconfig), so `handoff manifest lint \
+            demos/apps/Reader/Info.plist` needs no other argument.
+
             Exit status: 0 when there is no error (warnings allowed), 1 when there are errors, \
             2 when a file cannot be read or parsed, 64 when the arguments are invalid.
             """
@@ -29,22 +38,32 @@ struct ManifestLintCommand: ParsableCommand {
             valueName: "KEY=VALUE"))
     var definitions: [String] = []
 
+    @Option(name: .customLong("build-settings"),
+            help: ArgumentHelp("A file of build settings (.xcconfig syntax) to use instead of the BuildSettings.xcconfig next to the Info.plist.",
+                               valueName: "file"))
+    var buildSettingsFile: String?
+
     @Flag(help: "Print the report as one JSON object.")
     var json = false
 
     func validate() throws {
         if infoPlist.isEmpty { throw ValidationError("The Info.plist path is empty.") }
         if entitlements?.isEmpty == true { throw ValidationError("The --entitlements path is empty.") }
-        _ = try buildSettings()
+        if buildSettingsFile?.isEmpty == true { throw ValidationError("The --build-settings path is empty.") }
+        _ = try definedSettings()
     }
 
     func run() throws {
         let report: ManifestLintReport
+        let settingsFile: URL?
         do {
+            settingsFile = self.settingsFile
+            var settings = try settingsFile.map { url throws(BuildSettingsFileError) in try BuildSettingsFile(contentsOf: url).settings } ?? [:]
+            settings.merge(try definedSettings()) { _, defined in defined }
             report = try ManifestLint.lint(
                 infoPlistAt: URL(fileURLWithPath: infoPlist),
                 entitlementsAt: entitlements.map { URL(fileURLWithPath: $0) },
-                buildSettings: buildSettings())
+                buildSettings: settings)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(2)
@@ -55,16 +74,26 @@ struct ManifestLintCommand: ParsableCommand {
             let data = try encoder.encode(report)
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print(report.formattedText(infoPlist: infoPlist, entitlements: entitlements))
+            print(report.formattedText(infoPlist: infoPlist, entitlements: entitlements, buildSettings: settingsFile?.relativePath))
             if report.problems.contains(where: { $0.message.hasPrefix("unresolved build setting") }) {
-                print("Pass the values of build settings with --define NAME=VALUE.")
+                print("Pass the values of build settings with --define NAME=VALUE, or in a \(BuildSettingsFile.defaultFileName) "
+                    + "file next to the Info.plist.")
             }
         }
         if report.hasErrors { throw ExitCode(1) }
     }
 
+    /// The build-settings file to read: the one given, else the default one next to the Info.plist
+    /// when it exists.
+    private var settingsFile: URL? {
+        if let buildSettingsFile { return URL(fileURLWithPath: buildSettingsFile) }
+        let folder = (infoPlist as NSString).deletingLastPathComponent
+        let path = folder.isEmpty ? BuildSettingsFile.defaultFileName : (folder as NSString).appendingPathComponent(BuildSettingsFile.defaultFileName)
+        return FileManager.default.fileExists(atPath: path) ? URL(fileURLWithPath: path) : nil
+    }
+
     /// The `--define` options as a map.
-    private func buildSettings() throws(ValidationError) -> [String: String] {
+    private func definedSettings() throws(ValidationError) -> [String: String] {
         var settings: [String: String] = [:]
         for definition in definitions {
             guard let equals = definition.firstIndex(of: "="), equals != definition.startIndex else {

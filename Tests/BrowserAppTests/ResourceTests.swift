@@ -17,6 +17,10 @@ struct ResourceTests {
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: sites.path) == "../Sources/BrowserApp/Resources/sites")
         #expect(try Data(contentsOf: plist) == Data(contentsOf: resources.infoPlist))
         #expect(SiteLibrary.hosts(in: sites) == SiteLibrary.hosts(in: resources.sites))
+        // `handoff manifest lint` reads the app's settings from the file next to its Info.plist.
+        let settings = try BuildSettingsFile(contentsOf: Self.root.appendingPathComponent("demos/apps/Browser/BuildSettings.xcconfig"))
+        #expect(settings.settings == BrowserApp.buildSettings)
+        #expect(try AppManifest(infoPlistAt: plist, buildSettings: settings.settings) == BrowserApp().manifest)
     }
 
     @Test func theManifestMatchesTheHeadlessDevicesBrowser() throws {

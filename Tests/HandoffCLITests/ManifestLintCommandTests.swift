@@ -47,7 +47,7 @@ struct ManifestLintCommandTests {
         let unresolved = try Handoff.run(arguments)
         #expect(unresolved.status == 1)
         #expect(unresolved.standardOutput.contains("unresolved build setting $(PRODUCT_BUNDLE_IDENTIFIER)"))
-        #expect(unresolved.standardOutput.hasSuffix("7 errors, 1 warning\nPass the values of build settings with --define NAME=VALUE.\n"))
+        #expect(unresolved.standardOutput.hasSuffix("7 errors, 1 warning\nPass the values of build settings with --define NAME=VALUE, or in a BuildSettings.xcconfig file next to the Info.plist.\n"))
 
         let resolved = try Handoff.run(arguments + [
             "--define", "PRODUCT_BUNDLE_IDENTIFIER=com.example.reader", "--define", "DEVELOPMENT_TEAM=ABCDE12345",
@@ -97,7 +97,7 @@ struct ManifestLintCommandTests {
         #expect(output.contains(
             "  error: \(Fixture.path("Problems.entitlements")): com.apple.developer.associated-domains[1]: \"problems.example.com\" has no service prefix"))
         #expect(output.contains("  warning: \(Fixture.path("Problems.entitlements")): com.apple.developer.team-identifier: "))
-        #expect(output.hasSuffix("20 errors, 3 warnings\nPass the values of build settings with --define NAME=VALUE.\n"))
+        #expect(output.hasSuffix("20 errors, 3 warnings\nPass the values of build settings with --define NAME=VALUE, or in a BuildSettings.xcconfig file next to the Info.plist.\n"))
     }
 
     @Test func wrongValueTypesExitOne() throws {
@@ -234,13 +234,79 @@ struct ManifestLintCommandTests {
         #expect(!result.standardOutput.contains("--define"))
     }
 
+    // MARK: Build-settings files
+
+    @Test(arguments: ["Reader", "Map", "Browser"])
+    func theProjectsOwnManifestsLintCleanWithoutArguments(app: String) throws {
+        let plist = "demos/apps/\(app)/Info.plist"
+        let result = try Handoff.run("manifest", "lint", plist)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardError == "")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.prefix(2) == ["Info.plist:        \(plist)", "Build settings:    demos/apps/\(app)/BuildSettings.xcconfig"])
+        #expect(lines.contains("Bundle identifier: com.handoffsim.\(app.lowercased())"))
+        #expect(lines.contains("Team identifier:   SIMTEAM001"))
+        #expect(lines.last == "0 errors, 0 warnings")
+    }
+
+    @Test func theMapsEntitlementsLintCleanToo() throws {
+        let result = try Handoff.run("manifest", "lint", "demos/apps/Map/Info.plist", "--entitlements", "demos/apps/Map/Map.entitlements")
+        #expect(result.status == 0, "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("  activitycontinuation:maps.handoffsim.example"))
+        #expect(result.standardOutput.hasSuffix("0 errors, 0 warnings\n"))
+    }
+
+    @Test func theFileNextToTheInfoPlistIsReadAndDefinitionsWin() throws {
+        let directory = try TemporaryDirectory()
+        let info = try directory.write("Info.plist", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>$(PRODUCT_BUNDLE_IDENTIFIER)</string>
+            <key>TeamIdentifier</key><string>$(DEVELOPMENT_TEAM)</string>
+            <key>NSUserActivityTypes</key><array><string>$(PRODUCT_BUNDLE_IDENTIFIER).view</string></array>
+            </dict></plist>
+            """)
+        _ = try directory.write("BuildSettings.xcconfig", "// settings\nPRODUCT_BUNDLE_IDENTIFIER = com.example.file\nDEVELOPMENT_TEAM = ABCDE12345\n")
+        let fromFile = try Handoff.run("manifest", "lint", info)
+        #expect(fromFile.status == 0)
+        #expect(fromFile.standardOutput.contains("Build settings:    \(directory.path)/BuildSettings.xcconfig"))
+        #expect(fromFile.standardOutput.contains("  com.example.file.view"))
+        let defined = try Handoff.run("manifest", "lint", info, "--define", "PRODUCT_BUNDLE_IDENTIFIER=com.example.defined")
+        #expect(defined.status == 0)
+        #expect(defined.standardOutput.contains("Bundle identifier: com.example.defined"), "a --define wins over the file")
+        // --build-settings names another file instead.
+        let other = try directory.write("Other.xcconfig", "PRODUCT_BUNDLE_IDENTIFIER = com.example.other\n")
+        let instead = try Handoff.run("manifest", "lint", info, "--build-settings", other)
+        #expect(instead.status == 1, "the other file has no DEVELOPMENT_TEAM")
+        #expect(instead.standardOutput.contains("Build settings:    \(other)"))
+        #expect(instead.standardOutput.contains("Bundle identifier: com.example.other"))
+        #expect(instead.standardOutput.contains("unresolved build setting $(DEVELOPMENT_TEAM)"))
+    }
+
+    @Test func aBadBuildSettingsFileExitsTwoNamingTheFileAndTheLine() throws {
+        let directory = try TemporaryDirectory()
+        let info = try directory.write("Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+        _ = try directory.write("BuildSettings.xcconfig", "A = 1\n#include \"Base.xcconfig\"\n")
+        let result = try Handoff.run("manifest", "lint", info)
+        #expect(result.status == 2)
+        #expect(result.standardOutput == "")
+        #expect(result.standardError == "error: \(directory.path)/BuildSettings.xcconfig:2: #include is not supported: write every setting in this file\n")
+        let missing = try Handoff.run("manifest", "lint", info, "--build-settings", directory.path + "/none.xcconfig")
+        #expect(missing.status == 2)
+        #expect(missing.standardError.hasPrefix("error: \(directory.path)/none.xcconfig: cannot read the file: "))
+    }
+
     // MARK: Usage
 
     @Test func helpDescribesTheCommandAndItsOptions() throws {
         let result = try Handoff.run("manifest", "lint", "--help")
         #expect(result.status == 0)
-        for expected in ["USAGE: handoff manifest lint", "<info-plist>", "--entitlements <file>", "--define <KEY=VALUE>", "--json", "Exit status", "64 when"] {
-            #expect(result.standardOutput.contains(expected), "help lacks \(expected)")
+        // Words, whatever the wrapping.
+        let help = result.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for expected in ["USAGE: handoff manifest lint", "<info-plist>", "--entitlements <file>", "--define <KEY=VALUE>", "--json", "Exit status", "64 when",
+                         "--build-settings <file>", "from BuildSettings.xcconfig in the Info.plist's folder when there is one",
+                         "`handoff manifest lint demos/apps/Reader/Info.plist` needs no other argument"] {
+            #expect(help.contains(expected), "help lacks \(expected)")
         }
     }
 
@@ -260,12 +326,50 @@ struct ManifestLintCommandTests {
         #expect(result.standardOutput == "0.1.0\n")
     }
 
-    @Test(arguments: [["manifest", "lint"], ["manifest", "lint", "Info.plist", "--define", "NOVALUE"], ["manifest", "lint", "Info.plist", "--define", "=x"], ["manifest", "lint", "--bogus"]])
+    @Test(arguments: [["manifest", "lint"], ["manifest", "lint", "Info.plist", "--define", "NOVALUE"], ["manifest", "lint", "Info.plist", "--define", "=x"], ["manifest", "lint", "--bogus"],
+                      ["manifest", "lint", "Info.plist", "--build-settings", ""]])
     func usageErrorsExitSixtyFour(_ arguments: [String]) throws {
         let result = try Handoff.run(arguments)
         #expect(result.status == 64)
         #expect(result.standardOutput == "")
         #expect(result.standardError.contains("Usage: handoff manifest lint"))
+    }
+}
+
+/// The top-level command line: unknown commands and the device's options are reported with the
+/// right usage.
+@Suite("handoff usage errors (end to end)")
+struct HandoffUsageTests {
+    @Test func anUnknownCommandIsNamedWithTheTopLevelUsage() throws {
+        let result = try Handoff.run("bogus")
+        #expect(result.status == 64)
+        #expect(result.standardOutput == "")
+        #expect(result.standardError.hasPrefix("Error: unknown command \"bogus\" (commands: device, demo, scenario, account, manifest, bench; "))
+        #expect(result.standardError.contains("Usage: handoff <subcommand>"))
+        #expect(!result.standardError.contains("handoff device"), "not the device's usage")
+        // Options alone still run a device (here, its help), and `help` is the built-in command.
+        #expect(try Handoff.run("--version").status == 0)
+        #expect(try Handoff.run("help").standardOutput.contains("USAGE: handoff <subcommand>"))
+    }
+
+    @Test(arguments: [(["--apps", "reader,foo"], "--apps: no app named \"foo\" (known: reader, map, browser, studio, other)."),
+                      (["device", "--apps", "reader,foo"], "--apps: no app named \"foo\" (known: reader, map, browser, studio, other)."),
+                      (["device", "--headless", "--apps", "studio"], "--apps: no app named \"studio\" (known: reader, map, browser)."),
+                      (["device", "--reader-version", "7"], "--reader-version must be 1, 2 or 3, not 7.")])
+    func aBadDeviceOptionIsNamedWithTheDevicesUsage(arguments: [String], message: String) throws {
+        let result = try Handoff.run(arguments + ["--config-dir", "/nonexistent/handoff-usage-test"])
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix("Error: \(message)\n"), "\(result.standardError)")
+        #expect(result.standardError.contains("Usage: handoff device"), "the device's usage")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/handoff-usage-test"), "nothing was started")
+    }
+
+    @Test func theDevicesHelpNamesTheLogFileAsItIs() throws {
+        let result = try Handoff.run("device", "--help")
+        #expect(result.status == 0)
+        let help = result.standardOutput.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+        #expect(help.contains("$XDG_STATE_HOME/handoff/ACCOUNT-NAME.log"), "\(help)")
+        #expect(help.contains("3 (a newer Reader"))
     }
 }
 

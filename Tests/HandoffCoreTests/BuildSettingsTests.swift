@@ -240,3 +240,69 @@ struct BuildSettingsTests {
         }
     }
 }
+
+@Suite("Build-settings files (.xcconfig)")
+struct BuildSettingsFileTests {
+    @Test func settingsCommentsAndBlankLines() throws {
+        let text = """
+            // The Reader.
+            PRODUCT_BUNDLE_IDENTIFIER = com.example.$(PRODUCT_NAME:lower)   // expanded later
+            \tDEVELOPMENT_TEAM=ABCDE12345;
+
+            PRODUCT_NAME = Reader
+            EMPTY =
+            PRODUCT_NAME = Reader2
+            """
+        let file = try BuildSettingsFile(parsing: text, file: "BuildSettings.xcconfig")
+        #expect(file.settings == [
+            "PRODUCT_BUNDLE_IDENTIFIER": "com.example.$(PRODUCT_NAME:lower)",
+            "DEVELOPMENT_TEAM": "ABCDE12345",
+            "PRODUCT_NAME": "Reader2",
+            "EMPTY": "",
+        ])
+        #expect(BuildSettingExpander(settings: file.settings).expand("$(PRODUCT_BUNDLE_IDENTIFIER).reading").value
+            == "com.example.reader2.reading")
+        #expect(try BuildSettingsFile(parsing: "A = 1\r\nB = 2\r\n", file: "f").settings == ["A": "1", "B": "2"])
+        #expect(try BuildSettingsFile(parsing: "", file: "f").settings == [:])
+    }
+
+    @Test(arguments: [
+        ("A = 1\njust words", 2, "expected NAME = VALUE, found \"just words\""),
+        ("#include \"Base.xcconfig\"", 1, "#include is not supported: write every setting in this file"),
+        ("A[sdk=iphoneos*] = 1", 1, "conditional settings such as \"A[sdk=iphoneos*]\" are not supported"),
+        ("\n\n9LIVES = x", 3, "\"9LIVES\" is not a build-setting name (letters, digits and _, not starting with a digit)"),
+        ("MY-NAME = x", 1, "\"MY-NAME\" is not a build-setting name (letters, digits and _, not starting with a digit)"),
+        (" = x", 1, "\"\" is not a build-setting name (letters, digits and _, not starting with a digit)"),
+        ("A\u{1B}[2J = x", 1, "conditional settings such as \"A?[2J\" are not supported"),
+    ])
+    func badLinesNameTheFileAndTheLine(text: String, line: Int, message: String) {
+        #expect(throws: BuildSettingsFileError(file: "apps/BuildSettings.xcconfig", line: line, message: message)) {
+            try BuildSettingsFile(parsing: text, file: "apps/BuildSettings.xcconfig")
+        }
+        #expect(BuildSettingsFileError(file: "x.xcconfig", line: line, message: "m").description == "x.xcconfig:\(line): m")
+    }
+
+    @Test func filesThatCannotBeReadAreNamed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xcconfig-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let missing = folder.appendingPathComponent("missing.xcconfig")
+        #expect(throws: BuildSettingsFileError.self) { try BuildSettingsFile(contentsOf: missing) }
+        do {
+            _ = try BuildSettingsFile(contentsOf: missing)
+        } catch {
+            #expect(error.file == missing.path && error.line == nil && error.message.hasPrefix("cannot read the file: "))
+        }
+        let binary = folder.appendingPathComponent("binary.xcconfig")
+        try Data([0xFF, 0xFE, 0x00]).write(to: binary)
+        #expect(throws: BuildSettingsFileError(file: binary.path, line: nil, message: "the file is not UTF-8 text")) {
+            try BuildSettingsFile(contentsOf: binary)
+        }
+        let huge = folder.appendingPathComponent("huge.xcconfig")
+        try Data(repeating: 0x20, count: BuildSettingsFile.maximumSize + 1).write(to: huge)
+        #expect(throws: BuildSettingsFileError(file: huge.path, line: nil, message: "the file is larger than 256 KiB")) {
+            try BuildSettingsFile(contentsOf: huge)
+        }
+    }
+}
+

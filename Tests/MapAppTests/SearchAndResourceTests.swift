@@ -81,6 +81,9 @@ struct ResourceTests {
         let source = root.appendingPathComponent("Sources/MapApp/Resources/Info.plist")
         #expect(plist.resolvingSymlinksInPath().path == source.resolvingSymlinksInPath().path)
         #expect(try AppManifest(infoPlistAt: plist, buildSettings: MapApp.buildSettings) == MapApp().manifest)
+        // `handoff manifest lint` reads the app's settings from the file next to its Info.plist.
+        let settings = try BuildSettingsFile(contentsOf: root.appendingPathComponent("demos/apps/Map/BuildSettings.xcconfig")).settings
+        #expect(settings == MapApp.buildSettings)
     }
 
     @Test func theGeographyIsSmall() throws {

@@ -25,8 +25,11 @@ struct ResourceTests {
         let documents = root.appendingPathComponent("demos/documents")
         #expect(plist.resolvingSymlinksInPath().path == source.appendingPathComponent("Info.plist").resolvingSymlinksInPath().path)
         #expect(documents.resolvingSymlinksInPath().path == source.appendingPathComponent("Documents").resolvingSymlinksInPath().path)
-        // The lint command reads the same file with the same settings.
-        #expect(try AppManifest(infoPlistAt: plist, buildSettings: ReaderApp.buildSettings) == ReaderApp().manifest)
+        // The lint command reads the same file with the same settings: those of the
+        // BuildSettings.xcconfig next to it.
+        let settings = try BuildSettingsFile(contentsOf: root.appendingPathComponent("demos/apps/Reader/BuildSettings.xcconfig")).settings
+        #expect(settings == ReaderApp.buildSettings)
+        #expect(try AppManifest(infoPlistAt: plist, buildSettings: settings) == ReaderApp().manifest)
     }
 
     @Test func aBrokenManifestIsAnErrorNamingTheFileAndTheKey() throws {

@@ -9,11 +9,15 @@ extension ManifestLintReport {
     /// - Parameters:
     ///   - infoPlist: How to name the Info.plist in the header (usually its path).
     ///   - entitlements: How to name the entitlements file, if one was read.
-    public func formattedText(infoPlist: String, entitlements: String? = nil) -> String {
+    ///   - buildSettings: How to name the build-settings file, if one was read.
+    public func formattedText(infoPlist: String, entitlements: String? = nil, buildSettings: String? = nil) -> String {
         var lines: [String] = []
         lines.append("Info.plist:        \(infoPlist.escapingInvisibleCharacters)")
         if let entitlements {
             lines.append("Entitlements:      \(entitlements.escapingInvisibleCharacters)")
+        }
+        if let buildSettings {
+            lines.append("Build settings:    \(buildSettings.escapingInvisibleCharacters)")
         }
         lines.append("Bundle identifier: \(bundleIdentifier?.escapingInvisibleCharacters ?? "(unknown)")")
         lines.append("Team identifier:   \(teamIdentifier?.escapingInvisibleCharacters ?? "(unknown)")")
