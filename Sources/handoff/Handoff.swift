@@ -7,8 +7,29 @@ struct Handoff: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoff",
         abstract: "A Handoff simulator: Apple's user-activity continuation between devices, reimplemented for terminals.",
+        discussion: "Without a command, runs `handoff device` (options such as --name go to it).",
         version: HandoffVersion.current,
         subcommands: [DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self, BenchCommand.self],
         defaultSubcommand: DeviceCommand.self
     )
+
+    /// Runs the command line. A first argument that is neither an option nor a command is an
+    /// unknown command, reported with the top-level usage (without this, the default subcommand
+    /// would take it and report an unexpected argument with the device's usage).
+    static func main() async {
+        if let problem = unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+            exit(withError: ValidationError(problem))
+        }
+        await main(nil)
+    }
+
+    /// The commands the first argument may name.
+    static var commandNames: [String] { configuration.subcommands.map { $0._commandName } }
+
+    /// Why `arguments` start with an unknown command, or nil when they do not.
+    static func unknownCommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commandNames.contains(first) else { return nil }
+        return "unknown command \"\(first)\" (commands: \(commandNames.joined(separator: ", ")); "
+            + "options alone run a device)."
+    }
 }
