@@ -290,12 +290,13 @@ enum ByteCountText {
     }
 }
 
-/// Durations for people: "12 ms" below a second, else "0.8 s" style with one decimal ("1.0 s",
-/// "12.3 s").
+/// Durations for people: "under 1 ms", "12 ms" below a second, else seconds with one decimal
+/// ("1.0 s", "12.3 s").
 enum DurationText {
     static func describe(_ duration: Duration) -> String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        if seconds < 0.9995 { return "\(max(0, Int((seconds * 1000).rounded()))) ms" }
+        if seconds < 0.0005 { return "under 1 ms" }
+        if seconds < 0.9995 { return "\(Int((seconds * 1000).rounded())) ms" }
         return String(format: "%.1f s", seconds)
     }
 }

@@ -110,7 +110,8 @@ struct DocumentTransferCodecTests {
     }
 
     @Test func durationsReadNaturally() {
-        #expect(DurationText.describe(.zero) == "0 ms")
+        #expect(DurationText.describe(.zero) == "under 1 ms")
+        #expect(DurationText.describe(.microseconds(600)) == "1 ms")
         #expect(DurationText.describe(.microseconds(12_400)) == "12 ms")
         #expect(DurationText.describe(.milliseconds(999)) == "999 ms")
         #expect(DurationText.describe(.milliseconds(800) + .milliseconds(200)) == "1.0 s")
