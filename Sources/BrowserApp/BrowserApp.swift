@@ -190,6 +190,8 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
             return
         }
         if userActivity == nil {
+            // The page's activity is made once the user has the Browser in front.
+            guard application.isFrontmost else { return }
             do {
                 userActivity = try UserActivity(activityType: UserActivity.browsingWebType, application: application)
             } catch {

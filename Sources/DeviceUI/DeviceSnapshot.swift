@@ -81,6 +81,8 @@ public struct DeviceSnapshot: Hashable, Sendable {
             case askingApp
             /// The payload is on its way; the attempt gives up at `deadline`.
             case fetching(deadline: Date)
+            /// The app has the activity (`continue(_:restorationHandler:)`).
+            case restoring
         }
 
         public var peer: PeerInfo
@@ -174,12 +176,14 @@ extension DeviceSnapshot {
                       options: offer.advertisement.options, route: offer.route, payloadSize: offer.payloadSize)
         }
         let pending = system.pendingContinuation.map { pending in
-            let phase: PendingInfo.Phase = switch pending.phase {
-            case .awaitingWillContinue: .askingApp
-            case .fetching(let deadline): .fetching(deadline: deadline)
+            let phase: PendingInfo.Phase = switch pending {
+            case .askingApp: .askingApp
+            case .fetching(_, _, _, let deadline): .fetching(deadline: deadline)
+            case .delivering: .restoring
             }
-            return PendingInfo(peer: pending.peer, bundleIdentifier: pending.bundleIdentifier,
-                               activityType: pending.activityType, phase: phase, chosenAt: pending.chosenAt)
+            return PendingInfo(peer: pending.peer, bundleIdentifier: pending.target?.bundleIdentifier,
+                               activityType: pending.target?.activityType ?? UserActivity.browsingWebType, phase: phase,
+                               chosenAt: pending.attempt.chosenAt)
         }
         let own = system.currentActivity.flatMap { system.activities[$0] }.map { activity in
             OwnActivity(bundleIdentifier: activity.bundleIdentifier, activityType: activity.activityType,

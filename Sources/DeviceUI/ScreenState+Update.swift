@@ -234,52 +234,43 @@ extension ScreenState {
 
     // MARK: Lifecycle events
 
+    /// What the screen shows for a lifecycle event: it reads the typed case, never its text.
     private mutating func handle(_ event: LifecycleEvent, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
-        let appName = snapshot.app(event.bundleIdentifier)?.name ?? event.bundleIdentifier ?? "The app"
-        let peer = event.peer ?? "another device"
-        switch event.kind {
-        case .willContinue:
+        func name(of bundle: String?) -> String { snapshot.app(bundle)?.name ?? bundle ?? "The app" }
+        switch event.occurrence {
+        case .willContinue(_, let peer, let bundle, _, let accepted):
+            guard accepted else {
+                show("\(name(of: bundle)) declined the activity from \(peer.name)", role: .warning, at: event.time)
+                return []
+            }
             // The continuing app comes to the front and shows that it is loading.
-            guard let bundle = event.bundleIdentifier, snapshot.app(bundle)?.canOpen == true else { return [] }
+            guard snapshot.app(bundle)?.canOpen == true else { return [] }
             return open(bundle)
-        case .continueDeclined:
-            show("\(appName) declined the activity from \(peer)", role: .warning, at: event.time)
-        case .continuationFailed:
-            guard let raw = event.errorCode, let code = HandoffError.Code(rawValue: raw) else { return [] }
-            if code == .userCancelled {
+        case .continuationFailed(_, let peer, let bundle, _, let error):
+            if error.code == .userCancelled {
                 show("Continuation cancelled; both devices keep their state", role: .dim, at: event.time)
             } else {
-                overlay = .alert(ContinuationAlert(code: code, reason: Self.reason(of: event.detail, code: code),
-                                                   peer: event.peer, bundleIdentifier: event.bundleIdentifier))
+                overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, peer: peer.name, bundleIdentifier: bundle))
             }
-        case .systemShowedError:
-            guard let raw = event.errorCode, let code = HandoffError.Code(rawValue: raw), code != .userCancelled else { return [] }
-            if case .alert(var alert) = overlay, alert.code == code {
+        case .systemShowedError(let bundle, _, let error):
+            guard error.code != .userCancelled else { return [] }
+            if case .alert(var alert) = overlay, alert.code == error.code {
                 alert.shownBySystem = true
-                alert.bundleIdentifier = alert.bundleIdentifier ?? event.bundleIdentifier
+                alert.bundleIdentifier = alert.bundleIdentifier ?? bundle
                 overlay = .alert(alert)
             } else {
-                overlay = .alert(ContinuationAlert(code: code, reason: code.meaning, peer: event.peer,
-                                                   bundleIdentifier: event.bundleIdentifier, shownBySystem: true))
+                overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, bundleIdentifier: bundle, shownBySystem: true))
             }
-        case .continued:
-            if event.detail.hasPrefix("the app returned false") {
-                show("\(appName) did not handle the activity from \(peer)", role: .warning, at: event.time)
-            } else {
-                show("Continued from \(peer)", role: .success, at: event.time)
-            }
-        case .wasContinued:
-            show("Continued on \(peer)", role: .success, at: event.time)
+        case .notHandled(_, let peer, let bundle, _):
+            show("\(name(of: bundle)) did not handle the activity from \(peer.name)", role: .warning, at: event.time)
+        case .continued(_, let peer, _, _, _):
+            show("Continued from \(peer.name)", role: .success, at: event.time)
+        case .wasContinued(_, let peer, _):
+            show("Continued on \(peer.name)", role: .success, at: event.time)
         default:
             break
         }
         return []
-    }
-
-    /// The instance-specific part of a failure's detail (the detail is the error's description).
-    static func reason(of detail: String, code: HandoffError.Code) -> String {
-        let prefix = HandoffError(code, "").description
-        return detail.hasPrefix(prefix) ? String(detail.dropFirst(prefix.count)) : detail
     }
 
     // MARK: Actions

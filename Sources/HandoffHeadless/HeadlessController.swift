@@ -37,11 +37,6 @@ public final class HeadlessController {
     var originMode: OriginStreamMode = .echo
     var streamEndpoints: [Int: StreamEndpoint] = [:]
     var nextStreamID = 1
-    let timestampFormatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
 
     /// Takes over `device`: installs `apps` (with the scripted delegate) and starts reporting its
     /// lifecycle events to `output` (any `onLifecycleEvent` handler already set is still called).
@@ -150,29 +145,23 @@ public final class HeadlessController {
         emit("lifecycle", Self.fields(of: event))
     }
 
-    /// A lifecycle event's fields under its own Codable keys, plus its explanation.
+    /// A lifecycle event's fields as JSON: the core's one presentation of the typed value
+    /// (`LifecycleEvent.fields`), never parsed back from text.
     public static func fields(of event: LifecycleEvent) -> [String: JSONValue] {
-        var object: [String: JSONValue]
-        if case .object(let parsed)? = try? JSONValue.parse(event.jsonLine()) {
-            object = parsed
-        } else {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            object = ["time": .string(formatter.string(from: event.time)), "device": .string(event.device),
-                      "kind": .string(event.kind.rawValue), "detail": .string(event.detail)]
-            if let v = event.activityType { object["activityType"] = .string(v) }
-            if let v = event.bundleIdentifier { object["bundleIdentifier"] = .string(v) }
-            if let v = event.peer { object["peer"] = .string(v) }
-            if let v = event.size { object["size"] = .integer(Int64(v)) }
-            if let v = event.errorCode { object["errorCode"] = .integer(Int64(v)) }
+        var object: [String: JSONValue] = [:]
+        for (key, value) in event.fields {
+            object[key] = switch value {
+            case .string(let text): .string(text)
+            case .integer(let number): .integer(Int64(number))
+            case .double(let number): .double(number)
+            case .bool(let flag): .bool(flag)
+            case .userInfo(let info): UserInfoJSON.json(from: info)
+            }
         }
-        // Milliseconds are a double even when the encoder wrote a whole number.
-        if let ms = event.milliseconds { object["milliseconds"] = .double(ms) }
-        object["explanation"] = .string(event.explanation)
         return object
     }
 
-    func timestamp(_ date: Date) -> JSONValue { .string(timestampFormatter.string(from: date)) }
+    func timestamp(_ date: Date) -> JSONValue { .string(LifecycleEvent.timestamp(date)) }
 
     // MARK: Commands
 
@@ -444,15 +433,17 @@ public final class HeadlessController {
             }),
         ]
         if let pending = device.system.pendingContinuation {
-            let phase: String
-            switch pending.phase {
-            case .awaitingWillContinue: phase = "awaitingWillContinue"
-            case .fetching: phase = "fetching"
+            let phase: String = switch pending {
+            case .askingApp: "askingApp"
+            case .fetching: "fetching"
+            case .delivering: "delivering"
             }
             result["continuation"] = .object([
+                "id": .string(pending.id.description),
                 "peer": .string(pending.peer.id.rawValue), "name": .string(pending.peer.name),
-                "type": .string(pending.activityType), "app": pending.bundleIdentifier.map { .string($0) } ?? .null,
-                "phase": .string(phase), "chosenAt": timestamp(pending.chosenAt),
+                "type": pending.target.map { .string($0.activityType) } ?? .null,
+                "app": pending.target.map { .string($0.bundleIdentifier) } ?? .null,
+                "phase": .string(phase), "chosenAt": timestamp(pending.attempt.chosenAt),
             ])
         } else {
             result["continuation"] = .null

@@ -3,5 +3,5 @@
 /// SwiftNIO and the TLS stack.
 public enum HandoffNetwork {
     /// The wire protocol version spoken in beacons and session frames.
-    public static let protocolVersion: UInt8 = 1
+    public static let protocolVersion: UInt8 = 2
 }

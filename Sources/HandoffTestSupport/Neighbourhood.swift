@@ -57,6 +57,10 @@ public final class Neighbourhood {
         transports[id] = transport
         devices[id] = device
         device.transport = transport
+        // As on a device's queue: beacon changes made one after another go out once, on the next turn.
+        device.deferBeacons = { [unowned self] flush in
+            self.enqueue(from: id, to: id, after: 0, beacon: false) { flush($0) }
+        }
         return device
     }
 
@@ -202,7 +206,7 @@ public final class Neighbourhood {
             n.requests[request] = (receiver, peer, continuation)
             let requester = n.devices[receiver]?.info ?? PeerInfo(id: receiver, name: receiver.rawValue, kind: .phone)
             n.enqueue(from: receiver, to: peer, after: n.latency, beacon: false) { origin in
-                origin.receivePayloadRequest(request, from: requester, activityTypeHash: activityTypeHash)
+                origin.receivePayloadRequest(request, from: requester, activityTypeHash: activityTypeHash, continuation: continuation)
             }
         }
 
@@ -220,10 +224,10 @@ public final class Neighbourhood {
             }
         }
 
-        func notifyContinued(_ activityIdentifier: UUID, to peer: DeviceID) {
+        func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
             let sender = neighbourhood.devices[id]?.info ?? PeerInfo(id: id, name: id.rawValue, kind: .phone)
             neighbourhood.enqueue(from: id, to: peer, after: neighbourhood.latency, beacon: false) { origin in
-                origin.receiveContinued(activityIdentifier, by: sender)
+                origin.receiveContinued(activityIdentifier, by: sender, continuation: continuation)
             }
         }
 

@@ -107,19 +107,24 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     public func launch(application: Application, environment: AppEnvironment) {
         self.application = application
         self.environment = environment
-        do {
-            let activity = try UserActivity(activityType: regionActivityType, application: application)
-            activity.title = "Map region"
-            mapView.userActivity = activity
-            regionChanged()
-        } catch {
-            environment.log("Map: could not create the \(regionActivityType) activity: \(error)")
-            message = MapMessage(.error, "The map's region cannot hand off: \(error)")
-        }
     }
 
+    /// The map view's activity is made when the user first opens the Map (an app nobody opened
+    /// describes nothing the user is doing), then made current each time the Map comes to the front.
     public func setFrontmost(_ frontmost: Bool) {
-        if frontmost { activity?.becomeCurrent() }
+        guard frontmost, let application else { return }
+        if activity == nil {
+            do {
+                let activity = try UserActivity(activityType: regionActivityType, application: application)
+                activity.title = "Map region"
+                mapView.userActivity = activity
+                regionChanged()
+            } catch {
+                environment?.log("Map: could not create the \(regionActivityType) activity: \(error)")
+                message = MapMessage(.error, "The map's region cannot hand off: \(error)")
+            }
+        }
+        activity?.becomeCurrent()
     }
 
     // MARK: Moving

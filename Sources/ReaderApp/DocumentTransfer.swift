@@ -93,7 +93,7 @@ public struct DocumentServer: Sendable {
         do {
             let size = try documentURL.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
             guard size <= DocumentTransferProtocol.maximumDocumentSize else {
-                return await refuse(DocumentRefusal(.tooLarge, "“\(name)” is larger than \(ByteCountText.describe(DocumentTransferProtocol.maximumDocumentSize))"),
+                return await refuse(DocumentRefusal(.tooLarge, "“\(name)” is larger than \(ByteCount.text(DocumentTransferProtocol.maximumDocumentSize))"),
                                     on: streams)
             }
             data = try Data(contentsOf: documentURL)

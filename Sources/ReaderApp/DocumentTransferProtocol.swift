@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 
 /// How two Readers pass a document over an activity's continuation streams.
 ///
@@ -150,9 +151,9 @@ public enum DocumentTransferError: Error, Hashable, Sendable, CustomStringConver
         case .malformed(let why): "the origin's answer is not a document (\(why))"
         case .unsupportedVersion(let version): "the other Reader uses transfer version \(version), which this Reader does not know"
         case .tooLarge(let size, let limit):
-            "the document is \(ByteCountText.describe(Int(clamping: size))), more than the \(ByteCountText.describe(limit)) this Reader accepts"
+            "the document is \(ByteCount.text(Int(clamping: size))), more than the \(ByteCount.text(limit)) this Reader accepts"
         case .truncated(let received, let expected?):
-            "the connection ended after \(ByteCountText.describe(received)) of \(ByteCountText.describe(expected))"
+            "the connection ended after \(ByteCount.text(received)) of \(ByteCount.text(expected))"
         case .truncated:
             "the connection ended before the answer was complete"
         case .refused(let refusal): "the other device refused: \(refusal.message)"
@@ -272,21 +273,6 @@ public struct DocumentResponseDecoder {
         guard let header else { throw .truncated(received: buffer.count, expected: nil) }
         guard bytes.count == header.size else { throw .truncated(received: bytes.count, expected: header.size) }
         return ReceivedDocument(header: header, bytes: bytes)
-    }
-}
-
-/// Sizes for people: "812 bytes", "1.2 MB", "5.0 MB" (decimal units, one decimal place).
-enum ByteCountText {
-    static func describe(_ count: Int) -> String {
-        if count < 1000 { return count == 1 ? "1 byte" : "\(count) bytes" }
-        let units = ["kB", "MB", "GB"]
-        var value = Double(count) / 1000
-        var unit = 0
-        while value >= 999.95, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return String(format: "%.1f %@", value, units[unit])
     }
 }
 

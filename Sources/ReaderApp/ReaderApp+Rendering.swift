@@ -1,4 +1,5 @@
 import DeviceAppKit
+import HandoffCore
 import TerminalCells
 
 extension ReaderApp {
@@ -109,7 +110,7 @@ extension ReaderApp {
             return [(TextWidth.truncate("Asking the other device for \(name)… (Esc: stop)", to: width), Style(.accent))]
         }
         let sender = transfer.senderName.map { $0.isEmpty ? "" : " from \($0)" } ?? ""
-        let amount = "\(ByteCountText.describe(transfer.receivedBytes)) of \(ByteCountText.describe(total))"
+        let amount = "\(ByteCount.text(transfer.receivedBytes)) of \(ByteCount.text(total))"
         let text = TextWidth.truncate("Receiving \(name)\(sender)… \(amount)", to: width)
         let percent = " \(Int((fraction * 100).rounded(.down)))%"
         let barWidth = max(0, min(width, 60) - 2 - percent.count)

@@ -39,7 +39,7 @@ extension ReaderApp: UserActivityDelegate {
             let to = served.requesterName.isEmpty ? "the device that continued it" : served.requesterName
             environment?.log("Reader: sent “\(header.documentName)” (\(header.size) bytes) to \(to) over continuation streams "
                 + "in \(DurationText.describe(served.elapsed))")
-            message = ReaderMessage(.info, "Sent “\(title)” to \(to) · \(ByteCountText.describe(header.size)) "
+            message = ReaderMessage(.info, "Sent “\(title)” to \(to) · \(ByteCount.text(header.size)) "
                 + "in \(DurationText.describe(served.elapsed))")
         case .refused(let refusal):
             environment?.log("Reader: refused a document request: \(refusal.message)")
@@ -135,7 +135,7 @@ extension ReaderApp: UserActivityDelegate {
                 let savedAs = stored.url.lastPathComponent == name ? ""
                     : " as “\(stored.url.lastPathComponent)” (a different “\(name)” was already there)"
                 message = ReaderMessage(.info, "Received “\(name)”\(from) over continuation streams · "
-                    + "\(ByteCountText.describe(stored.size)) in \(DurationText.describe(stored.elapsed)), saved on this device\(savedAs).")
+                    + "\(ByteCount.text(stored.size)) in \(DurationText.describe(stored.elapsed)), saved on this device\(savedAs).")
             } catch {
                 message = ReaderMessage(.error, error.description)
             }

@@ -112,7 +112,7 @@ struct HandoffTests {
         #expect(browser.page?.blocks.first == .paragraph("Map of 48.86°N 2.35°E at zoom 4"))
         #expect(browser.message == BrowserMessage(.info, "Continued “Paris” from another device."))
         #expect(browser.history.entries.last == browser.page?.url)
-        #expect(phone.device.lifecycle.contains { $0.kind == .continueCalled && $0.detail == "the app handled the activity" })
+        #expect(phone.device.lifecycle.contains { $0.kind == .continued })
         #expect(phone.device.currentActivity?.webpageURL == browser.page?.url, "the Browser now offers the page itself")
     }
 
@@ -146,7 +146,7 @@ struct HandoffTests {
         #expect(phone.browser.page?.url.absoluteString == "https://handoffsim.example/associated-domains")
         #expect(phone.browser.page?.title == "From the web to an app")
         let routed = try #require(phone.device.lifecycle.first { $0.kind == .webRouted })
-        #expect(routed.detail == "opened in the browser: no app names handoffsim.example in its associated domains")
+        #expect(routed.summary == "opened in the browser: no app names handoffsim.example in its associated domains")
     }
 
     /// Web → native needs the site's approval: without it the page stays in the Browser and the
@@ -169,11 +169,11 @@ struct HandoffTests {
         hood.settle()
         let routed = try #require(phone.device.lifecycle.first { $0.kind == .webRouted })
         if approved {
-            #expect(routed.detail == "maps.handoffsim.example approves SIMTEAM001.com.handoffsim.map: web → native")
+            #expect(routed.summary == "maps.handoffsim.example approves SIMTEAM001.com.handoffsim.map: web → native")
             #expect(map.continued.first?.webpageURL?.absoluteString == "https://maps.handoffsim.example/?lat=51.5&lon=-0.12&z=5")
             #expect(phone.browser.page?.url == BrowserApp.homeURL, "the Browser was not involved")
         } else {
-            #expect(routed.detail == "opened in the browser: com.handoffsim.map names maps.handoffsim.example, "
+            #expect(routed.summary == "opened in the browser: com.handoffsim.map names maps.handoffsim.example, "
                 + "but the site does not approve SIMTEAM001.com.handoffsim.map")
             #expect(map.continued.isEmpty)
             #expect(phone.browser.page?.blocks.first == .paragraph("Map of 51.5°N 0.12°W at zoom 5"))
@@ -201,5 +201,18 @@ struct HandoffTests {
         #expect(phone.browser.message?.text.hasPrefix("Could not continue:") == true)
         #expect(phone.browser.message?.text.contains("(4610)") == true)
         #expect(phone.browser.page?.url == BrowserApp.homeURL)
+    }
+}
+
+@Suite("The Browser before it is opened")
+struct BrowserLaunchTests {
+    @Test func launchingRecordsNothingUntilTheUserOpensTheBrowser() throws {
+        let hood = Neighbourhood()
+        let phone = try BrowserDevice("Phone", in: hood, frontmost: false)
+        hood.advance(by: 5)
+        #expect(phone.device.lifecycle.isEmpty, "\(phone.device.lifecycle.map(\.logLine))")
+        phone.bringToFront()
+        hood.settle()
+        #expect(phone.device.lifecycle.first?.kind == .activityCreated)
     }
 }

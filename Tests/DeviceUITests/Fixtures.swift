@@ -45,25 +45,26 @@ enum Fixture {
         savedAt: now.addingTimeInterval(-5), options: [.isEligibleForHandoff, .hasWebpageURL],
         route: .browser(bundleIdentifier: "com.example.browser", because: .noAppClaimsType))
 
+    static let continuation = ContinuationID(rawValue: UUID(uuidString: "5EC0A11D-0000-4000-8000-000000000001")!)
+    static let laptopPeer = PeerReference(id: "laptop", name: "Laptop")
+    static let notesRoute = Route.app(bundleIdentifier: "com.example.notes", activityType: notesType)
+
     static func events() -> [LifecycleEvent] {
         let device = "Phone"
+        let identity = AdvertisementIdentity(device: "laptop", serial: 4, activityTypeHash: ActivityTypeHash(activityType: notesType))
+        func at(_ offset: TimeInterval, _ occurrence: LifecycleEvent.Occurrence) -> LifecycleEvent {
+            LifecycleEvent(time: now.addingTimeInterval(offset), device: device, occurrence)
+        }
         return [
-            LifecycleEvent(time: now.addingTimeInterval(-14), device: device, kind: .offerReceived, peer: "Laptop",
-                           detail: "Laptop: com.example.notes continues com.example.notes.editing"),
-            LifecycleEvent(time: now.addingTimeInterval(-3.25), device: device, kind: .continueChosen, peer: "Laptop",
-                           detail: "Laptop: com.example.notes continues com.example.notes.editing"),
-            LifecycleEvent(time: now.addingTimeInterval(-3.25), device: device, kind: .willContinue, activityType: notesType,
-                           bundleIdentifier: "com.example.notes", peer: "Laptop", detail: "the app shows it is loading"),
-            LifecycleEvent(time: now.addingTimeInterval(-3.25), device: device, kind: .fetchStarted, activityType: notesType,
-                           bundleIdentifier: "com.example.notes", peer: "Laptop", detail: "requesting the payload from Laptop"),
-            LifecycleEvent(time: now.addingTimeInterval(-3.2), device: device, kind: .payloadReceived, activityType: notesType,
-                           bundleIdentifier: "com.example.notes", peer: "Laptop", size: 2150, milliseconds: 48,
-                           detail: "2150 bytes from Laptop"),
-            LifecycleEvent(time: now.addingTimeInterval(-3.2), device: device, kind: .continueCalled, activityType: notesType,
-                           bundleIdentifier: "com.example.notes", detail: "the app handled the activity"),
-            LifecycleEvent(time: now.addingTimeInterval(-3.2), device: device, kind: .continued, activityType: notesType,
-                           bundleIdentifier: "com.example.notes", peer: "Laptop", milliseconds: 52,
-                           detail: "continued from Laptop; 1 object(s) restored"),
+            at(-14, .offerReceived(laptopPeer, identity, route: notesRoute)),
+            at(-3.25, .continueChosen(continuation, laptopPeer, route: notesRoute)),
+            at(-3.25, .willContinue(continuation, laptopPeer, bundleIdentifier: "com.example.notes", activityType: notesType, accepted: true)),
+            at(-3.25, .fetchStarted(continuation, laptopPeer, timeout: 5)),
+            at(-3.2, .payloadReceived(continuation, laptopPeer, activityType: notesType, bytes: 2150, milliseconds: 48,
+                                      userInfo: ["page": 3])),
+            at(-3.2, .continueCalled(continuation, bundleIdentifier: "com.example.notes", activityType: notesType)),
+            at(-3.2, .restoreUserActivityState(continuation, bundleIdentifier: "com.example.notes", objects: 1, userInfo: ["page": 3])),
+            at(-3.2, .continued(continuation, laptopPeer, bundleIdentifier: "com.example.notes", restoredObjects: 1, milliseconds: 52)),
         ]
     }
 

@@ -110,7 +110,7 @@ struct ScreenUpdateTests {
         _ = press(.down, on: &state, device: device)
         #expect(state.logScroll == 0)
         _ = press(.home, on: &state, device: device)
-        #expect(state.logScroll == 6)
+        #expect(state.logScroll == device.lifecycle.count - 1)
     }
 
     // MARK: Overlays
@@ -246,8 +246,9 @@ struct ScreenUpdateTests {
 
     @Test func willContinueBringsTheContinuingAppToTheFront() {
         var state = Fixture.state()
-        let event = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .willContinue, activityType: Fixture.notesType,
-                                   bundleIdentifier: "com.example.browser", peer: "Laptop")
+        let event = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                   .willContinue(Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: "com.example.browser",
+                                                 activityType: Fixture.notesType, accepted: true))
         #expect(state.update(.lifecycleEventRecorded(event), device: device) == [.bringToFront(bundleIdentifier: "com.example.browser")])
         #expect(state.update(.lifecycleEventRecorded(event), device: device).isEmpty, "already in front")
     }
@@ -255,15 +256,15 @@ struct ScreenUpdateTests {
     @Test func aFailureShowsAnAlertThatTheSystemMayMarkAsItsOwn() {
         var state = Fixture.state()
         let error = HandoffError(.remoteApplicationTimedOut, "no payload from Laptop within 5 s")
-        let failed = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .continuationFailed, activityType: Fixture.notesType,
-                                    bundleIdentifier: "com.example.notes", peer: "Laptop", errorCode: 4610,
-                                    detail: error.description)
+        let failed = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                    .continuationFailed(Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: "com.example.notes",
+                                                        activityType: Fixture.notesType, error))
         _ = state.update(.lifecycleEventRecorded(failed), device: device)
         let alert = ContinuationAlert(code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
                                       peer: "Laptop", bundleIdentifier: "com.example.notes")
         #expect(state.overlay == .alert(alert))
-        let shown = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .systemShowedError, activityType: Fixture.notesType,
-                                   bundleIdentifier: "com.example.notes", errorCode: 4610, detail: "alert: …")
+        let shown = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                   .systemShowedError(bundleIdentifier: "com.example.notes", activityType: Fixture.notesType, error))
         _ = state.update(.lifecycleEventRecorded(shown), device: device)
         var marked = alert
         marked.shownBySystem = true
@@ -276,8 +277,9 @@ struct ScreenUpdateTests {
 
     @Test func aCancellationIsANoticeNotAnAlert() {
         var state = Fixture.state()
-        let cancelled = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .continuationFailed, errorCode: 3072,
-                                       detail: HandoffError(.userCancelled, "the user cancelled the continuation").description)
+        let cancelled = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                       .continuationFailed(Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: nil, activityType: nil,
+                                                           HandoffError(.userCancelled, "the user cancelled the continuation")))
         _ = state.update(.lifecycleEventRecorded(cancelled), device: device)
         #expect(state.overlay == nil)
         #expect(state.notice?.text == "Continuation cancelled; both devices keep their state")
@@ -285,8 +287,9 @@ struct ScreenUpdateTests {
 
     @Test func theOriginShowsContinuedOnForAWhile() {
         var state = Fixture.state()
-        let event = LifecycleEvent(time: Fixture.now, device: "Phone", kind: .wasContinued, activityType: Fixture.notesType,
-                                   bundleIdentifier: "com.example.notes", peer: "Tablet", detail: "continued on Tablet")
+        let event = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                   .wasContinued(Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
+                                                 ActivityReference(id: UUID(), activityType: Fixture.notesType, bundleIdentifier: "com.example.notes")))
         _ = state.update(.lifecycleEventRecorded(event), device: device)
         #expect(state.notice == ScreenState.Notice(text: "Continued on Tablet", role: .success,
                                                    expires: Fixture.now.addingTimeInterval(ScreenState.noticeDuration)))

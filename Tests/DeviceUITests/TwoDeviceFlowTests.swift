@@ -51,7 +51,7 @@ struct TwoDeviceFlowTests {
         let world = TwoScreens()
         #expect(world.phone.applications.map(\.bundleIdentifier) == ["com.example.notes"])
         #expect(world.phoneApp.application != nil)
-        #expect(world.phone.system.hasFrontmostApp)
+        #expect(world.phone.system.front == .home)
         #expect(world.phone.system.frontmostApp == nil)
         #expect(world.phoneFrame().text().contains("1 Notes"))
     }

@@ -2,37 +2,481 @@ import Foundation
 import HandoffCore
 import Testing
 
-/// The state machine alone: events in, effects out, time as an input.
-@Suite("DeviceSystem state machine")
+/// Drives a ``DeviceSystem`` and asserts the complete effect list of every transition, records
+/// included (in the style of TCA's exhaustive TestStore): an effect nobody expected fails the test.
+struct SystemHarness {
+    var system: DeviceSystem
+    var now: Date
+
+    init(_ device: PeerInfo, configuration: DeviceConfiguration = DeviceConfiguration(), at now: Date) {
+        system = DeviceSystem(device: device, configuration: configuration)
+        self.now = now
+    }
+
+    /// A record effect of this device, stamped now.
+    func record(_ occurrence: LifecycleEvent.Occurrence) -> DeviceSystem.Effect {
+        .record(LifecycleEvent(time: now, device: system.device.name, occurrence))
+    }
+
+    /// Handles `event` (after moving the clock by `after` seconds) and expects exactly `expected`.
+    mutating func send(_ event: DeviceSystem.Event, after seconds: TimeInterval = 0,
+                       _ expected: (SystemHarness) -> [DeviceSystem.Effect], sourceLocation: SourceLocation = #_sourceLocation) {
+        now += seconds
+        let actual = system.handle(event, at: now)
+        let wanted = expected(self)
+        guard actual != wanted else { return }
+        let describe = { (effects: [DeviceSystem.Effect]) in effects.map { "  \($0)" }.joined(separator: "\n") }
+        Issue.record(Comment(rawValue: "effects of \(event) differ\nexpected:\n\(describe(wanted))\nactual:\n\(describe(actual))"),
+                     sourceLocation: sourceLocation)
+    }
+
+    /// Handles `event` without checking its effects (for setting up a state already tested).
+    mutating func given(_ event: DeviceSystem.Event, after seconds: TimeInterval = 0) {
+        now += seconds
+        _ = system.handle(event, at: now)
+    }
+}
+
+@Suite("DeviceSystem state machine: every transition, complete effect lists")
 struct DeviceSystemTests {
-    let t0 = Date(timeIntervalSinceReferenceDate: 1_000_000)
+    static let t0 = Date(timeIntervalSinceReferenceDate: 1_000_000)
     let me = PeerInfo(id: "me", name: "Me", kind: .phone)
-    let peer = PeerInfo(id: "peer", name: "Peer", kind: .laptop)
+    let laptop = PeerInfo(id: "laptop", name: "Laptop", kind: .laptop)
+    let continuation = ContinuationID(rawValue: UUID(uuidString: "00000000-0000-4000-8000-0000000000C1")!)
+    let readingType = "com.example.reader.reading"
+    let team = "ABCDE12345"
 
-    func reading(_ id: UUID = UUID(), eligible: Bool = true, web: Bool = false) -> ActivitySnapshot {
-        ActivitySnapshot(id: id, bundleIdentifier: "com.example.reader", teamIdentifier: "ABCDE12345",
-                         activityType: "com.example.reader.reading", isEligibleForHandoff: eligible, hasWebpageURL: web)
+    func reading(_ id: UUID = UUID(uuidString: "00000000-0000-4000-8000-00000000000A")!, eligible: Bool = true, web: Bool = false,
+                 expires: Date? = nil) -> ActivitySnapshot {
+        ActivitySnapshot(id: id, bundleIdentifier: "com.example.reader", teamIdentifier: team, activityType: readingType,
+                         title: "Moby-Dick", isEligibleForHandoff: eligible, hasWebpageURL: web, expirationDate: expires)
     }
 
-    func advertisements(_ effects: [DeviceSystem.Effect]) -> [Advertisement] {
-        effects.compactMap { if case .advertise(let ad) = $0 { ad } else { nil } }
+    func manifest(_ bundle: String, types: [String], team: String = "ABCDE12345", browser: Bool = false,
+                  domains: [String] = []) -> AppManifest {
+        AppManifest(bundleIdentifier: bundle, teamIdentifier: team, displayName: bundle,
+                    activityTypes: types + (browser ? [UserActivity.browsingWebType] : []),
+                    associatedDomains: domains.map { "activitycontinuation:\($0)" })
     }
 
-    func actions(_ effects: [DeviceSystem.Effect]) -> [DeviceSystem.Effect] {
-        effects.filter { if case .record = $0 { false } else { true } }
+    func advertisement(serial: UInt32 = 1, type: String = "com.example.reader.reading", savedAt: Date = t0,
+                       options: Advertisement.Options = [.isEligibleForHandoff], expires: Date? = nil) -> Advertisement {
+        Advertisement(device: laptop.id, activityTypeHash: ActivityTypeHash(activityType: type),
+                      teamHash: TeamHash(teamIdentifier: team), options: options, activitySerial: serial, savedAt: savedAt,
+                      expiresAt: expires)
+    }
+
+    func payload(type: String = "com.example.reader.reading", userInfo: UserInfo = ["page": 3], web: URL? = nil,
+                 expires: Date? = nil) -> ActivityPayload {
+        ActivityPayload(activityIdentifier: reading().id, activityType: type, title: "Moby-Dick", userInfo: userInfo,
+                        webpageURL: web, teamIdentifier: team, bundleIdentifier: "com.example.reader", expirationDate: expires)
+    }
+
+    // MARK: The origin
+
+    /// The origin's first advertisement of `snapshot`.
+    func advertisement(of snapshot: ActivitySnapshot) -> Advertisement {
+        Advertisement(device: me.id, activityTypeHash: ActivityTypeHash(activityType: snapshot.activityType),
+                      teamHash: TeamHash(teamIdentifier: team), options: snapshot.isEligibleForHandoff ? [.isEligibleForHandoff] : [],
+                      activitySerial: 1, savedAt: Self.t0, expiresAt: snapshot.expirationDate)
+    }
+
+    /// An origin whose reading activity is current (its creation and advertisement checked).
+    func origin(configuration: DeviceConfiguration = DeviceConfiguration(saveCoalescingInterval: 2),
+                _ snapshot: ActivitySnapshot? = nil) -> SystemHarness {
+        let snapshot = snapshot ?? reading()
+        var h = SystemHarness(me, configuration: configuration, at: Self.t0)
+        h.send(.activityChanged(snapshot)) { [$0.record(.activityCreated(snapshot.reference))] }
+        let ad = advertisement(of: snapshot)
+        h.send(.activityBecameCurrent(snapshot.id)) {
+            [$0.record(.becameCurrent(snapshot.reference)), .advertise(ad, snapshot.reference)]
+        }
+        return h
     }
 
     @Test func becomingCurrentAdvertisesAHashAndOptionsOnly() {
-        var system = DeviceSystem(device: me)
-        let snapshot = reading(web: true)
-        _ = system.handle(.activityChanged(snapshot), at: t0)
-        let effects = system.handle(.activityBecameCurrent(snapshot.id), at: t0)
-        let ad = try! #require(advertisements(effects).first)
-        #expect(ad.device == "me")
-        #expect(ad.activityTypeHash == ActivityTypeHash(activityType: "com.example.reader.reading"))
-        #expect(ad.teamHash == TeamHash(teamIdentifier: "ABCDE12345"))
-        #expect(ad.options == [.hasWebpageURL, .isEligibleForHandoff])
-        #expect(system.currentActivity == snapshot.id)
+        let h = origin()
+        #expect(h.system.currentActivity == reading().id)
+        #expect(h.system.advertisement?.options == [.isEligibleForHandoff])
+    }
+
+    @Test func savingFollowsNeedsSaveAndItsCoalescingInterval() {
+        var h = origin()
+        let snapshot = reading()
+        // Nothing marked dirty: nothing is saved, however long it waits.
+        h.send(.tick, after: 30) { _ in [] }
+        h.send(.activityNeedsSave(snapshot.id)) { [$0.record(.needsSaveSet(snapshot.reference))] }
+        #expect(h.system.nextDeadline == h.now + 2)
+        h.send(.activityNeedsSave(snapshot.id), after: 1) { [$0.record(.needsSaveSet(snapshot.reference))] }
+        h.send(.tick, after: 0.9) { _ in [] }
+        h.send(.tick, after: 0.1) { _ in [.save(snapshot.id, .coalesced, continuation: nil)] }
+        var ad = advertisement(of: snapshot)
+        ad.savedAt = h.now
+        h.send(.activitySaved(snapshot.id, .coalesced, userInfo: ["page": 2], continuation: nil)) {
+            [$0.record(.saved(snapshot.reference, reason: .coalesced, userInfo: ["page": 2], continuation: nil)),
+                    .advertise(ad, snapshot.reference)]
+        }
+        h.send(.tick, after: 10) { _ in [] }
+    }
+
+    @Test func aPayloadRequestSavesFirstThenSendsWhatWasSaved() {
+        var h = origin()
+        let snapshot = reading()
+        let request = PayloadRequestID(rawValue: 9)
+        let hash = ActivityTypeHash(activityType: readingType)
+        h.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation), after: 1) {
+            [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
+             .save(snapshot.id, .beforeSending, continuation: continuation)]
+        }
+        var ad = advertisement(of: snapshot)
+        ad.savedAt = h.now
+        h.send(.activitySaved(snapshot.id, .beforeSending, userInfo: ["page": 3], continuation: continuation)) {
+            [$0.record(.saved(snapshot.reference, reason: .beforeSending, userInfo: ["page": 3], continuation: continuation)),
+                    .encodePayload(request, activity: snapshot.id, continuation: continuation),
+                    .advertise(ad, snapshot.reference)]
+        }
+        h.send(.payloadEncoded(request, Data(count: 100), userInfo: ["page": 3])) {
+            [.sendPayload(request, to: laptop.id, Data(count: 100)),
+             $0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 3]))]
+        }
+        // The continuing device confirms: the delegate hears userActivityWasContinued.
+        h.send(.continuationConfirmed(activityIdentifier: snapshot.id, by: laptop, continuation: continuation)) {
+            [.callWasContinued(snapshot.id), $0.record(.wasContinued(continuation, PeerReference(laptop), snapshot.reference))]
+        }
+    }
+
+    @Test func aRequestForAnActivityNoLongerCurrentIsRefused() {
+        var h = origin()
+        let request = PayloadRequestID(rawValue: 1)
+        let error = HandoffError(.handoffFailed, "the activity is no longer offered by the origin")
+        h.send(.payloadRequested(request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: "com.other.type"),
+                                 continuation: continuation)) {
+            [$0.record(.payloadRequested(continuation, PeerReference(laptop), nil)),
+             .sendPayloadError(request, to: laptop.id, error), $0.record(.payloadRefused(continuation, PeerReference(laptop), error))]
+        }
+    }
+
+    @Test func anIneligibleOrExpiredActivityIsRefused() {
+        let request = PayloadRequestID(rawValue: 1)
+        let hash = ActivityTypeHash(activityType: readingType)
+        var ineligible = origin(reading(eligible: false))
+        let notEligible = HandoffError(.handoffFailed, "the activity is not eligible for Handoff")
+        ineligible.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation)) {
+            [$0.record(.payloadRequested(continuation, PeerReference(laptop), reading(eligible: false).reference)),
+             .sendPayloadError(request, to: laptop.id, notEligible), $0.record(.payloadRefused(continuation, PeerReference(laptop), notEligible))]
+        }
+        let snapshot = reading(expires: Self.t0 + 5)
+        var expiring = origin(snapshot)
+        // At the expiry the activity is withdrawn; a late request finds nothing current.
+        expiring.send(.tick, after: 5) {
+            [$0.record(.expired(snapshot.reference)), .withdraw(.expired)]
+        }
+        let gone = HandoffError(.handoffFailed, "the activity is no longer offered by the origin")
+        expiring.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation)) {
+            [$0.record(.payloadRequested(continuation, PeerReference(laptop), nil)),
+             .sendPayloadError(request, to: laptop.id, gone), $0.record(.payloadRefused(continuation, PeerReference(laptop), gone))]
+        }
+    }
+
+    @Test func anOversizedPayloadWarnsThenIsRefusedWith4611() {
+        var h = origin(configuration: DeviceConfiguration(saveCoalescingInterval: 2, payloadLimitBytes: 4000))
+        let snapshot = reading()
+        let request = PayloadRequestID(rawValue: 2)
+        h.given(.payloadRequested(request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType), continuation: continuation))
+        h.given(.activitySaved(snapshot.id, .beforeSending, userInfo: [:], continuation: continuation))
+        let error = HandoffError(.userInfoTooLarge, "the payload is 5000 bytes, over the 4000-byte limit")
+        h.send(.payloadEncoded(request, Data(count: 5000), userInfo: [:])) {
+            [$0.record(.payloadSizeWarning(continuation, bytes: 5000, guidance: 3072)),
+             .sendPayloadError(request, to: laptop.id, error), $0.record(.payloadRefused(continuation, PeerReference(laptop), error))]
+        }
+        #expect(h.system.currentActivity == snapshot.id, "the origin keeps its activity")
+    }
+
+    @Test func anActivityInvalidatedWhileServingIsRefused() {
+        var h = origin()
+        let request = PayloadRequestID(rawValue: 3)
+        h.given(.payloadRequested(request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType), continuation: continuation))
+        h.given(.activitySaved(reading().id, .beforeSending, userInfo: [:], continuation: continuation))
+        let error = HandoffError(.handoffFailed, "the activity was invalidated")
+        h.send(.payloadUnavailable(request, reason: "the activity was invalidated")) {
+            [.sendPayloadError(request, to: laptop.id, error), $0.record(.payloadRefused(continuation, PeerReference(laptop), error))]
+        }
+    }
+
+    @Test func theHomeScreenWithdrawsTheAdvertisement() {
+        var h = origin()
+        h.send(.appBecameFrontmost(bundleIdentifier: nil)) {
+            [$0.record(.resignedCurrent(reading().reference)), .withdraw(.noCurrentActivity)]
+        }
+        // The app in front again: its activity is current again, with a new serial.
+        h.send(.appBecameFrontmost(bundleIdentifier: "com.example.reader")) {
+            let ad = Advertisement(device: me.id, activityTypeHash: ActivityTypeHash(activityType: readingType),
+                                   teamHash: TeamHash(teamIdentifier: team), options: [.isEligibleForHandoff],
+                                   activitySerial: 2, savedAt: Self.t0)
+            return [$0.record(.becameCurrent(reading().reference)), .advertise(ad, reading().reference)]
+        }
+        h.send(.activityInvalidated(reading().id)) {
+            [$0.record(.invalidated(reading().reference)), .withdraw(.noCurrentActivity)]
+        }
+    }
+
+    // MARK: The continuing device
+
+    /// A phone with the Reader (and, if asked, a browser) that has received the laptop's offer.
+    func receiver(browser: Bool = false, reader: Bool = true, ad: Advertisement? = nil,
+                  configuration: DeviceConfiguration = DeviceConfiguration()) -> SystemHarness {
+        var h = SystemHarness(me, configuration: configuration, at: Self.t0)
+        if reader { h.given(.appInstalled(manifest("com.example.reader", types: [readingType]))) }
+        if browser { h.given(.appInstalled(manifest("com.example.browser", types: [], browser: true))) }
+        let ad = ad ?? advertisement()
+        let route = h.system.route(for: ad, at: h.now)
+        h.send(.advertisementReceived(ad, from: laptop)) { [$0.record(.offerReceived(PeerReference(laptop), ad.identity, route: route))] }
+        return h
+    }
+
+    var readerRoute: Route { .app(bundleIdentifier: "com.example.reader", activityType: readingType) }
+    var target: ContinuationTarget { .app(bundleIdentifier: "com.example.reader", activityType: readingType) }
+
+    /// Chooses the offer, the app accepts, the fetch starts.
+    func fetching(_ h: inout SystemHarness) {
+        h.send(.offerChosen(laptop.id, continuation: continuation)) {
+            [$0.record(.continueChosen(continuation, PeerReference(laptop), route: readerRoute)),
+             .callWillContinue(continuation, bundleIdentifier: "com.example.reader", activityType: readingType)]
+        }
+        h.send(.willContinueAnswered(continuation, accepted: true)) {
+            [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
+                                     activityType: readingType, accepted: true)),
+             .requestPayload(continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
+             $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5))]
+        }
+    }
+
+    @Test func offersAreReceivedUpdatedAndWithdrawn() {
+        var h = receiver()
+        h.send(.advertisementReceived(advertisement(), from: laptop), after: 1) { _ in [] }
+        let fresher = advertisement(savedAt: Self.t0 + 2)
+        h.send(.advertisementReceived(fresher, from: laptop), after: 1) {
+            [$0.record(.offerUpdated(PeerReference(laptop), fresher.identity, route: readerRoute))]
+        }
+        let next = advertisement(serial: 2)
+        h.send(.advertisementReceived(next, from: laptop)) {
+            [$0.record(.offerReceived(PeerReference(laptop), next.identity, route: readerRoute))]
+        }
+        h.send(.goodbyeReceived(laptop.id)) { [$0.record(.offerWithdrawn(PeerReference(laptop)))] }
+        h.send(.goodbyeReceived(laptop.id)) { _ in [] }
+    }
+
+    @Test func aContinuationFromChoiceToContinued() {
+        var h = receiver()
+        fetching(&h)
+        #expect(h.system.nextDeadline == h.now + 5)
+        let payload = payload()
+        h.send(.payloadReceived(continuation, payload, size: 120), after: 0.05) {
+            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 120,
+                                        milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000, userInfo: ["page": 3])),
+             .deliver(continuation, bundleIdentifier: "com.example.reader", payload, origin: PeerReference(laptop))]
+        }
+        h.send(.continuationHandled(continuation, handled: true, restoredObjects: 1)) {
+            [.notifyContinued(to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
+             $0.record(.continued(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", restoredObjects: 1,
+                                  milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000))]
+        }
+        #expect(h.system.pendingContinuation == nil)
+    }
+
+    @Test func continueReturningFalseIsNotHandledAndTheOriginIsNotTold() {
+        var h = receiver()
+        fetching(&h)
+        h.given(.payloadReceived(continuation, payload(), size: 120))
+        h.send(.continuationHandled(continuation, handled: false, restoredObjects: 0)) {
+            [$0.record(.notHandled(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", milliseconds: 0))]
+        }
+    }
+
+    @Test func willContinueFalseFetchesNothing() {
+        var h = receiver()
+        h.given(.offerChosen(laptop.id, continuation: continuation))
+        h.send(.willContinueAnswered(continuation, accepted: false)) {
+            [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
+                                     activityType: readingType, accepted: false))]
+        }
+        #expect(h.system.pendingContinuation == nil)
+        // A stale answer changes nothing.
+        h.send(.willContinueAnswered(continuation, accepted: true)) { _ in [] }
+    }
+
+    @Test func aSecondChoiceWhileBusyAndAChoiceWithoutAnOfferAreIgnored() {
+        var h = receiver()
+        h.given(.offerChosen(laptop.id, continuation: continuation))
+        let other = ContinuationID()
+        h.send(.offerChosen(laptop.id, continuation: other)) { [$0.record(.choiceIgnored(PeerReference(laptop), .busy))] }
+        var idle = SystemHarness(me, at: Self.t0)
+        idle.send(.offerChosen("ghost", continuation: other)) { [$0.record(.choiceIgnored(PeerReference(id: "ghost", name: "ghost"), .noOffer))] }
+    }
+
+    @Test func anOfferNothingHereClaimsFailsAtOnceWithoutAnApp() {
+        var h = receiver(reader: false)
+        let error = HandoffError(.handoffFailed, "cannot continue: no installed app claims this activity type")
+        h.send(.offerChosen(laptop.id, continuation: continuation)) {
+            [$0.record(.continueChosen(continuation, PeerReference(laptop), route: .unavailable(.noAppClaimsType))),
+             $0.record(.continuationFailed(continuation, PeerReference(laptop), bundleIdentifier: nil, activityType: nil, error))]
+        }
+    }
+
+    /// The failures of a fetch in progress: each cancels the request, records the failure with
+    /// its public code and calls the app's didFailToContinue; nothing else changes.
+    func expectFetchFailure(_ h: inout SystemHarness, _ event: DeviceSystem.Event, after seconds: TimeInterval = 0,
+                            _ error: HandoffError, before: [LifecycleEvent.Occurrence] = [],
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        h.send(event, after: seconds, { harness in
+            before.map { harness.record($0) } + [
+                .cancelPayloadRequest(continuation, from: laptop.id),
+                harness.record(.continuationFailed(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
+                                                   activityType: readingType, error)),
+                .callDidFail(bundleIdentifier: "com.example.reader", activityType: readingType, error),
+            ]
+        }, sourceLocation: sourceLocation)
+        #expect(h.system.pendingContinuation == nil, sourceLocation: sourceLocation)
+    }
+
+    @Test func theFetchTimesOutWith4610() {
+        var h = receiver()
+        fetching(&h)
+        h.send(.tick, after: 4.9) { _ in [] }
+        expectFetchFailure(&h, .tick, after: 0.1, HandoffError(.remoteApplicationTimedOut, "no payload from Laptop within 5 s"))
+        // The payload that comes after all is dropped.
+        h.send(.payloadReceived(continuation, payload(), size: 10)) { [$0.record(.latePayloadIgnored(continuation, bytes: 10))] }
+    }
+
+    @Test func theOriginGoneFailsWith4609() {
+        var h = receiver()
+        fetching(&h)
+        let error = HandoffError(.connectionUnavailable, "the connection to Laptop was lost during the fetch")
+        expectFetchFailure(&h, .payloadFailed(continuation, error), error)
+    }
+
+    @Test func anUndecodablePayloadFailsWith4608() {
+        var h = receiver()
+        fetching(&h)
+        let error = HandoffError(.handoffFailed, "the payload could not be decoded: truncated")
+        expectFetchFailure(&h, .payloadFailed(continuation, error), error)
+    }
+
+    @Test func theUserCancellingFailsWith3072() {
+        var h = receiver()
+        fetching(&h)
+        expectFetchFailure(&h, .continuationCancelled, HandoffError(.userCancelled, "the user cancelled the continuation"))
+        h.send(.continuationCancelled) { _ in [] }
+    }
+
+    @Test func aPayloadTooLargeForThisDeviceFailsWith4611() {
+        var h = receiver(configuration: DeviceConfiguration(payloadLimitBytes: 4000))
+        fetching(&h)
+        let big = payload()
+        expectFetchFailure(&h, .payloadReceived(continuation, big, size: 5000),
+                           HandoffError(.userInfoTooLarge, "the payload is 5000 bytes, over this device's 4000-byte limit"),
+                           before: [.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 5000,
+                                                     milliseconds: 0, userInfo: ["page": 3]),
+                                    .payloadSizeWarning(continuation, bytes: 5000, guidance: 3072)])
+    }
+
+    @Test func aPayloadThatDoesNotMatchTheOfferFailsWith4608() {
+        var h = receiver()
+        fetching(&h)
+        let other = payload(type: "com.example.other")
+        expectFetchFailure(&h, .payloadReceived(continuation, other, size: 50),
+                           HandoffError(.handoffFailed, "the payload does not match the offered activity"),
+                           before: [.payloadReceived(continuation, PeerReference(laptop), activityType: "com.example.other", bytes: 50,
+                                                     milliseconds: 0, userInfo: ["page": 3])])
+    }
+
+    @Test func anActivityThatExpiresMidFetchFails() {
+        var h = receiver()
+        fetching(&h)
+        let expired = payload(expires: Self.t0 + 0.5)
+        expectFetchFailure(&h, .payloadReceived(continuation, expired, size: 50), after: 1,
+                           HandoffError(.handoffFailed, "the activity expired before it arrived"),
+                           before: [.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 50,
+                                                     milliseconds: 1000, userInfo: ["page": 3])])
+    }
+
+    @Test func aWithdrawalMidFetchLeavesTheFetchRunning() {
+        var h = receiver()
+        fetching(&h)
+        h.send(.goodbyeReceived(laptop.id)) { [$0.record(.offerWithdrawn(PeerReference(laptop)))] }
+        #expect(h.system.pendingContinuation?.id == continuation)
+        h.send(.payloadReceived(continuation, payload(), size: 10)) {
+            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 10, milliseconds: 0,
+                                        userInfo: ["page": 3])),
+             .deliver(continuation, bundleIdentifier: "com.example.reader", payload(), origin: PeerReference(laptop))]
+        }
+    }
+
+    @Test func theBrowserOpensAnActivityNoAppClaims() {
+        let web = URL(string: "https://reader.example.com/moby-dick?page=3")!
+        var h = receiver(browser: true, reader: false, ad: advertisement(options: [.isEligibleForHandoff, .hasWebpageURL]))
+        let route = Route.browser(bundleIdentifier: "com.example.browser", because: .noAppClaimsType)
+        h.send(.offerChosen(laptop.id, continuation: continuation)) {
+            [$0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
+             .callWillContinue(continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType)]
+        }
+        h.given(.willContinueAnswered(continuation, accepted: true))
+        let native = payload(web: web)
+        let delivered = ActivityPayload(activityIdentifier: native.activityIdentifier, activityType: UserActivity.browsingWebType,
+                                        title: native.title, webpageURL: web, teamIdentifier: team, bundleIdentifier: "com.example.reader")
+        h.send(.payloadReceived(continuation, native, size: 80)) {
+            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 80, milliseconds: 0,
+                                        userInfo: ["page": 3])),
+             .deliver(continuation, bundleIdentifier: "com.example.browser", delivered, origin: PeerReference(laptop))]
+        }
+    }
+
+    @Test func aWebPageGoesToTheAppItsSiteApproves() {
+        let page = URL(string: "https://maps.example.com/place/paris")!
+        var h = SystemHarness(me, at: Self.t0)
+        h.given(.appInstalled(manifest("com.example.map", types: ["com.example.map.region"], domains: ["maps.example.com"])))
+        h.given(.appInstalled(manifest("com.example.browser", types: [], browser: true)))
+        h.given(.siteApproval(host: "maps.example.com", applicationIdentifiers: ["ABCDE12345.com.example.map"]))
+        let ad = advertisement(type: UserActivity.browsingWebType, options: [.isEligibleForHandoff, .hasWebpageURL])
+        h.given(.advertisementReceived(ad, from: laptop))
+        let route = Route.web(browserBundleIdentifier: "com.example.browser")
+        // The page's host decides the app: the payload is fetched first.
+        h.send(.offerChosen(laptop.id, continuation: continuation)) {
+            [$0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
+             .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
+             $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5))]
+        }
+        let browsing = payload(type: UserActivity.browsingWebType, userInfo: [:], web: page)
+        h.send(.payloadReceived(continuation, browsing, size: 60)) {
+            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
+                                        milliseconds: 0, userInfo: [:])),
+             $0.record(.webRouted(continuation, host: "maps.example.com", bundleIdentifier: "com.example.map",
+                                  .approved(applicationIdentifier: "ABCDE12345.com.example.map"))),
+             .callWillContinue(continuation, bundleIdentifier: "com.example.map", activityType: UserActivity.browsingWebType)]
+        }
+        h.send(.willContinueAnswered(continuation, accepted: true)) {
+            [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.map",
+                                     activityType: UserActivity.browsingWebType, accepted: true)),
+             .deliver(continuation, bundleIdentifier: "com.example.map", browsing, origin: PeerReference(laptop))]
+        }
+    }
+
+    @Test func aWebPageStaysInTheBrowserWhenTheSiteDoesNotApprove() {
+        let page = URL(string: "https://maps.example.com/place/paris")!
+        var h = SystemHarness(me, at: Self.t0)
+        h.given(.appInstalled(manifest("com.example.map", types: [], domains: ["maps.example.com"])))
+        h.given(.appInstalled(manifest("com.example.browser", types: [], browser: true)))
+        let ad = advertisement(type: UserActivity.browsingWebType, options: [.isEligibleForHandoff, .hasWebpageURL])
+        h.given(.advertisementReceived(ad, from: laptop))
+        h.given(.offerChosen(laptop.id, continuation: continuation))
+        let browsing = payload(type: UserActivity.browsingWebType, userInfo: [:], web: page)
+        h.send(.payloadReceived(continuation, browsing, size: 60)) {
+            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
+                                        milliseconds: 0, userInfo: [:])),
+             $0.record(.webRouted(continuation, host: "maps.example.com", bundleIdentifier: "com.example.browser",
+                                  .notApproved(bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map"))),
+             .callWillContinue(continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType)]
+        }
     }
 
     @Test func theActivityTypeHashFollowsApplesShape() {
@@ -41,114 +485,5 @@ struct DeviceSystemTests {
         #expect(hash.bytes[0] & 0xC0 == 0x80)
         #expect(hash == ActivityTypeHash(activityType: "com.apple.mail.compose"))
         #expect(hash != ActivityTypeHash(activityType: "com.apple.mail.Compose"))
-    }
-
-    @Test func needsSaveWaitsForTheCoalescingInterval() {
-        var system = DeviceSystem(device: me, configuration: DeviceConfiguration(saveCoalescingInterval: 2))
-        let snapshot = reading()
-        _ = system.handle(.activityChanged(snapshot), at: t0)
-        _ = system.handle(.activityBecameCurrent(snapshot.id), at: t0)
-        #expect(actions(system.handle(.activityNeedsSave(snapshot.id), at: t0)).isEmpty)
-        #expect(actions(system.handle(.activityNeedsSave(snapshot.id), at: t0 + 1)).isEmpty)
-        #expect(actions(system.handle(.tick, at: t0 + 1.9)).isEmpty)
-        #expect(system.nextDeadline == t0 + 2)
-        let effects = actions(system.handle(.tick, at: t0 + 2))
-        #expect(effects.first == .save(snapshot.id, .coalesced))
-        #expect(advertisements(effects).first?.savedAt == t0 + 2, "the refreshed advertisement carries its freshness")
-        #expect(actions(system.handle(.tick, at: t0 + 10)).isEmpty)
-    }
-
-    @Test func aPayloadRequestAlwaysSavesFirst() {
-        var system = DeviceSystem(device: me)
-        let snapshot = reading()
-        _ = system.handle(.activityChanged(snapshot), at: t0)
-        _ = system.handle(.activityBecameCurrent(snapshot.id), at: t0)
-        let request = PayloadRequestID(rawValue: 9)
-        let effects = actions(system.handle(.payloadRequested(request, from: peer, activityTypeHash: ActivityTypeHash(activityType: snapshot.activityType)), at: t0 + 1))
-        #expect(effects == [.save(snapshot.id, .beforeSending), .encodePayload(request, activity: snapshot.id)])
-        let sent = actions(system.handle(.payloadEncoded(request, Data(count: 100)), at: t0 + 1))
-        #expect(sent == [.sendPayload(request, to: peer.id, Data(count: 100))])
-    }
-
-    @Test func anOversizedPayloadIsRefusedWith4611() {
-        var system = DeviceSystem(device: me, configuration: DeviceConfiguration(payloadLimitBytes: 1000))
-        let snapshot = reading()
-        _ = system.handle(.activityChanged(snapshot), at: t0)
-        _ = system.handle(.activityBecameCurrent(snapshot.id), at: t0)
-        let request = PayloadRequestID(rawValue: 1)
-        _ = system.handle(.payloadRequested(request, from: peer, activityTypeHash: ActivityTypeHash(activityType: snapshot.activityType)), at: t0)
-        let effects = system.handle(.payloadEncoded(request, Data(count: 1001)), at: t0)
-        guard case .sendPayloadError(_, _, let error)? = actions(effects).first else {
-            Issue.record("expected a refusal, got \(effects)")
-            return
-        }
-        #expect(error.code == .userInfoTooLarge)
-        #expect(system.currentActivity == snapshot.id)
-    }
-
-    @Test func aRequestForAnotherActivityIsRefusedWith4608() {
-        var system = DeviceSystem(device: me)
-        let effects = actions(system.handle(.payloadRequested(PayloadRequestID(rawValue: 1), from: peer,
-                                                              activityTypeHash: ActivityTypeHash(activityType: "a.b")), at: t0))
-        guard case .sendPayloadError(_, _, let error)? = effects.first else {
-            Issue.record("expected a refusal")
-            return
-        }
-        #expect(error.code == .handoffFailed)
-    }
-
-    @Test func theFetchTimesOutWith4610() {
-        var receiver = DeviceSystem(device: me, configuration: DeviceConfiguration(fetchTimeout: 3))
-        _ = receiver.handle(.appInstalled(AppManifest(bundleIdentifier: "com.example.reader", teamIdentifier: "ABCDE12345",
-                                                      activityTypes: ["com.example.reader.reading"])), at: t0)
-        let ad = Advertisement(device: peer.id, activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading"),
-                               teamHash: TeamHash(teamIdentifier: "ABCDE12345"), options: [.isEligibleForHandoff],
-                               activitySerial: 1, savedAt: t0)
-        _ = receiver.handle(.advertisementReceived(ad, from: peer), at: t0)
-        let chosen = actions(receiver.handle(.offerChosen(peer.id), at: t0))
-        guard case .callWillContinue(let id, "com.example.reader", "com.example.reader.reading")? = chosen.first else {
-            Issue.record("expected willContinue, got \(chosen)")
-            return
-        }
-        #expect(actions(receiver.handle(.willContinueAnswered(id, accepted: true), at: t0)) ==
-                [.requestPayload(id, from: peer.id, activityTypeHash: ad.activityTypeHash)])
-        #expect(actions(receiver.handle(.tick, at: t0 + 2.9)).isEmpty)
-        let failed = actions(receiver.handle(.tick, at: t0 + 3))
-        #expect(failed.first == .cancelPayloadRequest(id, from: peer.id))
-        guard case .callDidFail("com.example.reader", "com.example.reader.reading", let error)? = failed.last else {
-            Issue.record("expected didFail, got \(failed)")
-            return
-        }
-        #expect(error.code == .remoteApplicationTimedOut)
-        #expect(receiver.pendingContinuation == nil)
-    }
-
-    @Test func aPayloadThatDoesNotMatchTheOfferIsRejected() {
-        var receiver = DeviceSystem(device: me)
-        _ = receiver.handle(.appInstalled(AppManifest(bundleIdentifier: "com.example.reader", teamIdentifier: "ABCDE12345",
-                                                      activityTypes: ["com.example.reader.reading"])), at: t0)
-        let ad = Advertisement(device: peer.id, activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading"),
-                               teamHash: TeamHash(teamIdentifier: "ABCDE12345"), options: [.isEligibleForHandoff],
-                               activitySerial: 1, savedAt: t0)
-        _ = receiver.handle(.advertisementReceived(ad, from: peer), at: t0)
-        _ = receiver.handle(.offerChosen(peer.id), at: t0)
-        let id = receiver.pendingContinuation!.id
-        _ = receiver.handle(.willContinueAnswered(id, accepted: true), at: t0)
-        let forged = ActivityPayload(activityType: "com.example.reader.reading", teamIdentifier: "EVILTEAM00",
-                                     bundleIdentifier: "com.example.reader")
-        let effects = actions(receiver.handle(.payloadReceived(id, forged, size: 50), at: t0))
-        guard case .callDidFail(_, _, let error)? = effects.last else {
-            Issue.record("expected didFail, got \(effects)")
-            return
-        }
-        #expect(error.code == .handoffFailed)
-    }
-
-    @Test func ownAdvertisementsAreIgnored() {
-        var system = DeviceSystem(device: me)
-        let ad = Advertisement(device: me.id, activityTypeHash: ActivityTypeHash(activityType: "a.b"), teamHash: TeamHash(teamIdentifier: "T"),
-                               options: [], activitySerial: 1, savedAt: t0)
-        _ = system.handle(.advertisementReceived(ad, from: me), at: t0)
-        #expect(system.offers.isEmpty)
     }
 }

@@ -147,7 +147,7 @@ struct RoutingTests {
         #expect(map.continued.first?.webpageURL?.absoluteString == "https://maps.example.com/place/paris")
         #expect(map.continued.first?.activityType == UserActivity.browsingWebType)
         #expect(browser.continued.isEmpty)
-        #expect(receiver.lifecycle.contains { $0.kind == .webRouted && $0.detail.contains("web → native") })
+        #expect(receiver.lifecycle.contains { $0.kind == .webRouted && $0.summary.contains("web → native") })
     }
 
     @Test func webStaysInTheBrowserWhenTheSiteDoesNotApprove() throws {
@@ -161,7 +161,7 @@ struct RoutingTests {
         #expect(map.continued.isEmpty)
         #expect(browser.continued.first?.webpageURL?.absoluteString == "https://maps.example.com/place/paris")
         let routed = try #require(receiver.lifecycle.first { $0.kind == .webRouted })
-        #expect(routed.detail.contains("does not approve"))
+        #expect(routed.summary.contains("does not approve"))
     }
 
     @Test func aWebActivityWithoutBrowserOrDomainAppsIsNotContinuable() throws {

@@ -120,7 +120,7 @@ struct ScenarioProcessTests {
         #expect(text.contains("✓ Phone: restored {\"userInfo\":{\"handoffVersion\":1,"), "\(text)")
         #expect(text.contains("✓ Phone: continue-refused {"), "\(text)")
         #expect(text.contains("newer Reader (version 3)"))
-        #expect(text.contains("✓ Phone: continueCalled {\"detail\":\"the app returned false\"}"))
+        #expect(text.contains("✓ Phone: notHandled {\"peer\":\"NewTablet\"}"), "\(text)")
         #expect(text.contains("✓ NewTablet: no continued-elsewhere for 2.0 s"))
         #expect(text.contains("PASS ("))
         #expect(folder.entries("handoff-scenario-").isEmpty)

@@ -1,3 +1,3 @@
 import Testing
 import HandoffNetwork
-@Test func networkModuleLoads() { #expect(HandoffNetwork.protocolVersion == 1) }
+@Test func networkModuleLoads() { #expect(HandoffNetwork.protocolVersion == 2) }

@@ -265,3 +265,20 @@ struct RegionTests {
         #expect(MapRegion.format(-0.00001, decimals: 4) == "0")
     }
 }
+
+@Suite("The Map before it is opened")
+struct MapLaunchTests {
+    /// An app nobody opened describes nothing the user does: launching the Map records no
+    /// lifecycle event; opening it creates its activity and makes it current.
+    @Test func launchingRecordsNothingUntilTheUserOpensTheMap() throws {
+        let hood = Neighbourhood()
+        let laptop = try MapDevice("Laptop", kind: .laptop, in: hood, frontmost: false)
+        hood.advance(by: 5)
+        #expect(laptop.device.lifecycle.isEmpty, "\(laptop.device.lifecycle.map(\.logLine))")
+        #expect(laptop.map.activity == nil)
+        laptop.bringToFront()
+        hood.settle()
+        #expect(laptop.device.lifecycle.map(\.kind).prefix(2) == [.activityCreated, .becameCurrent])
+        #expect(laptop.device.lifecycle.filter { $0.kind == .advertised }.count == 1, "one beacon change, one event")
+    }
+}

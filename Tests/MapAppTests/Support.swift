@@ -15,7 +15,7 @@ final class MapDevice {
     let application: Application
     private(set) var logLines: [String] = []
 
-    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood) throws {
+    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, frontmost: Bool = true) throws {
         device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
         map = try MapApp()
         application = device.install(map.manifest, delegate: map.delegate)
@@ -24,7 +24,13 @@ final class MapDevice {
         map.launch(application: application, environment: AppEnvironment(
             deviceName: name, cloudFolder: nil, localFolder: folder, now: { clock.now },
             log: { [weak self] line in self?.logLines.append(line) }))
+        if frontmost { bringToFront() }
+    }
+
+    /// Brings the Map to the front, as the device screen does.
+    func bringToFront() {
         device.bringToFront(application)
+        map.setFrontmost(true)
     }
 
     /// Presses `keys` in order; each must be the Map's.

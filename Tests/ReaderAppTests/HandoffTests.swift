@@ -41,7 +41,9 @@ struct HandoffTests {
             "line": .integer(Int64(position.line)),
             "character": .integer(Int64(position.character)),
         ])
-        #expect(laptop.device.lifecycle.contains { $0.kind == .updateUserActivityState && $0.detail == "2 responder(s)" })
+        #expect(laptop.device.lifecycle.contains {
+            if case .updateUserActivityState(_, responders: 2, _) = $0.occurrence { true } else { false }
+        })
     }
 
     @Test func thePositionSurvivesThePayloadEncoding() throws {

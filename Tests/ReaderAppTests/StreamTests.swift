@@ -104,9 +104,9 @@ struct DocumentTransferCodecTests {
     }
 
     @Test func sizesReadNaturally() {
-        #expect(ByteCountText.describe(812) == "812 bytes")
-        #expect(ByteCountText.describe(1_200_000) == "1.2 MB")
-        #expect(ByteCountText.describe(5_000_000) == "5.0 MB")
+        #expect(ByteCount.text(812) == "812 bytes")
+        #expect(ByteCount.text(1_200_000) == "1.2 MB")
+        #expect(ByteCount.text(5_000_000) == "5.0 MB")
     }
 
     @Test func durationsReadNaturally() {

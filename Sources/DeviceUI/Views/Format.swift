@@ -56,12 +56,8 @@ enum Format {
         return date.addingTimeInterval((elapsed / step).rounded(.down) * step + step)
     }
 
-    /// "812 B", "2.1 KB", "1.4 MB".
-    static func bytes(_ count: Int) -> String {
-        if count < 1024 { return "\(count) B" }
-        if count < 1024 * 1024 { return String(format: "%.1f KB", Double(count) / 1024) }
-        return String(format: "%.1f MB", Double(count) / (1024 * 1024))
-    }
+    /// "812 bytes", "2.1 kB", "1.4 MB" (``ByteCount``, as everywhere).
+    static func bytes(_ count: Int) -> String { ByteCount.text(count) }
 
     /// "0.3 s".
     static func seconds(_ interval: TimeInterval) -> String {

@@ -35,20 +35,15 @@ extension ScreenView {
     private func logLines(_ event: LifecycleEvent, width: Int) -> [[(String, Style)]] {
         let time = Format.timestamp(event.time, state.timeZone)
         let kind = event.kind.rawValue
-        var detail = event.detail
-        if detail.isEmpty { detail = [event.activityType, event.bundleIdentifier].compactMap { $0 }.joined(separator: " · ") }
-        var facts: [String] = []
-        if let size = event.size { facts.append(Format.bytes(size)) }
-        if let milliseconds = event.milliseconds { facts.append(String(format: "%.0f ms", milliseconds)) }
-        if !facts.isEmpty { detail += " (" + facts.joined(separator: ", ") + ")" }
-        let kindRole: Role = switch event.kind {
+        let kindRole: Role = switch event.occurrence {
         case .continuationFailed, .systemShowedError, .payloadRefused, .streamsRefused: .error
-        case .payloadSizeWarning, .continueDeclined: .warning
+        case .payloadSizeWarning, .notHandled, .choiceIgnored, .latePayloadIgnored: .warning
+        case .willContinue(_, _, _, _, let accepted): accepted ? .accent : .warning
         case .continued, .wasContinued: .success
         default: .accent
         }
         var result: [[(String, Style)]] = []
-        let head = time + " " + kind + " " + detail
+        let head = time + " " + event.logLine
         for (index, line) in TextWidth.wrap(head, width: width).enumerated() {
             if index == 0 {
                 let rest = String(line.dropFirst(min(line.count, time.count + 1 + kind.count)))

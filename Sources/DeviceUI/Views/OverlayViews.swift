@@ -33,6 +33,8 @@ extension ScreenView {
         case .fetching(let deadline):
             lines.append(("\(spinner) fetching the activity… \(Format.seconds(elapsed))", Style(.normal)))
             lines.append(("gives up in \(Format.seconds(deadline.timeIntervalSince(state.now)))", Style(.dim)))
+        case .restoring:
+            lines.append(("\(spinner) restoring (continue)", Style(.normal)))
         }
         for (index, line) in lines.prefix(max(0, inside.height - 1)).enumerated() {
             grid.write(line.0, in: inside, row: index, style: line.1)

@@ -65,7 +65,7 @@ public final class UserActivity {
     /// True once the activity was attached to a responder: the system manages it.
     var isManagedByResponders = false
     /// Set on an activity received from another device: where it came from.
-    var origin: (device: DeviceID, streamToken: Data, payload: ActivityPayload)?
+    var origin: ReceivedFrom?
     var isDocumentActivity = false
 
     /// Creates an activity of `activityType` for `application`.
@@ -82,7 +82,7 @@ public final class UserActivity {
     }
 
     /// An activity received from another device, before it is handed to the continuing app.
-    init(received payload: ActivityPayload, application: Application, origin: DeviceID) {
+    init(received payload: ActivityPayload, application: Application, origin: PeerReference, continuation: ContinuationID) {
         activityType = payload.activityType
         identifier = payload.activityIdentifier
         self.application = application
@@ -93,7 +93,7 @@ public final class UserActivity {
         expirationDate = payload.expirationDate
         targetContentIdentifier = payload.targetContentIdentifier
         supportsContinuationStreams = payload.supportsContinuationStreams
-        self.origin = (origin, payload.streamToken, payload)
+        self.origin = ReceivedFrom(peer: origin, continuation: continuation, streamToken: payload.streamToken)
     }
 
     /// Adds entries to ``userInfo``, replacing values of keys it already has.
@@ -147,7 +147,7 @@ public final class UserActivity {
             completionHandler(nil, ContinuationStreamError.unavailable("the app is not installed on a device"))
             return
         }
-        device.openContinuationStreams(for: self, to: origin.device, token: origin.streamToken, completion: completionHandler)
+        device.openContinuationStreams(for: self, from: origin, completion: completionHandler)
     }
 
     /// The payload of this activity as it would leave the device now (no saving; see ``Device``).
@@ -201,4 +201,12 @@ public final class UserActivity {
 
 struct WeakResponder {
     weak var value: Responder?
+}
+
+/// Where a received activity came from: the origin device, the continuation that brought it and
+/// the token for its continuation streams.
+struct ReceivedFrom {
+    var peer: PeerReference
+    var continuation: ContinuationID
+    var streamToken: Data
 }

@@ -1,123 +1,338 @@
 import Foundation
 
-/// A typed, timestamped record of one step of the handoff lifecycle on one device.
-///
-/// The terminal UI's log, the tests and the headless mode all read the same stream of these.
-/// Fields that do not apply to a kind are `nil`. ``jsonLine()`` writes one as a JSON line.
-public struct LifecycleEvent: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
-        // The origin's activity
-        case activityCreated, becameCurrent, resignedCurrent, invalidated, needsSaveSet
-        case userActivityWillSave, updateUserActivityState, didUpdate, saved
-        case advertised, withdrawn, expired
-        // Offers from peers
-        case offerReceived, offerUpdated, offerWithdrawn, offerExpired
-        // The receiving side of a continuation
-        case continueChosen, willContinue, continueDeclined, fetchStarted, payloadReceived
-        case payloadSizeWarning, continueCalled, restoreUserActivityState, continued
-        case continuationFailed, systemShowedError, webRouted
-        // The origin side of a continuation
-        case payloadRequested, payloadSent, payloadRefused, wasContinued
-        // Continuation streams
-        case streamsOpened, streamsRefused
-        // Documents
-        case documentOpened, documentClosed
-    }
+/// Which local activity an event is about.
+public struct ActivityReference: Sendable, Hashable {
+    public var id: UUID
+    public var activityType: String
+    public var title: String?
+    public var bundleIdentifier: String
 
-    public var time: Date
-    public var device: String
-    public var kind: Kind
-    public var activityType: String?
-    public var bundleIdentifier: String?
-    public var peer: String?
-    /// A payload size in bytes, where one is involved.
-    public var size: Int?
-    /// How long a step took, in milliseconds, where that is measured.
-    public var milliseconds: Double?
-    /// The public error code of a failure (4608–4611, 3072).
-    public var errorCode: Int?
-    /// What happened, for people.
-    public var detail: String
-
-    public init(time: Date, device: String, kind: Kind, activityType: String? = nil, bundleIdentifier: String? = nil,
-                peer: String? = nil, size: Int? = nil, milliseconds: Double? = nil, errorCode: Int? = nil,
-                detail: String = "") {
-        self.time = time
-        self.device = device
-        self.kind = kind
+    public init(id: UUID, activityType: String, title: String? = nil, bundleIdentifier: String) {
+        self.id = id
         self.activityType = activityType
+        self.title = title
         self.bundleIdentifier = bundleIdentifier
-        self.peer = peer
-        self.size = size
-        self.milliseconds = milliseconds
-        self.errorCode = errorCode
-        self.detail = detail
     }
-
-    /// One line explaining this kind of step to someone learning the lifecycle.
-    public var explanation: String { kind.explanation }
-
-    /// The event as one line of JSON (no trailing newline), keys sorted, dates in ISO 8601.
-    public func jsonLine() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(LifecycleEvent.timestampFormatter.string(from: date))
-        }
-        guard let data = try? encoder.encode(self), let line = String(data: data, encoding: .utf8) else {
-            return "{\"kind\":\"\(kind.rawValue)\"}"
-        }
-        return line
-    }
-
-    nonisolated(unsafe) static let timestampFormatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
 }
 
-extension LifecycleEvent.Kind {
-    /// One line for learners: what this step is in Apple's Handoff.
-    public var explanation: String {
-        switch self {
-        case .activityCreated: "An app created a user activity describing what the user is doing."
-        case .becameCurrent: "The activity became current: this device now advertises it to nearby devices."
-        case .resignedCurrent: "The activity stopped being current; it is no longer advertised."
-        case .invalidated: "The activity was invalidated: final, it can never become current again."
-        case .needsSaveSet: "The app set needsSave: its state changed and will be saved lazily."
-        case .userActivityWillSave: "The system called userActivityWillSave so the delegate can refresh userInfo."
-        case .updateUserActivityState: "The system emptied userInfo and asked each responder to write its state."
-        case .didUpdate: "The app delegate's didUpdate: the last chance to add keys such as a version."
-        case .saved: "The activity's state was saved."
-        case .advertised: "A beacon now tells same-account devices about this activity (a hash of its type only)."
-        case .withdrawn: "The advertisement was withdrawn (a goodbye beacon)."
-        case .expired: "The activity passed its expiration date and is no longer offered."
-        case .offerReceived: "A nearby device of the same account offers an activity."
-        case .offerUpdated: "A nearby device refreshed its offer."
-        case .offerWithdrawn: "A nearby device withdrew its offer."
-        case .offerExpired: "A nearby device fell silent; its offer expired."
-        case .continueChosen: "The user chose to continue the offered activity."
-        case .willContinue: "willContinueUserActivity(withType:): the app learns a continuation is coming."
-        case .continueDeclined: "The app declined the continuation in willContinueUserActivity(withType:)."
-        case .fetchStarted: "The payload is requested from the origin, which saves first."
-        case .payloadReceived: "The activity's payload arrived from the origin."
-        case .payloadSizeWarning: "The payload is larger than Apple's 3 KB guidance; use streams for bulk data."
-        case .continueCalled: "continue(_:restorationHandler:): the app receives the activity."
-        case .restoreUserActivityState: "restoreUserActivityState was called on the objects the app passed back."
-        case .continued: "The continuation completed; the origin is told."
-        case .continuationFailed: "The continuation failed; didFailToContinueUserActivity(withType:error:) reports why."
-        case .systemShowedError: "The app does not handle the failure, so the system shows the error."
-        case .webRouted: "A web activity was routed: to an app the site approves, or to the browser."
-        case .payloadRequested: "A peer asked for this activity's payload to continue it."
-        case .payloadSent: "The saved payload left this device."
-        case .payloadRefused: "The payload was not sent; the origin keeps its activity."
-        case .wasContinued: "userActivityWasContinued: the activity was continued on another device."
-        case .streamsOpened: "Continuation streams connect the two apps for more data."
-        case .streamsRefused: "A request for continuation streams was refused."
-        case .documentOpened: "A document was opened; its activity is created automatically."
-        case .documentClosed: "A document was closed; its activity is invalidated."
+/// The other device of an event, by identifier and by the name people know it by.
+public struct PeerReference: Sendable, Hashable {
+    public var id: DeviceID
+    public var name: String
+
+    public init(id: DeviceID, name: String) {
+        self.id = id
+        self.name = name
+    }
+
+    public init(_ info: PeerInfo) {
+        self.init(id: info.id, name: info.name)
+    }
+}
+
+/// What identifies one advertisement on both sides: the origin's `advertised` event and a peer's
+/// `offerReceived` for the same device, activity serial and type hash are the same beacon.
+public struct AdvertisementIdentity: Sendable, Hashable {
+    public var device: DeviceID
+    public var serial: UInt32
+    public var activityTypeHash: ActivityTypeHash
+
+    public init(device: DeviceID, serial: UInt32, activityTypeHash: ActivityTypeHash) {
+        self.device = device
+        self.serial = serial
+        self.activityTypeHash = activityTypeHash
+    }
+}
+
+/// The userInfo of an activity at one step, as it was then.
+public typealias UserInfoSnapshot = [String: UserInfoValue]
+
+/// Why an advertisement was withdrawn.
+public enum WithdrawalReason: String, Sendable, Hashable {
+    /// No activity is current any more (the app went to the background, resigned or invalidated it).
+    case noCurrentActivity
+    /// The current activity passed its expiration date.
+    case expired
+}
+
+/// Why the user's choice of an offer started nothing.
+public enum IgnoredChoice: String, Sendable, Hashable {
+    /// Another continuation is in progress.
+    case busy
+    /// The peer offers nothing any more.
+    case noOffer
+}
+
+/// Why a web page went where it did.
+public enum WebRouting: Sendable, Hashable {
+    /// The site's association file approves this app (by its application identifier): web → native.
+    case approved(applicationIdentifier: String)
+    /// An app names the host in its associated domains, but the site does not approve it.
+    case notApproved(bundleIdentifier: String, applicationIdentifier: String)
+    /// No app here names the host: the browser opens it.
+    case noAppNamesHost
+}
+
+/// Which end of continuation streams an event is about.
+public enum StreamSide: String, Sendable, Hashable {
+    /// The origin's activity delegate received its end (`userActivity(_:didReceive:outputStream:)`).
+    case origin
+    /// The continuing app's `getContinuationStreams` completed.
+    case continuing
+}
+
+/// One step of the handoff lifecycle on one device, as typed data: what happened, with its
+/// values. The log line, the explanation and the headless JSON are presentations of it
+/// (`LifecycleEvent+Presentation.swift`); nothing reads meaning back out of text.
+public struct LifecycleEvent: Sendable, Hashable {
+    /// When it happened, from the device's clock (never earlier than the device's previous event).
+    public var time: Date
+    /// The device's name.
+    public var device: String
+    public var occurrence: Occurrence
+
+    public init(time: Date, device: String, _ occurrence: Occurrence) {
+        self.time = time
+        self.device = device
+        self.occurrence = occurrence
+    }
+
+    /// What happened.
+    public enum Occurrence: Sendable, Hashable {
+        // The origin's activity
+        case activityCreated(ActivityReference)
+        case becameCurrent(ActivityReference)
+        case resignedCurrent(ActivityReference)
+        case invalidated(ActivityReference)
+        case needsSaveSet(ActivityReference)
+        /// `userActivityWillSave(_:)` on the activity's delegate.
+        case willSave(ActivityReference, continuation: ContinuationID?)
+        /// userInfo emptied, then `updateUserActivityState(_:)` on each responder.
+        case updateUserActivityState(ActivityReference, responders: Int, continuation: ContinuationID?)
+        /// The app delegate's `application(_:didUpdate:)`.
+        case didUpdate(ActivityReference, continuation: ContinuationID?)
+        case saved(ActivityReference, reason: SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?)
+        case advertised(ActivityReference, AdvertisementIdentity, isEligible: Bool)
+        case withdrawn(WithdrawalReason)
+        case expired(ActivityReference)
+        // Offers from peers
+        case offerReceived(PeerReference, AdvertisementIdentity, route: Route)
+        case offerUpdated(PeerReference, AdvertisementIdentity, route: Route)
+        case offerWithdrawn(PeerReference)
+        case offerExpired(PeerReference)
+        // The continuing side
+        case continueChosen(ContinuationID, PeerReference, route: Route)
+        case choiceIgnored(PeerReference, IgnoredChoice)
+        /// `application(_:willContinueUserActivityWithType:)` and its answer.
+        case willContinue(ContinuationID, PeerReference, bundleIdentifier: String, activityType: String, accepted: Bool)
+        case fetchStarted(ContinuationID, PeerReference, timeout: TimeInterval)
+        case payloadReceived(ContinuationID, PeerReference, activityType: String, bytes: Int, milliseconds: Double,
+                             userInfo: UserInfoSnapshot)
+        /// A payload arrived for a continuation that is no longer in progress.
+        case latePayloadIgnored(ContinuationID, bytes: Int)
+        case payloadSizeWarning(ContinuationID, bytes: Int, guidance: Int)
+        case webRouted(ContinuationID, host: String, bundleIdentifier: String, WebRouting)
+        /// `application(_:continue:restorationHandler:)` is called.
+        case continueCalled(ContinuationID, bundleIdentifier: String, activityType: String)
+        /// The restoration handler called `restoreUserActivityState(_:)` on these objects.
+        case restoreUserActivityState(ContinuationID, bundleIdentifier: String, objects: Int, userInfo: UserInfoSnapshot)
+        case continued(ContinuationID, PeerReference, bundleIdentifier: String, restoredObjects: Int, milliseconds: Double)
+        /// `continue` returned false: the app did not handle the activity; the origin is not told.
+        case notHandled(ContinuationID, PeerReference, bundleIdentifier: String, milliseconds: Double)
+        case continuationFailed(ContinuationID, PeerReference, bundleIdentifier: String?, activityType: String?, HandoffError)
+        /// The app does not implement `didFailToContinueUserActivityWithType`: the system shows the error.
+        case systemShowedError(bundleIdentifier: String, activityType: String, HandoffError)
+        // The origin side
+        case payloadRequested(ContinuationID, PeerReference, ActivityReference?)
+        case payloadSent(ContinuationID, PeerReference, ActivityReference, bytes: Int, userInfo: UserInfoSnapshot)
+        case payloadRefused(ContinuationID, PeerReference, HandoffError)
+        /// `userActivityWasContinued(_:)` on the activity's delegate.
+        case wasContinued(ContinuationID, PeerReference, ActivityReference)
+        // Continuation streams
+        case streamsOpened(ContinuationID?, PeerReference, ActivityReference, side: StreamSide)
+        case streamsRefused(ContinuationID?, PeerReference, activityType: String?, reason: String)
+        // Documents
+        case documentOpened(bundleIdentifier: String, activityType: String?, file: String)
+        case documentClosed(bundleIdentifier: String, activityType: String?, file: String)
+    }
+
+    /// The kinds of event, by the name the log and the headless JSON use.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case activityCreated, becameCurrent, resignedCurrent, invalidated, needsSaveSet
+        case willSave, updateUserActivityState, didUpdate, saved
+        case advertised, withdrawn, expired
+        case offerReceived, offerUpdated, offerWithdrawn, offerExpired
+        case continueChosen, choiceIgnored, willContinue, fetchStarted, payloadReceived, latePayloadIgnored
+        case payloadSizeWarning, webRouted, continueCalled, restoreUserActivityState, continued, notHandled
+        case continuationFailed, systemShowedError
+        case payloadRequested, payloadSent, payloadRefused, wasContinued
+        case streamsOpened, streamsRefused
+        case documentOpened, documentClosed
+    }
+}
+
+extension LifecycleEvent {
+    public var kind: Kind {
+        switch occurrence {
+        case .activityCreated: .activityCreated
+        case .becameCurrent: .becameCurrent
+        case .resignedCurrent: .resignedCurrent
+        case .invalidated: .invalidated
+        case .needsSaveSet: .needsSaveSet
+        case .willSave: .willSave
+        case .updateUserActivityState: .updateUserActivityState
+        case .didUpdate: .didUpdate
+        case .saved: .saved
+        case .advertised: .advertised
+        case .withdrawn: .withdrawn
+        case .expired: .expired
+        case .offerReceived: .offerReceived
+        case .offerUpdated: .offerUpdated
+        case .offerWithdrawn: .offerWithdrawn
+        case .offerExpired: .offerExpired
+        case .continueChosen: .continueChosen
+        case .choiceIgnored: .choiceIgnored
+        case .willContinue: .willContinue
+        case .fetchStarted: .fetchStarted
+        case .payloadReceived: .payloadReceived
+        case .latePayloadIgnored: .latePayloadIgnored
+        case .payloadSizeWarning: .payloadSizeWarning
+        case .webRouted: .webRouted
+        case .continueCalled: .continueCalled
+        case .restoreUserActivityState: .restoreUserActivityState
+        case .continued: .continued
+        case .notHandled: .notHandled
+        case .continuationFailed: .continuationFailed
+        case .systemShowedError: .systemShowedError
+        case .payloadRequested: .payloadRequested
+        case .payloadSent: .payloadSent
+        case .payloadRefused: .payloadRefused
+        case .wasContinued: .wasContinued
+        case .streamsOpened: .streamsOpened
+        case .streamsRefused: .streamsRefused
+        case .documentOpened: .documentOpened
+        case .documentClosed: .documentClosed
+        }
+    }
+
+    /// The continuation this event belongs to, on either device.
+    public var continuation: ContinuationID? {
+        switch occurrence {
+        case .willSave(_, let id), .updateUserActivityState(_, _, let id), .didUpdate(_, let id), .saved(_, _, _, let id):
+            id
+        case .continueChosen(let id, _, _), .willContinue(let id, _, _, _, _), .fetchStarted(let id, _, _),
+             .payloadReceived(let id, _, _, _, _, _), .latePayloadIgnored(let id, _), .payloadSizeWarning(let id, _, _),
+             .webRouted(let id, _, _, _), .continueCalled(let id, _, _), .restoreUserActivityState(let id, _, _, _),
+             .continued(let id, _, _, _, _), .notHandled(let id, _, _, _), .continuationFailed(let id, _, _, _, _),
+             .payloadRequested(let id, _, _), .payloadSent(let id, _, _, _, _), .payloadRefused(let id, _, _),
+             .wasContinued(let id, _, _):
+            id
+        case .streamsOpened(let id, _, _, _), .streamsRefused(let id, _, _, _):
+            id
+        default:
+            nil
+        }
+    }
+
+    /// The other device, where one is involved.
+    public var peer: PeerReference? {
+        switch occurrence {
+        case .offerReceived(let peer, _, _), .offerUpdated(let peer, _, _), .offerWithdrawn(let peer), .offerExpired(let peer),
+             .continueChosen(_, let peer, _), .choiceIgnored(let peer, _), .willContinue(_, let peer, _, _, _),
+             .fetchStarted(_, let peer, _), .payloadReceived(_, let peer, _, _, _, _), .continued(_, let peer, _, _, _),
+             .notHandled(_, let peer, _, _), .continuationFailed(_, let peer, _, _, _), .payloadRequested(_, let peer, _),
+             .payloadSent(_, let peer, _, _, _), .payloadRefused(_, let peer, _), .wasContinued(_, let peer, _),
+             .streamsOpened(_, let peer, _, _), .streamsRefused(_, let peer, _, _):
+            peer
+        default:
+            nil
+        }
+    }
+
+    /// The local activity, where the event is about one.
+    public var activity: ActivityReference? {
+        switch occurrence {
+        case .activityCreated(let a), .becameCurrent(let a), .resignedCurrent(let a), .invalidated(let a), .needsSaveSet(let a),
+             .willSave(let a, _), .updateUserActivityState(let a, _, _), .didUpdate(let a, _), .saved(let a, _, _, _),
+             .advertised(let a, _, _), .expired(let a), .payloadSent(_, _, let a, _, _), .wasContinued(_, _, let a),
+             .streamsOpened(_, _, let a, _):
+            a
+        case .payloadRequested(_, _, let a):
+            a
+        default:
+            nil
+        }
+    }
+
+    /// The app the event concerns, where one is known.
+    public var bundleIdentifier: String? {
+        if let activity { return activity.bundleIdentifier }
+        switch occurrence {
+        case .willContinue(_, _, let bundle, _, _), .webRouted(_, _, let bundle, _), .continueCalled(_, let bundle, _),
+             .restoreUserActivityState(_, let bundle, _, _), .continued(_, _, let bundle, _, _), .notHandled(_, _, let bundle, _),
+             .systemShowedError(let bundle, _, _), .documentOpened(let bundle, _, _), .documentClosed(let bundle, _, _):
+            return bundle
+        case .continuationFailed(_, _, let bundle, _, _):
+            return bundle
+        default:
+            return nil
+        }
+    }
+
+    /// The activity type the event concerns, where one is known.
+    public var activityType: String? {
+        if let activity { return activity.activityType }
+        switch occurrence {
+        case .willContinue(_, _, _, let type, _), .payloadReceived(_, _, let type, _, _, _), .continueCalled(_, _, let type),
+             .systemShowedError(_, let type, _):
+            return type
+        case .continuationFailed(_, _, _, let type, _), .streamsRefused(_, _, let type, _), .documentOpened(_, let type, _),
+             .documentClosed(_, let type, _):
+            return type
+        default:
+            return nil
+        }
+    }
+
+    /// The failure, for the events that are one.
+    public var error: HandoffError? {
+        switch occurrence {
+        case .continuationFailed(_, _, _, _, let error), .systemShowedError(_, _, let error), .payloadRefused(_, _, let error):
+            error
+        default:
+            nil
+        }
+    }
+
+    /// A payload's size in bytes, where one is involved.
+    public var bytes: Int? {
+        switch occurrence {
+        case .payloadReceived(_, _, _, let bytes, _, _), .latePayloadIgnored(_, let bytes), .payloadSizeWarning(_, let bytes, _),
+             .payloadSent(_, _, _, let bytes, _):
+            bytes
+        default:
+            nil
+        }
+    }
+
+    /// How long the step took, in milliseconds, where that is measured.
+    public var milliseconds: Double? {
+        switch occurrence {
+        case .payloadReceived(_, _, _, _, let ms, _), .continued(_, _, _, _, let ms), .notHandled(_, _, _, let ms):
+            ms
+        default:
+            nil
+        }
+    }
+
+    /// The userInfo at this step, on the events where state moves.
+    public var userInfo: UserInfoSnapshot? {
+        switch occurrence {
+        case .saved(_, _, let info, _), .payloadReceived(_, _, _, _, _, let info), .restoreUserActivityState(_, _, _, let info),
+             .payloadSent(_, _, _, _, let info):
+            info
+        default:
+            nil
         }
     }
 }

@@ -20,17 +20,31 @@ public final class Device {
     public var onLifecycleEvent: ((LifecycleEvent) -> Void)?
     /// Errors the system showed itself because the app did not handle them.
     public private(set) var systemAlerts: [(bundleIdentifier: String, error: HandoffError)] = []
-    /// Called whenever the device's state changed (after a batch of events), e.g. to redraw.
-    public var onChange: (() -> Void)?
     /// How long a stream token from a payload stays usable.
     public var streamTokenLifetime: TimeInterval = 120
 
     var activities: [UUID: UserActivity] = [:]
-    var received: [ContinuationID: UserActivity] = [:]
-    var streamTokens: [Data: (activity: UUID, expires: Date)] = [:]
+    var streamTokens: [Data: StreamGrant] = [:]
     private var queue: [DeviceSystem.Event] = []
     private var draining = false
     private var savingActivity: UUID?
+    /// The last advertise or withdraw of the events being handled: sent (and recorded) once,
+    /// when the queue is empty, so a burst of changes is one beacon change.
+    private var pendingBeacon: DeviceSystem.Effect?
+    /// The time of the latest event recorded: the next is never earlier.
+    private var lastEventTime: Date = .distantPast
+    private var isBeaconFlushScheduled = false
+    /// When set, a beacon change is sent later, by the work given here (the device's run loop runs
+    /// it after what it is doing now), so changes made one after another by app code are one
+    /// beacon; when nil, it is sent as soon as the events being handled are done.
+    public var deferBeacons: ((@escaping @Sendable (Device) -> Void) -> Void)?
+
+    /// A stream token handed out with a payload: which activity and continuation it opens.
+    struct StreamGrant {
+        var activity: UUID
+        var continuation: ContinuationID
+        var expires: Date
+    }
 
     public init(info: PeerInfo, configuration: DeviceConfiguration = DeviceConfiguration(), clock: @escaping () -> Date = Date.init) {
         system = DeviceSystem(device: info, configuration: configuration)
@@ -67,7 +81,7 @@ public final class Device {
     // MARK: The user
 
     /// The user chose to continue the activity `peer` offers.
-    public func chooseOffer(from peer: DeviceID) { post(.offerChosen(peer)) }
+    public func chooseOffer(from peer: DeviceID) { post(.offerChosen(peer, continuation: ContinuationID())) }
 
     /// The user cancelled the continuation in progress.
     public func cancelContinuation() { post(.continuationCancelled) }
@@ -88,8 +102,9 @@ public final class Device {
 
     public func receiveGoodbye(from peer: DeviceID) { post(.goodbyeReceived(peer)) }
 
-    public func receivePayloadRequest(_ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash) {
-        post(.payloadRequested(request, from: peer, activityTypeHash: activityTypeHash))
+    public func receivePayloadRequest(_ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash,
+                                      continuation: ContinuationID) {
+        post(.payloadRequested(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation))
     }
 
     /// The answer to a payload request: the encoded payload, or the error the origin or the
@@ -114,31 +129,25 @@ public final class Device {
         }
     }
 
-    public func receiveContinued(_ activityIdentifier: UUID, by peer: PeerInfo) {
-        post(.continuationConfirmed(activityIdentifier: activityIdentifier, by: peer))
+    public func receiveContinued(_ activityIdentifier: UUID, by peer: PeerInfo, continuation: ContinuationID) {
+        post(.continuationConfirmed(activityIdentifier: activityIdentifier, by: peer, continuation: continuation))
     }
 
     /// A peer opens continuation streams with a token from a payload this device sent. On success
     /// the origin's activity delegate receives its end and the peer's end is returned.
     public func acceptContinuationStreams(token: Data, from peer: DeviceID) -> Result<ContinuationStreams, ContinuationStreamError> {
-        let now = clock()
-        let name = system.offers[peer]?.peer.name ?? peer.rawValue
-        guard let entry = streamTokens.removeValue(forKey: token), entry.expires > now else {
-            record(LifecycleEvent(time: now, device: info.name, kind: .streamsRefused, peer: name,
-                                  detail: "unknown, used or expired stream token"))
+        let reference = PeerReference(id: peer, name: system.name(of: peer))
+        guard let grant = streamTokens.removeValue(forKey: token), grant.expires > clock() else {
+            record(.streamsRefused(nil, reference, activityType: nil, reason: "unknown, used or expired stream token"))
             return .failure(.refused("unknown, used or expired stream token"))
         }
-        guard let activity = activities[entry.activity], activity.supportsContinuationStreams else {
-            record(LifecycleEvent(time: now, device: info.name, kind: .streamsRefused, peer: name,
-                                  detail: "the activity is gone or no longer supports streams"))
+        guard let activity = activities[grant.activity], activity.supportsContinuationStreams, let activityReference = activity.reference else {
+            record(.streamsRefused(grant.continuation, reference, activityType: nil, reason: "the activity is gone or no longer supports streams"))
             return .failure(.refused("the activity is gone or no longer supports streams"))
         }
         let (mine, theirs) = ContinuationStreams.makePipe()
-        record(LifecycleEvent(time: now, device: info.name, kind: .streamsOpened, activityType: activity.activityType,
-                              bundleIdentifier: activity.application?.bundleIdentifier, peer: name,
-                              detail: "the origin's delegate receives its end"))
+        record(.streamsOpened(grant.continuation, reference, activityReference, side: .origin))
         activity.delegate?.userActivity(activity, didReceive: mine)
-        onChange?()
         return .success(theirs)
     }
 
@@ -176,43 +185,38 @@ public final class Device {
     }
 
     func documentOpened(_ document: Document, in app: Application) {
-        record(LifecycleEvent(time: clock(), device: info.name, kind: .documentOpened, activityType: document.documentType.ubiquitousActivityType,
-                              bundleIdentifier: app.bundleIdentifier, detail: document.fileURL.lastPathComponent))
+        record(.documentOpened(bundleIdentifier: app.bundleIdentifier, activityType: document.documentType.ubiquitousActivityType,
+                               file: document.fileURL.lastPathComponent))
     }
 
     func documentClosed(_ document: Document, in app: Application) {
-        record(LifecycleEvent(time: clock(), device: info.name, kind: .documentClosed, activityType: document.documentType.ubiquitousActivityType,
-                              bundleIdentifier: app.bundleIdentifier, detail: document.fileURL.lastPathComponent))
+        record(.documentClosed(bundleIdentifier: app.bundleIdentifier, activityType: document.documentType.ubiquitousActivityType,
+                               file: document.fileURL.lastPathComponent))
     }
 
     func systemShowsError(_ error: HandoffError, activityType: String, application: Application) {
         systemAlerts.append((application.bundleIdentifier, error))
-        record(LifecycleEvent(time: clock(), device: info.name, kind: .systemShowedError, activityType: activityType,
-                              bundleIdentifier: application.bundleIdentifier, errorCode: error.code.rawValue,
-                              detail: "alert: \(error.code.meaning) (\(error.code.rawValue))"))
+        record(.systemShowedError(bundleIdentifier: application.bundleIdentifier, activityType: activityType, error))
     }
 
-    func openContinuationStreams(for activity: UserActivity, to peer: DeviceID, token: Data,
+    func openContinuationStreams(for activity: UserActivity, from origin: ReceivedFrom,
                                  completion: @escaping (ContinuationStreams?, (any Error)?) -> Void) {
         guard let transport else {
             completion(nil, ContinuationStreamError.unavailable("the device has no network"))
             return
         }
-        transport.openContinuationStreams(to: peer, token: token) { [weak self] result in
+        transport.openContinuationStreams(to: origin.peer.id, token: origin.streamToken) { [weak self] result in
             guard let self else { return }
-            let now = self.clock()
             switch result {
             case .success(let streams):
-                self.record(LifecycleEvent(time: now, device: self.info.name, kind: .streamsOpened, activityType: activity.activityType,
-                                           bundleIdentifier: activity.application?.bundleIdentifier, peer: peer.rawValue,
-                                           detail: "the continuing app has its streams"))
+                if let reference = activity.reference {
+                    self.record(.streamsOpened(origin.continuation, origin.peer, reference, side: .continuing))
+                }
                 completion(streams, nil)
             case .failure(let error):
-                self.record(LifecycleEvent(time: now, device: self.info.name, kind: .streamsRefused, activityType: activity.activityType,
-                                           peer: peer.rawValue, detail: "\(error)"))
+                self.record(.streamsRefused(origin.continuation, origin.peer, activityType: activity.activityType, reason: "\(error)"))
                 completion(nil, error)
             }
-            self.onChange?()
         }
     }
 
@@ -226,27 +230,62 @@ public final class Device {
             let next = queue.removeFirst()
             let effects = system.handle(next, at: clock())
             for effect in effects { perform(effect) }
+            if queue.isEmpty, pendingBeacon != nil {
+                if let deferBeacons {
+                    if !isBeaconFlushScheduled {
+                        isBeaconFlushScheduled = true
+                        deferBeacons { device in device.flushBeacon() }
+                    }
+                } else {
+                    flushBeacon()
+                }
+            }
         }
         draining = false
-        onChange?()
+    }
+
+    /// Records what happened, stamped with one read of the device's clock (never earlier than the
+    /// previous event), and tells the observer.
+    func record(_ occurrence: LifecycleEvent.Occurrence) {
+        record(LifecycleEvent(time: clock(), device: info.name, occurrence))
     }
 
     func record(_ event: LifecycleEvent) {
+        var event = event
+        event.time = max(clock(), lastEventTime)
+        lastEventTime = event.time
         lifecycle.append(event)
         if lifecycle.count > lifecycleCapacity { lifecycle.removeFirst(lifecycle.count - lifecycleCapacity) }
         onLifecycleEvent?(event)
+    }
+
+    /// Sends (and records) the last beacon change, if one is waiting.
+    public func flushBeacon() {
+        isBeaconFlushScheduled = false
+        guard let beacon = pendingBeacon else { return }
+        pendingBeacon = nil
+        switch beacon {
+        case .advertise(let ad, let activity):
+            transport?.advertise(ad, from: info)
+            record(.advertised(activity, ad.identity, isEligible: ad.options.contains(.isEligibleForHandoff)))
+        case .withdraw(let reason):
+            transport?.withdraw(from: info)
+            record(.withdrawn(reason))
+        default:
+            break
+        }
     }
 
     private func perform(_ effect: DeviceSystem.Effect) {
         switch effect {
         case .record(let event):
             record(event)
-        case .advertise(let ad):
-            transport?.advertise(ad, from: info)
-        case .withdraw:
-            transport?.withdraw(from: info)
-        case .save(let id, _):
-            if let activity = activities[id] { save(activity) }
+        case .advertise, .withdraw:
+            pendingBeacon = effect
+        case .save(let id, let reason, let continuation):
+            guard let activity = activities[id] else { return }
+            save(activity, continuation: continuation)
+            post(.activitySaved(id, reason, userInfo: activity.userInfo, continuation: continuation))
         case .callWillContinue(let id, let bundle, let type):
             guard let app = application(bundle) else {
                 post(.payloadFailed(id, HandoffError(.handoffFailed, "\(bundle) is not installed")))
@@ -272,7 +311,7 @@ public final class Device {
                     systemShowsError(error, activityType: type, application: app)
                 }
             }
-        case .encodePayload(let request, let id):
+        case .encodePayload(let request, let id, let continuation):
             guard let activity = activities[id], activity.isValid else {
                 post(.payloadUnavailable(request, reason: "the activity was invalidated"))
                 return
@@ -280,15 +319,17 @@ public final class Device {
             var token = Data()
             if activity.supportsContinuationStreams {
                 token = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-                streamTokens[token] = (id, clock().addingTimeInterval(streamTokenLifetime))
+                streamTokens[token] = StreamGrant(activity: id, continuation: continuation,
+                                                  expires: clock().addingTimeInterval(streamTokenLifetime))
             }
-            post(.payloadEncoded(request, activity.makePayload(streamToken: token).encoded()))
+            let payload = activity.makePayload(streamToken: token)
+            post(.payloadEncoded(request, payload.encoded(), userInfo: payload.userInfo))
         case .sendPayload(let request, let peer, let data):
             transport?.sendPayload(request, to: peer, result: .success(data))
         case .sendPayloadError(let request, let peer, let error):
             transport?.sendPayload(request, to: peer, result: .failure(error))
-        case .notifyContinued(let peer, let activityIdentifier):
-            transport?.notifyContinued(activityIdentifier, to: peer)
+        case .notifyContinued(let peer, let activityIdentifier, let continuation):
+            transport?.notifyContinued(activityIdentifier, continuation: continuation, to: peer)
         case .callWasContinued(let id):
             if let activity = activities[id] { activity.delegate?.userActivityWasContinued(activity) }
         }
@@ -296,52 +337,54 @@ public final class Device {
 
     /// The save callbacks, in Apple's order: the delegate's `userActivityWillSave`, then (for an
     /// activity shared by responders) `userInfo` emptied and every responder's
-    /// `updateUserActivityState`, then the app delegate's `didUpdate`.
-    private func save(_ activity: UserActivity) {
-        let now = clock()
-        let type = activity.activityType
-        let bundle = activity.application?.bundleIdentifier
+    /// `updateUserActivityState`, then the app delegate's `didUpdate`. Each is recorded as it
+    /// returns.
+    private func save(_ activity: UserActivity, continuation: ContinuationID?) {
+        guard let reference = activity.reference else { return }
         savingActivity = activity.identifier
         defer { savingActivity = nil }
         if let delegate = activity.delegate {
             delegate.userActivityWillSave(activity)
-            record(LifecycleEvent(time: now, device: info.name, kind: .userActivityWillSave, activityType: type, bundleIdentifier: bundle))
+            record(.willSave(reference, continuation: continuation))
         }
         let responders = activity.liveResponders
         if !responders.isEmpty {
             activity.userInfo = [:]
             for responder in responders { responder.updateUserActivityState(activity) }
-            record(LifecycleEvent(time: now, device: info.name, kind: .updateUserActivityState, activityType: type,
-                                  bundleIdentifier: bundle, detail: "\(responders.count) responder(s)"))
+            record(.updateUserActivityState(reference, responders: responders.count, continuation: continuation))
         }
         if let app = activity.application, let delegate = app.delegate {
             delegate.application(app, didUpdate: activity)
-            record(LifecycleEvent(time: now, device: info.name, kind: .didUpdate, activityType: type, bundleIdentifier: bundle))
+            record(.didUpdate(reference, continuation: continuation))
         }
         activity.needsSave = false
     }
 
-    private func deliver(_ id: ContinuationID, _ bundle: String, _ payload: ActivityPayload, origin: DeviceID) {
+    /// `continue(_:restorationHandler:)`, recorded as it is called; each restoration the app asks
+    /// for is recorded after it, with the userInfo it restored from.
+    private func deliver(_ id: ContinuationID, _ bundle: String, _ payload: ActivityPayload, origin: PeerReference) {
         guard let app = application(bundle) else {
             post(.payloadFailed(id, HandoffError(.handoffFailed, "\(bundle) is not installed")))
             return
         }
-        let activity = UserActivity(received: payload, application: app, origin: origin)
-        received[id] = activity
+        let activity = UserActivity(received: payload, application: app, origin: origin, continuation: id)
         var restored = 0
-        let now = clock()
         let handler: ([Responder]) -> Void = { [weak self] objects in
             guard let self else { return }
             for object in objects { object.restoreUserActivityState(activity) }
             restored += objects.count
-            self.record(LifecycleEvent(time: self.clock(), device: self.info.name, kind: .restoreUserActivityState,
-                                       activityType: activity.activityType, bundleIdentifier: bundle,
-                                       detail: "\(objects.count) object(s) restored"))
+            self.record(.restoreUserActivityState(id, bundleIdentifier: bundle, objects: objects.count, userInfo: activity.userInfo))
         }
+        record(.continueCalled(id, bundleIdentifier: bundle, activityType: activity.activityType))
         let handled = app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
-        record(LifecycleEvent(time: now, device: info.name, kind: .continueCalled, activityType: activity.activityType,
-                              bundleIdentifier: bundle, detail: handled ? "the app handled the activity" : "the app returned false"))
-        received[id] = nil
         post(.continuationHandled(id, handled: handled, restoredObjects: restored))
+    }
+}
+
+extension UserActivity {
+    /// The activity as lifecycle events name it (nil once it has no app).
+    var reference: ActivityReference? {
+        guard let bundle = application?.bundleIdentifier else { return nil }
+        return ActivityReference(id: identifier, activityType: activityType, title: title, bundleIdentifier: bundle)
     }
 }

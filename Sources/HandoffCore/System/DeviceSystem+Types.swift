@@ -1,10 +1,15 @@
 import Foundation
 
-/// Identifies one attempt to continue an offer on the receiving device.
-public struct ContinuationID: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
-    public var rawValue: UInt64
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
-    public var description: String { "continuation-\(rawValue)" }
+/// Identifies one continuation on both devices: the continuing device mints it when the user
+/// chooses the offer and sends it with the payload request; the origin stamps its save, payload,
+/// streams and wasContinued events with it.
+public struct ContinuationID: Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: UUID
+    public init(rawValue: UUID = UUID()) { self.rawValue = rawValue }
+    /// Lower-case UUID text, as the headless JSON's `continuation` field.
+    public var description: String { rawValue.uuidString.lowercased() }
+    /// The first eight hex digits, for the log.
+    public var short: String { String(description.prefix(8)) }
 }
 
 /// Identifies one payload request served by the originating device.
@@ -130,5 +135,104 @@ public struct DeviceConfiguration: Sendable, Hashable {
         self.payloadLimitBytes = payloadLimitBytes
         self.offerLifetime = offerLifetime
         self.fetchTimeout = fetchTimeout
+    }
+}
+
+/// What is in front on a device.
+public enum Front: Sendable, Hashable {
+    /// Nothing was brought to the front yet: any app's activity may be current.
+    case notYetKnown
+    /// The home screen (or the desktop): no app's activity is current.
+    case home
+    case app(String)
+}
+
+/// One continuation the user started on this (receiving) device.
+public struct ContinuationAttempt: Sendable, Hashable {
+    public let id: ContinuationID
+    public let peer: PeerInfo
+    public let advertisement: Advertisement
+    public let chosenAt: Date
+
+    public init(id: ContinuationID, peer: PeerInfo, advertisement: Advertisement, chosenAt: Date) {
+        self.id = id
+        self.peer = peer
+        self.advertisement = advertisement
+        self.chosenAt = chosenAt
+    }
+}
+
+/// The app a continuation goes to.
+public enum ContinuationTarget: Sendable, Hashable {
+    /// The app of the origin's team that claims the activity type.
+    case app(bundleIdentifier: String, activityType: String)
+    /// No app here claims it, but it has a web page: the browser opens it (native → web).
+    case browser(bundleIdentifier: String)
+    /// A browsing-web activity, routed by its page's host: an app the site approves, or the browser.
+    case web(bundleIdentifier: String)
+
+    public var bundleIdentifier: String {
+        switch self {
+        case .app(let bundle, _), .browser(let bundle), .web(let bundle): bundle
+        }
+    }
+
+    /// The type the app receives (a browser and a web route receive a browsing-web activity).
+    public var activityType: String {
+        switch self {
+        case .app(_, let type): type
+        case .browser, .web: UserActivity.browsingWebType
+        }
+    }
+}
+
+/// Where a fetched payload goes.
+public enum FetchDestination: Sendable, Hashable {
+    case known(ContinuationTarget)
+    /// A browsing-web activity: the page's host decides once the payload is here.
+    case routedByPage
+}
+
+/// The continuation in progress on this (receiving) device, phase by phase; each phase holds only
+/// what it has.
+public enum PendingContinuation: Sendable, Hashable {
+    /// `willContinueUserActivityWithType` is asked. A web activity's payload is already here.
+    case askingApp(ContinuationAttempt, ContinuationTarget, payload: ActivityPayload?)
+    /// The payload was requested at `since`; the continuation fails with 4610 at `deadline`.
+    case fetching(ContinuationAttempt, FetchDestination, since: Date, deadline: Date)
+    /// `continue(_:restorationHandler:)` has the payload; its answer is awaited.
+    case delivering(ContinuationAttempt, ContinuationTarget, payload: ActivityPayload)
+
+    public var attempt: ContinuationAttempt {
+        switch self {
+        case .askingApp(let attempt, _, _), .fetching(let attempt, _, _, _), .delivering(let attempt, _, _): attempt
+        }
+    }
+
+    public var id: ContinuationID { attempt.id }
+    public var peer: PeerInfo { attempt.peer }
+
+    /// The app it goes to, once known.
+    public var target: ContinuationTarget? {
+        switch self {
+        case .askingApp(_, let target, _): target
+        case .delivering(_, let target, _): target
+        case .fetching(_, .known(let target), _, _): target
+        case .fetching(_, .routedByPage, _, _): nil
+        }
+    }
+}
+
+extension ActivitySnapshot {
+    /// The activity as lifecycle events name it.
+    public var reference: ActivityReference {
+        ActivityReference(id: id, activityType: activityType, title: title, bundleIdentifier: bundleIdentifier)
+    }
+}
+
+extension Advertisement {
+    /// What pairs this advertisement on both devices.
+    public var identity: AdvertisementIdentity {
+        AdvertisementIdentity(device: device, serial: activitySerial, activityTypeHash: activityTypeHash)
     }
 }

@@ -17,83 +17,73 @@ public struct DeviceSystem: Sendable {
         case activityResignedCurrent(UUID)
         case activityInvalidated(UUID)
         case activityNeedsSave(UUID)
+        /// The save callbacks of ``Effect/save(_:_:continuation:)`` ran; this is the userInfo now.
+        case activitySaved(UUID, SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?)
         case siteApproval(host: String, applicationIdentifiers: Set<String>)
         // Peers
         case advertisementReceived(Advertisement, from: PeerInfo)
         case goodbyeReceived(DeviceID)
         // The receiving side of a continuation
-        case offerChosen(DeviceID)
+        /// The user chose `peer`'s offer; the runtime mints the continuation's identifier.
+        case offerChosen(DeviceID, continuation: ContinuationID)
         case willContinueAnswered(ContinuationID, accepted: Bool)
         case payloadReceived(ContinuationID, ActivityPayload, size: Int)
         case payloadFailed(ContinuationID, HandoffError)
         case continuationHandled(ContinuationID, handled: Bool, restoredObjects: Int)
         case continuationCancelled
         // The origin side of a continuation
-        case payloadRequested(PayloadRequestID, from: PeerInfo, activityTypeHash: ActivityTypeHash)
-        case payloadEncoded(PayloadRequestID, Data)
+        case payloadRequested(PayloadRequestID, from: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID)
+        case payloadEncoded(PayloadRequestID, Data, userInfo: UserInfoSnapshot)
         case payloadUnavailable(PayloadRequestID, reason: String)
-        case continuationConfirmed(activityIdentifier: UUID, by: PeerInfo)
+        case continuationConfirmed(activityIdentifier: UUID, by: PeerInfo, continuation: ContinuationID)
         // Time passing
         case tick
     }
 
     /// What to do, in order.
     public enum Effect: Sendable, Hashable {
-        case advertise(Advertisement)
-        case withdraw
+        /// Advertise this activity (the runtime sends, and records, only the last of a burst).
+        case advertise(Advertisement, ActivityReference)
+        case withdraw(WithdrawalReason)
         /// Run the save callbacks of an activity: `userActivityWillSave`, responders'
-        /// `updateUserActivityState` (with userInfo emptied first), then the app's `didUpdate`.
-        case save(UUID, SaveReason)
+        /// `updateUserActivityState` (with userInfo emptied first), then the app's `didUpdate`;
+        /// then answer ``Event/activitySaved(_:_:userInfo:continuation:)``.
+        case save(UUID, SaveReason, continuation: ContinuationID?)
         case callWillContinue(ContinuationID, bundleIdentifier: String, activityType: String)
         case requestPayload(ContinuationID, from: DeviceID, activityTypeHash: ActivityTypeHash)
         case cancelPayloadRequest(ContinuationID, from: DeviceID)
         /// Give the payload to the app: create the activity and call `continue(_:restorationHandler:)`.
-        case deliver(ContinuationID, bundleIdentifier: String, ActivityPayload, origin: DeviceID)
+        case deliver(ContinuationID, bundleIdentifier: String, ActivityPayload, origin: PeerReference)
+        /// The app's `didFailToContinueUserActivityWithType` (or the system's alert when it has none).
         case callDidFail(bundleIdentifier: String, activityType: String, HandoffError)
-        /// The app does not implement `didFailToContinue`: the system shows the error itself.
-        case encodePayload(PayloadRequestID, activity: UUID)
+        case encodePayload(PayloadRequestID, activity: UUID, continuation: ContinuationID)
         case sendPayload(PayloadRequestID, to: DeviceID, Data)
         case sendPayloadError(PayloadRequestID, to: DeviceID, HandoffError)
-        case notifyContinued(to: DeviceID, activityIdentifier: UUID)
+        case notifyContinued(to: DeviceID, activityIdentifier: UUID, continuation: ContinuationID)
         case callWasContinued(UUID)
         case record(LifecycleEvent)
     }
 
-    /// The phase of the continuation in progress on this (receiving) device.
-    public struct PendingContinuation: Sendable, Hashable {
-        public enum Phase: Sendable, Hashable {
-            case awaitingWillContinue
-            case fetching(deadline: Date)
+    struct ServeRequest: Sendable, Hashable {
+        enum Phase: Sendable, Hashable {
+            /// The origin app's save callbacks are running.
+            case saving
+            /// The saved activity is being encoded.
+            case encoding
         }
 
-        public var id: ContinuationID
-        public var peer: PeerInfo
-        public var advertisement: Advertisement
-        /// The app that will receive it (nil for a web activity until its payload has arrived).
-        public var bundleIdentifier: String?
-        public var activityType: String
-        public var phase: Phase
-        public var chosenAt: Date
-        public var fetchStartedAt: Date?
-        /// The payload, when it arrived before the app answered willContinue (web activities).
-        public var payload: ActivityPayload?
-        var isBrowserFallback: Bool
-    }
-
-    struct ServeRequest: Sendable, Hashable {
-        var peer: DeviceID
+        var peer: PeerInfo
         var activity: UUID
-        var requestedAt: Date
+        var continuation: ContinuationID
+        var phase: Phase
     }
 
     public let device: PeerInfo
     public var configuration: DeviceConfiguration
     public private(set) var apps: [AppManifest] = []
-    /// The app in front (nil: the home screen, or no app was ever brought to the front).
-    public private(set) var frontmostApp: String?
-    /// False until an app (or the home screen) is first brought to the front; until then any
-    /// app's activity may be current.
-    public private(set) var hasFrontmostApp = false
+    /// What is in front: nothing yet (until then any app's activity may be current), the home
+    /// screen, or an app.
+    public private(set) var front: Front = .notYetKnown
     public private(set) var activities: [UUID: ActivitySnapshot] = [:]
     /// Per app, the activity it wants current (explicit `becomeCurrent()` or its responder chain).
     public private(set) var candidates: [String: UUID] = [:]
@@ -108,12 +98,16 @@ public struct DeviceSystem: Sendable {
     var serving: [PayloadRequestID: ServeRequest] = [:]
     /// Names of peers that asked for payloads (they may not advertise anything themselves).
     var peerNames: [DeviceID: String] = [:]
-    var nextContinuation: UInt64 = 1
     var activitySerial: UInt32 = 0
 
     public init(device: PeerInfo, configuration: DeviceConfiguration = DeviceConfiguration()) {
         self.device = device
         self.configuration = configuration
+    }
+
+    /// The app in front (nil: the home screen, or nothing was ever brought to the front).
+    public var frontmostApp: String? {
+        if case .app(let bundle) = front { bundle } else { nil }
     }
 
     /// The browser installed on this device, if any (an app claiming the browsing-web type).
@@ -126,17 +120,14 @@ public struct DeviceSystem: Sendable {
         case .appInstalled(let manifest):
             apps.removeAll { $0.bundleIdentifier == manifest.bundleIdentifier }
             apps.append(manifest)
-            rerouteOffers(at: now, effects: &effects)
+            rerouteOffers(at: now)
         case .appBecameFrontmost(let bundle):
-            frontmostApp = bundle
-            hasFrontmostApp = true
+            front = bundle.map { .app($0) } ?? .home
             chooseCurrent(at: now, effects: &effects)
         case .activityChanged(let snapshot):
             let old = activities[snapshot.id]
             activities[snapshot.id] = snapshot
-            if old == nil {
-                record(.activityCreated, at: now, snapshot, detail: "\(snapshot.activityType) in \(snapshot.bundleIdentifier)", into: &effects)
-            }
+            if old == nil { record(.activityCreated(snapshot.reference), at: now, into: &effects) }
             if snapshot.id == currentActivity, old != snapshot { advertiseCurrent(at: now, effects: &effects) }
         case .activityBecameCurrent(let id):
             guard let snapshot = activities[id] else { break }
@@ -150,25 +141,26 @@ public struct DeviceSystem: Sendable {
             guard let snapshot = activities.removeValue(forKey: id) else { break }
             needsSave.remove(id)
             lastSaved[id] = nil
-            record(.invalidated, at: now, snapshot, detail: "\(snapshot.activityType) invalidated", into: &effects)
+            record(.invalidated(snapshot.reference), at: now, into: &effects)
             if candidates[snapshot.bundleIdentifier] == id { candidates[snapshot.bundleIdentifier] = nil }
             chooseCurrent(at: now, effects: &effects)
         case .activityNeedsSave(let id):
             guard let snapshot = activities[id] else { break }
             needsSave.insert(id)
-            record(.needsSaveSet, at: now, snapshot, into: &effects)
+            record(.needsSaveSet(snapshot.reference), at: now, into: &effects)
             if id == currentActivity { scheduleSave(at: now, effects: &effects) }
+        case .activitySaved(let id, let reason, let userInfo, let continuation):
+            activitySaved(id, reason, userInfo: userInfo, continuation: continuation, at: now, effects: &effects)
         case .siteApproval(let host, let appIDs):
             siteApprovals[host.lowercased()] = appIDs
         case .advertisementReceived(let ad, let peer):
             receive(ad, from: peer, at: now, effects: &effects)
         case .goodbyeReceived(let peer):
             if let offer = offers.removeValue(forKey: peer) {
-                effects.append(.record(makeEvent(.offerWithdrawn, at: now, peer: offer.peer.name,
-                                             detail: "\(offer.peer.name) withdrew its offer")))
+                record(.offerWithdrawn(PeerReference(offer.peer)), at: now, into: &effects)
             }
-        case .offerChosen(let peer):
-            choose(peer, at: now, effects: &effects)
+        case .offerChosen(let peer, let continuation):
+            choose(peer, continuation: continuation, at: now, effects: &effects)
         case .willContinueAnswered(let id, let accepted):
             willContinueAnswered(id, accepted: accepted, at: now, effects: &effects)
         case .payloadReceived(let id, let payload, let size):
@@ -177,34 +169,31 @@ public struct DeviceSystem: Sendable {
             guard let pending = pendingContinuation, pending.id == id else { break }
             fail(pending, error, at: now, effects: &effects)
         case .continuationHandled(let id, let handled, let restored):
-            guard let pending = pendingContinuation, pending.id == id else { break }
+            guard case .delivering(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else { break }
             pendingContinuation = nil
-            let elapsed = now.timeIntervalSince(pending.chosenAt) * 1000
+            let elapsed = now.timeIntervalSince(attempt.chosenAt) * 1000
+            let peer = PeerReference(attempt.peer)
             if handled {
-                effects.append(.notifyContinued(to: pending.peer.id, activityIdentifier: pending.payload?.activityIdentifier ?? UUID()))
-                effects.append(.record(makeEvent(.continued, at: now, type: pending.activityType, bundle: pending.bundleIdentifier,
-                                             peer: pending.peer.name, milliseconds: elapsed,
-                                             detail: "continued from \(pending.peer.name); \(restored) object(s) restored")))
+                effects.append(.notifyContinued(to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
+                record(.continued(id, peer, bundleIdentifier: target.bundleIdentifier, restoredObjects: restored, milliseconds: elapsed),
+                       at: now, into: &effects)
             } else {
-                effects.append(.record(makeEvent(.continued, at: now, type: pending.activityType, bundle: pending.bundleIdentifier,
-                                             peer: pending.peer.name, milliseconds: elapsed,
-                                             detail: "the app returned false from continue: it did not handle the activity")))
+                record(.notHandled(id, peer, bundleIdentifier: target.bundleIdentifier, milliseconds: elapsed), at: now, into: &effects)
             }
         case .continuationCancelled:
             guard let pending = pendingContinuation else { break }
             fail(pending, HandoffError(.userCancelled, "the user cancelled the continuation"), at: now, effects: &effects)
-        case .payloadRequested(let request, let peer, let hash):
-            serve(request, to: peer, hash: hash, at: now, effects: &effects)
-        case .payloadEncoded(let request, let data):
-            payloadEncoded(request, data, at: now, effects: &effects)
+        case .payloadRequested(let request, let peer, let hash, let continuation):
+            serve(request, to: peer, hash: hash, continuation: continuation, at: now, effects: &effects)
+        case .payloadEncoded(let request, let data, let userInfo):
+            payloadEncoded(request, data, userInfo: userInfo, at: now, effects: &effects)
         case .payloadUnavailable(let request, let reason):
             guard let serve = serving.removeValue(forKey: request) else { break }
-            refuse(request, serve.peer, HandoffError(.handoffFailed, reason), at: now, effects: &effects)
-        case .continuationConfirmed(let activityIdentifier, let peer):
+            refuse(request, serve.peer, serve.continuation, HandoffError(.handoffFailed, reason), at: now, effects: &effects)
+        case .continuationConfirmed(let activityIdentifier, let peer, let continuation):
             guard let snapshot = activities[activityIdentifier] else { break }
-            let name = peer.name
             effects.append(.callWasContinued(activityIdentifier))
-            record(.wasContinued, at: now, snapshot, peer: name, detail: "continued on \(name)", into: &effects)
+            record(.wasContinued(continuation, PeerReference(peer), snapshot.reference), at: now, into: &effects)
         case .tick:
             tick(at: now, effects: &effects)
         }
@@ -215,31 +204,29 @@ public struct DeviceSystem: Sendable {
 // MARK: - The origin: current activity, saving, advertising, serving
 
 extension DeviceSystem {
-    /// Makes the frontmost app's candidate current (any app's when no app is frontmost).
+    /// Makes the frontmost app's candidate current (any app's while nothing was brought to the front).
     mutating func chooseCurrent(at now: Date, effects: inout [Effect]) {
-        let chosen: UUID?
-        if hasFrontmostApp {
-            chosen = frontmostApp.flatMap { candidates[$0] }
-        } else {
-            chosen = candidates.values.max { (lastSaved[$0] ?? .distantPast) < (lastSaved[$1] ?? .distantPast) }
-                ?? candidates.values.first
+        let chosen: UUID? = switch front {
+        case .notYetKnown:
+            candidates.values.max { (lastSaved[$0] ?? .distantPast) < (lastSaved[$1] ?? .distantPast) } ?? candidates.values.first
+        case .home: nil
+        case .app(let bundle): candidates[bundle]
         }
         guard chosen != currentActivity else { return }
         if let old = currentActivity, let snapshot = activities[old] {
-            record(.resignedCurrent, at: now, snapshot, into: &effects)
+            record(.resignedCurrent(snapshot.reference), at: now, into: &effects)
         }
         currentActivity = chosen
         saveDeadline = nil
         if let chosen, let snapshot = activities[chosen] {
             activitySerial &+= 1
             lastSaved[chosen] = lastSaved[chosen] ?? now
-            record(.becameCurrent, at: now, snapshot, detail: snapshot.title ?? snapshot.activityType, into: &effects)
+            record(.becameCurrent(snapshot.reference), at: now, into: &effects)
             if needsSave.contains(chosen) { scheduleSave(at: now, effects: &effects) }
             advertiseCurrent(at: now, effects: &effects)
         } else if advertisement != nil {
             advertisement = nil
-            effects.append(.withdraw)
-            effects.append(.record(makeEvent(.withdrawn, at: now, detail: "no current activity")))
+            effects.append(.withdraw(.noCurrentActivity))
         }
     }
 
@@ -260,19 +247,16 @@ extension DeviceSystem {
             activitySerial: activitySerial, savedAt: lastSaved[id] ?? now, expiresAt: snapshot.expirationDate)
         guard ad != advertisement else { return }
         advertisement = ad
-        effects.append(.advertise(ad))
-        record(.advertised, at: now, snapshot,
-               detail: "hash \(ad.activityTypeHash)\(snapshot.isEligibleForHandoff ? "" : ", not eligible")", into: &effects)
+        effects.append(.advertise(ad, snapshot.reference))
     }
 
     mutating func expireCurrent(_ snapshot: ActivitySnapshot, at now: Date, effects: inout [Effect]) {
-        record(.expired, at: now, snapshot, detail: "expired; withdrawn from nearby devices", into: &effects)
+        record(.expired(snapshot.reference), at: now, into: &effects)
         candidates[snapshot.bundleIdentifier] = nil
         currentActivity = nil
         if advertisement != nil {
             advertisement = nil
-            effects.append(.withdraw)
-            effects.append(.record(makeEvent(.withdrawn, at: now, type: snapshot.activityType, detail: "activity expired")))
+            effects.append(.withdraw(.expired))
         }
     }
 
@@ -284,73 +268,82 @@ extension DeviceSystem {
         }
     }
 
+    /// Saves the current activity because needsSave was set (never when it was not).
     mutating func saveCurrent(_ reason: SaveReason, at now: Date, effects: inout [Effect]) {
-        guard let id = currentActivity, let snapshot = activities[id] else { return }
+        guard let id = currentActivity, activities[id] != nil else { return }
         saveDeadline = nil
         needsSave.remove(id)
-        lastSaved[id] = now
-        effects.append(.save(id, reason))
-        record(.saved, at: now, snapshot, detail: reason == .coalesced ? "coalesced needsSave" : "before the payload leaves", into: &effects)
-        advertiseCurrent(at: now, effects: &effects)
+        effects.append(.save(id, reason, continuation: nil))
     }
 
-    mutating func serve(_ request: PayloadRequestID, to peerInfo: PeerInfo, hash: ActivityTypeHash, at now: Date,
-                        effects: inout [Effect]) {
-        let peer = peerInfo.id
-        let name = peerInfo.name
-        peerNames[peer] = name
+    mutating func activitySaved(_ id: UUID, _ reason: SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?,
+                                at now: Date, effects: inout [Effect]) {
+        guard let snapshot = activities[id] else { return }
+        lastSaved[id] = now
+        record(.saved(snapshot.reference, reason: reason, userInfo: userInfo, continuation: continuation), at: now, into: &effects)
+        // The payload leaves right after the save it waited for.
+        for (request, serve) in serving.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where serve.activity == id && serve.phase == .saving {
+            serving[request]?.phase = .encoding
+            effects.append(.encodePayload(request, activity: id, continuation: serve.continuation))
+        }
+        if id == currentActivity { advertiseCurrent(at: now, effects: &effects) }
+    }
+
+    mutating func serve(_ request: PayloadRequestID, to peer: PeerInfo, hash: ActivityTypeHash, continuation: ContinuationID,
+                        at now: Date, effects: inout [Effect]) {
+        peerNames[peer.id] = peer.name
+        let reference = PeerReference(peer)
         guard let id = currentActivity, let snapshot = activities[id],
               ActivityTypeHash(activityType: snapshot.activityType) == hash
         else {
-            effects.append(.record(makeEvent(.payloadRequested, at: now, peer: name, detail: "requested an activity that is no longer current")))
-            refuse(request, peer, HandoffError(.handoffFailed, "the activity is no longer offered by the origin"), at: now, effects: &effects)
+            record(.payloadRequested(continuation, reference, nil), at: now, into: &effects)
+            refuse(request, peer, continuation, HandoffError(.handoffFailed, "the activity is no longer offered by the origin"),
+                   at: now, effects: &effects)
             return
         }
-        record(.payloadRequested, at: now, snapshot, peer: name, detail: "\(name) asks to continue", into: &effects)
+        record(.payloadRequested(continuation, reference, snapshot.reference), at: now, into: &effects)
         guard snapshot.isEligibleForHandoff else {
-            refuse(request, peer, HandoffError(.handoffFailed, "the activity is not eligible for Handoff"), at: now, effects: &effects)
+            refuse(request, peer, continuation, HandoffError(.handoffFailed, "the activity is not eligible for Handoff"), at: now, effects: &effects)
             return
         }
         if let expiration = snapshot.expirationDate, expiration <= now {
-            refuse(request, peer, HandoffError(.handoffFailed, "the activity has expired"), at: now, effects: &effects)
+            refuse(request, peer, continuation, HandoffError(.handoffFailed, "the activity has expired"), at: now, effects: &effects)
             return
         }
-        serving[request] = ServeRequest(peer: peer, activity: id, requestedAt: now)
         // Always save right before a payload leaves, so a continuation never restores stale state.
+        serving[request] = ServeRequest(peer: peer, activity: id, continuation: continuation, phase: .saving)
         needsSave.remove(id)
         saveDeadline = nil
-        lastSaved[id] = now
-        effects.append(.save(id, .beforeSending))
-        record(.saved, at: now, snapshot, detail: "before the payload leaves", into: &effects)
-        effects.append(.encodePayload(request, activity: id))
+        effects.append(.save(id, .beforeSending, continuation: continuation))
     }
 
-    mutating func payloadEncoded(_ request: PayloadRequestID, _ data: Data, at now: Date, effects: inout [Effect]) {
-        guard let serve = serving.removeValue(forKey: request) else { return }
-        let snapshot = activities[serve.activity]
-        let name = name(of: serve.peer)
+    mutating func payloadEncoded(_ request: PayloadRequestID, _ data: Data, userInfo: UserInfoSnapshot, at now: Date,
+                                 effects: inout [Effect]) {
+        guard let serve = serving[request], serve.phase == .encoding else { return }
+        serving[request] = nil
+        guard let snapshot = activities[serve.activity] else {
+            refuse(request, serve.peer, serve.continuation, HandoffError(.handoffFailed, "the activity was invalidated"),
+                   at: now, effects: &effects)
+            return
+        }
         if data.count > configuration.payloadWarningBytes {
-            effects.append(.record(makeEvent(.payloadSizeWarning, at: now, type: snapshot?.activityType, bundle: snapshot?.bundleIdentifier,
-                                         size: data.count,
-                                         detail: "\(data.count) bytes exceeds the \(configuration.payloadWarningBytes)-byte guidance")))
+            record(.payloadSizeWarning(serve.continuation, bytes: data.count, guidance: configuration.payloadWarningBytes),
+                   at: now, into: &effects)
         }
         guard data.count <= configuration.payloadLimitBytes else {
-            refuse(request, serve.peer, HandoffError(.userInfoTooLarge,
+            refuse(request, serve.peer, serve.continuation, HandoffError(.userInfoTooLarge,
                 "the payload is \(data.count) bytes, over the \(configuration.payloadLimitBytes)-byte limit"), at: now, effects: &effects)
             return
         }
-        effects.append(.sendPayload(request, to: serve.peer, data))
-        effects.append(.record(makeEvent(.payloadSent, at: now, type: snapshot?.activityType, bundle: snapshot?.bundleIdentifier,
-                                     peer: name, size: data.count, detail: "\(data.count) bytes to \(name)")))
+        effects.append(.sendPayload(request, to: serve.peer.id, data))
+        record(.payloadSent(serve.continuation, PeerReference(serve.peer), snapshot.reference, bytes: data.count, userInfo: userInfo),
+               at: now, into: &effects)
     }
 
-    mutating func refuse(_ request: PayloadRequestID, _ peer: DeviceID, _ error: HandoffError, at now: Date,
-                         effects: inout [Effect]) {
-        let name = name(of: peer)
-        effects.append(.sendPayloadError(request, to: peer, error))
-        let type = currentActivity.flatMap { activities[$0]?.activityType }
-        effects.append(.record(makeEvent(.payloadRefused, at: now, type: type, peer: name, errorCode: error.code.rawValue,
-                                     detail: "\(error.reason); this device keeps its activity")))
+    mutating func refuse(_ request: PayloadRequestID, _ peer: PeerInfo, _ continuation: ContinuationID, _ error: HandoffError,
+                         at now: Date, effects: inout [Effect]) {
+        effects.append(.sendPayloadError(request, to: peer.id, error))
+        record(.payloadRefused(continuation, PeerReference(peer), error), at: now, into: &effects)
     }
 }
 
@@ -360,6 +353,7 @@ extension DeviceSystem {
     mutating func receive(_ ad: Advertisement, from peer: PeerInfo, at now: Date, effects: inout [Effect]) {
         guard peer.id != device.id else { return }
         let route = self.route(for: ad, at: now)
+        let reference = PeerReference(peer)
         if var offer = offers[peer.id] {
             let changed = offer.advertisement.activitySerial != ad.activitySerial
                 || offer.advertisement.activityTypeHash != ad.activityTypeHash
@@ -371,21 +365,19 @@ extension DeviceSystem {
             offer.route = route
             offers[peer.id] = offer
             if changed {
-                effects.append(.record(makeEvent(.offerReceived, at: now, peer: peer.name, detail: "\(peer.name): \(route)")))
+                record(.offerReceived(reference, ad.identity, route: route), at: now, into: &effects)
             } else if moved {
-                effects.append(.record(makeEvent(.offerUpdated, at: now, peer: peer.name, detail: "\(peer.name): \(route)")))
+                record(.offerUpdated(reference, ad.identity, route: route), at: now, into: &effects)
             }
         } else {
             offers[peer.id] = Offer(peer: peer, advertisement: ad, firstSeen: now, lastSeen: now, route: route)
-            effects.append(.record(makeEvent(.offerReceived, at: now, peer: peer.name, detail: "\(peer.name): \(route)")))
+            record(.offerReceived(reference, ad.identity, route: route), at: now, into: &effects)
         }
     }
 
-    mutating func rerouteOffers(at now: Date, effects: inout [Effect]) {
-        for (id, offer) in offers {
-            let route = self.route(for: offer.advertisement, at: now)
-            offers[id]?.route = route
-        }
+    mutating func rerouteOffers(at now: Date) {
+        let routes = offers.mapValues { route(for: $0.advertisement, at: now) }
+        for (id, route) in routes { offers[id]?.route = route }
     }
 
     /// Decides where an advertised activity would go on this device, or why it cannot.
@@ -413,96 +405,82 @@ extension DeviceSystem {
         return .unavailable(why)
     }
 
-    mutating func choose(_ peerID: DeviceID, at now: Date, effects: inout [Effect]) {
+    mutating func choose(_ peerID: DeviceID, continuation: ContinuationID, at now: Date, effects: inout [Effect]) {
+        let reference = PeerReference(id: peerID, name: name(of: peerID))
         guard pendingContinuation == nil else {
-            effects.append(.record(makeEvent(.continueChosen, at: now, peer: peerID.rawValue,
-                                         detail: "ignored: another continuation is in progress")))
+            record(.choiceIgnored(reference, .busy), at: now, into: &effects)
             return
         }
         guard let offer = offers[peerID] else {
-            effects.append(.record(makeEvent(.continueChosen, at: now, peer: peerID.rawValue, detail: "ignored: no offer from this device")))
+            record(.choiceIgnored(reference, .noOffer), at: now, into: &effects)
             return
         }
         let route = self.route(for: offer.advertisement, at: now)
-        effects.append(.record(makeEvent(.continueChosen, at: now, peer: offer.peer.name, detail: "\(offer.peer.name): \(route)")))
-        let id = ContinuationID(rawValue: nextContinuation)
-        nextContinuation += 1
-        var pending = PendingContinuation(id: id, peer: offer.peer, advertisement: offer.advertisement, bundleIdentifier: nil,
-                                          activityType: UserActivity.browsingWebType, phase: .awaitingWillContinue,
-                                          chosenAt: now, isBrowserFallback: false)
+        let attempt = ContinuationAttempt(id: continuation, peer: offer.peer, advertisement: offer.advertisement, chosenAt: now)
+        record(.continueChosen(attempt.id, PeerReference(offer.peer), route: route), at: now, into: &effects)
+        let target: ContinuationTarget
         switch route {
         case .unavailable(let why):
-            effects.append(.record(makeEvent(.continuationFailed, at: now, peer: offer.peer.name,
-                                         errorCode: HandoffError.Code.handoffFailed.rawValue, detail: "cannot continue: \(why)")))
+            record(.continuationFailed(attempt.id, PeerReference(offer.peer), bundleIdentifier: nil, activityType: nil,
+                                       HandoffError(.handoffFailed, "cannot continue: \(why)")), at: now, into: &effects)
             return
         case .app(let bundle, let type):
-            pending.bundleIdentifier = bundle
-            pending.activityType = type
+            target = .app(bundleIdentifier: bundle, activityType: type)
         case .browser(let bundle, _):
-            pending.bundleIdentifier = bundle
-            pending.isBrowserFallback = true
+            target = .browser(bundleIdentifier: bundle)
         case .web:
             // The page's host decides the app: fetch first, then route.
-            pendingContinuation = pending
-            startFetch(at: now, effects: &effects)
+            startFetch(attempt, .routedByPage, at: now, effects: &effects)
             return
         }
-        pendingContinuation = pending
-        effects.append(.callWillContinue(id, bundleIdentifier: pending.bundleIdentifier!, activityType: pending.activityType))
+        pendingContinuation = .askingApp(attempt, target, payload: nil)
+        effects.append(.callWillContinue(attempt.id, bundleIdentifier: target.bundleIdentifier, activityType: target.activityType))
     }
 
     mutating func willContinueAnswered(_ id: ContinuationID, accepted: Bool, at now: Date, effects: inout [Effect]) {
-        guard var pending = pendingContinuation, pending.id == id, pending.phase == .awaitingWillContinue else { return }
-        effects.append(.record(makeEvent(.willContinue, at: now, type: pending.activityType, bundle: pending.bundleIdentifier,
-                                     peer: pending.peer.name, detail: accepted ? "the app shows it is loading" : "the app declined")))
+        guard case .askingApp(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else { return }
+        record(.willContinue(id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier,
+                             activityType: target.activityType, accepted: accepted), at: now, into: &effects)
         guard accepted else {
+            // Nothing was fetched (or nothing more is done): both devices keep their state.
             pendingContinuation = nil
-            effects.append(.record(makeEvent(.continueDeclined, at: now, type: pending.activityType, bundle: pending.bundleIdentifier,
-                                         peer: pending.peer.name, detail: "nothing was fetched; both devices keep their state")))
             return
         }
-        if let payload = pending.payload, let bundle = pending.bundleIdentifier {
-            pendingContinuation = pending
-            deliver(&pending, bundle, payload, at: now, effects: &effects)
+        if let payload {
+            deliver(attempt, target, payload, effects: &effects)
         } else {
-            pendingContinuation = pending
-            startFetch(at: now, effects: &effects)
+            startFetch(attempt, .known(target), at: now, effects: &effects)
         }
     }
 
-    mutating func startFetch(at now: Date, effects: inout [Effect]) {
-        guard var pending = pendingContinuation else { return }
-        pending.phase = .fetching(deadline: now.addingTimeInterval(configuration.fetchTimeout))
-        pending.fetchStartedAt = now
-        pendingContinuation = pending
-        effects.append(.requestPayload(pending.id, from: pending.peer.id, activityTypeHash: pending.advertisement.activityTypeHash))
-        effects.append(.record(makeEvent(.fetchStarted, at: now, type: pending.bundleIdentifier == nil ? nil : pending.activityType,
-                                     bundle: pending.bundleIdentifier, peer: pending.peer.name,
-                                     detail: "requesting the payload from \(pending.peer.name)")))
+    mutating func startFetch(_ attempt: ContinuationAttempt, _ destination: FetchDestination, at now: Date, effects: inout [Effect]) {
+        pendingContinuation = .fetching(attempt, destination, since: now, deadline: now.addingTimeInterval(configuration.fetchTimeout))
+        effects.append(.requestPayload(attempt.id, from: attempt.peer.id, activityTypeHash: attempt.advertisement.activityTypeHash))
+        record(.fetchStarted(attempt.id, PeerReference(attempt.peer), timeout: configuration.fetchTimeout), at: now, into: &effects)
     }
 
     mutating func payloadReceived(_ id: ContinuationID, _ payload: ActivityPayload, size: Int, at now: Date,
                                   effects: inout [Effect]) {
-        guard var pending = pendingContinuation, pending.id == id, case .fetching = pending.phase else {
-            effects.append(.record(makeEvent(.payloadReceived, at: now, size: size, detail: "late payload ignored")))
+        guard let pending = pendingContinuation, case .fetching(let attempt, let destination, let since, _) = pending,
+              attempt.id == id
+        else {
+            record(.latePayloadIgnored(id, bytes: size), at: now, into: &effects)
             return
         }
-        let elapsed = pending.fetchStartedAt.map { now.timeIntervalSince($0) * 1000 }
-        offers[pending.peer.id]?.payloadSize = size
-        effects.append(.record(makeEvent(.payloadReceived, at: now, type: payload.activityType, bundle: pending.bundleIdentifier,
-                                     peer: pending.peer.name, size: size, milliseconds: elapsed,
-                                     detail: "\(size) bytes from \(pending.peer.name)")))
+        offers[attempt.peer.id]?.payloadSize = size
+        record(.payloadReceived(id, PeerReference(attempt.peer), activityType: payload.activityType, bytes: size,
+                                milliseconds: now.timeIntervalSince(since) * 1000, userInfo: payload.userInfo),
+               at: now, into: &effects)
         if size > configuration.payloadWarningBytes {
-            effects.append(.record(makeEvent(.payloadSizeWarning, at: now, type: payload.activityType, size: size,
-                                         detail: "\(size) bytes exceeds the \(configuration.payloadWarningBytes)-byte guidance")))
+            record(.payloadSizeWarning(id, bytes: size, guidance: configuration.payloadWarningBytes), at: now, into: &effects)
         }
         guard size <= configuration.payloadLimitBytes else {
             fail(pending, HandoffError(.userInfoTooLarge, "the payload is \(size) bytes, over this device's \(configuration.payloadLimitBytes)-byte limit"),
                  at: now, effects: &effects)
             return
         }
-        guard ActivityTypeHash(activityType: payload.activityType) == pending.advertisement.activityTypeHash,
-              TeamHash(teamIdentifier: payload.teamIdentifier) == pending.advertisement.teamHash
+        guard ActivityTypeHash(activityType: payload.activityType) == attempt.advertisement.activityTypeHash,
+              TeamHash(teamIdentifier: payload.teamIdentifier) == attempt.advertisement.teamHash
         else {
             fail(pending, HandoffError(.handoffFailed, "the payload does not match the offered activity"), at: now, effects: &effects)
             return
@@ -511,65 +489,65 @@ extension DeviceSystem {
             fail(pending, HandoffError(.handoffFailed, "the activity expired before it arrived"), at: now, effects: &effects)
             return
         }
-        if pending.bundleIdentifier == nil {
+        switch destination {
+        case .routedByPage:
             // A browsing-web activity: an app whose associated domain the site approves, else the browser.
             guard let url = payload.webpageURL, let host = url.host?.lowercased() else {
                 fail(pending, HandoffError(.handoffFailed, "the web activity has no webpageURL"), at: now, effects: &effects)
                 return
             }
             let approved = siteApprovals[host] ?? []
+            let bundle: String
             if let app = apps.first(where: { $0.activityContinuationDomains.contains(host) && approved.contains($0.applicationIdentifier) }) {
-                pending.bundleIdentifier = app.bundleIdentifier
-                pending.activityType = UserActivity.browsingWebType
-                effects.append(.record(makeEvent(.webRouted, at: now, type: payload.activityType, bundle: app.bundleIdentifier,
-                                             detail: "\(host) approves \(app.applicationIdentifier): web → native")))
+                bundle = app.bundleIdentifier
+                record(.webRouted(id, host: host, bundleIdentifier: bundle, .approved(applicationIdentifier: app.applicationIdentifier)),
+                       at: now, into: &effects)
             } else if let browser {
-                pending.bundleIdentifier = browser.bundleIdentifier
-                let claimant = apps.first { $0.activityContinuationDomains.contains(host) }
-                let why = claimant.map { "\($0.bundleIdentifier) names \(host), but the site does not approve \($0.applicationIdentifier)" }
-                    ?? "no app names \(host) in its associated domains"
-                effects.append(.record(makeEvent(.webRouted, at: now, type: payload.activityType, bundle: browser.bundleIdentifier,
-                                             detail: "opened in the browser: \(why)")))
+                bundle = browser.bundleIdentifier
+                let routing: WebRouting = apps.first { $0.activityContinuationDomains.contains(host) }
+                    .map { .notApproved(bundleIdentifier: $0.bundleIdentifier, applicationIdentifier: $0.applicationIdentifier) }
+                    ?? .noAppNamesHost
+                record(.webRouted(id, host: host, bundleIdentifier: bundle, routing), at: now, into: &effects)
             } else {
                 fail(pending, HandoffError(.handoffFailed, "no app the site approves and no browser for \(host)"), at: now, effects: &effects)
                 return
             }
-            pending.payload = payload
-            pending.phase = .awaitingWillContinue
-            pendingContinuation = pending
-            effects.append(.callWillContinue(pending.id, bundleIdentifier: pending.bundleIdentifier!, activityType: pending.activityType))
-            return
-        }
-        var delivered = payload
-        if pending.isBrowserFallback {
-            // Native → web: the browser receives a browsing-web activity with the page only.
-            delivered = ActivityPayload(activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
-                                        title: payload.title, webpageURL: payload.webpageURL,
-                                        teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
-            guard delivered.webpageURL != nil else {
-                fail(pending, HandoffError(.handoffFailed, "the activity has no webpageURL for the browser"), at: now, effects: &effects)
-                return
+            let target = ContinuationTarget.web(bundleIdentifier: bundle)
+            pendingContinuation = .askingApp(attempt, target, payload: payload)
+            effects.append(.callWillContinue(id, bundleIdentifier: bundle, activityType: target.activityType))
+        case .known(let target):
+            var delivered = payload
+            if case .browser = target {
+                // Native → web: the browser receives a browsing-web activity with the page only.
+                delivered = ActivityPayload(activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
+                                            title: payload.title, webpageURL: payload.webpageURL,
+                                            teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
+                guard delivered.webpageURL != nil else {
+                    fail(pending, HandoffError(.handoffFailed, "the activity has no webpageURL for the browser"), at: now, effects: &effects)
+                    return
+                }
             }
+            deliver(attempt, target, delivered, effects: &effects)
         }
-        deliver(&pending, pending.bundleIdentifier!, delivered, at: now, effects: &effects)
     }
 
-    mutating func deliver(_ pending: inout PendingContinuation, _ bundle: String, _ payload: ActivityPayload, at now: Date,
+    mutating func deliver(_ attempt: ContinuationAttempt, _ target: ContinuationTarget, _ payload: ActivityPayload,
                           effects: inout [Effect]) {
-        pending.payload = payload
-        pendingContinuation = pending
-        effects.append(.deliver(pending.id, bundleIdentifier: bundle, payload, origin: pending.peer.id))
+        pendingContinuation = .delivering(attempt, target, payload: payload)
+        effects.append(.deliver(attempt.id, bundleIdentifier: target.bundleIdentifier, payload, origin: PeerReference(attempt.peer)))
     }
 
     mutating func fail(_ pending: PendingContinuation, _ error: HandoffError, at now: Date, effects: inout [Effect]) {
         pendingContinuation = nil
-        if case .fetching = pending.phase {
-            effects.append(.cancelPayloadRequest(pending.id, from: pending.peer.id))
+        let attempt = pending.attempt
+        if case .fetching = pending {
+            effects.append(.cancelPayloadRequest(attempt.id, from: attempt.peer.id))
         }
-        effects.append(.record(makeEvent(.continuationFailed, at: now, type: pending.activityType, bundle: pending.bundleIdentifier,
-                                     peer: pending.peer.name, errorCode: error.code.rawValue, detail: error.description)))
-        if let bundle = pending.bundleIdentifier {
-            effects.append(.callDidFail(bundleIdentifier: bundle, activityType: pending.activityType, error))
+        let target = pending.target
+        record(.continuationFailed(attempt.id, PeerReference(attempt.peer), bundleIdentifier: target?.bundleIdentifier,
+                                   activityType: target?.activityType, error), at: now, into: &effects)
+        if let target {
+            effects.append(.callDidFail(bundleIdentifier: target.bundleIdentifier, activityType: target.activityType, error))
         }
     }
 
@@ -581,19 +559,19 @@ extension DeviceSystem {
             expireCurrent(snapshot, at: now, effects: &effects)
             chooseCurrent(at: now, effects: &effects)
         }
-        if let pending = pendingContinuation, case .fetching(let deadline) = pending.phase, deadline <= now {
+        if let pending = pendingContinuation, case .fetching(let attempt, _, _, let deadline) = pending, deadline <= now {
             fail(pending, HandoffError(.remoteApplicationTimedOut,
-                "no payload from \(pending.peer.name) within \(Self.format(configuration.fetchTimeout)) s"), at: now, effects: &effects)
+                "no payload from \(attempt.peer.name) within \(Self.format(configuration.fetchTimeout)) s"), at: now, effects: &effects)
         }
         for (id, offer) in offers.sorted(by: { $0.key < $1.key }) {
             if offer.lastSeen.addingTimeInterval(configuration.offerLifetime) <= now {
                 offers[id] = nil
-                effects.append(.record(makeEvent(.offerExpired, at: now, peer: offer.peer.name, detail: "\(offer.peer.name) fell silent")))
+                record(.offerExpired(PeerReference(offer.peer)), at: now, into: &effects)
             } else {
                 let route = self.route(for: offer.advertisement, at: now)
                 if route != offer.route {
                     offers[id]?.route = route
-                    effects.append(.record(makeEvent(.offerUpdated, at: now, peer: offer.peer.name, detail: "\(offer.peer.name): \(route)")))
+                    record(.offerUpdated(PeerReference(offer.peer), offer.advertisement.identity, route: route), at: now, into: &effects)
                 }
             }
         }
@@ -611,7 +589,7 @@ extension DeviceSystem {
     public var nextDeadline: Date? {
         var dates: [Date] = []
         if let saveDeadline { dates.append(saveDeadline) }
-        if let pending = pendingContinuation, case .fetching(let deadline) = pending.phase { dates.append(deadline) }
+        if case .fetching(_, _, _, let deadline)? = pendingContinuation { dates.append(deadline) }
         if let id = currentActivity, let expiration = activities[id]?.expirationDate { dates.append(expiration) }
         for offer in offers.values {
             dates.append(offer.lastSeen.addingTimeInterval(configuration.offerLifetime))
@@ -624,15 +602,7 @@ extension DeviceSystem {
 // MARK: - Recording
 
 extension DeviceSystem {
-    func makeEvent(_ kind: LifecycleEvent.Kind, at now: Date, type: String? = nil, bundle: String? = nil, peer: String? = nil,
-               size: Int? = nil, milliseconds: Double? = nil, errorCode: Int? = nil, detail: String = "") -> LifecycleEvent {
-        LifecycleEvent(time: now, device: device.name, kind: kind, activityType: type, bundleIdentifier: bundle, peer: peer,
-                       size: size, milliseconds: milliseconds, errorCode: errorCode, detail: detail)
-    }
-
-    func record(_ kind: LifecycleEvent.Kind, at now: Date, _ snapshot: ActivitySnapshot, peer: String? = nil,
-                detail: String = "", into effects: inout [Effect]) {
-        effects.append(.record(makeEvent(kind, at: now, type: snapshot.activityType, bundle: snapshot.bundleIdentifier,
-                                     peer: peer, detail: detail)))
+    func record(_ occurrence: LifecycleEvent.Occurrence, at now: Date, into effects: inout [Effect]) {
+        effects.append(.record(LifecycleEvent(time: now, device: device.name, occurrence)))
     }
 }

@@ -15,10 +15,10 @@ public protocol DeviceTransport: AnyObject {
     func requestPayload(_ continuation: ContinuationID, from peer: DeviceID, activityTypeHash: ActivityTypeHash)
     /// The receiver gave up on a request (timeout, cancel): drop any late answer.
     func cancelPayloadRequest(_ continuation: ContinuationID, from peer: DeviceID)
-    /// Answer a payload request that arrived through ``Device/receivePayloadRequest(_:from:activityTypeHash:)`` (with the requester as proven by the connection).
+    /// Answer a payload request that arrived through ``Device/receivePayloadRequest(_:from:activityTypeHash:continuation:)`` (with the requester as proven by the connection).
     func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>)
-    /// Tell the origin its activity was continued here.
-    func notifyContinued(_ activityIdentifier: UUID, to peer: DeviceID)
+    /// Tell the origin its activity was continued here, by this continuation.
+    func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID)
     /// Open continuation streams to `peer`, bound to the one-time `token` from the payload.
     func openContinuationStreams(to peer: DeviceID, token: Data,
                                  completion: @escaping (Result<ContinuationStreams, any Error>) -> Void)

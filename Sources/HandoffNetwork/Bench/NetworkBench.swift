@@ -195,7 +195,7 @@ public enum NetworkBench {
             device.chooseOffer(from: origin)
         }
         guard let done = await restored.wait(timeout: 10) else {
-            let state = receiver.performAndWait { $0.lifecycle.suffix(4).map { "\($0.kind) \($0.detail)" } }
+            let state = receiver.performAndWait { $0.lifecycle.suffix(4).map(\.logLine) }
             throw BenchError("a continuation was not restored within 10 s (\(state.joined(separator: "; ")))")
         }
         return (done.time &- started.withLockedValue { $0 }, done.userInfo)

@@ -76,6 +76,8 @@ public final class DeviceHost: @unchecked Sendable {
                 let transport = NetworkTransport(host: self)
                 self.transport = transport
                 self.device.transport = transport
+                // Beacon changes made in one turn of the queue go out once, at the end of it.
+                self.device.deferBeacons = { [weak self] flush in self?.perform(flush) }
                 self.schedule.change(to: .presence, at: Date())
                 self.afterWork()
                 continuation.resume()

@@ -43,7 +43,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
             let result: Result<Data, HandoffError>
             do {
                 try await session.connectIfNeeded(security: security, group: group, options: options, hello: hello)
-                result = await session.requestPayload(activityTypeHash: activityTypeHash).map { Data($0) }
+                result = await session.requestPayload(continuation: continuation, activityTypeHash: activityTypeHash).map { Data($0) }
             } catch {
                 result = .failure(HandoffError(.connectionUnavailable, "could not reach \(peer): \(error)"))
             }
@@ -61,13 +61,13 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         waiting?.resume(returning: result)
     }
 
-    func notifyContinued(_ activityIdentifier: UUID, to peer: DeviceID) {
+    func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
         guard let session = session(for: peer) else { return }
         let security = host.security, group = host.group, options = host.options
         let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
         Task {
             try? await session.connectIfNeeded(security: security, group: group, options: options, hello: hello)
-            try? await session.send(.continued(activityIdentifier: activityIdentifier))
+            try? await session.send(.continued(activityIdentifier: activityIdentifier, continuation: continuation.rawValue))
         }
     }
 
@@ -108,15 +108,18 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
 
     /// Serves a payload request that arrived on a session (any thread): asks the device on its
     /// queue and waits for its answer.
-    func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, timeout: TimeInterval) async -> Result<Data, HandoffError> {
+    func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
+                      timeout: TimeInterval) async -> Result<Data, HandoffError> {
         let request = PayloadRequestID(rawValue: nextServe.withLockedValue { value in
             defer { value += 1 }
             return value
         })
         let host = self.host
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, HandoffError>, Never>) in
-            serving.withLockedValue { $0[request] = continuation }
-            host.perform { device in device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash) }
+        let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<Data, HandoffError>, Never>) in
+            serving.withLockedValue { $0[request] = waiter }
+            host.perform { device in
+                device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
+            }
             // The origin app gets a bounded time to save, as Apple's daemon gives its clients.
             Task {
                 try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))

@@ -107,17 +107,17 @@ actor PeerSession {
     private func attach(_ writer: NIOAsyncChannelOutboundWriter<SessionFrame>) { outbound = writer }
 
     /// Asks the peer for the payload of its advertised activity.
-    func requestPayload(activityTypeHash: ActivityTypeHash) async -> Result<[UInt8], HandoffError> {
+    func requestPayload(continuation: ContinuationID, activityTypeHash: ActivityTypeHash) async -> Result<[UInt8], HandoffError> {
         guard !isClosed, let outbound else {
             return .failure(HandoffError(.connectionUnavailable, "the connection to the origin is closed"))
         }
         let id = nextRequest
         nextRequest += 1
-        return await withCheckedContinuation { continuation in
-            pending[id] = continuation
+        return await withCheckedContinuation { waiter in
+            pending[id] = waiter
             Task {
                 do {
-                    try await outbound.write(.payloadRequest(id: id, activityTypeHash: activityTypeHash))
+                    try await outbound.write(.payloadRequest(id: id, continuation: continuation.rawValue, activityTypeHash: activityTypeHash))
                 } catch {
                     self.finish(id, .failure(HandoffError(.connectionUnavailable, "could not send the request: \(error)")))
                 }

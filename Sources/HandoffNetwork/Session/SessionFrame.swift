@@ -10,10 +10,11 @@ import NIOCore
 public enum SessionFrame: Sendable, Hashable {
     /// Who this side is (the device ID itself is proven by the TLS certificate, not by this frame).
     case hello(name: String, kind: PeerInfo.Kind)
-    case payloadRequest(id: UInt64, activityTypeHash: ActivityTypeHash)
+    /// `continuation` is minted by the continuing device; the origin stamps its events with it.
+    case payloadRequest(id: UInt64, continuation: UUID, activityTypeHash: ActivityTypeHash)
     case payloadResponse(id: UInt64, payload: [UInt8])
     case payloadError(id: UInt64, code: HandoffError.Code, reason: String)
-    case continued(activityIdentifier: UUID)
+    case continued(activityIdentifier: UUID, continuation: UUID)
     case streamOpen(token: [UInt8])
     case streamAccepted
     case streamRefused(reason: String)
@@ -88,11 +89,13 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
             try end()
             return .hello(name: name, kind: kinds[Int(kindByte)])
         case .payloadRequest:
-            guard let id = body.readInteger(as: UInt64.self), let hash = body.readBytes(length: 7) else {
+            guard let id = body.readInteger(as: UInt64.self), let continuation = body.readBytes(length: 16),
+                  let hash = body.readBytes(length: 7)
+            else {
                 throw SessionFrameError("truncated payload request")
             }
             try end()
-            return .payloadRequest(id: id, activityTypeHash: ActivityTypeHash(bytes: hash))
+            return .payloadRequest(id: id, continuation: Self.uuid(continuation), activityTypeHash: ActivityTypeHash(bytes: hash))
         case .payloadResponse:
             guard let id = body.readInteger(as: UInt64.self) else { throw SessionFrameError("truncated payload response") }
             return .payloadResponse(id: id, payload: body.readBytes(length: body.readableBytes) ?? [])
@@ -103,10 +106,11 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
             guard let code = HandoffError.Code(rawValue: Int(rawCode)) else { throw SessionFrameError("unknown error code \(rawCode)") }
             return .payloadError(id: id, code: code, reason: try string("error reason", limit: 1024))
         case .continued:
-            guard let bytes = body.readBytes(length: 16) else { throw SessionFrameError("truncated continued") }
+            guard let activity = body.readBytes(length: 16), let continuation = body.readBytes(length: 16) else {
+                throw SessionFrameError("truncated continued")
+            }
             try end()
-            let uuid = bytes.withUnsafeBytes { raw in UUID(uuid: raw.loadUnaligned(as: uuid_t.self)) }
-            return .continued(activityIdentifier: uuid)
+            return .continued(activityIdentifier: Self.uuid(activity), continuation: Self.uuid(continuation))
         case .streamOpen:
             guard (1...64).contains(body.readableBytes), let token = body.readBytes(length: body.readableBytes) else {
                 throw SessionFrameError("stream token must be 1 to 64 bytes")
@@ -128,6 +132,13 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
     }
 }
 
+extension SessionFrameDecoder {
+    /// Sixteen bytes as a UUID (the caller read exactly sixteen).
+    static func uuid(_ bytes: [UInt8]) -> UUID {
+        bytes.withUnsafeBytes { raw in UUID(uuid: raw.loadUnaligned(as: uuid_t.self)) }
+    }
+}
+
 /// Encodes session frames with their length prefix.
 public struct SessionFrameEncoder: MessageToByteEncoder {
     public typealias OutboundIn = SessionFrame
@@ -145,9 +156,10 @@ public struct SessionFrameEncoder: MessageToByteEncoder {
             let bytes = Array(Self.truncated(name, maximumBytes: 255).utf8)
             out.writeInteger(UInt8(bytes.count))
             out.writeBytes(bytes)
-        case .payloadRequest(let id, let hash):
+        case .payloadRequest(let id, let continuation, let hash):
             out.writeInteger(SessionFrame.Kind.payloadRequest.rawValue)
             out.writeInteger(id)
+            _ = withUnsafeBytes(of: continuation.uuid) { out.writeBytes($0) }
             out.writeBytes(hash.bytes.count == 7 ? hash.bytes : Array(repeating: 0, count: 7))
         case .payloadResponse(let id, let payload):
             out.writeInteger(SessionFrame.Kind.payloadResponse.rawValue)
@@ -158,9 +170,10 @@ public struct SessionFrameEncoder: MessageToByteEncoder {
             out.writeInteger(id)
             out.writeInteger(UInt16(code.rawValue))
             out.writeString(Self.truncated(reason, maximumBytes: 1024))
-        case .continued(let uuid):
+        case .continued(let uuid, let continuation):
             out.writeInteger(SessionFrame.Kind.continued.rawValue)
             _ = withUnsafeBytes(of: uuid.uuid) { out.writeBytes($0) }
+            _ = withUnsafeBytes(of: continuation.uuid) { out.writeBytes($0) }
         case .streamOpen(let token):
             out.writeInteger(SessionFrame.Kind.streamOpen.rawValue)
             out.writeBytes(token)

@@ -63,31 +63,35 @@ final class SessionServer: Sendable {
             var iterator = inbound.makeAsyncIterator()
             while let frame = try await iterator.next() {
                 // A pooled session outlives continuations: a peer revoked since it opened is
-                // refused at its next request, and the session ends.
+                // refused at its next request, and at every one after it. A refused payload
+                // request is answered and the session is left to the peer to close: closing it
+                // here could drop the answer still on its way out.
                 if frame.isRequest {
                     do {
                         try host.security.ensureNotRevoked(peerID)
                     } catch {
-                        if case .payloadRequest(let id, _) = frame {
-                            try? await outbound.write(.payloadError(id: id, code: .connectionUnavailable,
-                                                                    reason: "the origin no longer trusts this device: \(error)"))
-                        }
-                        return
+                        guard case .payloadRequest(let id, _, _) = frame else { return }
+                        try await outbound.write(.payloadError(id: id, code: .connectionUnavailable,
+                                                               reason: "the origin no longer trusts this device: \(error)"))
+                        continue
                     }
                 }
                 switch frame {
                 case .hello(let name, let kind):
                     peer = PeerInfo(id: peerID, name: name, kind: kind)
-                case .payloadRequest(let id, let hash):
-                    let result = await host.transport?.servePayload(from: peer, activityTypeHash: hash, timeout: 2)
+                case .payloadRequest(let id, let continuation, let hash):
+                    let result = await host.transport?.servePayload(from: peer, activityTypeHash: hash,
+                                                                    continuation: ContinuationID(rawValue: continuation), timeout: 2)
                         ?? .failure(HandoffError(.handoffFailed, "the device is shutting down"))
                     switch result {
                     case .success(let data): try await outbound.write(.payloadResponse(id: id, payload: Array(data)))
                     case .failure(let error): try await outbound.write(.payloadError(id: id, code: error.code, reason: error.reason))
                     }
-                case .continued(let activityIdentifier):
+                case .continued(let activityIdentifier, let continuation):
                     let from = peer
-                    host.perform { device in device.receiveContinued(activityIdentifier, by: from) }
+                    host.perform { device in
+                        device.receiveContinued(activityIdentifier, by: from, continuation: ContinuationID(rawValue: continuation))
+                    }
                 case .streamOpen(let token):
                     let from = peerID
                     let accepted: Result<ContinuationStreams, ContinuationStreamError> = await withCheckedContinuation { continuation in

@@ -1,0 +1,114 @@
+import Foundation
+import HandoffCore
+import HandoffHeadless
+import Testing
+
+extension LifecycleEvent.Kind {
+    /// One event of this kind with every value it can carry (the switch is exhaustive: a new kind
+    /// needs a sample, and then a row in docs/headless.md).
+    var sample: LifecycleEvent {
+        let continuation = ContinuationID(rawValue: UUID(uuidString: "00000000-0000-4000-8000-00000000C0DE")!)
+        let peer = PeerReference(id: "laptop", name: "Laptop")
+        let activity = ActivityReference(id: UUID(uuidString: "00000000-0000-4000-8000-0000000000AC")!,
+                                         activityType: "com.example.reader.reading", title: "Moby-Dick", bundleIdentifier: "com.example.reader")
+        let identity = AdvertisementIdentity(device: "laptop", serial: 3, activityTypeHash: ActivityTypeHash(activityType: activity.activityType))
+        let route = Route.app(bundleIdentifier: "com.example.reader", activityType: activity.activityType)
+        let error = HandoffError(.connectionUnavailable, "the connection was lost")
+        let info: UserInfoSnapshot = ["page": 3]
+        let occurrence: LifecycleEvent.Occurrence = switch self {
+        case .activityCreated: .activityCreated(activity)
+        case .becameCurrent: .becameCurrent(activity)
+        case .resignedCurrent: .resignedCurrent(activity)
+        case .invalidated: .invalidated(activity)
+        case .needsSaveSet: .needsSaveSet(activity)
+        case .willSave: .willSave(activity, continuation: continuation)
+        case .updateUserActivityState: .updateUserActivityState(activity, responders: 2, continuation: continuation)
+        case .didUpdate: .didUpdate(activity, continuation: continuation)
+        case .saved: .saved(activity, reason: .beforeSending, userInfo: info, continuation: continuation)
+        case .advertised: .advertised(activity, identity, isEligible: true)
+        case .withdrawn: .withdrawn(.noCurrentActivity)
+        case .expired: .expired(activity)
+        case .offerReceived: .offerReceived(peer, identity, route: route)
+        case .offerUpdated: .offerUpdated(peer, identity, route: route)
+        case .offerWithdrawn: .offerWithdrawn(peer)
+        case .offerExpired: .offerExpired(peer)
+        case .continueChosen: .continueChosen(continuation, peer, route: route)
+        case .choiceIgnored: .choiceIgnored(peer, .busy)
+        case .willContinue: .willContinue(continuation, peer, bundleIdentifier: "com.example.reader",
+                                          activityType: activity.activityType, accepted: true)
+        case .fetchStarted: .fetchStarted(continuation, peer, timeout: 5)
+        case .payloadReceived: .payloadReceived(continuation, peer, activityType: activity.activityType, bytes: 120,
+                                                milliseconds: 4.5, userInfo: info)
+        case .latePayloadIgnored: .latePayloadIgnored(continuation, bytes: 120)
+        case .payloadSizeWarning: .payloadSizeWarning(continuation, bytes: 4000, guidance: 3072)
+        case .webRouted: .webRouted(continuation, host: "maps.example.com", bundleIdentifier: "com.example.map",
+                                    .approved(applicationIdentifier: "ABCDE12345.com.example.map"))
+        case .continueCalled: .continueCalled(continuation, bundleIdentifier: "com.example.reader", activityType: activity.activityType)
+        case .restoreUserActivityState: .restoreUserActivityState(continuation, bundleIdentifier: "com.example.reader", objects: 1, userInfo: info)
+        case .continued: .continued(continuation, peer, bundleIdentifier: "com.example.reader", restoredObjects: 1, milliseconds: 40)
+        case .notHandled: .notHandled(continuation, peer, bundleIdentifier: "com.example.reader", milliseconds: 40)
+        case .continuationFailed: .continuationFailed(continuation, peer, bundleIdentifier: "com.example.reader",
+                                                      activityType: activity.activityType, error)
+        case .systemShowedError: .systemShowedError(bundleIdentifier: "com.example.reader", activityType: activity.activityType, error)
+        case .payloadRequested: .payloadRequested(continuation, peer, activity)
+        case .payloadSent: .payloadSent(continuation, peer, activity, bytes: 120, userInfo: info)
+        case .payloadRefused: .payloadRefused(continuation, peer, error)
+        case .wasContinued: .wasContinued(continuation, peer, activity)
+        case .streamsOpened: .streamsOpened(continuation, peer, activity, side: .origin)
+        case .streamsRefused: .streamsRefused(continuation, peer, activityType: activity.activityType, reason: "unknown token")
+        case .documentOpened: .documentOpened(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.document", file: "a.txt")
+        case .documentClosed: .documentClosed(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.document", file: "a.txt")
+        }
+        return LifecycleEvent(time: Date(timeIntervalSinceReferenceDate: 0), device: "Phone", occurrence)
+    }
+}
+
+/// docs/headless.md lists every lifecycle event kind with its fields; this fails when the list
+/// and the code disagree.
+@Suite("The lifecycle events, as documented")
+struct LifecycleDocumentationTests {
+    static let common: Set<String> = ["event", "time", "device", "kind", "detail", "explanation"]
+
+    /// The table rows of docs/headless.md's "Lifecycle event kinds": kind → its fields.
+    func documented() throws -> [String: Set<String>] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/headless.md").standardized
+        let text = try String(contentsOf: url, encoding: .utf8)
+        guard let start = text.range(of: "### Lifecycle event kinds") else { return [:] }
+        var rows: [String: Set<String>] = [:]
+        for line in text[start.upperBound...].split(separator: "\n") {
+            if line.hasPrefix("#") { break }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4, cells[1].hasPrefix("`"), cells[2] != "Fields" else { continue }
+            let kind = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let fields = cells[2].split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "` "))
+            }.filter { !$0.isEmpty && $0 != "—" }
+            rows[kind] = Set(fields)
+        }
+        return rows
+    }
+
+    @Test func everyKindIsDocumentedWithItsFields() throws {
+        let rows = try documented()
+        #expect(!rows.isEmpty, "docs/headless.md has a \"Lifecycle event kinds\" table")
+        for kind in LifecycleEvent.Kind.allCases {
+            let keys = Set(HeadlessController.fields(of: kind.sample).keys).subtracting(Self.common)
+            let row = "| `\(kind.rawValue)` | " + keys.sorted().map { "`\($0)`" }.joined(separator: ", ") + " | … |"
+            #expect(rows[kind.rawValue] == keys, "docs/headless.md should have: \(row)")
+        }
+        let unknown = Set(rows.keys).subtracting(LifecycleEvent.Kind.allCases.map(\.rawValue))
+        #expect(unknown.isEmpty, "documented kinds the code does not have: \(unknown.sorted())")
+    }
+
+    @Test func everyKindHasItsSummaryExplanationAndNoRepeatedWords() {
+        for kind in LifecycleEvent.Kind.allCases {
+            let event = kind.sample
+            #expect(event.kind == kind)
+            #expect(!event.summary.isEmpty)
+            #expect(!event.explanation.isEmpty)
+            let words = event.logLine.split(separator: " ")
+            for (a, b) in zip(words, words.dropFirst()) {
+                #expect(a.lowercased() != b.lowercased(), "\(kind): \"\(a) \(b)\" in \(event.logLine)")
+            }
+        }
+    }
+}
