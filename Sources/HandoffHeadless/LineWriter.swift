@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A thread-safe sink for output lines: standard output in the real program, an array in tests.
 ///
@@ -6,7 +7,7 @@ import Foundation
 /// and lines written from different threads never interleave: the closure is called under a lock.
 public final class LineWriter: Sendable {
     private let sink: @Sendable (String) -> Void
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     public init(_ write: @escaping @Sendable (String) -> Void) {
         sink = write
@@ -15,8 +16,6 @@ public final class LineWriter: Sendable {
     /// Writes `object` as one line of JSON (keys sorted).
     public func write(_ object: JSONValue) {
         let line = object.jsonText
-        lock.lock()
-        defer { lock.unlock() }
-        sink(line)
+        lock.withLock { _ in sink(line) }
     }
 }

@@ -200,11 +200,8 @@ public enum UserInfoJSON {
 
     /// Parses an ISO 8601 date-time with or without fractional seconds.
     static func parseISO8601(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 
     /// `path.key`, or `path["key"]` when the key is not a plain identifier.

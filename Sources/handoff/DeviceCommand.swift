@@ -5,6 +5,7 @@ import HandoffCore
 import HandoffHeadless
 import HandoffNetwork
 import ReaderApp
+import Synchronization
 
 /// `handoff device`: runs one simulated device.
 struct DeviceCommand: AsyncParsableCommand {
@@ -245,49 +246,49 @@ struct QueueConfined<Value>: @unchecked Sendable {
 }
 
 /// Line-buffered standard output shared by every thread.
-final class StandardOutput: @unchecked Sendable {
+final class StandardOutput: Sendable {
     static let shared = StandardOutput()
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     func write(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        lock.withLock { _ in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 }
 
 /// Keeps signal sources alive for the life of the process.
-final class SignalSources: @unchecked Sendable {
+final class SignalSources: Sendable {
     static let shared = SignalSources()
-    private let lock = NSLock()
-    private var sources: [any DispatchSourceSignal] = []
-    func keep(_ source: any DispatchSourceSignal) {
-        lock.lock()
-        sources.append(source)
-        lock.unlock()
+    private let sources = Mutex<[any DispatchSourceSignal]>([])
+    func keep(_ source: sending any DispatchSourceSignal) {
+        sources.withLock { sources in
+            sources.append(source)
+        }
     }
 }
 
 /// The first exit status signalled wins; `wait` returns it.
-final class ExitSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var status: Int32?
-    private var waiter: CheckedContinuation<Int32, Never>?
+final class ExitSignal: Sendable {
+    private struct State {
+        var status: Int32?
+        var waiter: CheckedContinuation<Int32, Never>?
+    }
+
+    private let state = Mutex(State())
 
     func signal(_ value: Int32) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard status == nil else { return }
-        status = value
-        waiter?.resume(returning: value)
-        waiter = nil
+        state.withLock { state in
+            guard state.status == nil else { return }
+            state.status = value
+            state.waiter?.resume(returning: value)
+            state.waiter = nil
+        }
     }
 
     func wait() async -> Int32 {
         await withCheckedContinuation { continuation in
-            lock.lock()
-            defer { lock.unlock() }
-            if let status { continuation.resume(returning: status) } else { waiter = continuation }
+            state.withLock { state in
+                if let status = state.status { continuation.resume(returning: status) } else { state.waiter = continuation }
+            }
         }
     }
 }

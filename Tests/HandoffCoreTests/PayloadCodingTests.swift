@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffTestSupport
 import Testing
 
 @Suite("PayloadCoding")
@@ -131,7 +132,7 @@ struct PayloadCodingTests {
     }
 
     @Test func largeValuesRoundTrip() throws {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededRandom(seed: 7)
         let megabyte = Data((0..<1 << 20).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let manyElements = UserInfoValue.array((0..<10_000).map { .integer(Int64($0) * 1_000_003) })
         let payload = ActivityPayload.minimal(
@@ -697,7 +698,7 @@ struct PayloadCodingTests {
     // MARK: Hostile input: fuzzing
 
     @Test func randomBytesNeverCrash() {
-        var generator = SplitMix64(seed: 0x5EED_1234_ABCD_0001)
+        var generator = SeededRandom(seed: 0x5EED_1234_ABCD_0001)
         let header: [UInt8] = [0x48, 0x4F, 0x50, 0x4C, 0x01]
         let limits = PayloadLimits(maximumPayloadBytes: 1 << 16, maximumDepth: 8,
                                    maximumCollectionCount: 512, maximumValueCount: 2048)
@@ -722,7 +723,7 @@ struct PayloadCodingTests {
     }
 
     @Test func byteFlipsNeverCrash() {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for payload in [ActivityPayload.rich, .readerPosition] {
             let bytes = [UInt8](payload.encoded())
             for index in bytes.indices {
@@ -845,20 +846,6 @@ private struct PayloadBuilder {
         lengthPrefixed("com.example.team") + lengthPrefixed("com.example.app") + [0x00, 0x00]
 }
 
-/// A small seeded generator (SplitMix64), so fuzzing is reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// One value for the parameterized round-trip test.
 struct PayloadSample: Sendable, CustomTestStringConvertible {

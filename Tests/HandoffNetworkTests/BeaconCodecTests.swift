@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HandoffCore
 @testable import HandoffNetwork
+import HandoffTestSupport
 import Testing
 
 @Suite struct BeaconCodecTests {
@@ -111,7 +112,7 @@ import Testing
 
     @Test func twoSealsOfTheSameBeaconAreUnlinkable() {
         let beacon = F.beacon(message: .advertisement(F.advertisement()))
-        var generator = SeededGenerator(seed: 1)
+        var generator = SeededRandom(seed: 1)
         for _ in 0..<200 {
             let first = F.sealer.seal(beacon), second = F.sealer.seal(beacon)
             #expect(first[0] == Beacon.version && second[0] == Beacon.version)
@@ -190,7 +191,7 @@ import Testing
     }
 
     @Test func randomBytesNeverOpen() {
-        var generator = SeededGenerator(seed: 0xBEAC0)
+        var generator = SeededRandom(seed: 0xBEAC0)
         var counts: [String: Int] = [:]
         for round in 0..<5_000 {
             let length = Int.random(in: 0...160, using: &generator)
@@ -305,18 +306,6 @@ import Testing
             #expect(guardian.check(F.beacon(device: id, counter: 1), receivedAt: F.now.addingTimeInterval(Double(index) / 10)) == .accepted)
         }
         #expect(guardian.count == 3)
-    }
-}
-/// Deterministic random numbers for hostile-input tests (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,5 +1,6 @@
 @testable import MapApp
 import TerminalCells
+import HandoffTestSupport
 import Testing
 
 @Suite("Label placement")
@@ -61,7 +62,7 @@ struct LabelPlacementTests {
 
     /// Random crowds of random names: nothing overlaps, ever.
     @Test func randomCrowdsNeverOverlap() {
-        var generator = SplitMix(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for round in 0..<300 {
             let area = Rect(x: Int(generator.next() % 5), y: Int(generator.next() % 5),
                             width: 1 + Int(generator.next() % 120), height: 1 + Int(generator.next() % 40))
@@ -80,7 +81,7 @@ struct LabelPlacementTests {
     /// name drawn is on screen as placed.
     @Test func theMapNeverOverlapsItsLabels() throws {
         let map = try standaloneMap()
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandom(seed: 7)
         for round in 0..<120 {
             let camera = MapCamera(latitude: Double(generator.next() % 140) - 70, longitude: Double(generator.next() % 360) - 180,
                                    zoom: Double(generator.next() % 6))
@@ -105,15 +106,3 @@ struct LabelPlacementTests {
     }
 }
 
-/// A small deterministic random number generator (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,8 +1,8 @@
 import Foundation
 import HandoffCore
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,13 +44,13 @@ public struct BeaconStatistics: Sendable, Hashable {
 
 /// Thread-safe statistics shared by a channel and its inbound handler.
 final class BeaconCounters: Sendable {
-    private let box = NIOLockedValueBox(BeaconStatistics())
+    private let box = Mutex(BeaconStatistics())
 
     func update(_ body: (inout BeaconStatistics) -> Void) {
-        box.withLockedValue { body(&$0) }
+        box.withLock { body(&$0) }
     }
 
-    var value: BeaconStatistics { box.withLockedValue { $0 } }
+    var value: BeaconStatistics { box.withLock { $0 } }
 }
 
 /// The receiving half of a beacon channel: opens every datagram with the sealer, drops own

@@ -100,8 +100,6 @@ public final class DeviceHost: @unchecked Sendable {
     /// What the discovery channel does (e.g. "loopback broadcast 127.255.255.255:47820").
     public var discoveryMode: String { beaconChannel?.mode ?? "not started" }
 
-    public var beaconStatistics: BeaconStatistics? { beaconChannel?.statistics }
-
     /// Runs `work` on the device's queue, then lets due deadlines and beacons happen.
     public func perform(_ work: @escaping @Sendable (Device) -> Void) {
         queue.async {

@@ -1,7 +1,7 @@
 import Foundation
 import HandoffCore
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// The ``DeviceTransport`` of a device on the real network. Called on the host's queue; every
 /// answer comes back through ``DeviceHost/perform(_:)``, never synchronously.
@@ -11,8 +11,8 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     private var sessions: [DeviceID: PeerSession] = [:]
     private var fetches: [ContinuationID: Task<Void, Never>] = [:]
     /// Requests this device is serving, waiting for the device's answer (any thread).
-    private let serving = NIOLockedValueBox<[PayloadRequestID: CheckedContinuation<Result<Data, HandoffError>, Never>]>([:])
-    private let nextServe = NIOLockedValueBox<UInt64>(1)
+    private let serving = Mutex<[PayloadRequestID: CheckedContinuation<Result<Data, HandoffError>, Never>]>([:])
+    private let nextServe = Mutex<UInt64>(1)
 
     init(host: DeviceHost) {
         self.host = host
@@ -57,7 +57,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     }
 
     func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>) {
-        let waiting = serving.withLockedValue { $0.removeValue(forKey: request) }
+        let waiting = serving.withLock { $0.removeValue(forKey: request) }
         waiting?.resume(returning: result)
     }
 
@@ -110,20 +110,20 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     /// queue and waits for its answer.
     func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
                       timeout: TimeInterval) async -> Result<Data, HandoffError> {
-        let request = PayloadRequestID(rawValue: nextServe.withLockedValue { value in
+        let request = PayloadRequestID(rawValue: nextServe.withLock { value in
             defer { value += 1 }
             return value
         })
         let host = self.host
         let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<Data, HandoffError>, Never>) in
-            serving.withLockedValue { $0[request] = waiter }
+            serving.withLock { $0[request] = waiter }
             host.perform { device in
                 device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
             }
             // The origin app gets a bounded time to save, as Apple's daemon gives its clients.
             Task {
                 try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-                let late = self.serving.withLockedValue { $0.removeValue(forKey: request) }
+                let late = self.serving.withLock { $0.removeValue(forKey: request) }
                 late?.resume(returning: .failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")))
             }
         }
