@@ -59,6 +59,11 @@ struct DeviceCommand: AsyncParsableCommand {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, not \(port).") }
         guard fetchTimeout > 0 else { throw ValidationError("--fetch-timeout must be positive.") }
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name is empty.") }
+        if let sampleDocument {
+            guard let bytes = Self.byteSize(sampleDocument), bytes > 0, bytes <= DocumentTransferProtocol.maximumDocumentSize else {
+                throw ValidationError("--sample-document takes a size such as 8MB, 500kB or 20000 (bytes), up to 64MB, not \(sampleDocument).")
+            }
+        }
         // Checked here, not in run(), so that a mistake is reported with this command's usage.
         _ = try appNames
         guard ReadingState.writableVersions.contains(readerVersion) else {
@@ -74,6 +79,9 @@ struct DeviceCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The Reader's handoff version, to rehearse a mixed-version hand-off: 2 (current), 1 (older key names) or 3 (a newer Reader: the current keys under version 3, which a current Reader refuses). With --headless, the Reader stand-in refuses versions newer than this (or than 2).", valueName: "version"))
     var readerVersion = ReadingState.currentVersion
+
+    @Option(help: ArgumentHelp("Also put a generated \"\(LongBook.title)\" of this size (such as 8MB or 500kB) among this device's own documents, for watching a transfer over continuation streams.", valueName: "size"))
+    var sampleDocument: String?
 
     @Option(help: ArgumentHelp("Where the log goes (default: $XDG_STATE_HOME/handoff/ACCOUNT-NAME.log, e.g. demo-Phone-1.log; ~/.local/state without XDG_STATE_HOME).", valueName: "file"))
     var logFile: String?
@@ -125,6 +133,9 @@ struct DeviceCommand: AsyncParsableCommand {
         // This device's own documents: next to the account's files, never inside `devices/`,
         // which holds only device certificates.
         let deviceFolder = store.directory(ofAccount: account.name).appendingPathComponent("local/\(identity.id.rawValue)")
+        if let size = sampleDocument.flatMap(Self.byteSize) {
+            try LongBook.write(bytes: size, into: deviceFolder)
+        }
         let runner = try TerminalDeviceRunner(
             host: host, accountName: account.name, appNames: appNames, readerVersion: readerVersion,
             cloudFolder: noCloud ? nil : store.directory(ofAccount: account.name).appendingPathComponent("cloud", isDirectory: true),
@@ -132,6 +143,18 @@ struct DeviceCommand: AsyncParsableCommand {
             logFile: logFile.map { URL(fileURLWithPath: $0) } ?? FileLogSink.defaultURL(deviceName: "\(account.name)-\(identity.name)"))
         let status = try await runner.run()
         if status != 0 { throw ExitCode(status) }
+    }
+}
+
+extension DeviceCommand {
+    /// "8MB", "500kB", "20000": decimal units, as sizes are shown everywhere.
+    static func byteSize(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Int)] = [("gb", 1_000_000_000), ("mb", 1_000_000), ("kb", 1000), ("b", 1)]
+        for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
+            return Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).map { Int($0 * Double(factor)) }
+        }
+        return Int(trimmed)
     }
 }
 
@@ -226,14 +249,16 @@ struct HeadlessRunner {
                 finished.signal(0)
             }
         }
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+        let signalSources = [SIGINT, SIGTERM, SIGHUP].map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { finished.signal(0) }
             source.resume()
-            SignalSources.shared.keep(source)
+            return source
         }
         let status = await finished.wait()
+        // The signal sources live as long as the device runs.
+        withExtendedLifetime(signalSources) {}
         await host.shutdown()
         return status
     }
@@ -252,17 +277,6 @@ final class StandardOutput: Sendable {
 
     func write(_ line: String) {
         lock.withLock { _ in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-    }
-}
-
-/// Keeps signal sources alive for the life of the process.
-final class SignalSources: Sendable {
-    static let shared = SignalSources()
-    private let sources = Mutex<[any DispatchSourceSignal]>([])
-    func keep(_ source: sending any DispatchSourceSignal) {
-        sources.withLock { sources in
-            sources.append(source)
-        }
     }
 }
 

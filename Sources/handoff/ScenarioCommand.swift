@@ -56,7 +56,8 @@ struct ScenarioCommand: ParsableCommand {
         }
         let executable = URL(fileURLWithPath: DemoCommand.currentExecutable())
         let cleanup = ScenarioCleanup()
-        Self.cleanUpOnSignals(cleanup)
+        let signalSources = Self.cleanUpOnSignals(cleanup)
+        defer { withExtendedLifetime(signalSources) {} }
         var failures = 0
         for scenario in scenarios {
             let outcome = ScenarioRunner(scenario: scenario, executable: executable, cleanup: cleanup) { line in
@@ -73,8 +74,9 @@ struct ScenarioCommand: ParsableCommand {
 
     /// On SIGINT, SIGTERM or SIGHUP: stop the running scenario's devices, remove its accounts
     /// folder (it holds account keys), then exit with 128 + the signal's number.
-    static func cleanUpOnSignals(_ cleanup: ScenarioCleanup) {
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+    /// - Returns: The signal sources; keep them while the scenarios run.
+    static func cleanUpOnSignals(_ cleanup: ScenarioCleanup) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM, SIGHUP].map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
@@ -86,7 +88,7 @@ struct ScenarioCommand: ParsableCommand {
                 Foundation.exit(128 + signalNumber)
             }
             source.resume()
-            SignalSources.shared.keep(source)
+            return source
         }
     }
 }
