@@ -37,9 +37,9 @@ struct DemoStory: Sendable {
             devices: [Device(kind: .laptop), Device(kind: .phone, arguments: ["--apps", "browser"])]),
         DemoStory(
             name: "streams",
-            summary: "A phone without the document (no cloud) fetches an 8 MB book from the laptop over continuation streams, with progress.",
+            summary: "A phone without the document (no cloud) fetches a 2 MB book from the laptop over continuation streams, with progress.",
             firstSteps: "Laptop: open the Reader and \"A Long Book\". Phone: Ctrl-O; watch the transfer and streamsOpened (F2).",
-            devices: [Device(kind: .laptop, arguments: ["--sample-document", "8MB"]), Device(kind: .phone, arguments: ["--no-cloud"])]),
+            devices: [Device(kind: .laptop, arguments: ["--sample-document", "2MB"]), Device(kind: .phone, arguments: ["--no-cloud"])]),
         DemoStory(
             name: "versions",
             summary: "Handoff versions: a version-1 laptop hands off to the current phone; a version-3 tablet's activity is refused.",
