@@ -27,6 +27,8 @@ let package = Package(
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]
         ),
+        // Manifest tooling: property-list reading, build settings, lint, AppManifest from Info.plist.
+        .target(name: "HandoffManifest", dependencies: ["HandoffCore"]),
         .target(
             name: "HandoffNetwork",
             dependencies: [
@@ -55,9 +57,9 @@ let package = Package(
         .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffTestSupport"]),
         .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
         .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
-        .target(name: "ReaderApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
-        .target(name: "MapApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
-        .target(name: "BrowserApp", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        .target(name: "ReaderApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        .target(name: "MapApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        .target(name: "BrowserApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
         // Snapshot comparison for the apps' test targets (test-only: it imports Testing).
         .target(name: "GridSnapshots", dependencies: ["TerminalCells"]),
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
@@ -69,6 +71,7 @@ let package = Package(
             name: "handoff",
             dependencies: [
                 "HandoffCore",
+                "HandoffManifest",
                 "HandoffNetwork",
                 "HandoffHeadless",
                 "TerminalCells",
@@ -84,7 +87,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HandoffCoreTests",
-            dependencies: ["HandoffCore", "HandoffTestSupport"],
+            dependencies: ["HandoffCore", "HandoffTestSupport"]
+        ),
+        .testTarget(
+            name: "HandoffManifestTests",
+            dependencies: ["HandoffManifest", "HandoffCore", "HandoffTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -123,17 +130,17 @@ let package = Package(
         ),
         .testTarget(
             name: "ReaderAppTests",
-            dependencies: ["ReaderApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
+            dependencies: ["ReaderApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport", "GridSnapshots"],
             exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "MapAppTests",
-            dependencies: ["MapApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
+            dependencies: ["MapApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport", "GridSnapshots"],
             exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "BrowserAppTests",
-            dependencies: ["BrowserApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
+            dependencies: ["BrowserApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport", "GridSnapshots"],
             exclude: ["Snapshots"]
         ),
     ],

@@ -1,6 +1,7 @@
 import DeviceAppKit
 import Foundation
 import HandoffCore
+import HandoffManifest
 import TerminalCells
 
 /// The Browser: shows the simulator's web sites, and continues web pages (Handoff's web fallback).

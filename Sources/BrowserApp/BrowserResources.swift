@@ -1,6 +1,7 @@
 import DeviceAppKit
 import Foundation
 import HandoffCore
+import HandoffManifest
 
 /// The Browser's files: its Info.plist and the sites it serves.
 ///

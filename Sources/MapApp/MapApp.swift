@@ -1,6 +1,7 @@
 import DeviceAppKit
 import Foundation
 import HandoffCore
+import HandoffManifest
 import TerminalCells
 
 /// The Map: a world map of Natural Earth's land and cities whose visible region hands off

@@ -1,6 +1,7 @@
 import DeviceAppKit
 import Foundation
 import HandoffCore
+import HandoffManifest
 
 /// The Map's files: its Info.plist, the land masks, the country borders and the cities.
 ///

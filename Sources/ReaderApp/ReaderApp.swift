@@ -1,6 +1,7 @@
 import DeviceAppKit
 import Foundation
 import HandoffCore
+import HandoffManifest
 import TerminalCells
 
 /// The Reader: a document-based demo app whose documents hand off between devices.

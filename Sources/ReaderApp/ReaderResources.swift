@@ -1,6 +1,7 @@
 import DeviceAppKit
 import Foundation
 import HandoffCore
+import HandoffManifest
 
 /// The Reader's files: its Info.plist and its sample documents.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandoffCore
+import HandoffManifest
 
 /// `handoff manifest lint`: reports what an app can continue and every problem in its manifest.
 struct ManifestLintCommand: ParsableCommand {

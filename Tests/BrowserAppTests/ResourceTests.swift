@@ -2,6 +2,7 @@
 import DeviceAppKit
 import Foundation
 import HandoffCore
+import HandoffManifest
 import Testing
 
 @Suite("Resources")

@@ -417,14 +417,14 @@ private enum Handoff {
     }
 }
 
-/// The manifest fixtures of the core tests, named by paths relative to the package root (the
+/// The manifest fixtures of the manifest tests, named by paths relative to the package root (the
 /// working directory of every run).
 private enum Fixture {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func path(_ name: String) -> String {
-        "Tests/HandoffCoreTests/Fixtures/manifests/\(name)"
+        "Tests/HandoffManifestTests/Fixtures/manifests/\(name)"
     }
 }
 

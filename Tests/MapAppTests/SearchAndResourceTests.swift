@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffManifest
 @testable import MapApp
 import TerminalCells
 import Testing

@@ -1,6 +1,7 @@
 import DeviceAppKit
 import Foundation
 import HandoffCore
+import HandoffManifest
 import HandoffTestSupport
 @testable import ReaderApp
 import Testing

@@ -2,8 +2,8 @@ import Foundation
 
 /// What an app declares about itself: the parts of its Info.plist and entitlements that Handoff reads.
 ///
-/// Read one from real property-list files with ``AppManifest/init(infoPlistAt:entitlementsAt:buildSettings:)``
-/// (see `AppManifest+Parsing.swift`), or build one in code.
+/// Read one from real property-list files with `AppManifest(infoPlistAt:entitlementsAt:buildSettings:)`
+/// (in HandoffManifest, `AppManifest+Parsing.swift`), or build one in code.
 public struct AppManifest: Sendable, Hashable, Codable {
     /// A document type from `CFBundleDocumentTypes`.
     public struct DocumentType: Sendable, Hashable, Codable {

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffManifest
 import HandoffTestSupport
 import Testing
 

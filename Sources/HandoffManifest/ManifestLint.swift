@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 
 /// One thing wrong with a manifest, located by file and key path.
 public struct ManifestProblem: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 
 extension AppManifest {
     /// Reads a manifest from an app's Info.plist and, optionally, its entitlements file.
