@@ -7,29 +7,50 @@ extension BrowserApp {
     /// The most rows a message may take at the bottom of the area.
     static let maximumMessageRows = 3
 
-    /// Draws the Browser into `area` (and nowhere else): the address bar, a rule, the page and a
-    /// status line (a message, the chosen link's address, or a hint).
-    public func render(into grid: inout Grid, area: Rect) {
-        guard !area.isEmpty else { return }
-        grid.fill(area)
+    /// Where the parts of the Browser go in `area`: the address bar and its rule at the top,
+    /// the page in a column, the status line at the bottom (taller while a message needs more
+    /// rows).
+    struct Frame {
+        var header: Rect
+        var body: Rect
+        var page: Rect
+        var footer: Rect
+        var status: [(text: String, style: Style)]
+    }
+
+    /// The parts of the Browser in `area`, for what it shows now.
+    func frame(in area: Rect) -> Frame {
         let (header, body) = area.splitTop(area.height >= 6 ? 2 : 1)
-        drawAddressBar(into: &grid, row: header.row(0))
-        if header.height > 1 {
-            let rule = header.row(1)
-            grid.put(String(repeating: "─", count: rule.width), at: rule.origin, style: Style(.frame), clip: rule)
-        }
         let columnWidth = body.width >= 12 ? min(body.width - 4, Self.maximumTextWidth) : body.width
         let columnX = body.x + (body.width - columnWidth) / 2
         let status = statusLines(width: columnWidth, available: body.height - 1)
         let (content, footer) = body.splitBottom(body.height > 1 ? max(1, status.count) : 0)
-        let pageArea = Rect(x: columnX, y: content.y, width: columnWidth, height: content.height)
-        drawPage(into: &grid, area: pageArea)
+        return Frame(header: header, body: body, page: Rect(x: columnX, y: content.y, width: columnWidth, height: content.height),
+                     footer: Rect(x: columnX, y: footer.y, width: columnWidth, height: footer.height), status: status)
+    }
+
+    /// Draws the Browser into `area` (and nowhere else): the address bar, a rule, the page and a
+    /// status line (a message, the chosen link's address, or a hint). It only draws.
+    public func render(into grid: inout Grid, area: Rect) {
+        guard !area.isEmpty else { return }
+        grid.fill(area)
+        let frame = frame(in: area)
+        drawAddressBar(into: &grid, row: frame.header.row(0))
+        if frame.header.height > 1 {
+            let rule = frame.header.row(1)
+            grid.put(String(repeating: "─", count: rule.width), at: rule.origin, style: Style(.frame), clip: rule)
+        }
+        let pageArea = frame.page, body = frame.body
+        let layout = layout(width: pageArea.width)
+        // The page's first row as it was scrolled, or higher when the page ends before the view does.
+        let top = min(scrollOffset, layout.lastTop(height: pageArea.height))
+        drawPage(layout, from: top, into: &grid, area: pageArea)
         // More below: an arrow in the right margin, next to the last row of the page.
-        if !pageArea.isEmpty, pageArea.maxX < body.maxX, layout().rows.count > scrollOffset + pageArea.height {
+        if !pageArea.isEmpty, pageArea.maxX < body.maxX, layout.rows.count > top + pageArea.height {
             grid.put("↓", at: Point(x: body.maxX - 1, y: pageArea.maxY - 1), style: Style(.dim), clip: body)
         }
-        for (index, line) in status.prefix(footer.height).enumerated() {
-            let row = Rect(x: columnX, y: footer.y + index, width: columnWidth, height: 1)
+        for (index, line) in frame.status.prefix(frame.footer.height).enumerated() {
+            let row = frame.footer.row(index)
             grid.put(line.text, at: row.origin, style: line.style, clip: row)
         }
     }
@@ -79,12 +100,9 @@ extension BrowserApp {
         grid.put(TextWidth.truncate(address, to: row.maxX - x), at: Point(x: x, y: row.y), style: style, clip: row)
     }
 
-    private func drawPage(into grid: inout Grid, area: Rect) {
+    private func drawPage(_ layout: PageLayout, from top: Int, into grid: inout Grid, area: Rect) {
         guard !area.isEmpty else { return }
-        viewport = area.size
-        let layout = layout()
-        scrollOffset = min(scrollOffset, layout.lastTop(height: area.height))
-        for (offset, row) in layout.rows.dropFirst(scrollOffset).prefix(area.height).enumerated() {
+        for (offset, row) in layout.rows.dropFirst(top).prefix(area.height).enumerated() {
             let line = area.row(offset)
             let selected = row.link != nil && row.link == selectedLink
             if selected { grid.fill(Rect(x: line.x, y: line.y, width: min(line.width, TextWidth.of(row.text)), height: 1), style: Style(.selection)) }

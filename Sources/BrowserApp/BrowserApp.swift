@@ -53,8 +53,11 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
-    /// The size of the page's area at the last render; keys scroll and choose links by it.
-    var viewport = Size(width: 72, height: 20)
+    /// The size of the app's area, as told by the device (``viewportChanged(to:)``).
+    private(set) var areaSize = Size(width: 76, height: 23)
+    /// The size of the page's area, in the app's area with what the status line holds now; keys
+    /// scroll and choose links by it.
+    var viewport: Size { frame(in: Rect(origin: .zero, size: areaSize)).page.size }
 
     /// Loads the Browser's manifest and sites from its resources (see ``BrowserResources/locate()``).
     ///
@@ -119,6 +122,12 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     public func setFrontmost(_ frontmost: Bool) {
         guard frontmost else { return }
         pageChanged()
+    }
+
+    /// The page keeps its first row on screen unless the end of the page would leave rows empty.
+    public func viewportChanged(to size: Size) {
+        areaSize = size
+        scrollOffset = min(scrollOffset, layout().lastTop(height: viewport.height))
     }
 
     /// Opens `url` when it is an http or https address (the device brings the Browser to the
@@ -253,9 +262,9 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 
     // MARK: Layout
 
-    /// The page laid out for the viewport's width.
-    func layout() -> PageLayout {
-        PageLayout(page ?? WebPage(url: Self.homeURL, title: "", blocks: []), width: viewport.width)
+    /// The page laid out for the viewport's width, or for `width`.
+    func layout(width: Int? = nil) -> PageLayout {
+        PageLayout(page ?? WebPage(url: Self.homeURL, title: "", blocks: []), width: width ?? viewport.width)
     }
 
     /// Chooses the first link on screen, if any (keeps a chosen link that is on screen).

@@ -75,6 +75,12 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
         if isFrontmost { current.setFrontmost(true) }
     }
 
+    /// Every part is told the area below the bar of parts (where ``render(into:area:)`` draws it).
+    public func viewportChanged(to size: Size) {
+        let partSize = size.height > 1 ? Size(width: size.width, height: size.height - 1) : size
+        for part in parts { part.viewportChanged(to: partSize) }
+    }
+
     public func render(into grid: inout Grid, area: Rect) {
         guard area.size.height > 1 else { return current.render(into: &grid, area: area) }
         let bar = Rect(origin: area.origin, size: Size(width: area.size.width, height: 1))

@@ -61,8 +61,12 @@ public struct KeyHint: Hashable, Sendable {
 /// An app knows the activity core (`UserActivity`, `Responder`, `Document`, `Application` and its
 /// delegate callbacks) and the cell grid, nothing else, the way a real app knows only the SDK.
 /// The device installs it (``manifest`` plus ``delegate``), calls ``launch(application:environment:)``
-/// once, then renders it into the main area while it is frontmost and passes it the keys the
+/// once, tells it the size of its area (``viewportChanged(to:)``) at once and whenever that size
+/// changes, then renders it into the main area while it is frontmost and passes it the keys the
 /// device itself does not use.
+///
+/// Rendering only draws: what the app shows, scrolls by or hands off follows the size it was
+/// told, never the area of the last frame (a frame may be skipped, or drawn for a picture).
 public protocol TerminalApp: AnyObject {
     /// The app's Info.plist (and entitlements), as parsed.
     var manifest: AppManifest { get }
@@ -79,7 +83,12 @@ public protocol TerminalApp: AnyObject {
     func launch(application: Application, environment: AppEnvironment)
     /// The app became frontmost (`true`) or went to the background (`false`).
     func setFrontmost(_ frontmost: Bool)
-    /// Draws the app's screen into `area` of `grid`.
+    /// The size of the area the app draws in changed (and once after launch): the terminal was
+    /// resized, or the device's layout changed (the log pane appeared, say). Every app is told,
+    /// frontmost or not: a background app's activity can still be saved and handed off.
+    func viewportChanged(to size: Size)
+    /// Draws the app's screen into `area` of `grid` (normally of the size last given to
+    /// ``viewportChanged(to:)``), changing nothing in the app.
     func render(into grid: inout Grid, area: Rect)
     /// Handles a key while the app is frontmost; returns `false` when the key is not the app's.
     func handle(_ key: Key) -> Bool
@@ -96,5 +105,6 @@ extension TerminalApp {
         return delegate
     }
     public func setFrontmost(_ frontmost: Bool) {}
+    public func viewportChanged(to size: Size) {}
     public func open(_ url: URL) -> Bool { false }
 }

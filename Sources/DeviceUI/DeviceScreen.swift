@@ -23,13 +23,17 @@ public final class DeviceScreen {
     private var isUpdating = false
     /// The deadline computed with the latest frame; any message since clears it.
     private var renderedDeadline: Date?
+    /// The app area's size the apps were last told (``TerminalApp/viewportChanged(to:)``).
+    private var toldAppAreaSize: Size?
 
     /// Installs `apps` on `device`, launches them, shows the home screen and starts listening to
     /// the device's lifecycle events (a handler already set on `device.onLifecycleEvent` is
     /// still called, first).
     ///
     /// The apps must not be installed already: the screen installs each app's manifest with its
-    /// delegate, then calls `launch(application:environment:)` once. The environment's `openURL`
+    /// delegate, then calls `launch(application:environment:)` once, and tells every app the
+    /// size of the app area then and whenever it changes (a resize, the log pane appearing):
+    /// see ``TerminalApp/viewportChanged(to:)``. The environment's `openURL`
     /// is wrapped: a URL goes to the first app whose `open(_:)` takes it, which comes to the
     /// front; only when none does is the given `openURL` called.
     public init(device: Device, account: String, apps: [any TerminalApp], environment: AppEnvironment,
@@ -47,6 +51,7 @@ public final class DeviceScreen {
             let application = device.install(app.manifest, delegate: app.delegate)
             app.launch(application: application, environment: appEnvironment)
         }
+        tellAppsTheirAreaSize()
         device.bringToFront(nil)
         let previous = device.onLifecycleEvent
         device.onLifecycleEvent = { [weak self] event in
@@ -102,11 +107,28 @@ public final class DeviceScreen {
         guard !isUpdating else { return }
         isUpdating = true
         defer { isUpdating = false }
-        while !inbox.isEmpty {
-            let next = inbox.removeFirst()
-            let effects = state.update(next, device: snapshot())
-            for effect in effects { perform(effect) }
-        }
+        repeat {
+            while !inbox.isEmpty {
+                let next = inbox.removeFirst()
+                let effects = state.update(next, device: snapshot())
+                for effect in effects { perform(effect) }
+            }
+            // Once the state has settled, so that the apps hear of the final size only; what they
+            // do about it (a map's region needs saving) may queue more messages.
+            tellAppsTheirAreaSize()
+        } while !inbox.isEmpty
+    }
+
+    /// Tells every app the app area's size when it differs from the size they were told last.
+    /// While the device is not drawn (the terminal is too small, or the log covers it) the apps
+    /// keep the size they were last shown at.
+    private func tellAppsTheirAreaSize() {
+        let layout = state.layout
+        guard !layout.isTooSmall, layout.showsDevice else { return }
+        let size = state.frameLayout.appArea.size
+        guard size != toldAppAreaSize else { return }
+        toldAppAreaSize = size
+        for app in apps { app.viewportChanged(to: size) }
     }
 
     private func perform(_ effect: ScreenEffect) {

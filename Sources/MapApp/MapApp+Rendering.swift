@@ -6,22 +6,23 @@ extension MapApp {
     /// The most rows a message may take at the bottom of the area.
     static let maximumMessageRows = 2
 
-    /// Draws the map into `area` (and nowhere else): the map, a status line at the bottom (the
-    /// centre, the zoom and a scale bar, or a message), and the search field over the map's top
-    /// left while it is open.
+    /// Draws the map into `area` (and nowhere else): the map (``mapSize(in:)``), a status line
+    /// at the bottom (the centre, the zoom and a scale bar), or instead a message, which takes
+    /// the map's last row when it needs two, and the search field over the map's top left while
+    /// it is open. It only draws.
     public func render(into grid: inout Grid, area: Rect) {
         let area = area.intersection(grid.bounds)
         guard !area.isEmpty else { return }
+        let (mapArea, footer) = area.splitBottom(area.height - Self.mapSize(in: area.size).height)
+        renderer.render(camera, rendering: rendering, highlighted: highlighted, into: &grid, area: mapArea)
         let notice = noticeLines(width: area.width, available: area.height - 1)
-        let (mapArea, footer) = area.splitBottom(area.height >= 3 ? max(1, notice.count) : 0)
-        grid.fill(footer)  // the map covers every other cell
-        setViewport(mapArea.size)
-        setPlacedLabels(renderer.render(camera, rendering: rendering, highlighted: highlighted, into: &grid, area: mapArea))
         if notice.isEmpty {
-            drawStatus(into: &grid, row: footer.row(0).intersection(footer))
+            drawStatus(into: &grid, row: footer)
         } else {
-            for (index, line) in notice.prefix(footer.height).enumerated() {
-                grid.put(line.text, at: Point(x: footer.x, y: footer.y + index), style: line.style, clip: footer)
+            let rows = area.splitBottom(notice.count).1
+            grid.fill(rows)
+            for (index, line) in notice.prefix(rows.height).enumerated() {
+                grid.put(line.text, at: Point(x: rows.x, y: rows.y + index), style: line.style, clip: rows)
             }
         }
         if let search { drawSearch(search, into: &grid, area: mapArea) }

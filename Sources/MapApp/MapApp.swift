@@ -42,14 +42,13 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     public internal(set) var message: MapMessage?
     /// True between `willContinue` and the end of the continuation.
     public private(set) var isContinuing = false
-    /// The size of the map at the last render: the region handed off is what it showed.
+    /// The size of the map: the app's area (``viewportChanged(to:)``) less the status line. The
+    /// region handed off is what a map of this size shows, whatever was drawn last.
     public private(set) var viewport = Size(width: 80, height: 20)
 
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
     let mapView = MapView()
-    /// The names and markers drawn at the last render.
-    public private(set) var placedLabels: [PlacedLabel] = []
 
     /// Loads the Map's manifest and geography from its resources (see ``MapResources/locate()``).
     public convenience init() throws(MapError) {
@@ -110,6 +109,21 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
         self.environment = environment
     }
 
+    /// The map takes the area less its status line; a new size shows another region, so the
+    /// activity needs saving (with no frame drawn: the region does not wait for one).
+    public func viewportChanged(to size: Size) {
+        let map = Self.mapSize(in: size)
+        guard map != viewport else { return }
+        viewport = map
+        regionChanged()
+    }
+
+    /// The size of the map in an area of `size`: all of it but the status line at the bottom
+    /// (none below 3 rows). Messages are drawn over the map's last rows, so they never move it.
+    static func mapSize(in size: Size) -> Size {
+        Size(width: size.width, height: size.height >= 3 ? size.height - 1 : size.height)
+    }
+
     /// The map view's activity is made when the user first opens the Map (an app nobody opened
     /// describes nothing the user is doing), then made current each time the Map comes to the front.
     public func setFrontmost(_ frontmost: Bool) {
@@ -143,8 +157,13 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
         show(MapCamera(latitude: city.latitude, longitude: city.longitude, zoom: max(camera.zoom, Self.searchZoom)))
     }
 
-    /// The region the map shows now (on the screen of the last render).
+    /// The region the map shows now, on a map of ``viewport``.
     public var visibleRegion: MapRegion { camera.region(in: viewport) }
+
+    /// The markers and names the map shows now (in the map's own cells, from its top left).
+    public var placedLabels: [PlacedLabel] {
+        renderer.placeLabels(camera, highlighted: highlighted, area: Rect(origin: .zero, size: viewport))
+    }
 
     /// Marks the activity for saving and points its web page at the new view.
     private func regionChanged() {
@@ -160,8 +179,6 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     func setRendering(_ rendering: MapRendering) { self.rendering = rendering }
     func setSearch(_ search: MapSearch?) { self.search = search }
     func clearHighlight() { highlighted = nil }
-    func setViewport(_ size: Size) { viewport = size }
-    func setPlacedLabels(_ labels: [PlacedLabel]) { placedLabels = labels }
 
     // MARK: Continuation
 

@@ -188,25 +188,36 @@ public struct MapRenderer: Sendable {
         }
     }
 
-    private func drawCities(_ camera: MapCamera, highlighted: City?, into grid: inout Grid, area: Rect) -> [PlacedLabel] {
+    /// The markers and names of a view of `camera` in `area` (what ``render(_:rendering:highlighted:into:area:)``
+    /// draws over the land), most important first; `highlighted`, when in view, is the first.
+    public func placeLabels(_ camera: MapCamera, highlighted: City?, area: Rect) -> [PlacedLabel] {
         var placer = LabelPlacer(area: area)
         var names = Self.nameLimit(zoom: camera.zoom)
         var placed: [PlacedLabel] = []
-        for (index, candidate) in candidates(camera, highlighted: highlighted, area: area).enumerated() {
-            let isHighlighted = highlighted != nil && index == 0
+        for candidate in candidates(camera, highlighted: highlighted, area: area) {
             guard names > 0 else { break }  // beyond the limit, no more cities: the coasts stay readable
             let label = placer.place(candidate)
             guard var label else { continue }
             label.text = candidate.text
             if label.position != nil { names -= 1 }
             placed.append(label)
+        }
+        return placed
+    }
+
+    private func drawCities(_ camera: MapCamera, highlighted: City?, into grid: inout Grid, area: Rect) -> [PlacedLabel] {
+        let placed = placeLabels(camera, highlighted: highlighted, area: area)
+        // The highlighted city is placed first when it is in view (never another in its stead).
+        let highlightedCell = highlighted.map { Self.cell(latitude: $0.latitude, longitude: $0.longitude, camera: camera, area: area) }
+        for (index, label) in placed.enumerated() {
+            let isHighlighted = index == 0 && label.marker == highlightedCell
             grid[label.marker.x, label.marker.y] = Cell(isHighlighted ? "◉" : "●", style: Style(.mapCity, bold: true))
             if label.position != nil {
                 // A blank cell either side keeps the name apart from the land drawn around it.
                 let frame = label.textFrame
                 grid.put(" ", at: Point(x: frame.x - 1, y: frame.y), style: Style(.mapWater), clip: area)
                 grid.put(" ", at: Point(x: frame.maxX, y: frame.y), style: Style(.mapWater), clip: area)
-                grid.put(candidate.text, at: frame.origin, style: Style(.mapLabel, bold: isHighlighted, reverse: isHighlighted), clip: area)
+                grid.put(label.text, at: frame.origin, style: Style(.mapLabel, bold: isHighlighted, reverse: isHighlighted), clip: area)
             }
         }
         return placed

@@ -8,26 +8,49 @@ extension ReaderApp {
     /// The most rows a message may take at the bottom of the area.
     static let maximumMessageRows = 3
 
-    /// Draws the list or the reading view into `area` (and nowhere else): a title bar, a rule,
-    /// the content, and a status line at the bottom (a message, when there is one).
-    public func render(into grid: inout Grid, area: Rect) {
-        guard !area.isEmpty else { return }
-        grid.fill(area)
+    /// Where the parts of the Reader go in `area`: the title bar and its rule at the top, the
+    /// text column in the middle (the list, or the page's text), the status line at the bottom
+    /// (taller while a message needs more rows).
+    struct Frame {
+        var header: Rect
+        var column: Rect
+        /// Where the list or the page's text is drawn (in the column).
+        var content: Rect
+        var footer: Rect
+        /// What the status line shows instead of its hint (empty: the hint).
+        var notice: [(text: String, style: Style)]
+    }
+
+    /// The parts of the Reader in `area`, for what it shows now.
+    func frame(in area: Rect) -> Frame {
         let columnWidth = area.width >= 12 ? min(area.width - 4, Self.maximumTextWidth) : area.width
         let column = Rect(x: area.x + (area.width - columnWidth) / 2, y: area.y, width: columnWidth, height: area.height)
         let (header, body) = area.splitTop(area.height >= 6 ? 2 : 1)
         let notice = noticeLines(width: columnWidth, available: body.height - 1)
         let (content, footer) = body.splitBottom(body.height > 1 ? max(1, notice.count) : 0)
+        return Frame(header: header, column: column,
+                     content: Rect(x: column.x, y: content.y, width: column.width, height: content.height),
+                     footer: footer, notice: notice)
+    }
+
+    /// Draws the list or the reading view into `area` (and nowhere else): a title bar, a rule,
+    /// the content, and a status line at the bottom (a message, when there is one). It only draws.
+    public func render(into grid: inout Grid, area: Rect) {
+        guard !area.isEmpty else { return }
+        grid.fill(area)
+        let frame = frame(in: area)
+        let column = frame.column
         if let session {
-            drawTitleBar(into: &grid, area: header, column: column, title: session.title,
+            drawTitleBar(into: &grid, area: frame.header, column: column, title: session.title,
                          detail: "page \(session.position.page) of \(session.text.pageCount)")
-            drawPage(into: &grid, area: Rect(x: column.x, y: content.y, width: column.width, height: content.height), session: session)
+            drawPage(into: &grid, area: frame.content, session: session)
         } else {
-            drawTitleBar(into: &grid, area: header, column: column, title: "Documents",
+            drawTitleBar(into: &grid, area: frame.header, column: column, title: "Documents",
                          detail: documents.count == 1 ? "1 document" : "\(documents.count) documents")
-            drawList(into: &grid, area: Rect(x: column.x, y: content.y, width: column.width, height: content.height))
+            drawList(into: &grid, area: frame.content)
         }
-        let status = notice.isEmpty ? [hintLine()] : notice
+        let status = frame.notice.isEmpty ? [hintLine(page: frame.content.size)] : frame.notice
+        let footer = frame.footer
         for (index, line) in status.prefix(footer.height).enumerated() {
             grid.put(TextWidth.truncate(line.text, to: column.width), at: Point(x: column.x, y: footer.y + index), style: line.style,
                      clip: footer)
@@ -50,7 +73,6 @@ extension ReaderApp {
 
     private func drawPage(into grid: inout Grid, area: Rect, session: ReadingSession) {
         guard !area.isEmpty else { return }
-        viewport = area.size
         let layout = session.layout(width: area.width)
         let top = session.topRow(in: area.size)
         for (offset, row) in layout.rows.dropFirst(top).prefix(area.height).enumerated() {
@@ -130,9 +152,9 @@ extension ReaderApp {
         return message.lines(width: width, limit: min(Self.maximumMessageRows, available))
     }
 
-    /// Where the reader is (after the page was drawn, so with this frame's viewport), or a hint
-    /// in the list.
-    private func hintLine() -> (text: String, style: Style) {
+    /// Where the reader is in a view of the page of size `page` (this frame's), or a hint in the
+    /// list.
+    private func hintLine(page viewport: Size) -> (text: String, style: Style) {
         guard let session else {
             let text = !documents.isEmpty ? "Documents in the cloud continue on your other devices."
                 : library?.cloudFolder == nil ? "No documents yet: continue one from another device."

@@ -62,8 +62,11 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// The running transfer's task (cancelled when a newer continuation replaces it).
     var transferTask: Task<Void, Never>?
     let readingView = ReadingView()
-    /// The size of the text in the reading view at the last render; keys scroll by it.
-    var viewport = Size(width: 72, height: 20)
+    /// The size of the app's area, as told by the device (``viewportChanged(to:)``).
+    private(set) var areaSize = Size(width: 76, height: 23)
+    /// The size of the page's text in the reading view, in the app's area with what the status
+    /// line holds now; keys scroll by it.
+    var viewport: Size { frame(in: Rect(origin: .zero, size: areaSize)).content.size }
 
     /// Loads the Reader's manifest from its resources (see ``ReaderResources/locate()``).
     ///
@@ -155,6 +158,12 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         reloadDocuments()
     }
 
+    /// The open document is wrapped again for the new width now, not while drawing.
+    public func viewportChanged(to size: Size) {
+        areaSize = size
+        session?.resize(width: viewport.width)
+    }
+
     public func setFrontmost(_ frontmost: Bool) {
         guard frontmost else { return }
         if let session {
@@ -192,7 +201,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
             throw .unreadable(name: url.lastPathComponent, reason: error.message)
         }
         closeDocument()
-        let session = ReadingSession(document: document, text: text, position: position)
+        let session = ReadingSession(document: document, text: text, position: position, width: viewport.width)
         self.session = session
         if let activity = document.userActivity {
             activity.title = session.title

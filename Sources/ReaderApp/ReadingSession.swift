@@ -7,15 +7,21 @@ final class ReadingSession {
     let document: Document
     private(set) var text: PagedText
     /// Always within the document (see ``clamp(_:)``).
-    private(set) var position: ReadingPosition
-    private var cachedLayout: PageLayout?
-    private var cachedPage = 0
+    private(set) var position: ReadingPosition {
+        didSet { if position.page != oldValue.page { relayout() } }
+    }
+    /// The current page wrapped at the reading view's width (kept up to date when the page, the
+    /// text or the width changes, so that drawing only reads it).
+    private(set) var pageLayout: PageLayout
 
-    init(document: Document, text: PagedText, position: ReadingPosition) {
+    /// A session showing `text` at `position`, in a reading view `width` cells wide.
+    init(document: Document, text: PagedText, position: ReadingPosition, width: Int) {
         self.document = document
         self.text = text
+        pageLayout = PageLayout(lines: [], width: width)
         self.position = .start
         self.position = clamp(position)
+        relayout()
     }
 
     var url: URL { document.fileURL }
@@ -29,17 +35,23 @@ final class ReadingSession {
     /// Takes the document's text again (it may have changed) and moves to `position`.
     func reload(_ text: PagedText, at position: ReadingPosition) {
         self.text = text
-        cachedLayout = nil
         self.position = clamp(position)
+        relayout()
     }
 
-    /// The current page wrapped at `width`.
+    /// The reading view is now `width` cells wide.
+    func resize(width: Int) {
+        guard width != pageLayout.width else { return }
+        pageLayout = PageLayout(lines: text.lines(ofPage: position.page), width: width)
+    }
+
+    private func relayout() {
+        pageLayout = PageLayout(lines: text.lines(ofPage: position.page), width: pageLayout.width)
+    }
+
+    /// The current page wrapped at `width` (the kept layout when it is that wide; changes nothing).
     func layout(width: Int) -> PageLayout {
-        if let cachedLayout, cachedPage == position.page, cachedLayout.width == width { return cachedLayout }
-        let layout = PageLayout(lines: text.lines(ofPage: position.page), width: width)
-        cachedLayout = layout
-        cachedPage = position.page
-        return layout
+        width == pageLayout.width ? pageLayout : PageLayout(lines: text.lines(ofPage: position.page), width: width)
     }
 
     /// The row of the current page's layout shown at the top of a view of `size`: the row

@@ -96,9 +96,11 @@ final class BrowserDevice {
         press(.enter, sourceLocation: sourceLocation)
     }
 
-    /// The Browser drawn in an area of `width`x`height` (the whole grid).
+    /// The Browser drawn in an area of `width`x`height` (the whole grid), told that
+    /// size first as the device screen does.
     func render(width: Int, height: Int) -> Grid {
         var grid = Grid(size: Size(width: width, height: height))
+        browser.viewportChanged(to: grid.size)
         browser.render(into: &grid, area: grid.bounds)
         return grid
     }

@@ -43,9 +43,11 @@ final class MapDevice {
         for character in text { press(.character(character), sourceLocation: sourceLocation) }
     }
 
-    /// The Map drawn in an area of `width`x`height` (the whole grid).
+    /// The Map drawn in an area of `width`x`height` (the whole grid), told that
+    /// size first as the device screen does.
     func render(width: Int, height: Int) -> Grid {
         var grid = Grid(size: Size(width: width, height: height))
+        map.viewportChanged(to: grid.size)
         map.render(into: &grid, area: grid.bounds)
         return grid
     }
@@ -68,10 +70,11 @@ final class MapWorld {
 /// A Map not installed on any device (for rendering alone).
 func standaloneMap() throws -> MapApp { try MapApp() }
 
-/// The map of `camera` drawn by `map` into a grid of `width`x`height`.
+/// The map of `camera` drawn by `map` into a grid of `width`x`height` (told that size first).
 func render(_ map: MapApp, _ camera: MapCamera, width: Int, height: Int) -> Grid {
     map.show(camera)
     var grid = Grid(size: Size(width: width, height: height))
+    map.viewportChanged(to: grid.size)
     map.render(into: &grid, area: grid.bounds)
     return grid
 }

@@ -67,9 +67,11 @@ final class ReaderDevice {
         press(.enter, sourceLocation: sourceLocation)
     }
 
-    /// The Reader drawn in an area of `width`x`height` (the whole grid).
+    /// The Reader drawn in an area of `width`x`height` (the whole grid), told that
+    /// size first as the device screen does.
     func render(width: Int, height: Int) -> Grid {
         var grid = Grid(size: Size(width: width, height: height))
+        reader.viewportChanged(to: grid.size)
         reader.render(into: &grid, area: grid.bounds)
         return grid
     }
