@@ -1,4 +1,5 @@
 import Foundation
+import TerminalCells
 
 /// Reads the simulator's page format (`.page` files, UTF-8, after the Gemini project's
 /// text/gemini: one kind of block per line, so a page is readable as plain text).
@@ -172,49 +173,12 @@ public enum PageParser {
         return flat.count > maximumValueLength ? String(flat.prefix(maximumValueLength)) + "…" : flat
     }
 
-    /// Line endings normalised to LF, tabs to four spaces; terminal escape sequences (CSI such
-    /// as `ESC [ 2 J`, OSC such as `ESC ] 0 ; title BEL`, and two-character escapes) removed
-    /// whole; other control characters, bidirectional overrides and a byte-order mark dropped.
+    /// Line endings normalised to LF, tabs to four spaces; terminal escape sequences removed
+    /// whole; other control characters (form feeds too), bidirectional overrides and a
+    /// byte-order mark dropped (``PlainText/sanitized(_:keepingFormFeeds:)``, the cleaning the
+    /// Reader's pages are measured after).
     static func sanitized(_ text: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        var afterCarriageReturn = false
-        var escape = EscapeState.none
-        for scalar in text.unicodeScalars {
-            switch escape {
-            case .none:
-                break
-            case .started:
-                escape = scalar == "[" ? .controlSequence : scalar == "]" ? .operatingSystemCommand : .none
-                if scalar.value >= 0x20 { continue }
-            case .controlSequence:
-                // Parameters and intermediates run to a final byte in 0x40...0x7E.
-                if (0x40...0x7E).contains(scalar.value) { escape = .none }
-                if scalar.value >= 0x20 { continue }
-                escape = .none
-            case .operatingSystemCommand:
-                // Runs to BEL or ST (ESC \); a newline ends it too, so a page cannot hide lines.
-                if scalar.value == 0x07 { escape = .none; continue }
-                if scalar.value == 0x1B { escape = .started; continue }
-                if scalar != "\n" && scalar != "\r" { continue }
-                escape = .none
-            }
-            defer { afterCarriageReturn = scalar == "\r" }
-            switch scalar.value {
-            case 0x1B: escape = .started
-            case 0x9B: escape = .controlSequence
-            case 0x9D: escape = .operatingSystemCommand
-            case 0x0D: scalars.append("\n")
-            case 0x0A: if !afterCarriageReturn { scalars.append(scalar) }
-            case 0x09: scalars.append(contentsOf: "    ".unicodeScalars)
-            case 0x00..<0x20, 0x7F..<0xA0, 0xFEFF, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F: break
-            default: scalars.append(scalar)
-            }
-        }
-        return String(scalars)
-    }
-
-    private enum EscapeState {
-        case none, started, controlSequence, operatingSystemCommand
+        PlainText.sanitized(text)
     }
 }
 

@@ -6,17 +6,14 @@ import TerminalCells
 ///
 /// The Reader sets its activity's `webpageURL` to `https://reader.handoffsim.example/SLUG?page=N`,
 /// where the slug is the document's file name without `.txt`. This site shows page N of
-/// `SLUG.txt` from the Reader's documents, cut into the same logical pages as the Reader (a form
-/// feed ends a page; a page holds at most 40 rows of 80 columns, ending at a paragraph break in
-/// its last quarter when there is one), so "page 3" is the same text in both. A document it does
-/// not have gets a page saying which document and page were asked for. The home page (the
+/// `SLUG.txt` from the Reader's documents, cut into the Reader's logical pages by the same rule
+/// (``PagedText``, shared in TerminalCells), so "page 3" is the same text in both. A document it
+/// does not have gets a page saying which document and page were asked for. The home page (the
 /// site's `index.page`) is followed by a link to each document.
 struct ReaderSite {
     static let host = "reader.handoffsim.example"
     /// The largest document read.
     static let maximumBytes = 4 * 1024 * 1024
-    static let referenceWidth = 80
-    static let pageBudget = 40
 
     /// The Reader's documents; nil when not installed.
     let documents: URL?
@@ -120,55 +117,13 @@ struct ReaderSite {
         }
         guard let data = try? Data(contentsOf: file) else { throw .unusable("it could not be read") }
         guard let text = String(data: data, encoding: .utf8) else { throw .unusable("it is not UTF-8 text") }
-        let pages = Self.pages(of: text)
-        let title = pages.first?.first?.trimmingCharacters(in: .whitespaces) ?? slug
-        return Document(slug: slug, title: title.isEmpty ? slug : title, pages: pages)
+        let paged = PagedText(text)
+        let title = paged.title ?? slug
+        return Document(slug: slug, title: title.isEmpty ? slug : title, pages: paged.pages)
     }
 
     /// `text` cut into the Reader's logical pages (never empty).
     static func pages(of text: String) -> [[String]] {
-        var pages: [[String]] = []
-        for section in text.split(separator: "\u{0C}", omittingEmptySubsequences: false) {
-            let lines = PageParser.sanitized(String(section)).split(separator: "\n", omittingEmptySubsequences: false).map { line in
-                var line = String(line)
-                while line.last == " " { line.removeLast() }
-                return line
-            }
-            pages += fill(lines)
-        }
-        return pages.isEmpty ? [[]] : pages
-    }
-
-    private static func rows(_ line: String) -> Int {
-        max(1, (TextWidth.of(line) + referenceWidth - 1) / referenceWidth)
-    }
-
-    private static func fill(_ lines: [String]) -> [[String]] {
-        var pages: [[String]] = []
-        var current: [String] = []
-        var used = 0
-        func endPage() {
-            var breakAt: Int?
-            var count = 0
-            for (index, line) in current.enumerated() {
-                count += rows(line)
-                if line.isEmpty, count * 4 >= pageBudget * 3, index + 1 < current.count { breakAt = index + 1 }
-            }
-            let cut = breakAt ?? current.count
-            pages.append(Array(current[..<cut]))
-            current = Array(current[cut...])
-            used = current.reduce(0) { $0 + rows($1) }
-        }
-        for line in lines {
-            let cost = rows(line)
-            while !current.isEmpty, used + cost > pageBudget { endPage() }
-            current.append(line)
-            used += cost
-        }
-        if !current.isEmpty { pages.append(current) }
-        return pages.compactMap { page in
-            guard let first = page.firstIndex(where: { !$0.isEmpty }), let last = page.lastIndex(where: { !$0.isEmpty }) else { return nil }
-            return Array(page[first...last])
-        }
+        PagedText(text).pages
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TerminalCells
 
 /// Where a document lives.
 public enum DocumentLocation: String, Hashable, Sendable {

@@ -4,6 +4,7 @@ import HandoffCore
 import HandoffManifest
 import HandoffTestSupport
 @testable import ReaderApp
+import TerminalCells
 import Testing
 
 @Suite("Manifest, resources and sample documents")

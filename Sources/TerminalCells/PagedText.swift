@@ -1,24 +1,24 @@
-import Foundation
-import TerminalCells
-
-/// A document's text split into logical pages: the same pages on every screen.
+/// A document's text split into logical pages: the same pages on every screen, and in every app
+/// that shows them (the Reader, and the Reader's web site in the Browser).
 ///
 /// Pages never depend on the terminal's size, so "page 3" names the same text on an 80x24
 /// device and on a 160x48 one, and a position handed off from one device means the same place
 /// on the other. The rules, applied to the text alone:
 ///
-/// - A form feed (U+000C) always ends a page. Authors lay out pages by hand with it (the sample
-///   documents do).
+/// - The text is cleaned first (``PlainText/sanitized(_:keepingFormFeeds:)``: line endings,
+///   tabs, escape sequences and control characters), so that what is measured is what is drawn.
+/// - A form feed (U+000C) always ends a page. Authors lay out pages by hand with it (the Reader's
+///   sample documents do).
 /// - Text between form feeds is cut into pages of at most ``pageBudget`` rows, counting the
-///   rows each line would take if wrapped at the fixed ``referenceWidth`` (whatever the real
-///   screen). When a page is full, it ends after its last blank line (a paragraph break) if that
-///   line is in its last quarter, else right before the line that does not fit.
-/// - Blank lines at the start and the end of a page are dropped; empty pages are dropped.
-///   An empty document still has one (empty) page.
+///   rows each line takes at the fixed ``referenceWidth`` (its width in cells, wide characters
+///   counting two, over the reference width, rounded up), whatever the real screen. When a page
+///   is full, it ends after its last blank line (a paragraph break) if that line is in its last
+///   quarter, else right before the line that does not fit.
+/// - Trailing spaces of a line are dropped; so are blank lines at the start and the end of a
+///   page, and empty pages. An empty document still has one (empty) page.
 ///
 /// A page keeps its source lines (paragraphs, for text written one paragraph per line); each
-/// screen wraps them at its own width (``PageLayout``). Positions inside a page are kept in
-/// source terms too (``ReadingPosition``), so they survive a change of width.
+/// screen wraps them at its own width.
 public struct PagedText: Hashable, Sendable {
     /// The width, in cells, at which lines are measured to fill pages (never the screen's).
     public static let referenceWidth = 80
@@ -27,14 +27,13 @@ public struct PagedText: Hashable, Sendable {
 
     /// The pages, each a list of source lines (never empty: at least one page).
     public let pages: [[String]]
-    /// The first line of the first page, trimmed (nil for a blank document).
+    /// The first line of the first page, without the white space around it (nil for a blank
+    /// document).
     public let title: String?
 
-    /// Splits `text` into pages. Line endings are normalised (CR LF and CR become LF), a tab
-    /// becomes four spaces, and other control characters (a byte-order mark included) are
-    /// dropped, so that what is measured is what is drawn.
+    /// Cleans `text` and splits it into pages.
     public init(_ text: String) {
-        let clean = Self.normalized(text)
+        let clean = PlainText.sanitized(text, keepingFormFeeds: true)
         var pages: [[String]] = []
         for section in clean.split(separator: "\u{0C}", omittingEmptySubsequences: false) {
             let lines = section.split(separator: "\n", omittingEmptySubsequences: false).map { line in
@@ -45,7 +44,7 @@ public struct PagedText: Hashable, Sendable {
             pages += Self.fill(lines)
         }
         self.pages = pages.isEmpty ? [[]] : pages
-        title = self.pages[0].first?.trimmingCharacters(in: .whitespaces)
+        title = self.pages[0].first.map(Self.trimmed)
     }
 
     /// The number of pages (at least 1).
@@ -57,7 +56,7 @@ public struct PagedText: Hashable, Sendable {
     }
 
     /// How many reference rows `line` takes (at least 1).
-    static func referenceRows(of line: String) -> Int {
+    public static func referenceRows(of line: String) -> Int {
         max(1, (TextWidth.of(line) + referenceWidth - 1) / referenceWidth)
     }
 
@@ -88,37 +87,16 @@ public struct PagedText: Hashable, Sendable {
             used += cost
         }
         if !current.isEmpty { pages.append(current) }
-        return pages.map(trimmed).filter { !$0.isEmpty }
-    }
-
-    /// `page` without its leading and trailing blank lines.
-    private static func trimmed(_ page: [String]) -> [String] {
-        guard let first = page.firstIndex(where: { !$0.isEmpty }),
-              let last = page.lastIndex(where: { !$0.isEmpty }) else { return [] }
-        return Array(page[first...last])
-    }
-
-    private static func normalized(_ text: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        var afterCarriageReturn = false
-        for scalar in text.unicodeScalars {
-            defer { afterCarriageReturn = scalar == "\r" }
-            switch scalar {
-            case "\r":
-                scalars.append("\n")
-            case "\n":
-                if !afterCarriageReturn { scalars.append(scalar) }
-            case "\t":
-                scalars.append(contentsOf: "    ".unicodeScalars)
-            case "\u{0C}":
-                scalars.append(scalar)
-            case "\u{FEFF}":
-                break
-            default:
-                if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) { break }
-                scalars.append(scalar)
-            }
+        return pages.compactMap { page in
+            guard let first = page.firstIndex(where: { !$0.isEmpty }), let last = page.lastIndex(where: { !$0.isEmpty }) else { return nil }
+            return Array(page[first...last])
         }
-        return String(scalars)
+    }
+
+    /// `line` without the white space at either end.
+    private static func trimmed(_ line: String) -> String {
+        let isSpace: (Character) -> Bool = { $0.unicodeScalars.allSatisfy(\.properties.isWhitespace) }
+        guard let start = line.firstIndex(where: { !isSpace($0) }), let end = line.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(line[start...end])
     }
 }
