@@ -41,11 +41,12 @@ extension ReaderApp {
         let frame = frame(in: area)
         let column = frame.column
         if let session {
-            drawTitleBar(into: &grid, area: frame.header, column: column, title: session.title,
+            // The document's title is the app's title, which the device shows above the app.
+            drawTitleBar(into: &grid, area: frame.header, column: column, title: "",
                          detail: "page \(session.position.page) of \(session.text.pageCount)")
             drawPage(into: &grid, area: frame.content, session: session)
         } else {
-            drawTitleBar(into: &grid, area: frame.header, column: column, title: "Documents",
+            drawTitleBar(into: &grid, area: frame.header, column: column, title: "",
                          detail: documents.count == 1 ? "1 document" : "\(documents.count) documents")
             drawList(into: &grid, area: frame.content)
         }

@@ -116,7 +116,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     public var title: String {
         guard let session else { return "Documents" }
-        return "\(session.title) · page \(session.position.page) of \(session.text.pageCount)"
+        return session.title
     }
 
     public var keyHints: [KeyHint] {

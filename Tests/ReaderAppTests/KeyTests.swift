@@ -22,7 +22,7 @@ struct KeyTests {
         #expect(reader.handle(.character("h")) == false)
         world.laptop.press(.enter)
         #expect(reader.session?.url.lastPathComponent == "night-markets.txt")
-        #expect(reader.title == "Notes from Night Markets — 夜市の手帖 · page 1 of 5")
+        #expect(reader.title == "Notes from Night Markets — 夜市の手帖")
     }
 
     @Test func pagingClampsAtTheEndsAndEveryMoveSetsNeedsSave() throws {
