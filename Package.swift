@@ -43,6 +43,16 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // `handoff bench`: loopback floors and the simulator's own figures, with real DeviceHosts.
+        .target(
+            name: "HandoffBench",
+            dependencies: [
+                "HandoffCore",
+                "HandoffNetwork",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "HandoffHeadless",
             dependencies: [
@@ -73,6 +83,7 @@ let package = Package(
                 "HandoffCore",
                 "HandoffManifest",
                 "HandoffNetwork",
+                "HandoffBench",
                 "HandoffHeadless",
                 "TerminalCells",
                 "CursesTerminal",
@@ -105,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "HandoffNetworkTests",
             dependencies: [
-                "HandoffCore", "HandoffNetwork", "HandoffTestSupport",
+                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HandoffNetwork
+import HandoffBench
 
 /// `handoff bench`: measures the loopback floors and the simulator's own latencies and throughput
 /// in one run, and prints them in one table with the targets (see docs/bench.md).

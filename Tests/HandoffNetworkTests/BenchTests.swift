@@ -1,6 +1,6 @@
 import Foundation
+@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import Testing
 
 /// The bench machinery with tiny counts: it must produce every row, sanely filled. Figures are

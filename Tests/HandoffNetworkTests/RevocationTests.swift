@@ -1,4 +1,5 @@
 import Foundation
+@testable import HandoffBench
 import HandoffCore
 @testable import HandoffNetwork
 import Testing

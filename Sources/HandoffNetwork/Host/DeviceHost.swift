@@ -25,7 +25,9 @@ public final class DeviceHost: @unchecked Sendable {
     /// Confined to `queue`.
     var schedule: BeaconSchedule
     var beaconCounter: UInt64 = 0
-    var peers: [DeviceID: (info: PeerInfo, address: SocketAddress, lastSeen: Date)] = [:]
+    /// Readable in the package for the bench (HandoffBench), on the queue, like ``nearbyPeers``
+    /// but without copying and sorting on every piece of work.
+    package internal(set) var peers: [DeviceID: (info: PeerInfo, address: SocketAddress, lastSeen: Date)] = [:]
     var timer: (any DispatchSourceTimer)?
     var beaconChannel: BeaconChannel?
     var server: SessionServer?
@@ -43,10 +45,10 @@ public final class DeviceHost: @unchecked Sendable {
                       group: MultiThreadedEventLoopGroup.singleton)
     }
 
-    /// A host whose sockets run on `group` (the bench gives each in-process device event loops of
-    /// its own, as separate processes have).
-    init(identity: DeviceIdentity, account: Account, store: AccountStore, options: NetworkOptions,
-         configuration: DeviceConfiguration, group: any EventLoopGroup) throws {
+    /// A host whose sockets run on `group` (the bench, HandoffBench, gives each in-process device
+    /// event loops of its own, as separate processes have).
+    package init(identity: DeviceIdentity, account: Account, store: AccountStore, options: NetworkOptions,
+                 configuration: DeviceConfiguration, group: any EventLoopGroup) throws {
         self.identity = identity
         self.options = options
         queue = DispatchQueue(label: "handoff.device.\(identity.name)")

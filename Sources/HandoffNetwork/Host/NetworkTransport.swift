@@ -132,7 +132,8 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
 }
 
 /// A value that is only ever used on the device's queue, carried through `Sendable` closures.
-struct QueueBound<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+/// Package-wide for the bench (HandoffBench), whose app lives on a host's queue.
+package struct QueueBound<Value>: @unchecked Sendable {
+    package let value: Value
+    package init(_ value: Value) { self.value = value }
 }

@@ -9,8 +9,9 @@ import NIOCore
 /// earlier chunks; the next frame is read only then. App to socket: each chunk the app writes is
 /// sent as a frame, waiting for the channel to accept it. A clean end or a failure on either side
 /// ends the other side: if the connection drops, the app's reads throw, so nothing hangs.
-enum StreamBridge {
-    static let chunkSize = 64 * 1024
+package enum StreamBridge {
+    /// The largest chunk of stream bytes in one frame (the bench, HandoffBench, writes chunks of it).
+    package static let chunkSize = 64 * 1024
 
     static func run(inbound: NIOAsyncChannelInboundStream<SessionFrame>.AsyncIterator,
                     outbound: NIOAsyncChannelOutboundWriter<SessionFrame>,

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffNetwork
 import NIOConcurrencyHelpers
 
 /// `handoff bench`: the physical floors of loopback networking and the simulator's own figures,

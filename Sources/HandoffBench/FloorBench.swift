@@ -1,4 +1,5 @@
 import Foundation
+import HandoffNetwork
 import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc

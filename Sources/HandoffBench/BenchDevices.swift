@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffNetwork
 import NIOConcurrencyHelpers
 import NIOPosix
 
