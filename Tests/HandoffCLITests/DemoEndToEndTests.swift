@@ -197,7 +197,7 @@ struct DemoEndToEndTests {
         for (key, value) in environment { merged[key] = value.isEmpty ? nil : value }
         process.environment = merged
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-demo-run-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { throw TmuxSession.Failure("cannot create \(output.path)") }
         defer { try? FileManager.default.removeItem(at: output) }
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
