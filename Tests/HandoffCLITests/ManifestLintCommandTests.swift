@@ -150,7 +150,7 @@ struct ManifestLintCommandTests {
 
     @Test(arguments: 0..<8)
     func randomBytesExitTwoWithAClearMessage(_ seed: Int) throws {
-        var generator = SeededGenerator(seed: UInt64(seed) &+ 0xC0FFEE)
+        var generator = SeededRandom(seed: UInt64(seed) &+ 0xC0FFEE)
         var bytes = (0..<(64 + seed * 97)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         if seed % 2 == 1 { bytes = Array("bplist00".utf8) + bytes }
         let directory = try TemporaryDirectory()
@@ -464,17 +464,3 @@ private final class TemporaryDirectory {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so that random inputs repeat exactly.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
