@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import Synchronization
 
 /// How far a document transfer got, for the progress shown in the Reader.
 public struct TransferProgress: Hashable, Sendable {
@@ -220,13 +221,11 @@ public struct DocumentReceiver: Sendable {
 }
 
 /// When bytes last arrived (shared by a transfer and its watchdog).
-private final class IdleWatch: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var last = ContinuousClock.now
-    private let lock = NSLock()
+private final class IdleWatch: Sendable {
+    private let last = Mutex(ContinuousClock.now)
 
-    func touch() { lock.withLock { last = .now } }
-    var idleTime: Duration { lock.withLock { ContinuousClock.now - last } }
+    func touch() { last.withLock { $0 = .now } }
+    var idleTime: Duration { last.withLock { ContinuousClock.now - $0 } }
 }
 
 /// A weak reference to a run-loop-confined object, carried through background work and
