@@ -44,6 +44,15 @@ private let exitHookRegistration: Void = {
 /// SIGTERM and SIGHUP are reported by the run loop (``TerminalEvent/signal(_:)``) so the program
 /// can return normally and stop the terminal; a second such signal restores the tty settings
 /// and exits at once.
+///
+/// Ctrl-Z (SIGTSTP) is handled by the run loop too, on the thread that owns curses: it gives the
+/// terminal back (`endwin`), stops the process, and once continued (`fg`) reports
+/// ``TerminalEvent/resumed``; the next ``draw(_:)`` takes the terminal again and repaints every
+/// cell. A crash (SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP) restores the terminal before
+/// the Swift runtime's crash report runs (see ``CrashReports`` for where the report goes).
+///
+/// Terminals without an alternate screen (`TERM=linux`) are cleared when the program leaves
+/// them, so that the shell's prompt is not drawn over the last frame.
 public final class CursesTerminal: TerminalBackend {
     /// Whether curses is running (between ``start()`` and ``stop()``).
     public private(set) var isActive = false
@@ -62,6 +71,9 @@ public final class CursesTerminal: TerminalBackend {
     private var screen: OpaquePointer?
     private var lastGrid: Grid?
     private var needsRepaint = false
+    /// What clears the screen when the terminal is given back: the terminal's `clear` when it
+    /// has no alternate screen (`smcup`/`rmcup`), else nothing.
+    private var clearOnLeaving: [UInt8] = []
     private var colorsStarted = false
     private var defaultColorsAvailable = false
     private var pairs = ColorPairs(capacity: 0)
@@ -121,8 +133,10 @@ public final class CursesTerminal: TerminalBackend {
         }
         self.screen = screen
         self.trap = trap
+        trap.isTerminalTaken = true
         trap.chainResizeHandler()
-        trap.saveResetSequence()
+        clearOnLeaving = Self.clearSequenceWithoutAlternateScreen()
+        trap.saveResetSequence(clearScreen: clearOnLeaving)
 
         let window = shim_stdscr()
         cbreak()                    // keys at once, but Ctrl-C still raises SIGINT
@@ -149,12 +163,36 @@ public final class CursesTerminal: TerminalBackend {
         def_prog_mode()
     }
 
+    /// The terminal's `clear` string when it has no alternate screen to leave, else empty.
+    private static func clearSequenceWithoutAlternateScreen() -> [UInt8] {
+        guard shim_terminfo_string("smcup") == nil || shim_terminfo_string("rmcup") == nil,
+              let clear = shim_terminfo_string("clear") else { return [] }
+        return Array(String(cString: clear).utf8)
+    }
+
+    /// `endwin`, then clears a terminal that has no alternate screen. Nothing when the terminal
+    /// was already given back (Ctrl-Z).
+    private func handBack() {
+        guard !isendwin() else { return }
+        trap?.isTerminalTaken = false
+        endwin()
+        if !clearOnLeaving.isEmpty { _ = write(STDOUT_FILENO, clearOnLeaving, clearOnLeaving.count) }
+    }
+
+    /// Whether this process is the terminal's foreground process group: false when a shell's
+    /// `bg` or `kill %1` continued it in the background, where touching the terminal would stop
+    /// it again (SIGTTOU, SIGTTIN). True when that cannot be told.
+    private var isInForeground: Bool {
+        let group = tcgetpgrp(STDOUT_FILENO)
+        return group < 0 || group == getpgrp()
+    }
+
     /// Gives the terminal back as it was (`endwin`, signal dispositions). Idempotent; also
     /// called on deinit.
     public func stop() {
         guard isActive else { return }
         isActive = false
-        endwin()
+        handBack()
         if let screen { delscreen(screen) }
         screen = nil
         trap?.uninstall()
@@ -172,9 +210,14 @@ public final class CursesTerminal: TerminalBackend {
     }
 
     /// Shows `grid`, drawing only the cells that changed since the last grid (all of them after
-    /// a resize, a theme change or ``redrawAll()``), then updates the screen.
+    /// a resize, a theme change or ``redrawAll()``), then updates the screen. After Ctrl-Z and
+    /// `fg` this takes the terminal again; in the background (`bg`) it draws nothing until `fg`.
     public func draw(_ grid: Grid) {
         guard isActive, let window = shim_stdscr() else { return }
+        guard isInForeground else {
+            needsRepaint = true
+            return
+        }
         let screenSize = size
         var previous = lastGrid
         if previous?.size != grid.size || needsRepaint {
@@ -192,6 +235,7 @@ public final class CursesTerminal: TerminalBackend {
         lastGrid = grid
         wnoutrefresh(window)
         doupdate()
+        trap?.isTerminalTaken = true
     }
 
     /// Repaints the whole screen on the next draw (for Ctrl-L, or after something else wrote
@@ -319,7 +363,9 @@ public final class CursesTerminal: TerminalBackend {
 }
 
 extension CursesTerminal: TerminalEventSource {
-    var inputDescriptor: Int32? { isActive ? STDIN_FILENO : nil }
+    /// The keyboard, unless the terminal is given back (stopped or in the background): then it
+    /// is the shell's, and reading it in the background would stop the process (SIGTTIN).
+    var inputDescriptor: Int32? { isActive && !isendwin() ? STDIN_FILENO : nil }
     var signalDescriptor: Int32? { trap?.descriptor }
     var receivedSignal: Int32? { trap?.receivedSignal }
 
@@ -327,8 +373,30 @@ extension CursesTerminal: TerminalEventSource {
         trap?.drain()
     }
 
+    /// Ctrl-Z: gives the terminal back, stops the process and returns once it is continued.
+    /// Continued after a stop that was not ours (SIGSTOP, or a second Ctrl-Z while the loop
+    /// was busy): the shell may have changed the tty meanwhile, so the terminal is taken
+    /// again. Either way the next draw re-enters curses and repaints every cell.
+    func handleJobControl() -> Bool {
+        guard isActive, let trap else { return false }
+        if trap.takeSuspendRequest() {
+            handBack()
+            trap.stopProcess()
+            _ = trap.takeContinued()        // the SIGCONT that woke us, when it already ran
+        } else if trap.takeContinued() {
+            // So that the next refresh restores program mode; in the foreground only (a
+            // process in the background gives the terminal back when it is brought to the front).
+            if !isendwin() && isInForeground { handBack() }
+        } else {
+            return false
+        }
+        needsRepaint = true
+        trap.wakeRunLoop()      // the size may have changed while stopped: see the keys after the next draw
+        return true
+    }
+
     func readEvents() -> [TerminalEvent] {
-        guard isActive, let window = shim_stdscr() else { return [] }
+        guard isActive, !isendwin(), let window = shim_stdscr() else { return [] }
         var events: [TerminalEvent] = []
         var code: wint_t = 0
         while events.count < 4096 {

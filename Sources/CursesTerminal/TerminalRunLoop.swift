@@ -15,6 +15,11 @@ public enum TerminalEvent: Hashable, Sendable {
     /// and let ``CursesTerminal/stop()`` restore the terminal. Once reported, it is reported
     /// by every later call; a second signal exits at once (tty settings restored).
     case signal(Int32)
+    /// The program was stopped (Ctrl-Z, the loop gave the terminal back first) and continued
+    /// (`fg`), or was continued after some other stop: the next ``CursesTerminal/draw(_:)``
+    /// takes the terminal again and repaints everything. The size may have changed too (a
+    /// ``resize(_:)`` follows when it did).
+    case resumed
 }
 
 /// Where a run loop's events come from besides its waker: the terminal's keyboard and the
@@ -30,6 +35,13 @@ protocol TerminalEventSource: AnyObject {
     func drainSignalNotifications()
     /// Every key (and resize) available now, without blocking.
     func readEvents() -> [TerminalEvent]
+    /// Handles Ctrl-Z and continuing (on the loop's thread, which owns the terminal); returns
+    /// whether the process was stopped or continued, and the terminal must be repainted.
+    func handleJobControl() -> Bool
+}
+
+extension TerminalEventSource {
+    func handleJobControl() -> Bool { false }
 }
 
 /// The device's event loop: it sleeps in `poll(2)` on the keyboard, a wake-up pipe and the
@@ -49,6 +61,7 @@ protocol TerminalEventSource: AnyObject {
 ///         case .resize: break                         // the next draw uses terminal.size
 ///         case .wake: inbox.drain().forEach { state.update($0) }
 ///         case .deadline: state.tick()
+///         case .resumed: break                        // the next draw repaints everything
 ///         case .signal: return
 ///         }
 ///         if !loop.hasPendingEvents { terminal.draw(view(state, terminal.size)) }
@@ -81,12 +94,18 @@ public final class TerminalRunLoop {
 
     /// Blocks until the next event, or until `deadline` (nil: no deadline).
     ///
-    /// A received signal comes first, then events already read (in order), then whatever the
-    /// sleep brings.
+    /// A received signal comes first, then Ctrl-Z (the terminal is given back and the process
+    /// stops here until continued, then ``TerminalEvent/resumed``), then events already read
+    /// (in order), then whatever the sleep brings.
     public func nextEvent(until deadline: ContinuousClock.Instant? = nil) -> TerminalEvent {
         while true {
             if let signal = source.receivedSignal { return .signal(signal) }
             if hungUp { return .signal(SIGHUP) }
+            if source.handleJobControl() {
+                // `kill %1` sends SIGTERM then SIGCONT: quit without taking the terminal again.
+                if let signal = source.receivedSignal { return .signal(signal) }
+                return .resumed
+            }
             if let event = takePending() { return event }
 
             var timeout: Int32 = -1

@@ -41,8 +41,13 @@ final class FileLogSink: @unchecked Sendable {
                 throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
             }
         }
-        handle = try FileHandle(forWritingTo: url)
-        handle.seekToEndOfFile()
+        // Appending (O_APPEND): standard error shares this descriptor while curses runs, so a
+        // crash report written there lands after the last line, never over it.
+        let descriptor = open(url.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     }

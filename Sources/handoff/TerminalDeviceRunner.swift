@@ -39,6 +39,9 @@ final class TerminalDeviceRunner: @unchecked Sendable {
 
     init(host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2, cloudFolder: URL?,
          localFolder: URL, logFile: URL) throws {
+        // Crash reports go to standard error, which is the log file while curses runs, never
+        // over the screen; this re-executes the command when the runtime started otherwise.
+        CrashReports.sendToStandardError()
         self.host = host
         self.accountName = accountName
         self.appNames = appNames
@@ -154,7 +157,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             let screen: QueueConfined<DeviceScreen> = host.performAndWait { device in
                 approvals.apply(to: device)
                 device.onLifecycleEvent = { event in
-                    logger.info("lifecycle \(event.kind): \(event.detail)", metadata: event.activityType.map { ["type": "\($0)"] })
+                    logger.info("lifecycle \(event.logLine)", metadata: event.continuation.map { ["continuation": "\($0)"] })
                 }
                 return QueueConfined(DeviceScreen(device: device, account: accountName, apps: apps.value,
                                                   environment: environment.value, now: Date()))
@@ -186,8 +189,13 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                 }
                 let until = deadline.map { ContinuousClock.now + .milliseconds(Int(max(0, $0.timeIntervalSinceNow) * 1000) + 1) }
                 switch runLoop.nextEvent(until: until) {
+                case .key(.control("l")):
+                    // Ctrl-L repaints every cell, as in every terminal program; the apps never see it.
+                    terminal.redrawAll()
                 case .key(let key):
                     pendingKeys.append(key)
+                case .resumed:
+                    logger.info("continued after a stop: repainting the screen")
                 case .resize, .wake, .deadline:
                     break
                 case .signal(let number):

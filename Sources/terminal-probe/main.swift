@@ -2,8 +2,12 @@
 //
 // It draws a box with wide glyphs, the terminal size, the keys received and a few counters, and
 // quits on q. Keys: w wakes the loop from another thread, t sets a 50 ms deadline, z freezes (as
-// a hung program would), ! crashes (fatalError), Ctrl-L repaints. On exit it prints "bye: quit"
-// or "bye: signal N" (after the terminal is restored) and exits with 0 or 128 + N.
+// a hung program would), ! crashes (fatalError), Ctrl-L repaints; Ctrl-Z stops it (resumes=N
+// counts the continuations). On exit it prints "bye: quit" or "bye: signal N" (after the
+// terminal is restored) and exits with 0 or 128 + N.
+//
+// PROBE_LOG=<file> sends standard error to that file while curses runs, with crash reports
+// made non-interactive and written there (CrashReports), as the device does with its log.
 
 import CursesTerminal
 import Glibc
@@ -17,6 +21,7 @@ struct ProbeState {
     var resizes = 0
     var wakes = 0
     var ticks = 0
+    var resumes = 0
     var deadline: ContinuousClock.Instant?
 
     var lastKey: String { keys.last ?? "-" }
@@ -35,7 +40,7 @@ func render(_ state: ProbeState) -> Grid {
     let lines: [(String, Style)] = [
         ("size=\(state.size) resizes=\(state.resizes)", .normal),
         ("last=\(state.lastKey) keys=\(state.keys.suffix(8).joined(separator: " "))", .normal),
-        ("wakes=\(state.wakes) ticks=\(state.ticks) color=\(state.usesColor ? "yes" : "no")", .normal),
+        ("wakes=\(state.wakes) ticks=\(state.ticks) color=\(state.usesColor ? "yes" : "no") resumes=\(state.resumes)", .normal),
         ("|漢字|ab|🌍|x|", .normal),
         ("|abcd|ab|xx|x|", .normal),
         ("Title role", Style(.title)),
@@ -86,6 +91,8 @@ func runProbe() throws -> ProbeExit {
             case .deadline:
                 state.deadline = nil
                 state.ticks += 1
+            case .resumed:
+                state.resumes += 1
             case .signal(let signal):
                 return .signal(signal)
             }
@@ -94,8 +101,24 @@ func runProbe() throws -> ProbeExit {
     }
 }
 
+/// With PROBE_LOG, standard error goes to that file while curses runs (see the top).
+func withStandardErrorInLog<Result>(_ body: () throws -> Result) throws -> Result {
+    guard let path = getenv("PROBE_LOG").map({ String(cString: $0) }) else { return try body() }
+    let log = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard log >= 0 else { return try body() }
+    let saved = dup(STDERR_FILENO)
+    dup2(log, STDERR_FILENO)
+    defer {
+        dup2(saved, STDERR_FILENO)
+        close(saved)
+        close(log)
+    }
+    return try body()
+}
+
+if getenv("PROBE_LOG") != nil { CrashReports.sendToStandardError() }
 do {
-    switch try runProbe() {
+    switch try withStandardErrorInLog(runProbe) {
     case .quit:
         print("bye: quit")
         exit(0)

@@ -30,10 +30,22 @@ private final class PipeKeyboard: TerminalEventSource {
         writeEnd = -1
     }
 
+    /// How many stops (Ctrl-Z and `fg`) the next looks at job control report, and a signal that
+    /// arrives during the stop (`kill %1`: SIGTERM, then SIGCONT).
+    var pendingStops = 0
+    var signalDuringStop: Int32?
+
     var inputDescriptor: Int32? { readEnd }
     var signalDescriptor: Int32? { nil }
     var receivedSignal: Int32? { signal }
     func drainSignalNotifications() {}
+
+    func handleJobControl() -> Bool {
+        guard pendingStops > 0 else { return false }
+        pendingStops -= 1
+        if let signalDuringStop { signal = signalDuringStop }
+        return true
+    }
 
     func readEvents() -> [TerminalEvent] {
         var buffer = [UInt8](repeating: 0, count: 256)
@@ -110,6 +122,24 @@ struct TerminalRunLoopTests {
         #expect(loop.nextEvent(until: soon) == .key(.character("x")))
         keyboard.signal = SIGTERM
         #expect(loop.nextEvent(until: soon) == .signal(SIGTERM))
+        #expect(loop.nextEvent(until: soon) == .signal(SIGTERM))
+    }
+
+    @Test func aStopAndContinueIsReportedBeforeKeysAlreadyRead() throws {
+        let keyboard = try PipeKeyboard()
+        let loop = try TerminalRunLoop(source: keyboard)
+        keyboard.type("ab")
+        #expect(loop.nextEvent(until: soon) == .key(.character("a")))
+        keyboard.pendingStops = 1
+        #expect(loop.nextEvent(until: soon) == .resumed)
+        #expect(loop.nextEvent(until: soon) == .key(.character("b")))
+    }
+
+    @Test func aSignalDuringAStopEndsTheLoopInsteadOfResuming() throws {
+        let keyboard = try PipeKeyboard()
+        let loop = try TerminalRunLoop(source: keyboard)
+        keyboard.pendingStops = 1
+        keyboard.signalDuringStop = SIGTERM
         #expect(loop.nextEvent(until: soon) == .signal(SIGTERM))
     }
 
