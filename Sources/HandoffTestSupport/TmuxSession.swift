@@ -61,7 +61,9 @@ public final class TmuxSession {
 
     /// Starts a server with one session of `width` x `height` cells running `command` (a shell
     /// command line). Panes get `LANG=C.UTF-8` and `TERM=tmux-256color` plus `environment`
-    /// (which may override them; add `NO_COLOR=1` to test monochrome).
+    /// (which may override them: add `NO_COLOR=1` to test monochrome, `TERM=linux` to test a
+    /// terminal without an alternate screen; `TERM` becomes the server's `default-terminal`,
+    /// since tmux sets a pane's `TERM` from that option, not from `-e`).
     /// Returns nil when tmux is not installed.
     public init?(width: Int = 80, height: Int = 24, environment: [String: String] = [:], command: String) throws {
         guard let tmux = Self.tmuxPath else { return nil }
@@ -80,7 +82,9 @@ public final class TmuxSession {
 
         var paneEnvironment = ["LANG": "C.UTF-8", "TERM": "tmux-256color"]
         paneEnvironment.merge(environment) { $1 }
-        var arguments = ["new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), "-P", "-F", "#{pane_id}"]
+        // The server first, then its default terminal, then the session: one tmux invocation.
+        var arguments = ["start-server", ";", "set-option", "-g", "default-terminal", paneEnvironment["TERM"] ?? "tmux-256color", ";",
+                         "new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), "-P", "-F", "#{pane_id}"]
         for (key, value) in paneEnvironment.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(key)=\(value)"] }
         arguments.append(command)
         do {
@@ -150,6 +154,55 @@ public final class TmuxSession {
         }
     }
 
+    /// One thing to see on the screen of a pane, for ``waitUntilSeen(_:timeout:)``.
+    public struct Sighting {
+        public var session: TmuxSession
+        public var pane: String?
+        public var description: String
+        public var predicate: (String) -> Bool
+
+        public init(_ description: String, on session: TmuxSession, in pane: String? = nil, where predicate: @escaping (String) -> Bool) {
+            self.session = session
+            self.pane = pane
+            self.description = description
+            self.predicate = predicate
+        }
+    }
+
+    /// Polls the screens of several panes (of one server or several) every 25 ms until each
+    /// sighting has been seen once, and returns the screens that showed them, in order. For
+    /// outcomes that appear at about the same time on different screens and may not last (a
+    /// notice that goes away after a few seconds): waiting for one, then the other, could miss
+    /// the second. Throws after `timeout`, with the screens of the sightings still missing.
+    @discardableResult
+    public static func waitUntilSeen(_ sightings: [Sighting], timeout: Duration = .seconds(10)) throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        var seen = [String?](repeating: nil, count: sightings.count)
+        while true {
+            var missing: [(Sighting, String)] = []
+            for (index, sighting) in sightings.enumerated() where seen[index] == nil {
+                let screen = try sighting.session.capture(sighting.pane)
+                if sighting.predicate(screen) { seen[index] = screen } else { missing.append((sighting, screen)) }
+            }
+            if missing.isEmpty { return seen.map { $0 ?? "" } }
+            if ContinuousClock.now >= deadline {
+                let screens = missing.map { "\($0.0.description):\n>>>>\n\($0.1)\n<<<<" }.joined(separator: "\n")
+                throw Failure("timed out after \(timeout) waiting for \(missing.map(\.0.description).joined(separator: ", "))\n\(screens)")
+            }
+            usleep(25_000)
+        }
+    }
+
+    /// Waits until the screen of `pane` contains every one of `texts` (the whole outcome, say
+    /// `["EXIT=", "STTY-"]` when the shell prints a status and then compares the settings),
+    /// and returns that screen.
+    @discardableResult
+    public func waitFor(all texts: [String], in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
+        try waitFor(texts.map { "\"\($0)\"" }.joined(separator: " and "), in: pane, timeout: timeout) { screen in
+            texts.allSatisfy(screen.contains)
+        }
+    }
+
     /// Waits until the screen of `pane` contains a match for the regular expression `pattern`.
     @discardableResult
     public func waitFor(matching pattern: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
@@ -171,6 +224,28 @@ public final class TmuxSession {
     /// Opens a new window running `command`; returns its pane.
     public func newWindow(command: String) throws -> String {
         try Self.firstLine(of: run(["new-window", "-t", name, "-P", "-F", "#{pane_id}", command]))
+    }
+
+    /// A tmux format expanded for `pane` (`#{alternate_on}`, `#{cursor_flag}`, `#{pane_tty}`...).
+    public func display(_ format: String, in pane: String? = nil) throws -> String {
+        try run(["display-message", "-p", "-t", pane ?? mainPane, format]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Whether `pane` shows its alternate screen (a full-screen program that has not given the
+    /// terminal back).
+    public func isAlternateScreenOn(in pane: String? = nil) throws -> Bool {
+        try display("#{alternate_on}", in: pane) == "1"
+    }
+
+    /// Writes `text` straight to the terminal of `pane`, as another program writing over the
+    /// screen would (to test that a program repaints it).
+    public func scribble(_ text: String, on pane: String? = nil) throws {
+        let tty = try display("#{pane_tty}", in: pane)
+        let descriptor = open(tty, O_WRONLY | O_NOCTTY)
+        guard descriptor >= 0 else { throw Failure("cannot open \(tty): errno \(errno)") }
+        defer { Glibc.close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw Failure("cannot write to \(tty): errno \(errno)") }
     }
 
     // MARK: Processes
@@ -202,6 +277,25 @@ public final class TmuxSession {
             if let pid = try programPID(named: name, in: pane) { return pid }
             if ContinuousClock.now >= deadline {
                 throw Failure("timed out after \(timeout) waiting for process \(name)", screen: try? capture(pane))
+            }
+            usleep(25_000)
+        }
+    }
+
+    /// Whether `pid` has exited: gone, or a zombie its parent has not reaped yet (a shell may
+    /// take its time, and its job report is no sure sign either).
+    public static func hasExited(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: end)...].split(separator: " ").first == "Z"
+    }
+
+    /// Waits until the process `pid` has exited (see ``hasExited(_:)``).
+    public func waitForExit(ofProcess pid: pid_t, timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while !Self.hasExited(pid) {
+            if ContinuousClock.now >= deadline {
+                throw Failure("timed out after \(timeout) waiting for process \(pid) to exit", screen: try? capture())
             }
             usleep(25_000)
         }
