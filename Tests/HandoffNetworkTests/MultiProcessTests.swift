@@ -158,8 +158,7 @@ struct MultiProcessTests {
         Foundation.kill(laptop.process.processIdentifier, SIGSTOP)
         let mark = phone.received.count
         try phone.send(["cmd": "continue", "peer": laptopID])
-        _ = phone.waitForLifecycle("fetchStarted", after: mark, timeout: 5)
-        usleep(300_000)
+        _ = try #require(phone.waitForLifecycle("fetchStarted", after: mark, timeout: 5), "the fetch did not start")
         laptop.kill()
         let failed = try #require(phone.waitFor(after: mark, timeout: 6) { $0["event"] as? String == "continue-failed" })
         #expect([4609, 4610].contains(failed["code"] as? Int ?? 0))
@@ -205,7 +204,8 @@ struct MultiProcessTests {
         let tablet = try world.start("Tablet", kind: "tablet")
         try laptop.send(["cmd": "update", "userInfo": ["page": 5]])
         let tabletMark = tablet.received.count
-        _ = tablet.waitForLifecycle("offerReceived", timeout: 10) { $0["peer"] as? String == "Laptop" }
+        _ = try #require(tablet.waitForLifecycle("offerReceived", timeout: 10) { $0["peer"] as? String == "Laptop" },
+                         "the tablet saw no offer from the laptop")
         try tablet.send(["cmd": "continue", "peer": laptopID])
         let restored = try #require(tablet.waitFor(after: tabletMark, timeout: 10) { $0["event"] as? String == "restored" },
                                     "tablet: \(tablet.received.map { "\($0)" }.joined(separator: "\n"))\nlaptop: \(laptop.received.suffix(15).map { "\($0)" }.joined(separator: "\n"))\n\(laptop.standardError)")
