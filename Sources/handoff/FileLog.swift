@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 
 /// Writes log lines to a file (never to the screen: the terminal belongs to curses).
@@ -25,11 +26,12 @@ struct FileLogHandler: LogHandler {
 }
 
 /// The open log file, shared by every handler.
-final class FileLogSink: @unchecked Sendable {
+final class FileLogSink: Sendable {
     let url: URL
-    private let handle: FileHandle
-    private let lock = NSLock()
-    private let formatter: ISO8601DateFormatter
+    /// The open file; writes hold the lock so lines from different threads never interleave.
+    private let handle: Mutex<FileHandle>
+    /// The file's descriptor, for sending standard error to the log.
+    let fileDescriptor: Int32?
 
     /// Opens (creating folders as needed) `url` for appending, readable by the user only.
     init(url: URL) throws {
@@ -47,24 +49,16 @@ final class FileLogSink: @unchecked Sendable {
         guard descriptor >= 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
         }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        fileDescriptor = descriptor
+        handle = Mutex(FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
     }
 
-    /// The file's descriptor, for sending standard error to the log.
-    var fileDescriptor: Int32? { handle.fileDescriptor }
-
     func timestamp() -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        return formatter.string(from: Date())
+        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     func write(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        handle.write(Data((line + "\n").utf8))
+        handle.withLock { $0.write(Data((line + "\n").utf8)) }
     }
 
     /// The default log file: `$XDG_STATE_HOME/handoff/<device>.log`, else `~/.local/state/…`.

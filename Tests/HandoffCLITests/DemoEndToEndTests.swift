@@ -85,8 +85,8 @@ struct DemoEndToEndTests {
             return joined.contains("DEMO-EXIT=1") && joined.contains("too small for the reading demo")
         }
         #expect(screen.replacingOccurrences(of: "\n", with: "").contains("73x19 side by side"))
-        let windows = try session.run(["list-windows", "-F", "#{window_name}"])
-        #expect(!windows.contains("handoff"))
+        let windows = try session.run(["list-windows", "-F", "#{window_name}"]).split(separator: "\n").map(String.init)
+        #expect(!windows.contains("handoff"), "no demo window was opened: \(windows)")
     }
 
     @Test func aDeviceThatQuitsLeavesItsPaneAndEnterStartsItAgain() throws {
