@@ -220,7 +220,7 @@ struct HeadlessRunner {
 
     func run() async -> Int32 {
         let output = LineWriter { line in StandardOutput.shared.write(line) }
-        let finished = ExitSignal()
+        let finished = OneShot<Int32>()
         let manifests = self.manifests, strict = self.strict
         let approvals = SiteApprovals.load { problem in FileHandle.standardError.write(Data((problem + "\n").utf8)) }
         let readerCheck = apps.contains("reader") ? Self.readerCheck(version: readerVersion) : nil
@@ -241,18 +241,18 @@ struct HeadlessRunner {
             while let line = readLine(strippingNewline: true) {
                 if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
                 host.perform { _ in
-                    if !controller.value.handle(line: line) { finished.signal(controller.value.exitStatus) }
+                    if !controller.value.handle(line: line) { finished.set(controller.value.exitStatus) }
                 }
             }
             host.perform { _ in
                 _ = controller.value.handle(line: #"{"cmd":"quit"}"#)
-                finished.signal(0)
+                finished.set(0)
             }
         }
         let signalSources = [SIGINT, SIGTERM, SIGHUP].map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { finished.signal(0) }
+            source.setEventHandler { finished.set(0) }
             source.resume()
             return source
         }
@@ -280,29 +280,3 @@ final class StandardOutput: Sendable {
     }
 }
 
-/// The first exit status signalled wins; `wait` returns it.
-final class ExitSignal: Sendable {
-    private struct State {
-        var status: Int32?
-        var waiter: CheckedContinuation<Int32, Never>?
-    }
-
-    private let state = Mutex(State())
-
-    func signal(_ value: Int32) {
-        state.withLock { state in
-            guard state.status == nil else { return }
-            state.status = value
-            state.waiter?.resume(returning: value)
-            state.waiter = nil
-        }
-    }
-
-    func wait() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            state.withLock { state in
-                if let status = state.status { continuation.resume(returning: status) } else { state.waiter = continuation }
-            }
-        }
-    }
-}

@@ -2,6 +2,7 @@ import CursesTerminal
 import DeviceAppKit
 import DeviceUI
 import Foundation
+import Synchronization
 import HandoffCore
 import HandoffNetwork
 import BrowserApp
@@ -122,12 +123,12 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             if savedStderr >= 0 { dup2(savedStderr, STDERR_FILENO); close(savedStderr) }
         }
 
-        let outcome = LoopOutcome()
+        let outcome = OneShot<Result<Int32, any Error>>()
         let thread = Thread { [self] in
             do {
-                outcome.finish(try self.loop(apps: apps, wakeUp: wakeUp))
+                outcome.set(.success(try self.loop(apps: apps, wakeUp: wakeUp)))
             } catch {
-                outcome.fail(error)
+                outcome.set(.failure(error))
             }
         }
         thread.name = "handoff.terminal"
@@ -212,45 +213,9 @@ final class TerminalDeviceRunner: @unchecked Sendable {
 
 /// Passes the host's "something happened" to the run loop's waker once it exists.
 final class WakeRelay: Sendable {
-    private let waker = LockedBox<TerminalWaker?>(nil)
+    private let waker = Mutex<TerminalWaker?>(nil)
 
-    func attach(_ waker: TerminalWaker) { self.waker.set(waker) }
-    func detach() { waker.set(nil) }
-    func wake() { waker.get()?.wake() }
-}
-
-/// A tiny lock-protected box .
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
-    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
-}
-
-/// The terminal thread's result, awaited by the command.
-final class LoopOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<Int32, any Error>?
-    private var waiter: CheckedContinuation<Result<Int32, any Error>, Never>?
-
-    func finish(_ status: Int32) { complete(.success(status)) }
-    func fail(_ error: any Error) { complete(.failure(error)) }
-
-    private func complete(_ value: Result<Int32, any Error>) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard result == nil else { return }
-        result = value
-        waiter?.resume(returning: value)
-        waiter = nil
-    }
-
-    func wait() async -> Result<Int32, any Error> {
-        await withCheckedContinuation { continuation in
-            lock.lock()
-            defer { lock.unlock() }
-            if let result { continuation.resume(returning: result) } else { waiter = continuation }
-        }
-    }
+    func attach(_ waker: TerminalWaker) { self.waker.withLock { $0 = waker } }
+    func detach() { waker.withLock { $0 = nil } }
+    func wake() { waker.withLock { $0 }?.wake() }
 }
