@@ -18,7 +18,7 @@ final class BenchWorld: Sendable {
     /// `ownEventLoops`, each device runs its sockets on an event loop of its own, as a device in
     /// its own process does (there, sender and receiver never share a thread); otherwise all
     /// share the process's event loops.
-    init(names: [String], ownEventLoops: Bool = false) throws {
+    init(names: [String], ownEventLoops: Bool = false, fetchTimeout: TimeInterval = 5) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-bench-\(UUID().uuidString)")
         let directory = self.directory
         let groups = ownEventLoops ? names.map { _ in MultiThreadedEventLoopGroup(numberOfThreads: 1) } : []
@@ -33,7 +33,7 @@ final class BenchWorld: Sendable {
                 return try DeviceHost(
                     identity: identity, account: account, store: store,
                     options: NetworkOptions(discoveryPort: port, lan: false, timing: .instant),
-                    configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: 5),
+                    configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout),
                     group: ownEventLoops ? groups[index] : MultiThreadedEventLoopGroup.singleton)
             }
         } catch {

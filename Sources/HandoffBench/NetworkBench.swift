@@ -20,9 +20,13 @@ public enum NetworkBench {
         public var gap: TimeInterval
         /// Told what is being measured (for a progress line).
         public var progress: (@Sendable (String) -> Void)?
+        /// How long a continuing device waits for a payload (tests under load give it longer).
+        public var fetchTimeout: TimeInterval
 
         public init(iterations: Int = 200, devices: Int = 32, streamBytes: Int = 64 << 20, streamRuns: Int = 3,
-                    payloadBytes: Int = 3000, gap: TimeInterval = 0.001, progress: (@Sendable (String) -> Void)? = nil) {
+                    payloadBytes: Int = 3000, gap: TimeInterval = 0.001, fetchTimeout: TimeInterval = 5,
+                    progress: (@Sendable (String) -> Void)? = nil) {
+            self.fetchTimeout = fetchTimeout
             self.iterations = iterations
             self.devices = devices
             self.streamBytes = streamBytes
@@ -110,7 +114,7 @@ public enum NetworkBench {
 
     /// Offer propagation, continue and stream throughput between two devices.
     static func measurePair(_ options: Options, progress: (String) -> Void) async throws -> PairResult {
-        let world = try BenchWorld(names: ["Bench Origin", "Bench Receiver"], ownEventLoops: true)
+        let world = try BenchWorld(names: ["Bench Origin", "Bench Receiver"], ownEventLoops: true, fetchTimeout: options.fetchTimeout)
         do {
             let result = try await measurePair(world, options, progress: progress)
             await world.shutdown()
@@ -150,7 +154,7 @@ public enum NetworkBench {
         progress("continue")
         for _ in 0..<options.iterations {
             try await Task.sleep(nanoseconds: UInt64(options.gap * 1e9))
-            let (elapsed, restored) = try await continueOnce(receiver: receiver, probe: receiverProbe, origin: originID)
+            let (elapsed, restored) = try await continueOnce(receiver: receiver, probe: receiverProbe, origin: originID, timeout: max(10, options.fetchTimeout + 5))
             guard restored == userInfo else { throw BenchError("the restored userInfo differs from the origin's") }
             result.continuation.append(elapsed)
         }
@@ -161,7 +165,7 @@ public enum NetworkBench {
         for _ in 0..<options.streamRuns {
             let bytes = options.streamBytes
             result.floorRuns.append(try await onDedicatedThread("bench-tcp-throughput") { try FloorBench.tcpThroughput(bytes: bytes) })
-            _ = try await continueOnce(receiver: receiver, probe: receiverProbe, origin: originID)
+            _ = try await continueOnce(receiver: receiver, probe: receiverProbe, origin: originID, timeout: max(10, options.fetchTimeout + 5))
             let opened = receiverProbe.arm(receiverProbe.streams)
             receiver.perform { _ in receiverApp.value.openStreams() }
             guard let outcome = await opened.wait(timeout: 10) else { throw BenchError("streams did not open within 10 s") }
@@ -188,16 +192,17 @@ public enum NetworkBench {
 
     /// The user chooses the origin's offer on the receiver; returns the time until the restoring
     /// responder ran, and what it restored.
-    static func continueOnce(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID) async throws -> (UInt64, UserInfo) {
+    static func continueOnce(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID,
+                             timeout: TimeInterval = 10, timeout: max(10, options.fetchTimeout + 5)) async throws -> (UInt64, UserInfo) {
         let restored = probe.arm(probe.restored)
         let started = NIOLockedValueBox<UInt64>(0)
         receiver.perform { device in
             started.withLockedValue { $0 = BenchClock.now() }
             device.chooseOffer(from: origin)
         }
-        guard let done = await restored.wait(timeout: 10) else {
+        guard let done = await restored.wait(timeout: timeout) else {
             let state = receiver.performAndWait { $0.lifecycle.suffix(4).map(\.logLine) }
-            throw BenchError("a continuation was not restored within 10 s (\(state.joined(separator: "; ")))")
+            throw BenchError("a continuation was not restored within \(Int(timeout)) s (\(state.joined(separator: "; ")))")
         }
         return (done.time &- started.withLockedValue { $0 }, done.userInfo)
     }
