@@ -193,7 +193,7 @@ public enum NetworkBench {
     /// The user chooses the origin's offer on the receiver; returns the time until the restoring
     /// responder ran, and what it restored.
     static func continueOnce(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID,
-                             timeout: TimeInterval = 10, timeout: max(10, options.fetchTimeout + 5)) async throws -> (UInt64, UserInfo) {
+                             timeout: TimeInterval = 10) async throws -> (UInt64, UserInfo) {
         let restored = probe.arm(probe.restored)
         let started = NIOLockedValueBox<UInt64>(0)
         receiver.perform { device in
