@@ -18,7 +18,8 @@ final class BenchWorld: Sendable {
     /// `ownEventLoops`, each device runs its sockets on an event loop of its own, as a device in
     /// its own process does (there, sender and receiver never share a thread); otherwise all
     /// share the process's event loops.
-    init(names: [String], ownEventLoops: Bool = false, fetchTimeout: TimeInterval = 5) throws {
+    /// `fetchTimeout` and `connectTimeout` are the devices' (tests under load give them longer).
+    init(names: [String], ownEventLoops: Bool = false, fetchTimeout: TimeInterval = 5, connectTimeout: TimeInterval = 2) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-bench-\(UUID().uuidString)")
         let directory = self.directory
         let groups = ownEventLoops ? names.map { _ in MultiThreadedEventLoopGroup(numberOfThreads: 1) } : []
@@ -32,7 +33,7 @@ final class BenchWorld: Sendable {
                 let identity = try store.deviceIdentity(named: name, kind: index == 0 ? .laptop : .phone, in: account.name)
                 return try DeviceHost(
                     identity: identity, account: account, store: store,
-                    options: NetworkOptions(discoveryPort: port, lan: false, timing: .instant),
+                    options: NetworkOptions(discoveryPort: port, lan: false, timing: .instant, connectTimeout: connectTimeout),
                     configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout),
                     group: ownEventLoops ? groups[index] : MultiThreadedEventLoopGroup.singleton)
             }

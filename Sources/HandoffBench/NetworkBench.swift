@@ -20,13 +20,16 @@ public enum NetworkBench {
         public var gap: TimeInterval
         /// Told what is being measured (for a progress line).
         public var progress: (@Sendable (String) -> Void)?
-        /// How long a continuing device waits for a payload (tests under load give it longer).
+        /// How long a continuing device waits for a payload, and for a session's handshake and
+        /// greeting (tests under load give them longer).
         public var fetchTimeout: TimeInterval
+        public var connectTimeout: TimeInterval
 
         public init(iterations: Int = 200, devices: Int = 32, streamBytes: Int = 64 << 20, streamRuns: Int = 3,
                     payloadBytes: Int = 3000, gap: TimeInterval = 0.001, fetchTimeout: TimeInterval = 5,
-                    progress: (@Sendable (String) -> Void)? = nil) {
+                    connectTimeout: TimeInterval = 2, progress: (@Sendable (String) -> Void)? = nil) {
             self.fetchTimeout = fetchTimeout
+            self.connectTimeout = connectTimeout
             self.iterations = iterations
             self.devices = devices
             self.streamBytes = streamBytes
@@ -114,7 +117,8 @@ public enum NetworkBench {
 
     /// Offer propagation, continue and stream throughput between two devices.
     static func measurePair(_ options: Options, progress: (String) -> Void) async throws -> PairResult {
-        let world = try BenchWorld(names: ["Bench Origin", "Bench Receiver"], ownEventLoops: true, fetchTimeout: options.fetchTimeout)
+        let world = try BenchWorld(names: ["Bench Origin", "Bench Receiver"], ownEventLoops: true, fetchTimeout: options.fetchTimeout,
+                                   connectTimeout: options.connectTimeout)
         do {
             let result = try await measurePair(world, options, progress: progress)
             await world.shutdown()

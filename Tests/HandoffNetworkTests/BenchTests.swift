@@ -11,7 +11,7 @@ struct BenchTests {
         let steps = StepLog()
         let report = try await NetworkBench.run(NetworkBench.Options(
             iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 1, payloadBytes: 3000, gap: 0,
-            fetchTimeout: 60, progress: { steps.append($0) }))
+            fetchTimeout: 60, connectTimeout: 30, progress: { steps.append($0) }))
         let keys = [NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
                     NetworkBench.Key.offer, NetworkBench.Key.continue, NetworkBench.Key.streams, NetworkBench.Key.discovery]
         #expect(report.rows.map(\.key) == keys)
