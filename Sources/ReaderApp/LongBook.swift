@@ -30,16 +30,23 @@ public enum LongBook {
         return text
     }
 
-    /// Writes the book of `bytes` into `folder` unless a book of that size is already there.
+    /// Writes the book of `bytes` into `folder` unless a book of that size is already there (a
+    /// device started again does not make the book again: the text overshoots `bytes` by less
+    /// than one paragraph).
     /// - Returns: The file's URL.
     @discardableResult
     public static func write(bytes: Int, into folder: URL) throws -> URL {
         let manager = FileManager.default
         try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let url = folder.appendingPathComponent(fileName, isDirectory: false)
-        let data = Data(text(bytes: bytes).utf8)
-        let existing = (try? manager.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
-        if existing != data.count { try data.write(to: url, options: .atomic) }
+        if let existing = (try? manager.attributesOfItem(atPath: url.path))?[.size] as? Int,
+           existing >= bytes, existing < bytes + maximumParagraphBytes {
+            return url
+        }
+        try Data(text(bytes: bytes).utf8).write(to: url, options: .atomic)
         return url
     }
+
+    /// More than any one paragraph (with a chapter heading) takes.
+    static let maximumParagraphBytes = 512
 }

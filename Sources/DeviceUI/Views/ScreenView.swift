@@ -23,7 +23,7 @@ public struct ScreenView {
             return grid
         }
         if layout.showsDevice {
-            drawDevice(into: &grid, frame: state.frameLayout, drawApp: drawApp)
+            drawDevice(into: &grid, frame: DeviceFrameLayout(kind: state.device.kind, in: layout.device), drawApp: drawApp)
         }
         if let nearby = layout.nearby { drawNearby(into: &grid, area: nearby) }
         if let badge = layout.nearbyBadge { drawNearbyBadge(into: &grid, area: badge) }
@@ -43,7 +43,7 @@ public struct ScreenView {
             grid.fill(layout.nearbyOverlay, style: Style(.normal))
             drawNearby(into: &grid, area: layout.nearbyOverlay)
         }
-        drawFooter(into: &grid, area: layout.footer)
+        drawFooter(into: &grid, area: layout.footer, isNearbyCollapsed: layout.nearby == nil)
         if case .help(let scroll) = state.overlay {
             drawHelp(into: &grid, scroll: scroll)
         }
@@ -101,7 +101,7 @@ public struct ScreenView {
         if case .help = state.overlay { true } else { false }
     }
 
-    func drawFooter(into grid: inout Grid, area: Rect) {
+    func drawFooter(into grid: inout Grid, area: Rect, isNearbyCollapsed: Bool) {
         grid.fill(area, style: Style(.normal))
         var hints: [(keys: String, action: String)] = []
         let switcher = state.hasAppSwitcher ? "apps" : "dock"
@@ -137,7 +137,7 @@ public struct ScreenView {
                     }
                 }
                 if device.featuredOffer != nil { hints.append(("Ctrl-O", "continue")) }
-                let tab = state.layout.nearby == nil && state.focus == .main ? "nearby" : "focus"
+                let tab = isNearbyCollapsed && state.focus == .main ? "nearby" : "focus"
                 hints += [("Tab", tab), ("F4", switcher), ("F3", "lock"), ("F2", "log")]
             }
         }

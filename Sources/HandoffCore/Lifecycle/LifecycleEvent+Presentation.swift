@@ -38,7 +38,7 @@ extension LifecycleEvent {
         case .fetchStarted(_, let peer, let timeout): return "from \(peer.name), gives up after \(Self.seconds(timeout))"
         case .payloadReceived(_, let peer, let type, _, _, let info): return "\(type) from \(peer.name), \(Self.count(info.count, "key"))"
         case .latePayloadIgnored: return "no continuation is waiting for it"
-        case .payloadSizeWarning(_, _, let guidance): return "over Apple's \(Self.byteCount(guidance)) guidance"
+        case .payloadSizeWarning(_, _, let guidance): return "over Apple's \(ByteCount.text(guidance)) guidance"
         case .webRouted(_, let host, _, let routing):
             switch routing {
             case .approved(let app): return "\(host) approves \(app): web → native"
@@ -67,7 +67,7 @@ extension LifecycleEvent {
     /// Measured facts shown after the summary: size and duration.
     public var facts: [String] {
         var facts: [String] = []
-        if let bytes { facts.append(Self.byteCount(bytes)) }
+        if let bytes { facts.append(ByteCount.text(bytes)) }
         if let milliseconds { facts.append("\(Int(milliseconds.rounded())) ms") }
         return facts
     }
@@ -154,7 +154,6 @@ extension LifecycleEvent {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    static func byteCount(_ count: Int) -> String { ByteCount.text(count) }
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 

@@ -247,12 +247,14 @@ public final class Device {
     /// Records what happened, stamped with one read of the device's clock (never earlier than the
     /// previous event), and tells the observer.
     func record(_ occurrence: LifecycleEvent.Occurrence) {
-        record(LifecycleEvent(time: clock(), device: info.name, occurrence))
+        record(LifecycleEvent(time: clock(), device: info.name, occurrence), stamped: true)
     }
 
-    func record(_ event: LifecycleEvent) {
+    /// `stamped`: the event's time was read from the device's clock just now; otherwise (an
+    /// event the state machine made) it is stamped here. Either way, one read per event.
+    func record(_ event: LifecycleEvent, stamped: Bool = false) {
         var event = event
-        event.time = max(clock(), lastEventTime)
+        event.time = max(stamped ? event.time : clock(), lastEventTime)
         lastEventTime = event.time
         lifecycle.append(event)
         if lifecycle.count > lifecycleCapacity { lifecycle.removeFirst(lifecycle.count - lifecycleCapacity) }

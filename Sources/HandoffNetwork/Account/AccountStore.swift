@@ -43,7 +43,7 @@ public final class AccountStore: Sendable {
         directory.appendingPathComponent(name, isDirectory: true)
     }
 
-    private func accountFile(_ name: String) -> URL {
+    func accountFile(_ name: String) -> URL {
         directory(ofAccount: name).appendingPathComponent("account.json")
     }
 

@@ -4,6 +4,10 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a session could not be set up or went away.
 public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -27,16 +31,19 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
 /// The TLS side of sessions: contexts built from this device's identity, and the check of a peer's
 /// certificate against the account.
 ///
-/// The account is re-read from its file for every check, never cached with the TLS contexts (the
-/// contexts pin only the account's authority, which never changes): a device revoked with
+/// The account is checked as it is on disk for every check, never trusted from the TLS contexts
+/// (they pin only the account's authority, which never changes): a device revoked with
 /// `handoff account devices … --revoke` is refused by both sides from its very next session, and
 /// a session already open is checked again before each request it carries
-/// (``ensureNotRevoked(_:)``), so a pooled session cannot outlive the revocation either.
+/// (``ensureNotRevoked(_:)``), so a pooled session cannot outlive the revocation either. The
+/// file is decoded again only when it changed (``AccountFileStamp``): a check on the request path
+/// costs a `stat`, not a read and a decode.
 final class SessionSecurity: Sendable {
     let serverContext: NIOSSLContext
     let clientContext: NIOSSLContext
     let store: AccountStore
     let accountName: String
+    private let decoded = Mutex<(stamp: AccountFileStamp, account: Account)?>(nil)
 
     init(identity: DeviceIdentity, account: Account, store: AccountStore) throws {
         serverContext = try NIOSSLContext(configuration: identity.makeServerTLSConfiguration(trusting: account))
@@ -63,11 +70,34 @@ final class SessionSecurity: Sendable {
     }
 
     private func currentAccount() throws -> Account {
+        let stamp = AccountFileStamp(store.accountFile(accountName))
+        if let stamp, let cached = decoded.withLock({ $0 }), cached.stamp == stamp { return cached.account }
         do {
-            return try store.account(named: accountName)
+            let account = try store.account(named: accountName)
+            if let stamp { decoded.withLock { $0 = (stamp, account) } }
+            return account
         } catch {
             throw SessionError.untrustedPeer("the account could not be read: \(error)")
         }
+    }
+}
+
+/// What tells one version of an account file from another without reading it: every write
+/// renames a new file into place (a new inode), and size and modification time are compared too.
+struct AccountFileStamp: Hashable, Sendable {
+    var inode: UInt64
+    var size: Int64
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+
+    /// Nil when the file cannot be examined (then it is read, and the read reports why).
+    init?(_ url: URL) {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modifiedSeconds = Int(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
     }
 }
 
