@@ -35,6 +35,38 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var documentTypes: [DocumentType]
     /// `com.apple.developer.associated-domains`, e.g. `activitycontinuation:example.com`.
     public var associatedDomains: [String]
+    /// `UIApplicationSceneManifest`: when present the app uses scenes, and the system talks to
+    /// its scene delegate instead of its app delegate for Handoff.
+    public var sceneManifest: SceneManifest?
+
+    /// An Info.plist's `UIApplicationSceneManifest`.
+    public struct SceneManifest: Sendable, Hashable, Codable {
+        /// One entry of `UISceneConfigurations`.
+        public struct Configuration: Sendable, Hashable, Codable {
+            /// The session role it is listed under, e.g. `UIWindowSceneSessionRoleApplication`.
+            public var role: String
+            /// `UISceneConfigurationName`.
+            public var name: String?
+            /// `UISceneDelegateClassName`.
+            public var delegateClass: String?
+
+            public init(role: String, name: String? = nil, delegateClass: String? = nil) {
+                self.role = role
+                self.name = name
+                self.delegateClass = delegateClass
+            }
+        }
+
+        /// `UIApplicationSupportsMultipleScenes` (false when absent).
+        public var supportsMultipleScenes: Bool
+        /// `UISceneConfigurations`, role by role in the order read.
+        public var configurations: [Configuration]
+
+        public init(supportsMultipleScenes: Bool = false, configurations: [Configuration] = []) {
+            self.supportsMultipleScenes = supportsMultipleScenes
+            self.configurations = configurations
+        }
+    }
 
     public init(
         bundleIdentifier: String,
@@ -42,7 +74,8 @@ public struct AppManifest: Sendable, Hashable, Codable {
         displayName: String? = nil,
         activityTypes: [String] = [],
         documentTypes: [DocumentType] = [],
-        associatedDomains: [String] = []
+        associatedDomains: [String] = [],
+        sceneManifest: SceneManifest? = nil
     ) {
         self.bundleIdentifier = bundleIdentifier
         self.teamIdentifier = teamIdentifier
@@ -50,6 +83,7 @@ public struct AppManifest: Sendable, Hashable, Codable {
         self.activityTypes = activityTypes
         self.documentTypes = documentTypes
         self.associatedDomains = associatedDomains
+        self.sceneManifest = sceneManifest
     }
 
     /// `TEAMID.bundle.identifier`, the form site-association files use.
