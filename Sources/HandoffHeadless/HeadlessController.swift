@@ -119,6 +119,12 @@ public final class HeadlessController {
     }
 
     /// Writes an error result; in strict mode also ends the program.
+    /// Answers a line that was not read as a command (longer than ``HeadlessInput/maximumLineBytes``).
+    public func reject(line: HeadlessInput.Line) -> Bool {
+        guard !isFinished, case .tooLong(let bytes) = line else { return !isFinished }
+        return failed(command: nil, id: nil, HeadlessInput.Line.tooLongMessage(bytes: bytes))
+    }
+
     private func failed(command: String?, id: JSONValue?, _ message: String, input: String? = nil) -> Bool {
         var result: [String: JSONValue] = [
             "result": command.map { .string($0) } ?? .null,
@@ -263,7 +269,7 @@ public final class HeadlessController {
         }
         let streams = try args.bool("streams")
         let eligible = try args.bool("eligible")
-        let expiresIn = try args.number("expiresIn")
+        let expiresIn = try args.secondsFromNow("expiresIn")
         let requiredKeys = try args.strings("requiredKeys")
 
         let activity: UserActivity
@@ -328,7 +334,7 @@ public final class HeadlessController {
         }
         let eligible = try args.bool("eligible")
         let streams = try args.bool("streams")
-        let expiresIn = try args.number("expiresIn")
+        let expiresIn = try args.secondsFromNow("expiresIn")
         let requiredKeys = try args.strings("requiredKeys")
         if args.has("webpageURL") {
             do {

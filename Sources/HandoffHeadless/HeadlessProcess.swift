@@ -19,11 +19,18 @@ public final class HeadlessProcess: @unchecked Sendable {
     private var rawLines: [String] = []
     private var errorText = ""
 
-    /// Starts a headless device. `arguments` come after `device --headless`.
-    public init(name: String, arguments: [String], executable: URL) throws {
+    /// Starts a headless device. `arguments` come after `device --headless`. `fileLimit` starts
+    /// it with at most that many open descriptors (`ulimit -n`), as a starved device would be.
+    public init(name: String, arguments: [String], executable: URL, fileLimit: Int? = nil) throws {
         self.name = name
-        process.executableURL = executable
-        process.arguments = ["device", "--headless", "--name", name] + arguments
+        let command = ["device", "--headless", "--name", name] + arguments
+        if let fileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", executable.path] + command
+        } else {
+            process.executableURL = executable
+            process.arguments = command
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors

@@ -189,6 +189,14 @@ extension JSONValue {
     /// How deeply arrays and objects may nest.
     public static let maximumDepth = 512
 
+    /// A literal from the input as an error message quotes it: whole up to 40 characters, else
+    /// its first 32 characters and how long it was, so a hostile megabyte of digits makes a
+    /// one-line error, not a megabyte.
+    public static func clipLiteral(_ text: String) -> String {
+        guard text.utf8.count > 40 else { return text }
+        return String(text.prefix(32)) + "… (\(text.utf8.count) bytes)"
+    }
+
     struct Parser {
         let bytes: [UInt8]
         var index = 0
@@ -254,7 +262,7 @@ extension JSONValue {
                 skipWhitespace()
                 let value = try parseValue(depth: depth + 1)
                 guard object.updateValue(value, forKey: key) == nil else {
-                    throw JSONParseError(offset: keyStart, message: "duplicate key \"\(key)\"")
+                    throw JSONParseError(offset: keyStart, message: "duplicate key \"\(JSONValue.clipLiteral(key))\"")
                 }
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of input, expected ',' or '}'") }
@@ -391,12 +399,12 @@ extension JSONValue {
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             if isInteger {
                 guard let value = Int64(text) else {
-                    throw JSONParseError(offset: start, message: "integer \(text) does not fit in 64 bits")
+                    throw JSONParseError(offset: start, message: "integer \(JSONValue.clipLiteral(text)) does not fit in 64 bits")
                 }
                 return .integer(value)
             }
             guard let value = Double(text), value.isFinite else {
-                throw JSONParseError(offset: start, message: "number \(text) is out of the range of a double")
+                throw JSONParseError(offset: start, message: "number \(JSONValue.clipLiteral(text)) is out of the range of a double")
             }
             return .double(value)
         }

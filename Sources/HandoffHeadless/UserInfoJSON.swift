@@ -6,10 +6,17 @@ import HandoffCore
 public struct UserInfoJSONError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String
     public var message: String
-    public var description: String { "\(path): \(message)" }
+    public var description: String {
+        // A path through many long keys is cut in the middle: its start and its end say where.
+        let shown = path.count > 240 ? String(path.prefix(120)) + "…" + String(path.suffix(110)) : path
+        return "\(shown): \(message)"
+    }
 }
 
 /// Converts a `userInfo` to JSON and back, exactly both ways.
+///
+/// A userInfo is checked against the payload codec's limits (``limits``: nesting depth, elements
+/// per collection, values in all) as it is read, so what the device accepts always travels.
 ///
 /// JSON strings, Booleans, null, arrays and objects map directly; a number written without a
 /// fraction or exponent is an integer (`Int64`), any other number a double. The other kinds are
@@ -47,10 +54,29 @@ public enum UserInfoJSON {
             throw UserInfoJSONError(path: path, message: "userInfo must be a JSON object, not \(json.kindDescription)")
         }
         var result: UserInfo = [:]
+        var counter = ValueCounter()
         for (key, value) in object {
-            result[key] = try self.value(from: value, path: appending(key, to: path))
+            result[key] = try self.value(from: value, path: appending(key, to: path), depth: 1, counter: &counter)
         }
         return result
+    }
+
+    /// The payload codec's bounds (docs/payload.md, "Limits"), checked here where a value enters
+    /// so that a userInfo the device accepts is one every device can decode: a deeper or larger
+    /// one is refused with its path instead of failing a continuation later with 4608.
+    public static let limits = PayloadLimits.default
+
+    /// Counts values as the payload decoder does (every value at every depth, collections
+    /// included, the top-level userInfo not).
+    struct ValueCounter {
+        var count = 0
+        mutating func add(path: String) throws(UserInfoJSONError) {
+            count += 1
+            guard count <= UserInfoJSON.limits.maximumValueCount else {
+                throw UserInfoJSONError(path: path, message: "more than \(UserInfoJSON.limits.maximumValueCount) values in one userInfo"
+                    + " (the payload's limit)")
+            }
+        }
     }
 
     /// The JSON form of a `userInfo` (a plain object at the top level).
@@ -97,6 +123,25 @@ public enum UserInfoJSON {
 
     /// One value from its JSON form; `path` names it in errors.
     public static func value(from json: JSONValue, path: String) throws(UserInfoJSONError) -> UserInfoValue {
+        var counter = ValueCounter()
+        return try value(from: json, path: path, depth: 1, counter: &counter)
+    }
+
+    /// `depth`: the depth a collection made of `json` would have (a userInfo value is at 1).
+    static func value(from json: JSONValue, path: String, depth: Int, counter: inout ValueCounter) throws(UserInfoJSONError)
+        -> UserInfoValue
+    {
+        try counter.add(path: path)
+        func collection(_ count: Int, at path: String) throws(UserInfoJSONError) {
+            guard depth <= limits.maximumDepth else {
+                throw UserInfoJSONError(path: path, message: "collections nested deeper than \(limits.maximumDepth) levels"
+                    + " (the payload's limit; a userInfo value is at level 1)")
+            }
+            guard count <= limits.maximumCollectionCount else {
+                throw UserInfoJSONError(path: path, message: "\(count) elements, more than the \(limits.maximumCollectionCount)"
+                    + " one collection may hold (the payload's limit)")
+            }
+        }
         switch json {
         case .null: return .null
         case .bool(let b): return .bool(b)
@@ -104,25 +149,32 @@ public enum UserInfoJSON {
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
         case .array(let a):
+            try collection(a.count, at: path)
             var result: [UserInfoValue] = []
             result.reserveCapacity(a.count)
             for (index, element) in a.enumerated() {
-                result.append(try value(from: element, path: "\(path)[\(index)]"))
+                result.append(try value(from: element, path: "\(path)[\(index)]", depth: depth + 1, counter: &counter))
             }
             return .array(result)
         case .object(let object):
             if object.count == 1, let (key, tagged) = object.first, key.hasPrefix("$") {
-                return try taggedValue(key, tagged, path: path)
+                if key == "$set" || key == "$dict" {
+                    try collection(tagged.collectionCount, at: appending(key, to: path))
+                }
+                return try taggedValue(key, tagged, path: path, depth: depth, counter: &counter)
             }
+            try collection(object.count, at: path)
             var result: [String: UserInfoValue] = [:]
             for (key, element) in object {
-                result[key] = try value(from: element, path: appending(key, to: path))
+                result[key] = try value(from: element, path: appending(key, to: path), depth: depth + 1, counter: &counter)
             }
             return .dictionary(result)
         }
     }
 
-    static func taggedValue(_ tag: String, _ json: JSONValue, path: String) throws(UserInfoJSONError) -> UserInfoValue {
+    static func taggedValue(_ tag: String, _ json: JSONValue, path: String, depth: Int, counter: inout ValueCounter)
+        throws(UserInfoJSONError) -> UserInfoValue
+    {
         let inner = appending(tag, to: path)
         func fail(_ message: String) -> UserInfoJSONError { UserInfoJSONError(path: inner, message: message) }
         switch tag {
@@ -154,9 +206,9 @@ public enum UserInfoJSON {
             guard case .array(let elements) = json else { throw fail("$set must be an array, not \(json.kindDescription)") }
             var set = Set<UserInfoValue>()
             for (index, element) in elements.enumerated() {
-                let member = try value(from: element, path: "\(inner)[\(index)]")
+                let member = try value(from: element, path: "\(inner)[\(index)]", depth: depth + 1, counter: &counter)
                 guard set.insert(member).inserted else {
-                    throw UserInfoJSONError(path: "\(inner)[\(index)]", message: "duplicate element \(element.jsonText) in $set")
+                    throw UserInfoJSONError(path: "\(inner)[\(index)]", message: "duplicate element \(clip(element.jsonText)) in $set")
                 }
             }
             return .set(set)
@@ -189,7 +241,7 @@ public enum UserInfoJSON {
             guard case .object(let object) = json else { throw fail("$dict must be an object, not \(json.kindDescription)") }
             var result: [String: UserInfoValue] = [:]
             for (key, element) in object {
-                result[key] = try value(from: element, path: appending(key, to: inner))
+                result[key] = try value(from: element, path: appending(key, to: inner), depth: depth + 1, counter: &counter)
             }
             return .dictionary(result)
         default:
@@ -206,6 +258,7 @@ public enum UserInfoJSON {
 
     /// `path.key`, or `path["key"]` when the key is not a plain identifier.
     static func appending(_ key: String, to path: String) -> String {
+        let key = key.utf8.count > 64 ? String(key.prefix(48)) + "…" : key
         let plain = !key.isEmpty && key.unicodeScalars.allSatisfy { scalar in
             scalar == "_" || scalar == "$" || (scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)))
         } && !(key.first?.isNumber ?? false)
@@ -213,6 +266,17 @@ public enum UserInfoJSON {
     }
 
     static func clip(_ text: String) -> String {
-        text.count <= 60 ? text : String(text.prefix(57)) + "…"
+        text.count <= 60 ? text : String(text.prefix(57)) + "… (\(text.utf8.count) bytes)"
+    }
+}
+
+extension JSONValue {
+    /// The elements of an array or the entries of an object (0 for anything else).
+    var collectionCount: Int {
+        switch self {
+        case .array(let elements): elements.count
+        case .object(let entries): entries.count
+        default: 0
+        }
     }
 }

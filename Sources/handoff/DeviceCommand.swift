@@ -238,7 +238,14 @@ struct HeadlessRunner {
         ]))
         let host = self.host
         Thread.detachNewThread {
-            while let line = readLine(strippingNewline: true) {
+            var input = HeadlessInput()
+            while let next = input.next() {
+                guard case .text(let line) = next else {
+                    host.perform { _ in
+                        if !controller.value.reject(line: next) { finished.set(controller.value.exitStatus) }
+                    }
+                    continue
+                }
                 if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
                 host.perform { _ in
                     if !controller.value.handle(line: line) { finished.set(controller.value.exitStatus) }

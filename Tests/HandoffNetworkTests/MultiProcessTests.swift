@@ -24,12 +24,13 @@ struct MultiProcessTests {
             self.port = port
         }
 
-        func start(_ name: String, kind: String = "phone", account: String? = nil, extra: [String] = []) throws -> HeadlessProcess {
+        func start(_ name: String, kind: String = "phone", account: String? = nil, extra: [String] = [],
+                   fileLimit: Int? = nil) throws -> HeadlessProcess {
             let executable = try #require(HandoffExecutable.url)
             let process = try HeadlessProcess(name: name, arguments: [
                 "--kind", kind, "--account", account ?? self.account, "--port", String(port),
                 "--config-dir", directory.path, "--fetch-timeout", "3",
-            ] + extra, executable: executable)
+            ] + extra, executable: executable, fileLimit: fileLimit)
             processes.append(process)
             _ = try #require(process.waitFor(timeout: 30) { $0["event"] as? String == "ready" }, "\(name) did not start: \(process.standardError)")
             return process

@@ -17,7 +17,7 @@ struct SessionFrameHandlerTests {
 
     func makeChannel(maximum: Int = 8 << 20) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: maximum))
+        try channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: maximum, budget: SessionReadBudget(total: 64 << 20)))
         try channel.pipeline.syncOperations.addHandler(SessionFrameWriter())
         return channel
     }

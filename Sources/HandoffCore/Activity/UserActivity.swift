@@ -76,7 +76,7 @@ public final class UserActivity {
             throw UserActivityError(.invalidActivityType(activityType), "invalid activity type \"\(activityType)\": \(problem)")
         }
         self.activityType = activityType
-        self.identifier = UUID()
+        self.identifier = RandomIdentifier.uuid()
         self.application = application
         application.device?.activityCreated(self)
     }

@@ -5,7 +5,7 @@ import Foundation
 /// streams and wasContinued events with it.
 public struct ContinuationID: Sendable, Hashable, CustomStringConvertible {
     public var rawValue: UUID
-    public init(rawValue: UUID = UUID()) { self.rawValue = rawValue }
+    public init(rawValue: UUID = RandomIdentifier.uuid()) { self.rawValue = rawValue }
     /// Lower-case UUID text, as the headless JSON's `continuation` field.
     public var description: String { rawValue.uuidString.lowercased() }
     /// The first eight hex digits, for the log.

@@ -67,7 +67,7 @@ public final class AccountStore: Sendable {
     public func createAccount(named name: String) throws(AccountError) -> Account {
         try validate(accountName: name)
         let createdAt = AccountFileFormat.now()
-        let identifier = UUID()
+        let identifier = RandomIdentifier.uuid()
         let authority = try CertificateAuthority.makeAuthority(identifier: identifier, createdAt: createdAt)
         let account = Account(name: name, identifier: identifier, beaconKey: SymmetricKey(size: .bits256),
                               authorityCertificate: authority.certificate, createdAt: createdAt, revokedDevices: [])
@@ -257,7 +257,7 @@ public final class AccountStore: Sendable {
                 return existing
             }
             try SecureFile.makeDirectories(devicesDirectory(accountName))
-            let id = DeviceID(UUID().uuidString.lowercased())
+            let id = DeviceID(RandomIdentifier.uuid().uuidString.lowercased())
             let key = P256.Signing.PrivateKey()
             let certificate = try CertificateAuthority.issueDeviceCertificate(
                 id: id, publicKey: key.publicKey, authorityKey: stored.authorityKey,

@@ -20,6 +20,10 @@ public final class DeviceHost: @unchecked Sendable {
     let device: Device
     let group: any EventLoopGroup
     let security: SessionSecurity
+    /// Incomplete frames across every session of this device.
+    let readBudget: SessionReadBudget
+    /// Accepted connections still in their handshake.
+    let handshakeGate: HandshakeGate
     let sealer: BeaconSealer
     let bootIdentifier: UInt64
     /// Confined to `queue`.
@@ -54,6 +58,8 @@ public final class DeviceHost: @unchecked Sendable {
         queue = DispatchQueue(label: "handoff.device.\(identity.name)")
         self.group = group
         security = try SessionSecurity(identity: identity, account: account, store: store)
+        readBudget = SessionReadBudget(total: options.sessionReadBudget)
+        handshakeGate = HandshakeGate(total: options.maximumPendingHandshakes, perAddress: options.maximumPendingHandshakesPerAddress)
         sealer = BeaconSealer(accountKey: account.beaconKey)
         bootIdentifier = UInt64(Date().timeIntervalSince1970 * 1000)
         schedule = BeaconSchedule(profile: options.timing)
@@ -85,6 +91,11 @@ public final class DeviceHost: @unchecked Sendable {
                 continuation.resume()
             }
         }
+    }
+
+    /// Limits for a connection this device opens (`idle`: closed after the idle timeout).
+    func clientLimits(idle: Bool) -> SessionLimits {
+        SessionLimits(options: options, budget: readBudget, idle: idle)
     }
 
     /// The TCP port this device's sessions listen on.

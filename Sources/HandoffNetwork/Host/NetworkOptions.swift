@@ -8,18 +8,34 @@ public struct NetworkOptions: Sendable {
     /// accept sessions on every interface instead of loopback only.
     public var lan: Bool
     public var timing: TimingProfile
-    /// How long to wait for a TCP connection and its TLS handshake (then 4609).
+    /// How long to wait for a TCP connection, and separately for its TLS handshake (then 4609).
+    /// On both ends the connection is closed when the handshake has not finished in time.
     public var connectTimeout: TimeInterval
     /// The largest session frame accepted (bounds payloads and stream chunks on the wire).
     public var maximumFrameLength: Int
+    /// The bytes of incomplete frames one device holds across all its connections.
+    public var sessionReadBudget: Int
+    /// Accepted connections still in their TLS handshake: at most this many in all…
+    public var maximumPendingHandshakes: Int
+    /// …and at most this many from one source address (the oldest is closed to make room).
+    public var maximumPendingHandshakesPerAddress: Int
+    /// A pooled request session with no frame either way for this long is closed by the
+    /// continuing device; the origin closes one idle for twice as long.
+    public var idleSessionTimeout: TimeInterval
 
     public init(discoveryPort: Int = 47_820, lan: Bool = false, timing: TimingProfile = .instant,
-                connectTimeout: TimeInterval = 2, maximumFrameLength: Int = 8 << 20) {
+                connectTimeout: TimeInterval = 2, maximumFrameLength: Int = 8 << 20,
+                sessionReadBudget: Int = 64 << 20, maximumPendingHandshakes: Int = 64,
+                maximumPendingHandshakesPerAddress: Int = 32, idleSessionTimeout: TimeInterval = 60) {
         self.discoveryPort = discoveryPort
         self.lan = lan
         self.timing = timing
         self.connectTimeout = connectTimeout
         self.maximumFrameLength = maximumFrameLength
+        self.sessionReadBudget = sessionReadBudget
+        self.maximumPendingHandshakes = maximumPendingHandshakes
+        self.maximumPendingHandshakesPerAddress = maximumPendingHandshakesPerAddress
+        self.idleSessionTimeout = idleSessionTimeout
     }
 
     /// Where sessions listen: loopback only, unless the device is on the LAN.

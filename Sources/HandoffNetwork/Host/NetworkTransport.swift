@@ -37,12 +37,12 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
             }
             return
         }
-        let security = host.security, group = host.group, options = host.options
+        let security = host.security, group = host.group, limits = host.clientLimits(idle: true)
         let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
         fetches[continuation] = Task {
             let result: Result<Data, HandoffError>
             do {
-                try await session.connectIfNeeded(security: security, group: group, options: options, hello: hello)
+                try await session.connectIfNeeded(security: security, group: group, limits: limits, hello: hello)
                 result = await session.requestPayload(continuation: continuation, activityTypeHash: activityTypeHash).map { Data($0) }
             } catch {
                 result = .failure(HandoffError(.connectionUnavailable, "could not reach \(peer): \(error)"))
@@ -63,10 +63,10 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
 
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
         guard let session = session(for: peer) else { return }
-        let security = host.security, group = host.group, options = host.options
+        let security = host.security, group = host.group, limits = host.clientLimits(idle: true)
         let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
         Task {
-            try? await session.connectIfNeeded(security: security, group: group, options: options, hello: hello)
+            try? await session.connectIfNeeded(security: security, group: group, limits: limits, hello: hello)
             try? await session.send(.continued(activityIdentifier: activityIdentifier, continuation: continuation.rawValue))
         }
     }
@@ -79,11 +79,11 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
             host.perform { _ in callback.value(.failure(ContinuationStreamError.unavailable("\(peer) is not nearby"))) }
             return
         }
-        let security = host.security, group = host.group, options = host.options
+        let security = host.security, group = host.group, limits = host.clientLimits(idle: false)
         let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
         Task {
             let result = await StreamClient.open(to: address, peer: peer, token: Array(token), hello: hello,
-                                                 security: security, group: group, options: options)
+                                                 security: security, group: group, limits: limits)
             host.perform { _ in callback.value(result) }
         }
     }

@@ -25,7 +25,7 @@ actor PeerSession {
     /// Connects (TLS, peer check, hello) unless already connected; concurrent callers share one
     /// attempt. A session already open is reused only while the account still trusts the peer:
     /// one revoked since is closed, and the call fails.
-    func connectIfNeeded(security: SessionSecurity, group: any EventLoopGroup, options: NetworkOptions,
+    func connectIfNeeded(security: SessionSecurity, group: any EventLoopGroup, limits: SessionLimits,
                          hello: SessionFrame) async throws {
         if outbound != nil, !isClosed {
             do {
@@ -43,10 +43,9 @@ actor PeerSession {
         isClosed = false
         let peer = self.peer, address = self.address
         let attempt = Task {
-            let channel = try await SessionPipeline.connect(
-                to: address, expecting: peer, security: security, group: group,
-                timeout: options.connectTimeout, maximumFrameLength: options.maximumFrameLength)
-            try await self.run(channel, hello: hello, timeout: options.connectTimeout)
+            let channel = try await SessionPipeline.connect(to: address, expecting: peer, security: security, group: group,
+                                                            limits: limits)
+            try await self.run(channel, hello: hello, timeout: limits.handshakeTimeout)
         }
         connecting = attempt
         defer { connecting = nil }

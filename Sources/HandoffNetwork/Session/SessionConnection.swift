@@ -101,53 +101,117 @@ struct AccountFileStamp: Hashable, Sendable {
     }
 }
 
-/// Completes a promise when the TLS handshake has finished (or fails it when the channel dies first).
+/// Completes a promise when the TLS handshake has finished, fails it when the channel dies
+/// first, and **closes the channel** when the handshake has not finished within its deadline
+/// (counted from when the connection is up), so a silent or trickling peer holds nothing after
+/// it. On a server, the connection counts against the ``HandshakeGate`` until then.
 final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     private let promise: EventLoopPromise<Void>
+    private let deadline: TimeAmount
+    private let gate: HandshakeGate?
     private var done = false
+    private var timer: Scheduled<Void>?
+    private var admitted = false
 
-    init(promise: EventLoopPromise<Void>) {
+    init(promise: EventLoopPromise<Void>, deadline: TimeAmount, gate: HandshakeGate?) {
         self.promise = promise
+        self.deadline = deadline
+        self.gate = gate
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { started(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        started(context)
+        context.fireChannelActive()
+    }
+
+    private func started(_ context: ChannelHandlerContext) {
+        guard !done, timer == nil else { return }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: deadline) {
+            let (observer, context) = loopBound.value
+            observer.expired(context)
+        }
+        if let gate, !admitted {
+            admitted = true
+            gate.admit(context.channel)
+        }
+    }
+
+    private func expired(_ context: ChannelHandlerContext) {
+        timer = nil
+        guard !done else { return }
+        finish(context.channel, .failure(SessionError.timedOut("TLS handshake not finished within \(Double(deadline.nanoseconds) / 1e9) s")))
+        context.close(promise: nil)
+    }
+
+    private func finish(_ channel: any Channel, _ result: Result<Void, any Error>) {
+        guard !done else { return }
+        done = true
+        timer?.cancel()
+        timer = nil
+        if admitted { gate?.release(channel) }
+        promise.completeWith(result)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls, !done {
-            done = true
-            promise.succeed(())
+        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
+            finish(context.channel, .success(()))
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if !done {
-            done = true
-            promise.fail(error)
-        }
+        finish(context.channel, .failure(error))
         context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if !done {
-            done = true
-            promise.fail(SessionError.closed)
-        }
+        finish(context.channel, .failure(SessionError.closed))
+        if admitted { gate?.release(context.channel) }
         context.fireChannelInactive()
     }
 
     /// A connection that never became active (refused, timed out) is torn down without
     /// `channelInactive`: the promise must still be completed (NIO traps on a leaked promise).
     func handlerRemoved(context: ChannelHandlerContext) {
-        if !done {
-            done = true
-            promise.fail(SessionError.closed)
-        }
+        finish(context.channel, .failure(SessionError.closed))
+        if admitted { gate?.release(context.channel) }
     }
 }
 
 typealias SessionChannel = NIOAsyncChannel<SessionFrame, SessionFrame>
+
+/// What a session pipeline is bounded by (from ``NetworkOptions`` and the device's shared budget).
+struct SessionLimits: Sendable {
+    var maximumFrameLength: Int
+    var handshakeTimeout: TimeInterval
+    /// Nil: never closed for idleness (stream connections of the continuing device).
+    var idleTimeout: TimeInterval?
+    var budget: SessionReadBudget
+    /// Servers only.
+    var gate: HandshakeGate?
+
+    init(options: NetworkOptions, budget: SessionReadBudget, gate: HandshakeGate? = nil, idle: Bool = true, server: Bool = false) {
+        maximumFrameLength = options.maximumFrameLength
+        handshakeTimeout = options.connectTimeout
+        // The server waits twice as long as the client, so a pooled session is closed by the
+        // client that owns it (never under a request on its way).
+        idleTimeout = idle ? options.idleSessionTimeout * (server ? 2 : 1) : nil
+        self.budget = budget
+        self.gate = gate
+    }
+}
+
+extension TimeAmount {
+    static func interval(_ seconds: TimeInterval) -> TimeAmount { .nanoseconds(Int64(max(seconds, 0) * 1_000_000_000)) }
+}
 
 enum SessionPipeline {
     /// Reads of up to 256 KiB (NIO's default stops at 64 KiB): a stream at full speed then needs
@@ -155,8 +219,9 @@ enum SessionPipeline {
     /// reads fill it, so a quiet request session keeps small buffers.
     static let receiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024)
 
-    /// Adds TLS, the handshake observer and the frame codecs; wraps the channel for async use.
-    static func configure(_ channel: any Channel, tls: NIOSSLContext, server: Bool, maximumFrameLength: Int)
+    /// Adds TLS, the handshake observer (with its deadline), the frame codecs and the idle
+    /// closer; wraps the channel for async use.
+    static func configure(_ channel: any Channel, tls: NIOSSLContext, server: Bool, limits: SessionLimits)
         -> EventLoopFuture<(SessionChannel, EventLoopFuture<Void>)>
     {
         channel.eventLoop.makeCompletedFuture {
@@ -167,26 +232,38 @@ enum SessionPipeline {
             } else {
                 try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: nil))
             }
-            try operations.addHandler(HandshakeObserver(promise: promise))
-            try operations.addHandler(SessionFrameReader(maximumFrameLength: maximumFrameLength))
+            try operations.addHandler(HandshakeObserver(promise: promise, deadline: .interval(limits.handshakeTimeout), gate: limits.gate))
+            try operations.addHandler(SessionFrameReader(maximumFrameLength: limits.maximumFrameLength, budget: limits.budget))
             try operations.addHandler(SessionFrameWriter())
+            if let idle = limits.idleTimeout {
+                try operations.addHandler(IdleCloser(timeout: .interval(idle)), name: IdleCloser.name)
+            }
             let wrapped = try SessionChannel(wrappingChannelSynchronously: channel)
             return (wrapped, promise.futureResult)
         }
     }
 
-    /// Connects to `address`, completes the TLS handshake and checks that the certificate proves `expected`.
+    /// Connects to `address`, completes the TLS handshake and checks that the certificate proves
+    /// `expected`. The handshake's deadline closes the connection when it passes.
     static func connect(to address: SocketAddress, expecting expected: DeviceID, security: SessionSecurity,
-                        group: any EventLoopGroup, timeout: TimeInterval, maximumFrameLength: Int) async throws -> SessionChannel {
+                        group: any EventLoopGroup, limits: SessionLimits) async throws -> SessionChannel {
         let (channel, handshake) = try await ClientBootstrap(group: group)
-            .connectTimeout(.milliseconds(Int64(timeout * 1000)))
+            .connectTimeout(.interval(limits.handshakeTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
             .connect(to: address) { channel in
-                configure(channel, tls: security.clientContext, server: false, maximumFrameLength: maximumFrameLength)
+                configure(channel, tls: security.clientContext, server: false, limits: limits)
             }
         do {
-            try await withDeadline(timeout, "TLS handshake with \(address)") { try await handshake.get() }
+            do {
+                try await handshake.get()
+            } catch SessionError.closed {
+                throw SessionError.closed
+            } catch let error as SessionError {
+                throw error
+            } catch {
+                throw SessionError.untrustedPeer("TLS handshake with \(address) failed: \(error)")
+            }
             let certificate = try await channel.channel.nioSSL_peerCertificate().get()
             let proven = try security.verify(certificate)
             guard proven == expected else { throw SessionError.wrongPeer(expected: expected, actual: proven) }
@@ -204,17 +281,64 @@ enum SessionPipeline {
     }
 }
 
-/// Runs `operation`, failing with ``SessionError/timedOut(_:)`` after `seconds`.
+/// Runs `operation`, failing with ``SessionError/timedOut(_:)`` after `seconds` whether or not
+/// the operation honours cancellation: the caller gets the timeout on time, the operation is
+/// cancelled and left to finish on its own. Callers close whatever the operation waits on (a
+/// channel), so it does finish.
 func withDeadline<T: Sendable>(_ seconds: TimeInterval, _ what: String,
                                _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(max(seconds, 0) * 1_000_000_000))
-            throw SessionError.timedOut(what)
+    let race = DeadlineRace<T>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            race.start(continuation)
+            let work = Task { do { race.settle(.success(try await operation())) } catch { race.settle(.failure(error)) } }
+            let timer = Task {
+                try? await Task.sleep(nanoseconds: UInt64(max(seconds, 0) * 1_000_000_000))
+                race.settle(.failure(SessionError.timedOut(what)))
+            }
+            race.track([work, timer])
         }
-        defer { group.cancelAll() }
-        guard let result = try await group.next() else { throw SessionError.closed }
-        return result
+    } onCancel: {
+        race.settle(.failure(CancellationError()))
+    }
+}
+
+/// The state of one ``withDeadline(_:_:_:)``: the first result wins, the losers are cancelled.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private struct State {
+        var waiter: CheckedContinuation<T, any Error>?
+        var pending: Result<T, any Error>?
+        var tasks: [Task<Void, Never>] = []
+        var settled = false
+    }
+    private let state = Mutex(State())
+
+    func start(_ waiter: CheckedContinuation<T, any Error>) {
+        let early: Result<T, any Error>? = state.withLock { state in
+            if let pending = state.pending { return pending }
+            state.waiter = waiter
+            return nil
+        }
+        if let early { waiter.resume(with: early) }
+    }
+
+    func track(_ tasks: [Task<Void, Never>]) {
+        let settled = state.withLock { state in
+            state.tasks = tasks
+            return state.settled
+        }
+        if settled { for task in tasks { task.cancel() } }
+    }
+
+    func settle(_ result: Result<T, any Error>) {
+        let (waiter, tasks): (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) = state.withLock { state in
+            guard !state.settled else { return (nil, []) }
+            state.settled = true
+            if state.waiter == nil { state.pending = result }
+            defer { state.waiter = nil }
+            return (state.waiter, state.tasks)
+        }
+        waiter?.resume(with: result)
+        for task in tasks { task.cancel() }
     }
 }

@@ -4,27 +4,39 @@ import NIOCore
 ///
 /// Same wire format and checks as ``SessionFrameDecoder`` (the length is bounded before any body
 /// byte is kept, then ``SessionFrameDecoder/decodeBody(_:)`` checks the body), but it never keeps
-/// the buffers it is given: each frame's body is copied once into a buffer of exactly its length,
-/// and the decoded frame (a `streamData` slice, say) owns that buffer alone. A cumulation buffer
-/// shared with frames still in use would be copied again on every append (copy-on-write), and the
-/// TLS handler's read buffer would be reallocated on every record; at stream rates those copies
-/// cost more than the decryption.
+/// the buffers it is given: each frame's body is copied once into a buffer of its own, and the
+/// decoded frame (a `streamData` slice, say) owns that buffer alone. A cumulation buffer shared
+/// with frames still in use would be copied again on every append (copy-on-write), and the TLS
+/// handler's read buffer would be reallocated on every record; at stream rates those copies cost
+/// more than the decryption.
 ///
-/// A malformed frame fires the error and closes the connection; later bytes are ignored.
+/// The body's buffer grows as its bytes arrive (it starts at ``initialBodyCapacity`` at most),
+/// never at the length a peer announces, and every byte held is taken from the device's
+/// ``SessionReadBudget``: a peer that announces 8 MiB and sends one byte holds one byte.
+///
+/// A malformed frame, or one that does not fit the budget, fires the error and closes the
+/// connection; later bytes are ignored.
 final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = SessionFrame
 
+    /// A stream chunk (64 KiB) and its header fit at once; larger bodies grow from here.
+    static let initialBodyCapacity = 64 * 1024 + 16
+
     private let maximumFrameLength: Int
+    private let budget: SessionReadBudget
     /// The length prefix being read (at most 4 bytes).
     private var prefix: [UInt8] = []
     /// The body being collected, once its length is known.
     private var body: ByteBuffer?
     private var bodyLength = 0
+    /// Bytes of ``body`` taken from the budget.
+    private var reserved = 0
     private var failed = false
 
-    init(maximumFrameLength: Int) {
+    init(maximumFrameLength: Int, budget: SessionReadBudget) {
         self.maximumFrameLength = maximumFrameLength
+        self.budget = budget
         prefix.reserveCapacity(4)
     }
 
@@ -43,19 +55,42 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
                 guard length <= maximumFrameLength else {
                     return fail(context, SessionFrameError("frame of \(length) bytes exceeds the \(maximumFrameLength)-byte limit"))
                 }
-                body = context.channel.allocator.buffer(capacity: length)
+                body = context.channel.allocator.buffer(capacity: min(length, Self.initialBodyCapacity))
                 bodyLength = length
             }
             guard var collected = body else { return }
             body = nil  // keeps `collected` uniquely referenced, so appending never copies it
-            var part = input.readSlice(length: min(bodyLength - collected.readableBytes, input.readableBytes))!
+            let take = min(bodyLength - collected.readableBytes, input.readableBytes)
+            guard budget.reserve(take) else {
+                return fail(context, SessionFrameError(
+                    "no room for the frame: the device already holds \(budget.inUse) bytes of incomplete frames (budget \(budget.total))"))
+            }
+            reserved += take
+            var part = input.readSlice(length: take)!
             collected.writeBuffer(&part)
             guard collected.readableBytes == bodyLength else {
                 body = collected
                 return
             }
+            giveBack()
             guard deliver(context, &collected) else { return }
         }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        body = nil
+        giveBack()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        body = nil
+        giveBack()
+        context.fireChannelInactive()
+    }
+
+    private func giveBack() {
+        budget.release(reserved)
+        reserved = 0
     }
 
     /// Decodes a complete body and passes the frame on; false if the connection failed.
@@ -74,6 +109,7 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     private func fail(_ context: ChannelHandlerContext, _ error: any Error) {
         failed = true
         body = nil
+        giveBack()
         context.fireErrorCaught(error)
         context.close(promise: nil)
     }

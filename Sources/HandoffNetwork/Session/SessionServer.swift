@@ -18,13 +18,13 @@ final class SessionServer: Sendable {
 
     static func start(host: DeviceHost) async throws -> SessionServer {
         let security = host.security
-        let maximum = host.options.maximumFrameLength
+        let limits = SessionLimits(options: host.options, budget: host.readBudget, gate: host.handshakeGate, server: true)
         let server = try await ServerBootstrap(group: host.group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
             .bind(host: host.options.sessionBindHost, port: 0) { child in
-                SessionPipeline.configure(child, tls: security.serverContext, server: true, maximumFrameLength: maximum)
+                SessionPipeline.configure(child, tls: security.serverContext, server: true, limits: limits)
             }
         let port = server.channel.localAddress?.port ?? 0
         let task = Task<Void, Never> {
@@ -50,7 +50,9 @@ final class SessionServer: Sendable {
     private static func serve(_ connection: SessionChannel, handshake: EventLoopFuture<Void>, host: DeviceHost) async {
         let peerID: DeviceID
         do {
-            try await withDeadline(host.options.connectTimeout, "TLS handshake") { try await handshake.get() }
+            // The pipeline closes the connection when the handshake misses its deadline, which
+            // fails this wait at once.
+            try await handshake.get()
             peerID = try host.security.verify(try await connection.channel.nioSSL_peerCertificate().get())
         } catch {
             await SessionPipeline.discard(connection)
@@ -103,6 +105,8 @@ final class SessionServer: Sendable {
                     case .failure(let error):
                         try await outbound.write(.streamRefused(reason: "\(error)"))
                     case .success(let streams):
+                        // A stream may pause for as long as its apps like: no idle timeout now.
+                        try? await connection.channel.pipeline.removeHandler(name: IdleCloser.name).get()
                         try await outbound.write(.streamAccepted)
                         // `streams` is the continuing app's end as the origin sees it: what arrives on
                         // the socket is written into it, and what the origin writes is read from it.
@@ -121,11 +125,10 @@ final class SessionServer: Sendable {
 /// The continuing side of continuation streams: a separate connection bound to one token.
 enum StreamClient {
     static func open(to address: SocketAddress, peer: DeviceID, token: [UInt8], hello: SessionFrame, security: SessionSecurity,
-                     group: any EventLoopGroup, options: NetworkOptions) async -> Result<ContinuationStreams, any Error> {
+                     group: any EventLoopGroup, limits: SessionLimits) async -> Result<ContinuationStreams, any Error> {
         let channel: SessionChannel
         do {
-            channel = try await SessionPipeline.connect(to: address, expecting: peer, security: security, group: group,
-                                                        timeout: options.connectTimeout, maximumFrameLength: options.maximumFrameLength)
+            channel = try await SessionPipeline.connect(to: address, expecting: peer, security: security, group: group, limits: limits)
         } catch {
             return .failure(ContinuationStreamError.unavailable("could not connect to \(peer): \(error)"))
         }

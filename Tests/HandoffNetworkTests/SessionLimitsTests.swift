@@ -1,0 +1,155 @@
+import Foundation
+import HandoffCore
+@testable import HandoffNetwork
+import NIOCore
+import NIOEmbedded
+import Synchronization
+import Testing
+
+/// What bounds a session: the read budget across connections, the handshake deadline and gate,
+/// the idle closer, and a deadline that does not wait for an operation ignoring cancellation.
+@Suite("Session limits")
+struct SessionLimitsTests {
+    func reader(_ budget: SessionReadBudget, maximum: Int = 8 << 20) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: maximum, budget: budget))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        return channel
+    }
+
+    @Test func aFrameHoldsOnlyTheBytesThatArrivedNotItsAnnouncedLength() throws {
+        let budget = SessionReadBudget(total: 64 << 20)
+        let channel = try reader(budget)
+        // 8 MiB announced, 3 bytes sent.
+        try channel.writeInbound(ByteBuffer(bytes: [0x00, 0x80, 0x00, 0x00, HandoffNetwork.protocolVersion, 9, 1]))
+        #expect(budget.inUse == 3)  // the version and type bytes and one body byte
+        // The connection ends: the bytes are given back.
+        _ = try channel.finish()
+        #expect(budget.inUse == 0)
+    }
+
+    @Test func connectionsTogetherCannotHoldMoreThanTheBudget() throws {
+        let budget = SessionReadBudget(total: 100_000)
+        let first = try reader(budget), second = try reader(budget)
+        let header: [UInt8] = [0x00, 0x01, 0x00, 0x00, HandoffNetwork.protocolVersion, 9]  // 64 KiB announced
+        try first.writeInbound(ByteBuffer(bytes: header + Array(repeating: 1, count: 60_000)))
+        #expect(first.isActive)
+        // The second would take the device past its budget: it is refused and closed, with a message.
+        #expect {
+            try second.writeInbound(ByteBuffer(bytes: header + Array(repeating: 2, count: 50_000)))
+        } throws: { error in
+            "\(error)".contains("no room for the frame") && "\(error)".contains("budget 100000")
+        }
+        #expect(!second.isActive)
+        #expect(first.isActive)
+        #expect(budget.inUse == 60_002)
+        // The first completes its frame: delivered, bytes given back.
+        try first.writeInbound(ByteBuffer(bytes: Array(repeating: 1, count: 65_536 - 60_002)))
+        guard case .streamData(let data)? = try first.readInbound(as: SessionFrame.self) else {
+            Issue.record("no frame")
+            return
+        }
+        #expect(data.readableBytes == 65_534)
+        #expect(budget.inUse == 0)
+    }
+
+    @Test func theHandshakeDeadlineClosesTheChannel() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(loop: loop)
+        let promise = loop.makePromise(of: Void.self)
+        let gate = HandshakeGate(total: 4, perAddress: 4)
+        try channel.pipeline.syncOperations.addHandler(HandshakeObserver(promise: promise, deadline: .seconds(2), gate: gate))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        #expect(channel.isActive)
+        #expect(gate.statistics.pending == 1)
+        loop.advanceTime(by: .milliseconds(1999))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .milliseconds(2))
+        #expect(!channel.isActive)
+        #expect(throws: SessionError.self) { try promise.futureResult.wait() }
+        #expect(gate.statistics.pending == 0)
+    }
+
+    @Test func theGateClosesTheOldestPendingConnectionToAdmitANewOne() throws {
+        let gate = HandshakeGate(total: 3, perAddress: 2)
+        func connected(_ address: String) throws -> EmbeddedChannel {
+            let channel = EmbeddedChannel()
+            try channel.connect(to: SocketAddress(ipAddress: address, port: 9)).wait()
+            gate.admit(channel)
+            return channel
+        }
+        let a1 = try connected("10.0.0.1"), a2 = try connected("10.0.0.1")
+        let a3 = try connected("10.0.0.1")  // over the per-address cap: a1 goes
+        #expect(!a1.isActive && a2.isActive && a3.isActive)
+        let b1 = try connected("10.0.0.2")
+        let b2 = try connected("10.0.0.2")  // over the total: the oldest overall (a2) goes
+        #expect(!a2.isActive && a3.isActive && b1.isActive && b2.isActive)
+        #expect(gate.statistics.pending == 3)
+        #expect(gate.statistics.evicted == 2)
+        gate.release(b1)
+        #expect(gate.statistics.pending == 2)
+        for channel in [a1, a2, a3, b1, b2] { _ = try? channel.finish() }
+    }
+
+    @Test func anIdleSessionIsClosedAndActivityPostponesIt() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(loop: loop)
+        try channel.pipeline.syncOperations.addHandler(IdleCloser(timeout: .seconds(10)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        loop.advanceTime(by: .seconds(8))
+        try channel.writeInbound(SessionFrame.streamEnd)
+        loop.advanceTime(by: .seconds(8))
+        #expect(channel.isActive, "a frame 8 s ago: not idle yet")
+        try channel.writeOutbound(SessionFrame.streamEnd)
+        loop.advanceTime(by: .seconds(9))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .seconds(2))
+        #expect(!channel.isActive)
+    }
+
+    @Test func aDeadlineReturnsOnTimeWhenTheOperationIgnoresCancellation() async throws {
+        final class Latch: Sendable { let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil) }
+        let release = Latch()
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: SessionError.self) {
+            try await withDeadline(0.2, "a stuck operation") {
+                // Never honours cancellation: only `release` ends it.
+                await withCheckedContinuation { continuation in release.waiter.withLock { $0 = continuation } }
+            }
+        }
+        // The whole outcome within a generous bound: far less than forever.
+        #expect(clock.now - start < .seconds(30))
+        // Let the operation end (it may not have started waiting yet on a busy machine).
+        while true {
+            if let waiter = release.waiter.withLock({ value -> CheckedContinuation<Void, Never>? in defer { value = nil }; return value }) {
+                waiter.resume()
+                break
+            }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+    }
+
+    @Test func aDeadlinePassesTheResultOnWhenTheOperationIsInTime() async throws {
+        let value = try await withDeadline(30, "a quick operation") { 42 }
+        #expect(value == 42)
+        await #expect(throws: CancellationError.self) {
+            try await withDeadline(30, "cancelled") { throw CancellationError() }
+        }
+    }
+}
+
+@Suite("Random identifiers")
+struct RandomIdentifierTests {
+    @Test func identifiersAreVersion4AndNeverRepeat() {
+        var seen = Set<UUID>()
+        for _ in 0..<10_000 {
+            let id = RandomIdentifier.uuid()
+            let text = id.uuidString
+            #expect(Array(text)[14] == "4")
+            #expect("89AB".contains(Array(text)[19]))
+            #expect(seen.insert(id).inserted)
+        }
+        #expect(!seen.contains(UUID(uuidString: "00000000-0000-4000-8000-000000000000")!))
+    }
+}
