@@ -7,6 +7,12 @@ let package = Package(
     products: [
         .executable(name: "handoff", targets: ["handoff"]),
         .library(name: "HandoffCore", targets: ["HandoffCore"]),
+        // For the fuzzing package (Fuzz/), which depends on this one by path.
+        .library(name: "HandoffNetwork", targets: ["HandoffNetwork"]),
+        .library(name: "HandoffHeadless", targets: ["HandoffHeadless"]),
+        .library(name: "HandoffManifest", targets: ["HandoffManifest"]),
+        .library(name: "ReaderApp", targets: ["ReaderApp"]),
+        .library(name: "BrowserApp", targets: ["BrowserApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -18,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .target(
@@ -38,6 +45,24 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // The local web: the demo sites over HTTPS on loopback (Hummingbird), the local certificate
+        // authority, the hosts map, and the devices' association-file fetch.
+        .target(
+            name: "HandoffWeb",
+            dependencies: [
+                "HandoffCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -92,6 +117,7 @@ let package = Package(
                 "ReaderApp",
                 "MapApp",
                 "BrowserApp",
+                "HandoffWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -125,6 +151,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
+        ),
+        .testTarget(
+            name: "HandoffWebTests",
+            dependencies: ["HandoffWeb", "HandoffCore", "HandoffTestSupport"]
         ),
         .testTarget(
             name: "TerminalCellsTests",

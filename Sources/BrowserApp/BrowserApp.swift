@@ -12,13 +12,16 @@ import TerminalCells
 /// Continuing opens the activity's `webpageURL`; ``open(_:)`` opens http and https addresses
 /// for other apps (`AppEnvironment.openURL`).
 ///
-/// Pages come from the sites it ships (``SiteLibrary``: `demos/sites/HOST/`, in the page format
-/// of ``PageParser``); any other address shows a "no network in the simulator" page with the full
-/// address, and addresses that are not http or https are refused with a page that says so. The
+/// Pages come over HTTP(S) from the local web (``pageLoader``: `handoff web serve` serves
+/// `demos/sites/HOST/` on loopback, in the page format of ``PageParser``), with clear pages when
+/// a site is unreachable, does not answer or redirects in a loop; without a loader they are read
+/// from the sites it ships (``SiteLibrary``), where any other address shows a "no network in the
+/// simulator" page. Addresses that are not http or https are refused with a page that says so. The
 /// page shown is its own user activity: a browsing-web activity whose `webpageURL` is the page's
 /// address, current while the Browser is in front, saved again on every navigation. Another
 /// device continues it in its Browser, or in a native app when the site approves that app
-/// (``SiteAssociation``; until a device is given the approvals, its routing says why not).
+/// (its association file, fetched by the device when the app is installed or launched; until
+/// then, or when the fetch fails, its routing says why not).
 ///
 /// Create it with ``init()`` (it loads its manifest and sites from its resources), then let the
 /// device install it (`manifest`, `delegate`) and call ``launch(application:environment:)``. Like
@@ -33,6 +36,12 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     public let glyph: Character = "⊕"
     /// The sites served.
     public let sites: SiteLibrary
+    /// Where pages come from over the network; nil reads ``sites`` from disk.
+    public var pageLoader: PageLoader?
+    /// The address being loaded over the network, until its answer arrives.
+    public private(set) var loading: URL?
+    /// Counts loads, so that only the answer of the latest is shown.
+    private var loadSerial = 0
 
     /// The page shown (nil before launch).
     public private(set) var page: WebPage?
@@ -145,7 +154,40 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     /// Shows the page at `url` and records the visit (unless `recordsVisit` is false: back,
     /// forward). The page's activity follows.
     public func navigate(to url: URL, recordsVisit: Bool = true) {
-        let page = sites.page(for: url)
+        guard let pageLoader, Self.isWebAddress(url) else {
+            show(sites.page(for: url), recordsVisit: recordsVisit)
+            return
+        }
+        loadSerial += 1
+        let serial = loadSerial
+        loading = url
+        message = BrowserMessage(.info, "Loading \(url.host ?? url.absoluteString)…")
+        environment?.setNeedsDisplay()
+        let browser = RunLoopBound(self)
+        let perform = environment?.perform
+        pageLoader.load(url) { result in
+            let deliver: @Sendable () -> Void = { browser.object?.finishLoading(serial, url: url, result, recordsVisit: recordsVisit) }
+            if let perform { perform(deliver) } else { deliver() }
+        }
+    }
+
+    /// The answer of a load: shown when it is the latest one asked for.
+    func finishLoading(_ serial: Int, url: URL, _ result: PageLoadResult, recordsVisit: Bool) {
+        guard serial == loadSerial else { return }
+        loading = nil
+        if message?.text.hasPrefix("Loading ") == true { message = nil }
+        let page: WebPage = switch result {
+        case .response(let final, let status, let contentType, let body):
+            WebPage.fromResponse(url: final, status: status, contentType: contentType, body: body)
+        case .failed(let address, let failure):
+            ErrorPages.loadFailed(address, failure)
+        }
+        show(page, recordsVisit: recordsVisit)
+    }
+
+    /// Shows `page` and records the visit; the page's activity follows.
+    private func show(_ page: WebPage, recordsVisit: Bool) {
+        let url = page.url
         self.page = page
         if recordsVisit { history.visit(url) }
         scrollOffset = 0
@@ -279,3 +321,14 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 
 /// A line the Browser shows the user.
 public typealias BrowserMessage = AppMessage
+
+/// A reference to an object confined to the device's run loop, carried through a `Sendable`
+/// closure that hands work back to that run loop (`AppEnvironment.perform`), hence `@unchecked`:
+/// the object is only read there. Weak, so a load that outlives the Browser does nothing.
+struct RunLoopBound<Object: AnyObject>: @unchecked Sendable {
+    weak var object: Object?
+
+    init(_ object: Object) {
+        self.object = object
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 
 /// The web as the simulator has it: the sites in a folder, one folder per host, and nothing else.
 ///
@@ -66,7 +67,7 @@ public struct SiteLibrary: Sendable {
         if let bad = segments.first(where: { $0 == ".." || $0 == "." || $0.contains("\\") || $0.contains("\0") }) {
             return ErrorPages.badPath(url, reason: "the segment “\(bad)” is not allowed in a path")
         }
-        if segments == [SiteAssociation.fileName] || segments == [".well-known", SiteAssociation.fileName] {
+        if segments == [SiteAssociationFile.fileName] || segments == [".well-known", SiteAssociationFile.fileName] {
             return associationPage(url, siteFolder: siteFolder)
         }
         if let hidden = segments.first(where: { $0.hasPrefix(".") }) {
@@ -118,22 +119,11 @@ public struct SiteLibrary: Sendable {
 
     private func associationPage(_ url: URL, siteFolder: URL) -> WebPage {
         let host = url.host?.lowercased() ?? ""
-        let file = siteFolder.appendingPathComponent(SiteAssociation.fileName)
+        let file = siteFolder.appendingPathComponent(SiteAssociationFile.fileName)
         guard isRegularFile(file), isInside(file, siteFolder), let data = try? Data(contentsOf: file) else {
-            return ErrorPages.notFound(url, host: host, looked: [SiteAssociation.fileName])
+            return ErrorPages.notFound(url, host: host, looked: [SiteAssociationFile.fileName])
         }
-        var blocks: [WebPage.Block] = []
-        do {
-            let association = try SiteAssociation(host: host, data: data)
-            let apps = association.approvedApplicationIdentifiers.sorted()
-            blocks.append(.paragraph(apps.isEmpty ? "This site approves no app for Handoff (activity continuation)."
-                : "This site approves these apps for Handoff (activity continuation): \(apps.joined(separator: ", "))."))
-        } catch {
-            blocks.append(.paragraph("This file cannot be used: \(error.reason)."))
-        }
-        let text = String(decoding: data.prefix(PageParser.maximumBytes), as: UTF8.self)
-        blocks.append(.preformatted(PageParser.sanitized(text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
-        return WebPage(url: url, title: "\(host): \(SiteAssociation.fileName)", blocks: blocks)
+        return WebPage.associationPage(url: url, mediaType: "application/json", body: data)
     }
 
     private func isRegularFile(_ file: URL) -> Bool {

@@ -46,6 +46,10 @@ public enum ManifestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The manifest has errors: every problem of severity ``ManifestProblem/Severity/error``, in
     /// the order found (never empty).
     case invalid([ManifestProblem])
+    /// Several entitlements files beside an Info.plist, none named after its folder.
+    case ambiguousEntitlements(folder: String, candidates: [String])
+    /// The build-settings file beside the Info.plist cannot be used.
+    case buildSettings(BuildSettingsFileError)
 
     /// The problems that made the manifest invalid (empty for ``unreadable(_:)``).
     public var problems: [ManifestProblem] {
@@ -60,6 +64,10 @@ public enum ManifestError: Error, Sendable, Hashable, CustomStringConvertible {
             error.description
         case .invalid(let problems):
             problems.map(\.description).joined(separator: "\n")
+        case .ambiguousEntitlements(let folder, let candidates):
+            "\(folder): several entitlements files (\(candidates.joined(separator: ", "))) and none named after the folder; name one"
+        case .buildSettings(let error):
+            "\(error)"
         }
     }
 }

@@ -10,6 +10,8 @@ public struct ManifestProblem: Sendable, Hashable, Codable, CustomStringConverti
         case error
         /// The manifest works but is probably not what was meant.
         case warning
+        /// Not a problem at Apple: a key or requirement of the simulator's own, said so.
+        case note
 
         public var description: String { rawValue }
     }
@@ -57,8 +59,13 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
     public var documentTypes: [AppManifest.DocumentType]
     /// `com.apple.developer.associated-domains` from the entitlements: the string entries.
     public var associatedDomains: [String]
+    /// `UIApplicationSceneManifest`, or nil when the app has none (or it is broken: see `problems`).
+    public var sceneManifest: AppManifest.SceneManifest?
     /// Every problem, in the order the keys are checked.
     public var problems: [ManifestProblem]
+    /// What the simulator needs that Apple does not (severity ``ManifestProblem/Severity/note``):
+    /// never a problem, said so that nobody adds it to a real app.
+    public var notes: [ManifestProblem] = []
 
     /// Creates a report.
     public init(
@@ -67,8 +74,10 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
         activityTypes: [String],
         documentTypes: [AppManifest.DocumentType],
         associatedDomains: [String],
+        sceneManifest: AppManifest.SceneManifest? = nil,
         problems: [ManifestProblem]
     ) {
+        self.sceneManifest = sceneManifest
         self.bundleIdentifier = bundleIdentifier
         self.teamIdentifier = teamIdentifier
         self.activityTypes = activityTypes
@@ -85,7 +94,15 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
     public var hasErrors: Bool { problems.contains { $0.severity == .error } }
 
     private enum CodingKeys: String, CodingKey {
-        case bundleIdentifier, teamIdentifier, activityTypes, documentTypes, associatedDomains, problems
+        case bundleIdentifier, teamIdentifier, activityTypes, documentTypes, associatedDomains, sceneManifest, problems, notes
+    }
+
+    private enum SceneKeys: String, CodingKey {
+        case supportsMultipleScenes, configurations
+    }
+
+    private enum ConfigurationKeys: String, CodingKey {
+        case role, name, delegateClass
     }
 
     private enum DocumentTypeKeys: String, CodingKey {
@@ -105,7 +122,21 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
             try document.encode(documentType.ubiquitousActivityType, forKey: .ubiquitousActivityType)
         }
         try container.encode(associatedDomains, forKey: .associatedDomains)
+        if let sceneManifest {
+            var scenes = container.nestedContainer(keyedBy: SceneKeys.self, forKey: .sceneManifest)
+            try scenes.encode(sceneManifest.supportsMultipleScenes, forKey: .supportsMultipleScenes)
+            var configurations = scenes.nestedUnkeyedContainer(forKey: .configurations)
+            for configuration in sceneManifest.configurations {
+                var entry = configurations.nestedContainer(keyedBy: ConfigurationKeys.self)
+                try entry.encode(configuration.role, forKey: .role)
+                try entry.encode(configuration.name, forKey: .name)
+                try entry.encode(configuration.delegateClass, forKey: .delegateClass)
+            }
+        } else {
+            try container.encodeNil(forKey: .sceneManifest)
+        }
         try container.encode(problems, forKey: .problems)
+        try container.encode(notes, forKey: .notes)
     }
 }
 
@@ -114,14 +145,20 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
 /// The rules, with their severity:
 /// - `CFBundleIdentifier` is present (error), a string (error), not empty and made of ASCII
 ///   letters, digits, `-` and `.` with no empty component (error), in reverse-DNS form (warning).
-/// - A team identifier is declared (error): `TeamIdentifier` in the Info.plist,
-///   `com.apple.developer.team-identifier` in the entitlements, or the prefix of
-///   `application-identifier` / `com.apple.application-identifier` (which must look like
-///   `TEAMID.bundle.identifier`, error). All that are declared agree (error). It is 10 uppercase
-///   letters or digits (warning). The application identifier names the bundle identifier (warning).
+/// - A team identifier is known (warning: Apple takes it from the code signature, the simulator
+///   needs it): `--team`, `com.apple.developer.team-identifier` in the entitlements, or the
+///   prefix of `application-identifier` / `com.apple.application-identifier` (which must look like
+///   `TEAMID.bundle.identifier`, error), else `TeamIdentifier` in the Info.plist (the
+///   simulator's key: a note). All that are declared agree (error). It is 10 uppercase letters or
+///   digits (warning). The application identifier names the bundle identifier (warning).
+/// - `UIApplicationSceneManifest` is a dictionary (error) with an optional Boolean
+///   `UIApplicationSupportsMultipleScenes` (error) and an optional `UISceneConfigurations`
+///   dictionary (error) of roles, each an array (error) of dictionaries (error) whose
+///   `UISceneConfigurationName` and `UISceneDelegateClassName` are strings (error).
 /// - `NSUserActivityTypes` is an array of strings (error); each is reverse-DNS
-///   (``ReverseDNS``) or a known system type such as `NSUserActivityTypeBrowsingWeb` (error),
-///   and appears once (warning).
+///   (``ReverseDNS``) or a known system type such as `NSUserActivityTypeBrowsingWeb` (warning:
+///   Apple advises it, and real apps such as NetNewsWire use `ReadArticle`), and appears once
+///   (warning).
 /// - `CFBundleDocumentTypes` is an array of dictionaries (error). Each has a string
 ///   `CFBundleTypeName` (error), `LSItemContentTypes` as an array (error) of non-empty strings
 ///   (error) that are uniform type identifiers (warning), declared once (warning), and at least
@@ -155,9 +192,10 @@ public enum ManifestLint {
     public static func lint(
         infoPlistAt infoPlistURL: URL,
         entitlementsAt entitlementsURL: URL? = nil,
-        buildSettings: [String: String] = [:]
+        buildSettings: [String: String] = [:],
+        team: String? = nil
     ) throws(ManifestReadError) -> ManifestLintReport {
-        try analyze(infoPlistAt: infoPlistURL, entitlementsAt: entitlementsURL, buildSettings: buildSettings).report
+        try analyze(infoPlistAt: infoPlistURL, entitlementsAt: entitlementsURL, buildSettings: buildSettings, team: team).report
     }
 
     /// Lints an Info.plist and optional entitlements given as data (XML, binary or OpenStep
@@ -179,13 +217,13 @@ public enum ManifestLint {
     }
 
     static func analyze(
-        infoPlistAt infoPlistURL: URL, entitlementsAt entitlementsURL: URL?, buildSettings: [String: String]
+        infoPlistAt infoPlistURL: URL, entitlementsAt entitlementsURL: URL?, buildSettings: [String: String], team: String? = nil
     ) throws(ManifestReadError) -> ManifestAnalysis {
         let info = try PropertyListReader.read(contentsOf: infoPlistURL, name: infoPlistURL.relativePath)
         let entitlements = try entitlementsURL.map { url throws(ManifestReadError) in
             try PropertyListReader.read(contentsOf: url, name: url.relativePath)
         }
-        return analyze(info: info, entitlements: entitlements, buildSettings: buildSettings)
+        return analyze(info: info, entitlements: entitlements, buildSettings: buildSettings, team: team)
     }
 
     static func analyze(
@@ -199,9 +237,11 @@ public enum ManifestLint {
         return analyze(info: info, entitlements: entitlementsFile, buildSettings: buildSettings)
     }
 
-    static func analyze(info: PropertyListFile, entitlements: PropertyListFile?, buildSettings: [String: String]) -> ManifestAnalysis {
+    static func analyze(info: PropertyListFile, entitlements: PropertyListFile?, buildSettings: [String: String],
+                        team: String? = nil) -> ManifestAnalysis {
         var checker = ManifestChecker(
             info: info, entitlements: entitlements, expander: BuildSettingExpander(settings: buildSettings))
+        checker.teamOverride = team
         return checker.run()
     }
 }
@@ -220,7 +260,10 @@ private struct ManifestChecker {
     let info: PropertyListFile
     let entitlements: PropertyListFile?
     let expander: BuildSettingExpander
+    /// `--team`: the team, whatever the files say.
+    var teamOverride: String?
     var problems: [ManifestProblem] = []
+    var notes: [ManifestProblem] = []
 
     init(info: PropertyListFile, entitlements: PropertyListFile?, expander: BuildSettingExpander) {
         self.info = info
@@ -244,12 +287,14 @@ private struct ManifestChecker {
         let activityTypes = checkActivityTypes()
         let documentTypes = checkDocumentTypes()
         let associatedDomains = checkAssociatedDomains(expander: entitlementsExpander)
+        let sceneManifest = checkSceneManifest()
         checkSomethingIsContinuable(
             activityTypes: activityTypes, documentTypes: documentTypes, associatedDomains: associatedDomains)
-        let report = ManifestLintReport(
+        var report = ManifestLintReport(
             bundleIdentifier: bundleIdentifier?.value, teamIdentifier: teamIdentifier,
             activityTypes: activityTypes, documentTypes: documentTypes,
-            associatedDomains: associatedDomains, problems: problems)
+            associatedDomains: associatedDomains, sceneManifest: sceneManifest, problems: problems)
+        report.notes = notes
         return ManifestAnalysis(report: report, displayName: displayName)
     }
 
@@ -261,6 +306,10 @@ private struct ManifestChecker {
 
     mutating func warning(_ message: String, key: String, in file: PropertyListFile) {
         problems.append(ManifestProblem(severity: .warning, message: message, key: key, file: file.name))
+    }
+
+    mutating func note(_ message: String, key: String, in file: PropertyListFile) {
+        notes.append(ManifestProblem(severity: .note, message: message, key: key, file: file.name))
     }
 
     /// The string `value`, expanded; records a problem and returns `nil` when `value` is not a string.
@@ -350,11 +399,10 @@ private struct ManifestChecker {
     mutating func checkTeamIdentifier(bundleIdentifier: Expanded?, entitlementsExpander: BuildSettingExpander) -> String? {
         var declarations: [TeamDeclaration] = []
         var declaredAnywhere = false
-        if let value = info.root["TeamIdentifier"] {
+        if let teamOverride {
             declaredAnywhere = true
-            if let team = string(value, key: "TeamIdentifier", in: info) {
-                declarations.append(TeamDeclaration(value: team, key: "TeamIdentifier", file: info))
-            }
+            let commandLine = PropertyListFile(name: "--team", root: [:])
+            declarations.append(TeamDeclaration(value: Expanded(value: teamOverride, isResolved: true), key: "--team", file: commandLine))
         }
         if let entitlements {
             let key = "com.apple.developer.team-identifier"
@@ -391,6 +439,14 @@ private struct ManifestChecker {
             }
         }
 
+        if let value = info.root["TeamIdentifier"] {
+            declaredAnywhere = true
+            if let team = string(value, key: "TeamIdentifier", in: info) {
+                declarations.append(TeamDeclaration(value: team, key: "TeamIdentifier", file: info))
+                note("the simulator's key, not Apple's (Apple reads the team from the code signature); the simulator uses it "
+                        + "when neither --team nor the entitlements name the team", key: "TeamIdentifier", in: info)
+            }
+        }
         let resolved = declarations.filter(\.value.isResolved)
         for declaration in resolved where declaration.value.value.isEmpty {
             error("is empty", key: declaration.key, in: declaration.file)
@@ -411,8 +467,9 @@ private struct ManifestChecker {
             return first.value.value
         }
         if !declaredAnywhere {
-            error(
-                "missing; declare the team in the Info.plist (TeamIdentifier) or in the entitlements "
+            warning(
+                "no team identifier: Apple reads it from the code signature, but the simulator needs it to match "
+                    + "activities and app IDs; pass --team TEAMID, or name it in the entitlements "
                     + "(com.apple.developer.team-identifier or application-identifier)",
                 key: "TeamIdentifier", in: info)
         }
@@ -443,7 +500,8 @@ private struct ManifestChecker {
             guard let type = string(entry, key: path, in: info) else { continue }
             if type.isResolved, !ManifestLint.systemActivityTypes.contains(type.value),
                let problem = ReverseDNS.validate(type.value) {
-                error("\(type.value.quotedForDisplay) is not a reverse-DNS activity type: \(problem)", key: path, in: info)
+                warning("\(type.value.quotedForDisplay) is not a reverse-DNS activity type (\(problem)); Apple advises "
+                            + "reverse-DNS (com.example.app.reading) but accepts it", key: path, in: info)
             }
             if let first = firstIndex[type.value] {
                 warning("\(type.value.quotedForDisplay) is already declared at \(key)[\(first)]", key: path, in: info)
@@ -630,4 +688,55 @@ extension Character {
 extension String {
     /// The string in double quotes, with invisible characters escaped, for messages.
     var quotedForDisplay: String { "\"" + escapingInvisibleCharacters + "\"" }
+}
+
+// MARK: - Scenes
+
+extension ManifestChecker {
+    /// `UIApplicationSceneManifest`: the app uses scenes. Every broken part is an error naming
+    /// its key path; what can be read is kept.
+    mutating func checkSceneManifest() -> AppManifest.SceneManifest? {
+        let key = "UIApplicationSceneManifest"
+        guard let value = info.root[key] else { return nil }
+        guard case .dictionary(let root) = value else {
+            error("expected a dictionary (UIApplicationSupportsMultipleScenes, UISceneConfigurations), found \(value.kindDescription)",
+                  key: key, in: info)
+            return nil
+        }
+        var manifest = AppManifest.SceneManifest()
+        let multipleKey = "\(key).UIApplicationSupportsMultipleScenes"
+        switch root["UIApplicationSupportsMultipleScenes"] {
+        case .none: break
+        case .some(.boolean(let flag)): manifest.supportsMultipleScenes = flag
+        case .some(let other): error("expected a Boolean, found \(other.kindDescription)", key: multipleKey, in: info)
+        }
+        let configurationsKey = "\(key).UISceneConfigurations"
+        guard let configurations = root["UISceneConfigurations"] else { return manifest }
+        guard case .dictionary(let roles) = configurations else {
+            error("expected a dictionary of session roles (such as UIWindowSceneSessionRoleApplication), found \(configurations.kindDescription)",
+                  key: configurationsKey, in: info)
+            return manifest
+        }
+        for (role, entries) in roles.sorted(by: { $0.key < $1.key }) {
+            let rolePath = "\(configurationsKey).\(role)"
+            guard let list = array(entries, of: "scene configurations (dictionaries)", key: rolePath, in: info) else { continue }
+            for (index, entry) in list.enumerated() {
+                let path = "\(rolePath)[\(index)]"
+                guard case .dictionary(let fields) = entry else {
+                    error("expected a dictionary (UISceneConfigurationName, UISceneDelegateClassName), found \(entry.kindDescription)",
+                          key: path, in: info)
+                    continue
+                }
+                var configuration = AppManifest.SceneManifest.Configuration(role: role)
+                if let name = fields["UISceneConfigurationName"] {
+                    configuration.name = string(name, key: "\(path).UISceneConfigurationName", in: info, unresolved: .warning)?.value
+                }
+                if let delegate = fields["UISceneDelegateClassName"] {
+                    configuration.delegateClass = string(delegate, key: "\(path).UISceneDelegateClassName", in: info, unresolved: .warning)?.value
+                }
+                manifest.configurations.append(configuration)
+            }
+        }
+        return manifest
+    }
 }

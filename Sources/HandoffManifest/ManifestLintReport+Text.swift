@@ -37,11 +37,26 @@ extension ManifestLintReport {
         lines.append(Self.heading("Associated domains", count: associatedDomains.count))
         lines += associatedDomains.map { "  " + $0.escapingInvisibleCharacters }
 
+        if let sceneManifest {
+            lines.append("Scenes (\(sceneManifest.supportsMultipleScenes ? "multiple" : "one at a time")):")
+            lines += sceneManifest.configurations.map { configuration in
+                "  \(configuration.role.escapingInvisibleCharacters): \(configuration.name?.escapingInvisibleCharacters ?? "(unnamed)")"
+                    + " → \(configuration.delegateClass?.escapingInvisibleCharacters ?? "no delegate class")"
+            }
+        } else {
+            lines.append("Scenes: none (the app delegate continues activities)")
+        }
+
         lines.append(Self.heading("Problems", count: problems.count))
         lines += problems.map { "  \($0.severity): " + $0.description.escapingInvisibleCharacters }
+        if !notes.isEmpty {
+            lines.append("Notes on the simulator (\(notes.count)):")
+            lines += notes.map { "  note: " + $0.description.escapingInvisibleCharacters }
+        }
 
         lines.append("")
-        lines.append(Self.count(errors.count, "error") + ", " + Self.count(warnings.count, "warning"))
+        lines.append(Self.count(errors.count, "error") + ", " + Self.count(warnings.count, "warning")
+            + (notes.isEmpty ? "" : ", " + Self.count(notes.count, "note") + " on what the simulator needs"))
         return lines.joined(separator: "\n")
     }
 

@@ -6,7 +6,7 @@ indirect enum PropertyListValue: Sendable, Equatable {
     case string(String)
     case integer
     case real
-    case boolean
+    case boolean(Bool)
     case date
     case data
     case array([PropertyListValue])
@@ -146,7 +146,7 @@ enum PropertyListReader {
             return .string(string)
         case let number as NSNumber:
             switch String(cString: number.objCType) {
-            case "c", "B": return .boolean
+            case "c", "B": return .boolean(number.boolValue)
             case "f", "d": return .real
             default: return .integer
             }

@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import HandoffCore
 import HandoffManifest
+import HandoffWeb
 
 /// `handoff manifest lint`: reports what an app can continue and every problem in its manifest.
-struct ManifestLintCommand: ParsableCommand {
+struct ManifestLintCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
         abstract: "Check an app's Info.plist and entitlements for Handoff.",
@@ -19,7 +20,19 @@ struct ManifestLintCommand: ParsableCommand {
             comments), or from the file given with --build-settings instead, then from each \
             --define. The project's own apps keep theirs next to their manifests \
             (demos/apps/Reader/BuildSettings.xcconfig), so `handoff manifest lint \
-            demos/apps/Reader/Info.plist` needs no other argument.
+            demos/apps/Reader/Info.plist` needs no other argument. The entitlements are found \
+            the same way: the only *.entitlements file beside the Info.plist (or the one named \
+            after its folder), unless --entitlements names one.
+
+            The team: --team, else the entitlements (com.apple.developer.team-identifier, or the \
+            prefix of application-identifier), else TeamIdentifier in the Info.plist, a key of the \
+            simulator's own (Apple reads the team from the code signature): notes say where the \
+            simulator needs what Apple does not.
+
+            --check-sites fetches the association file of each activitycontinuation: domain over \
+            the local web (`handoff web serve`, through its hosts map and certificate authority) \
+            as a device does, and reports the outcome per domain; an outcome other than approved \
+            is an error.
 
             Exit status: 0 when there is no error (warnings allowed), 1 when there are errors, \
             2 when a file cannot be read or parsed, 64 when the arguments are invalid.
@@ -47,27 +60,57 @@ struct ManifestLintCommand: ParsableCommand {
     @Flag(help: "Print the report as one JSON object.")
     var json = false
 
+    @Option(help: ArgumentHelp("The app's team identifier (Apple takes it from the code signature).", valueName: "TEAMID"))
+    var team: String?
+
+    @Flag(help: "Fetch each activitycontinuation: domain's association file over the local web and report the outcome.")
+    var checkSites = false
+
+    @Option(help: ArgumentHelp("With --check-sites: where the local web's hosts map and authority are (default: $XDG_STATE_HOME/handoff/web).", valueName: "dir"))
+    var webDir: String?
+
+    @Option(help: ArgumentHelp("With --check-sites: how long each fetch may take (seconds).", valueName: "seconds"))
+    var timeout: Double = 5
+
     func validate() throws {
         if infoPlist.isEmpty { throw ValidationError("The Info.plist path is empty.") }
         if entitlements?.isEmpty == true { throw ValidationError("The --entitlements path is empty.") }
         if buildSettingsFile?.isEmpty == true { throw ValidationError("The --build-settings path is empty.") }
+        if team?.isEmpty == true { throw ValidationError("--team is empty.") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive.") }
         _ = try definedSettings()
     }
 
-    func run() throws {
-        let report: ManifestLintReport
+    func run() async throws {
+        var report: ManifestLintReport
         let settingsFile: URL?
+        let entitlementsFile: URL?
         do {
             settingsFile = self.settingsFile
+            // Several entitlements files beside it and none named after the folder: lint without.
+            entitlementsFile = entitlements.map { URL(fileURLWithPath: $0) } ?? (try? AppFiles.beside(URL(fileURLWithPath: infoPlist)))?.entitlements
             var settings = try settingsFile.map { url throws(BuildSettingsFileError) in try BuildSettingsFile(contentsOf: url).settings } ?? [:]
             settings.merge(try definedSettings()) { _, defined in defined }
             report = try ManifestLint.lint(
                 infoPlistAt: URL(fileURLWithPath: infoPlist),
-                entitlementsAt: entitlements.map { URL(fileURLWithPath: $0) },
-                buildSettings: settings)
+                entitlementsAt: entitlementsFile,
+                buildSettings: settings, team: team)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(2)
+        }
+        var siteLines: [String] = []
+        if checkSites {
+            let results = await checkedSites(report)
+            for (domain, outcome) in results {
+                siteLines.append("  activitycontinuation:\(domain): \(outcome)")
+                if outcome != .approved {
+                    report.problems.append(ManifestProblem(
+                        severity: .error, message: "\(domain.fileHost)/.well-known/apple-app-site-association: \(outcome)",
+                        key: "com.apple.developer.associated-domains", file: entitlementsFile?.relativePath ?? "entitlements"))
+                }
+            }
+            if results.isEmpty { siteLines.append("  no activitycontinuation: domain to check") }
         }
         if json {
             let encoder = JSONEncoder()
@@ -75,13 +118,31 @@ struct ManifestLintCommand: ParsableCommand {
             let data = try encoder.encode(report)
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print(report.formattedText(infoPlist: infoPlist, entitlements: entitlements, buildSettings: settingsFile?.relativePath))
+            print(report.formattedText(infoPlist: infoPlist, entitlements: entitlementsFile?.relativePath, buildSettings: settingsFile?.relativePath))
+            if checkSites { print((["Association files (over the local web):"] + siteLines).joined(separator: "\n")) }
             if report.problems.contains(where: { $0.message.hasPrefix("unresolved build setting") }) {
                 print("Pass the values of build settings with --define NAME=VALUE, or in a \(BuildSettingsFile.defaultFileName) "
                     + "file next to the Info.plist.")
             }
         }
         if report.hasErrors { throw ExitCode(1) }
+    }
+
+    /// Each `activitycontinuation:` domain's association file, fetched as a device does, judged
+    /// for the app's ID.
+    private func checkedSites(_ report: ManifestLintReport) async -> [(AssociatedDomain, AssociationOutcome)] {
+        let domains = report.associatedDomains.compactMap { AssociatedDomain(entry: $0) }
+        guard let bundle = report.bundleIdentifier, let team = report.teamIdentifier else {
+            return domains.map { ($0, AssociationOutcome.unreachable("the app ID is unknown (no bundle or team identifier)")) }
+        }
+        let folder = webDir.map { WebFolder(url: URL(fileURLWithPath: $0, isDirectory: true)) } ?? WebFolder.defaultFolder()
+        let verifier = SiteAssociationVerifier(folder: folder, timeout: timeout)
+        var results: [(AssociatedDomain, AssociationOutcome)] = []
+        for domain in domains {
+            let check = await verifier.check(domain, applicationIdentifier: "\(team).\(bundle)", bundleIdentifier: bundle)
+            results.append((domain, check.outcome))
+        }
+        return results
     }
 
     /// The build-settings file to read: the one given, else the default one next to the Info.plist

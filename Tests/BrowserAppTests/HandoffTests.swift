@@ -159,9 +159,14 @@ struct HandoffTests {
         let map = RecordingAppDelegate()
         phone.device.install(DemoManifests.map, delegate: map)
         if approved {
-            for association in SiteAssociation.load(sites: try browserResources().sites).associations {
-                phone.device.setSiteApproval(host: association.host, applicationIdentifiers: association.approvedApplicationIdentifiers)
-            }
+            let file = try browserResources().sites.appendingPathComponent("maps.handoffsim.example/\(SiteAssociationFile.fileName)")
+            let association = try SiteAssociationFile(host: "maps.handoffsim.example", data: Data(contentsOf: file))
+            let appID = DemoManifests.map.applicationIdentifier
+            phone.device.siteAssociationChecked(SiteAssociationCheck(
+                bundleIdentifier: DemoManifests.map.bundleIdentifier, applicationIdentifier: appID,
+                domain: AssociatedDomain(host: "maps.handoffsim.example"),
+                outcome: association.approvedApplicationIdentifiers.contains(appID) ? .approved : .notListed(approving: []),
+                checkedAt: Date(), expiresAt: .distantFuture))
         }
         laptop.go(to: "maps.handoffsim.example/?lat=51.5&lon=-0.12&z=5")
         hood.advance(by: 1.5)
@@ -169,12 +174,12 @@ struct HandoffTests {
         hood.settle()
         let routed = try #require(phone.device.lifecycle.first { $0.kind == .webRouted })
         if approved {
-            #expect(routed.summary == "maps.handoffsim.example approves SIMTEAM001.com.handoffsim.map: web → native")
+            #expect(routed.summary == "maps.handoffsim.example → SIMTEAM001.com.handoffsim.map: maps.handoffsim.example's association file approves it (web → native)")
             #expect(map.continued.first?.webpageURL?.absoluteString == "https://maps.handoffsim.example/?lat=51.5&lon=-0.12&z=5")
             #expect(phone.browser.page?.url == BrowserApp.homeURL, "the Browser was not involved")
         } else {
-            #expect(routed.summary == "opened in the browser: com.handoffsim.map names maps.handoffsim.example, "
-                + "but the site does not approve SIMTEAM001.com.handoffsim.map")
+            #expect(routed.summary == "opened in the browser: com.handoffsim.map (maps.handoffsim.example): "
+                + "the association file was not fetched yet")
             #expect(map.continued.isEmpty)
             #expect(phone.browser.page?.blocks.first == .paragraph("Map of 51.5°N 0.12°W at zoom 5"))
         }

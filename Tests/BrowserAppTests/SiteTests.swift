@@ -1,5 +1,6 @@
 @testable import BrowserApp
 import Foundation
+import HandoffCore
 import Testing
 
 @Suite("Sites")
@@ -116,9 +117,9 @@ struct SiteTests {
     @Test func everyZoomTheMapCanWriteIsAccepted() throws {
         // The Map's zooms (`MapCamera.minimumZoom...maximumZoom` in the Map app, which cannot be
         // imported here: its tests pin the same range) are exactly the page's.
-        #expect(MapQuery.zooms == -1.0...6.0)
+        #expect(MapQuery.zooms == -1.0...10.0)
         // The Map writes the zoom with at most two decimals: every such value in the range.
-        for hundredths in -100...600 {
+        for hundredths in -100...1000 {
             let z = MapQuery.format(Double(hundredths) / 100)
             let query = MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=\(z)"))
             #expect(query.problem == nil, "z=\(z): \(query.problem ?? "")")
@@ -129,12 +130,12 @@ struct SiteTests {
         #expect(world.summary == "Map of 0° 0° at zoom -0.61")
         #expect(world.variables["map.zoomOut"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=-1")
         #expect(world.variables["map.zoomIn"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=0.39")
-        let closest = MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=6"))
-        #expect(closest.variables["map.zoomIn"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=6", "clamped to the Map's closest")
+        let closest = MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=10"))
+        #expect(closest.variables["map.zoomIn"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=10", "clamped to the Map's closest")
         // Outside the Map's range is an error naming the range.
-        for z in ["-1.01", "6.01", "24"] {
+        for z in ["-1.01", "10.01", "24"] {
             #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=\(z)")).problem
-                == "This address does not name a map view: z “\(z)” is not a number from -1 to 6.")
+                == "This address does not name a map view: z “\(z)” is not a number from -1 to 10.")
         }
     }
 
@@ -212,9 +213,12 @@ struct SiteTests {
     // MARK: Site approval
 
     @Test func theShippedSitesApproveTheirApps() throws {
-        let (associations, problems) = SiteAssociation.load(sites: try browserResources().sites)
-        #expect(problems.isEmpty)
-        let approvals = Dictionary(uniqueKeysWithValues: associations.map { ($0.host, $0.approvedApplicationIdentifiers) })
+        let sites = try browserResources().sites
+        var approvals: [String: Set<String>] = [:]
+        for host in SiteLibrary.hosts(in: sites) {
+            let data = try Data(contentsOf: sites.appendingPathComponent(host).appendingPathComponent(SiteAssociationFile.fileName))
+            approvals[host] = try SiteAssociationFile(host: host, data: data).approvedApplicationIdentifiers
+        }
         #expect(approvals == [
             "handoffsim.example": [],
             "maps.handoffsim.example": ["SIMTEAM001.com.handoffsim.map"],
@@ -222,19 +226,21 @@ struct SiteTests {
         ])
     }
 
-    @Test func badAssociationFilesAreProblemsNotCrashes() throws {
-        let folder = TemporaryFolder()
-        try folder.write("not json", to: "a.example/apple-app-site-association")
-        try folder.write("[1, 2]", to: "b.example/apple-app-site-association")
-        try folder.write(#"{"activitycontinuation": {"apps": ["no-team"]}}"#, to: "c.example/apple-app-site-association")
-        try folder.write(#"{"applinks": {}}"#, to: "d.example/apple-app-site-association")
-        let (associations, problems) = SiteAssociation.load(sites: folder.url)
-        #expect(associations == [SiteAssociation(host: "d.example", approvedApplicationIdentifiers: [])])
-        #expect(problems.map(\.description) == [
-            "a.example/apple-app-site-association: not JSON",
-            "b.example/apple-app-site-association: the top level is not an object",
-            "c.example/apple-app-site-association: \"activitycontinuation.apps\" holds no-team, not an app ID (TEAMID.bundle.id)",
-        ])
+    @Test func badAssociationFilesAreErrorsNamingTheHostNotCrashes() {
+        let cases: [(String, SiteAssociationError.Problem, String)] = [
+            ("not json", .notJSON, "a.example/.well-known/apple-app-site-association: not JSON (it starts “not json”)"),
+            ("[1, 2]", .malformed, "a.example/.well-known/apple-app-site-association: the top level is not a JSON object"),
+            (#"{"activitycontinuation": {"apps": ["no-team"]}}"#, .malformed,
+             "a.example/.well-known/apple-app-site-association: \"activitycontinuation.apps\" holds no-team, not an app ID (TEAMID.bundle.id)"),
+        ]
+        for (text, problem, message) in cases {
+            #expect(throws: SiteAssociationError(host: "a.example", problem, String(message.split(separator: ": ", maxSplits: 1)[1]))) {
+                try SiteAssociationFile(host: "a.example", data: Data(text.utf8))
+            }
+            _ = message
+        }
+        #expect((try? SiteAssociationFile(host: "d.example", data: Data(#"{"applinks": {}}"#.utf8))) ==
+                SiteAssociationFile(host: "d.example", approvedApplicationIdentifiers: []))
     }
 
     @Test func theAssociationFileIsServed() throws {

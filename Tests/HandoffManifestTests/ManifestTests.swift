@@ -435,8 +435,8 @@ struct ManifestParsingTests {
         let error = try #require(throws: ManifestError.self) {
             try AppManifest(infoPlist: plist("<key>NSUserActivityTypes</key><array><string>bad</string></array>"))
         }
-        #expect(error.description.split(separator: "\n").count == 3)
-        #expect(error.problems.map(\.key) == ["CFBundleIdentifier", "TeamIdentifier", "NSUserActivityTypes[0]"])
+        #expect(error.description.split(separator: "\n").count == 1)
+        #expect(error.problems.map(\.key) == ["CFBundleIdentifier"])
     }
 
     @Test func unreadableFileThrowsUnreadable() throws {
@@ -627,13 +627,32 @@ struct ManifestLintTests {
         #expect(report.problems.first?.message == "unresolved build setting $(AppIdentifierPrefix) (it is derived from DEVELOPMENT_TEAM)")
     }
 
-    @Test func missingTeamIsAnError() throws {
-        let report = try lint("<key>CFBundleIdentifier</key><string>com.example.app</string>" + oneActivityType, entitlements: "")
+    @Test func aMissingTeamIsAWarningForLintAndAnErrorForTheSimulator() throws {
+        let info = "<key>CFBundleIdentifier</key><string>com.example.app</string>" + oneActivityType
+        let report = try lint(info, entitlements: "")
         let problem = try problem(at: "TeamIdentifier", in: report)
-        #expect(problem.severity == .error)
+        #expect(problem.severity == .warning)
         #expect(problem.file == "Info.plist")
-        #expect(problem.message.hasPrefix("missing"))
+        #expect(problem.message.contains("Apple reads it from the code signature"))
+        #expect(problem.message.contains("--team"))
         #expect(report.teamIdentifier == nil)
+        let error = try #require(throws: ManifestError.self) { try AppManifest(infoPlist: plist(info)) }
+        #expect(error.problems.map(\.key) == ["TeamIdentifier"])
+    }
+
+    @Test func theTeamComesFromTheCommandLineThenTheEntitlementsThenTheSimulatorsKey() throws {
+        let info = "<key>CFBundleIdentifier</key><string>com.example.app</string>" + oneActivityType
+        let data = plist(info)
+        #expect(try ManifestLint.lint(infoPlist: data).teamIdentifier == nil)
+        let fromEntitlements = try ManifestLint.lint(
+            infoPlist: data, entitlements: plist("<key>com.apple.developer.team-identifier</key><string>ZYXWV98765</string>"))
+        #expect(fromEntitlements.teamIdentifier == "ZYXWV98765")
+        #expect(fromEntitlements.problems == [] && fromEntitlements.notes == [])
+        let simulators = try ManifestLint.lint(infoPlist: plist(validIdentity + oneActivityType))
+        #expect(simulators.teamIdentifier == "ABCDE12345")
+        #expect(simulators.problems == [])
+        #expect(simulators.notes.map(\.key) == ["TeamIdentifier"])
+        #expect(simulators.notes.first?.message.hasPrefix("the simulator's key, not Apple's") == true)
     }
 
     @Test(arguments: ["abcde12345", "ABCDE1234", "ABCDE123456", "ABCDE-2345"])
@@ -655,11 +674,11 @@ struct ManifestLintTests {
         let report = try lint(
             validIdentity + oneActivityType,
             entitlements: "<key>application-identifier</key><string>ZYXWV98765.com.example.app</string>")
-        let problem = try problem(at: "application-identifier", in: report)
+        let problem = try problem(at: "TeamIdentifier", in: report)
         #expect(problem.severity == .error)
-        #expect(problem.file == "App.entitlements")
-        #expect(problem.message.contains("\"ZYXWV98765\" does not match \"ABCDE12345\" from TeamIdentifier in Info.plist"))
-        #expect(report.teamIdentifier == "ABCDE12345")
+        #expect(problem.file == "Info.plist")
+        #expect(problem.message.contains("\"ABCDE12345\" does not match \"ZYXWV98765\" from application-identifier in App.entitlements"))
+        #expect(report.teamIdentifier == "ZYXWV98765")
     }
 
     @Test(arguments: ["ABCDE12345", "ABCDE12345.", ".com.example.app"])
@@ -689,11 +708,12 @@ struct ManifestLintTests {
         #expect(report.activityTypes == [UserActivity.browsingWebType])
     }
 
-    @Test func nonReverseDNSActivityTypeIsAnError() throws {
+    @Test func nonReverseDNSActivityTypeIsAWarning() throws {
         let report = try lint(validIdentity + "<key>NSUserActivityTypes</key><array><string>com.example.ok</string><string>reading</string></array>")
         let problem = try problem(at: "NSUserActivityTypes[1]", in: report)
-        #expect(problem.severity == .error)
-        #expect(problem.message == "\"reading\" is not a reverse-DNS activity type: \(ReverseDNSProblem.singleComponent)")
+        #expect(problem.severity == .warning)
+        #expect(problem.message == "\"reading\" is not a reverse-DNS activity type (\(ReverseDNSProblem.singleComponent)); "
+            + "Apple advises reverse-DNS (com.example.app.reading) but accepts it")
         #expect(report.activityTypes == ["com.example.ok", "reading"])
     }
 

@@ -1,0 +1,338 @@
+import Foundation
+import HandoffCore
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// What a site answers for a page (made by the sites' owner: the Browser's `SiteLibrary`).
+public struct SiteResponse: Sendable, Hashable {
+    public var status: Int
+    public var contentType: String
+    public var body: Data
+
+    public init(status: Int, contentType: String, body: Data) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+    }
+}
+
+/// A way a site serves its association file wrong on purpose, to rehearse what a device does
+/// then (`handoff web serve --rehearse HOST=MODE`).
+public enum Rehearsal: String, Sendable, Hashable, CaseIterable {
+    /// The file as it is in the site's folder (404 when there is none).
+    case normal
+    /// 404, as if the site had no file.
+    case missing
+    /// A body that is not JSON.
+    case notJSON = "not-json"
+    /// JSON that is not an association file (`activitycontinuation` is a string).
+    case wrong
+    /// A valid file that approves no app.
+    case unapproving
+    /// The file with `Content-Type: text/html`.
+    case wrongContentType = "wrong-content-type"
+    /// 301 to the same file on another host.
+    case redirect
+    /// 302 to itself, for ever.
+    case redirectLoop = "redirect-loop"
+    /// A file of 200 KB, over Apple's 128 KB.
+    case tooLarge = "too-large"
+    /// Never answers any request to the host (the connection stays open).
+    case hang
+
+    public var summary: String {
+        switch self {
+        case .normal: "the site's file"
+        case .missing: "404"
+        case .notJSON: "a body that is not JSON"
+        case .wrong: "JSON that is not an association file"
+        case .unapproving: "a file that approves no app"
+        case .wrongContentType: "the file as text/html"
+        case .redirect: "a 301 redirect to another host"
+        case .redirectLoop: "a 302 redirect to itself"
+        case .tooLarge: "a 200 KB file"
+        case .hang: "no answer at all"
+        }
+    }
+}
+
+/// The demo sites (`demos/sites/HOST/`) over HTTPS and HTTP on loopback, with Hummingbird.
+///
+/// Requests are routed by their `Host`: `/.well-known/apple-app-site-association` (and
+/// `/apple-app-site-association`) serve the site's association file as `application/json` with
+/// `Cache-Control: max-age`, or as a ``Rehearsal`` says; every other path is a page, made by
+/// `pages`. Start one with ``start(_:)``; it writes the ``HostsMap`` (and keeps the
+/// ``LocalCertificateAuthority``) in the ``WebFolder`` so devices reach it.
+public final class SiteServer: Sendable {
+    public struct Configuration: Sendable {
+        /// The folder of sites, one folder per host.
+        public var sites: URL
+        /// The hosts served (lower case).
+        public var hosts: [String]
+        /// The pages of a site: the answer to a `GET` of `url` (never the association file).
+        public var pages: @Sendable (URL) -> SiteResponse
+        /// Where the authority and the hosts map are kept.
+        public var folder: WebFolder
+        /// The HTTPS port (0: any free port).
+        public var httpsPort: Int
+        /// The HTTP port (0: any free port; nil: no plain HTTP).
+        public var httpPort: Int?
+        /// Hosts whose association file is served wrong on purpose.
+        public var rehearsals: [String: Rehearsal]
+        /// `Cache-Control: max-age` of association files (seconds).
+        public var maxAge: Int
+        /// Whether to write the hosts map into `folder`.
+        public var writesHostsMap: Bool
+
+        public init(sites: URL, hosts: [String], pages: @escaping @Sendable (URL) -> SiteResponse, folder: WebFolder,
+                    httpsPort: Int = 0, httpPort: Int? = 0, rehearsals: [String: Rehearsal] = [:], maxAge: Int = 300,
+                    writesHostsMap: Bool = true) {
+            self.sites = sites
+            self.hosts = hosts.map { $0.lowercased() }
+            self.pages = pages
+            self.folder = folder
+            self.httpsPort = httpsPort
+            self.httpPort = httpPort
+            self.rehearsals = Dictionary(rehearsals.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+            self.maxAge = maxAge
+            self.writesHostsMap = writesHostsMap
+        }
+    }
+
+    public let configuration: Configuration
+    /// The bound ports.
+    public let httpsPort: Int
+    public let httpPort: Int?
+    /// The hosts map devices use to reach this server.
+    public let hostsMap: HostsMap
+    private let tasks: [Task<Void, any Error>]
+    /// Requests answered, by host and status (for the server's log).
+    private let log: @Sendable (String) -> Void
+
+    private init(configuration: Configuration, httpsPort: Int, httpPort: Int?, tasks: [Task<Void, any Error>],
+                 log: @escaping @Sendable (String) -> Void) {
+        self.configuration = configuration
+        self.httpsPort = httpsPort
+        self.httpPort = httpPort
+        self.tasks = tasks
+        self.log = log
+        hostsMap = HostsMap(hosts: Dictionary(uniqueKeysWithValues: configuration.hosts.map {
+            ($0, HostsMap.Entry(address: "127.0.0.1", https: httpsPort, http: httpPort))
+        }))
+    }
+
+    /// Starts serving; returns once both ports listen (and the hosts map is written).
+    ///
+    /// - Throws: ``WebError`` naming the port that could not be bound or the file that could not
+    ///   be written.
+    public static func start(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in })
+        async throws(WebError) -> SiteServer
+    {
+        let authority = try LocalCertificateAuthority.loadOrCreate(in: configuration.folder)
+        let identity = try authority.issueServerIdentity(hosts: configuration.hosts)
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: identity.chain.map { .certificate($0) },
+                                                           privateKey: .privateKey(identity.key))
+        tls.minimumTLSVersion = .tlsv12
+        let responder = Responder(configuration: configuration, log: log)
+        let server: HTTPServerBuilder
+        do {
+            server = try .tls(.http1(), tlsConfiguration: tls)
+        } catch {
+            throw WebError.server("TLS: \(error)")
+        }
+        let secure = try await run(responder, server: server, port: configuration.httpsPort, scheme: "HTTPS")
+        var tasks = [secure.task]
+        let httpsPort = secure.port
+        var httpPort: Int?
+        if let port = configuration.httpPort {
+            do {
+                let plain = try await run(responder, server: .http1(), port: port, scheme: "HTTP")
+                tasks.append(plain.task)
+                httpPort = plain.port
+            } catch {
+                secure.task.cancel()
+                _ = await secure.task.result
+                throw error
+            }
+        }
+        let running = SiteServer(configuration: configuration, httpsPort: httpsPort, httpPort: httpPort, tasks: tasks, log: log)
+        if configuration.writesHostsMap {
+            do {
+                try running.hostsMap.write(to: configuration.folder.hostsMap)
+            } catch {
+                await running.stop()
+                throw error
+            }
+        }
+        return running
+    }
+
+    /// Stops both listeners (requests in progress, a hanging one included, end).
+    public func stop() async {
+        for task in tasks { task.cancel() }
+        for task in tasks { _ = await task.result }
+    }
+
+    /// Waits until the server stops (a listener failed, or ``stop()``).
+    public func wait() async {
+        for task in tasks { _ = await task.result }
+    }
+
+    private static func run(_ responder: Responder, server: HTTPServerBuilder, port: Int, scheme: String)
+        async throws(WebError) -> (task: Task<Void, any Error>, port: Int)
+    {
+        let bound = BoundPort()
+        var logger = Logger(label: "handoff.web")
+        logger.logLevel = .critical
+        let app = Application(
+            responder: CallbackResponder<BasicRequestContext> { request, _ in try await responder.respond(to: request) },
+            server: server,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "handoff-web"),
+            onServerRunning: { channel in bound.resolve(.success(channel.localAddress?.port ?? port)) },
+            logger: logger)
+        let task = Task {
+            do {
+                try await app.run()
+                bound.resolve(.failure(WebError.server("\(scheme) on 127.0.0.1:\(port) stopped before it listened")))
+            } catch {
+                bound.resolve(.failure(WebError.server("\(scheme) cannot listen on 127.0.0.1:\(port): \(error)")))
+                throw error
+            }
+        }
+        let port: Int
+        do {
+            port = try await bound.value()
+        } catch {
+            task.cancel()
+            throw error
+        }
+        return (task, port)
+    }
+}
+
+/// The port a listener bound, set once.
+private final class BoundPort: Sendable {
+    private let state = Mutex<(result: Result<Int, WebError>?, waiter: CheckedContinuation<Int, any Error>?)>((nil, nil))
+
+    func resolve(_ result: Result<Int, WebError>) {
+        let waiter: CheckedContinuation<Int, any Error>? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    func value() async throws(WebError) -> Int {
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<Int, WebError>? = state.withLock { state in
+                    if let result = state.result { return result }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
+            }
+        } catch let error as WebError {
+            throw error
+        } catch {
+            throw .server("\(error)")
+        }
+    }
+}
+
+/// Answers requests by host and path.
+struct Responder: Sendable {
+    let configuration: SiteServer.Configuration
+    let log: @Sendable (String) -> Void
+
+    func respond(to request: Request) async throws -> Response {
+        let authority = request.head.authority ?? ""
+        let host = Self.hostName(of: authority)
+        let path = request.uri.path
+        let served = configuration.hosts.contains(host) ? host
+            : configuration.hosts.filter { host.hasSuffix("." + $0) }.max { $0.count < $1.count }
+        let rehearsal = served.flatMap { configuration.rehearsals[$0] } ?? .normal
+        if rehearsal == .hang {
+            log("\(host)\(path): not answering (rehearsal hang)")
+            try await Task.sleep(for: .seconds(86_400))
+        }
+        let response: Response
+        if path == "/.well-known/\(SiteAssociationFile.fileName)" || path == "/\(SiteAssociationFile.fileName)" {
+            response = association(host: host, served: served, path: path, rehearsal: rehearsal)
+        } else {
+            let scheme = request.head.scheme ?? "https"
+            let target = request.uri.string.hasPrefix("/") ? request.uri.string : "/" + request.uri.string
+            let url = URL(string: "\(scheme)://\(host)\(target)") ?? URL(string: "\(scheme)://\(host)/")!
+            let page = configuration.pages(url)
+            response = Self.response(status: page.status, contentType: page.contentType, body: page.body)
+        }
+        log("\(request.method) \(host)\(path) → \(response.status.code)")
+        return response
+    }
+
+    private func association(host: String, served: String?, path: String, rehearsal: Rehearsal) -> Response {
+        let json = "application/json"
+        func file() -> Data? {
+            guard let served else { return nil }
+            let url = configuration.sites.appendingPathComponent(served, isDirectory: true)
+                .appendingPathComponent(SiteAssociationFile.fileName)
+            guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 1024 * 1024)
+        }
+        let notFound = Self.response(status: 404, contentType: "text/plain; charset=utf-8",
+                                     body: Data("\(host) has no \(SiteAssociationFile.fileName)\n".utf8))
+        switch rehearsal {
+        case .normal, .hang:
+            guard let data = file() else { return notFound }
+            return Self.response(status: 200, contentType: json, body: data, maxAge: configuration.maxAge)
+        case .missing:
+            return notFound
+        case .notJSON:
+            return Self.response(status: 200, contentType: json, body: Data("<html><body>Welcome to \(host)</body></html>\n".utf8))
+        case .wrong:
+            return Self.response(status: 200, contentType: json, body: Data(#"{"activitycontinuation": "SIMTEAM001.com.handoffsim.map"}"#.utf8))
+        case .unapproving:
+            return Self.response(status: 200, contentType: json, body: Data(#"{"activitycontinuation": {"apps": []}}"#.utf8),
+                                 maxAge: configuration.maxAge)
+        case .wrongContentType:
+            return Self.response(status: 200, contentType: "text/html; charset=utf-8", body: file() ?? Data("{}".utf8))
+        case .redirect:
+            let other = configuration.hosts.first { $0 != served } ?? "www.\(host)"
+            return Self.redirect(301, to: "https://\(other)/.well-known/\(SiteAssociationFile.fileName)")
+        case .redirectLoop:
+            return Self.redirect(302, to: "https://\(host)\(path)")
+        case .tooLarge:
+            let padding = String(repeating: " ", count: 200 * 1024)
+            return Self.response(status: 200, contentType: json, body: Data(#"{"activitycontinuation": {"apps": []}\#(padding)}"#.utf8))
+        }
+    }
+
+    static func redirect(_ status: Int, to location: String) -> Response {
+        var response = response(status: status, contentType: "text/plain; charset=utf-8", body: Data("Moved to \(location)\n".utf8))
+        response.headers[.location] = location
+        return response
+    }
+
+    static func response(status: Int, contentType: String, body: Data, maxAge: Int? = nil) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        if let maxAge { headers[.cacheControl] = "max-age=\(maxAge)" } else { headers[.cacheControl] = "no-store" }
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// `maps.example:8443` → `maps.example`; `[::1]:8443` → `::1`.
+    static func hostName(of authority: String) -> String {
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<end]).lowercased()
+        }
+        return String(authority.split(separator: ":", maxSplits: 1).first ?? "").lowercased()
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// The folder where the local web keeps what devices need to reach it: the certificate
+/// authority (`ca.pem`, and its key `ca-key.pem`, readable by the user only) and the hosts map
+/// (`hosts.json`). `handoff web serve` writes them; devices and `handoff manifest lint
+/// --check-sites` read them.
+///
+/// By default `$XDG_STATE_HOME/handoff/web` (`~/.local/state/handoff/web`), next to the logs.
+public struct WebFolder: Hashable, Sendable {
+    public var url: URL
+
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// `$XDG_STATE_HOME/handoff/web`, else `~/.local/state/handoff/web`.
+    public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> WebFolder {
+        let state: URL
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
+            state = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            state = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state", isDirectory: true)
+        }
+        return WebFolder(url: state.appendingPathComponent("handoff/web", isDirectory: true))
+    }
+
+    /// The authority's certificate, which devices trust.
+    public var authorityCertificate: URL { url.appendingPathComponent("ca.pem") }
+    /// The authority's private key (0600).
+    public var authorityKey: URL { url.appendingPathComponent("ca-key.pem") }
+    /// Where each demo host is served on loopback.
+    public var hostsMap: URL { url.appendingPathComponent("hosts.json") }
+
+    /// Creates the folder (user-only) when missing.
+    public func create() throws(WebError) {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .file(url.path, "cannot create the folder: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// Something the local web could not do, naming the file, host or address.
+public enum WebError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A file could not be read, written or used.
+    case file(String, String)
+    /// The server could not start.
+    case server(String)
+    /// A certificate could not be made.
+    case certificate(String)
+
+    public var description: String {
+        switch self {
+        case .file(let path, let reason): "\(path): \(reason)"
+        case .server(let reason): "the local web server: \(reason)"
+        case .certificate(let reason): "the local certificate authority: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import HandoffCore
+@testable import HandoffWeb
+import Testing
+
+@Suite("Association files: parsing, wildcards, outcomes, caching")
+struct SiteAssociationTests {
+    static let appID = "SIMTEAM001.com.handoffsim.map"
+
+    @Test func wildcardsMatchEverySubdomainButNotTheDomainItself() throws {
+        let wildcard = try #require(AssociatedDomain(entry: "activitycontinuation:*.Example.com?mode=developer"))
+        #expect(wildcard == AssociatedDomain(host: "example.com", isWildcard: true))
+        #expect(wildcard.matches(host: "www.example.com"))
+        #expect(wildcard.matches(host: "a.b.example.com"))
+        #expect(!wildcard.matches(host: "example.com"))
+        #expect(!wildcard.matches(host: "badexample.com"))
+        #expect(wildcard.fileHost == "example.com")
+        let exact = try #require(AssociatedDomain(entry: "activitycontinuation:maps.example.com:443"))
+        #expect(exact.matches(host: "MAPS.example.com") && !exact.matches(host: "x.maps.example.com"))
+        #expect(AssociatedDomain(entry: "applinks:example.com") == nil)
+        #expect(AssociatedDomain(entry: "activitycontinuation:") == nil)
+        let manifest = AppManifest(bundleIdentifier: "com.x", teamIdentifier: "T", associatedDomains: [
+            "activitycontinuation:*.example.com", "activitycontinuation:maps.example.com", "applinks:other.com"])
+        #expect(manifest.activityContinuationEntry(matching: "maps.example.com") == exact)
+        #expect(manifest.activityContinuationEntry(matching: "www.example.com") == wildcard)
+    }
+
+    @Test func cacheControlGivesTheLifetime() {
+        #expect(SiteAssociationVerifier.maxAge(cacheControl: "max-age=300") == 300)
+        #expect(SiteAssociationVerifier.maxAge(cacheControl: "public, Max-Age=\"60\"") == 60)
+        #expect(SiteAssociationVerifier.maxAge(cacheControl: "no-store") == 0)
+        #expect(SiteAssociationVerifier.maxAge(cacheControl: "max-age=-5") == nil)
+        #expect(SiteAssociationVerifier.maxAge(cacheControl: "max-age=abc") == nil)
+        #expect(SiteAssociationVerifier.maxAge(cacheControl: nil) == nil)
+    }
+
+    func judge(_ status: Int, _ type: String, _ body: String, headers: [String: String] = [:]) -> AssociationOutcome {
+        var all = headers
+        all["content-type"] = type
+        let response = WebResponse(status: status, headers: all, body: Data(body.utf8), milliseconds: 1)
+        let fetched = SiteAssociationVerifier.Fetched(host: "maps.example.com", result: SiteAssociationVerifier.judge(response, host: "maps.example.com"))
+        return fetched.outcome(for: Self.appID)
+    }
+
+    @Test func everyResponseHasItsOutcome() {
+        let approving = #"{"activitycontinuation": {"apps": ["SIMTEAM001.com.handoffsim.map"]}}"#
+        #expect(judge(200, "application/json; charset=utf-8", approving) == .approved)
+        #expect(judge(200, "application/json", #"{"activitycontinuation": {"apps": ["OTHERTEAM1.com.x"]}}"#)
+                == .notListed(approving: ["OTHERTEAM1.com.x"]))
+        #expect(judge(404, "text/plain", "no") == .notFound)
+        #expect(judge(500, "text/plain", "oops") == .httpStatus(500))
+        #expect(judge(200, "text/html", approving) == .wrongContentType("text/html"))
+        #expect(judge(301, "text/plain", "", headers: ["location": "https://x.example/"]) == .redirected(status: 301, location: "https://x.example/"))
+        if case .notJSON = judge(200, "application/json", "<html>") {} else { Issue.record("expected notJSON") }
+        if case .malformed = judge(200, "application/json", #"{"activitycontinuation": "x"}"#) {} else { Issue.record("expected malformed") }
+        let big = String(repeating: " ", count: SiteAssociationFile.maximumBytes + 1)
+        #expect(judge(200, "application/json", big) == .tooLarge(bytes: SiteAssociationFile.maximumBytes + 1))
+    }
+
+    @Test func hostileFilesNeverCrash() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let bytes = (0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = try? SiteAssociationFile(host: "a.example", data: Data(bytes))
+        }
+        let deep = String(repeating: "[", count: 100_000)
+        #expect(throws: SiteAssociationError.self) { try SiteAssociationFile(host: "a.example", data: Data(deep.utf8)) }
+    }
+
+    // MARK: The device keeps what it learnt
+
+    static let t0 = Date(timeIntervalSinceReferenceDate: 1_000_000)
+    static let map = AppManifest(bundleIdentifier: "com.handoffsim.map", teamIdentifier: "SIMTEAM001",
+                                 associatedDomains: ["activitycontinuation:maps.handoffsim.example", "activitycontinuation:*.handoffsim.example"])
+
+    func check(_ outcome: AssociationOutcome, domain: AssociatedDomain = AssociatedDomain(host: "maps.handoffsim.example"),
+               at time: Date = t0, lifetime: TimeInterval = 300) -> SiteAssociationCheck {
+        SiteAssociationCheck(bundleIdentifier: "com.handoffsim.map", applicationIdentifier: Self.appID, domain: domain, outcome: outcome,
+                             checkedAt: time, expiresAt: time + lifetime)
+    }
+
+    @Test func installingAnAppAsksForEveryDomainOnceAndAnExpiredAnswerIsAskedAgainAtLaunch() {
+        var system = DeviceSystem(device: PeerInfo(id: "phone", name: "Phone", kind: .phone))
+        let effects = system.handle(.appInstalled(Self.map), at: Self.t0)
+        let asked = effects.compactMap { effect -> [AssociatedDomain]? in
+            if case .checkSiteAssociations(_, _, let domains) = effect { return domains } else { return nil }
+        }
+        #expect(asked == [[AssociatedDomain(host: "maps.handoffsim.example"), AssociatedDomain(host: "handoffsim.example", isWildcard: true)]])
+        // In flight: launching does not ask again.
+        #expect(!system.handle(.appBecameFrontmost(bundleIdentifier: "com.handoffsim.map"), at: Self.t0).contains { if case .checkSiteAssociations = $0 { true } else { false } })
+        _ = system.handle(.siteAssociationChecked(check(.approved)), at: Self.t0)
+        _ = system.handle(.siteAssociationChecked(check(.notFound, domain: AssociatedDomain(host: "handoffsim.example", isWildcard: true), lifetime: 0)), at: Self.t0)
+        #expect(system.webRoute(host: "maps.handoffsim.example").bundleIdentifier == "com.handoffsim.map")
+        if case .notApproved(let refusals) = system.webRoute(host: "www.handoffsim.example").routing {
+            #expect(refusals.map(\.outcome) == [.notFound])
+        } else {
+            Issue.record("a subdomain the wildcard's file does not approve goes to the browser")
+        }
+    }
+
+    @Test func aFailedFetchKeepsTheEarlierAnswerAndSaysSo() {
+        var system = DeviceSystem(device: PeerInfo(id: "phone", name: "Phone", kind: .phone))
+        _ = system.handle(.appInstalled(Self.map), at: Self.t0)
+        _ = system.handle(.siteAssociationChecked(check(.approved)), at: Self.t0)
+        let effects = system.handle(.siteAssociationChecked(check(.unreachable("refused"), at: Self.t0 + 400, lifetime: 0)), at: Self.t0 + 400)
+        #expect(effects.contains { effect in
+            if case .record(let event) = effect, case .siteAssociationChecked(_, let kept) = event.occurrence { kept == .approved } else { false }
+        })
+        #expect(system.webRoute(host: "maps.handoffsim.example").routing
+                == .approved(applicationIdentifier: Self.appID, domain: AssociatedDomain(host: "maps.handoffsim.example")))
+        // A valid answer that no longer lists the app takes the approval back.
+        _ = system.handle(.siteAssociationChecked(check(.notListed(approving: []), at: Self.t0 + 500)), at: Self.t0 + 500)
+        #expect(system.webRoute(host: "maps.handoffsim.example").bundleIdentifier == nil)
+    }
+}
+

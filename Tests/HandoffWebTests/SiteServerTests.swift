@@ -1,0 +1,119 @@
+import Foundation
+import HandoffCore
+@testable import HandoffWeb
+import Testing
+
+/// The real server on loopback, in this process: HTTPS with the local authority, the hosts map,
+/// every rehearsal's outcome as a device's verifier sees it, and a stopped server.
+@Suite("The local web over HTTPS on loopback", .serialized)
+struct SiteServerTests {
+    static let appID = "SIMTEAM001.com.handoffsim.map"
+
+    /// A sites folder with one approving site, and a web folder, both temporary.
+    struct World {
+        let root: URL
+        let sites: URL
+        let folder: WebFolder
+
+        init() throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-web-\(UUID().uuidString)")
+            sites = root.appendingPathComponent("sites")
+            folder = WebFolder(url: root.appendingPathComponent("web"))
+            for host in ["maps.example.test", "other.example.test"] {
+                let site = sites.appendingPathComponent(host)
+                try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+                try Data(#"{"activitycontinuation": {"apps": ["SIMTEAM001.com.handoffsim.map"]}}"#.utf8)
+                    .write(to: site.appendingPathComponent(SiteAssociationFile.fileName))
+            }
+        }
+
+        func start(_ rehearsals: [String: Rehearsal] = [:]) async throws -> SiteServer {
+            try await SiteServer.start(SiteServer.Configuration(
+                sites: sites, hosts: ["maps.example.test", "other.example.test"],
+                pages: { url in SiteResponse(status: 200, contentType: "text/x-handoff-page", body: Data("# \(url.path)\n".utf8)) },
+                folder: folder, rehearsals: rehearsals, maxAge: 120))
+        }
+
+        func outcome(timeout: Double = 5) async -> (AssociationOutcome, SiteAssociationCheck) {
+            let verifier = SiteAssociationVerifier(folder: folder, timeout: timeout)
+            let check = await verifier.check(AssociatedDomain(host: "maps.example.test"), applicationIdentifier: SiteServerTests.appID,
+                                             bundleIdentifier: "com.handoffsim.map")
+            return (check.outcome, check)
+        }
+    }
+
+    @Test func aDeviceFetchesAnApprovingFileOverHTTPSAndKeepsItForMaxAge() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        let server = try await world.start()
+        let (outcome, check) = await world.outcome()
+        await server.stop()
+        #expect(outcome == .approved)
+        #expect(abs(check.expiresAt.timeIntervalSince(check.checkedAt) - 120) < 0.001)
+        let map = try HostsMap.read(from: world.folder.hostsMap)
+        #expect(map.entry(for: "maps.example.test")?.https == server.httpsPort)
+        #expect(map.entry(for: "sub.maps.example.test")?.https == server.httpsPort)
+        #expect(map.entry(for: "example.test") == nil)
+        let key = try FileManager.default.attributesOfItem(atPath: world.folder.authorityKey.path)[.posixPermissions] as? Int
+        #expect(key == 0o600)
+    }
+
+    @Test func pagesComeOverHTTPSAndHTTPWithTheHostNamed() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        let server = try await world.start()
+        defer { Task { await server.stop() } }
+        let client = try WebClient(folder: world.folder)
+        let secure = try await client.get(URL(string: "https://maps.example.test/a/b?x=1")!, timeout: 5, maximumBytes: 10_000)
+        #expect(secure.status == 200)
+        #expect(String(decoding: secure.body, as: UTF8.self) == "# /a/b\n")
+        let plain = try await client.get(URL(string: "http://other.example.test/")!, timeout: 5, maximumBytes: 10_000)
+        #expect(plain.status == 200)
+        await #expect(throws: WebFetchError.noAddress(host: "nowhere.example", reason: "not in \(world.folder.hostsMap.path) (is `handoff web serve` running?)")) {
+            _ = try await client.get(URL(string: "https://nowhere.example/")!, timeout: 5, maximumBytes: 10)
+        }
+        // A client that does not trust the local authority refuses the server.
+        let untrusting = WebClient(hostsMap: client.hostsMap, authority: nil)
+        await #expect(throws: WebFetchError.self) { _ = try await untrusting.get(URL(string: "https://maps.example.test/")!, timeout: 5, maximumBytes: 10) }
+    }
+
+    @Test(arguments: [
+        (Rehearsal.missing, "notFound"), (.notJSON, "notJSON"), (.wrong, "malformed"), (.unapproving, "notListed"),
+        (.wrongContentType, "wrongContentType"), (.redirect, "redirected"), (.redirectLoop, "redirected"), (.tooLarge, "tooLarge"),
+    ])
+    func everyRehearsalHasItsOutcome(rehearsal: Rehearsal, outcome: String) async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        let server = try await world.start(["maps.example.test": rehearsal])
+        let (result, _) = await world.outcome()
+        await server.stop()
+        #expect(result.name == outcome, "\(rehearsal): \(result)")
+    }
+
+    @Test func aServerThatNeverAnswersTimesOutAndAStoppedOneIsUnreachable() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        let server = try await world.start(["maps.example.test": .hang])
+        let started = ContinuousClock.now
+        let (hung, _) = await world.outcome(timeout: 0.5)
+        let elapsed = ContinuousClock.now - started
+        #expect(hung == .timedOut(seconds: 0.5))
+        #expect(elapsed < .seconds(3))
+        await server.stop()
+        let (stopped, check) = await world.outcome()
+        #expect(stopped.name == "unreachable", "\(stopped)")
+        #expect(check.expiresAt == check.checkedAt, "a failure is not kept: the next launch asks again")
+    }
+
+    @Test func aBadHostsMapIsAnErrorNamingTheFile() throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        try world.folder.create()
+        try Data(#"{"hosts": {"maps.example.test": {"address": "10.0.0.1", "https": 443}}}"#.utf8).write(to: world.folder.hostsMap)
+        #expect(throws: WebError.file(world.folder.hostsMap.path, "maps.example.test: 10.0.0.1 is not a loopback address; the simulator only talks to this machine")) {
+            try HostsMap.read(from: world.folder.hostsMap)
+        }
+        try Data("not json".utf8).write(to: world.folder.hostsMap)
+        #expect(throws: WebError.self) { try HostsMap.read(from: world.folder.hostsMap) }
+    }
+}
