@@ -10,7 +10,8 @@ import TerminalCells
 /// and one manifest claiming every part's activity and document types (all parts must share a
 /// team); each part keeps its own screen and state. One part shows at a time (F5 switches), and
 /// coming to the front makes that part's activity current. Application callbacks go to the part
-/// that claims the activity's type.
+/// that claims the activity's type. It uses the app delegate only (no scene manifest): its parts'
+/// scene delegates are not installed.
 public final class CompositeApp: TerminalApp, ApplicationDelegate {
     public let manifest: AppManifest
     public let glyph: Character
@@ -101,6 +102,12 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
             return true
         }
         return current.handle(key)
+    }
+
+    /// Every part forgets what it showed; the first part shows next time, as in a new process.
+    public func terminate() {
+        for part in parts { part.terminate() }
+        selected = 0
     }
 
     public func open(_ url: URL) -> Bool {

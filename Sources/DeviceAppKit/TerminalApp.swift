@@ -72,6 +72,10 @@ public protocol TerminalApp: AnyObject {
     var manifest: AppManifest { get }
     /// The application delegate to install (often the app itself).
     var delegate: any ApplicationDelegate { get }
+    /// The scene delegate classes the app links. When its manifest has a scene manifest
+    /// (`UIApplicationSceneManifest`), the system creates each scene's delegate from the one its
+    /// `UISceneDelegateClassName` names (default: none).
+    var sceneDelegateClasses: [any SceneDelegate.Type] { get }
     /// A one-cell glyph for the home screen, dock and lock-screen prompt (e.g. "▤").
     var glyph: Character { get }
     /// The title of the app's current screen (shown in the app bar).
@@ -95,6 +99,22 @@ public protocol TerminalApp: AnyObject {
     /// Asks the app to show `url` (only apps that claim web pages, such as the Browser, do).
     /// Returns `false` when the app does not open URLs.
     func open(_ url: URL) -> Bool
+    /// The user quit the app from the app switcher: the system has already disconnected its
+    /// scenes, closed its documents and ended its activities (`Device.terminate(_:)`). The app
+    /// forgets everything a new process would not have (what it showed, its windows, transfers),
+    /// so that its next launch is really cold. It stays installed: ``launch(application:environment:)``
+    /// is not called again (default: nothing to forget).
+    func terminate()
+}
+
+/// How an app talks to the system for Handoff (`handoff device --app-model`).
+public enum AppModel: String, CaseIterable, Sendable {
+    /// The app delegate's callbacks (`application(_:continue:restorationHandler:)`), Apple's path
+    /// before scenes and still AppKit's: an Info.plist without `UIApplicationSceneManifest`.
+    case delegate
+    /// Scenes: an Info.plist with `UIApplicationSceneManifest` naming the app's scene delegate
+    /// class, which gets `scene(_:willConnectTo:options:)`, `scene(_:continue:)` and the rest.
+    case scenes
 }
 
 extension TerminalApp {
@@ -104,7 +124,9 @@ extension TerminalApp {
         }
         return delegate
     }
+    public var sceneDelegateClasses: [any SceneDelegate.Type] { [] }
     public func setFrontmost(_ frontmost: Bool) {}
     public func viewportChanged(to size: Size) {}
     public func open(_ url: URL) -> Bool { false }
+    public func terminate() {}
 }

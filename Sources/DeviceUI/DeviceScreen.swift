@@ -48,7 +48,7 @@ public final class DeviceScreen {
             guard let self, self.open(url) else { return fallback(url) }
         }
         for app in apps {
-            let application = device.install(app.manifest, delegate: app.delegate)
+            let application = device.install(app.manifest, delegate: app.delegate, sceneDelegates: app.sceneDelegateClasses)
             app.launch(application: application, environment: appEnvironment)
         }
         tellAppsTheirAreaSize()
@@ -151,6 +151,14 @@ public final class DeviceScreen {
                 inbox.append(.appIgnoredKey(key))
                 return
             }
+        case .terminate(let bundle):
+            guard let app = apps.first(where: { $0.manifest.bundleIdentifier == bundle }) else { return }
+            if frontmost === app {
+                app.setFrontmost(false)
+                frontmost = nil
+            }
+            if let application = device.application(bundle) { device.terminate(application) }
+            app.terminate()
         case .quit:
             isQuitRequested = true
         }

@@ -64,6 +64,7 @@ extension ScreenState {
         sections.append(KeyHelpSection(title: hasAppSwitcher ? "App switcher (F4)" : "Dock (F4)", hints: [
             KeyHint("← → ↑ ↓", "choose"),
             KeyHint("Enter", "switch to it, or continue the Handoff item"),
+            KeyHint("x  Delete", "quit the chosen app (its next launch is cold)"),
             KeyHint("Esc  F4", "close"),
         ]))
         sections.append(KeyHelpSection(title: "Alert", hints: [KeyHint("Enter  Esc", "dismiss")]))

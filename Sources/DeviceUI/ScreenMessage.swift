@@ -30,6 +30,9 @@ public enum ScreenEffect: Hashable, Sendable {
     case bringToFront(bundleIdentifier: String?)
     /// Give the key to the app in front; if it does not use it, answer ``ScreenMessage/appIgnoredKey(_:)``.
     case sendKeyToApp(Key)
+    /// The user quit this app from the app switcher (or the dock): the device terminates it
+    /// (`Device.terminate(_:)`) and the app forgets its state, so its next launch is cold.
+    case terminate(bundleIdentifier: String)
     /// The user asked to quit the device.
     case quit
 }

@@ -2,14 +2,19 @@ import DeviceAppKit
 import TerminalCells
 
 extension ReaderApp {
-    /// The list: ↑ ↓ Home End choose, Enter opens, r reads the folders again. The reading view:
-    /// ↑ ↓ scroll a row, Space PgDn and b PgUp turn pages, Home End go to the start and the end
-    /// of the document, Esc and Backspace close it. While a document is being received, Esc stops
-    /// that first. Other keys are the device's.
+    /// The list: ↑ ↓ Home End choose, Enter opens, n opens in a new window, r reads the folders
+    /// again. The reading view: ↑ ↓ scroll a row, Space PgDn and b PgUp turn pages, Home End go to
+    /// the start and the end of the document, Esc and Backspace close it. Both: w shows the next
+    /// window (when there are several). While a document is being received, Esc stops that
+    /// first. Other keys are the device's.
     public func handle(_ key: Key) -> Bool {
         if let transfer, key == .escape {
             cancelTransfer()
             message = ReaderMessage(.warning, "Stopped receiving “\(transfer.documentName)”. Nothing changed here.")
+            return true
+        }
+        if key == .character("w"), windows.count > 1 {
+            showNextWindow()
             return true
         }
         if let session {
@@ -46,6 +51,14 @@ extension ReaderApp {
             do {
                 try openDocument(at: documents[selection].url)
                 message = nil
+            } catch {
+                message = ReaderMessage(.error, error.description)
+            }
+        case .character("n"):
+            guard documents.indices.contains(selection) else { return true }
+            message = nil
+            do {
+                try openInNewWindow(documents[selection].url)
             } catch {
                 message = ReaderMessage(.error, error.description)
             }

@@ -40,13 +40,15 @@ extension ReaderApp {
         grid.fill(area)
         let frame = frame(in: area)
         let column = frame.column
+        // The document's title is the app's title, which the device shows above the app; the bar
+        // says which window this is when there are several.
+        let window = windows.count > 1 ? "Window \(frontWindow.number) of \(windows.count)" : ""
         if let session {
-            // The document's title is the app's title, which the device shows above the app.
-            drawTitleBar(into: &grid, area: frame.header, column: column, title: "",
+            drawTitleBar(into: &grid, area: frame.header, column: column, title: window,
                          detail: "page \(session.position.page) of \(session.text.pageCount)")
             drawPage(into: &grid, area: frame.content, session: session)
         } else {
-            drawTitleBar(into: &grid, area: frame.header, column: column, title: "",
+            drawTitleBar(into: &grid, area: frame.header, column: column, title: window,
                          detail: documents.count == 1 ? "1 document" : "\(documents.count) documents")
             drawList(into: &grid, area: frame.content)
         }
@@ -147,7 +149,10 @@ extension ReaderApp {
     /// rows), else nothing.
     private func noticeLines(width: Int, available: Int) -> [(text: String, style: Style)] {
         guard available > 0, width > 0 else { return [] }
-        if isContinuing { return [("Opening an activity from another device…", Style(.accent))] }
+        if isContinuing {
+            let what = continuingActivityType == UserActivity.browsingWebType ? "a page of \(Self.webHost)" : "a document"
+            return [(TextWidth.truncate("Opening \(what) from another device…", to: width), Style(.accent))]
+        }
         if let transfer { return Array(Self.progressLines(transfer, width: width).prefix(available)) }
         guard let message else { return [] }
         return message.lines(width: width, limit: min(Self.maximumMessageRows, available))

@@ -7,13 +7,13 @@ import HandoffCore
 // progress and results come back through `AppEnvironment.perform`.
 
 extension ReaderApp: UserActivityDelegate {
-    /// The origin's half: a continuing Reader opened streams to the open document's activity.
+    /// The origin's half: a continuing Reader opened streams to an open document's activity.
     /// Its document is served (``DocumentServer``), whatever the request names.
     public func userActivity(_ userActivity: UserActivity, didReceive streams: ContinuationStreams) {
         guard let environment else { return }
         let perform = environment.perform
         let reference = RunLoopReference(self)
-        guard let session, session.document.userActivity === userActivity else {
+        guard let session = windows.lazy.compactMap(\.session).first(where: { $0.document.userActivity === userActivity }) else {
             environment.log("Reader: streams opened to an activity that is no longer open; refusing")
             Task.detached {
                 try? await streams.output.write(DocumentRefusal(.notFound, "the document is no longer open").encoded())
@@ -50,13 +50,14 @@ extension ReaderApp: UserActivityDelegate {
     }
 
     /// The continuing half: asks the origin for the document `state` names and, once it arrived
-    /// whole, stores it in the local folder and opens it at the state's position. Until then the
-    /// Reader shows ``transfer`` and keeps what it showed; on failure it says why.
-    func receiveDocument(for state: ReadingState, from activity: UserActivity) {
+    /// whole, stores it in the local folder and opens it at the state's position in `window`.
+    /// Until then the Reader shows ``transfer`` and keeps what it showed; on failure it says why.
+    func receiveDocument(for state: ReadingState, from activity: UserActivity, into window: ReaderWindow) {
         cancelTransfer()
         guard let environment else { return }
         let id = UUID()
         transferID = id
+        transferWindow = window
         transfer = TransferProgress(documentName: state.documentName)
         message = nil
         let perform = environment.perform
@@ -102,6 +103,7 @@ extension ReaderApp: UserActivityDelegate {
         transferTask?.cancel()
         transferTask = nil
         transferID = nil
+        transferWindow = nil
         transfer = nil
     }
 
@@ -119,8 +121,10 @@ extension ReaderApp: UserActivityDelegate {
     private func transferEnded(_ id: UUID, state: ReadingState, result: Result<StoredDocument, DocumentTransferError>) {
         guard transferID == id else { return }
         let sender = transfer?.senderName
+        let window = transferWindow.flatMap { window in windows.contains { $0 === window } ? window : nil }
         transferID = nil
         transferTask = nil
+        transferWindow = nil
         transfer = nil
         defer { environment?.setNeedsDisplay() }
         let name = state.documentName
@@ -128,7 +132,7 @@ extension ReaderApp: UserActivityDelegate {
         case .success(let stored):
             environment?.log("Reader: received “\(name)” (\(stored.size) bytes) into \(stored.url.path)")
             do throws(ReadingRestoreError) {
-                try open(stored.url, at: state.position)
+                try open(stored.url, at: state.position, in: window)
                 reloadDocuments()
                 guard message == nil else { return }
                 let from = stored.senderName.isEmpty ? "" : " from \(stored.senderName)"

@@ -18,12 +18,18 @@ import TerminalCells
 /// local to the origin), the Reader asks the origin's Reader for it over the activity's
 /// continuation streams (``DocumentTransferProtocol``), stores it in the local folder and opens
 /// it at the same place. The activity also carries a handoff version (``ReadingState``) and a web
-/// page (``webpageURL(for:)``) for devices without the Reader.
+/// page (``webpageURL(for:)``) for devices without the Reader, and a `targetContentIdentifier`
+/// naming the document, which picks the window (scene) showing it on the continuing device.
 ///
-/// Create it with ``init(version:)`` (it loads its manifest from its resources), then let the
-/// device install it (`manifest`, `delegate`) and call ``launch(application:environment:)``. Like
-/// every app, it is used on its device's run loop only; stream transfers run in tasks and come
-/// back through `AppEnvironment.perform`.
+/// It runs either app model (``AppModel``): with the app delegate (`Info.plist`), or with scenes
+/// (`Info-Scenes.plist`, whose scene manifest names ``ReaderSceneDelegate``; each window is a
+/// scene). Either way it loads its entitlements (`Reader.entitlements`), so a browsing-web activity
+/// for a page of its site (``webHost``) continues here, opening that document at that page.
+///
+/// Create it with ``init(version:model:)`` (it loads its manifest from its resources), then let the
+/// device install it (`manifest`, `delegate`, `sceneDelegateClasses`) and call
+/// ``launch(application:environment:)``. Like every app, it is used on its device's run loop
+/// only; stream transfers run in tasks and come back through `AppEnvironment.perform`.
 public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Reader's Info.plist is expanded with.
     public static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.reader", "DEVELOPMENT_TEAM": "SIMTEAM001"]
@@ -42,8 +48,11 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     public internal(set) var selection = 0
     /// What the app tells the user, until the next key.
     public internal(set) var message: ReaderMessage?
-    /// True between `willContinue` and the end of the continuation (it shows it is loading).
-    public private(set) var isContinuing = false
+    /// True between `willContinue` (or a scene connected for a continuation) and the end of the
+    /// continuation (it shows it is loading).
+    public internal(set) var isContinuing = false
+    /// The type of the activity being continued, while ``isContinuing``.
+    var continuingActivityType: String?
     /// The handoff version of the keys this Reader writes (``ReadingState/writableVersions``).
     public let version: Int
     /// The handoff versions this Reader reads: the supported ones, and its own.
@@ -56,12 +65,18 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
     private(set) var library: DocumentLibrary?
-    private(set) var session: ReadingSession?
+    /// The windows, in the order they were opened (at least one).
+    var windows: [ReaderWindow] = []
+    /// The index in ``windows`` of the window shown.
+    var frontIndex = 0
+    /// A window asked for with ``Application/requestScene()``, waiting for its scene.
+    var windowAwaitingScene: ReaderWindow?
     /// Identifies the running transfer, so that a stale result is ignored.
     var transferID: UUID?
     /// The running transfer's task (cancelled when a newer continuation replaces it).
     var transferTask: Task<Void, Never>?
-    let readingView = ReadingView()
+    /// The window the running transfer's document opens in.
+    var transferWindow: ReaderWindow?
     /// The size of the app's area, as told by the device (``viewportChanged(to:)``).
     private(set) var areaSize = Size(width: 76, height: 23)
     /// The size of the page's text in the reading view, in the app's area with what the status
@@ -70,29 +85,35 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     /// Loads the Reader's manifest from its resources (see ``ReaderResources/locate()``).
     ///
-    /// - Parameter version: the handoff version of the keys it writes
-    ///   (``ReadingState/writableVersions``: 2, the current one; 1 rehearses an older Reader, 3 a
-    ///   newer one whose activities a current Reader refuses).
+    /// - Parameters:
+    ///   - version: the handoff version of the keys it writes (``ReadingState/writableVersions``:
+    ///     2, the current one; 1 rehearses an older Reader, 3 a newer one whose activities a
+    ///     current Reader refuses).
+    ///   - model: the app delegate (`Info.plist`) or scenes (`Info-Scenes.plist`).
     /// - Throws: ``ReaderError`` naming the file (and the key, for a bad manifest), or
     ///   ``ReaderError/unsupportedVersion(_:)``.
-    public convenience init(version: Int = ReadingState.currentVersion) throws(ReaderError) {
-        try self.init(resources: ReaderResources.locate(), version: version)
+    public convenience init(version: Int = ReadingState.currentVersion, model: AppModel = .delegate) throws(ReaderError) {
+        try self.init(resources: ReaderResources.locate(), version: version, model: model)
     }
 
-    /// Loads the Reader's manifest from `resources.infoPlist`, expanding `buildSettings`.
+    /// Loads the Reader's manifest from the Info.plist of `model` in `resources`, with its
+    /// entitlements when the file is there, expanding `buildSettings` in both.
     ///
-    /// - Throws: ``ReaderError/manifest(_:)`` when the Info.plist cannot be read or has errors,
-    ///   ``ReaderError/noDocumentActivity(file:)`` when it declares no document activity,
-    ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/writableVersions``.
+    /// - Throws: ``ReaderError/manifest(_:)`` when the Info.plist or the entitlements cannot be
+    ///   read or have errors, ``ReaderError/noDocumentActivity(file:)`` when it declares no
+    ///   document activity, ``ReaderError/unsupportedVersion(_:)`` for a version outside
+    ///   ``ReadingState/writableVersions``.
     public convenience init(resources: ReaderResources, buildSettings: [String: String] = ReaderApp.buildSettings,
-                            version: Int = ReadingState.currentVersion) throws(ReaderError) {
+                            version: Int = ReadingState.currentVersion, model: AppModel = .delegate) throws(ReaderError) {
+        let infoPlist = resources.infoPlist(for: model)
+        let entitlements = FileManager.default.fileExists(atPath: resources.entitlements.path) ? resources.entitlements : nil
         let manifest: AppManifest
         do {
-            manifest = try AppManifest(infoPlistAt: resources.infoPlist, buildSettings: buildSettings)
+            manifest = try AppManifest(infoPlistAt: infoPlist, entitlementsAt: entitlements, buildSettings: buildSettings)
         } catch {
             throw .manifest(error)
         }
-        try self.init(manifest: manifest, sampleDocuments: resources.sampleDocuments, manifestFile: resources.infoPlist.path,
+        try self.init(manifest: manifest, sampleDocuments: resources.sampleDocuments, manifestFile: infoPlist.path,
                       version: version)
     }
 
@@ -109,10 +130,21 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         self.manifest = manifest
         self.sampleDocuments = sampleDocuments
         self.version = version
-        readingView.reader = self
+        windows = [ReaderWindow(number: 1, reader: self)]
     }
 
     // MARK: TerminalApp
+
+    /// With scenes, the system creates each scene's delegate from this class (named in
+    /// `Info-Scenes.plist`).
+    public var sceneDelegateClasses: [any SceneDelegate.Type] { [ReaderSceneDelegate.self] }
+
+    /// The window shown.
+    var frontWindow: ReaderWindow { windows[min(frontIndex, windows.count - 1)] }
+    /// The document the window shown has open, if any.
+    var session: ReadingSession? { frontWindow.session }
+    /// The window shown's reading view.
+    var readingView: ReadingView { frontWindow.readingView }
 
     public var title: String {
         guard let session else { return "Documents" }
@@ -123,13 +155,16 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         if transfer != nil, session == nil {
             return [KeyHint("Esc", "stop receiving the document")]
         }
+        let nextWindow = windows.count > 1 ? [KeyHint("w", "next window (\(windows.count) open)")] : []
         if session == nil {
-            return [KeyHint("↑ ↓", "choose"), KeyHint("Enter", "open"), KeyHint("r", "refresh the list")]
+            let newWindow = canOpenWindows ? [KeyHint("n", "open in a new window")] : []
+            return [KeyHint("↑ ↓", "choose"), KeyHint("Enter", "open")] + newWindow + nextWindow + [KeyHint("r", "refresh the list")]
         }
         return [
             KeyHint("Space/b", "page"),
             KeyHint("↑ ↓", "scroll"),
             KeyHint("Esc", "close the document"),
+        ] + nextWindow + [
             KeyHint("PgDn/PgUp", "next, previous page"),
             KeyHint("Home  End", "start, end of the document"),
             KeyHint("Backspace", "close the document"),
@@ -158,19 +193,46 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         reloadDocuments()
     }
 
-    /// The open document is wrapped again for the new width now, not while drawing.
+    /// The open documents are wrapped again for the new width now, not while drawing.
     public func viewportChanged(to size: Size) {
         areaSize = size
-        session?.resize(width: viewport.width)
+        for window in windows { window.session?.resize(width: viewport.width) }
     }
 
+    /// Coming to the front: a Reader with scenes and none connected (the user opened it) asks for
+    /// its first scene; the window shown's activity becomes current (it is on a responder on
+    /// screen), or the list is read again.
     public func setFrontmost(_ frontmost: Bool) {
         guard frontmost else { return }
-        if let session {
-            session.document.userActivity?.becomeCurrent()
+        if let application, application.usesScenes, application.connectedScenes.isEmpty {
+            application.requestScene()
+        }
+        if let activity = readingView.userActivity {
+            activity.becomeCurrent()
         } else {
             reloadDocuments()
         }
+    }
+
+    /// The user quit the Reader from the app switcher (the system already ended its scenes,
+    /// documents and activities): one empty window, the list, nothing being continued or
+    /// received, as a new process starts.
+    public func terminate() {
+        cancelTransfer()
+        for window in windows {
+            window.readingView.userActivity = nil
+            window.session?.document.close()
+            window.session = nil
+            window.unbind()
+        }
+        windows = [ReaderWindow(number: 1, reader: self)]
+        frontIndex = 0
+        windowAwaitingScene = nil
+        isContinuing = false
+        continuingActivityType = nil
+        message = nil
+        selection = 0
+        reloadDocuments()
     }
 
     // MARK: Documents
@@ -182,15 +244,18 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         selection = chosen.flatMap { url in documents.firstIndex { $0.url == url } } ?? min(selection, max(documents.count - 1, 0))
     }
 
-    /// Opens the document at `url` in the reading view at `position` (clamped to the document),
-    /// closing the one open before, if another. On failure nothing changes.
+    /// Opens the document at `url` at `position` (clamped to the document) in `target` (by
+    /// default the window shown), closing the one open there before, if another, and shows that
+    /// window. A document open in another window is shown there instead (a document opens once).
+    /// On failure nothing changes.
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)``.
-    func openDocument(at url: URL, position: ReadingPosition = .start) throws(ReadingRestoreError) {
+    func openDocument(at url: URL, position: ReadingPosition = .start, in target: ReaderWindow? = nil) throws(ReadingRestoreError) {
         let text = try DocumentLibrary.read(url)
-        if let session, session.url == url {
+        if let window = windows.first(where: { $0.session?.url == url }), let session = window.session {
             session.reload(text, at: position)
-            positionChanged()
+            show(window)
+            positionChanged(in: window)
             return
         }
         guard let application else { throw .unreadable(name: url.lastPathComponent, reason: "the Reader is not running") }
@@ -200,33 +265,42 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         } catch {
             throw .unreadable(name: url.lastPathComponent, reason: error.message)
         }
-        closeDocument()
+        let window = target ?? frontWindow
+        closeDocument(in: window)
         let session = ReadingSession(document: document, text: text, position: position, width: viewport.width)
-        self.session = session
+        window.session = session
         if let activity = document.userActivity {
             activity.title = session.title
             // The continuing device may not have the document: it can ask for it over streams.
             activity.supportsContinuationStreams = true
+            // Picks the window (scene) that shows this document on the continuing device.
+            activity.targetContentIdentifier = window.contentIdentifier
             activity.delegate = self
         }
-        readingView.userActivity = document.userActivity
-        positionChanged()
+        // On a phone or tablet (UIKit) a document's activity becomes current only on a responder
+        // on screen: the reading view shares it.
+        window.readingView.userActivity = document.userActivity
+        show(window)
+        positionChanged(in: window)
     }
 
-    /// Closes the open document and shows the list; the document's activity is invalidated
-    /// (neither the document nor the reading view holds it any more).
-    func closeDocument() {
-        guard let session else { return }
-        readingView.userActivity = nil
+    /// Closes the document open in `window` (by default the window shown) and shows the list
+    /// there; the document's activity is invalidated (neither the document nor the reading view
+    /// holds it any more).
+    func closeDocument(in window: ReaderWindow? = nil) {
+        let window = window ?? frontWindow
+        guard let session = window.session else { return }
+        window.readingView.userActivity = nil
         session.document.close()
-        self.session = nil
+        window.session = nil
         reloadDocuments()
         if let index = documents.firstIndex(where: { $0.url == session.url }) { selection = index }
     }
 
-    /// The position changed: the activity needs saving, and its web page follows the page.
-    func positionChanged() {
-        guard let session, let activity = session.document.userActivity else { return }
+    /// The position changed in `window` (by default the window shown): the activity needs
+    /// saving, and its web page follows the page.
+    func positionChanged(in window: ReaderWindow? = nil) {
+        guard let session = (window ?? frontWindow).session, let activity = session.document.userActivity else { return }
         activity.needsSave = true
         let url = Self.webpageURL(for: session.state)
         if activity.webpageURL != url {
@@ -242,15 +316,27 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     /// Adds the handoff version, after every responder wrote its keys (Apple's pattern).
     public func application(_ application: Application, didUpdate userActivity: UserActivity) {
-        guard let session, session.document.userActivity === userActivity else { return }
+        addHandoffVersion(to: userActivity)
+    }
+
+    /// Adds the handoff version to the activity of an open document (`didUpdate`, either model).
+    func addHandoffVersion(to userActivity: UserActivity) {
+        guard windows.contains(where: { $0.session?.document.userActivity === userActivity }) else { return }
         userActivity.addUserInfoEntries(from: [ReadingState.Key.handoffVersion: .integer(Int64(version))])
     }
 
+    /// The Reader shows that it is loading (it tells the user itself: true).
     public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+        prepareForContinuation(of: activityType)
+        return true
+    }
+
+    /// Shows that an activity of `activityType` is on its way (either model).
+    func prepareForContinuation(of activityType: String) {
         isContinuing = true
+        continuingActivityType = activityType
         message = nil
         environment?.setNeedsDisplay()
-        return true
     }
 
     /// Checks the activity first: one this Reader cannot show (a newer handoff version, a missing
@@ -258,18 +344,27 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// says why, keeps what it showed and returns false, so the system does not count the activity
     /// as continued and the origin is not told it was (no `userActivityWasContinued` there), as
     /// Apple's API defines `false` ("the app did not handle the activity"). Otherwise it hands the
-    /// reading view to the restoration handler, which opens the document at the activity's place
-    /// (``restore(from:)``).
+    /// reading view of the window for the activity (the one showing its document, else the one
+    /// shown) to the restoration handler, which opens the document at the activity's place
+    /// (``restore(from:in:)``). A page of the Reader's web site opens its document at its page
+    /// (``continueWebActivity(_:in:)``).
     public func application(_ application: Application, continue userActivity: UserActivity,
                             restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
         isContinuing = false
+        continuingActivityType = nil
+        let window = windows.first { $0.contentIdentifier != nil && $0.contentIdentifier == userActivity.targetContentIdentifier }
+            ?? frontWindow
+        if userActivity.activityType == UserActivity.browsingWebType {
+            return continueWebActivity(userActivity, in: window)
+        }
         do throws(ReadingRestoreError) {
             try checkContinuable(userActivity)
         } catch {
             refuseContinuation(of: userActivity.activityType, because: error)
             return false
         }
-        restorationHandler([readingView])
+        show(window)
+        restorationHandler([window.readingView])
         return true
     }
 
@@ -299,18 +394,20 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Shows that a continuation failed (`message` nil: quietly); what was on screen stays.
-    private func continuationFailed(_ activityType: String, message: ReaderMessage?, log: String) {
+    func continuationFailed(_ activityType: String, message: ReaderMessage?, log: String) {
         isContinuing = false
+        continuingActivityType = nil
         self.message = message
         environment?.log("Reader: continuation of \(activityType) failed: \(log)")
         environment?.setNeedsDisplay()
     }
 
-    /// Opens the document a continued activity names, at its place. A document this device
-    /// cannot find is asked for over the activity's continuation streams when it supports them
-    /// (``receiveDocument(for:from:)``). A bad or missing key, a newer handoff version, or a
-    /// document this device cannot get or read, leaves everything as it was and says why.
-    func restore(from activity: UserActivity) {
+    /// Opens the document a continued activity names, at its place, in `window`. A document
+    /// this device cannot find is asked for over the activity's continuation streams when it
+    /// supports them (``receiveDocument(for:from:into:)``). A bad or missing key, a newer handoff
+    /// version, or a document this device cannot get or read, leaves everything as it was and
+    /// says why.
+    func restore(from activity: UserActivity, in window: ReaderWindow) {
         defer { environment?.setNeedsDisplay() }
         do throws(ReadingRestoreError) {
             let state = try ReadingState(userInfo: activity.userInfo, readable: readableVersions)
@@ -319,10 +416,10 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
             do throws(ReadingRestoreError) {
                 url = try library.locate(state)
             } catch .documentNotFound where activity.supportsContinuationStreams {
-                receiveDocument(for: state, from: activity)
+                receiveDocument(for: state, from: activity, into: window)
                 return
             }
-            try open(url, at: state.position)
+            try open(url, at: state.position, in: window)
         } catch {
             message = ReaderMessage(.error, error.description)
             environment?.log("Reader: could not restore \(activity.activityType): \(error)")
@@ -331,9 +428,10 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 }
 
 extension ReaderApp {
-    /// Opens `url` at `position` after a continuation, warning when the page is not there.
-    func open(_ url: URL, at position: ReadingPosition) throws(ReadingRestoreError) {
-        try openDocument(at: url, position: position)
+    /// Opens `url` at `position` in `window` (by default the window shown) after a
+    /// continuation, warning when the page is not there.
+    func open(_ url: URL, at position: ReadingPosition, in window: ReaderWindow? = nil) throws(ReadingRestoreError) {
+        try openDocument(at: url, position: position, in: window)
         message = nil
         if let session, session.position.page != position.page {
             message = ReaderMessage(.warning, "“\(session.title)” has \(session.text.pageCount) pages now; "

@@ -3,26 +3,43 @@ import Foundation
 import HandoffCore
 import HandoffManifest
 
-/// The Reader's files: its Info.plist and its sample documents.
+/// The Reader's files: its Info.plists (one per app model), its entitlements and its sample
+/// documents.
 ///
 /// They are resources of this module (`Sources/ReaderApp/Resources`, copied by SwiftPM into
-/// the `Handoff_ReaderApp` resource bundle next to the binary). `demos/apps/Reader/Info.plist`
-/// and `demos/documents` are symbolic links to them, so there is one copy of each.
+/// the `Handoff_ReaderApp` resource bundle next to the binary). `demos/apps/Reader/Info.plist`,
+/// `Info-Scenes.plist`, `Reader.entitlements` and `demos/documents` are symbolic links to them,
+/// so there is one copy of each.
 public struct ReaderResources: Hashable, Sendable {
-    /// The Info.plist, with build-setting references (`$(PRODUCT_BUNDLE_IDENTIFIER)`) unexpanded.
+    /// The Info.plist of the app-delegate model, with build-setting references
+    /// (`$(PRODUCT_BUNDLE_IDENTIFIER)`) unexpanded.
     public var infoPlist: URL
+    /// The Info.plist of the scenes model: the same keys and a `UIApplicationSceneManifest`
+    /// naming ``ReaderSceneDelegate``.
+    public var sceneInfoPlist: URL
+    /// The entitlements (`activitycontinuation:reader.handoffsim.example`), read when present.
+    public var entitlements: URL
     /// The folder of sample documents.
     public var sampleDocuments: URL
 
-    public init(infoPlist: URL, sampleDocuments: URL) {
+    public init(infoPlist: URL, sceneInfoPlist: URL? = nil, entitlements: URL? = nil, sampleDocuments: URL) {
+        let folder = infoPlist.deletingLastPathComponent()
         self.infoPlist = infoPlist
+        self.sceneInfoPlist = sceneInfoPlist ?? folder.appendingPathComponent("Info-Scenes.plist", isDirectory: false)
+        self.entitlements = entitlements ?? folder.appendingPathComponent("Reader.entitlements", isDirectory: false)
         self.sampleDocuments = sampleDocuments
     }
 
-    /// The resources in `folder` (`Info.plist` and `Documents/`).
+    /// The resources in `folder` (`Info.plist`, `Info-Scenes.plist`, `Reader.entitlements` and
+    /// `Documents/`).
     public init(folder: URL) {
         self.init(infoPlist: folder.appendingPathComponent("Info.plist", isDirectory: false),
                   sampleDocuments: folder.appendingPathComponent("Documents", isDirectory: true))
+    }
+
+    /// The Info.plist the Reader of `model` uses.
+    public func infoPlist(for model: AppModel) -> URL {
+        model == .scenes ? sceneInfoPlist : infoPlist
     }
 
     /// Finds the module's resources.

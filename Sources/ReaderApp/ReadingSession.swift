@@ -109,17 +109,20 @@ final class ReadingSession {
     }
 }
 
-/// The reading view's responder: it shares the open document's activity (the document writes
-/// the URL, this writes the name and the position) and restores continued activities.
+/// A window's reading view, its responder: it shares the window's open document's activity (the
+/// document writes the URL, this writes the name and the position) and restores continued
+/// activities into its window.
 final class ReadingView: Responder {
     weak var reader: ReaderApp?
+    weak var window: ReaderWindow?
 
     override func updateUserActivityState(_ activity: UserActivity) {
-        guard let reader, let state = reader.session?.state else { return }
+        guard let reader, let state = window?.session?.state else { return }
         activity.addUserInfoEntries(from: state.userInfo(version: reader.version))
     }
 
     override func restoreUserActivityState(_ activity: UserActivity) {
-        reader?.restore(from: activity)
+        guard let window else { return }
+        reader?.restore(from: activity, in: window)
     }
 }

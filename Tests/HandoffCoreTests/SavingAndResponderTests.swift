@@ -43,6 +43,9 @@ struct SavingAndResponderTests {
         outline.userActivity = activity
         activity.userInfo = ["stale": true]
         appDelegate.onDidUpdate = { $0.addUserInfoEntries(from: ["version": 2]) }
+        // Attaching saved it once already ("UIKit saves managed activities at appropriate times").
+        log.clear()
+        activity.userInfo = ["stale": true]
         activity.needsSave = true
         #expect(log.entries == [
             "willSave(com.example.reader.reading)",
@@ -94,7 +97,7 @@ struct SavingAndResponderTests {
 
     @Test func openingADocumentCreatesItsActivityAndClosingInvalidatesIt() throws {
         let hood = Neighbourhood()
-        let device = hood.addDevice("Phone")
+        let device = hood.addDevice("Laptop", kind: .laptop)
         let app = device.install(TestManifests.reader)
         device.bringToFront(app)
         let url = URL(fileURLWithPath: "/cloud/demo/Moby-Dick.txt")
@@ -111,9 +114,24 @@ struct SavingAndResponderTests {
         #expect(app.openDocuments.isEmpty)
     }
 
+    @Test func onUIKitADocumentsActivityBecomesCurrentOnlyOnAResponder() throws {
+        let hood = Neighbourhood()
+        let device = hood.addDevice("Phone", kind: .phone)
+        let app = device.install(TestManifests.reader)
+        device.bringToFront(app)
+        let document = try app.openDocument(at: URL(fileURLWithPath: "/cloud/demo/Moby-Dick.txt"))
+        let activity = try #require(document.userActivity)
+        #expect(!activity.isCurrent, "UIDocument will not becomeCurrent automatically")
+        #expect(device.system.advertisement == nil)
+        let view = Responder()
+        view.userActivity = activity
+        #expect(activity.isCurrent, "set on a responder on screen, it becomes current")
+        #expect(device.system.advertisement?.options.contains(.isDocument) == true)
+    }
+
     @Test func aDocumentKeepsItsURLThroughSaves() throws {
         let hood = Neighbourhood()
-        let device = hood.addDevice("Phone", configuration: DeviceConfiguration(saveCoalescingInterval: 0))
+        let device = hood.addDevice("Laptop", kind: .laptop, configuration: DeviceConfiguration(saveCoalescingInterval: 0))
         let app = device.install(TestManifests.reader)
         device.bringToFront(app)
         let url = URL(fileURLWithPath: "/cloud/demo/Moby-Dick.txt")

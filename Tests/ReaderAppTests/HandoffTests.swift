@@ -80,7 +80,7 @@ struct HandoffTests {
 
         phone.device.chooseOffer(from: laptop.device.info.id)
         #expect(phone.reader.isContinuing, "willContinue shows that something is coming")
-        #expect(phone.render(width: 60, height: 18).text().contains("Opening an activity from another device…"))
+        #expect(phone.render(width: 60, height: 18).text().contains("Opening a document from another device…"))
         world.hood.settle()
 
         #expect(!phone.reader.isContinuing)

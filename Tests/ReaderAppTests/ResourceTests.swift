@@ -24,14 +24,34 @@ struct ResourceTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let source = root.appendingPathComponent("Sources/ReaderApp/Resources")
         let plist = root.appendingPathComponent("demos/apps/Reader/Info.plist")
+        let scenePlist = root.appendingPathComponent("demos/apps/Reader/Info-Scenes.plist")
+        let entitlements = root.appendingPathComponent("demos/apps/Reader/Reader.entitlements")
         let documents = root.appendingPathComponent("demos/documents")
-        #expect(plist.resolvingSymlinksInPath().path == source.appendingPathComponent("Info.plist").resolvingSymlinksInPath().path)
-        #expect(documents.resolvingSymlinksInPath().path == source.appendingPathComponent("Documents").resolvingSymlinksInPath().path)
-        // The lint command reads the same file with the same settings: those of the
-        // BuildSettings.xcconfig next to it.
+        for (link, name) in [(plist, "Info.plist"), (scenePlist, "Info-Scenes.plist"), (entitlements, "Reader.entitlements"),
+                             (documents, "Documents")] {
+            #expect(link.resolvingSymlinksInPath().path == source.appendingPathComponent(name).resolvingSymlinksInPath().path, "\(name)")
+        }
+        // The lint command reads the same files with the same settings: those of the
+        // BuildSettings.xcconfig next to them, and the entitlements beside them.
         let settings = try BuildSettingsFile(contentsOf: root.appendingPathComponent("demos/apps/Reader/BuildSettings.xcconfig")).settings
         #expect(settings == ReaderApp.buildSettings)
-        #expect(try AppManifest(infoPlistAt: plist, buildSettings: settings) == ReaderApp().manifest)
+        #expect(try AppFiles.beside(plist).entitlements?.lastPathComponent == "Reader.entitlements")
+        #expect(try AppManifest(appAt: plist) == ReaderApp().manifest)
+        #expect(try AppManifest(appAt: scenePlist) == ReaderApp(model: .scenes).manifest)
+    }
+
+    @Test func bothModelsDeclareTheSameAppAndOnlyScenesHaveASceneManifest() throws {
+        let delegate = try ReaderApp(model: .delegate).manifest
+        let scenes = try ReaderApp(model: .scenes).manifest
+        #expect(delegate.sceneManifest == nil)
+        var withoutScenes = scenes
+        withoutScenes.sceneManifest = nil
+        #expect(withoutScenes == delegate, "Info-Scenes.plist is Info.plist with a scene manifest")
+        let configuration = try #require(scenes.sceneManifest?.configurations.first)
+        #expect(configuration.delegateClass == String(reflecting: ReaderSceneDelegate.self))
+        #expect(scenes.sceneManifest?.supportsMultipleScenes == true)
+        #expect(delegate.activityContinuationDomains == ["reader.handoffsim.example"],
+                "the entitlements are loaded")
     }
 
     @Test func aBrokenManifestIsAnErrorNamingTheFileAndTheKey() throws {

@@ -111,7 +111,7 @@ public struct ScreenView {
         case .alert, .explanation:
             hints = [("Enter", "OK")]
         case .switcher:
-            hints = [("←→", "choose"), ("Enter", state.hasAppSwitcher ? "switch" : "open"), ("Esc", "close")]
+            hints = [("←→", "choose"), ("Enter", state.hasAppSwitcher ? "switch" : "open"), ("x", "quit app"), ("Esc", "close")]
         case nil:
             if state.isLocked {
                 if state.promptsOnLockScreen, device.featuredOffer != nil {
