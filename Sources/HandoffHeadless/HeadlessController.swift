@@ -40,7 +40,9 @@ public final class HeadlessController {
 
     /// Takes over `device`: installs `apps` (with the scripted delegate) and starts reporting its
     /// lifecycle events to `output` (any `onLifecycleEvent` handler already set is still called).
+    /// - Parameter appModel: How the scripted apps talk to the system (app delegate or scenes).
     public init(device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false,
+                appModel: ScriptedAppModel = .delegate,
                 continuationCheck: ((Application, UserActivity) -> String?)? = nil) {
         self.device = device
         self.output = output
@@ -53,7 +55,10 @@ public final class HeadlessController {
             self?.report(event)
         }
         for manifest in apps {
-            let app = device.install(manifest, delegate: ScriptedAppDelegate(controller: self))
+            // The Browser stand-in stays an app-delegate app; the scripted apps take the model.
+            let model = manifest.isBrowser ? ScriptedAppModel.delegate : appModel
+            let app = device.install(model.applied(to: manifest), delegate: ScriptedAppDelegate(controller: self),
+                                     sceneDelegates: [ScriptedSceneDelegate.self, ConnectionOptionsOnlySceneDelegate.self])
             applications.removeAll { $0.bundleIdentifier == app.bundleIdentifier }
             applications.append(app)
             states[app.bundleIdentifier] = AppStateResponder()
@@ -182,6 +187,7 @@ public final class HeadlessController {
         case "status": return status()
         case "continue": return try continueOffer(args)
         case "cancel": return cancel()
+        case "quit-app": return try quitApp(args)
         case "decline-next":
             declineNext = try args.bool("decline") ?? true
             return ["declineNext": .bool(declineNext)]
@@ -308,6 +314,7 @@ public final class HeadlessController {
         let activity = try requireActivity("update")
         guard let userInfo = try args.userInfo("userInfo") else { throw CommandError("update: \"userInfo\" is required") }
         let merge = try args.bool("merge") ?? true
+        let needsSave = try args.bool("needsSave") ?? true
         guard let bundle = activity.application?.bundleIdentifier, let state = states[bundle] else {
             throw CommandError("update: the activity's app is gone")
         }
@@ -316,7 +323,9 @@ public final class HeadlessController {
         } else {
             state.state = userInfo
         }
-        activity.needsSave = true
+        // Forgetting needsSave is the commonest bug: the state changed, but no save runs, so the
+        // next payload carries the state saved last.
+        if needsSave { activity.needsSave = true }
         return describe(activity)
     }
 
@@ -349,6 +358,46 @@ public final class HeadlessController {
         if args.has("expiresIn") { activity.expirationDate = expiresIn.map { device.clock().addingTimeInterval($0) } }
         if let requiredKeys { activity.requiredUserInfoKeys = Set(requiredKeys) }
         return describe(activity)
+    }
+
+    /// The user quits an app from the app switcher: its activities end, its state is gone (the
+    /// process ended), and its next launch is cold.
+    private func quitApp(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let app: Application
+        if let bundle = try args.string("app") {
+            guard let found = applications.first(where: { $0.bundleIdentifier == bundle }) else {
+                throw CommandError("quit-app: no app \"\(bundle)\" is installed (installed: \(installedList))")
+            }
+            app = found
+        } else if let found = activity?.application ?? device.system.frontmostApp.flatMap({ device.application($0) })
+                    ?? applications.first(where: \.isRunning) {
+            app = found
+        } else {
+            throw CommandError("quit-app: no app is running (give \"app\")")
+        }
+        guard app.isRunning else { throw CommandError("quit-app: \(app.bundleIdentifier) is not running") }
+        if let state = states[app.bundleIdentifier] {
+            state.userActivity = nil
+            state.state = [:]
+        }
+        if activity?.application === app { activity = nil }
+        if lastRestored?.application === app { lastRestored = nil }
+        device.terminate(app)
+        return ["app": .string(app.bundleIdentifier), "running": .bool(app.isRunning)]
+    }
+
+    /// A scene connected to a scripted app: report what its options carry.
+    func sceneConnected(_ scene: Scene, options: Scene.ConnectionOptions, readsOnlyUserActivities: Bool) {
+        var fields: [String: JSONValue] = [
+            "app": scene.application.map { .string($0.bundleIdentifier) } ?? .null,
+            "scene": .string(scene.name),
+            "handoffUserActivityType": options.handoffUserActivityType.map { .string($0) } ?? .null,
+            "userActivities": .integer(Int64(options.userActivities.count)),
+        ]
+        if readsOnlyUserActivities && options.userActivities.isEmpty {
+            fields["missed"] = .string("the scene looked only in connectionOptions.userActivities, which never holds a Handoff activity")
+        }
+        emit("scene-connected", fields)
     }
 
     private func resign() throws(CommandError) -> [String: JSONValue] {
@@ -425,6 +474,8 @@ public final class HeadlessController {
             "apps": .array(applications.map { app in
                 .object(["bundle": .string(app.bundleIdentifier), "name": .string(app.manifest.displayName),
                          "team": .string(app.manifest.teamIdentifier),
+                         "running": .bool(app.isRunning), "usesScenes": .bool(app.usesScenes),
+                         "scenes": .array(app.connectedScenes.map { .string($0.name) }),
                          "types": .array(app.manifest.continuableActivityTypes.map { .string($0) })])
             }),
             "activity": activity.flatMap { $0.isValid ? .object(describe($0)) : nil } ?? .null,

@@ -52,3 +52,77 @@ final class ScriptedActivityDelegate: UserActivityDelegate {
         controller?.originReceived(streams, for: userActivity)
     }
 }
+
+/// How the scripted apps talk to the system: Apple's app-delegate path, or scenes (an
+/// Info.plist with `UIApplicationSceneManifest`), correctly or with the commonest scene bug.
+public enum ScriptedAppModel: String, CaseIterable, Sendable {
+    /// `application(_:willContinueUserActivityWithType:)`, `application(_:continue:restorationHandler:)`…
+    case delegate
+    /// A scene delegate that implements every Handoff callback.
+    case scenes
+    /// A scene delegate that looks for the activity only in `connectionOptions.userActivities`
+    /// and has no `scene(_:continue:)`: on a cold launch it misses the activity, as real apps do.
+    case scenesConnectionOptionsOnly = "scenes-connection-options-only"
+
+    /// The scene delegate class the scripted apps' scene manifest names, if they use scenes.
+    var sceneDelegateClassName: String? {
+        switch self {
+        case .delegate: nil
+        case .scenes: String(reflecting: ScriptedSceneDelegate.self)
+        case .scenesConnectionOptionsOnly: String(reflecting: ConnectionOptionsOnlySceneDelegate.self)
+        }
+    }
+
+    /// `manifest` with the scene manifest this model needs.
+    func applied(to manifest: AppManifest) -> AppManifest {
+        guard let name = sceneDelegateClassName else { return manifest }
+        var manifest = manifest
+        manifest.sceneManifest = AppManifest.SceneManifest(
+            supportsMultipleScenes: true,
+            configurations: [.init(role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration", delegateClass: name)])
+        return manifest
+    }
+}
+
+extension Scene {
+    /// The headless controller behind the scripted app this scene belongs to.
+    var controller: HeadlessController? { (application?.delegate as? ScriptedAppDelegate)?.controller }
+}
+
+/// The scripted apps' scene delegate: it implements every Handoff callback and forwards them to
+/// the controller, which reports them.
+final class ScriptedSceneDelegate: SceneDelegate {
+    init() {}
+
+    func scene(_ scene: Scene, willConnectTo session: SceneSession, options: Scene.ConnectionOptions) {
+        scene.controller?.sceneConnected(scene, options: options, readsOnlyUserActivities: false)
+    }
+
+    func scene(_ scene: Scene, continue userActivity: UserActivity) {
+        guard let app = scene.application else { return }
+        _ = scene.controller?.continueActivity(app, userActivity) { responders in
+            for responder in responders { responder.restoreUserActivityState(userActivity) }
+        }
+    }
+
+    func scene(_ scene: Scene, didFailToContinueUserActivityWithType activityType: String, error: HandoffError) {
+        guard let app = scene.application else { return }
+        scene.controller?.didFailToContinue(app, activityType: activityType, error: error)
+    }
+}
+
+/// A scene delegate with the commonest Handoff bug of scene apps: it looks for the activity only
+/// in `connectionOptions.userActivities` (where Apple never puts a Handoff activity) and does not
+/// implement `scene(_:continue:)`.
+final class ConnectionOptionsOnlySceneDelegate: SceneDelegate {
+    init() {}
+
+    func scene(_ scene: Scene, willConnectTo session: SceneSession, options: Scene.ConnectionOptions) {
+        scene.controller?.sceneConnected(scene, options: options, readsOnlyUserActivities: true)
+        if let activity = options.userActivities.first, let app = scene.application {
+            _ = scene.controller?.continueActivity(app, activity) { responders in
+                for responder in responders { responder.restoreUserActivityState(activity) }
+            }
+        }
+    }
+}

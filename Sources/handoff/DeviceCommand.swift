@@ -3,7 +3,9 @@ import Dispatch
 import Foundation
 import HandoffCore
 import HandoffHeadless
+import HandoffManifest
 import HandoffNetwork
+import HandoffWeb
 import ReaderApp
 import Synchronization
 
@@ -66,6 +68,9 @@ struct DeviceCommand: AsyncParsableCommand {
         }
         // Checked here, not in run(), so that a mistake is reported with this command's usage.
         _ = try appNames
+        if appModel == .scenesConnectionOptionsOnly && !headless {
+            throw ValidationError("--app-model scenes-connection-options-only is for --headless (the scripted apps); the Reader and the Map take delegate or scenes.")
+        }
         guard ReadingState.writableVersions.contains(readerVersion) else {
             throw ValidationError("--reader-version must be 1, 2 or 3, not \(readerVersion).")
         }
@@ -73,6 +78,16 @@ struct DeviceCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The apps installed on the device, comma-separated (default: \(TerminalDeviceRunner.defaultApps.joined(separator: ","))). Known: \(TerminalDeviceRunner.knownApps.joined(separator: ", ")); studio is one app that reads and maps; other is a third-party app of another team.", valueName: "list"))
     var apps: String?
+
+    @Option(help: ArgumentHelp("How the apps talk to the system for Handoff: delegate (the app delegate, Apple's path before scenes) or scenes (a scene manifest and scene delegates). Default: scenes on a phone or tablet, delegate on a laptop. With --headless also scenes-connection-options-only: a scene app that looks for the activity only in connectionOptions.userActivities, and misses it on a cold launch as real apps do.", valueName: "model"))
+    var appModel: ScriptedAppModel?
+
+    /// The app model in effect: the one chosen, else Apple's usual one for the device's kind.
+    var effectiveAppModel: ScriptedAppModel {
+        if let appModel { return appModel }
+        if headless { return .delegate }
+        return kind == .laptop ? .delegate : .scenes
+    }
 
     @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
     var noCloud = false
@@ -85,6 +100,17 @@ struct DeviceCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Where the log goes (default: $XDG_STATE_HOME/handoff/ACCOUNT-NAME.log, e.g. demo-Phone-1.log; ~/.local/state without XDG_STATE_HOME).", valueName: "file"))
     var logFile: String?
+
+    @Option(help: ArgumentHelp("Where the local web's hosts map and certificate authority are (default: $XDG_STATE_HOME/handoff/web, as `handoff web serve` writes them).", valueName: "dir"))
+    var webDir: String?
+
+    @Option(name: .customLong("install"), help: ArgumentHelp("With --headless: also install the app this Info.plist describes (with the entitlements and BuildSettings.xcconfig beside it), driven by the scripted delegate (repeatable).", valueName: "info-plist"))
+    var installPlists: [String] = []
+
+    /// The local web's folder.
+    var webFolder: WebFolder {
+        webDir.map { WebFolder(url: URL(fileURLWithPath: $0, isDirectory: true)) } ?? WebFolder.defaultFolder()
+    }
 
     /// The apps chosen with `--apps`, validated (the headless device has stand-ins for the
     /// demo apps: reader, map and browser).
@@ -124,9 +150,18 @@ struct DeviceCommand: AsyncParsableCommand {
             options: NetworkOptions(discoveryPort: port, lan: lan, timing: timing),
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
         if headless {
+            var installed: [AppManifest] = []
+            for plist in installPlists {
+                do {
+                    installed.append(try AppManifest(appAt: URL(fileURLWithPath: plist)))
+                } catch {
+                    throw ValidationError("--install \(plist): \(error)")
+                }
+            }
             try await host.start()
             let status = await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes,
-                                              apps: appNames, team: claimTeam, readerVersion: readerVersion).run()
+                                              apps: appNames, team: claimTeam, readerVersion: readerVersion,
+                                              appModel: effectiveAppModel, webFolder: webFolder, installed: installed).run()
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -138,8 +173,9 @@ struct DeviceCommand: AsyncParsableCommand {
         }
         let runner = try TerminalDeviceRunner(
             host: host, accountName: account.name, appNames: appNames, readerVersion: readerVersion,
+            appModel: effectiveAppModel == .delegate ? .delegate : .scenes,
             cloudFolder: noCloud ? nil : store.directory(ofAccount: account.name).appendingPathComponent("cloud", isDirectory: true),
-            localFolder: deviceFolder,
+            localFolder: deviceFolder, webFolder: webFolder,
             logFile: logFile.map { URL(fileURLWithPath: $0) } ?? FileLogSink.defaultURL(deviceName: "\(account.name)-\(identity.name)"))
         let status = try await runner.run()
         if status != 0 { throw ExitCode(status) }
@@ -160,6 +196,7 @@ extension DeviceCommand {
 
 extension PeerInfo.Kind: ExpressibleByArgument {}
 extension TimingProfile: ExpressibleByArgument {}
+extension ScriptedAppModel: ExpressibleByArgument {}
 
 /// Wires a headless controller to standard input and output and to the device's queue.
 struct HeadlessRunner {
@@ -173,6 +210,12 @@ struct HeadlessRunner {
     /// The handoff version of the Reader the scripted app stands in for: it refuses reading
     /// activities of a newer version, as the Reader does (``readerCheck``).
     var readerVersion = ReadingState.currentVersion
+    /// How the scripted apps talk to the system.
+    var appModel = ScriptedAppModel.delegate
+    /// Where the local web is: the apps' association files are fetched through it.
+    var webFolder = WebFolder.defaultFolder()
+    /// Apps installed from real manifests (`--install`), with the scripted delegate.
+    var installed: [AppManifest] = []
 
     /// The stand-ins a headless device can have.
     static let knownApps = ["reader", "map", "browser"]
@@ -221,12 +264,11 @@ struct HeadlessRunner {
     func run() async -> Int32 {
         let output = LineWriter { line in StandardOutput.shared.write(line) }
         let finished = OneShot<Int32>()
-        let manifests = self.manifests, strict = self.strict
-        let approvals = SiteApprovals.load { problem in FileHandle.standardError.write(Data((problem + "\n").utf8)) }
+        let manifests = self.manifests + installed, strict = self.strict, webFolder = self.webFolder, deviceHost = self.host
         let readerCheck = apps.contains("reader") ? Self.readerCheck(version: readerVersion) : nil
         let controller = host.performAndWait { device in
-            approvals.apply(to: device)
-            return QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict,
+            WebWiring.attachVerifier(folder: webFolder, to: device, host: deviceHost)
+            return QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict, appModel: appModel,
                                                     continuationCheck: readerCheck.map { check in { _, activity in check(activity) } }))
         }
         output.write(.object([

@@ -96,19 +96,19 @@ struct ContinuationFailureTests {
         expectFailure(world, .userCancelled, origin: activity)
     }
 
-    @Test func theAppDeclinesInWillContinue() throws {
+    /// Apple: false from willContinue lets the system show the progress; it does not decline.
+    @Test func willContinueFalseDoesNotDecline() throws {
         let world = TwoDevices()
         world.phoneReaderDelegate.acceptsContinuation = false
         let (activity, _) = try world.startReading()
         world.phone.chooseOffer(from: world.laptop.info.id)
         world.hood.settle()
-        #expect(world.phoneState.state == ["page": 1])
         #expect(world.phone.lifecycle.contains {
-            if case .willContinue(_, _, _, _, accepted: false) = $0.occurrence { true } else { false }
+            if case .willContinue(_, _, _, _, appShowsProgress: false) = $0.occurrence { true } else { false }
         })
-        #expect(world.events(world.phone, .fetchStarted).isEmpty, "nothing is fetched")
-        #expect(world.events(world.laptop, .payloadRequested).isEmpty)
-        #expect(activity.isCurrent)
+        #expect(world.events(world.phone, .fetchStarted).count == 1, "the continuation goes on")
+        #expect(world.phoneState.state == ["page": 2])
+        #expect(activity.isValid)
     }
 
     @Test func theOriginInvalidatedItBeforeTheRequestArrived() throws {

@@ -119,11 +119,29 @@ struct DeviceSystemTests {
         h.send(.tick, after: 10) { _ in [] }
     }
 
-    @Test func aPayloadRequestSavesFirstThenSendsWhatWasSaved() {
+    /// needsSave is not set: no save, the payload carries the state saved last, and the lifecycle says so.
+    @Test func aPayloadRequestWithoutNeedsSaveSendsTheStateSavedLast() {
         var h = origin()
         let snapshot = reading()
         let request = PayloadRequestID(rawValue: 9)
         let hash = ActivityTypeHash(activityType: readingType)
+        h.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation), after: 1) {
+            [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
+             $0.record(.saveSkipped(snapshot.reference, lastSaved: nil, continuation: continuation)),
+             .encodePayload(request, activity: snapshot.id, continuation: continuation)]
+        }
+        h.send(.payloadEncoded(request, Data(count: 100), userInfo: ["page": 1])) {
+            [.sendPayload(request, to: laptop.id, Data(count: 100)),
+             $0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 1]))]
+        }
+    }
+
+    @Test func aPayloadRequestSavesFirstWhenNeedsSaveIsSetThenSendsWhatWasSaved() {
+        var h = origin()
+        let snapshot = reading()
+        let request = PayloadRequestID(rawValue: 9)
+        let hash = ActivityTypeHash(activityType: readingType)
+        h.given(.activityNeedsSave(snapshot.id))
         h.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation), after: 1) {
             [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
              .save(snapshot.id, .beforeSending, continuation: continuation)]
@@ -241,11 +259,12 @@ struct DeviceSystemTests {
     func fetching(_ h: inout SystemHarness) {
         h.send(.offerChosen(laptop.id, continuation: continuation)) {
             [$0.record(.continueChosen(continuation, PeerReference(laptop), route: readerRoute)),
+             .launch(bundleIdentifier: "com.example.reader", .cold, continuation: continuation, activityType: readingType),
              .callWillContinue(continuation, bundleIdentifier: "com.example.reader", activityType: readingType)]
         }
-        h.send(.willContinueAnswered(continuation, accepted: true)) {
+        h.send(.willContinueAnswered(continuation, .application(appShowsProgress: true))) {
             [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
-                                     activityType: readingType, accepted: true)),
+                                     activityType: readingType, appShowsProgress: true)),
              .requestPayload(continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
              $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5))]
         }
@@ -276,7 +295,7 @@ struct DeviceSystemTests {
                                         milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000, userInfo: ["page": 3])),
              .deliver(continuation, bundleIdentifier: "com.example.reader", payload, origin: PeerReference(laptop))]
         }
-        h.send(.continuationHandled(continuation, handled: true, restoredObjects: 1)) {
+        h.send(.continuationHandled(continuation, .handled(restoredObjects: 1))) {
             [.notifyContinued(to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
              $0.record(.continued(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", restoredObjects: 1,
                                   milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000))]
@@ -288,21 +307,24 @@ struct DeviceSystemTests {
         var h = receiver()
         fetching(&h)
         h.given(.payloadReceived(continuation, payload(), size: 120))
-        h.send(.continuationHandled(continuation, handled: false, restoredObjects: 0)) {
-            [$0.record(.notHandled(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", milliseconds: 0))]
+        h.send(.continuationHandled(continuation, .notHandled(.returnedFalse))) {
+            [$0.record(.notHandled(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", milliseconds: 0,
+                                   reason: .returnedFalse))]
         }
     }
 
-    @Test func willContinueFalseFetchesNothing() {
+    /// Apple: false lets the system show that the activity is being continued; it does not cancel.
+    @Test func willContinueFalseLetsTheSystemShowProgressAndStillFetches() {
         var h = receiver()
         h.given(.offerChosen(laptop.id, continuation: continuation))
-        h.send(.willContinueAnswered(continuation, accepted: false)) {
+        h.send(.willContinueAnswered(continuation, .application(appShowsProgress: false))) {
             [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
-                                     activityType: readingType, accepted: false))]
+                                     activityType: readingType, appShowsProgress: false)),
+             .requestPayload(continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
+             $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5))]
         }
-        #expect(h.system.pendingContinuation == nil)
         // A stale answer changes nothing.
-        h.send(.willContinueAnswered(continuation, accepted: true)) { _ in [] }
+        h.send(.willContinueAnswered(continuation, .application(appShowsProgress: true))) { _ in [] }
     }
 
     @Test func aSecondChoiceWhileBusyAndAChoiceWithoutAnOfferAreIgnored() {
@@ -314,13 +336,13 @@ struct DeviceSystemTests {
         idle.send(.offerChosen("ghost", continuation: other)) { [$0.record(.choiceIgnored(PeerReference(id: "ghost", name: "ghost"), .noOffer))] }
     }
 
-    @Test func anOfferNothingHereClaimsFailsAtOnceWithoutAnApp() {
+    /// Apple would not even offer it: choosing it starts nothing and fails nothing; the reason is said.
+    @Test func choosingAnOfferNothingHereClaimsIsIgnoredWithTheReason() {
         var h = receiver(reader: false)
-        let error = HandoffError(.handoffFailed, "cannot continue: no installed app claims this activity type")
         h.send(.offerChosen(laptop.id, continuation: continuation)) {
-            [$0.record(.continueChosen(continuation, PeerReference(laptop), route: .unavailable(.noAppClaimsType))),
-             $0.record(.continuationFailed(continuation, PeerReference(laptop), bundleIdentifier: nil, activityType: nil, error))]
+            [$0.record(.choiceIgnored(PeerReference(laptop), .unavailable(.noAppClaimsType)))]
         }
+        #expect(h.system.pendingContinuation == nil)
     }
 
     /// The failures of a fetch in progress: each cancels the request, records the failure with
@@ -418,9 +440,10 @@ struct DeviceSystemTests {
         let route = Route.browser(bundleIdentifier: "com.example.browser", because: .noAppClaimsType)
         h.send(.offerChosen(laptop.id, continuation: continuation)) {
             [$0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
+             .launch(bundleIdentifier: "com.example.browser", .cold, continuation: continuation, activityType: UserActivity.browsingWebType),
              .callWillContinue(continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType)]
         }
-        h.given(.willContinueAnswered(continuation, accepted: true))
+        h.given(.willContinueAnswered(continuation, .application(appShowsProgress: true)))
         let native = payload(web: web)
         let delivered = ActivityPayload(activityIdentifier: native.activityIdentifier, activityType: UserActivity.browsingWebType,
                                         title: native.title, webpageURL: web, teamIdentifier: team, bundleIdentifier: "com.example.reader")
@@ -436,7 +459,9 @@ struct DeviceSystemTests {
         var h = SystemHarness(me, at: Self.t0)
         h.given(.appInstalled(manifest("com.example.map", types: ["com.example.map.region"], domains: ["maps.example.com"])))
         h.given(.appInstalled(manifest("com.example.browser", types: [], browser: true)))
-        h.given(.siteApproval(host: "maps.example.com", applicationIdentifiers: ["ABCDE12345.com.example.map"]))
+        h.given(.siteAssociationChecked(SiteAssociationCheck(
+            bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map",
+            domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Self.t0, expiresAt: Self.t0 + 300)))
         let ad = advertisement(type: UserActivity.browsingWebType, options: [.isEligibleForHandoff, .hasWebpageURL])
         h.given(.advertisementReceived(ad, from: laptop))
         let route = Route.web(browserBundleIdentifier: "com.example.browser")
@@ -451,12 +476,13 @@ struct DeviceSystemTests {
             [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
                                         milliseconds: 0, userInfo: [:])),
              $0.record(.webRouted(continuation, host: "maps.example.com", bundleIdentifier: "com.example.map",
-                                  .approved(applicationIdentifier: "ABCDE12345.com.example.map"))),
+                                  .approved(applicationIdentifier: "ABCDE12345.com.example.map", domain: AssociatedDomain(host: "maps.example.com")))),
+             .launch(bundleIdentifier: "com.example.map", .cold, continuation: continuation, activityType: UserActivity.browsingWebType),
              .callWillContinue(continuation, bundleIdentifier: "com.example.map", activityType: UserActivity.browsingWebType)]
         }
-        h.send(.willContinueAnswered(continuation, accepted: true)) {
+        h.send(.willContinueAnswered(continuation, .application(appShowsProgress: true))) {
             [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.map",
-                                     activityType: UserActivity.browsingWebType, accepted: true)),
+                                     activityType: UserActivity.browsingWebType, appShowsProgress: true)),
              .deliver(continuation, bundleIdentifier: "com.example.map", browsing, origin: PeerReference(laptop))]
         }
     }
@@ -474,7 +500,9 @@ struct DeviceSystemTests {
             [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
                                         milliseconds: 0, userInfo: [:])),
              $0.record(.webRouted(continuation, host: "maps.example.com", bundleIdentifier: "com.example.browser",
-                                  .notApproved(bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map"))),
+                                  .notApproved([WebRoutingRefusal(bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map",
+                                                                  domain: AssociatedDomain(host: "maps.example.com"), outcome: nil)]))),
+             .launch(bundleIdentifier: "com.example.browser", .cold, continuation: continuation, activityType: UserActivity.browsingWebType),
              .callWillContinue(continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType)]
         }
     }

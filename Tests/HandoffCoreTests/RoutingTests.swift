@@ -88,9 +88,12 @@ struct RoutingTests {
         let phoneReader = receiver.install(TestManifests.reader, delegate: delegate)
         receiver.bringToFront(phoneReader)
         var reopened: Document?
+        let readingView = Responder()
         delegate.onContinue = { activity in
             if case .url(let url)? = activity.userInfo[UserActivity.documentURLKey] {
                 reopened = try? phoneReader.openDocument(at: url)
+                // UIKit: the document's activity becomes current on a responder on screen.
+                readingView.userActivity = reopened?.userActivity
             }
         }
         let laptopReader = origin.install(TestManifests.reader)
@@ -140,7 +143,9 @@ struct RoutingTests {
         let map = RecordingAppDelegate(), browser = RecordingAppDelegate()
         receiver.install(TestManifests.map, delegate: map)
         receiver.install(TestManifests.browser, delegate: browser)
-        receiver.setSiteApproval(host: "maps.example.com", applicationIdentifiers: ["\(TestManifests.team).com.example.map"])
+        receiver.siteAssociationChecked(SiteAssociationCheck(
+            bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
+            domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Date(), expiresAt: .distantFuture))
         #expect(try browse("https://maps.example.com/place/paris") == .web(browserBundleIdentifier: "com.example.browser"))
         receiver.chooseOffer(from: origin.info.id)
         hood.settle()
@@ -154,14 +159,17 @@ struct RoutingTests {
         let map = RecordingAppDelegate(), browser = RecordingAppDelegate()
         receiver.install(TestManifests.map, delegate: map)
         receiver.install(TestManifests.browser, delegate: browser)
-        receiver.setSiteApproval(host: "maps.example.com", applicationIdentifiers: ["OTHERTEAM1.com.example.map"])
+        receiver.siteAssociationChecked(SiteAssociationCheck(
+            bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
+            domain: AssociatedDomain(host: "maps.example.com"), outcome: .notListed(approving: ["OTHERTEAM1.com.example.map"]),
+            checkedAt: Date(), expiresAt: .distantFuture))
         _ = try browse("https://maps.example.com/place/paris")
         receiver.chooseOffer(from: origin.info.id)
         hood.settle()
         #expect(map.continued.isEmpty)
         #expect(browser.continued.first?.webpageURL?.absoluteString == "https://maps.example.com/place/paris")
         let routed = try #require(receiver.lifecycle.first { $0.kind == .webRouted })
-        #expect(routed.summary.contains("does not approve"))
+        #expect(routed.summary.contains("not listed (the file approves OTHERTEAM1.com.example.map)"))
     }
 
     @Test func aWebActivityWithoutBrowserOrDomainAppsIsNotContinuable() throws {

@@ -41,18 +41,22 @@ struct CorrelatedLifecycleTests {
 
         let phoneEvents = phone.received.filter { $0["event"] as? String == "lifecycle" }
         let mine = phoneEvents.filter { $0["continuation"] as? String == id }.compactMap { $0["kind"] as? String }
-        #expect(mine == ["continueChosen", "willContinue", "fetchStarted", "payloadReceived", "continueCalled",
+        // The phone's scripted app was not running: the system launches it cold first.
+        #expect(mine == ["continueChosen", "applicationLaunched", "willContinue", "fetchStarted", "payloadReceived", "continueCalled",
                          "restoreUserActivityState", "continued"])
         let laptopEvents = laptop.received.filter { $0["event"] as? String == "lifecycle" }
         let theirs = Set(laptopEvents.filter { $0["continuation"] as? String == id }.compactMap { $0["kind"] as? String })
-        #expect(theirs.isSuperset(of: ["payloadRequested", "saved", "payloadSent", "wasContinued"]), "\(theirs.sorted())")
+        #expect(theirs.isSuperset(of: ["payloadRequested", "payloadSent", "wasContinued"]), "\(theirs.sorted())")
+        // The origin saves before the payload only if needsSave is still set (the coalesced save
+        // may have run first): one or the other, stamped with the continuation.
+        #expect(theirs.contains("saved") != theirs.contains("saveSkipped"), "\(theirs.sorted())")
 
         for (name, events) in [("Phone", phoneEvents), ("Laptop", laptopEvents)] {
             let times = events.compactMap { $0["time"] as? String }
             #expect(times.count == events.count)
             #expect(times == times.sorted(), "\(name)'s timestamps never decrease")
         }
-        let checks: [([[String: Any]], String)] = [(laptopEvents, "saved"), (laptopEvents, "payloadSent"),
+        let checks: [([[String: Any]], String)] = [(laptopEvents, "payloadSent"),
                                                    (phoneEvents, "payloadReceived"), (phoneEvents, "restoreUserActivityState")]
         for (events, kind) in checks {
             let event = events.first { $0["kind"] as? String == kind && $0["continuation"] as? String == id }

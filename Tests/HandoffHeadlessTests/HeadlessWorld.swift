@@ -28,10 +28,11 @@ final class HeadlessNode {
     let controller: HeadlessController
     let collected = CollectedLines()
 
-    init(device: Device, apps: [AppManifest], strict: Bool = false) {
+    init(device: Device, apps: [AppManifest], strict: Bool = false, appModel: ScriptedAppModel = .delegate) {
         self.device = device
         let collected = self.collected
-        controller = HeadlessController(device: device, apps: apps, output: LineWriter { collected.append($0) }, strict: strict)
+        controller = HeadlessController(device: device, apps: apps, output: LineWriter { collected.append($0) }, strict: strict,
+                                        appModel: appModel)
     }
 
     /// Every output line, parsed.
@@ -109,10 +110,10 @@ final class HeadlessWorld {
     static let apps = [TestManifests.reader, TestManifests.browser]
 
     func add(_ name: String, kind: PeerInfo.Kind = .phone, apps: [AppManifest] = HeadlessWorld.apps,
-             strict: Bool = false) -> HeadlessNode {
+             strict: Bool = false, appModel: ScriptedAppModel = .delegate) -> HeadlessNode {
         let device = hood.addDevice(name, kind: kind,
                                     configuration: DeviceConfiguration(saveCoalescingInterval: 60, fetchTimeout: 5))
-        return HeadlessNode(device: device, apps: apps, strict: strict)
+        return HeadlessNode(device: device, apps: apps, strict: strict, appModel: appModel)
     }
 }
 

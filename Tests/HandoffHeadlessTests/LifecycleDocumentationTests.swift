@@ -33,20 +33,39 @@ extension LifecycleEvent.Kind {
         case .offerWithdrawn: .offerWithdrawn(peer)
         case .offerExpired: .offerExpired(peer)
         case .continueChosen: .continueChosen(continuation, peer, route: route)
-        case .choiceIgnored: .choiceIgnored(peer, .busy)
+        case .choiceIgnored: .choiceIgnored(peer, .unavailable(.noAppClaimsType))
         case .willContinue: .willContinue(continuation, peer, bundleIdentifier: "com.example.reader",
-                                          activityType: activity.activityType, accepted: true)
+                                          activityType: activity.activityType, appShowsProgress: true)
+        case .sceneWillContinue: .sceneWillContinue(continuation, peer, bundleIdentifier: "com.example.reader", scene: "Reader-1",
+                                                    activityType: activity.activityType)
+        case .applicationLaunched: .applicationLaunched(continuation, bundleIdentifier: "com.example.reader", launch: .cold)
+        case .applicationTerminated: .applicationTerminated(bundleIdentifier: "com.example.reader")
+        case .sceneWillConnect: .sceneWillConnect(continuation, bundleIdentifier: "com.example.reader", scene: "Reader-1",
+                                                  handoffUserActivityType: activity.activityType)
+        case .sceneContinue: .sceneContinue(continuation, bundleIdentifier: "com.example.reader", scene: "Reader-1",
+                                            activityType: activity.activityType)
+        case .sceneDidFailToContinue: .sceneDidFailToContinue(continuation, bundleIdentifier: "com.example.reader", scene: "Reader-1",
+                                                              activityType: activity.activityType, error)
+        case .sceneDidUpdate: .sceneDidUpdate(activity, scene: "Reader-1", continuation: continuation)
+        case .saveSkipped: .saveSkipped(activity, lastSaved: Date(timeIntervalSinceReferenceDate: 0), continuation: continuation)
         case .fetchStarted: .fetchStarted(continuation, peer, timeout: 5)
         case .payloadReceived: .payloadReceived(continuation, peer, activityType: activity.activityType, bytes: 120,
                                                 milliseconds: 4.5, userInfo: info)
         case .latePayloadIgnored: .latePayloadIgnored(continuation, bytes: 120)
         case .payloadSizeWarning: .payloadSizeWarning(continuation, bytes: 4000, guidance: 3072)
         case .webRouted: .webRouted(continuation, host: "maps.example.com", bundleIdentifier: "com.example.map",
-                                    .approved(applicationIdentifier: "ABCDE12345.com.example.map"))
+                                    .approved(applicationIdentifier: "ABCDE12345.com.example.map",
+                                              domain: AssociatedDomain(host: "maps.example.com")))
+        case .siteAssociationChecked:
+            .siteAssociationChecked(SiteAssociationCheck(bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map",
+                                                         domain: AssociatedDomain(host: "example.com", isWildcard: true),
+                                                         outcome: .unreachable("connection refused"), checkedAt: Date(timeIntervalSinceReferenceDate: 0),
+                                                         expiresAt: Date(timeIntervalSinceReferenceDate: 0), milliseconds: 2.5),
+                                    keptAnswer: .approved)
         case .continueCalled: .continueCalled(continuation, bundleIdentifier: "com.example.reader", activityType: activity.activityType)
         case .restoreUserActivityState: .restoreUserActivityState(continuation, bundleIdentifier: "com.example.reader", objects: 1, userInfo: info)
         case .continued: .continued(continuation, peer, bundleIdentifier: "com.example.reader", restoredObjects: 1, milliseconds: 40)
-        case .notHandled: .notHandled(continuation, peer, bundleIdentifier: "com.example.reader", milliseconds: 40)
+        case .notHandled: .notHandled(continuation, peer, bundleIdentifier: "com.example.reader", milliseconds: 40, reason: .returnedFalse)
         case .continuationFailed: .continuationFailed(continuation, peer, bundleIdentifier: "com.example.reader",
                                                       activityType: activity.activityType, error)
         case .systemShowedError: .systemShowedError(bundleIdentifier: "com.example.reader", activityType: activity.activityType, error)

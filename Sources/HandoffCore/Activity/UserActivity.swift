@@ -29,7 +29,7 @@ public final class UserActivity {
     /// Apple's `NSUserActivityDocumentURLKey`: where a document activity keeps its document's URL.
     public static let documentURLKey = "NSUserActivityDocumentURL"
 
-    /// The type, set at creation and never changed: a reverse-DNS string such as `com.example.reading`.
+    /// The type, set at creation and never changed: any non-empty string, best reverse-DNS such as `com.example.reading`.
     public let activityType: String
     /// Apple's `uniqueIdentifier`-like identity of this activity, kept across a continuation.
     public let identifier: UUID
@@ -66,14 +66,21 @@ public final class UserActivity {
     var isManagedByResponders = false
     /// Set on an activity received from another device: where it came from.
     var origin: ReceivedFrom?
+    /// True once a received activity was made current on this device: it is offered from here.
+    var isAdopted = false
+    /// Whether the activity came from another device (a continued activity).
+    public var isReceived: Bool { origin != nil }
     var isDocumentActivity = false
 
     /// Creates an activity of `activityType` for `application`.
     ///
-    /// - Throws: ``UserActivityError`` when the type is empty or not a reverse-DNS string.
+    /// Apple advises reverse-DNS types (`com.example.reader.reading`) but accepts any non-empty
+    /// string (NetNewsWire's `ReadArticle`); `handoff manifest lint` warns about the others.
+    ///
+    /// - Throws: ``UserActivityError`` when the type is empty or only whitespace.
     public init(activityType: String, application: Application) throws(UserActivityError) {
-        if activityType != Self.browsingWebType, let problem = ReverseDNS.validate(activityType) {
-            throw UserActivityError(.invalidActivityType(activityType), "invalid activity type \"\(activityType)\": \(problem)")
+        if activityType.allSatisfy(\.isWhitespace) {
+            throw UserActivityError(.invalidActivityType(activityType), "invalid activity type \"\(activityType)\": it is empty")
         }
         self.activityType = activityType
         self.identifier = RandomIdentifier.uuid()
@@ -175,7 +182,7 @@ public final class UserActivity {
     }
 
     private func propertiesChanged() {
-        guard isValid, origin == nil else { return }
+        guard isValid, origin == nil || isAdopted else { return }
         application?.device?.activityPropertiesChanged(self)
     }
 

@@ -3,8 +3,9 @@ import Foundation
 /// An app's handoff callbacks (Apple's `UIApplicationDelegate`/`NSApplicationDelegate` methods).
 /// Every method is optional; unimplemented ones get Apple's defaults.
 public protocol ApplicationDelegate: AnyObject {
-    /// A continuation of `activityType` is coming: return true to show it is loading, false to
-    /// decline it (in the simulator, false declines; see DECISIONS.md).
+    /// A continuation of `activityType` is coming: return true if the app tells the user itself
+    /// that it is continuing, false to let the system show it. It does not decline (Apple's
+    /// reference; see DECISIONS.md). Not implemented: false.
     func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool
     /// The activity's data arrived: restore it. Pass the objects to restore to `restorationHandler`;
     /// the system calls their `restoreUserActivityState(_:)` in order. Return true if handled.
@@ -19,7 +20,7 @@ public protocol ApplicationDelegate: AnyObject {
 
 extension ApplicationDelegate {
     public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
-        true
+        false
     }
 
     public func application(_ application: Application, continue userActivity: UserActivity,
@@ -43,11 +44,62 @@ public final class Application {
     public internal(set) weak var device: Device?
     /// The app's documents that are open.
     public private(set) var openDocuments: [Document] = []
+    /// The scene delegate classes the app links, which its scene manifest's
+    /// `UISceneDelegateClassName` picks from.
+    public let sceneDelegateClasses: [any SceneDelegate.Type]
+    /// The app's connected scenes, the most recently active first (empty for an app without a
+    /// scene manifest, and for one that is not running).
+    public internal(set) var connectedScenes: [Scene] = []
+    var sceneSerial = 0
 
-    init(manifest: AppManifest, delegate: (any ApplicationDelegate)?, device: Device) {
+    init(manifest: AppManifest, delegate: (any ApplicationDelegate)?, sceneDelegateClasses: [any SceneDelegate.Type], device: Device) {
         self.manifest = manifest
         self.delegate = delegate
+        self.sceneDelegateClasses = sceneDelegateClasses
         self.device = device
+    }
+
+    /// Whether the app uses scenes: its Info.plist has `UIApplicationSceneManifest`. The system
+    /// then talks to its scene delegates, not to its app delegate, for Handoff.
+    public var usesScenes: Bool { manifest.sceneManifest != nil }
+
+    /// Whether the app is running (in front or in the background).
+    public var isRunning: Bool { device?.system.runningApps.contains(manifest.bundleIdentifier) ?? false }
+
+    /// The scene in front (the most recently active).
+    public var keyScene: Scene? { connectedScenes.first }
+
+    /// Asks the system for another scene (a new window), as `requestSceneSessionActivation` does.
+    /// Nil when the app has no scene manifest, or it does not support multiple scenes and already
+    /// has one.
+    @discardableResult
+    public func requestScene() -> Scene? {
+        guard let sceneManifest = manifest.sceneManifest else { return nil }
+        guard sceneManifest.supportsMultipleScenes || connectedScenes.isEmpty else { return nil }
+        return device?.connectScene(in: self, options: Scene.ConnectionOptions(), continuation: ContinuationID?.none)
+    }
+
+    /// Makes `scene` the most recently active one.
+    public func activate(_ scene: Scene) {
+        guard let index = connectedScenes.firstIndex(where: { $0 === scene }) else { return }
+        connectedScenes.insert(connectedScenes.remove(at: index), at: 0)
+    }
+
+    /// The configuration a new scene gets: the application role's first entry (else the first).
+    var sceneConfiguration: AppManifest.SceneManifest.Configuration? {
+        guard let configurations = manifest.sceneManifest?.configurations else { return nil }
+        return configurations.first { $0.role == "UIWindowSceneSessionRoleApplication" } ?? configurations.first
+    }
+
+    /// The scene delegate class the configuration names, or why there is none.
+    func sceneDelegateClass() -> Result<any SceneDelegate.Type, SceneSetupProblem> {
+        guard let configuration = sceneConfiguration else { return .failure(.noConfiguration) }
+        guard let name = configuration.delegateClass, !name.isEmpty else { return .failure(.noDelegateClassName) }
+        let unqualified = name.split(separator: ".").last.map(String.init) ?? name
+        let found = sceneDelegateClasses.first { type in
+            String(reflecting: type) == name || String(describing: type) == unqualified
+        }
+        return found.map { .success($0) } ?? .failure(.unknownClass(name))
     }
 
     public var bundleIdentifier: String { manifest.bundleIdentifier }
@@ -56,7 +108,10 @@ public final class Application {
     public var isFrontmost: Bool { device?.system.frontmostApp == manifest.bundleIdentifier }
 
     /// Opens the document at `url`. When its document type declares a ubiquitous activity type,
-    /// the document's activity is created and made current automatically.
+    /// the document's activity is created automatically. On a laptop (AppKit) it becomes current
+    /// with the document's window; on a phone or tablet (UIKit) it does not ("UIDocument will not
+    /// becomeCurrent automatically"): the app sets it on a responder on screen, which makes it
+    /// current.
     ///
     /// - Parameter contentType: One of a declared document type's `LSItemContentTypes`, or a type
     ///   name; when nil, the first document type with a ubiquitous activity type (else the first).
@@ -73,6 +128,7 @@ public final class Application {
         }
         if let existing = openDocuments.first(where: { $0.fileURL == url }) { return existing }
         let document = Document(fileURL: url, documentType: type, application: self)
+        document.makesActivityCurrent = device?.info.kind == .laptop
         openDocuments.append(document)
         device?.documentOpened(document, in: self)
         if let activityType = type.ubiquitousActivityType,

@@ -17,10 +17,17 @@ open class Responder {
             oldValue?.detach(self)
             if let userActivity {
                 userActivity.attach(self)
-                userActivity.becomeCurrent()
+                // UIKit and AppKit save the activities they manage "at appropriate times": a newly
+                // attached activity is saved once; after that, only when needsSave is set again.
+                userActivity.needsSave = true
+                if makesActivityCurrent { userActivity.becomeCurrent() }
             }
         }
     }
+
+    /// Whether setting ``userActivity`` makes the activity current (false for a document on
+    /// UIKit: see ``Application/openDocument(at:contentType:)``).
+    var makesActivityCurrent = true
 
     /// Write this responder's state into `activity` (its `userInfo` was emptied just before).
     open func updateUserActivityState(_ activity: UserActivity) {}

@@ -23,6 +23,18 @@ extension LifecycleEvent {
             return "\(a.activityType): userInfo emptied, \(Self.count(responders, "responder")) asked"
         case .saved(let a, let reason, let info, _):
             return "\(a.activityType) (\(reason == .coalesced ? "coalesced needsSave" : "before the payload leaves")), \(Self.count(info.count, "key"))"
+        case .saveSkipped(let a, let lastSaved, _):
+            let since = lastSaved.map { "since \(Self.clock($0))" } ?? "since it was created, and it was never saved"
+            return "\(a.activityType): needsSave was not set \(since): the payload carries that state"
+        case .sceneDidUpdate(let a, let scene, _): return "\(a.activityType) in \(scene)"
+        case .applicationLaunched(_, let bundle, let launch):
+            return launch == .cold ? "\(bundle) launched (cold: it was not running)" : "\(bundle) brought forward (warm: it was in the background)"
+        case .applicationTerminated(let bundle): return "\(bundle) quit: its next launch is cold"
+        case .sceneWillConnect(_, let bundle, let scene, let type):
+            return "\(scene) of \(bundle)" + (type.map { " · handoffUserActivityType \($0); userActivities is empty" } ?? "")
+        case .sceneWillContinue(_, _, let bundle, let scene, let type): return "\(scene) of \(bundle) · \(type) · the system shows the progress"
+        case .sceneContinue(_, let bundle, let scene, let type): return "\(scene) of \(bundle) · \(type)"
+        case .sceneDidFailToContinue(_, let bundle, let scene, _, let error): return "\(scene) of \(bundle): \(Self.describe(error))"
         case .advertised(let a, let identity, let eligible):
             return "\(a.activityType) · serial \(identity.serial) · hash \(identity.activityTypeHash)\(eligible ? "" : " · not eligible")"
         case .withdrawn(let reason): return reason == .expired ? "the activity expired" : "no current activity"
@@ -32,24 +44,33 @@ extension LifecycleEvent {
         case .offerExpired(let peer): return "\(peer.name) fell silent"
         case .continueChosen(_, let peer, let route): return "\(peer.name) · \(route)"
         case .choiceIgnored(let peer, let why):
-            return why == .busy ? "\(peer.name): another continuation is in progress" : "\(peer.name) offers nothing"
-        case .willContinue(_, _, let bundle, let type, let accepted):
-            return "\(bundle) · \(type) · \(accepted ? "returned true: shows it is loading" : "returned false: declined")"
+            switch why {
+            case .busy: return "\(peer.name): another continuation is in progress"
+            case .noOffer: return "\(peer.name) offers nothing"
+            case .unavailable(let reason): return "\(peer.name)'s offer: \(reason); nothing was continued, nothing failed"
+            }
+        case .willContinue(_, _, let bundle, let type, let appShowsProgress):
+            return "\(bundle) · \(type) · " + (appShowsProgress ? "returned true: the app shows its progress" : "returned false: the system shows the progress")
         case .fetchStarted(_, let peer, let timeout): return "from \(peer.name), gives up after \(Self.seconds(timeout))"
         case .payloadReceived(_, let peer, let type, _, _, let info): return "\(type) from \(peer.name), \(Self.count(info.count, "key"))"
         case .latePayloadIgnored: return "no continuation is waiting for it"
         case .payloadSizeWarning(_, _, let guidance): return "over Apple's \(ByteCount.text(guidance)) guidance"
         case .webRouted(_, let host, _, let routing):
             switch routing {
-            case .approved(let app): return "\(host) approves \(app): web → native"
-            case .notApproved(let bundle, let app): return "opened in the browser: \(bundle) names \(host), but the site does not approve \(app)"
+            case .approved(let app, let domain):
+                return "\(host) → \(app): \(domain.fileHost)'s association file approves it (web → native)"
+            case .notApproved(let refusals):
+                return "opened in the browser: " + refusals.map { $0.description }.joined(separator: "; ")
             case .noAppNamesHost: return "opened in the browser: no app names \(host) in its associated domains"
             }
+        case .siteAssociationChecked(let check, let kept):
+            let kept = kept.map { "; keeps the earlier answer: \($0)" } ?? ""
+            return "\(check.bundleIdentifier) · activitycontinuation:\(check.domain) · \(check.outcome)\(kept)"
         case .continueCalled(_, let bundle, let type): return "\(bundle) · \(type)"
         case .restoreUserActivityState(_, let bundle, let objects, _): return "\(Self.count(objects, "object")) in \(bundle)"
         case .continued(_, let peer, let bundle, let restored, _):
             return "from \(peer.name) in \(bundle), \(Self.count(restored, "object")) restored"
-        case .notHandled(_, let peer, let bundle, _): return "\(bundle) returned false for the activity from \(peer.name)"
+        case .notHandled(_, let peer, let bundle, _, let reason): return "\(bundle), the activity from \(peer.name): \(reason)"
         case .continuationFailed(_, let peer, _, _, let error): return "from \(peer.name): \(Self.describe(error))"
         case .systemShowedError(let bundle, _, let error): return "\(bundle) does not handle \(error.code.rawValue): the system shows it"
         case .payloadRequested(_, let peer, let activity):
@@ -97,6 +118,7 @@ extension LifecycleEvent {
             add("activityType", activityType.map { .string($0) })
             add("bundleIdentifier", bundleIdentifier.map { .string($0) })
         }
+        add("scene", scene.map { .string($0) })
         if let peer {
             add("peer", .string(peer.name))
             add("peerID", .string(peer.id.rawValue))
@@ -120,13 +142,38 @@ extension LifecycleEvent {
             add(route)
         case .continueChosen(_, _, let route): add(route)
         case .withdrawn(let reason): add("reason", .string(reason.rawValue))
-        case .choiceIgnored(_, let why): add("reason", .string(why.rawValue))
-        case .willContinue(_, _, _, _, let accepted): add("accepted", .bool(accepted))
+        case .choiceIgnored(_, let why):
+            add("reason", .string(why.name))
+            if case .unavailable(let unavailable) = why { add("unavailable", .string(unavailable.description)) }
+        case .willContinue(_, _, _, _, let appShowsProgress): add("appShowsProgress", .bool(appShowsProgress))
+        case .saveSkipped(_, let lastSaved, _): add("lastSaved", lastSaved.map { .string(Self.timestamp($0)) })
+        case .applicationLaunched(_, _, let launch): add("launch", .string(launch.rawValue))
+        case .sceneWillConnect(_, _, _, let type): add("handoffUserActivityType", type.map { .string($0) })
+        case .notHandled(_, _, _, _, let reason): add("notHandled", .string(reason.description))
         case .fetchStarted(_, _, let timeout): add("timeout", .double(timeout))
         case .payloadSizeWarning(_, _, let guidance): add("guidance", .integer(guidance))
         case .webRouted(_, let host, _, let routing):
             add("host", .string(host))
-            if case .approved = routing { add("approved", .bool(true)) } else { add("approved", .bool(false)) }
+            switch routing {
+            case .approved(let app, let domain):
+                add("approved", .bool(true))
+                add("applicationIdentifier", .string(app))
+                add("domain", .string(domain.description))
+            case .notApproved(let refusals):
+                add("approved", .bool(false))
+                add("outcomes", .string(refusals.map { "\($0.bundleIdentifier) \($0.domain): \($0.outcome?.name ?? "notChecked")" }
+                    .joined(separator: "; ")))
+            case .noAppNamesHost:
+                add("approved", .bool(false))
+            }
+        case .siteAssociationChecked(let check, let kept):
+            add("domain", .string(check.domain.description))
+            add("host", .string(check.domain.fileHost))
+            add("applicationIdentifier", .string(check.applicationIdentifier))
+            add("outcome", .string(check.outcome.name))
+            add("approved", .bool(check.outcome == .approved))
+            add("expiresAt", .string(Self.timestamp(check.expiresAt)))
+            add("keptAnswer", kept.map { .string($0.name) })
         case .restoreUserActivityState(_, _, let objects, _): add("objects", .integer(objects))
         case .continued(_, _, _, let restored, _): add("objects", .integer(restored))
         case .streamsOpened(_, _, _, let side): add("side", .string(side.rawValue))
@@ -155,6 +202,13 @@ extension LifecycleEvent {
     }
 
 
+    /// A time of day (HH:mm:ss, this machine's time zone), as the log shows it.
+    static func clock(_ date: Date) -> String {
+        let parts = Calendar.current.dateComponents([.hour, .minute, .second], from: date)
+        func two(_ n: Int?) -> String { let n = n ?? 0; return n < 10 ? "0\(n)" : "\(n)" }
+        return "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
+    }
+
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     static func seconds(_ value: TimeInterval) -> String {
@@ -179,6 +233,14 @@ extension LifecycleEvent.Kind {
         case .updateUserActivityState: "The system emptied userInfo and called updateUserActivityState(_:) on each responder sharing the activity."
         case .didUpdate: "application(_:didUpdate:): the app delegate's last chance to add keys, such as a version."
         case .saved: "The activity's state was saved; this userInfo is what a continuing device would receive."
+        case .saveSkipped: "needsSave was not set, so no save callback runs before the payload leaves: it carries the state saved last (set needsSave whenever the state changes)."
+        case .sceneDidUpdate: "scene(_:didUpdate:): the scene delegate's last chance to add keys after a save."
+        case .applicationLaunched: "To continue, the system launches the app (cold: a new process, a scene app connects a scene) or brings it forward (warm)."
+        case .applicationTerminated: "The user quit the app from the app switcher: its activities end and its next launch is cold."
+        case .sceneWillConnect: "scene(_:willConnectTo:options:): on a cold launch for Handoff the options carry only handoffUserActivityType; the activity itself comes later, to scene(_:continue:), never in userActivities."
+        case .sceneWillContinue: "scene(_:willContinueUserActivityWithType:): the scene prepares; after it returns the system shows that the activity is being continued."
+        case .sceneContinue: "scene(_:continue:): called once all the activity's data has arrived; the scene restores it."
+        case .sceneDidFailToContinue: "scene(_:didFailToContinueUserActivityWithType:error:): the scene is told why, with a public error code."
         case .advertised: "A beacon tells same-account devices about the activity: a hash of its type, never its content."
         case .withdrawn: "The advertisement was withdrawn with a goodbye beacon."
         case .expired: "The activity passed its expirationDate and is no longer offered."
@@ -187,17 +249,18 @@ extension LifecycleEvent.Kind {
         case .offerWithdrawn: "A nearby device withdrew its offer."
         case .offerExpired: "A nearby device fell silent; its offer expired."
         case .continueChosen: "The user chose to continue the offered activity (the lock screen, the dock or the app switcher)."
-        case .choiceIgnored: "The choice started nothing: one continuation at a time, and only for an offer that is there."
-        case .willContinue: "application(_:willContinueUserActivityWithType:): the app says whether it will continue and shows it is loading."
-        case .fetchStarted: "The system asks the origin for the payload; the origin saves first."
+        case .choiceIgnored: "The choice started nothing: one continuation at a time, only for an offer that is there, and only into an app that can take it."
+        case .willContinue: "application(_:willContinueUserActivityWithType:): true, the app tells the user it is continuing; false, the system shows it. It does not cancel."
+        case .fetchStarted: "The system asks the origin for the payload; the origin saves first if needsSave is set."
         case .payloadReceived: "The activity's payload (type, title, userInfo, webpageURL) arrived from the origin."
         case .latePayloadIgnored: "A payload arrived after its continuation ended (cancelled, failed or timed out); it is dropped."
         case .payloadSizeWarning: "The payload is larger than Apple's 3 KB guidance; bulk data belongs in continuation streams."
-        case .webRouted: "A web page continues in a native app only if the site's apple-app-site-association approves the app; otherwise in the browser."
+        case .siteAssociationChecked: "When an app with activitycontinuation: domains is installed or launched, the device fetches each site's apple-app-site-association (HTTPS, no redirects, application/json, at most 128 KB) and keeps the answer as long as Cache-Control allows."
+        case .webRouted: "A web page continues in a native app only if the app names the host in its associated domains and the site's apple-app-site-association approves the app; otherwise in the browser."
         case .continueCalled: "application(_:continue:restorationHandler:): the app receives the activity and may pass objects to restore."
         case .restoreUserActivityState: "The restoration handler called restoreUserActivityState(_:) on the objects the app passed back."
         case .continued: "continue returned true: the continuation completed, and the origin is told."
-        case .notHandled: "continue returned false: the app did not handle the activity, so the origin is not told it was continued."
+        case .notHandled: "The app did not handle the activity (continue returned false, or no scene code received it), so the origin is not told it was continued."
         case .continuationFailed: "application(_:didFailToContinueUserActivityWithType:error:) reports why, with a public error code."
         case .systemShowedError: "The app does not implement didFailToContinueUserActivityWithType, so the system shows the error."
         case .payloadRequested: "A nearby device asks for this activity's payload to continue it."
@@ -206,7 +269,9 @@ extension LifecycleEvent.Kind {
         case .wasContinued: "userActivityWasContinued(_:): the activity was continued on another device."
         case .streamsOpened: "Continuation streams connect the two apps for data too large for userInfo."
         case .streamsRefused: "A request for continuation streams was refused."
-        case .documentOpened: "A document was opened; the system creates its activity from NSUbiquitousDocumentUserActivityType."
+        case .documentOpened: "A document was opened; the system creates its activity from NSUbiquitousDocumentUserActivityType. "
+            + "On a laptop (AppKit) it becomes current with the document's window; on a phone or tablet (UIKit) it does not: "
+            + "the app sets it on a responder on screen, which makes it current."
         case .documentClosed: "A document was closed; its activity is invalidated."
         }
     }

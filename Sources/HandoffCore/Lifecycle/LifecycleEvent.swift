@@ -56,19 +56,32 @@ public enum WithdrawalReason: String, Sendable, Hashable {
 }
 
 /// Why the user's choice of an offer started nothing.
-public enum IgnoredChoice: String, Sendable, Hashable {
+public enum IgnoredChoice: Sendable, Hashable {
     /// Another continuation is in progress.
     case busy
     /// The peer offers nothing any more.
     case noOffer
+    /// No app on this device can take the offer (Apple would not even show it): nothing fails.
+    case unavailable(Unavailability)
+
+    /// The name the headless JSON's `reason` uses.
+    public var name: String {
+        switch self {
+        case .busy: "busy"
+        case .noOffer: "noOffer"
+        case .unavailable: "unavailable"
+        }
+    }
 }
 
 /// Why a web page went where it did.
 public enum WebRouting: Sendable, Hashable {
-    /// The site's association file approves this app (by its application identifier): web → native.
-    case approved(applicationIdentifier: String)
-    /// An app names the host in its associated domains, but the site does not approve it.
-    case notApproved(bundleIdentifier: String, applicationIdentifier: String)
+    /// The association file of the app's matching `activitycontinuation:` domain approves this
+    /// app (by its application identifier): web → native.
+    case approved(applicationIdentifier: String, domain: AssociatedDomain)
+    /// Apps name the host in their associated domains, but no site approves them: why, per app
+    /// and domain (the latest outcome of the association-file fetch).
+    case notApproved([WebRoutingRefusal])
     /// No app here names the host: the browser opens it.
     case noAppNamesHost
 }
@@ -112,6 +125,11 @@ public struct LifecycleEvent: Sendable, Hashable {
         /// The app delegate's `application(_:didUpdate:)`.
         case didUpdate(ActivityReference, continuation: ContinuationID?)
         case saved(ActivityReference, reason: SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?)
+        /// A payload is leaving but needsSave was not set since the last save (at `lastSaved`, nil:
+        /// never): no save callback runs, and the payload carries the state saved then.
+        case saveSkipped(ActivityReference, lastSaved: Date?, continuation: ContinuationID?)
+        /// `scene(_:didUpdate:)` on the scene of the saved activity.
+        case sceneDidUpdate(ActivityReference, scene: String, continuation: ContinuationID?)
         case advertised(ActivityReference, AdvertisementIdentity, isEligible: Bool)
         case withdrawn(WithdrawalReason)
         case expired(ActivityReference)
@@ -123,8 +141,17 @@ public struct LifecycleEvent: Sendable, Hashable {
         // The continuing side
         case continueChosen(ContinuationID, PeerReference, route: Route)
         case choiceIgnored(PeerReference, IgnoredChoice)
-        /// `application(_:willContinueUserActivityWithType:)` and its answer.
-        case willContinue(ContinuationID, PeerReference, bundleIdentifier: String, activityType: String, accepted: Bool)
+        /// The system launched the app (cold) or brought it forward (warm) to continue an activity.
+        case applicationLaunched(ContinuationID?, bundleIdentifier: String, launch: LaunchKind)
+        /// The user quit the app from the app switcher: its activities and scenes are gone.
+        case applicationTerminated(bundleIdentifier: String)
+        /// `scene(_:willConnectTo:options:)`; `handoffUserActivityType` is the pending Handoff's type.
+        case sceneWillConnect(ContinuationID?, bundleIdentifier: String, scene: String, handoffUserActivityType: String?)
+        /// `application(_:willContinueUserActivityWithType:)` and its answer: true, the app shows
+        /// its own progress; false, the system shows it.
+        case willContinue(ContinuationID, PeerReference, bundleIdentifier: String, activityType: String, appShowsProgress: Bool)
+        /// `scene(_:willContinueUserActivityWithType:)`: the system shows the progress.
+        case sceneWillContinue(ContinuationID, PeerReference, bundleIdentifier: String, scene: String, activityType: String)
         case fetchStarted(ContinuationID, PeerReference, timeout: TimeInterval)
         case payloadReceived(ContinuationID, PeerReference, activityType: String, bytes: Int, milliseconds: Double,
                              userInfo: UserInfoSnapshot)
@@ -132,14 +159,22 @@ public struct LifecycleEvent: Sendable, Hashable {
         case latePayloadIgnored(ContinuationID, bytes: Int)
         case payloadSizeWarning(ContinuationID, bytes: Int, guidance: Int)
         case webRouted(ContinuationID, host: String, bundleIdentifier: String, WebRouting)
+        /// The device fetched the association file for one of an app's `activitycontinuation:`
+        /// domains; when the fetch failed, `keptAnswer` is the earlier answer the device keeps.
+        case siteAssociationChecked(SiteAssociationCheck, keptAnswer: AssociationOutcome?)
         /// `application(_:continue:restorationHandler:)` is called.
         case continueCalled(ContinuationID, bundleIdentifier: String, activityType: String)
+        /// `scene(_:continue:)` is called, once all the data arrived.
+        case sceneContinue(ContinuationID, bundleIdentifier: String, scene: String, activityType: String)
         /// The restoration handler called `restoreUserActivityState(_:)` on these objects.
         case restoreUserActivityState(ContinuationID, bundleIdentifier: String, objects: Int, userInfo: UserInfoSnapshot)
         case continued(ContinuationID, PeerReference, bundleIdentifier: String, restoredObjects: Int, milliseconds: Double)
-        /// `continue` returned false: the app did not handle the activity; the origin is not told.
-        case notHandled(ContinuationID, PeerReference, bundleIdentifier: String, milliseconds: Double)
+        /// The app did not handle the activity (`continue` returned false, or no scene code took
+        /// it); the origin is not told.
+        case notHandled(ContinuationID, PeerReference, bundleIdentifier: String, milliseconds: Double, reason: NotHandledReason)
         case continuationFailed(ContinuationID, PeerReference, bundleIdentifier: String?, activityType: String?, HandoffError)
+        /// `scene(_:didFailToContinueUserActivityWithType:error:)` is called.
+        case sceneDidFailToContinue(ContinuationID?, bundleIdentifier: String, scene: String, activityType: String, HandoffError)
         /// The app does not implement `didFailToContinueUserActivityWithType`: the system shows the error.
         case systemShowedError(bundleIdentifier: String, activityType: String, HandoffError)
         // The origin side
@@ -159,12 +194,13 @@ public struct LifecycleEvent: Sendable, Hashable {
     /// The kinds of event, by the name the log and the headless JSON use.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case activityCreated, becameCurrent, resignedCurrent, invalidated, needsSaveSet
-        case willSave, updateUserActivityState, didUpdate, saved
+        case willSave, updateUserActivityState, didUpdate, saved, saveSkipped, sceneDidUpdate
         case advertised, withdrawn, expired
         case offerReceived, offerUpdated, offerWithdrawn, offerExpired
-        case continueChosen, choiceIgnored, willContinue, fetchStarted, payloadReceived, latePayloadIgnored
-        case payloadSizeWarning, webRouted, continueCalled, restoreUserActivityState, continued, notHandled
-        case continuationFailed, systemShowedError
+        case continueChosen, choiceIgnored, applicationLaunched, applicationTerminated, sceneWillConnect
+        case willContinue, sceneWillContinue, fetchStarted, payloadReceived, latePayloadIgnored
+        case payloadSizeWarning, siteAssociationChecked, webRouted, continueCalled, sceneContinue, restoreUserActivityState, continued, notHandled
+        case continuationFailed, sceneDidFailToContinue, systemShowedError
         case payloadRequested, payloadSent, payloadRefused, wasContinued
         case streamsOpened, streamsRefused
         case documentOpened, documentClosed
@@ -183,6 +219,14 @@ extension LifecycleEvent {
         case .updateUserActivityState: .updateUserActivityState
         case .didUpdate: .didUpdate
         case .saved: .saved
+        case .saveSkipped: .saveSkipped
+        case .sceneDidUpdate: .sceneDidUpdate
+        case .applicationLaunched: .applicationLaunched
+        case .applicationTerminated: .applicationTerminated
+        case .sceneWillConnect: .sceneWillConnect
+        case .sceneWillContinue: .sceneWillContinue
+        case .sceneContinue: .sceneContinue
+        case .sceneDidFailToContinue: .sceneDidFailToContinue
         case .advertised: .advertised
         case .withdrawn: .withdrawn
         case .expired: .expired
@@ -198,6 +242,7 @@ extension LifecycleEvent {
         case .latePayloadIgnored: .latePayloadIgnored
         case .payloadSizeWarning: .payloadSizeWarning
         case .webRouted: .webRouted
+        case .siteAssociationChecked: .siteAssociationChecked
         case .continueCalled: .continueCalled
         case .restoreUserActivityState: .restoreUserActivityState
         case .continued: .continued
@@ -218,12 +263,16 @@ extension LifecycleEvent {
     /// The continuation this event belongs to, on either device.
     public var continuation: ContinuationID? {
         switch occurrence {
-        case .willSave(_, let id), .updateUserActivityState(_, _, let id), .didUpdate(_, let id), .saved(_, _, _, let id):
+        case .willSave(_, let id), .updateUserActivityState(_, _, let id), .didUpdate(_, let id), .saved(_, _, _, let id),
+             .saveSkipped(_, _, let id), .sceneDidUpdate(_, _, let id), .applicationLaunched(let id, _, _),
+             .sceneWillConnect(let id, _, _, _), .sceneDidFailToContinue(let id, _, _, _, _):
+            id
+        case .sceneWillContinue(let id, _, _, _, _), .sceneContinue(let id, _, _, _):
             id
         case .continueChosen(let id, _, _), .willContinue(let id, _, _, _, _), .fetchStarted(let id, _, _),
              .payloadReceived(let id, _, _, _, _, _), .latePayloadIgnored(let id, _), .payloadSizeWarning(let id, _, _),
              .webRouted(let id, _, _, _), .continueCalled(let id, _, _), .restoreUserActivityState(let id, _, _, _),
-             .continued(let id, _, _, _, _), .notHandled(let id, _, _, _), .continuationFailed(let id, _, _, _, _),
+             .continued(let id, _, _, _, _), .notHandled(let id, _, _, _, _), .continuationFailed(let id, _, _, _, _),
              .payloadRequested(let id, _, _), .payloadSent(let id, _, _, _, _), .payloadRefused(let id, _, _),
              .wasContinued(let id, _, _):
             id
@@ -240,10 +289,22 @@ extension LifecycleEvent {
         case .offerReceived(let peer, _, _), .offerUpdated(let peer, _, _), .offerWithdrawn(let peer), .offerExpired(let peer),
              .continueChosen(_, let peer, _), .choiceIgnored(let peer, _), .willContinue(_, let peer, _, _, _),
              .fetchStarted(_, let peer, _), .payloadReceived(_, let peer, _, _, _, _), .continued(_, let peer, _, _, _),
-             .notHandled(_, let peer, _, _), .continuationFailed(_, let peer, _, _, _), .payloadRequested(_, let peer, _),
+             .notHandled(_, let peer, _, _, _), .continuationFailed(_, let peer, _, _, _), .payloadRequested(_, let peer, _),
+             .sceneWillContinue(_, let peer, _, _, _),
              .payloadSent(_, let peer, _, _, _), .payloadRefused(_, let peer, _), .wasContinued(_, let peer, _),
              .streamsOpened(_, let peer, _, _), .streamsRefused(_, let peer, _, _):
             peer
+        default:
+            nil
+        }
+    }
+
+    /// The scene the event is about, on the scene path.
+    public var scene: String? {
+        switch occurrence {
+        case .sceneDidUpdate(_, let scene, _), .sceneWillConnect(_, _, let scene, _), .sceneWillContinue(_, _, _, let scene, _),
+             .sceneContinue(_, _, let scene, _), .sceneDidFailToContinue(_, _, let scene, _, _):
+            scene
         default:
             nil
         }
@@ -254,6 +315,7 @@ extension LifecycleEvent {
         switch occurrence {
         case .activityCreated(let a), .becameCurrent(let a), .resignedCurrent(let a), .invalidated(let a), .needsSaveSet(let a),
              .willSave(let a, _), .updateUserActivityState(let a, _, _), .didUpdate(let a, _), .saved(let a, _, _, _),
+             .saveSkipped(let a, _, _), .sceneDidUpdate(let a, _, _),
              .advertised(let a, _, _), .expired(let a), .payloadSent(_, _, let a, _, _), .wasContinued(_, _, let a),
              .streamsOpened(_, _, let a, _):
             a
@@ -269,11 +331,17 @@ extension LifecycleEvent {
         if let activity { return activity.bundleIdentifier }
         switch occurrence {
         case .willContinue(_, _, let bundle, _, _), .webRouted(_, _, let bundle, _), .continueCalled(_, let bundle, _),
-             .restoreUserActivityState(_, let bundle, _, _), .continued(_, _, let bundle, _, _), .notHandled(_, _, let bundle, _),
+             .restoreUserActivityState(_, let bundle, _, _), .continued(_, _, let bundle, _, _), .notHandled(_, _, let bundle, _, _),
              .systemShowedError(let bundle, _, _), .documentOpened(let bundle, _, _), .documentClosed(let bundle, _, _):
+            return bundle
+        case .applicationLaunched(_, let bundle, _), .applicationTerminated(let bundle), .sceneWillConnect(_, let bundle, _, _),
+             .sceneWillContinue(_, _, let bundle, _, _), .sceneContinue(_, let bundle, _, _),
+             .sceneDidFailToContinue(_, let bundle, _, _, _):
             return bundle
         case .continuationFailed(_, _, let bundle, _, _):
             return bundle
+        case .siteAssociationChecked(let check, _):
+            return check.bundleIdentifier
         default:
             return nil
         }
@@ -284,7 +352,10 @@ extension LifecycleEvent {
         if let activity { return activity.activityType }
         switch occurrence {
         case .willContinue(_, _, _, let type, _), .payloadReceived(_, _, let type, _, _, _), .continueCalled(_, _, let type),
-             .systemShowedError(_, let type, _):
+             .systemShowedError(_, let type, _), .sceneWillContinue(_, _, _, _, let type), .sceneContinue(_, _, _, let type),
+             .sceneDidFailToContinue(_, _, _, let type, _):
+            return type
+        case .sceneWillConnect(_, _, _, let type):
             return type
         case .continuationFailed(_, _, _, let type, _), .streamsRefused(_, _, let type, _), .documentOpened(_, let type, _),
              .documentClosed(_, let type, _):
@@ -297,7 +368,8 @@ extension LifecycleEvent {
     /// The failure, for the events that are one.
     public var error: HandoffError? {
         switch occurrence {
-        case .continuationFailed(_, _, _, _, let error), .systemShowedError(_, _, let error), .payloadRefused(_, _, let error):
+        case .continuationFailed(_, _, _, _, let error), .systemShowedError(_, _, let error), .payloadRefused(_, _, let error),
+             .sceneDidFailToContinue(_, _, _, _, let error):
             error
         default:
             nil
@@ -318,8 +390,10 @@ extension LifecycleEvent {
     /// How long the step took, in milliseconds, where that is measured.
     public var milliseconds: Double? {
         switch occurrence {
-        case .payloadReceived(_, _, _, _, let ms, _), .continued(_, _, _, _, let ms), .notHandled(_, _, _, let ms):
+        case .payloadReceived(_, _, _, _, let ms, _), .continued(_, _, _, _, let ms), .notHandled(_, _, _, let ms, _):
             ms
+        case .siteAssociationChecked(let check, _):
+            check.milliseconds
         default:
             nil
         }

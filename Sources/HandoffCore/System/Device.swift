@@ -53,10 +53,12 @@ public final class Device {
 
     // MARK: Apps
 
-    /// Installs an app; returns its application object.
+    /// Installs an app; returns its application object. An app with a scene manifest names its
+    /// scene delegate class there; `sceneDelegates` are the classes it links.
     @discardableResult
-    public func install(_ manifest: AppManifest, delegate: (any ApplicationDelegate)? = nil) -> Application {
-        let app = Application(manifest: manifest, delegate: delegate, device: self)
+    public func install(_ manifest: AppManifest, delegate: (any ApplicationDelegate)? = nil,
+                        sceneDelegates: [any SceneDelegate.Type] = []) -> Application {
+        let app = Application(manifest: manifest, delegate: delegate, sceneDelegateClasses: sceneDelegates, device: self)
         applications.removeAll { $0.bundleIdentifier == manifest.bundleIdentifier }
         applications.append(app)
         post(.appInstalled(manifest))
@@ -70,6 +72,35 @@ public final class Device {
     /// Brings `app` to the front (nil: the home screen). Its activity becomes current.
     public func bringToFront(_ app: Application?) {
         post(.appBecameFrontmost(bundleIdentifier: app?.bundleIdentifier))
+    }
+
+    /// The user quits `app` from the app switcher: its scenes disconnect, its documents close,
+    /// its activities end, and its next launch is cold.
+    public func terminate(_ app: Application) {
+        for scene in app.connectedScenes { scene.delegate?.sceneDidDisconnect(scene) }
+        app.connectedScenes = []
+        for document in app.openDocuments { document.close() }
+        for activity in activities.values where activity.application === app { activity.invalidate() }
+        post(.appTerminated(bundleIdentifier: app.bundleIdentifier))
+    }
+
+    /// Connects a new scene to `app` (a launch, a continuation or a request for a new window),
+    /// with a delegate of the class its scene manifest names.
+    func connectScene(in app: Application, options: Scene.ConnectionOptions, continuation: ContinuationID?) -> Scene {
+        app.sceneSerial += 1
+        let configuration = app.sceneConfiguration
+        let session = SceneSession(persistentIdentifier: "\(app.manifest.displayName)-\(app.sceneSerial)",
+                                   role: configuration?.role ?? "UIWindowSceneSessionRoleApplication",
+                                   configurationName: configuration?.name)
+        let delegateClass = app.sceneDelegateClass()
+        let delegate: (any SceneDelegate)? = (try? delegateClass.get()).map { $0.init() }
+        let scene = Scene(session: session, delegate: delegate, application: app)
+        if case .failure(let problem) = delegateClass { scene.setupProblem = problem }
+        app.connectedScenes.insert(scene, at: 0)
+        record(.sceneWillConnect(continuation, bundleIdentifier: app.bundleIdentifier, scene: scene.name,
+                                 handoffUserActivityType: options.handoffUserActivityType))
+        delegate?.scene(scene, willConnectTo: session, options: options)
+        return scene
     }
 
     /// The device's current activity object.
@@ -89,9 +120,17 @@ public final class Device {
     /// Time passed: lets coalesced saves, timeouts and expiries happen.
     public func tick() { post(.tick) }
 
-    /// Records which apps a site approves for `activitycontinuation` (its association file).
-    public func setSiteApproval(host: String, applicationIdentifiers: Set<String>) {
-        post(.siteApproval(host: host, applicationIdentifiers: applicationIdentifiers))
+    /// Fetches the association files that verify an app's `activitycontinuation:` domains (set
+    /// by the runtime: the local web's `SiteAssociationVerifier`). Called on the device's run
+    /// loop when an app is installed or launched, for the domains never checked or whose answer
+    /// expired; the verifier answers each with ``siteAssociationChecked(_:)``, on the run loop.
+    /// Without one, the domains stay unchecked and web pages open in the browser.
+    public var siteAssociationVerifier: ((SiteAssociationRequest) -> Void)?
+
+    /// One domain's association file was fetched (or the fetch failed): the device keeps the
+    /// answer for routing web pages, and records it.
+    public func siteAssociationChecked(_ check: SiteAssociationCheck) {
+        post(.siteAssociationChecked(check))
     }
 
     // MARK: From the transport
@@ -169,6 +208,12 @@ public final class Device {
     }
 
     func activityBecameCurrent(_ activity: UserActivity) {
+        if activities[activity.identifier] == nil, activity.isReceived, activity.isValid {
+            // A continued activity the app makes current is adopted: this device now offers it,
+            // so it can be handed back.
+            activity.isAdopted = true
+            activities[activity.identifier] = activity
+        }
         guard activities[activity.identifier] != nil else { return }
         post(.activityChanged(activity.snapshot))
         post(.activityBecameCurrent(activity.identifier))
@@ -288,13 +333,26 @@ public final class Device {
             guard let activity = activities[id] else { return }
             save(activity, continuation: continuation)
             post(.activitySaved(id, reason, userInfo: activity.userInfo, continuation: continuation))
+        case .launch(let bundle, let kind, let continuation, let type):
+            guard let app = application(bundle) else { return }
+            record(.applicationLaunched(continuation, bundleIdentifier: bundle, launch: kind))
+            if app.usesScenes && (kind == .cold || app.connectedScenes.isEmpty) {
+                _ = connectScene(in: app, options: Scene.ConnectionOptions(handoffUserActivityType: type), continuation: continuation)
+            }
         case .callWillContinue(let id, let bundle, let type):
             guard let app = application(bundle) else {
                 post(.payloadFailed(id, HandoffError(.handoffFailed, "\(bundle) is not installed")))
                 return
             }
-            let accepted = app.delegate?.application(app, willContinueUserActivityWithType: type) ?? true
-            post(.willContinueAnswered(id, accepted: accepted))
+            if app.usesScenes {
+                let scene = app.keyScene ?? connectScene(in: app, options: Scene.ConnectionOptions(handoffUserActivityType: type),
+                                                         continuation: id)
+                scene.delegate?.scene(scene, willContinueUserActivityWithType: type)
+                post(.willContinueAnswered(id, .scene(scene.name)))
+            } else {
+                let showsProgress = app.delegate?.application(app, willContinueUserActivityWithType: type) ?? false
+                post(.willContinueAnswered(id, .application(appShowsProgress: showsProgress)))
+            }
         case .requestPayload(let id, let peer, let hash):
             guard let transport else {
                 post(.payloadFailed(id, HandoffError(.connectionUnavailable, "the device has no network")))
@@ -307,7 +365,14 @@ public final class Device {
             deliver(id, bundle, payload, origin: origin)
         case .callDidFail(let bundle, let type, let error):
             if let app = application(bundle) {
-                if let delegate = app.delegate {
+                if app.usesScenes, let scene = app.keyScene {
+                    record(.sceneDidFailToContinue(nil, bundleIdentifier: bundle, scene: scene.name, activityType: type, error))
+                    if let delegate = scene.delegate {
+                        delegate.scene(scene, didFailToContinueUserActivityWithType: type, error: error)
+                    } else {
+                        systemShowsError(error, activityType: type, application: app)
+                    }
+                } else if let delegate = app.delegate {
                     delegate.application(app, didFailToContinueUserActivityWithType: type, error: error)
                 } else {
                     systemShowsError(error, activityType: type, application: app)
@@ -332,6 +397,8 @@ public final class Device {
             transport?.sendPayload(request, to: peer, result: .failure(error))
         case .notifyContinued(let peer, let activityIdentifier, let continuation):
             transport?.notifyContinued(activityIdentifier, continuation: continuation, to: peer)
+        case .checkSiteAssociations(let bundle, let appID, let domains):
+            siteAssociationVerifier?(SiteAssociationRequest(bundleIdentifier: bundle, applicationIdentifier: appID, domains: domains))
         case .callWasContinued(let id):
             if let activity = activities[id] { activity.delegate?.userActivityWasContinued(activity) }
         }
@@ -355,7 +422,12 @@ public final class Device {
             for responder in responders { responder.updateUserActivityState(activity) }
             record(.updateUserActivityState(reference, responders: responders.count, continuation: continuation))
         }
-        if let app = activity.application, let delegate = app.delegate {
+        if let app = activity.application, app.usesScenes {
+            if let scene = app.connectedScenes.first(where: { $0.userActivity === activity }) ?? app.keyScene, let delegate = scene.delegate {
+                delegate.scene(scene, didUpdate: activity)
+                record(.sceneDidUpdate(reference, scene: scene.name, continuation: continuation))
+            }
+        } else if let app = activity.application, let delegate = app.delegate {
             delegate.application(app, didUpdate: activity)
             record(.didUpdate(reference, continuation: continuation))
         }
@@ -370,6 +442,10 @@ public final class Device {
             return
         }
         let activity = UserActivity(received: payload, application: app, origin: origin, continuation: id)
+        if app.usesScenes {
+            deliverToScene(id, app, activity)
+            return
+        }
         var restored = 0
         let handler: ([Responder]) -> Void = { [weak self] objects in
             guard let self else { return }
@@ -379,7 +455,32 @@ public final class Device {
         }
         record(.continueCalled(id, bundleIdentifier: bundle, activityType: activity.activityType))
         let handled = app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
-        post(.continuationHandled(id, handled: handled, restoredObjects: restored))
+        post(.continuationHandled(id, handled ? .handled(restoredObjects: restored) : .notHandled(.returnedFalse)))
+    }
+
+    /// `scene(_:continue:)` on the scene the activity's `targetContentIdentifier` picks (Apple's
+    /// activation conditions), else a new scene when the app supports several, else the key scene.
+    private func deliverToScene(_ id: ContinuationID, _ app: Application, _ activity: UserActivity) {
+        let scene: Scene
+        if let chosen = Scene.choose(for: activity.targetContentIdentifier, among: app.connectedScenes) {
+            scene = chosen
+        } else if app.manifest.sceneManifest?.supportsMultipleScenes == true || app.connectedScenes.isEmpty {
+            scene = connectScene(in: app, options: Scene.ConnectionOptions(handoffUserActivityType: activity.activityType), continuation: id)
+        } else {
+            scene = app.connectedScenes[0]
+        }
+        app.activate(scene)
+        record(.sceneContinue(id, bundleIdentifier: app.bundleIdentifier, scene: scene.name, activityType: activity.activityType))
+        guard let delegate = scene.delegate else {
+            let problem = scene.setupProblem ?? .noConfiguration
+            post(.continuationHandled(id, .notHandled(.noSceneDelegate(scene: scene.name, problem))))
+            return
+        }
+        scene.continueIsNotImplemented = false
+        delegate.scene(scene, continue: activity)
+        let outcome: ContinueOutcome = scene.continueIsNotImplemented
+            ? .notHandled(.sceneContinueNotImplemented(scene: scene.name)) : .handled(restoredObjects: 0)
+        post(.continuationHandled(id, outcome))
     }
 }
 

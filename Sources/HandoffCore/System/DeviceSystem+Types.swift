@@ -107,11 +107,52 @@ public struct Offer: Sendable, Hashable {
     public var payloadSize: Int?
 }
 
+/// How an app was started for a continuation.
+public enum LaunchKind: String, Sendable, Hashable, Codable {
+    /// The app was not running: it is launched (a scene app connects a new scene).
+    case cold
+    /// The app was running in the background: it is brought forward.
+    case warm
+}
+
+/// What `willContinueUserActivityWithType` answered.
+public enum WillContinueAnswer: Sendable, Hashable {
+    /// The app delegate's answer: true, the app shows the user that it is continuing; false, the
+    /// system does.
+    case application(appShowsProgress: Bool)
+    /// A scene's delegate was told (this scene); it answers nothing and the system shows progress.
+    case scene(String)
+}
+
+/// Why the continuing app did not handle a delivered activity.
+public enum NotHandledReason: Sendable, Hashable, CustomStringConvertible {
+    /// `application(_:continue:restorationHandler:)` returned false (or is not implemented).
+    case returnedFalse
+    /// The scene delegate does not implement `scene(_:continue:)`: the activity reached no code.
+    case sceneContinueNotImplemented(scene: String)
+    /// The scene has no delegate: the scene manifest is wrong.
+    case noSceneDelegate(scene: String, SceneSetupProblem)
+
+    public var description: String {
+        switch self {
+        case .returnedFalse: "continue returned false"
+        case .sceneContinueNotImplemented(let scene): "\(scene)'s delegate does not implement scene(_:continue:)"
+        case .noSceneDelegate(let scene, let problem): "\(scene) has no scene delegate: \(problem)"
+        }
+    }
+}
+
+/// What became of an activity given to the continuing app.
+public enum ContinueOutcome: Sendable, Hashable {
+    case handled(restoredObjects: Int)
+    case notHandled(NotHandledReason)
+}
+
 /// Why a save is happening.
 public enum SaveReason: String, Sendable, Hashable, Codable {
     /// needsSave was set and the coalescing interval passed.
     case coalesced
-    /// A payload is about to leave the device: always save first.
+    /// A payload is about to leave the device and needsSave is set: save first.
     case beforeSending
 }
 

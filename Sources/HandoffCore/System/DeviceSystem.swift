@@ -12,6 +12,8 @@ public struct DeviceSystem: Sendable {
         // Local apps and their activities
         case appInstalled(AppManifest)
         case appBecameFrontmost(bundleIdentifier: String?)
+        /// The user quit the app (from the app switcher): it is not running; its next launch is cold.
+        case appTerminated(bundleIdentifier: String)
         case activityChanged(ActivitySnapshot)
         case activityBecameCurrent(UUID)
         case activityResignedCurrent(UUID)
@@ -19,17 +21,19 @@ public struct DeviceSystem: Sendable {
         case activityNeedsSave(UUID)
         /// The save callbacks of ``Effect/save(_:_:continuation:)`` ran; this is the userInfo now.
         case activitySaved(UUID, SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?)
-        case siteApproval(host: String, applicationIdentifiers: Set<String>)
+        /// The runtime fetched the association file for one of an app's `activitycontinuation:` domains.
+        case siteAssociationChecked(SiteAssociationCheck)
         // Peers
         case advertisementReceived(Advertisement, from: PeerInfo)
         case goodbyeReceived(DeviceID)
         // The receiving side of a continuation
         /// The user chose `peer`'s offer; the runtime mints the continuation's identifier.
         case offerChosen(DeviceID, continuation: ContinuationID)
-        case willContinueAnswered(ContinuationID, accepted: Bool)
+        /// `willContinueUserActivityWithType` returned (an app delegate's answer, or a scene's).
+        case willContinueAnswered(ContinuationID, WillContinueAnswer)
         case payloadReceived(ContinuationID, ActivityPayload, size: Int)
         case payloadFailed(ContinuationID, HandoffError)
-        case continuationHandled(ContinuationID, handled: Bool, restoredObjects: Int)
+        case continuationHandled(ContinuationID, ContinueOutcome)
         case continuationCancelled
         // The origin side of a continuation
         case payloadRequested(PayloadRequestID, from: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID)
@@ -49,6 +53,9 @@ public struct DeviceSystem: Sendable {
         /// `updateUserActivityState` (with userInfo emptied first), then the app's `didUpdate`;
         /// then answer ``Event/activitySaved(_:_:userInfo:continuation:)``.
         case save(UUID, SaveReason, continuation: ContinuationID?)
+        /// Launch the app (cold) or bring it forward (warm) for a continuation of `activityType`; a
+        /// cold scene app connects a scene whose options carry the type.
+        case launch(bundleIdentifier: String, LaunchKind, continuation: ContinuationID, activityType: String)
         case callWillContinue(ContinuationID, bundleIdentifier: String, activityType: String)
         case requestPayload(ContinuationID, from: DeviceID, activityTypeHash: ActivityTypeHash)
         case cancelPayloadRequest(ContinuationID, from: DeviceID)
@@ -61,6 +68,9 @@ public struct DeviceSystem: Sendable {
         case sendPayloadError(PayloadRequestID, to: DeviceID, HandoffError)
         case notifyContinued(to: DeviceID, activityIdentifier: UUID, continuation: ContinuationID)
         case callWasContinued(UUID)
+        /// Fetch the association files that verify these `activitycontinuation:` domains of an
+        /// app, then answer ``Event/siteAssociationChecked(_:)`` for each.
+        case checkSiteAssociations(bundleIdentifier: String, applicationIdentifier: String, domains: [AssociatedDomain])
         case record(LifecycleEvent)
     }
 
@@ -91,10 +101,17 @@ public struct DeviceSystem: Sendable {
     public private(set) var advertisement: Advertisement?
     public private(set) var offers: [DeviceID: Offer] = [:]
     public private(set) var pendingContinuation: PendingContinuation?
-    public private(set) var siteApprovals: [String: Set<String>] = [:]
+    /// Per app and `activitycontinuation:` domain, what the site's association file said.
+    public internal(set) var siteAssociations: [SiteAssociationKey: SiteAssociationRecord] = [:]
+    var siteAssociationChecksInFlight: Set<SiteAssociationKey> = []
+    /// The apps running (in front or in the background). Continuing into an app that is not
+    /// running launches it cold.
+    public private(set) var runningApps: Set<String> = []
     var saveDeadline: Date?
     var needsSave: Set<UUID> = []
     var lastSaved: [UUID: Date] = [:]
+    /// When each activity's save callbacks last ran (nil: never).
+    var savedAt: [UUID: Date] = [:]
     var serving: [PayloadRequestID: ServeRequest] = [:]
     /// Names of peers that asked for payloads (they may not advertise anything themselves).
     var peerNames: [DeviceID: String] = [:]
@@ -121,12 +138,22 @@ public struct DeviceSystem: Sendable {
             apps.removeAll { $0.bundleIdentifier == manifest.bundleIdentifier }
             apps.append(manifest)
             rerouteOffers(at: now)
+            checkSiteAssociations(of: manifest.bundleIdentifier, at: now, effects: &effects)
         case .appBecameFrontmost(let bundle):
             front = bundle.map { .app($0) } ?? .home
+            if let bundle, !runningApps.contains(bundle) { checkSiteAssociations(of: bundle, at: now, effects: &effects) }
+            if let bundle { runningApps.insert(bundle) }
+            chooseCurrent(at: now, effects: &effects)
+        case .appTerminated(let bundle):
+            guard runningApps.remove(bundle) != nil else { break }
+            candidates[bundle] = nil
+            record(.applicationTerminated(bundleIdentifier: bundle), at: now, into: &effects)
+            if front == .app(bundle) { front = .home }
             chooseCurrent(at: now, effects: &effects)
         case .activityChanged(let snapshot):
             let old = activities[snapshot.id]
             activities[snapshot.id] = snapshot
+            runningApps.insert(snapshot.bundleIdentifier)
             if old == nil { record(.activityCreated(snapshot.reference), at: now, into: &effects) }
             if snapshot.id == currentActivity, old != snapshot { advertiseCurrent(at: now, effects: &effects) }
         case .activityBecameCurrent(let id):
@@ -141,6 +168,7 @@ public struct DeviceSystem: Sendable {
             guard let snapshot = activities.removeValue(forKey: id) else { break }
             needsSave.remove(id)
             lastSaved[id] = nil
+            savedAt[id] = nil
             record(.invalidated(snapshot.reference), at: now, into: &effects)
             if candidates[snapshot.bundleIdentifier] == id { candidates[snapshot.bundleIdentifier] = nil }
             chooseCurrent(at: now, effects: &effects)
@@ -151,8 +179,8 @@ public struct DeviceSystem: Sendable {
             if id == currentActivity { scheduleSave(at: now, effects: &effects) }
         case .activitySaved(let id, let reason, let userInfo, let continuation):
             activitySaved(id, reason, userInfo: userInfo, continuation: continuation, at: now, effects: &effects)
-        case .siteApproval(let host, let appIDs):
-            siteApprovals[host.lowercased()] = appIDs
+        case .siteAssociationChecked(let check):
+            siteAssociationChecked(check, at: now, effects: &effects)
         case .advertisementReceived(let ad, let peer):
             receive(ad, from: peer, at: now, effects: &effects)
         case .goodbyeReceived(let peer):
@@ -161,24 +189,26 @@ public struct DeviceSystem: Sendable {
             }
         case .offerChosen(let peer, let continuation):
             choose(peer, continuation: continuation, at: now, effects: &effects)
-        case .willContinueAnswered(let id, let accepted):
-            willContinueAnswered(id, accepted: accepted, at: now, effects: &effects)
+        case .willContinueAnswered(let id, let answer):
+            willContinueAnswered(id, answer, at: now, effects: &effects)
         case .payloadReceived(let id, let payload, let size):
             payloadReceived(id, payload, size: size, at: now, effects: &effects)
         case .payloadFailed(let id, let error):
             guard let pending = pendingContinuation, pending.id == id else { break }
             fail(pending, error, at: now, effects: &effects)
-        case .continuationHandled(let id, let handled, let restored):
+        case .continuationHandled(let id, let outcome):
             guard case .delivering(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else { break }
             pendingContinuation = nil
             let elapsed = now.timeIntervalSince(attempt.chosenAt) * 1000
             let peer = PeerReference(attempt.peer)
-            if handled {
+            switch outcome {
+            case .handled(let restored):
                 effects.append(.notifyContinued(to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
                 record(.continued(id, peer, bundleIdentifier: target.bundleIdentifier, restoredObjects: restored, milliseconds: elapsed),
                        at: now, into: &effects)
-            } else {
-                record(.notHandled(id, peer, bundleIdentifier: target.bundleIdentifier, milliseconds: elapsed), at: now, into: &effects)
+            case .notHandled(let reason):
+                record(.notHandled(id, peer, bundleIdentifier: target.bundleIdentifier, milliseconds: elapsed, reason: reason),
+                       at: now, into: &effects)
             }
         case .continuationCancelled:
             guard let pending = pendingContinuation else { break }
@@ -280,6 +310,7 @@ extension DeviceSystem {
                                 at now: Date, effects: inout [Effect]) {
         guard let snapshot = activities[id] else { return }
         lastSaved[id] = now
+        savedAt[id] = now
         record(.saved(snapshot.reference, reason: reason, userInfo: userInfo, continuation: continuation), at: now, into: &effects)
         // The payload leaves right after the save it waited for.
         for (request, serve) in serving.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where serve.activity == id && serve.phase == .saving {
@@ -310,11 +341,17 @@ extension DeviceSystem {
             refuse(request, peer, continuation, HandoffError(.handoffFailed, "the activity has expired"), at: now, effects: &effects)
             return
         }
-        // Always save right before a payload leaves, so a continuation never restores stale state.
-        serving[request] = ServeRequest(peer: peer, activity: id, continuation: continuation, phase: .saving)
-        needsSave.remove(id)
-        saveDeadline = nil
-        effects.append(.save(id, .beforeSending, continuation: continuation))
+        // Save before the payload leaves if and only if needsSave is set (Apple: the delegate gets
+        // userActivityWillSave "if true"); otherwise the payload carries the state saved last.
+        if needsSave.remove(id) != nil {
+            serving[request] = ServeRequest(peer: peer, activity: id, continuation: continuation, phase: .saving)
+            saveDeadline = nil
+            effects.append(.save(id, .beforeSending, continuation: continuation))
+        } else {
+            serving[request] = ServeRequest(peer: peer, activity: id, continuation: continuation, phase: .encoding)
+            record(.saveSkipped(snapshot.reference, lastSaved: savedAt[id], continuation: continuation), at: now, into: &effects)
+            effects.append(.encodePayload(request, activity: id, continuation: continuation))
+        }
     }
 
     mutating func payloadEncoded(_ request: PayloadRequestID, _ data: Data, userInfo: UserInfoSnapshot, at now: Date,
@@ -416,13 +453,16 @@ extension DeviceSystem {
             return
         }
         let route = self.route(for: offer.advertisement, at: now)
+        if case .unavailable(let why) = route {
+            // No app here can take it: there is nothing to continue, so nothing fails; say why.
+            record(.choiceIgnored(PeerReference(offer.peer), .unavailable(why)), at: now, into: &effects)
+            return
+        }
         let attempt = ContinuationAttempt(id: continuation, peer: offer.peer, advertisement: offer.advertisement, chosenAt: now)
         record(.continueChosen(attempt.id, PeerReference(offer.peer), route: route), at: now, into: &effects)
         let target: ContinuationTarget
         switch route {
-        case .unavailable(let why):
-            record(.continuationFailed(attempt.id, PeerReference(offer.peer), bundleIdentifier: nil, activityType: nil,
-                                       HandoffError(.handoffFailed, "cannot continue: \(why)")), at: now, into: &effects)
+        case .unavailable:
             return
         case .app(let bundle, let type):
             target = .app(bundleIdentifier: bundle, activityType: type)
@@ -433,18 +473,33 @@ extension DeviceSystem {
             startFetch(attempt, .routedByPage, at: now, effects: &effects)
             return
         }
-        pendingContinuation = .askingApp(attempt, target, payload: nil)
-        effects.append(.callWillContinue(attempt.id, bundleIdentifier: target.bundleIdentifier, activityType: target.activityType))
+        askApp(attempt, target, payload: nil, at: now, effects: &effects)
     }
 
-    mutating func willContinueAnswered(_ id: ContinuationID, accepted: Bool, at now: Date, effects: inout [Effect]) {
+    /// Launches the target app if it is not in front, then asks it `willContinueUserActivityWithType`.
+    mutating func askApp(_ attempt: ContinuationAttempt, _ target: ContinuationTarget, payload: ActivityPayload?,
+                         at now: Date, effects: inout [Effect]) {
+        let bundle = target.bundleIdentifier
+        let launch: LaunchKind? = !runningApps.contains(bundle) ? .cold : (frontmostApp == bundle ? nil : .warm)
+        runningApps.insert(bundle)
+        if let launch {
+            effects.append(.launch(bundleIdentifier: bundle, launch, continuation: attempt.id, activityType: target.activityType))
+        }
+        pendingContinuation = .askingApp(attempt, target, payload: payload)
+        effects.append(.callWillContinue(attempt.id, bundleIdentifier: bundle, activityType: target.activityType))
+    }
+
+    mutating func willContinueAnswered(_ id: ContinuationID, _ answer: WillContinueAnswer, at now: Date, effects: inout [Effect]) {
         guard case .askingApp(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else { return }
-        record(.willContinue(id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier,
-                             activityType: target.activityType, accepted: accepted), at: now, into: &effects)
-        guard accepted else {
-            // Nothing was fetched (or nothing more is done): both devices keep their state.
-            pendingContinuation = nil
-            return
+        switch answer {
+        case .application(let appShowsProgress):
+            // Apple: true means the app tells the user itself, false lets the system show that the
+            // activity is being continued. It never cancels (see DECISIONS.md).
+            record(.willContinue(id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier,
+                                 activityType: target.activityType, appShowsProgress: appShowsProgress), at: now, into: &effects)
+        case .scene(let scene):
+            record(.sceneWillContinue(id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier, scene: scene,
+                                      activityType: target.activityType), at: now, into: &effects)
         }
         if let payload {
             deliver(attempt, target, payload, effects: &effects)
@@ -496,25 +551,17 @@ extension DeviceSystem {
                 fail(pending, HandoffError(.handoffFailed, "the web activity has no webpageURL"), at: now, effects: &effects)
                 return
             }
-            let approved = siteApprovals[host] ?? []
-            let bundle: String
-            if let app = apps.first(where: { $0.activityContinuationDomains.contains(host) && approved.contains($0.applicationIdentifier) }) {
-                bundle = app.bundleIdentifier
-                record(.webRouted(id, host: host, bundleIdentifier: bundle, .approved(applicationIdentifier: app.applicationIdentifier)),
-                       at: now, into: &effects)
-            } else if let browser {
-                bundle = browser.bundleIdentifier
-                let routing: WebRouting = apps.first { $0.activityContinuationDomains.contains(host) }
-                    .map { .notApproved(bundleIdentifier: $0.bundleIdentifier, applicationIdentifier: $0.applicationIdentifier) }
-                    ?? .noAppNamesHost
-                record(.webRouted(id, host: host, bundleIdentifier: bundle, routing), at: now, into: &effects)
-            } else {
+            let (routed, routing) = webRoute(host: host)
+            guard let bundle = routed else {
                 fail(pending, HandoffError(.handoffFailed, "no app the site approves and no browser for \(host)"), at: now, effects: &effects)
                 return
             }
-            let target = ContinuationTarget.web(bundleIdentifier: bundle)
-            pendingContinuation = .askingApp(attempt, target, payload: payload)
-            effects.append(.callWillContinue(id, bundleIdentifier: bundle, activityType: target.activityType))
+            record(.webRouted(id, host: host, bundleIdentifier: bundle, routing), at: now, into: &effects)
+            // The system hands a web activity to the app with the page only: an empty userInfo.
+            let delivered = ActivityPayload(activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
+                                            title: payload.title, webpageURL: payload.webpageURL,
+                                            teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
+            askApp(attempt, .web(bundleIdentifier: bundle), payload: delivered, at: now, effects: &effects)
         case .known(let target):
             var delivered = payload
             if case .browser = target {

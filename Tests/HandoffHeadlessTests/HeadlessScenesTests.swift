@@ -1,0 +1,90 @@
+import Foundation
+import HandoffCore
+@testable import HandoffHeadless
+import HandoffTestSupport
+import Testing
+
+/// The headless scripted apps as scene apps, quitting apps, and forgetting needsSave.
+@Suite("Headless: scenes, cold launches and needsSave")
+struct HeadlessScenesTests {
+    @Test func aSceneAppContinuesOnAColdLaunchThroughWillConnectThenContinue() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone", appModel: .scenes)
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 7]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        let kinds = phone.lifecycleKinds.filter { !["offerReceived", "offerUpdated"].contains($0) }
+        #expect(kinds == ["continueChosen", "applicationLaunched", "sceneWillConnect", "sceneWillContinue", "fetchStarted",
+                          "payloadReceived", "sceneContinue", "continued"])
+        let launched = try #require(phone.events("lifecycle").first { $0["kind"] == "applicationLaunched" })
+        #expect(launched["launch"] == "cold")
+        let connect = try #require(phone.events("lifecycle").first { $0["kind"] == "sceneWillConnect" })
+        #expect(connect["handoffUserActivityType"] == .string(readingType))
+        let connected = try #require(phone.events("scene-connected").first)
+        #expect(connected["userActivities"] == 0)
+        #expect(phone.events("restored").first?["userInfo"] == ["page": 7])
+    }
+
+    @Test func theConnectionOptionsBugMissesTheActivityAndTheOriginIsNotTold() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone", appModel: .scenesConnectionOptionsOnly)
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 7]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        #expect(phone.events("scene-connected").first?["missed"] != nil)
+        let notHandled = try #require(phone.events("lifecycle").first { $0["kind"] == "notHandled" })
+        #expect(notHandled["notHandled"]?.stringValue?.contains("does not implement scene(_:continue:)") == true)
+        #expect(phone.events("restored").isEmpty)
+        #expect(!laptop.lifecycleKinds.contains("wasContinued"))
+    }
+
+    @Test func quittingAnAppMakesTheNextContinuationCold() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone", appModel: .scenes)
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 1]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        let status = phone.ok(["cmd": "status"])
+        #expect(status["apps"]?.arrayValue?.first?["running"] == true)
+        let quit = phone.ok(["cmd": "quit-app", "app": "com.example.reader"])
+        #expect(quit["running"] == false)
+        #expect(phone.lifecycleKinds.contains("applicationTerminated"))
+        laptop.ok(["cmd": "update", "userInfo": ["page": 2]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        let launches = phone.events("lifecycle").filter { $0["kind"] == "applicationLaunched" }.map { $0["launch"] }
+        #expect(launches == ["cold", "cold"])
+        #expect(phone.events("scene-connected").count == 2)
+        #expect(phone.events("restored").last?["userInfo"] == ["page": 2])
+        // A bad quit says what is wrong.
+        let error = phone.fails(raw: #"{"cmd":"quit-app","app":"com.nope"}"#)
+        #expect(error.contains("no app \"com.nope\" is installed"))
+    }
+
+    @Test func updateWithoutNeedsSaveMakesTheNextContinuationRestoreTheEarlierState() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 3]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        #expect(phone.events("restored").last?["userInfo"] == ["page": 3])
+        let updated = laptop.ok(["cmd": "update", "userInfo": ["page": 40], "needsSave": false])
+        #expect(updated["needsSave"] == false)
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        #expect(phone.events("restored").last?["userInfo"] == ["page": 3], "the payload carried the state saved last")
+        let skipped = try #require(laptop.events("lifecycle").last { $0["kind"] == "saveSkipped" })
+        #expect(skipped["detail"]?.stringValue?.contains("needsSave was not set since") == true)
+        #expect(skipped["lastSaved"] != nil)
+    }
+}
