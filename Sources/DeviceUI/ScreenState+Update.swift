@@ -215,6 +215,9 @@ extension ScreenState {
             overlay = .switcher(selection: (current + 1) % items.count)
         case .escape:
             overlay = nil
+        case .character("x"), .delete:
+            guard case .app(let bundle) = items[current] else { return [] }
+            return quit(bundle, selection: current, snapshot)
         case .enter, .character(" "):
             overlay = nil
             switch items[current] {
@@ -238,19 +241,30 @@ extension ScreenState {
     private mutating func handle(_ event: LifecycleEvent, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
         func name(of bundle: String?) -> String { snapshot.app(bundle)?.name ?? bundle ?? "The app" }
         switch event.occurrence {
-        case .willContinue(_, let peer, let bundle, _, let accepted):
-            guard accepted else {
-                show("\(name(of: bundle)) declined the activity from \(peer.name)", role: .warning, at: event.time)
-                return []
+        case .willContinue(_, let peer, let bundle, _, let appShowsProgress):
+            // true: the app tells the user itself; false: the system shows the progress.
+            if !appShowsProgress {
+                show("Continuing in \(name(of: bundle)) from \(peer.name)…", role: .dim, at: event.time)
             }
-            // The continuing app comes to the front and shows that it is loading.
+            guard snapshot.app(bundle)?.canOpen == true else { return [] }
+            return open(bundle)
+        case .sceneWillContinue(_, let peer, let bundle, _, _):
+            show("Continuing in \(name(of: bundle)) from \(peer.name)…", role: .dim, at: event.time)
             guard snapshot.app(bundle)?.canOpen == true else { return [] }
             return open(bundle)
         case .continuationFailed(_, let peer, let bundle, _, let error):
             if error.code == .userCancelled {
                 show("Continuation cancelled; both devices keep their state", role: .dim, at: event.time)
+            } else if bundle == nil {
+                // No app was involved yet: the system reports it.
+                overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, peer: peer.name, bundleIdentifier: nil,
+                                                   shownBySystem: true))
             } else {
-                overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, peer: peer.name, bundleIdentifier: bundle))
+                // The app is told (didFailToContinue…); the system shows an alert only if the app
+                // does not implement it (systemShowedError, next).
+                failedFrom = peer.name
+                show("Continuing from \(peer.name) failed (\(error.code.rawValue)); \(name(of: bundle)) was told", role: .warning,
+                     at: event.time)
             }
         case .systemShowedError(let bundle, _, let error):
             guard error.code != .userCancelled else { return [] }
@@ -259,10 +273,11 @@ extension ScreenState {
                 alert.bundleIdentifier = alert.bundleIdentifier ?? bundle
                 overlay = .alert(alert)
             } else {
-                overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, bundleIdentifier: bundle, shownBySystem: true))
+                overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, peer: failedFrom, bundleIdentifier: bundle,
+                                                   shownBySystem: true))
             }
-        case .notHandled(_, let peer, let bundle, _):
-            show("\(name(of: bundle)) did not handle the activity from \(peer.name)", role: .warning, at: event.time)
+        case .notHandled(_, let peer, let bundle, _, let reason):
+            show("\(name(of: bundle)) did not handle the activity from \(peer.name): \(reason)", role: .warning, at: event.time)
         case .continued(_, let peer, _, _, _):
             show("Continued from \(peer.name)", role: .success, at: event.time)
         case .wasContinued(_, let peer, _):
@@ -286,6 +301,22 @@ extension ScreenState {
         return [.bringToFront(bundleIdentifier: bundle)]
     }
 
+    /// The user quits `bundle` from the switcher: its card goes, the screen goes home if it was in
+    /// front, and the device terminates it; the switcher stays open on the next item.
+    private mutating func quit(_ bundle: String, selection: Int, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        recentApps.removeAll { $0 == bundle }
+        var effects: [ScreenEffect] = []
+        if foregroundApp == bundle {
+            foregroundApp = nil
+            effects.append(.bringToFront(bundleIdentifier: nil))
+        }
+        effects.append(.terminate(bundleIdentifier: bundle))
+        let remaining = switcherItems(device: snapshot)
+        overlay = remaining.isEmpty ? nil : .switcher(selection: min(selection, remaining.count - 1))
+        show("Quit \(snapshot.app(bundle)?.name ?? bundle): it starts afresh next time", role: .dim)
+        return effects
+    }
+
     private mutating func continueOffer(_ offer: DeviceSnapshot.OfferInfo, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
         if case .unavailable(let why) = offer.route {
             // Nothing here can continue it: the system would not even offer it, so there is no
@@ -295,17 +326,17 @@ extension ScreenState {
         }
         overlay = nil
         focus = .main
-        var effects: [ScreenEffect] = []
+        // The continuation launches the app first (cold when it is not running, with its scene
+        // told the activity's type), then it comes to the front and shows that it is loading.
+        var effects: [ScreenEffect] = [.chooseOffer(offer.peer.id)]
         switch offer.route {
         case .app(let bundle, _), .browser(let bundle, _):
-            // The continuing app launches at once and shows that it is loading.
             if snapshot.app(bundle)?.canOpen == true { effects += open(bundle) }
         case .web, .unavailable:
             // A web activity's app is known only when its payload arrives; an unavailable one
             // goes to the system, which says why it fails.
             break
         }
-        effects.append(.chooseOffer(offer.peer.id))
         return effects
     }
 

@@ -69,6 +69,8 @@ public struct ScreenState: Hashable, Sendable {
     /// How many lifecycle events the log is scrolled back from the newest (0: follows new events).
     public var logScroll = 0
     public var notice: Notice?
+    /// The device of the last continuation that failed, for the system's alert that may follow.
+    var failedFrom: String?
 
     public init(device: PeerInfo, account: String, now: Date, timeZone: TimeZone = .current,
                 size: Size = Size(width: 80, height: 24), network: NetworkStatus = .offline) {

@@ -58,7 +58,7 @@ enum Fixture {
         return [
             at(-14, .offerReceived(laptopPeer, identity, route: notesRoute)),
             at(-3.25, .continueChosen(continuation, laptopPeer, route: notesRoute)),
-            at(-3.25, .willContinue(continuation, laptopPeer, bundleIdentifier: "com.example.notes", activityType: notesType, accepted: true)),
+            at(-3.25, .willContinue(continuation, laptopPeer, bundleIdentifier: "com.example.notes", activityType: notesType, appShowsProgress: true)),
             at(-3.25, .fetchStarted(continuation, laptopPeer, timeout: 5)),
             at(-3.2, .payloadReceived(continuation, laptopPeer, activityType: notesType, bytes: 2150, milliseconds: 48,
                                       userInfo: ["page": 3])),

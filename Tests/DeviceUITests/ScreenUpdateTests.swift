@@ -83,7 +83,7 @@ struct ScreenUpdateTests {
         #expect(rows.map(\.peer.name) == ["Laptop", "Spare Phone", "Tablet"])
         #expect(rows[1].offer == nil)
         state.focus = .nearby
-        #expect(press(.enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.notes"), .chooseOffer("laptop")])
+        #expect(press(.enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
         #expect(state.focus == .main)
         #expect(state.foregroundApp == "com.example.notes")
 
@@ -157,7 +157,23 @@ struct ScreenUpdateTests {
         #expect(state.recentApps == ["com.example.map", "com.example.notes"])
         _ = press(.function(4), .up, on: &state)
         #expect(state.overlay == .switcher(selection: 0))
-        #expect(press(.up, .enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.notes"), .chooseOffer("laptop")])
+        #expect(press(.up, .enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
+    }
+
+    @Test func quittingAnAppFromTheSwitcherTerminatesItAndGoesHomeIfItWasInFront() {
+        var state = Fixture.state()
+        state.foregroundApp = "com.example.notes"
+        state.recentApps = ["com.example.notes", "com.example.map"]
+        _ = press(.function(4), .up, on: &state)
+        #expect(state.overlay == .switcher(selection: 0))
+        #expect(press(.character("x"), on: &state) == [.bringToFront(bundleIdentifier: nil), .terminate(bundleIdentifier: "com.example.notes")])
+        #expect(state.foregroundApp == nil)
+        #expect(state.recentApps == ["com.example.map"], "its card goes")
+        #expect(state.overlay == .switcher(selection: 0), "the switcher stays, on the next card")
+        #expect(state.notice?.text.contains("Quit Notes") == true)
+        #expect(press(.delete, on: &state) == [.terminate(bundleIdentifier: "com.example.map")], "an app in the background")
+        #expect(state.recentApps.isEmpty)
+        #expect(press(.character("x"), on: &state).isEmpty, "home is not an app")
     }
 
     @Test func theLaptopDockStartsAtTheAppInFront() {
@@ -173,7 +189,7 @@ struct ScreenUpdateTests {
 
     @Test func ctrlOContinuesTheFeaturedOffer() {
         var state = Fixture.state()
-        #expect(press(.control("o"), on: &state) == [.bringToFront(bundleIdentifier: "com.example.notes"), .chooseOffer("laptop")])
+        #expect(press(.control("o"), on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
         var empty = Fixture.state()
         #expect(press(.control("o"), on: &empty, device: Fixture.device(offers: [Fixture.tabletOffer])).isEmpty)
         #expect(empty.notice?.text == "No activity is offered nearby")
@@ -214,7 +230,7 @@ struct ScreenUpdateTests {
         #expect(state.isLocked)
         #expect(press(.character("2"), .tab, .control("o"), on: &state).isEmpty, "a locked device ignores other keys")
         #expect(state.focus == .main)
-        #expect(press(.enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.notes"), .chooseOffer("laptop")])
+        #expect(press(.enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
         #expect(!state.isLocked)
     }
 
@@ -248,26 +264,27 @@ struct ScreenUpdateTests {
         var state = Fixture.state()
         let event = LifecycleEvent(time: Fixture.now, device: "Phone",
                                    .willContinue(Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: "com.example.browser",
-                                                 activityType: Fixture.notesType, accepted: true))
+                                                 activityType: Fixture.notesType, appShowsProgress: true))
         #expect(state.update(.lifecycleEventRecorded(event), device: device) == [.bringToFront(bundleIdentifier: "com.example.browser")])
         #expect(state.update(.lifecycleEventRecorded(event), device: device).isEmpty, "already in front")
     }
 
-    @Test func aFailureShowsAnAlertThatTheSystemMayMarkAsItsOwn() {
+    /// Apple shows its alert only when the app does not implement didFailToContinue…: a failure
+    /// alone is a notice; the system's alert follows `systemShowedError`.
+    @Test func onlyTheSystemsOwnErrorIsAnAlert() {
         var state = Fixture.state()
         let error = HandoffError(.remoteApplicationTimedOut, "no payload from Laptop within 5 s")
         let failed = LifecycleEvent(time: Fixture.now, device: "Phone",
                                     .continuationFailed(Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: "com.example.notes",
                                                         activityType: Fixture.notesType, error))
         _ = state.update(.lifecycleEventRecorded(failed), device: device)
-        let alert = ContinuationAlert(code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
-                                      peer: "Laptop", bundleIdentifier: "com.example.notes")
-        #expect(state.overlay == .alert(alert))
+        #expect(state.overlay == nil, "the app was told; it shows what it wants")
+        #expect(state.notice?.text.contains("Laptop") == true)
         let shown = LifecycleEvent(time: Fixture.now, device: "Phone",
                                    .systemShowedError(bundleIdentifier: "com.example.notes", activityType: Fixture.notesType, error))
         _ = state.update(.lifecycleEventRecorded(shown), device: device)
-        var marked = alert
-        marked.shownBySystem = true
+        let marked = ContinuationAlert(code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
+                                       peer: "Laptop", bundleIdentifier: "com.example.notes", shownBySystem: true)
         #expect(state.overlay == .alert(marked))
         #expect(press(.character("x"), on: &state).isEmpty)
         #expect(state.overlay == .alert(marked), "only Enter, Esc or Space dismiss it")

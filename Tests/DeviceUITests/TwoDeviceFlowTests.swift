@@ -148,9 +148,9 @@ struct TwoDeviceFlowTests {
         world.phoneScreen.handle(.control("o"))
         world.hood.settle()
         world.phoneScreen.handle(.function(2))
-        let frame = world.phoneScreen.render(size: Size(width: 160, height: 48), now: world.hood.clock.now)
-        assertSnapshot(frame, named: "flow-6-phone-log-160x48")
-        for kind in ["continueChosen", "willContinue", "fetchStarted", "payloadReceived", "continueCalled", "continued"] {
+        let frame = world.phoneScreen.render(size: Size(width: 160, height: 60), now: world.hood.clock.now)
+        assertSnapshot(frame, named: "flow-6-phone-log-160x60")
+        for kind in ["continueChosen", "applicationLaunched", "willContinue", "fetchStarted", "payloadReceived", "continueCalled", "continued"] {
             #expect(frame.text().contains(kind), "\(kind)")
         }
     }

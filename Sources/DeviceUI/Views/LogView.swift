@@ -37,8 +37,7 @@ extension ScreenView {
         let kind = event.kind.rawValue
         let kindRole: Role = switch event.occurrence {
         case .continuationFailed, .systemShowedError, .payloadRefused, .streamsRefused: .error
-        case .payloadSizeWarning, .notHandled, .choiceIgnored, .latePayloadIgnored: .warning
-        case .willContinue(_, _, _, _, let accepted): accepted ? .accent : .warning
+        case .payloadSizeWarning, .notHandled, .choiceIgnored, .latePayloadIgnored, .saveSkipped, .sceneDidFailToContinue: .warning
         case .continued, .wasContinued: .success
         default: .accent
         }
