@@ -41,7 +41,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     /// What the app tells the user, until the next key.
     public internal(set) var message: MapMessage?
     /// True between `willContinue` and the end of the continuation.
-    public private(set) var isContinuing = false
+    public internal(set) var isContinuing = false
     /// The size of the map: the app's area (``viewportChanged(to:)``) less the status line. The
     /// region handed off is what a map of this size shows, whatever was drawn last.
     public private(set) var viewport = Size(width: 80, height: 20)
@@ -128,6 +128,8 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     /// describes nothing the user is doing), then made current each time the Map comes to the front.
     public func setFrontmost(_ frontmost: Bool) {
         guard frontmost, let application else { return }
+        // With scenes, the user opening the Map connects its scene.
+        if application.usesScenes, application.connectedScenes.isEmpty { application.requestScene() }
         if activity == nil {
             do {
                 let activity = try UserActivity(activityType: regionActivityType, application: application)
@@ -183,26 +185,20 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     // MARK: Continuation
 
     public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
-        isContinuing = true
-        message = nil
-        environment?.setNeedsDisplay()
+        prepareForContinuation(of: activityType)
         return true
     }
 
-    /// Hands the map view to the restoration handler; it shows the activity's region.
+    /// Hands the map view to the restoration handler; it shows the activity's region. A page of
+    /// the Map's site shows its view (``continueWebActivity(_:)``, with scenes too).
     public func application(_ application: Application, continue userActivity: UserActivity,
                             restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
-        isContinuing = false
-        restorationHandler([mapView])
-        return true
+        continueActivity(userActivity, restore: restorationHandler)
     }
 
     public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
-        isContinuing = false
-        message = .continuationFailed(error)
-        environment?.log("Map: continuation of \(activityType) failed: \(error)")
-        environment?.setNeedsDisplay()
+        continuationFailed(activityType, error: error)
     }
 
     /// Shows the region a continued activity carries, fitted to this screen. A missing or bad

@@ -32,13 +32,17 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     let accountName: String
     let appNames: [String]
     let readerVersion: Int
+    /// How the Reader and the Map talk to the system (Studio, the Browser and the third-party
+    /// app use the app delegate).
+    let appModel: AppModel
     let cloudFolder: URL?
     let localFolder: URL
     let logFile: URL
     private let sink: FileLogSink
     private let logger: Logger
 
-    init(host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2, cloudFolder: URL?,
+    init(host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2, appModel: AppModel = .delegate,
+         cloudFolder: URL?,
          localFolder: URL, logFile: URL) throws {
         // Crash reports go to standard error, which is the log file while curses runs, never
         // over the screen; this re-executes the command when the runtime started otherwise.
@@ -47,6 +51,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         self.accountName = accountName
         self.appNames = appNames
         self.readerVersion = readerVersion
+        self.appModel = appModel
         self.cloudFolder = cloudFolder
         self.localFolder = localFolder
         self.logFile = logFile
@@ -79,11 +84,12 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         try appNames.map { name in
             switch name {
             case "reader":
-                do { return try ReaderApp(version: readerVersion) } catch { throw RunnerError.app("Reader", error) }
+                do { return try ReaderApp(version: readerVersion, model: appModel) } catch { throw RunnerError.app("Reader", error) }
             case "map":
-                do { return try MapApp() } catch { throw RunnerError.app("Map", error) }
+                do { return try MapApp(model: appModel) } catch { throw RunnerError.app("Map", error) }
             case "studio":
-                // The all-in-one app of the asymmetric-apps demo: reading and maps in one app.
+                // The all-in-one app of the asymmetric-apps demo: reading and maps in one app (its
+                // manifest has no scene manifest: the app delegate, whatever the app model).
                 do {
                     return try CompositeApp(bundleIdentifier: "com.handoffsim.studio", displayName: "Studio", glyph: "◈",
                                             parts: [ReaderApp(version: readerVersion), MapApp()])
