@@ -1,0 +1,377 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Two real device processes and thousands of continuations in a row, with faults injected at
+/// random: the origin killed and restarted, stopped and continued, silent and slow connections
+/// held against its session port, garbage datagrams on the discovery port. Every continuation
+/// must end as restored or with a documented code (4608, 4609, 4610) within its deadline; memory
+/// and descriptors are sampled after warm-up and at the end. `handoff soak` runs it; the suite
+/// runs a short one.
+public final class SoakRunner {
+    public struct Options: Sendable {
+        public var continuations: Int
+        /// Chance that a continuation gets a fault (0…1).
+        public var faultRate: Double
+        public var seed: UInt64
+        /// The longest a continuation may take to end, either way.
+        public var deadline: TimeInterval
+        /// Where to say what happens (nil: quiet).
+        public var progress: (@Sendable (String) -> Void)?
+
+        public init(continuations: Int = 2000, faultRate: Double = 0.25, seed: UInt64 = 1, deadline: TimeInterval = 20,
+                    progress: (@Sendable (String) -> Void)? = nil) {
+            self.continuations = continuations
+            self.faultRate = faultRate
+            self.seed = seed
+            self.deadline = deadline
+            self.progress = progress
+        }
+    }
+
+    public enum Fault: String, CaseIterable, Sendable {
+        case killOrigin = "origin killed and restarted"
+        case stopOrigin = "origin stopped and continued"
+        case silentConnections = "silent connections held"
+        case slowConnections = "slow (slowloris) connections"
+        case garbageDatagrams = "garbage datagrams"
+    }
+
+    public struct Report: Sendable, CustomStringConvertible {
+        public var continuations = 0
+        public var restored = 0
+        /// Failures by code.
+        public var failed: [Int: Int] = [:]
+        /// Ended with a code that is not one of the documented ones, or not at all in time.
+        public var unexpected: [String] = []
+        public var hangs = 0
+        public var faults: [Fault: Int] = [:]
+        public var originRestarts = 0
+        public var seconds: Double = 0
+        /// The continuing device (never restarted): resident memory in KiB after warm-up and at the end.
+        public var receiverMemory: (warm: Int, end: Int) = (0, 0)
+        /// Open descriptors of the continuing device after warm-up and at the end (faults cleared).
+        public var receiverDescriptors: (baseline: Int, end: Int) = (0, 0)
+        /// The same for the origin since its last restart.
+        public var originMemory: (warm: Int, end: Int) = (0, 0)
+        public var originDescriptors: (baseline: Int, end: Int) = (0, 0)
+
+        /// Memory within 16 MiB and 25 % of its warm value on the continuing device.
+        public var memoryFlat: Bool {
+            receiverMemory.end <= receiverMemory.warm + max(16 * 1024, receiverMemory.warm / 4)
+        }
+        /// Descriptors back to their baseline (two of slack for a pooled session being replaced).
+        public var descriptorsBack: Bool {
+            receiverDescriptors.end <= receiverDescriptors.baseline + 2 && originDescriptors.end <= originDescriptors.baseline + 2
+        }
+        public var passed: Bool { hangs == 0 && unexpected.isEmpty && restored > 0 && memoryFlat && descriptorsBack }
+
+        public var description: String {
+            let codes = failed.keys.sorted().map { "\($0): \(failed[$0]!)" }.joined(separator: ", ")
+            let faultText = Fault.allCases.map { "\($0.rawValue) \(faults[$0, default: 0])" }.joined(separator: ", ")
+            return """
+                continuations: \(continuations) in \(String(format: "%.0f", seconds)) s: restored \(restored), failed \(failed.values.reduce(0, +))\(codes.isEmpty ? "" : " (\(codes))"), hung \(hangs), unexpected \(unexpected.count)
+                faults: \(faultText); origin restarts \(originRestarts)
+                continuing device: memory \(receiverMemory.warm / 1024) MiB after warm-up → \(receiverMemory.end / 1024) MiB at the end (\(memoryFlat ? "flat" : "GREW")); descriptors \(receiverDescriptors.baseline) → \(receiverDescriptors.end)
+                origin (since its last restart): memory \(originMemory.warm / 1024) MiB → \(originMemory.end / 1024) MiB; descriptors \(originDescriptors.baseline) → \(originDescriptors.end) (\(descriptorsBack ? "back to baseline" : "NOT back"))
+                \(passed ? "soak: passed" : "soak: FAILED")\(unexpected.prefix(5).map { "\n  \($0)" }.joined())
+                """
+        }
+    }
+
+    static let readingType = "com.handoffsim.reader.reading"
+    static let documentedCodes: Set<Int> = [4608, 4609, 4610]
+
+    let executable: URL
+    let options: Options
+    let directory: URL
+    let account: String
+    let port: Int
+    var random: SplitMix
+    var origin: HeadlessProcess?
+    var receiver: HeadlessProcess?
+    var originID = ""
+    var report = Report()
+
+    public init(executable: URL, options: Options) {
+        self.executable = executable
+        self.options = options
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-soak-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        account = "soak-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        port = Int.random(in: 20_000...60_000)
+        random = SplitMix(seed: options.seed)
+    }
+
+    deinit {
+        for process in [origin, receiver].compactMap({ $0 }) {
+            kill(process.process.processIdentifier, SIGCONT)
+            process.closeInput()
+            if process.waitForExit(timeout: 5) == nil { process.kill() }
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    func say(_ text: String) { options.progress?(text) }
+
+    func start(_ name: String, kind: String) throws -> HeadlessProcess {
+        let process = try HeadlessProcess(name: name, arguments: [
+            "--kind", kind, "--account", account, "--port", String(port), "--config-dir", directory.path, "--fetch-timeout", "5",
+        ], executable: executable)
+        guard process.waitFor(timeout: 30, where: { $0["event"] as? String == "ready" }) != nil else {
+            throw Failure(description: "\(name) did not start: \(process.standardError.suffix(500))")
+        }
+        return process
+    }
+
+    static func deviceID(of process: HeadlessProcess) -> String? {
+        (process.received.first { $0["event"] as? String == "ready" }?["device"] as? [String: Any])?["id"] as? String
+    }
+
+    /// Makes the origin's activity current and waits until the receiver has its offer.
+    func offer(serial: Int) throws {
+        guard let origin, let receiver else { return }
+        let mark = receiver.received.count
+        try origin.send(["cmd": "become-current", "type": Self.readingType, "title": "Soak", "userInfo": ["page": serial, "soak": true]])
+        guard receiver.waitFor(after: mark, timeout: 15, where: {
+            $0["event"] as? String == "lifecycle" && $0["kind"] as? String == "offerReceived" && $0["peer"] as? String == origin.name
+        }) != nil else {
+            throw Failure(description: "no offer from the origin reached the continuing device")
+        }
+    }
+
+    func restartOrigin() throws {
+        origin?.kill()
+        _ = origin?.waitForExit(timeout: 10)
+        origin = try start("Soak Origin", kind: "laptop")
+        originID = Self.deviceID(of: origin!) ?? ""
+        report.originRestarts += 1
+        try offer(serial: 0)
+    }
+
+    static func residentKiB(_ process: HeadlessProcess) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.process.processIdentifier)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    static func descriptors(_ process: HeadlessProcess) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.process.processIdentifier)/fd").count) ?? -1
+    }
+
+    static func sessionPort(_ process: HeadlessProcess) -> Int {
+        process.received.first { $0["event"] as? String == "ready" }?["sessionPort"] as? Int ?? 0
+    }
+
+    /// Runs the soak; the report says what happened (``Report/passed``).
+    public func run() throws -> Report {
+        let begin = Date()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        origin = try start("Soak Origin", kind: "laptop")
+        originID = Self.deviceID(of: origin!) ?? ""
+        receiver = try start("Soak Phone", kind: "phone")
+        try offer(serial: 0)
+        let warmUp = max(5, options.continuations / 20)
+        for index in 0..<options.continuations {
+            if index == warmUp { sample(warm: true) }
+            let fault: Fault? = random.nextDouble() < options.faultRate ? Fault.allCases[Int(random.next() % UInt64(Fault.allCases.count))] : nil
+            try continueOnce(index: index, fault: fault)
+            if (index + 1) % 100 == 0 {
+                say("soak: \(index + 1)/\(options.continuations): restored \(report.restored), failed \(report.failed.values.reduce(0, +)), hung \(report.hangs)")
+            }
+        }
+        if options.continuations <= warmUp { sample(warm: true) }
+        try settle()
+        sample(warm: false)
+        report.seconds = Date().timeIntervalSince(begin)
+        return report
+    }
+
+    private func sample(warm: Bool) {
+        guard let origin, let receiver else { return }
+        if warm {
+            report.receiverMemory.warm = Self.residentKiB(receiver)
+            report.receiverDescriptors.baseline = Self.descriptors(receiver)
+            report.originMemory.warm = Self.residentKiB(origin)
+            report.originDescriptors.baseline = Self.descriptors(origin)
+        } else {
+            report.receiverMemory.end = Self.residentKiB(receiver)
+            report.receiverDescriptors.end = Self.descriptors(receiver)
+            report.originMemory.end = Self.residentKiB(origin)
+            report.originDescriptors.end = Self.descriptors(origin)
+        }
+    }
+
+    /// Waits (with a deadline) for the descriptors to come back after the last faults, and
+    /// continues once more without a fault, so pooled sessions are in their steady state.
+    private func settle() throws {
+        try continueOnce(index: options.continuations, fault: nil, counted: false)
+        guard let origin, let receiver else { return }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline,
+              Self.descriptors(receiver) > report.receiverDescriptors.baseline + 2 || Self.descriptors(origin) > report.originDescriptors.baseline + 2 {
+            usleep(100_000)
+        }
+    }
+
+    private func continueOnce(index: Int, fault: Fault?, counted: Bool = true) throws {
+        guard let receiver, var origin = self.origin else { return }
+        var sockets: [Int32] = []
+        var stopped = false
+        defer {
+            for socket in sockets { close(socket) }
+            if stopped { kill(origin.process.processIdentifier, SIGCONT) }
+        }
+        if let fault, counted { report.faults[fault, default: 0] += 1 }
+        let originPort = Self.sessionPort(origin)
+        switch fault {
+        case .silentConnections?:
+            sockets = (0..<Int(20 + random.next() % 100)).map { _ in Self.connectTCP(originPort) }.filter { $0 >= 0 }
+        case .slowConnections?:
+            sockets = (0..<Int(10 + random.next() % 30)).map { _ in Self.connectTCP(originPort) }.filter { $0 >= 0 }
+            for socket in sockets { _ = send(socket, [0x16, 0x03, 0x01], 3, Int32(MSG_NOSIGNAL)) }
+        case .garbageDatagrams?:
+            sendGarbage(count: Int(100 + random.next() % 900))
+        default:
+            break
+        }
+        // Half of the kills and stops come before the request (the fetch meets a dead or frozen
+        // origin), half just after it (the origin dies or freezes mid-continuation).
+        let early = random.next() % 2 == 0
+        func injectOriginFault() {
+            switch fault {
+            case .killOrigin?:
+                origin.kill()
+                _ = origin.waitForExit(timeout: 5)
+            case .stopOrigin?:
+                kill(origin.process.processIdentifier, SIGSTOP)
+                stopped = true
+            default:
+                break
+            }
+        }
+        if early { injectOriginFault() }
+        let mark = receiver.received.count
+        try receiver.send(["cmd": "continue", "peer": originID, "id": "soak-\(index)"])
+        if !early {
+            usleep(UInt32(random.next() % 5_000))
+            injectOriginFault()
+        }
+        var resumeAt = Date().addingTimeInterval(0.5 + Double(random.next() % 2500) / 1000)
+        var outcome: [String: Any]?
+        let deadline = Date().addingTimeInterval(options.deadline)
+        var trickle = 3
+        while outcome == nil, Date() < deadline {
+            outcome = receiver.waitFor(after: mark, timeout: 0.25) { line in
+                if line["id"] as? String == "soak-\(index)", line["ok"] as? Bool == false { return true }
+                let event = line["event"] as? String
+                return event == "restored" || event == "continue-failed"
+            }
+            if stopped, Date() >= resumeAt {
+                kill(origin.process.processIdentifier, SIGCONT)
+                stopped = false
+                resumeAt = .distantFuture
+            }
+            if fault == .slowConnections, trickle < 40 {
+                for socket in sockets { _ = send(socket, [0x42], 1, Int32(MSG_NOSIGNAL)) }
+                trickle += 1
+            }
+        }
+        guard counted else { return }
+        report.continuations += 1
+        guard let outcome else {
+            report.hangs += 1
+            report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")) did not end within \(options.deadline) s")
+            return try recover(after: fault)
+        }
+        if outcome["event"] as? String == "restored" {
+            report.restored += 1
+        } else if outcome["event"] as? String == "continue-failed", let code = outcome["code"] as? Int {
+            report.failed[code, default: 0] += 1
+            if !Self.documentedCodes.contains(code) {
+                report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")) failed with \(code): \(outcome["reason"] ?? "")")
+            }
+            if fault == nil {
+                report.unexpected.append("continuation \(index) failed with \(code) without a fault: \(outcome["reason"] ?? "")")
+            }
+        } else {
+            // The command itself was refused (no offer: the origin was gone when it was sent).
+            report.failed[0, default: 0] += 1
+            if fault == nil || fault == .silentConnections || fault == .garbageDatagrams {
+                report.unexpected.append("continuation \(index) was refused: \(outcome["error"] ?? "")")
+            }
+        }
+        try recover(after: fault)
+        origin = self.origin!
+    }
+
+    /// Brings the pair back to "the origin advertises, the receiver has the offer".
+    private func recover(after fault: Fault?) throws {
+        guard let origin, let receiver else { return }
+        if fault == .killOrigin || !origin.process.isRunning {
+            try restartOrigin()
+            return
+        }
+        // A stopped origin may have fallen silent long enough for its offer to expire.
+        let offered = receiver.received.last { line in
+            line["event"] as? String == "lifecycle" && ["offerReceived", "offerWithdrawn", "offerExpired"].contains(line["kind"] as? String ?? "")
+                && line["peer"] as? String == origin.name
+        }
+        if offered?["kind"] as? String != "offerReceived" { try offer(serial: 1) }
+    }
+
+    func sendGarbage(count: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_BROADCAST, &one, socklen_t(MemoryLayout<Int32>.size))
+        var target = sockaddr_in()
+        target.sin_family = sa_family_t(AF_INET)
+        target.sin_port = in_port_t(UInt16(port).bigEndian)
+        target.sin_addr.s_addr = inet_addr("127.255.255.255")
+        for _ in 0..<count {
+            let length = Int(random.next() % 200)
+            var datagram = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            if length > 0, random.next() % 2 == 0 { datagram[0] = 0x01 }  // the beacon version byte
+            _ = withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, datagram, datagram.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+    }
+
+    static func connectTCP(_ port: Int) -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return -1
+        }
+        return descriptor
+    }
+}
+
+/// SplitMix64: a small seeded generator, so a soak's faults can be replayed with its seed.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
