@@ -37,19 +37,53 @@ final class ReaderDevice {
     let runLoop = RunLoopQueue()
     private(set) var logLines: [String] = []
 
+    /// - Parameters:
+    ///   - model: the Reader's app model (its Info.plist and scene delegate).
+    ///   - opened: whether the user opens the Reader (it comes to the front); false leaves it
+    ///     installed but not running, so that a continuation launches it cold.
+    ///   - approvesSite: answers every association-file check of the Reader's domains "approved".
     init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, cloudFolder: URL?, localFolder: URL,
-         version: Int = ReadingState.currentVersion) throws {
+         version: Int = ReadingState.currentVersion, model: AppModel = .delegate, opened: Bool = true,
+         approvesSite: Bool = false) throws {
         device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
-        reader = try ReaderApp(resources: readerResources(), version: version)
+        if approvesSite {
+            let device = self.device
+            device.siteAssociationVerifier = { request in
+                for domain in request.domains {
+                    device.siteAssociationChecked(SiteAssociationCheck(
+                        bundleIdentifier: request.bundleIdentifier, applicationIdentifier: request.applicationIdentifier, domain: domain,
+                        outcome: .approved, checkedAt: hood.clock.now, expiresAt: hood.clock.now + 3600))
+                }
+            }
+        }
+        reader = try ReaderApp(resources: readerResources(), version: version, model: model)
         reader.transferIdleTimeout = .seconds(60)  // generous: other tests may hold the shared threads
-        application = device.install(reader.manifest, delegate: reader.delegate)
+        application = device.install(reader.manifest, delegate: reader.delegate, sceneDelegates: reader.sceneDelegateClasses)
         self.localFolder = localFolder
         let clock = hood.clock
         reader.launch(application: application, environment: AppEnvironment(
             deviceName: name, cloudFolder: cloudFolder, localFolder: localFolder, now: { clock.now },
             log: { [weak self] line in self?.logLines.append(line) }, perform: runLoop.enqueue))
-        device.bringToFront(application)
+        if opened { bringToFront() }
     }
+
+    /// The user opens the Reader, as the device screen does: the device brings it to the front,
+    /// then tells the app.
+    func bringToFront() {
+        device.bringToFront(application)
+        reader.setFrontmost(true)
+    }
+
+    /// The user quits the Reader from the app switcher, as the device screen does.
+    func quit() {
+        reader.setFrontmost(false)
+        device.bringToFront(nil)
+        device.terminate(application)
+        reader.terminate()
+    }
+
+    /// The kinds of the lifecycle events recorded so far.
+    var kinds: [LifecycleEvent.Kind] { device.lifecycle.map(\.kind) }
 
     /// Presses `keys` in order; each must be the Reader's.
     func press(_ keys: Key..., sourceLocation: SourceLocation = #_sourceLocation) {
