@@ -270,7 +270,9 @@ enum SecureFile {
         return lstat(path, &info) == 0
     }
 
-    /// Writes `data` to a temporary file created with mode 0600 next to `url`, then renames it over `url`.
+    /// Writes `data` to a temporary file created with mode 0600 next to `url`, flushes it, then
+    /// renames it over `url` and flushes the directory: a reader (or a process killed at any
+    /// moment, `kill -9` included) sees the previous file whole or the new one whole, never a part.
     static func writeAtomically(_ data: Data, to url: URL) throws(AccountError) {
         let path = url.path
         let directory = url.deletingLastPathComponent().path
@@ -301,6 +303,13 @@ enum SecureFile {
         if let failure {
             unlink(temporary)
             throw .fileSystem(path: path, operation: "write", reason: errnoText(failure))
+        }
+        // The rename itself reaches the disk only with the directory: until then a power loss
+        // could bring back the previous file (never a partial one).
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
         }
     }
 
