@@ -154,8 +154,10 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
 /// - `UIApplicationSceneManifest` is a dictionary (error) with an optional Boolean
 ///   `UIApplicationSupportsMultipleScenes` (error) and an optional `UISceneConfigurations`
 ///   dictionary (error) of roles, each an array (error) of dictionaries (error) whose
-///   `UISceneConfigurationName` and `UISceneDelegateClassName` are strings (error).
-/// - `NSUserActivityTypes` is an array of strings (error); each is reverse-DNS
+///   `UISceneConfigurationName` and `UISceneDelegateClassName` are strings (error). A delegate
+///   class named `$(PRODUCT_MODULE_NAME).SceneDelegate`, as Xcode's templates write it, needs no
+///   build settings (Xcode always defines the module name; the simulator matches the class alone).
+/// - `NSUserActivityTypes` is an array of strings (error); each is not empty (error), reverse-DNS
 ///   (``ReverseDNS``) or a known system type such as `NSUserActivityTypeBrowsingWeb` (warning:
 ///   Apple advises it, and real apps such as NetNewsWire use `ReadArticle`), and appears once
 ///   (warning).
@@ -315,14 +317,15 @@ private struct ManifestChecker {
     /// The string `value`, expanded; records a problem and returns `nil` when `value` is not a string.
     mutating func string(
         _ value: PropertyListValue, key: String, in file: PropertyListFile,
-        expander: BuildSettingExpander? = nil, unresolved severity: ManifestProblem.Severity = .error
+        expander: BuildSettingExpander? = nil, unresolved severity: ManifestProblem.Severity = .error,
+        ignoring ignored: Set<BuildSettingIssue> = []
     ) -> Expanded? {
         guard case .string(let raw) = value else {
             error("expected a string, found \(value.kindDescription)", key: key, in: file)
             return nil
         }
         let expansion = (expander ?? self.expander).expand(raw)
-        for issue in expansion.issues {
+        for issue in expansion.issues where !ignored.contains(issue) {
             var message = issue.description
             if issue == .undefined(name: "CFBundleIdentifier"), file.name != info.name {
                 message += " (in the entitlements it is the Info.plist's CFBundleIdentifier, once that is known)"
@@ -498,6 +501,10 @@ private struct ManifestChecker {
         for (index, entry) in entries.enumerated() {
             let path = "\(key)[\(index)]"
             guard let type = string(entry, key: path, in: info) else { continue }
+            if type.isResolved, type.value.isEmpty {
+                error("is empty; an activity type needs a name to be matched", key: path, in: info)
+                continue
+            }
             if type.isResolved, !ManifestLint.systemActivityTypes.contains(type.value),
                let problem = ReverseDNS.validate(type.value) {
                 warning("\(type.value.quotedForDisplay) is not a reverse-DNS activity type (\(problem)); Apple advises "
@@ -732,7 +739,15 @@ extension ManifestChecker {
                     configuration.name = string(name, key: "\(path).UISceneConfigurationName", in: info, unresolved: .warning)?.value
                 }
                 if let delegate = fields["UISceneDelegateClassName"] {
-                    configuration.delegateClass = string(delegate, key: "\(path).UISceneDelegateClassName", in: info, unresolved: .warning)?.value
+                    // Xcode always defines PRODUCT_MODULE_NAME, and the simulator matches a delegate
+                    // class with or without its module: "$(PRODUCT_MODULE_NAME).SceneDelegate", as
+                    // Xcode's templates write it, is not a problem when no build settings are given.
+                    // With PRODUCT_NAME given, the module name derives from it as Xcode derives it.
+                    let moduleDefault = expander.expand("$(PRODUCT_NAME)").isComplete
+                        ? expander.addingDefault("$(PRODUCT_NAME:c99extidentifier)", for: "PRODUCT_MODULE_NAME") : expander
+                    configuration.delegateClass = string(
+                        delegate, key: "\(path).UISceneDelegateClassName", in: info, expander: moduleDefault,
+                        unresolved: .warning, ignoring: [.undefined(name: "PRODUCT_MODULE_NAME")])?.value
                 }
                 manifest.configurations.append(configuration)
             }

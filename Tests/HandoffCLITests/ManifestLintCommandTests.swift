@@ -22,7 +22,9 @@ struct ManifestLintCommandTests {
         #expect(lines.contains("Document types: none"))
         #expect(lines.contains("Associated domains: none"))
         #expect(lines.contains("Problems: none"))
-        #expect(lines.suffix(2) == ["0 errors, 0 warnings", ""])
+        // TeamIdentifier in the Info.plist is the simulator's key: a note, not a problem.
+        #expect(lines.contains("Notes on the simulator (1):"))
+        #expect(lines.suffix(2) == ["0 errors, 0 warnings, 1 note on what the simulator needs", ""])
     }
 
     @Test func warningsAloneExitZero() throws {
@@ -39,7 +41,8 @@ struct ManifestLintCommandTests {
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("  warning: \(info): TeamIdentifier: "))
         #expect(result.standardOutput.contains("  warning: \(info): NSUserActivityTypes[1]: "))
-        #expect(result.standardOutput.hasSuffix("0 errors, 2 warnings\n"))
+        #expect(result.standardOutput.contains("  note: \(info): TeamIdentifier: the simulator's key"))
+        #expect(result.standardOutput.hasSuffix("0 errors, 2 warnings, 1 note on what the simulator needs\n"))
     }
 
     @Test func defineResolvesBuildSettings() throws {
@@ -97,7 +100,10 @@ struct ManifestLintCommandTests {
         #expect(output.contains(
             "  error: \(Fixture.path("Problems.entitlements")): com.apple.developer.associated-domains[1]: \"problems.example.com\" has no service prefix"))
         #expect(output.contains("  warning: \(Fixture.path("Problems.entitlements")): com.apple.developer.team-identifier: "))
-        #expect(output.hasSuffix("20 errors, 3 warnings\nPass the values of build settings with --define NAME=VALUE, or in a BuildSettings.xcconfig file next to the Info.plist.\n"))
+        // Activity types that are not reverse-DNS are warnings (Apple accepts them); an empty one is an error.
+        #expect(output.contains("  warning: \(Fixture.path("Problems-Info.plist")): NSUserActivityTypes[1]: \"viewing\" is not a reverse-DNS activity type"))
+        #expect(output.contains("  error: \(Fixture.path("Problems-Info.plist")): NSUserActivityTypes[10]: is empty"))
+        #expect(output.hasSuffix("14 errors, 9 warnings\nPass the values of build settings with --define NAME=VALUE, or in a BuildSettings.xcconfig file next to the Info.plist.\n"))
     }
 
     @Test func wrongValueTypesExitOne() throws {
@@ -191,7 +197,11 @@ struct ManifestLintCommandTests {
             "manifest", "lint", Fixture.path("Problems-Info.plist"), "--entitlements", Fixture.path("Problems.entitlements"), "--json")
         #expect(result.status == 1)
         let report = try JSONReport(result.standardOutput)
-        #expect(Set(report.object.keys) == ["bundleIdentifier", "teamIdentifier", "activityTypes", "documentTypes", "associatedDomains", "problems"])
+        #expect(Set(report.object.keys) == [
+            "bundleIdentifier", "teamIdentifier", "activityTypes", "documentTypes", "associatedDomains", "sceneManifest", "problems", "notes",
+        ])
+        #expect(report.object["sceneManifest"] is NSNull)
+        #expect((report.object["notes"] as? [Any])?.isEmpty == true)
         #expect(report.object["bundleIdentifier"] as? String == "com.example.problems")
         #expect(report.object["teamIdentifier"] as? String == "abc123")
         #expect((report.object["activityTypes"] as? [String])?.first == "com.example.problems.viewing")
@@ -226,7 +236,8 @@ struct ManifestLintCommandTests {
             </dict></plist>
             """)
         let result = try Handoff.run("manifest", "lint", "--json", info)
-        #expect(result.status == 1)
+        // Apple reads the team from the code signature: without one the simulator warns, and exits 0.
+        #expect(result.status == 0)
         let report = try JSONReport(result.standardOutput)
         #expect(report.object["teamIdentifier"] is NSNull)
         let problems = try #require(report.object["problems"] as? [[String: Any]])
@@ -243,17 +254,38 @@ struct ManifestLintCommandTests {
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardError == "")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.prefix(2) == ["Info.plist:        \(plist)", "Build settings:    demos/apps/\(app)/BuildSettings.xcconfig"])
+        // The entitlements and the build settings beside the Info.plist are found.
+        let entitlements = app == "Browser" ? [] : ["Entitlements:      demos/apps/\(app)/\(app).entitlements"]
+        #expect(Array(lines.prefix(entitlements.count + 2))
+                    == ["Info.plist:        \(plist)"] + entitlements + ["Build settings:    demos/apps/\(app)/BuildSettings.xcconfig"])
         #expect(lines.contains("Bundle identifier: com.handoffsim.\(app.lowercased())"))
         #expect(lines.contains("Team identifier:   SIMTEAM001"))
-        #expect(lines.last == "0 errors, 0 warnings")
+        #expect(lines.contains("Problems: none"))
+        #expect(lines.last == "0 errors, 0 warnings, 1 note on what the simulator needs")
+    }
+
+    @Test(arguments: [("Reader", "ReaderApp.ReaderSceneDelegate"), ("Map", "MapApp.MapSceneDelegate")])
+    func theScenesVariantsLintCleanWithoutArguments(app: String, delegate: String) throws {
+        let plist = "demos/apps/\(app)/Info-Scenes.plist"
+        let result = try Handoff.run("manifest", "lint", plist)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Entitlements:      demos/apps/\(app)/\(app).entitlements"))
+        #expect(lines.contains("  UIWindowSceneSessionRoleApplication: Default Configuration → \(delegate)"))
+        #expect(lines.contains("Problems: none"))
+        #expect(lines.last == "0 errors, 0 warnings, 1 note on what the simulator needs")
+        let json = try JSONReport(try Handoff.run("manifest", "lint", plist, "--json").standardOutput)
+        let scenes = try #require(json.object["sceneManifest"] as? [String: Any])
+        let configurations = try #require(scenes["configurations"] as? [[String: Any]])
+        #expect(configurations.first?["delegateClass"] as? String == delegate)
+        #expect(configurations.first?["role"] as? String == "UIWindowSceneSessionRoleApplication")
     }
 
     @Test func theMapsEntitlementsLintCleanToo() throws {
         let result = try Handoff.run("manifest", "lint", "demos/apps/Map/Info.plist", "--entitlements", "demos/apps/Map/Map.entitlements")
         #expect(result.status == 0, "\(result.standardOutput)")
         #expect(result.standardOutput.contains("  activitycontinuation:maps.handoffsim.example"))
-        #expect(result.standardOutput.hasSuffix("0 errors, 0 warnings\n"))
+        #expect(result.standardOutput.hasSuffix("0 errors, 0 warnings, 1 note on what the simulator needs\n"))
     }
 
     @Test func theFileNextToTheInfoPlistIsReadAndDefinitionsWin() throws {
@@ -344,7 +376,8 @@ struct HandoffUsageTests {
         let result = try Handoff.run("bogus")
         #expect(result.status == 64)
         #expect(result.standardOutput == "")
-        #expect(result.standardError.hasPrefix("Error: unknown command \"bogus\" (commands: device, demo, scenario, account, manifest, bench; "))
+        #expect(result.standardError.hasPrefix("Error: unknown command \"bogus\" (commands: device, demo, scenario, account, manifest, web, "))
+        #expect(result.standardError.contains(" bench"))
         #expect(result.standardError.contains("Usage: handoff <subcommand>"))
         #expect(!result.standardError.contains("handoff device"), "not the device's usage")
         // Options alone still run a device (here, its help), and `help` is the built-in command.
@@ -464,3 +497,33 @@ private final class TemporaryDirectory {
     }
 }
 
+
+/// `handoff manifest lint` on Info.plists as shipping apps write them.
+@Suite("handoff manifest lint on real-world Info.plists (end to end)")
+struct RealWorldManifestLintCommandTests {
+    @Test func netNewsWireStyleExitsZeroWithWarnings() throws {
+        let plist = Fixture.path("RealWorld/NetNewsWire/Info.plist")
+        let result = try Handoff.run("manifest", "lint", plist)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardError == "")
+        let output = result.standardOutput
+        #expect(output.contains("Build settings:    \(Fixture.path("RealWorld/NetNewsWire/BuildSettings.xcconfig"))"))
+        #expect(output.contains("  warning: \(plist): NSUserActivityTypes[2]: \"ReadArticle\" is not a reverse-DNS activity type"))
+        #expect(output.contains("  UIWindowSceneSessionRoleApplication: Default Configuration → NetNewsWire.SceneDelegate"))
+        #expect(output.hasSuffix("0 errors, 5 warnings\n"))
+        // With the team given, only the short activity types remain.
+        let withTeam = try Handoff.run("manifest", "lint", plist, "--team", "ABCDE12345")
+        #expect(withTeam.status == 0)
+        #expect(withTeam.standardOutput.hasSuffix("0 errors, 4 warnings\n"))
+    }
+
+    @Test func aBrokenSceneManifestExitsOneNamingTheKey() throws {
+        let plist = Fixture.path("BrokenScenes-Info.plist")
+        let result = try Handoff.run("manifest", "lint", plist)
+        #expect(result.status == 1)
+        #expect(result.standardOutput.contains(
+            "  error: \(plist): UIApplicationSceneManifest.UIApplicationSupportsMultipleScenes: expected a Boolean, found a string"))
+        #expect(result.standardOutput.contains(
+            "  error: \(plist): UIApplicationSceneManifest.UISceneConfigurations.UIWindowSceneSessionRoleApplication[1].UISceneDelegateClassName: expected a string, found an integer"))
+    }
+}
