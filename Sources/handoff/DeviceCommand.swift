@@ -89,6 +89,9 @@ struct DeviceCommand: AsyncParsableCommand {
         return kind == .laptop ? .delegate : .scenes
     }
 
+    @Option(help: ArgumentHelp("Write this device's lifecycle, typed, as JSON lines to this file (handoff timeline replays recordings).", valueName: "file"))
+    var record: String?
+
     @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
     var noCloud = false
 
@@ -149,6 +152,23 @@ struct DeviceCommand: AsyncParsableCommand {
             identity: identity, account: account, store: store,
             options: NetworkOptions(discoveryPort: port, lan: lan, timing: timing),
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
+        if let record {
+            // The recorder lives on the device's queue, held by the handler that feeds it.
+            let problem = host.performAndWait { device -> String? in
+                do {
+                    let recorder = try LifecycleRecorder(path: record, device: device.info, account: account.name)
+                    let previous = device.onLifecycleEvent
+                    device.onLifecycleEvent = { event in
+                        previous?(event)
+                        recorder.record(event)
+                    }
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
+            if let problem { throw ValidationError("--record: \(problem)") }
+        }
         if headless {
             var installed: [AppManifest] = []
             for plist in installPlists {

@@ -9,7 +9,7 @@ struct Handoff: AsyncParsableCommand {
         abstract: "A Handoff simulator: Apple's user-activity continuation between devices, reimplemented for terminals.",
         discussion: "Without a command, runs `handoff device` (options such as --name go to it).",
         version: HandoffVersion.current,
-        subcommands: [DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self, WebCommand.self, BenchCommand.self, SoakCommand.self],
+        subcommands: [DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self, WebCommand.self, TimelineCommand.self, BenchCommand.self, SoakCommand.self],
         defaultSubcommand: DeviceCommand.self
     )
 

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import HandoffCore
 import HandoffNetwork
+import HandoffWeb
 import BrowserApp
 import Logging
 import MapApp
@@ -38,12 +39,14 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     let cloudFolder: URL?
     let localFolder: URL
     let logFile: URL
+    /// Where the local web is: the Browser's pages and the apps' association files come through it.
+    let webFolder: WebFolder
     private let sink: FileLogSink
     private let logger: Logger
 
     init(host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2, appModel: AppModel = .delegate,
          cloudFolder: URL?,
-         localFolder: URL, logFile: URL) throws {
+         localFolder: URL, webFolder: WebFolder = .defaultFolder(), logFile: URL) throws {
         // Crash reports go to standard error, which is the log file while curses runs, never
         // over the screen; this re-executes the command when the runtime started otherwise.
         CrashReports.sendToStandardError()
@@ -55,6 +58,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         self.cloudFolder = cloudFolder
         self.localFolder = localFolder
         self.logFile = logFile
+        self.webFolder = webFolder
         do {
             sink = try FileLogSink(url: logFile)
         } catch {
@@ -97,7 +101,13 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                     throw RunnerError.app("Studio", error)
                 }
             case "browser":
-                do { return try BrowserApp() } catch { throw RunnerError.app("Browser", error) }
+                do {
+                    let browser = try BrowserApp()
+                    browser.pageLoader = WebWiring.pageLoader(folder: webFolder)
+                    return browser
+                } catch {
+                    throw RunnerError.app("Browser", error)
+                }
             case "other":
                 return ThirdPartyApp()
             default:
@@ -160,10 +170,12 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                 log: { logger.info("\($0)") },
                 setNeedsDisplay: { wakeUp.wake() },
                 perform: { work in host.perform { _ in work() } }))
-            let approvals = SiteApprovals.load(log: { logger.warning("\($0)") })
+            let webFolder = self.webFolder
             let screen: QueueConfined<DeviceScreen> = host.performAndWait { device in
-                approvals.apply(to: device)
+                WebWiring.attachVerifier(folder: webFolder, to: device, host: host)
+                let previous = device.onLifecycleEvent
                 device.onLifecycleEvent = { event in
+                    previous?(event)
                     logger.info("lifecycle \(event.logLine)", metadata: event.continuation.map { ["continuation": "\($0)"] })
                 }
                 return QueueConfined(DeviceScreen(device: device, account: accountName, apps: apps.value,

@@ -131,8 +131,8 @@ struct DeviceSystemTests {
              .encodePayload(request, activity: snapshot.id, continuation: continuation)]
         }
         h.send(.payloadEncoded(request, Data(count: 100), userInfo: ["page": 1])) {
-            [.sendPayload(request, to: laptop.id, Data(count: 100)),
-             $0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 1]))]
+            [$0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 1])),
+             .sendPayload(request, to: laptop.id, Data(count: 100))]
         }
     }
 
@@ -154,8 +154,8 @@ struct DeviceSystemTests {
                     .advertise(ad, snapshot.reference)]
         }
         h.send(.payloadEncoded(request, Data(count: 100), userInfo: ["page": 3])) {
-            [.sendPayload(request, to: laptop.id, Data(count: 100)),
-             $0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 3]))]
+            [$0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 3])),
+             .sendPayload(request, to: laptop.id, Data(count: 100))]
         }
         // The continuing device confirms: the delegate hears userActivityWasContinued.
         h.send(.continuationConfirmed(activityIdentifier: snapshot.id, by: laptop, continuation: continuation)) {

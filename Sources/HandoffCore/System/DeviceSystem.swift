@@ -372,9 +372,10 @@ extension DeviceSystem {
                 "the payload is \(data.count) bytes, over the \(configuration.payloadLimitBytes)-byte limit"), at: now, effects: &effects)
             return
         }
-        effects.append(.sendPayload(request, to: serve.peer.id, data))
+        // Recorded as it leaves, so that on a shared timeline it comes before the peer's payloadReceived.
         record(.payloadSent(serve.continuation, PeerReference(serve.peer), snapshot.reference, bytes: data.count, userInfo: userInfo),
                at: now, into: &effects)
+        effects.append(.sendPayload(request, to: serve.peer.id, data))
     }
 
     mutating func refuse(_ request: PayloadRequestID, _ peer: PeerInfo, _ continuation: ContinuationID, _ error: HandoffError,
@@ -551,7 +552,7 @@ extension DeviceSystem {
                 fail(pending, HandoffError(.handoffFailed, "the web activity has no webpageURL"), at: now, effects: &effects)
                 return
             }
-            let (routed, routing) = webRoute(host: host)
+            let (routed, routing) = webRoute(host: host, at: now)
             guard let bundle = routed else {
                 fail(pending, HandoffError(.handoffFailed, "no app the site approves and no browser for \(host)"), at: now, effects: &effects)
                 return

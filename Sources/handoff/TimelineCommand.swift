@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import HandoffHeadless
+
+/// `handoff timeline FILE…`: several devices' recorded lifecycles as one sequence diagram.
+struct TimelineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "Draw recorded lifecycles (handoff device --record FILE) as one timeline: a lane per device, arrows for what crossed the network.",
+        discussion: """
+            Give one recording per device of one account. The timeline lists every event in time \
+            order in its device's lane; arrows pair what both ends recorded: the beacon that made \
+            an offer, the payload request, the payload (or its refusal), continuation streams and \
+            "was continued", matched by the continuation's identifier.
+
+            --print writes it as plain text (for documentation, bug reports and CI); --svg FILE \
+            draws the same diagram as a picture. Without either, the text goes to standard output.
+
+            Exit status: 0, or 1 when a recording cannot be read (the message names the file and line).
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The recordings, one per device.", valueName: "file"))
+    var files: [String]
+
+    @Flag(help: "Write the timeline as plain text to standard output.")
+    var print = false
+
+    @Option(help: ArgumentHelp("Draw the timeline as an SVG picture into this file.", valueName: "file"))
+    var svg: String?
+
+    @Option(help: ArgumentHelp("Only this continuation (its identifier, or the first characters of it) and the beacon of its offer.", valueName: "id"))
+    var continuation: String?
+
+    @Option(help: ArgumentHelp("The width of each device's column in the text.", valueName: "columns"))
+    var laneWidth = 44
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("Give at least one recording (handoff device --record FILE makes one).") }
+        if laneWidth < 16 || laneWidth > 400 { throw ValidationError("--lane-width must be between 16 and 400, not \(laneWidth).") }
+    }
+
+    func run() throws {
+        let recordings: [LifecycleRecording]
+        do {
+            recordings = try LifecycleRecording.load(files)
+        } catch {
+            FileHandle.standardError.write(Data("handoff timeline: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let timeline = Timeline(recordings: recordings, continuation: continuation)
+        if let svg {
+            do {
+                try Data(timeline.svg().utf8).write(to: URL(fileURLWithPath: svg))
+            } catch {
+                FileHandle.standardError.write(Data("handoff timeline: \(svg): cannot be written (\(error.localizedDescription))\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+        if print || svg == nil {
+            FileHandle.standardOutput.write(Data(timeline.text(laneWidth: laneWidth).utf8))
+        }
+    }
+}

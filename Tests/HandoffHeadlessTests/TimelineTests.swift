@@ -1,0 +1,114 @@
+import Foundation
+import HandoffCore
+@testable import HandoffHeadless
+import HandoffTestSupport
+import Testing
+
+@Suite("Recordings and the timeline")
+struct TimelineTests {
+    /// Two devices continue once while both record; returns the two recording files.
+    func record() throws -> (laptop: String, phone: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        var recorders: [LifecycleRecorder] = []
+        for node in [laptop, phone] {
+            let recorder = try LifecycleRecorder(path: "\(folder)/\(node.device.info.name).jsonl", device: node.device.info, account: "demo")
+            recorders.append(recorder)
+            let previous = node.device.onLifecycleEvent
+            node.device.onLifecycleEvent = { event in
+                previous?(event)
+                recorder.record(event)
+            }
+        }
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "Moby-Dick", "userInfo": ["page": 3]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "Laptop"])
+        world.hood.settle()
+        #expect(phone.events("restored").count == 1)
+        withExtendedLifetime(recorders) {}
+        return ("\(folder)/Laptop.jsonl", "\(folder)/Phone.jsonl")
+    }
+
+    @Test func bothDevicesAreLanesAndTheRequestAndPayloadAreArrowsInOrder() throws {
+        let (laptopFile, phoneFile) = try record()
+        let recordings = try LifecycleRecording.load([laptopFile, phoneFile])
+        let timeline = Timeline(recordings: recordings)
+        #expect(timeline.lanes.map(\.name) == ["Laptop", "Phone"])
+        let labels = timeline.arrows.map(\.label)
+        let request = try #require(labels.firstIndex(of: "payload request"))
+        let payload = try #require(labels.firstIndex { $0.hasPrefix("payload ") && $0 != "payload request" })
+        let continued = try #require(labels.firstIndex(of: "was continued"))
+        #expect(labels.contains { $0.hasPrefix("beacon") })
+        // In time order: the request goes to the laptop, the payload comes back, then "was continued".
+        let rows = timeline.arrows.map { ($0.from, $0.to) }
+        #expect(rows[request].0 < rows[payload].0 && rows[payload].0 < rows[continued].0)
+        #expect(timeline.rows[timeline.arrows[request].from].lane == 1 && timeline.rows[timeline.arrows[request].to].lane == 0)
+        #expect(timeline.rows[timeline.arrows[payload].from].lane == 0 && timeline.rows[timeline.arrows[payload].to].lane == 1)
+        let text = timeline.text(laneWidth: 40)
+        #expect(text.contains("Laptop (laptop)") && text.contains("Phone (phone)"))
+        #expect(text.contains("payload request") && text.contains("▶"))
+        let svg = timeline.svg()
+        #expect(svg.hasPrefix("<svg") && svg.contains("Laptop") && svg.contains("marker-end"))
+    }
+
+    @Test func oneContinuationKeepsItsEventsAndItsBeacon() throws {
+        let (laptopFile, phoneFile) = try record()
+        let recordings = try LifecycleRecording.load([laptopFile, phoneFile])
+        let id = try #require(recordings[1].events.first { $0.kind == .continueChosen }?.continuation)
+        let timeline = Timeline(recordings: recordings, continuation: String(id.prefix(8)))
+        #expect(timeline.rows.allSatisfy { $0.event.continuation == id || $0.event.kind == .advertised
+            || $0.event.kind == .offerReceived || $0.event.kind == .offerUpdated })
+        #expect(timeline.rows.contains { $0.event.kind == .payloadSent })
+        #expect(!timeline.rows.contains { $0.event.kind == .activityCreated })
+    }
+
+    func write(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).jsonl").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func badRecordingsNameTheFileAndTheLine() throws {
+        let header = #"{"recording":"handoff-lifecycle","version":1,"device":"Laptop","deviceID":"l","kind":"laptop","account":"demo"}"#
+        let event = #"{"time":"2026-11-24T09:30:00.250Z","device":"Laptop","kind":"activityCreated","detail":"x","explanation":"y"}"#
+        func failure(_ text: String) throws -> RecordingError? {
+            let path = try write(text)
+            do {
+                _ = try LifecycleRecording(contentsOf: path)
+                return nil
+            } catch {
+                #expect(error.file == path)
+                return error
+            }
+        }
+        #expect(try failure("")?.reason.contains("empty") == true)
+        #expect(try failure("hello\n")?.line == 1)
+        #expect(try failure(#"{"a":1}"# + "\n")?.reason.contains("not a lifecycle recording") == true)
+        #expect(try failure(header.replacingOccurrences(of: "\"version\":1", with: "\"version\":7") + "\n")?.reason.contains("newer version") == true)
+        let truncated = try failure(header + "\n" + event + "\n" + String(event.prefix(30)))
+        #expect(truncated?.line == 3)
+        #expect(truncated?.reason.contains("truncated") == true)
+        #expect(try failure(header + "\n" + event.replacingOccurrences(of: "activityCreated", with: "teleported") + "\n")?.reason
+            .contains("unknown event kind") == true)
+        #expect(try failure(header + "\n" + event.replacingOccurrences(of: "\"device\":\"Laptop\"", with: "\"device\":\"Phone\"") + "\n")?.line == 2)
+        #expect(try failure(header + "\n" + event.replacingOccurrences(of: "2026-11-24T09:30:00.250Z", with: "soon") + "\n")?.reason
+            .contains("ISO 8601") == true)
+        // A good one reads.
+        let good = try LifecycleRecording(contentsOf: try write(header + "\n" + event + "\n"))
+        #expect(good.events.count == 1 && good.device == "Laptop")
+    }
+
+    @Test func recordingsOfTwoAccountsAreRefused() throws {
+        let a = try write(#"{"recording":"handoff-lifecycle","version":1,"device":"Laptop","deviceID":"l","kind":"laptop","account":"demo"}"# + "\n")
+        let b = try write(#"{"recording":"handoff-lifecycle","version":1,"device":"Phone","deviceID":"p","kind":"phone","account":"other"}"# + "\n")
+        #expect(throws: RecordingError.self) { try LifecycleRecording.load([a, b]) }
+        do {
+            _ = try LifecycleRecording.load([a, b])
+        } catch {
+            #expect(error.description.contains("account other") && error.description.contains(b))
+        }
+    }
+}
