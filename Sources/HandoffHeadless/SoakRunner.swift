@@ -56,6 +56,8 @@ public final class SoakRunner {
         /// The same for the origin since its last restart.
         public var originMemory: (warm: Int, end: Int) = (0, 0)
         public var originDescriptors: (baseline: Int, end: Int) = (0, 0)
+        /// The continuing device's resident memory (KiB) every tenth of the run, for the trend.
+        public var receiverMemorySeries: [Int] = []
 
         /// Memory within 16 MiB and 25 % of its warm value on the continuing device.
         public var memoryFlat: Bool {
@@ -74,6 +76,7 @@ public final class SoakRunner {
                 continuations: \(continuations) in \(String(format: "%.0f", seconds)) s: restored \(restored), failed \(failed.values.reduce(0, +))\(codes.isEmpty ? "" : " (\(codes))"), hung \(hangs), unexpected \(unexpected.count)
                 faults: \(faultText); origin restarts \(originRestarts)
                 continuing device: memory \(receiverMemory.warm / 1024) MiB after warm-up → \(receiverMemory.end / 1024) MiB at the end (\(memoryFlat ? "flat" : "GREW")); descriptors \(receiverDescriptors.baseline) → \(receiverDescriptors.end)
+                continuing device's memory every tenth of the run (MiB): \(receiverMemorySeries.map { String($0 / 1024) }.joined(separator: " "))
                 origin (since its last restart): memory \(originMemory.warm / 1024) MiB → \(originMemory.end / 1024) MiB; descriptors \(originDescriptors.baseline) → \(originDescriptors.end) (\(descriptorsBack ? "back to baseline" : "NOT back"))
                 \(passed ? "soak: passed" : "soak: FAILED")\(unexpected.prefix(5).map { "\n  \($0)" }.joined())
                 """
@@ -175,14 +178,23 @@ public final class SoakRunner {
         try offer(serial: 0)
         let warmUp = max(5, options.continuations / 20)
         for index in 0..<options.continuations {
-            if index == warmUp { sample(warm: true) }
+            if index == warmUp {
+                try settle()
+                sample(warm: true)
+            }
+            if index % max(1, options.continuations / 10) == 0, let receiver {
+                report.receiverMemorySeries.append(Self.residentKiB(receiver))
+            }
             let fault: Fault? = random.nextDouble() < options.faultRate ? Fault.allCases[Int(random.next() % UInt64(Fault.allCases.count))] : nil
             try continueOnce(index: index, fault: fault)
             if (index + 1) % 100 == 0 {
                 say("soak: \(index + 1)/\(options.continuations): restored \(report.restored), failed \(report.failed.values.reduce(0, +)), hung \(report.hangs)")
             }
         }
-        if options.continuations <= warmUp { sample(warm: true) }
+        if options.continuations <= warmUp {
+            try settle()
+            sample(warm: true)
+        }
         try settle()
         sample(warm: false)
         report.seconds = Date().timeIntervalSince(begin)
@@ -209,10 +221,16 @@ public final class SoakRunner {
     private func settle() throws {
         try continueOnce(index: options.continuations, fault: nil, counted: false)
         guard let origin, let receiver else { return }
+        // Until the counts stop falling (connections of the last faults are closed by the
+        // devices on their own schedule), within a deadline.
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline,
-              Self.descriptors(receiver) > report.receiverDescriptors.baseline + 2 || Self.descriptors(origin) > report.originDescriptors.baseline + 2 {
+        var last = (Self.descriptors(receiver), Self.descriptors(origin))
+        var steady = 0
+        while Date() < deadline, steady < 5 {
             usleep(100_000)
+            let now = (Self.descriptors(receiver), Self.descriptors(origin))
+            steady = now == last ? steady + 1 : 0
+            last = now
         }
     }
 
