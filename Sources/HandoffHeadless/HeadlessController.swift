@@ -188,6 +188,16 @@ public final class HeadlessController {
         case "continue": return try continueOffer(args)
         case "cancel": return cancel()
         case "quit-app": return try quitApp(args)
+        case "step":
+            device.isStepping = try args.bool("on") ?? true
+            return ["stepping": .bool(device.isStepping), "pausedAt": pausedAt]
+        case "next":
+            guard let phase = device.pausedAt else {
+                throw CommandError(device.isStepping ? "next: the device is not paused (it pauses before the next phase of a continuation)"
+                                                     : "next: step mode is off (turn it on with {\"cmd\":\"step\"})")
+            }
+            device.stepNext()
+            return ["went": .string(phase.name), "pausedAt": pausedAt]
         case "decline-next":
             declineNext = try args.bool("decline") ?? true
             return ["declineNext": .bool(declineNext)]
@@ -386,6 +396,12 @@ public final class HeadlessController {
         return ["app": .string(app.bundleIdentifier), "running": .bool(app.isRunning)]
     }
 
+    /// Where step mode holds the device: the phase and what it will do, or null.
+    var pausedAt: JSONValue {
+        guard let phase = device.pausedAt else { return .null }
+        return .object(["phase": .string(phase.name), "next": .string(phase.description)])
+    }
+
     /// A scene connected to a scripted app: report what its options carry.
     func sceneConnected(_ scene: Scene, options: Scene.ConnectionOptions, readsOnlyUserActivities: Bool) {
         var fields: [String: JSONValue] = [
@@ -482,6 +498,8 @@ public final class HeadlessController {
             "current": device.currentActivity.map { .object(describe($0)) } ?? .null,
             "offers": .integer(Int64(device.system.offers.count)),
             "declineNext": .bool(declineNext),
+            "stepping": .bool(device.isStepping),
+            "pausedAt": pausedAt,
             "streamMode": .string(originMode.rawValue),
             "streams": .array(streamEndpoints.keys.sorted().map { id in
                 let endpoint = streamEndpoints[id]!

@@ -89,6 +89,9 @@ struct DeviceCommand: AsyncParsableCommand {
         return kind == .laptop ? .delegate : .scenes
     }
 
+    @Flag(help: "Step mode: pause before each phase of a continuation (launch, willContinue, the fetch, continue; on the origin the save and the payload leaving) until told to go on; timeouts are suspended while paused. Headless: {\"cmd\":\"next\"} goes on.")
+    var step = false
+
     @Option(help: ArgumentHelp("Write this device's lifecycle, typed, as JSON lines to this file (handoff timeline replays recordings).", valueName: "file"))
     var record: String?
 
@@ -152,6 +155,7 @@ struct DeviceCommand: AsyncParsableCommand {
             identity: identity, account: account, store: store,
             options: NetworkOptions(discoveryPort: port, lan: lan, timing: timing),
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
+        if step { host.performAndWait { device in device.isStepping = true } }
         if let record {
             // The recorder lives on the device's queue, held by the handler that feeds it.
             let problem = host.performAndWait { device -> String? in

@@ -88,3 +88,59 @@ struct HeadlessScenesTests {
         #expect(skipped["lastSaved"] != nil)
     }
 }
+
+@Suite("Headless: step mode")
+struct HeadlessStepTests {
+    @Test func stepModeHoldsTheContinuationBeforeWillContinueUntilNext() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 5]])
+        world.hood.settle()
+        #expect(phone.ok(["cmd": "step"])["stepping"] == true)
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        var paused = phone.events("lifecycle").filter { $0["kind"] == "stepPaused" }
+        #expect(paused.map { $0["phase"] } == ["launch"])
+        phone.ok(["cmd": "next"])
+        world.hood.settle()
+        paused = phone.events("lifecycle").filter { $0["kind"] == "stepPaused" }
+        #expect(paused.map { $0["phase"] } == ["launch", "willContinue"])
+        #expect(!phone.lifecycleKinds.contains("willContinue"), "held before willContinue")
+        // Held longer than the fetch timeout: nothing runs out while paused.
+        world.hood.advance(by: 30)
+        #expect(!phone.lifecycleKinds.contains("continuationFailed"))
+        #expect(phone.ok(["cmd": "status"])["pausedAt"]?["phase"] == "willContinue")
+        phone.ok(["cmd": "next"])
+        world.hood.settle()
+        #expect(phone.lifecycleKinds.contains("willContinue"))
+        #expect(phone.events("lifecycle").last { $0["kind"] == "stepPaused" }?["phase"] == "fetch")
+        // The fetch timeout starts when the fetch does: a long pause before it costs nothing.
+        phone.ok(["cmd": "next"])
+        world.hood.settle()
+        #expect(phone.events("lifecycle").last { $0["kind"] == "stepPaused" }?["phase"] == "continue")
+        world.hood.advance(by: 30)
+        #expect(!phone.lifecycleKinds.contains("continuationFailed"), "paused before continue, the timeout is suspended")
+        phone.ok(["cmd": "next"])
+        world.hood.settle()
+        #expect(phone.events("restored").first?["userInfo"] == ["page": 5])
+        #expect(phone.lifecycleKinds.contains("continued"))
+        // Nothing is paused now.
+        let error = phone.fails(raw: #"{"cmd":"next"}"#)
+        #expect(error.contains("not paused"))
+    }
+
+    @Test func turningStepModeOffGoesOnThroughEverythingHeld() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 6]])
+        world.hood.settle()
+        phone.ok(["cmd": "step", "on": true])
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        phone.ok(["cmd": "step", "on": false])
+        world.hood.settle()
+        #expect(phone.events("restored").first?["userInfo"] == ["page": 6])
+    }
+}

@@ -76,6 +76,7 @@ extension LifecycleEvent.Kind {
         case .streamsOpened: .streamsOpened(continuation, peer, activity, side: .origin)
         case .streamsRefused: .streamsRefused(continuation, peer, activityType: activity.activityType, reason: "unknown token")
         case .documentOpened: .documentOpened(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.document", file: "a.txt")
+        case .stepPaused: .stepPaused(continuation, .fetch(from: "Laptop"))
         case .documentClosed: .documentClosed(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.document", file: "a.txt")
         }
         return LifecycleEvent(time: Date(timeIntervalSinceReferenceDate: 0), device: "Phone", occurrence)

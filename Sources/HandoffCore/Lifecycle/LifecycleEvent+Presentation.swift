@@ -82,6 +82,7 @@ extension LifecycleEvent {
             return side == .origin ? "\(peer.name) connected to \(a.bundleIdentifier)'s delegate" : "to \(peer.name) for \(a.activityType)"
         case .streamsRefused(_, let peer, _, let reason): return "\(peer.name): \(reason)"
         case .documentOpened(_, _, let file), .documentClosed(_, _, let file): return file
+        case .stepPaused(_, let phase): return "next: \(phase); timeouts suspended until you go on"
         }
     }
 
@@ -179,6 +180,9 @@ extension LifecycleEvent {
         case .streamsOpened(_, _, _, let side): add("side", .string(side.rawValue))
         case .streamsRefused(_, _, _, let reason): add("reason", .string(reason))
         case .documentOpened(_, _, let file), .documentClosed(_, _, let file): add("file", .string(file))
+        case .stepPaused(_, let phase):
+            add("phase", .string(phase.name))
+            add("next", .string(phase.description))
         default: break
         }
         add("size", bytes.map { .integer($0) })
@@ -273,6 +277,7 @@ extension LifecycleEvent.Kind {
             + "On a laptop (AppKit) it becomes current with the document's window; on a phone or tablet (UIKit) it does not: "
             + "the app sets it on a responder on screen, which makes it current."
         case .documentClosed: "A document was closed; its activity is invalidated."
+        case .stepPaused: "Step mode: the device waits before this phase of the continuation; its timeouts are suspended until you go on."
         }
     }
 }

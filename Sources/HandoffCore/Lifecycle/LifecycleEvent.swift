@@ -186,6 +186,8 @@ public struct LifecycleEvent: Sendable, Hashable {
         // Continuation streams
         case streamsOpened(ContinuationID?, PeerReference, ActivityReference, side: StreamSide)
         case streamsRefused(ContinuationID?, PeerReference, activityType: String?, reason: String)
+        /// Step mode paused the device before a phase; its timeouts are suspended until it goes on.
+        case stepPaused(ContinuationID?, StepPhase)
         // Documents
         case documentOpened(bundleIdentifier: String, activityType: String?, file: String)
         case documentClosed(bundleIdentifier: String, activityType: String?, file: String)
@@ -204,6 +206,7 @@ public struct LifecycleEvent: Sendable, Hashable {
         case payloadRequested, payloadSent, payloadRefused, wasContinued
         case streamsOpened, streamsRefused
         case documentOpened, documentClosed
+        case stepPaused
     }
 }
 
@@ -257,6 +260,7 @@ extension LifecycleEvent {
         case .streamsRefused: .streamsRefused
         case .documentOpened: .documentOpened
         case .documentClosed: .documentClosed
+        case .stepPaused: .stepPaused
         }
     }
 
@@ -265,7 +269,7 @@ extension LifecycleEvent {
         switch occurrence {
         case .willSave(_, let id), .updateUserActivityState(_, _, let id), .didUpdate(_, let id), .saved(_, _, _, let id),
              .saveSkipped(_, _, let id), .sceneDidUpdate(_, _, let id), .applicationLaunched(let id, _, _),
-             .sceneWillConnect(let id, _, _, _), .sceneDidFailToContinue(let id, _, _, _, _):
+             .sceneWillConnect(let id, _, _, _), .sceneDidFailToContinue(let id, _, _, _, _), .stepPaused(let id, _):
             id
         case .sceneWillContinue(let id, _, _, _, _), .sceneContinue(let id, _, _, _):
             id

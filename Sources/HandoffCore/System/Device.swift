@@ -118,7 +118,11 @@ public final class Device {
     public func cancelContinuation() { post(.continuationCancelled) }
 
     /// Time passed: lets coalesced saves, timeouts and expiries happen.
-    public func tick() { post(.tick) }
+    public func tick() {
+        // Paused in step mode: the timeouts are suspended.
+        guard pausedAt == nil else { return }
+        post(.tick)
+    }
 
     /// Fetches the association files that verify an app's `activitycontinuation:` domains (set
     /// by the runtime: the local web's `SiteAssociationVerifier`). Called on the device's run
@@ -271,10 +275,15 @@ public final class Device {
         queue.append(event)
         guard !draining else { return }
         draining = true
+        drainQueue()
+        draining = false
+    }
+
+    private func drainQueue() {
         while !queue.isEmpty {
             let next = queue.removeFirst()
             let effects = system.handle(next, at: clock())
-            for effect in effects { perform(effect) }
+            for effect in effects { dispatch(effect) }
             if queue.isEmpty, pendingBeacon != nil {
                 if let deferBeacons {
                     if !isBeaconFlushScheduled {
@@ -286,7 +295,95 @@ public final class Device {
                 }
             }
         }
-        draining = false
+    }
+
+    // MARK: Step mode
+
+    /// Step mode: the device pauses before each phase of a continuation (launching the app,
+    /// willContinue, the fetch, continue; on the origin, the save and the payload leaving) until
+    /// ``stepNext()``. While it is paused its timeouts are suspended: no tick reaches the state
+    /// machine, and going on moves its deadlines by the time spent paused. Turning it off goes on
+    /// through everything held.
+    public var isStepping = false {
+        didSet { if !isStepping { while pausedAt != nil { stepNext() } } }
+    }
+    /// The phase the device is paused before, if it is.
+    public private(set) var pausedAt: StepPhase?
+    /// What waits behind the pause, in order.
+    private var held: [DeviceSystem.Effect] = []
+    private var pausedSince: Date?
+
+    /// Performs `effect`, or holds it: behind a pause, or as the next pause in step mode.
+    private func dispatch(_ effect: DeviceSystem.Effect) {
+        if pausedAt != nil {
+            held.append(effect)
+        } else if isStepping, let phase = stepPhase(of: effect) {
+            held = [effect]
+            pause(before: phase, continuation: continuation(of: effect))
+        } else {
+            perform(effect)
+        }
+    }
+
+    private func pause(before phase: StepPhase, continuation: ContinuationID?) {
+        pausedAt = phase
+        pausedSince = clock()
+        record(.stepPaused(continuation, phase))
+    }
+
+    /// Goes on from the pause: the held phase happens, then everything behind it up to the next
+    /// phase (in step mode). Returns false when the device was not paused.
+    @discardableResult
+    public func stepNext() -> Bool {
+        guard pausedAt != nil else { return false }
+        let suspended = pausedSince.map { clock().timeIntervalSince($0) } ?? 0
+        pausedAt = nil
+        pausedSince = nil
+        var pending = held
+        held = []
+        let wasDraining = draining
+        draining = true
+        if suspended > 0 { queue.append(.timeoutsSuspended(for: suspended)) }
+        if !pending.isEmpty { perform(pending.removeFirst()) }
+        while !pending.isEmpty {
+            let effect = pending.removeFirst()
+            if pausedAt != nil {
+                held.append(effect)
+            } else if isStepping, let phase = stepPhase(of: effect) {
+                held = [effect] + pending
+                pending = []
+                pause(before: phase, continuation: continuation(of: effect))
+            } else {
+                perform(effect)
+            }
+        }
+        if !wasDraining {
+            drainQueue()
+            draining = false
+        }
+        return true
+    }
+
+    /// The phase an effect starts, for step mode (nil: it does not pause).
+    private func stepPhase(of effect: DeviceSystem.Effect) -> StepPhase? {
+        switch effect {
+        case .launch(let bundle, let kind, _, _): .launch(bundleIdentifier: bundle, kind)
+        case .callWillContinue(_, let bundle, let type): .willContinue(bundleIdentifier: bundle, activityType: type)
+        case .requestPayload(_, let peer, _): .fetch(from: system.name(of: peer))
+        case .deliver(_, let bundle, let payload, _): .continue(bundleIdentifier: bundle, activityType: payload.activityType)
+        case .save(let id, .beforeSending, _): .save(activityType: activities[id]?.activityType ?? "the activity")
+        case .sendPayload(_, let peer, let data): .send(bytes: data.count, to: system.name(of: peer))
+        default: nil
+        }
+    }
+
+    private func continuation(of effect: DeviceSystem.Effect) -> ContinuationID? {
+        switch effect {
+        case .launch(_, _, let id, _), .callWillContinue(let id, _, _), .requestPayload(let id, _, _), .deliver(let id, _, _, _): id
+        case .save(_, _, let id): id
+        case .sendPayload(let request, _, _): system.serving[request]?.continuation
+        default: nil
+        }
     }
 
     /// Records what happened, stamped with one read of the device's clock (never earlier than the

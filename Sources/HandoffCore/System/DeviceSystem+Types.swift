@@ -107,6 +107,43 @@ public struct Offer: Sendable, Hashable {
     public var payloadSize: Int?
 }
 
+/// A phase of a continuation that step mode pauses before (``Device/isStepping``).
+public enum StepPhase: Sendable, Hashable, CustomStringConvertible {
+    case launch(bundleIdentifier: String, LaunchKind)
+    case willContinue(bundleIdentifier: String, activityType: String)
+    case fetch(from: String)
+    case `continue`(bundleIdentifier: String, activityType: String)
+    /// The origin's save callbacks before the payload leaves.
+    case save(activityType: String)
+    /// The payload leaving the origin.
+    case send(bytes: Int, to: String)
+
+    /// The phase's name in the headless JSON.
+    public var name: String {
+        switch self {
+        case .launch: "launch"
+        case .willContinue: "willContinue"
+        case .fetch: "fetch"
+        case .continue: "continue"
+        case .save: "save"
+        case .send: "send"
+        }
+    }
+
+    /// What the phase will do, in a sentence.
+    public var description: String {
+        switch self {
+        case .launch(let bundle, let kind):
+            kind == .cold ? "launch \(bundle) (cold: it is not running)" : "bring \(bundle) forward (warm)"
+        case .willContinue(let bundle, let type): "ask \(bundle) willContinueUserActivityWithType \(type)"
+        case .fetch(let peer): "ask \(peer) for the payload (the fetch timeout starts)"
+        case .continue(let bundle, let type): "give \(bundle) the \(type) activity: continue, then its restorations"
+        case .save(let type): "run the save callbacks of \(type) before the payload leaves (needsSave is set)"
+        case .send(let bytes, let peer): "send the payload (\(ByteCount.text(bytes))) to \(peer)"
+        }
+    }
+}
+
 /// How an app was started for a continuation.
 public enum LaunchKind: String, Sendable, Hashable, Codable {
     /// The app was not running: it is launched (a scene app connects a new scene).

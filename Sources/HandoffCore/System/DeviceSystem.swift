@@ -23,6 +23,8 @@ public struct DeviceSystem: Sendable {
         case activitySaved(UUID, SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?)
         /// The runtime fetched the association file for one of an app's `activitycontinuation:` domains.
         case siteAssociationChecked(SiteAssociationCheck)
+        /// An answer the device cached has expired: fetch the expired ones again (as swcd refreshes).
+        case siteAssociationsExpired
         // Peers
         case advertisementReceived(Advertisement, from: PeerInfo)
         case goodbyeReceived(DeviceID)
@@ -42,6 +44,8 @@ public struct DeviceSystem: Sendable {
         case continuationConfirmed(activityIdentifier: UUID, by: PeerInfo, continuation: ContinuationID)
         // Time passing
         case tick
+        /// Step mode held the device this long: its deadlines move by as much.
+        case timeoutsSuspended(for: TimeInterval)
     }
 
     /// What to do, in order.
@@ -181,6 +185,8 @@ public struct DeviceSystem: Sendable {
             activitySaved(id, reason, userInfo: userInfo, continuation: continuation, at: now, effects: &effects)
         case .siteAssociationChecked(let check):
             siteAssociationChecked(check, at: now, effects: &effects)
+        case .siteAssociationsExpired:
+            for app in apps { checkSiteAssociations(of: app.bundleIdentifier, at: now, effects: &effects) }
         case .advertisementReceived(let ad, let peer):
             receive(ad, from: peer, at: now, effects: &effects)
         case .goodbyeReceived(let peer):
@@ -226,6 +232,12 @@ public struct DeviceSystem: Sendable {
             record(.wasContinued(continuation, PeerReference(peer), snapshot.reference), at: now, into: &effects)
         case .tick:
             tick(at: now, effects: &effects)
+        case .timeoutsSuspended(let duration):
+            saveDeadline = saveDeadline?.addingTimeInterval(duration)
+            if case .fetching(let attempt, let destination, let since, let deadline)? = pendingContinuation {
+                pendingContinuation = .fetching(attempt, destination, since: since.addingTimeInterval(duration),
+                                                deadline: deadline.addingTimeInterval(duration))
+            }
         }
         return effects
     }
