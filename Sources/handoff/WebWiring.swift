@@ -67,6 +67,13 @@ enum WebWiring {
         device.siteAssociationVerifier = { request in
             verifier.verify(request) { check in
                 host.perform { device in device.siteAssociationChecked(check) }
+                // An answer is cached for its max-age; when it expires the device fetches again
+                // (a failure is not cached: the next launch or expiry asks again).
+                let lifetime = check.expiresAt.timeIntervalSince(check.checkedAt)
+                guard check.outcome.isAnswer, lifetime > 0 else { return }
+                DispatchQueue.global().asyncAfter(deadline: .now() + lifetime + 0.01) {
+                    host.perform { device in device.refreshExpiredSiteAssociations() }
+                }
             }
         }
     }

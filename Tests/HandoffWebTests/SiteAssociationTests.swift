@@ -90,27 +90,41 @@ struct SiteAssociationTests {
         #expect(!system.handle(.appBecameFrontmost(bundleIdentifier: "com.handoffsim.map"), at: Self.t0).contains { if case .checkSiteAssociations = $0 { true } else { false } })
         _ = system.handle(.siteAssociationChecked(check(.approved)), at: Self.t0)
         _ = system.handle(.siteAssociationChecked(check(.notFound, domain: AssociatedDomain(host: "handoffsim.example", isWildcard: true), lifetime: 0)), at: Self.t0)
-        #expect(system.webRoute(host: "maps.handoffsim.example").bundleIdentifier == "com.handoffsim.map")
-        if case .notApproved(let refusals) = system.webRoute(host: "www.handoffsim.example").routing {
+        #expect(system.webRoute(host: "maps.handoffsim.example", at: Self.t0).bundleIdentifier == "com.handoffsim.map")
+        if case .notApproved(let refusals) = system.webRoute(host: "www.handoffsim.example", at: Self.t0).routing {
             #expect(refusals.map(\.outcome) == [.notFound])
         } else {
             Issue.record("a subdomain the wildcard's file does not approve goes to the browser")
         }
     }
 
-    @Test func aFailedFetchKeepsTheEarlierAnswerAndSaysSo() {
+    @Test func aFailedFetchKeepsTheEarlierAnswerUntilItExpires() {
         var system = DeviceSystem(device: PeerInfo(id: "phone", name: "Phone", kind: .phone))
         _ = system.handle(.appInstalled(Self.map), at: Self.t0)
         _ = system.handle(.siteAssociationChecked(check(.approved)), at: Self.t0)
-        let effects = system.handle(.siteAssociationChecked(check(.unreachable("refused"), at: Self.t0 + 400, lifetime: 0)), at: Self.t0 + 400)
+        // Checked again before the approval expires (a reinstall): the server is down, the answer kept.
+        let effects = system.handle(.siteAssociationChecked(check(.unreachable("refused"), at: Self.t0 + 100, lifetime: 0)), at: Self.t0 + 100)
         #expect(effects.contains { effect in
             if case .record(let event) = effect, case .siteAssociationChecked(_, let kept) = event.occurrence { kept == .approved } else { false }
         })
-        #expect(system.webRoute(host: "maps.handoffsim.example").routing
-                == .approved(applicationIdentifier: Self.appID, domain: AssociatedDomain(host: "maps.handoffsim.example")))
+        let approved = WebRouting.approved(applicationIdentifier: Self.appID, domain: AssociatedDomain(host: "maps.handoffsim.example"))
+        #expect(system.webRoute(host: "maps.handoffsim.example", at: Self.t0 + 200).routing == approved)
+        // Once the approval has expired (max-age 300 s), a failed fetch no longer carries it: the
+        // browser gets the page, with the failure as the reason.
+        let route = system.webRoute(host: "maps.handoffsim.example", at: Self.t0 + 300)
+        #expect(route.bundleIdentifier == nil)
+        if case .notApproved(let refusals) = route.routing {
+            #expect(refusals.first { $0.domain.host == "maps.handoffsim.example" }?.outcome == .unreachable("refused"))
+        } else {
+            Issue.record("an expired approval with a failed fetch goes to the browser, not \(route.routing)")
+        }
+        // An expired approval not yet checked again is still held (the device fetches at launch).
+        var unchecked = DeviceSystem(device: PeerInfo(id: "phone", name: "Phone", kind: .phone))
+        _ = unchecked.handle(.appInstalled(Self.map), at: Self.t0)
+        _ = unchecked.handle(.siteAssociationChecked(check(.approved)), at: Self.t0)
+        #expect(unchecked.webRoute(host: "maps.handoffsim.example", at: Self.t0 + 1000).routing == approved)
         // A valid answer that no longer lists the app takes the approval back.
         _ = system.handle(.siteAssociationChecked(check(.notListed(approving: []), at: Self.t0 + 500)), at: Self.t0 + 500)
-        #expect(system.webRoute(host: "maps.handoffsim.example").bundleIdentifier == nil)
+        #expect(system.webRoute(host: "maps.handoffsim.example", at: Self.t0 + 500).bundleIdentifier == nil)
     }
 }
-

@@ -44,15 +44,15 @@ extension DeviceSystem {
         record(.siteAssociationChecked(check, keptAnswer: check.outcome.isAnswer ? nil : previous?.lastAnswer?.outcome), at: now, into: &effects)
     }
 
-    /// Where a browsing-web activity for a page on `host` goes: the app (most specific matching
-    /// entry first) the site approves, else the browser (nil: none) with each refusal.
-    public func webRoute(host: String) -> (bundleIdentifier: String?, routing: WebRouting) {
+    /// Where a browsing-web activity for a page on `host` goes at `now`: the app (most specific
+    /// matching entry first) the site approves, else the browser (nil: none) with each refusal.
+    public func webRoute(host: String, at now: Date) -> (bundleIdentifier: String?, routing: WebRouting) {
         let host = host.lowercased()
         let candidates = apps.compactMap { app in app.activityContinuationEntry(matching: host).map { (app, $0) } }
             .sorted { $0.1.specificity > $1.1.specificity }
         for (app, domain) in candidates {
             let key = SiteAssociationKey(bundleIdentifier: app.bundleIdentifier, domain: domain)
-            if siteAssociations[key]?.isApproved == true {
+            if siteAssociations[key]?.isApproved(at: now) == true {
                 return (app.bundleIdentifier, .approved(applicationIdentifier: app.applicationIdentifier, domain: domain))
             }
         }
@@ -63,5 +63,14 @@ extension DeviceSystem {
                                      domain: domain, outcome: record?.latest.outcome)
         }
         return (browser?.bundleIdentifier, .notApproved(refusals))
+    }
+}
+
+extension Device {
+    /// Fetches again every association file whose cached answer has expired (Apple's swcd
+    /// refreshes its cache the same way): the runtime calls it when an answer it delivered
+    /// expires, so a site that stopped answering is seen before the next page is routed.
+    public func refreshExpiredSiteAssociations() {
+        post(.siteAssociationsExpired)
     }
 }

@@ -286,8 +286,13 @@ public struct SiteAssociationRecord: Sendable, Hashable {
         self.lastAnswer = lastAnswer
     }
 
-    /// Whether the app may continue the domain's pages: the latest answer approves it.
-    public var isApproved: Bool { lastAnswer?.outcome == .approved }
+    /// Whether the app may continue the domain's pages at `now`: the latest answer approves it,
+    /// and, when a later fetch failed (the server stopped answering), that answer has not expired:
+    /// an approval is cached as long as its response said (`Cache-Control: max-age`), no longer.
+    public func isApproved(at now: Date) -> Bool {
+        guard let answer = lastAnswer, answer.outcome == .approved else { return false }
+        return latest.outcome.isAnswer || answer.expiresAt > now
+    }
 
     /// Whether the device should fetch again at `now` (the latest check expired).
     public func isExpired(at now: Date) -> Bool { latest.expiresAt <= now }
