@@ -135,6 +135,10 @@ public final class DeviceScreen {
         switch effect {
         case .chooseOffer(let peer):
             device.chooseOffer(from: peer)
+        case .setStepping(let on):
+            device.isStepping = on
+        case .stepNext:
+            device.stepNext()
         case .cancelContinuation:
             device.cancelContinuation()
         case .bringToFront(let bundle):

@@ -129,6 +129,9 @@ public struct DeviceSnapshot: Hashable, Sendable {
     public var ownActivity: OwnActivity?
     /// Every lifecycle event of this device, oldest first.
     public var lifecycle: [LifecycleEvent]
+    /// Whether step mode is on, and the phase the device is paused before.
+    public var isStepping = false
+    public var pausedAt: StepPhase?
 
     public init(info: PeerInfo, account: String, apps: [App] = [], frontmostApp: String? = nil, offers: [OfferInfo] = [],
                 pending: PendingInfo? = nil, ownActivity: OwnActivity? = nil, lifecycle: [LifecycleEvent] = []) {
@@ -191,5 +194,7 @@ extension DeviceSnapshot {
         }
         self.init(info: device.info, account: account, apps: apps, frontmostApp: system.frontmostApp, offers: offers,
                   pending: pending, ownActivity: own, lifecycle: device.lifecycle)
+        isStepping = device.isStepping
+        pausedAt = device.pausedAt
     }
 }

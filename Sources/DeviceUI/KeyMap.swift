@@ -28,6 +28,8 @@ extension ScreenState {
                 KeyHint("F4", switcher),
                 KeyHint("Tab  Shift-Tab", "focus: screen → Nearby → log (a narrow screen shows Nearby over it)"),
                 KeyHint("Ctrl-O", "continue the offered activity (the badge)"),
+                KeyHint("F6", "step mode on/off: pause at each continuation phase"),
+                KeyHint("F7", "go on from a step-mode pause"),
                 KeyHint("Esc", "cancel a continuation in progress; close; back"),
                 KeyHint("Ctrl-L", "redraw the screen"),
                 KeyHint("Ctrl-Q", "quit"),

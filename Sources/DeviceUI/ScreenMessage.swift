@@ -33,6 +33,10 @@ public enum ScreenEffect: Hashable, Sendable {
     /// The user quit this app from the app switcher (or the dock): the device terminates it
     /// (`Device.terminate(_:)`) and the app forgets its state, so its next launch is cold.
     case terminate(bundleIdentifier: String)
+    /// Step mode on or off (``Device/isStepping``).
+    case setStepping(Bool)
+    /// Go on from the step-mode pause.
+    case stepNext
     /// The user asked to quit the device.
     case quit
 }

@@ -72,6 +72,16 @@ extension ScreenState {
         case .function(4):
             toggleSwitcher(snapshot)
             return []
+        case .function(6):
+            let on = !snapshot.isStepping
+            show(on ? "Step mode: a continuation pauses before each phase · F7 goes on" : "Step mode off", role: .accent)
+            return [.setStepping(on)]
+        case .function(7):
+            guard snapshot.pausedAt != nil else {
+                show(snapshot.isStepping ? "Nothing is paused: step mode waits for a continuation" : "Step mode is off (F6)", role: .dim)
+                return []
+            }
+            return [.stepNext]
         case .control("o"):
             guard let offer = snapshot.featuredOffer else {
                 show("No activity is offered nearby", role: .dim)
@@ -276,6 +286,8 @@ extension ScreenState {
                 overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, peer: failedFrom, bundleIdentifier: bundle,
                                                    shownBySystem: true))
             }
+        case .stepPaused(_, let phase):
+            show("⏸ Next: \(phase) · F7 goes on", role: .accent, at: event.time)
         case .notHandled(_, let peer, let bundle, _, let reason):
             show("\(name(of: bundle)) did not handle the activity from \(peer.name): \(reason)", role: .warning, at: event.time)
         case .continued(_, let peer, _, _, _):

@@ -144,3 +144,25 @@ struct HeadlessStepTests {
         #expect(phone.events("restored").first?["userInfo"] == ["page": 6])
     }
 }
+
+@Suite("Step mode and cancelling")
+struct StepCancelTests {
+    @Test func cancellingWhilePausedEndsTheContinuationAndKeepsBothStates() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 6]])
+        world.hood.settle()
+        phone.ok(["cmd": "step"])
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        #expect(phone.device.pausedAt != nil)
+        phone.ok(["cmd": "cancel"])
+        world.hood.settle()
+        #expect(phone.device.pausedAt == nil)
+        #expect(phone.device.system.pendingContinuation == nil)
+        #expect(phone.events("restored").isEmpty)
+        #expect(!laptop.lifecycleKinds.contains("payloadRequested"))
+        #expect(laptop.device.currentActivity != nil, "the origin keeps its activity")
+    }
+}

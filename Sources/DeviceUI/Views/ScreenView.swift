@@ -120,6 +120,7 @@ public struct ScreenView {
                     hints = [("Enter", "unlock")]
                 }
             } else {
+                if device.pausedAt != nil { hints.append(("F7", "go on")) }
                 if device.pending != nil { hints.append(("Esc", "cancel continuation")) }
                 switch state.focus {
                 case .nearby:

@@ -115,7 +115,23 @@ public final class Device {
     public func chooseOffer(from peer: DeviceID) { post(.offerChosen(peer, continuation: ContinuationID())) }
 
     /// The user cancelled the continuation in progress.
-    public func cancelContinuation() { post(.continuationCancelled) }
+    public func cancelContinuation() {
+        if pausedAt != nil {
+            // Paused in step mode: the held steps of the receiving side are dropped (the
+            // continuation ends here); anything else held happens now.
+            held.removeAll { effect in
+                switch effect {
+                case .launch, .callWillContinue, .requestPayload, .deliver: true
+                default: false
+                }
+            }
+            let stepping = isStepping
+            isStepping = false
+            if held.isEmpty { pausedAt = nil; pausedSince = nil } else { stepNext() }
+            isStepping = stepping
+        }
+        post(.continuationCancelled)
+    }
 
     /// Time passed: lets coalesced saves, timeouts and expiries happen.
     public func tick() {
