@@ -12,14 +12,14 @@ public struct MapQuery: Hashable, Sendable {
     public static let host = "maps.handoffsim.example"
     /// The latitudes, longitudes and zoom levels accepted: every view the Map app can show and
     /// write into its activity's address. The zooms are the Map's own range,
-    /// `MapCamera.minimumZoom...MapCamera.maximumZoom` (-1, the world 64 columns wide, to 6); the
-    /// two apps cannot import each other, so both test suites pin the range to -1...6 (the Map's:
+    /// `MapCamera.minimumZoom...MapCamera.maximumZoom` (-1, the world 64 columns wide, to 10); the
+    /// two apps cannot import each other, so both test suites pin the range to -1...10 (the Map's:
     /// every address it writes stays in it; the Browser's: every zoom in it is accepted). The
     /// address carries the zoom with two decimals, so a fractional or negative zoom such as the
     /// whole world's (about -0.61) is valid.
     public static let latitudes = -90.0...90.0
     public static let longitudes = -180.0...180.0
-    public static let zooms = -1.0...6.0
+    public static let zooms = -1.0...10.0
 
     public var latitude: Double?
     public var longitude: Double?

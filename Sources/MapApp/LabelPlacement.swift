@@ -11,11 +11,17 @@ public struct LabelCandidate: Hashable, Sendable {
     }
 }
 
-/// A marker that was placed, with its label when one fitted.
+/// A marker that was placed, with its label when one fitted; or a name without a marker (a
+/// country's), centred on its point.
 public struct PlacedLabel: Hashable, Sendable {
     /// Where the label goes relative to its marker.
     public enum Position: Hashable, Sendable, CaseIterable {
         case right, left, above, below
+        /// On the point itself (a name without a marker).
+        case centred
+
+        /// The positions a place's name is tried in, in order.
+        static let aroundMarker: [Position] = [.right, .left, .above, .below]
     }
 
     public var marker: Point
@@ -24,13 +30,18 @@ public struct PlacedLabel: Hashable, Sendable {
     public var position: Position?
     /// The cells of the name (empty without one).
     public var textFrame: Rect
+    /// A name without a marker (``marker`` is only its point).
+    public var isName = false
 
-    /// The marker's cell and the name's cells.
-    public var cells: [Rect] { [Rect(origin: marker, size: Size(width: 1, height: 1)), textFrame].filter { !$0.isEmpty } }
+    /// The marker's cell (none for a name alone) and the name's cells.
+    public var cells: [Rect] {
+        (isName ? [textFrame] : [Rect(origin: marker, size: Size(width: 1, height: 1)), textFrame]).filter { !$0.isEmpty }
+    }
 }
 
 /// Places markers and names without overlaps: a greedy placement in priority order over an
-/// occupancy grid (the standard approach of map labelling, as in Imhof's rules: a point's name
+/// occupancy grid, one flag a cell (a grid index: a label's test and its marking read only the
+/// cells it covers; the standard approach of map labelling, as in Imhof's rules: a point's name
 /// goes to its right by preference, then left, above, below).
 ///
 /// Each candidate in order: its marker cell must be free and not next to another name, else the
@@ -60,7 +71,7 @@ public struct LabelPlacer: Sendable {
         let width = TextWidth.of(candidate.text)
         var placed = PlacedLabel(marker: marker, text: candidate.text, position: nil, textFrame: Rect(x: marker.x, y: marker.y, width: 0, height: 0))
         if width > 0 {
-            for position in PlacedLabel.Position.allCases {
+            for position in PlacedLabel.Position.aroundMarker {
                 let frame = Self.frame(of: position, marker: marker, width: width)
                 let padded = frame.inset(left: -1, right: -1)
                 guard area.contains(frame.origin), frame.maxX <= area.maxX, frame.maxY <= area.maxY,
@@ -75,6 +86,19 @@ public struct LabelPlacer: Sendable {
         return placed
     }
 
+    /// Places a name without a marker, centred on `point`, with a free cell either side; nil
+    /// when its cells are taken or leave the area.
+    public mutating func placeName(_ text: String, centredAt point: Point) -> PlacedLabel? {
+        let width = TextWidth.of(text)
+        guard width > 0 else { return nil }
+        let frame = Self.frame(of: .centred, marker: point, width: width)
+        let padded = frame.inset(left: -1, right: -1)
+        guard area.contains(frame.origin), frame.maxX <= area.maxX, frame.maxY <= area.maxY,
+              isFree(padded.intersection(area)) else { return nil }
+        mark(padded.intersection(area))
+        return PlacedLabel(marker: point, text: text, position: .centred, textFrame: frame, isName: true)
+    }
+
     /// The name's cells for `position` ("● Name" to the right, "Name ●" to the left, centred on
     /// the row above or below).
     static func frame(of position: PlacedLabel.Position, marker: Point, width: Int) -> Rect {
@@ -83,6 +107,7 @@ public struct LabelPlacer: Sendable {
         case .left: Rect(x: marker.x - 1 - width, y: marker.y, width: width, height: 1)
         case .above: Rect(x: marker.x - width / 2, y: marker.y - 1, width: width, height: 1)
         case .below: Rect(x: marker.x - width / 2, y: marker.y + 1, width: width, height: 1)
+        case .centred: Rect(x: marker.x - width / 2, y: marker.y, width: width, height: 1)
         }
     }
 

@@ -6,15 +6,19 @@ extension MapApp {
     /// The most rows a message may take at the bottom of the area.
     static let maximumMessageRows = 2
 
-    /// Draws the map into `area` (and nowhere else): the map (``mapSize(in:)``), a status line
-    /// at the bottom (the centre, the zoom and a scale bar), or instead a message, which takes
-    /// the map's last row when it needs two, and the search field over the map's top left while
-    /// it is open. It only draws.
+    /// Draws the map into `area` (and nowhere else): the map (``mapSize(in:)``) with the cursor
+    /// when it is shown, a status line at the bottom (the centre or the cursor's position, the
+    /// zoom and a scale bar), or instead a message, which takes the map's last row when it needs
+    /// two, and the search field over the map's top left while it is open. It only draws.
     public func render(into grid: inout Grid, area: Rect) {
         let area = area.intersection(grid.bounds)
         guard !area.isEmpty else { return }
         let (mapArea, footer) = area.splitBottom(area.height - Self.mapSize(in: area.size).height)
         renderer.render(camera, rendering: rendering, highlighted: highlighted, into: &grid, area: mapArea)
+        if let cursor {
+            let point = Point(x: mapArea.x + mapArea.width / 2 + cursor.x, y: mapArea.y + mapArea.height / 2 + cursor.y)
+            if mapArea.contains(point) { grid[point.x, point.y] = Cell("+", style: Style(.accent, bold: true, reverse: true)) }
+        }
         let notice = noticeLines(width: area.width, available: area.height - 1)
         if notice.isEmpty {
             drawStatus(into: &grid, row: footer)
@@ -28,11 +32,17 @@ extension MapApp {
         if let search { drawSearch(search, into: &grid, area: mapArea) }
     }
 
-    /// "48.86°N 2.35°E · zoom 4 · braille" on the left, a scale bar on the right.
+    /// "48.86°N 2.35°E · zoom 4" (the centre; with the cursor shown, "cursor 48.86°N 2.35°E ·
+    /// zoom 4", where it points) on the left, a scale bar on the right.
     private func drawStatus(into grid: inout Grid, row: Rect) {
         guard !row.isEmpty else { return }
         grid.fill(row, style: Style(.statusBar))
-        let position = MapRegion.describe(latitude: camera.latitude, longitude: camera.longitude)
+        let position: String
+        if let point = cursorCoordinate {
+            position = "cursor " + MapRegion.describe(latitude: point.latitude, longitude: point.longitude)
+        } else {
+            position = MapRegion.describe(latitude: camera.latitude, longitude: camera.longitude)
+        }
         let left = " \(position) · zoom \(MapRegion.format(camera.zoom, decimals: 1))"
         let scale = Self.scaleBar(camera)
         let scaleWidth = TextWidth.of(scale.bar) + 1 + TextWidth.of(scale.label) + 1
@@ -75,7 +85,7 @@ extension MapApp {
         grid.put(TextWidth.truncate("› " + search.query, to: inner.width - 1) + "▏", at: inner.origin, style: Style(.accent), clip: inner)
         if search.matches.isEmpty {
             if !search.query.isEmpty, inner.height > 1 {
-                grid.put("No city matches", at: Point(x: inner.x, y: inner.y + 1), style: Style(.dim), clip: inner)
+                grid.put("No place matches", at: Point(x: inner.x, y: inner.y + 1), style: Style(.dim), clip: inner)
             }
             return
         }

@@ -4,10 +4,11 @@ import HandoffCore
 import HandoffManifest
 import TerminalCells
 
-/// The Map: a world map of Natural Earth's land and cities whose visible region hands off
-/// (after Apple's MapOff sample).
+/// The Map: a world map of Natural Earth's vector geography and places whose visible region
+/// hands off (after Apple's MapOff sample).
 ///
-/// Arrows pan, + and - zoom, / searches a city by name. Every change of the region sets the
+/// Arrows pan (or move the cursor, which `c` shows), + and - zoom (towards the cursor when it is
+/// shown), / searches a place by name and flies there, 0 shows the whole world. Every change of the region sets the
 /// activity's `needsSave`; when the system saves, the map view writes the visible region as four
 /// plain numbers (``MapRegion/userInfo``), and the activity's `webpageURL` carries the centre and
 /// zoom (``MapCamera/webpageURL``) so a device without the Map continues in the Browser.
@@ -19,8 +20,8 @@ import TerminalCells
 public final class MapApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Map's Info.plist is expanded with.
     public static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.map", "DEVELOPMENT_TEAM": "SIMTEAM001"]
-    /// The zoom a search jumps to (at least).
-    public static let searchZoom = 4.0
+    /// The zoom a search flies to (at least).
+    public static let searchZoom = 6.0
     /// The most characters a search may hold.
     static let maximumQueryLength = 40
 
@@ -35,7 +36,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     /// How land is drawn (`m` switches).
     public private(set) var rendering = MapRendering.braille
     /// The city found last, drawn first and highlighted until the next move.
-    public private(set) var highlighted: City?
+    public internal(set) var highlighted: City?
     /// The search field, while it is open.
     public private(set) var search: MapSearch?
     /// What the app tells the user, until the next key.
@@ -45,40 +46,46 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     /// The size of the map: the app's area (``viewportChanged(to:)``) less the status line. The
     /// region handed off is what a map of this size shows, whatever was drawn last.
     public private(set) var viewport = Size(width: 80, height: 20)
+    /// The flight to a searched place in progress, if any.
+    public internal(set) var flight: MapFlight?
+    /// The cursor's cell relative to the map's centre cell, while it is shown (`c`).
+    public internal(set) var cursor: Point?
+    /// What the Map draws (shared by every Map of the process).
+    public let data: MapData
 
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
     let mapView = MapView()
+    /// Numbers flights, so a late frame tick of an earlier flight does nothing.
+    var flightNumber = 0
 
     /// Loads the Map's manifest and geography from its resources (see ``MapResources/locate()``).
     public convenience init() throws(MapError) {
         try self.init(resources: MapResources.locate())
     }
 
-    /// Loads the Map from `resources`, expanding `buildSettings` in its Info.plist.
+    /// Loads the Map from `resources` with the app delegate (``init(resources:model:buildSettings:)``
+    /// loads either model), expanding `buildSettings` in its Info.plist and entitlements. The
+    /// geography is read once per process (``MapData/load(_:)``); a data file that is missing or
+    /// damaged does not stop the Map: it shows what loaded and says which file was not.
     ///
-    /// - Throws: ``MapError`` naming the file that is missing or wrong.
+    /// - Throws: ``MapError`` naming the Info.plist or entitlements when either is missing or wrong.
     public convenience init(resources: MapResources, buildSettings: [String: String] = MapApp.buildSettings) throws(MapError) {
-        let manifest: AppManifest
-        do {
-            manifest = try AppManifest(infoPlistAt: resources.infoPlist, buildSettings: buildSettings)
-        } catch {
-            throw .manifest(error)
-        }
-        try self.init(manifest: manifest, atlas: LandAtlas(resources: resources),
-                      cities: CityCatalog(contentsOf: resources.cities), manifestFile: resources.infoPlist.path)
+        try self.init(resources: resources, model: .delegate, buildSettings: buildSettings)
     }
 
     /// A Map with a manifest and geography read elsewhere.
     ///
     /// - Throws: ``MapError/noRegionActivity(file:)`` when the manifest declares no `.region` type.
-    public init(manifest: AppManifest, atlas: LandAtlas, cities: CityCatalog, manifestFile: String = "Info.plist") throws(MapError) {
+    public init(manifest: AppManifest, data: MapData, manifestFile: String = "Info.plist") throws(MapError) {
         guard let type = manifest.activityTypes.first(where: { $0.hasSuffix(".region") }) else {
             throw .noRegionActivity(file: manifestFile)
         }
         self.manifest = manifest
+        self.data = data
         regionActivityType = type
-        renderer = MapRenderer(atlas: atlas, cities: cities)
+        renderer = MapRenderer(geography: data.geography, cities: data.cities, countries: data.countries)
+        if let summary = data.problemSummary { message = MapMessage(.warning, summary) }
         mapView.map = self
     }
 
@@ -93,9 +100,10 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
             return [KeyHint("type", "a city's name"), KeyHint("↑ ↓", "choose"), KeyHint("Enter", "go there"), KeyHint("Esc", "close the search")]
         }
         return [
-            KeyHint("← → ↑ ↓", "pan"),
-            KeyHint("+ -", "zoom in, out"),
-            KeyHint("/", "search a city"),
+            KeyHint("← → ↑ ↓", cursor == nil ? "pan" : "move the cursor"),
+            KeyHint("+ -", cursor == nil ? "zoom in, out" : "zoom at the cursor"),
+            KeyHint("/", "search a place"),
+            KeyHint("c", cursor == nil ? "show the cursor" : "hide the cursor"),
             KeyHint("0", "the whole world"),
             KeyHint("m", "braille or half blocks"),
         ]
@@ -107,6 +115,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     public func launch(application: Application, environment: AppEnvironment) {
         self.application = application
         self.environment = environment
+        for problem in data.problems { environment.log("Map: \(problem)") }
     }
 
     /// The map takes the area less its status line; a new size shows another region, so the
@@ -146,17 +155,35 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
 
     // MARK: Moving
 
-    /// Shows `camera`; when the region changes, the activity needs saving.
+    /// Shows `camera` (ending a flight); when the region changes, the activity needs saving.
     public func show(_ camera: MapCamera) {
+        flight = nil
         guard camera != self.camera else { return }
         self.camera = camera
         regionChanged()
     }
 
-    /// Shows `city` (centred, at ``searchZoom`` or closer) and highlights it.
+    /// Shows `city` (centred, at ``searchZoom`` or closer) and highlights it, at once.
     public func show(_ city: City) {
         highlighted = city
-        show(MapCamera(latitude: city.latitude, longitude: city.longitude, zoom: max(camera.zoom, Self.searchZoom)))
+        show(Self.camera(showing: city, from: camera))
+    }
+
+    /// The camera that shows `city`: centred, at ``searchZoom`` or closer.
+    static func camera(showing city: City, from camera: MapCamera) -> MapCamera {
+        MapCamera(latitude: city.latitude, longitude: city.longitude, zoom: max(camera.zoom, searchZoom))
+    }
+
+    func setFlight(_ flight: MapFlight?) { self.flight = flight }
+
+    /// Shows a camera in the middle of a flight, without asking for a save.
+    func showFrame(_ camera: MapCamera) { self.camera = camera }
+
+    /// The cursor's position on the map, when it is shown.
+    public var cursorCoordinate: (latitude: Double, longitude: Double)? {
+        guard let cursor else { return nil }
+        return (latitude: min(max(camera.latitude - Double(cursor.y) * 2 * camera.degreesPerColumn, -90), 90),
+                longitude: MapCamera.wrap(camera.longitude + Double(cursor.x) * camera.degreesPerColumn))
     }
 
     /// The region the map shows now, on a map of ``viewport``.

@@ -10,8 +10,9 @@ import TerminalCells
 public struct MapCamera: Hashable, Sendable, CustomStringConvertible {
     /// The widest view: the world 64 columns wide.
     public static let minimumZoom = -1.0
-    /// The closest view: about 3 screen dots per cell of the finest land mask.
-    public static let maximumZoom = 6.0
+    /// The closest view: a braille dot about 150 m wide (Natural Earth's 1:10m data holds a
+    /// coast's shape to about this scale).
+    public static let maximumZoom = 10.0
     /// The world, centred on the equator and the prime meridian.
     public static let world = MapCamera(latitude: 10, longitude: 0, zoom: 0)
 

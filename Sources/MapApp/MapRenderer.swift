@@ -9,23 +9,51 @@ public enum MapRendering: String, Hashable, Sendable, CaseIterable {
     case halfBlocks
 }
 
-/// Draws the map for a camera: land from the mask suited to the zoom, coastline cells in bold,
-/// country borders (from zoom 2) as gaps in dim cells, and cities (● and their names) placed
-/// without overlaps by ``LabelPlacer`` (drawn last, so no border crosses a name).
+/// Draws the map for a camera from vector geography: land filled and its coast drawn as lines
+/// (Bresenham, into braille dots or half blocks), lakes cleared with their shores in the water
+/// role, country borders (from zoom 1) as dim gaps, subdivisions (from zoom 5) as dotted gaps;
+/// then country names and places (● and their names) placed without overlaps by
+/// ``LabelPlacer``, drawn last so no line crosses a name.
 public struct MapRenderer: Sendable {
-    public let atlas: LandAtlas
+    public let geography: MapGeography
     public let cities: CityCatalog
+    public let countries: [CountryLabel]
 
-    public init(atlas: LandAtlas, cities: CityCatalog) {
-        self.atlas = atlas
+    public init(geography: MapGeography, cities: CityCatalog, countries: [CountryLabel] = []) {
+        self.geography = geography
         self.cities = cities
+        self.countries = countries
     }
 
-    /// The most names drawn at `zoom` (the cities beyond it are left out), so that the world
-    /// view keeps its coastlines readable.
-    public static func nameLimit(zoom: Double) -> Int {
-        zoom < 1 ? 12 : zoom < 2 ? 30 : zoom < 3 ? 60 : .max
+    /// The most place names drawn at `zoom` in `area` (the places beyond it are left out), so
+    /// that the coasts stay readable: a dozen for the world, then one name for every 80 cells.
+    public static func nameLimit(zoom: Double, area: Rect) -> Int {
+        let byZoom = zoom < 1 ? 12 : zoom < 2 ? 30 : zoom < 3 ? 60 : Int.max
+        return min(byZoom, max(8, area.width * area.height / 80))
     }
+
+    /// The smallest population of a place shown at `zoom`: the larger places appear first, the
+    /// small towns only close in.
+    public static func minimumPopulation(zoom: Double) -> Int {
+        switch zoom {
+        case ..<1: 3_000_000
+        case ..<2: 1_000_000
+        case ..<3: 500_000
+        case ..<4: 300_000
+        case ..<5: 150_000
+        case ..<6: 50_000
+        case ..<7: 15_000
+        default: 0
+        }
+    }
+
+    /// Whether country borders are drawn at `zoom`: from zoom 1 (coarser, they would riddle the
+    /// continents).
+    public static func drawsBorders(zoom: Double) -> Bool { zoom >= 1 }
+
+    /// Whether states and provinces are drawn at `zoom`: from zoom 5 (closer to the world, their
+    /// dotted lines would be a texture over the land).
+    public static func drawsSubdivisions(zoom: Double) -> Bool { zoom >= 5 }
 
     /// Draws the map of `camera` into `area` (and nowhere else); `highlighted` is placed first
     /// and stands out. Returns the markers and names placed.
@@ -34,136 +62,110 @@ public struct MapRenderer: Sendable {
                        into grid: inout Grid, area: Rect) -> [PlacedLabel] {
         let area = area.intersection(grid.bounds)
         guard !area.isEmpty else { return [] }
-        switch rendering {
-        case .braille: drawBraille(camera, into: &grid, area: area)
-        case .halfBlocks: drawHalfBlocks(camera, into: &grid, area: area)
-        }
-        return drawCities(camera, highlighted: highlighted, into: &grid, area: area)
+        drawGeography(camera, rendering: rendering, into: &grid, area: area)
+        return drawLabels(camera, highlighted: highlighted, into: &grid, area: area)
     }
 
-    // MARK: Land
+    // MARK: Geography
 
-    /// For each of `count` pixels of `size` degrees from `start`, the mask row (or -1 beyond a pole).
-    private static func rows(of mask: LandMask, count: Int, top: Double, size: Double) -> [Int] {
-        (0..<count).map { mask.row(latitude: top - (Double($0) + 0.5) * size) ?? -1 }
-    }
-
-    private static func columns(of mask: LandMask, count: Int, left: Double, size: Double) -> [Int] {
-        (0..<count).map { mask.column(longitude: left + (Double($0) + 0.5) * size) }
-    }
-
-    /// Whether country borders are drawn at `zoom`: from zoom 2 (a screen dot no larger than
-    /// 0.35°, a pixel of half blocks 0.7°); coarser, they would riddle the continents.
-    public static func drawsBorders(zoom: Double) -> Bool {
-        zoom >= 2
-    }
-
-    /// The braille dots (bits as in U+2800) of `mask` set in the cell of dot rows `rows` and dot
-    /// columns `c0`, `c1` (a row of -1 is beyond a pole).
-    @inline(__always)
-    private static func brailleBits(_ mask: LandMask, _ rows: (Int, Int, Int, Int), _ c0: Int, _ c1: Int) -> Int {
-        var bits = 0
-        if rows.0 >= 0 {
-            if mask.isLand(row: rows.0, column: c0) { bits |= 0x01 }
-            if mask.isLand(row: rows.0, column: c1) { bits |= 0x08 }
-        }
-        if rows.1 >= 0 {
-            if mask.isLand(row: rows.1, column: c0) { bits |= 0x02 }
-            if mask.isLand(row: rows.1, column: c1) { bits |= 0x10 }
-        }
-        if rows.2 >= 0 {
-            if mask.isLand(row: rows.2, column: c0) { bits |= 0x04 }
-            if mask.isLand(row: rows.2, column: c1) { bits |= 0x20 }
-        }
-        if rows.3 >= 0 {
-            if mask.isLand(row: rows.3, column: c0) { bits |= 0x40 }
-            if mask.isLand(row: rows.3, column: c1) { bits |= 0x80 }
-        }
-        return bits
-    }
-
-    private func drawBraille(_ camera: MapCamera, into grid: inout Grid, area: Rect) {
-        let dot = camera.degreesPerColumn / 2
-        let mask = atlas.mask(forDegreesPerPixel: dot)
-        let borders = Self.drawsBorders(zoom: camera.zoom) ? atlas.borders(for: mask) : nil
+    /// The canvas of `camera` over `area` (pixels: braille dots or half blocks).
+    func canvas(_ camera: MapCamera, rendering: MapRendering, area: Rect) -> MapCanvas {
+        let (perColumn, perRow) = rendering == .braille ? (2, 4) : (1, 2)
+        var canvas = MapCanvas(width: area.width * perColumn, height: area.height * perRow)
+        // A pixel's side in degrees (both ways: a row spans twice a column's degrees).
+        let pixel = camera.degreesPerColumn / Double(perColumn)
+        let zoom = rendering == .braille ? camera.zoom : camera.zoom - 1
+        guard let level = geography.level(forZoom: zoom), canvas.width > 0, canvas.height > 0 else { return canvas }
         let left = camera.longitude - Double(area.width) * camera.degreesPerColumn / 2
         let top = camera.latitude + Double(area.height) * camera.degreesPerColumn
-        let rows = Self.rows(of: mask, count: area.height * 4, top: top, size: dot)
-        let columns = Self.columns(of: mask, count: area.width * 2, left: left, size: dot)
-        for y in 0..<area.height {
-            let dotRows = (rows[4 * y], rows[4 * y + 1], rows[4 * y + 2], rows[4 * y + 3])
-            for x in 0..<area.width {
-                let c0 = columns[2 * x], c1 = columns[2 * x + 1]
-                let land = Self.brailleBits(mask, dotRows, c0, c1)
-                // A border dot is left unset (the border reads as a thin gap) and its cell is dim.
-                if land != 0, let borders {
-                    let border = Self.brailleBits(borders, dotRows, c0, c1) & land
-                    if border != 0 {
-                        grid[area.x + x, area.y + y] = Self.brailleBorderCells[land & ~border]
-                        continue
-                    }
-                }
-                grid[area.x + x, area.y + y] = Self.brailleCells[land]
+        let right = left + Double(canvas.width) * pixel, bottom = top - Double(canvas.height) * pixel
+        let side = level.tileDegrees
+        // Tiles by global column (beyond the grid's columns: the world again, further east).
+        // (A view wider than a few worlds, of a huge terminal at the widest zoom, draws the first few.)
+        let firstColumn = Int(((left + 180) / side).rounded(.down))
+        let lastColumn = min(Int(((right + 180) / side).rounded(.down)), firstColumn + 8 * level.columns)
+        let firstRow = max(0, Int(((bottom + 90) / side).rounded(.down))), lastRow = min(level.rows - 1, Int(((top + 90) / side).rounded(.down)))
+        guard firstRow <= lastRow, firstColumn <= lastColumn else { return canvas }
+        var tiles: [(index: Int, a: Double, x: Double, y: Double)] = []
+        let scale = level.quantum / pixel
+        for row in firstRow...lastRow {
+            for column in firstColumn...lastColumn {
+                guard let tile = level.tile(column: column, row: row) else { continue }
+                let west = -180 + Double(column) * side, south = -90 + Double(row) * side
+                tiles.append((tile, scale, (west - left) / pixel, (top - south) / pixel))
             }
         }
-    }
-
-    private func drawHalfBlocks(_ camera: MapCamera, into grid: inout Grid, area: Rect) {
-        let pixel = camera.degreesPerColumn
-        let mask = atlas.mask(forDegreesPerPixel: pixel)
-        let borders = Self.drawsBorders(zoom: camera.zoom) ? atlas.borders(for: mask) : nil
-        let left = camera.longitude - Double(area.width) * pixel / 2
-        let top = camera.latitude + Double(area.height) * pixel
-        let rows = Self.rows(of: mask, count: area.height * 2, top: top, size: pixel)
-        let columns = Self.columns(of: mask, count: area.width, left: left, size: pixel)
-        for y in 0..<area.height {
-            let upper = rows[2 * y], lower = rows[2 * y + 1]
-            for x in 0..<area.width {
-                let column = columns[x]
-                let bits = (upper >= 0 && mask.isLand(row: upper, column: column) ? 1 : 0)
-                    | (lower >= 0 && mask.isLand(row: lower, column: column) ? 2 : 0)
-                if bits != 0, let borders {
-                    let border = bits & ((upper >= 0 && borders.isLand(row: upper, column: column) ? 1 : 0)
-                        | (lower >= 0 && borders.isLand(row: lower, column: column) ? 2 : 0))
-                    if border != 0 {
-                        grid[area.x + x, area.y + y] = Self.halfBlockBorderCells[bits & ~border]
-                        continue
+        let canvasWidth = Double(canvas.width), canvasHeight = Double(canvas.height)
+        level.points.withUnsafeBufferPointer { points in
+          level.partBoxes.withUnsafeBufferPointer { boxes in
+            level.partStarts.withUnsafeBufferPointer { parts in
+                // Each edge of `kind` in view, in pixels. A part wholly out of view is skipped
+                // (its crossings would all fall on one side: they fill nothing); a part within a
+                // pixel is that pixel (`dot`). A point less than a pixel from the last one kept
+                // (in both directions) is skipped when its edge is drawn alike: a level serves
+                // two zooms, and at the farther one its points are denser than the pixels.
+                func each(_ kind: GeoKind, _ body: (_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ drawn: Bool) -> Void,
+                          dot: (_ x: Double, _ y: Double) -> Void = { _, _ in }, startingPart: () -> Void = {}) {
+                    for tile in tiles {
+                        for part in level.parts(of: kind, inTile: tile.index) {
+                            let west = Double(boxes[4 * part]) * tile.a + tile.x, east = Double(boxes[4 * part + 2]) * tile.a + tile.x
+                            let north = tile.y - Double(boxes[4 * part + 3]) * tile.a, south = tile.y - Double(boxes[4 * part + 1]) * tile.a
+                            if east < 0 || west > canvasWidth || south < 0 || north > canvasHeight { continue }
+                            if east - west < 1, south - north < 1 {
+                                dot((west + east) / 2, (north + south) / 2)
+                                continue
+                            }
+                            startingPart()
+                            let start = Int(parts[part]), end = Int(parts[part + 1])
+                            var keptX = Double(points[2 * start] >> 1) * tile.a + tile.x
+                            var keptY = tile.y - Double(points[2 * start + 1]) * tile.a
+                            var keptDrawn = points[2 * start] & 1
+                            let firstX = keptX, firstY = keptY
+                            let last = end - 1
+                            for index in (start + 1)..<end {
+                                let raw = points[2 * index]
+                                let x = Double(raw >> 1) * tile.a + tile.x
+                                let y = tile.y - Double(points[2 * index + 1]) * tile.a
+                                if index < last, raw & 1 == keptDrawn, abs(x - keptX) < 1, abs(y - keptY) < 1 { continue }
+                                body(keptX, keptY, x, y, keptDrawn != 0)
+                                keptX = x
+                                keptY = y
+                                keptDrawn = raw & 1
+                            }
+                            if kind.isPolygonal { body(keptX, keptY, firstX, firstY, keptDrawn != 0) }
+                        }
                     }
                 }
-                grid[area.x + x, area.y + y] = Self.halfBlockCells[bits]
+                // Lines and fills set separate bits, so one pass over a polygon's edges both
+                // gathers them for its fill and draws its coast or shore.
+                each(.land, { x0, y0, x1, y1, drawn in
+                    canvas.addEdge(x0, y0, x1, y1)
+                    if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.coast) }
+                }, dot: { x, y in canvas.line(x, y, x, y, MapCanvas.coast) })
+                canvas.fill(MapCanvas.land)
+                each(.lake, { x0, y0, x1, y1, drawn in
+                    canvas.addEdge(x0, y0, x1, y1)
+                    if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.shore) }
+                }, dot: { x, y in canvas.line(x, y, x, y, MapCanvas.shore) })
+                canvas.fill(MapCanvas.land, clear: true)
+                if Self.drawsSubdivisions(zoom: camera.zoom) {
+                    each(.subdivision, { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.subdivision, dotted: true) },
+                         startingPart: { canvas.startDots() })
+                }
+                if Self.drawsBorders(zoom: camera.zoom) {
+                    each(.border) { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.border) }
+                }
             }
+          }
         }
+        return canvas
     }
 
-    /// Water is blank, land is drawn; a cell with both (a coast) is bold.
-    static let brailleCells: [Cell] = (0..<256).map { bits in
-        guard bits != 0, let scalar = Unicode.Scalar(0x2800 + bits) else { return Cell(" ", style: Style(.mapWater)) }
-        return Cell(Character(scalar), style: Style(.mapLand, bold: bits != 0xFF))
+    private func drawGeography(_ camera: MapCamera, rendering: MapRendering, into grid: inout Grid, area: Rect) {
+        canvas(camera, rendering: rendering, area: area).cells(into: &grid, area: area, rendering: rendering)
     }
 
-    /// A cell crossed by a country border: its land dots without the border's, in the dim role
-    /// (grey, not the land's green); with no dot left, the blank braille pattern (still land).
-    static let brailleBorderCells: [Cell] = (0..<256).map { bits in
-        let scalar = Unicode.Scalar(0x2800 + bits) ?? " "
-        return Cell(Character(scalar), style: Style(.dim))
-    }
-
-    static let halfBlockCells: [Cell] = [
-        Cell(" ", style: Style(.mapWater)),
-        Cell("▀", style: Style(.mapLand, bold: true)),
-        Cell("▄", style: Style(.mapLand, bold: true)),
-        Cell("█", style: Style(.mapLand)),
-    ]
-
-    /// A half-block cell crossed by a country border: the border pixel is left out, dim.
-    static let halfBlockBorderCells: [Cell] = [
-        Cell(" ", style: Style(.dim)),
-        Cell("▀", style: Style(.dim)),
-        Cell("▄", style: Style(.dim)),
-        Cell("█", style: Style(.dim)),
-    ]
-
-    // MARK: Cities
+    // MARK: Labels
 
     /// The cell of a point in a view of `area` centred on `camera` (possibly outside the area).
     public static func cell(latitude: Double, longitude: Double, camera: MapCamera, area: Rect) -> Point {
@@ -175,50 +177,71 @@ public struct MapRenderer: Sendable {
         return Point(x: area.x + Int(x), y: area.y + Int(y))
     }
 
-    /// The cities in `area`, most important first (the highlighted one before all).
+    /// The highlighted place's candidate, when it is in `area`.
+    func highlightedCandidate(_ camera: MapCamera, highlighted: City?, area: Rect) -> LabelCandidate? {
+        guard let highlighted else { return nil }
+        let point = Self.cell(latitude: highlighted.latitude, longitude: highlighted.longitude, camera: camera, area: area)
+        return area.contains(point) ? LabelCandidate(marker: point, text: highlighted.name) : nil
+    }
+
+    /// The places in `area` large enough for the zoom, largest first (the highlighted one before all).
     public func candidates(_ camera: MapCamera, highlighted: City?, area: Rect) -> [LabelCandidate] {
-        var list = cities.cities
-        if let highlighted {
-            list.removeAll { $0 == highlighted }
-            list.insert(highlighted, at: 0)
-        }
-        return list.compactMap { city in
+        let smallest = Self.minimumPopulation(zoom: camera.zoom)
+        var list: [LabelCandidate] = []
+        if let first = highlightedCandidate(camera, highlighted: highlighted, area: area) { list.append(first) }
+        // The latitudes in view (a cheap test before the cell's).
+        let halfHeight = Double(area.height) * camera.degreesPerColumn + camera.degreesPerColumn
+        let south = camera.latitude - halfHeight, north = camera.latitude + halfHeight
+        for city in cities.cities {
+            guard city.population >= smallest else { break }  // largest first: the rest are smaller
+            guard city.latitude >= south, city.latitude <= north, city != highlighted else { continue }
             let point = Self.cell(latitude: city.latitude, longitude: city.longitude, camera: camera, area: area)
-            return area.contains(point) ? LabelCandidate(marker: point, text: city.name) : nil
+            if area.contains(point) { list.append(LabelCandidate(marker: point, text: city.name)) }
         }
+        return list
     }
 
     /// The markers and names of a view of `camera` in `area` (what ``render(_:rendering:highlighted:into:area:)``
-    /// draws over the land), most important first; `highlighted`, when in view, is the first.
+    /// draws over the land): `highlighted`, when in view, first; then the countries named at this
+    /// zoom; then the places, largest first.
     public func placeLabels(_ camera: MapCamera, highlighted: City?, area: Rect) -> [PlacedLabel] {
         var placer = LabelPlacer(area: area)
-        var names = Self.nameLimit(zoom: camera.zoom)
         var placed: [PlacedLabel] = []
-        for candidate in candidates(camera, highlighted: highlighted, area: area) {
-            guard names > 0 else { break }  // beyond the limit, no more cities: the coasts stay readable
-            let label = placer.place(candidate)
-            guard var label else { continue }
-            label.text = candidate.text
+        var candidates = candidates(camera, highlighted: highlighted, area: area)
+        if highlightedCandidate(camera, highlighted: highlighted, area: area) != nil {
+            if let label = placer.place(candidates.removeFirst()) { placed.append(label) }
+        }
+        for country in countries where country.minimumZoom <= camera.zoom {
+            let point = Self.cell(latitude: country.latitude, longitude: country.longitude, camera: camera, area: area)
+            guard area.contains(point), let label = placer.placeName(country.name, centredAt: point) else { continue }
+            placed.append(label)
+        }
+        var names = Self.nameLimit(zoom: camera.zoom, area: area)
+        for candidate in candidates {
+            guard names > 0 else { break }  // beyond the limit, no more places: the coasts stay readable
+            guard let label = placer.place(candidate) else { continue }
             if label.position != nil { names -= 1 }
             placed.append(label)
         }
         return placed
     }
 
-    private func drawCities(_ camera: MapCamera, highlighted: City?, into grid: inout Grid, area: Rect) -> [PlacedLabel] {
+    private func drawLabels(_ camera: MapCamera, highlighted: City?, into grid: inout Grid, area: Rect) -> [PlacedLabel] {
         let placed = placeLabels(camera, highlighted: highlighted, area: area)
         // The highlighted city is placed first when it is in view (never another in its stead).
         let highlightedCell = highlighted.map { Self.cell(latitude: $0.latitude, longitude: $0.longitude, camera: camera, area: area) }
         for (index, label) in placed.enumerated() {
-            let isHighlighted = index == 0 && label.marker == highlightedCell
-            grid[label.marker.x, label.marker.y] = Cell(isHighlighted ? "◉" : "●", style: Style(.mapCity, bold: true))
-            if label.position != nil {
-                // A blank cell either side keeps the name apart from the land drawn around it.
-                let frame = label.textFrame
-                grid.put(" ", at: Point(x: frame.x - 1, y: frame.y), style: Style(.mapWater), clip: area)
-                grid.put(" ", at: Point(x: frame.maxX, y: frame.y), style: Style(.mapWater), clip: area)
-                grid.put(label.text, at: frame.origin, style: Style(.mapLabel, bold: isHighlighted, reverse: isHighlighted), clip: area)
+            let isHighlighted = index == 0 && !label.isName && label.marker == highlightedCell
+            if !label.isName {
+                grid[label.marker.x, label.marker.y] = Cell(isHighlighted ? "◉" : "●", style: Style(.mapCity, bold: true))
             }
+            guard label.position != nil else { continue }
+            // A blank cell either side keeps the name apart from the land drawn around it.
+            let frame = label.textFrame
+            grid.put(" ", at: Point(x: frame.x - 1, y: frame.y), style: Style(.mapWater), clip: area)
+            grid.put(" ", at: Point(x: frame.maxX, y: frame.y), style: Style(.mapWater), clip: area)
+            let style = label.isName ? Style(.dim, bold: true) : Style(.mapLabel, bold: isHighlighted, reverse: isHighlighted)
+            grid.put(label.text, at: frame.origin, style: style, clip: area)
         }
         return placed
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffCore
 import HandoffManifest
+import HandoffTestSupport
 @testable import MapApp
 import TerminalCells
 import Testing
@@ -9,12 +10,13 @@ import Testing
 struct SearchTests {
     @Test func findsByNameIgnoringCaseAndAccents() throws {
         let catalog = try standaloneMap().renderer.cities
-        #expect(catalog.cities.count == 243)
+        #expect(catalog.cities.count > 5000, "Natural Earth's populated places: thousands")
+        #expect(catalog.cities.first?.name == "Tokyo", "largest first")
         #expect(catalog.search("sao paulo").first?.name == "São Paulo")
         #expect(catalog.search("TOKYO").first?.name == "Tokyo")
         #expect(catalog.search("par").first?.name == "Paris", "a prefix; the biggest country's first among equals")
         #expect(catalog.search("york").map(\.name).contains("New York"), "a word of the name")
-        #expect(catalog.search("japan").map(\.name).contains("Osaka"), "by country")
+        #expect(catalog.search("japan").map(\.name).contains("Ōsaka"), "by country")
         #expect(catalog.search("zzzz").isEmpty)
         #expect(catalog.search("  ").isEmpty)
     }
@@ -33,13 +35,43 @@ struct SearchTests {
         #expect(laptop.map.search?.matches.isEmpty == true)
         laptop.press(.backspace, .enter)
         #expect(laptop.map.search == nil)
-        #expect(laptop.map.camera == MapCamera(latitude: -12.0461, longitude: -77.052, zoom: MapApp.searchZoom))
         #expect(laptop.map.highlighted?.name == "Lima")
+        // The map flies there in a few frames; the region is saved once, on landing.
+        let target = MapCamera(latitude: -12.046, longitude: -77.052, zoom: MapApp.searchZoom)
+        #expect(laptop.map.flight?.to == target)
+        #expect(!activity.needsSave, "not saved mid-flight")
+        let frames = laptop.finishFlight()
+        #expect(frames.count == MapFlight.frameCount)
+        #expect(Set(frames).count == frames.count, "every frame moves")
+        #expect(laptop.map.camera == target)
         #expect(activity.needsSave)
         #expect(laptop.render(width: 80, height: 24).line(11).contains("◉ Lima"))
         // The next move drops the highlight.
         laptop.press(.left)
         #expect(laptop.map.highlighted == nil)
+    }
+
+    @Test func aFlightBetweenFarPlacesZoomsOutOnTheWayAndAKeyLandsIt() throws {
+        let from = MapCamera(latitude: 38.7, longitude: -9.1, zoom: 6), to = MapCamera(latitude: 35.7, longitude: 139.7, zoom: 6)
+        let flight = MapFlight(from: from, to: to, viewport: Size(width: 80, height: 23), number: 1)
+        let zooms = (0...MapFlight.frameCount).map { flight.camera(atFrame: $0).zoom }
+        #expect(zooms.first == 6 && zooms.last == 6)
+        #expect(zooms.min()! < 1, "half the world apart: the middle frame shows both ends")
+        #expect(flight.camera(atFrame: MapFlight.frameCount / 2).longitude < -60 || flight.camera(atFrame: MapFlight.frameCount / 2).longitude > 60,
+                "across the shorter way round (over Asia, not the Americas)" )
+
+        let world = try MapWorld()
+        let laptop = world.laptop
+        _ = laptop.render(width: 80, height: 24)
+        laptop.press(.character("/"))
+        laptop.type("Tokyo")
+        laptop.press(.enter)
+        #expect(laptop.map.flight != nil)
+        laptop.map.advanceFlight()
+        laptop.press(.character("+"))
+        #expect(laptop.map.flight == nil)
+        #expect(laptop.map.camera == MapCamera(latitude: 35.687, longitude: 139.749, zoom: MapApp.searchZoom + 1),
+                "the key landed the flight, then zoomed")
     }
 
     @Test func typingInTheFieldIsNotTheDevicesKeys() throws {
@@ -62,8 +94,8 @@ struct SearchTests {
 
     @Test func enterWithoutAMatchSaysSo() throws {
         let map = try standaloneMap()
-        for key: Key in [.character("/"), .character("q"), .character("q"), .enter] { #expect(map.handle(key)) }
-        #expect(map.message == MapMessage(.warning, "No city matches “qq”."))
+        for key: Key in [.character("/"), .character("q"), .character("x"), .character("q"), .enter] { #expect(map.handle(key)) }
+        #expect(map.message == MapMessage(.warning, "No place matches “qxq”."))
         #expect(map.camera == .world)
     }
 }
@@ -94,19 +126,30 @@ struct ResourceTests {
         let total = try files.reduce(0) { sum, name in
             sum + ((try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
         }
-        #expect(total < 819_200, "\(total) bytes: under 800 KB (the country borders took it past 700 KB)")
+        #expect(total < 8_000_000, "\(total) bytes: the map's data stays under 8 MB")
+        #expect(!files.contains { $0.hasPrefix("land-") || $0.hasPrefix("borders-") }, "the raster masks are gone")
+    }
+
+    @Test func everyLevelLoads() throws {
+        let data = MapData.load(try MapResources.locate())
+        print("MapAppTests: the map's data loaded in \(data.loadTime) (a debug build)")
+        #expect(data.problems.isEmpty, "\(data.problems)")
+        #expect(data.geography.levels.count == MapGeography.levelZooms.count)
+        let points = data.geography.levels.map { $0?.pointCount ?? 0 }
+        #expect(points == points.sorted() && points[0] > 10_000, "finer levels hold more: \(points)")
+        #expect(data.countries.contains { $0.name == "Portugal" })
     }
 
     @Test(arguments: [
-        ("Paris\t48.86\n", "cities.tsv:1: expected at least 3 tab-separated fields (name, latitude, longitude), found 2"),
-        ("# comment\nParis\tnorth\t2.35\n", "cities.tsv:2: latitude \"north\" is not a number from -90 to 90"),
-        ("Paris\t48.86\t2.35\nX\t1\t200\n", "cities.tsv:2: longitude \"200\" is not a number from -180 to 180"),
-        ("Paris\t48.86\tnan\n", "cities.tsv:1: longitude \"nan\" is not a number from -180 to 180"),
-        ("\t1\t2\n", "cities.tsv:1: the name must be 1 to 80 printable characters"),
-        ("Paris\t48.86\t2.35\tFRA\tFrance\t-5\n", "cities.tsv:1: country population \"-5\" is not a whole number from 0"),
-        ("# only comments\n", "cities.tsv: no cities"),
+        ("Paris\t48.86\n", "places.tsv:1: expected at least 3 tab-separated fields (name, latitude, longitude), found 2"),
+        ("# comment\nParis\tnorth\t2.35\n", "places.tsv:2: latitude \"north\" is not a number from -90 to 90"),
+        ("Paris\t48.86\t2.35\nX\t1\t200\n", "places.tsv:2: longitude \"200\" is not a number from -180 to 180"),
+        ("Paris\t48.86\tnan\n", "places.tsv:1: longitude \"nan\" is not a number from -180 to 180"),
+        ("\t1\t2\n", "places.tsv:1: the name must be 1 to 80 printable characters"),
+        ("Paris\t48.86\t2.35\t-5\tFRA\tFrance\n", "places.tsv:1: population \"-5\" is not a whole number from 0"),
+        ("# only comments\n", "places.tsv: no places"),
     ])
-    func aBrokenCityFileNamesTheLineAndTheField(text: String, expected: String) {
+    func aBrokenPlaceFileNamesTheLineAndTheField(text: String, expected: String) {
         #expect(throws: MapError.self) { try CityCatalog(tsv: text) }
         do {
             _ = try CityCatalog(tsv: text)
@@ -115,69 +158,120 @@ struct ResourceTests {
         }
     }
 
-    @Test func aBrokenMaskSaysWhatIsWrong() {
-        #expect(throws: MapError.malformed(file: "land-360x180.bin", line: nil,
-                                           reason: "100 bytes, expected 8100 for 360x180 cells at 1 bit each")) {
-            try LandMask(width: 360, packed: [UInt8](repeating: 0, count: 100), file: "land-360x180.bin")
+    @Test func aBrokenCountryFileNamesTheLine() {
+        #expect(throws: MapError.malformed(file: "countries.tsv", line: 2, reason: "zoom \"x\" is not a number from -10 to 30")) {
+            try CountryLabel.read(tsv: "# c\nPortugal\t39.6\t-8\tx\tPRT\n")
         }
-        #expect(throws: MapError.self) { try LandMask(width: 100, packed: []) }
-        #expect(throws: MapError.self) { try LandAtlas(masks: []) }
+    }
+
+    /// A level file: the header, the index, then the tiles' bytes.
+    static func levelFile(level: Int = 0, nanodegrees: Int = 1_000_000_000, tileSize: Int = 90,
+                          tiles: [(column: Int, row: Int, bytes: [UInt8])]) -> [UInt8] {
+        func u32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func u16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        var file = Array("HMAPGEO1".utf8) + u32(level) + u32(nanodegrees) + u32(tileSize) + u32(tiles.count)
+        var offset = 0
+        for tile in tiles {
+            file += u16(tile.column) + u16(tile.row) + u32(offset) + u32(tile.bytes.count)
+            offset += tile.bytes.count
+        }
+        return file + tiles.flatMap(\.bytes)
+    }
+
+    /// A land triangle (x, y zigzag deltas; x shifted with the drawn bit) and a border line.
+    static let goodTile: [UInt8] = [0, 1, 3, /* (0,0) drawn */ 0b01, 0, /* (10,0) not drawn */ 40, 0, /* (10,10) */ 1, 20,
+                                    2, 1, 2, 2, 2, 4, 4]
+
+    @Test func aLevelFileDecodesToTilesAndParts() throws {
+        let level = try GeoLevel(bytes: Self.levelFile(tiles: [(column: 2, row: 1, bytes: Self.goodTile)]), expectedIndex: 0, file: "geo-0.bin")
+        #expect(level.columns == 4 && level.rows == 2 && level.tileDegrees == 90)
+        let tile = try #require(level.tile(column: 2, row: 1))
+        #expect(level.tile(column: 6, row: 1) == tile, "columns wrap around the world")
+        #expect(level.tile(column: 0, row: 0) == nil)
+        #expect(level.parts(of: .land, inTile: tile).count == 1)
+        #expect(level.parts(of: .lake, inTile: tile).isEmpty)
+        #expect(level.parts(of: .border, inTile: tile).count == 1)
+        let land = level.parts(of: .land, inTile: tile).first!
+        let points = (Int(level.partStarts[land])..<Int(level.partStarts[land + 1])).map {
+            (x: level.points[2 * $0] >> 1, y: level.points[2 * $0 + 1], drawn: level.points[2 * $0] & 1 == 1)
+        }
+        #expect(points.map(\.x) == [0, 10, 10] && points.map(\.y) == [0, 0, 10])
+        #expect(points.map(\.drawn) == [true, false, true])
     }
 
     @Test(arguments: [
-        ([0x80], "borders.rle: byte 0: the file ends inside a run length"),
-        ([0x80, 0x80, 0x80, 0x80, 0x80, 0x01], "borders.rle: byte 0: a run length longer than 5 bytes"),
-        ([0x05, 0x00, 0x03], "borders.rle: byte 1: a run of 0 cells (only the first run may be empty)"),
-        ([0x00, 0x80, 0x02], "borders.rle: byte 1: a run of 256 cells goes past the 32 cells of 8x4"),
-        ([0xFF, 0xFF, 0xFF, 0xFF, 0x0F], "borders.rle: byte 0: a run of 4294967295 cells goes past the 32 cells of 8x4"),
-        ([0x05, 0x03], "borders.rle: the runs cover 8 cells, expected 32 for 8x4"),
-        ([], "borders.rle: the runs cover 0 cells, expected 32 for 8x4"),
+        (Array("HMAPGEO1".utf8), "geo-0.bin: 8 bytes, too short for the 24-byte header (truncated?)"),
+        (Array("NOTAMAP!".utf8) + [UInt8](repeating: 0, count: 16), "geo-0.bin: byte 0: not a Map geography file (no \"HMAPGEO1\" at the start)"),
+        (ResourceTests.levelFile(level: 3, tiles: []), "geo-0.bin: byte 8: level 3, expected 0 (the number in the file's name)"),
+        (ResourceTests.levelFile(tileSize: 7, tiles: []), "geo-0.bin: byte 16: tiles of 7 units of 1.0° do not divide the world into 0.1° to 180° squares"),
+        (Array(ResourceTests.levelFile(tiles: [(0, 0, ResourceTests.goodTile)]).dropLast(3)),
+         "geo-0.bin: byte 24: tile 0's 16 bytes at 0 go past the end of the file (truncated?)"),
+        (ResourceTests.levelFile(tiles: [(9, 0, ResourceTests.goodTile)]), "geo-0.bin: byte 24: tile 0 is at column 9, row 0, outside the 4x2 grid"),
+        (ResourceTests.levelFile(tiles: [(0, 0, [7, 1, 2, 0, 0, 2, 2])]), "geo-0.bin: byte 36: unknown kind 7 in tile 0"),
+        (ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 2, 2, 0, 1, 3, 0, 0, 0, 0, 0, 0])]),
+         "geo-0.bin: byte 43: kind 0 out of order or repeated in tile 0"),
+        (ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 0xFF, 0xFF])]), "geo-0.bin: byte 41: the data ends inside a number (truncated?)"),
+        (ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 0xC8, 0x01, 0])]), "geo-0.bin: byte 41: point (100, 0) is outside its tile (0 to 90)"),
+        (ResourceTests.levelFile(tiles: [(0, 0, [0, 1, 2, 0, 0, 2, 2])]),
+         "geo-0.bin: byte 38: a part of 2 points (a ring needs 3, and 4 bytes hold at most 2)"),
     ] as [([UInt8], String)])
-    func aBrokenBorderFileSaysWhereAndWhat(bytes: [UInt8], expected: String) {
-        #expect(throws: MapError.self) { try LandMask(width: 8, runLengths: bytes, file: "borders.rle") }
+    func aBrokenLevelFileSaysWhereAndWhat(bytes: [UInt8], expected: String) {
+        #expect(throws: MapError.self) { try GeoLevel(bytes: bytes, expectedIndex: 0, file: "geo-0.bin") }
         do {
-            _ = try LandMask(width: 8, runLengths: bytes, file: "borders.rle")
+            _ = try GeoLevel(bytes: bytes, expectedIndex: 0, file: "geo-0.bin")
         } catch {
             #expect(error.description == expected)
         }
     }
 
-    @Test func borderRunsDecodeToCells() throws {
-        // 3 unset, 2 set, 26 unset, 1 set: cells 3, 4 and 31 of 8x4.
-        let mask = try LandMask(width: 8, runLengths: [0x03, 0x02, 0x1A, 0x01])
-        let set = (0..<4).flatMap { row in (0..<8).filter { mask.isLand(row: row, column: $0) }.map { row * 8 + $0 } }
-        #expect(set == [3, 4, 31])
-        // A first run of 0: the grid starts set; a 2-byte varint (128 + 3 = 131 > 32 cells) fails.
-        #expect(try LandMask(width: 8, runLengths: [0x00, 0x20]).isLand(row: 3, column: 7))
-        #expect(throws: MapError.self) { try LandMask(width: 12, runLengths: [0x18]) }
-        #expect(throws: MapError.self) { try LandAtlas(masks: [LandMask(width: 8, packed: [0, 0, 0, 0])],
-                                                       borders: [LandMask(width: 16, runLengths: [0x80, 0x01])]) }
+    /// Every truncation of a real level file and random damage to it: an error or a level, never a crash.
+    @Test func truncatedOrDamagedLevelsNeverCrash() throws {
+        let real = try [UInt8](Data(contentsOf: MapResources.locate().geography(level: 0)))
+        for length in stride(from: 0, to: min(real.count, 4000), by: 7) {
+            #expect(throws: MapError.self) { try GeoLevel(bytes: Array(real.prefix(length)), expectedIndex: 0, file: "geo-0.bin") }
+        }
+        var generator = SeededRandom(seed: 14)
+        for _ in 0..<40 {
+            var damaged = real
+            for _ in 0..<8 {
+                damaged[Int(generator.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            _ = try? GeoLevel(bytes: damaged, expectedIndex: 0, file: "geo-0.bin")
+        }
     }
 
-    @Test func missingResourcesAreAnErrorNotACrash() throws {
+    /// A damaged or missing data file: the Map still starts, shows what loaded and says which
+    /// file was not; a missing Info.plist or region type is an error.
+    @Test func aDamagedDataFileIsNamedAndTheMapShowsWhatLoaded() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let real = try MapResources.locate()
-        try FileManager.default.copyItem(at: real.infoPlist, to: folder.appendingPathComponent("Info.plist"))
-        let error = try #require(throws: MapError.self) { try MapApp(resources: MapResources(folder: folder)) }
-        guard case .unreadable(let file, _) = error else { Issue.record("\(error)"); return }
-        #expect(file == "land-360x180.bin")
+        let real = try MapResources.locate(), copy = MapResources(folder: folder)
+        #expect(throws: MapError.self) { try MapApp(resources: copy) }
+        try FileManager.default.copyItem(at: real.infoPlist, to: copy.infoPlist)
+        for level in MapGeography.levelZooms.indices where level != 2 {
+            try FileManager.default.copyItem(at: real.geography(level: level), to: copy.geography(level: level))
+        }
+        let level2 = try Data(contentsOf: real.geography(level: 2))
+        try level2.prefix(level2.count / 2).write(to: copy.geography(level: 2))   // truncated
+        try FileManager.default.copyItem(at: real.countries, to: copy.countries)  // no places.tsv
+
+        let map = try MapApp(resources: copy)
+        #expect(map.data.geography.levels[2] == nil && map.data.geography.levels[3] != nil)
+        #expect(map.data.problems.count == 2)
+        #expect(map.data.problems.first?.description.hasPrefix("geo-2.bin: ") == true, "\(map.data.problems)")
+        #expect(map.data.problems.first?.description.contains("truncated") == true)
+        guard case .unreadable(let file, _) = map.data.problems.last else { Issue.record("\(map.data.problems)"); return }
+        #expect(file == "places.tsv")
+        let message = try #require(map.message)
+        #expect(message.kind == .warning && message.text.contains("geo-2.bin") && message.text.contains("1 more file"))
+        // Zoom 2 (level 2's) is drawn from the nearest level that loaded: land is there.
+        let grid = render(map, MapCamera(latitude: 40, longitude: -4, zoom: 2), width: 60, height: 20)
+        #expect(grid.text().contains("⣿"))
+        #expect(grid.text().contains("geo-2.bin"), "the message is on screen")
         // A manifest without the region type.
         let plist = try String(contentsOf: real.infoPlist, encoding: .utf8).replacingOccurrences(of: ".region", with: ".place")
-        for width in LandAtlas.widths {
-            try FileManager.default.copyItem(at: real.landMask(width: width), to: MapResources(folder: folder).landMask(width: width))
-        }
-        let noBorders = try #require(throws: MapError.self) { try MapApp(resources: MapResources(folder: folder)) }
-        guard case .unreadable(let borderFile, _) = noBorders else { Issue.record("\(noBorders)"); return }
-        #expect(borderFile == "borders-720x360.rle")
-        for width in LandAtlas.borderWidths {
-            try FileManager.default.copyItem(at: real.borderMask(width: width), to: MapResources(folder: folder).borderMask(width: width))
-        }
-        try FileManager.default.copyItem(at: real.cities, to: folder.appendingPathComponent("cities.tsv"))
-        try plist.write(to: folder.appendingPathComponent("Info.plist"), atomically: true, encoding: .utf8)
-        #expect(throws: MapError.noRegionActivity(file: folder.appendingPathComponent("Info.plist").path)) {
-            try MapApp(resources: MapResources(folder: folder))
-        }
+        try plist.write(to: copy.infoPlist, atomically: true, encoding: .utf8)
+        #expect(throws: MapError.noRegionActivity(file: copy.infoPlist.path)) { try MapApp(resources: copy) }
     }
 }

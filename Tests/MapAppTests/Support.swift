@@ -21,9 +21,11 @@ final class MapDevice {
         application = device.install(map.manifest, delegate: map.delegate)
         let clock = hood.clock
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-unused", isDirectory: true)
+        // Frame ticks (a flight's) are dropped: tests advance flights themselves, on their own
+        // thread, as the device's run loop would.
         map.launch(application: application, environment: AppEnvironment(
             deviceName: name, cloudFolder: nil, localFolder: folder, now: { clock.now },
-            log: { [weak self] line in self?.logLines.append(line) }))
+            log: { [weak self] line in self?.logLines.append(line) }, perform: { _ in }))
         if frontmost { bringToFront() }
     }
 
@@ -36,6 +38,18 @@ final class MapDevice {
     /// Presses `keys` in order; each must be the Map's.
     func press(_ keys: Key..., sourceLocation: SourceLocation = #_sourceLocation) {
         for key in keys { #expect(map.handle(key), "the Map handles \(key)", sourceLocation: sourceLocation) }
+    }
+
+    /// Lets the flight in progress land, frame by frame; returns the cameras shown.
+    @discardableResult
+    func finishFlight() -> [MapCamera] {
+        var cameras: [MapCamera] = []
+        while map.flight != nil {
+            map.advanceFlight()
+            cameras.append(map.camera)
+            if cameras.count > 100 { break }
+        }
+        return cameras
     }
 
     /// Types `text` into the search field.
@@ -86,4 +100,37 @@ func render(_ map: MapApp, _ camera: MapCamera, width: Int, height: Int) -> Grid
 func expectSnapshot(_ grid: Grid, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots", isDirectory: true)
     GridSnapshots.expectSnapshot(grid, named: name, in: folder, sourceLocation: sourceLocation)
+}
+
+// MARK: Labels
+
+/// Every cell a placed marker or name takes, with a one-cell gap to the left and right of
+/// names, belongs to one label only; every name is inside the area.
+func expectNoLabelOverlaps(_ placed: [PlacedLabel], in area: Rect, _ context: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+    var owner: [Point: Int] = [:]
+    for (index, label) in placed.enumerated() {
+        if !label.isName {
+            #expect(area.contains(label.marker), "\(context): \(label.text)'s marker is inside", sourceLocation: sourceLocation)
+        }
+        if label.position != nil {
+            let frame = label.textFrame
+            #expect(frame.width == TextWidth.of(label.text) && frame.height == 1, sourceLocation: sourceLocation)
+            #expect(frame.intersection(area) == frame, "\(context): “\(label.text)” is inside", sourceLocation: sourceLocation)
+        }
+        let padded = label.position == nil ? [] : [label.textFrame.inset(left: -1, right: -1)]
+        let marker = label.isName ? [] : [Rect(origin: label.marker, size: Size(width: 1, height: 1))]
+        for rect in marker + padded {
+            for y in rect.minY..<rect.maxY {
+                for x in rect.minX..<rect.maxX {
+                    let point = Point(x: x, y: y)
+                    if let other = owner[point], other != index {
+                        Issue.record("\(context): “\(label.text)” overlaps “\(placed[other].text)” at \(point)",
+                                     sourceLocation: sourceLocation)
+                    }
+                    owner[point] = index
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,272 @@
+import TerminalCells
+
+/// A frame's pixels before they become cells: a braille dot (2x4 a cell) or a half block (1x2 a
+/// cell) each, holding what covers it as bits (``land``, ``coast`` …).
+///
+/// Polygons are filled by scanline, even-odd, sampling pixel centres; lines are drawn with
+/// Bresenham's algorithm after clipping them to the canvas. ``cells(into:area:rendering:)``
+/// turns the pixels into characters and styles.
+struct MapCanvas {
+    static let land: UInt8 = 1
+    static let coast: UInt8 = 2
+    static let shore: UInt8 = 4
+    static let border: UInt8 = 8
+    static let subdivision: UInt8 = 16
+
+    let width: Int
+    let height: Int
+    var pixels: [UInt8]
+    /// Scanline crossings gathered for the polygon being filled: rows and columns.
+    private var crossingRows: [Int32] = []
+    private var crossingColumns: [Int32] = []
+    /// Steps along the dotted line being drawn (every third pixel is drawn).
+    private var dotPhase = 0
+
+    init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        pixels = [UInt8](repeating: 0, count: self.width * self.height)
+        crossingRows.reserveCapacity(self.height * 16)
+        crossingColumns.reserveCapacity(self.height * 16)
+    }
+
+    // MARK: Filling
+
+    /// Adds the edge from (x0, y0) to (x1, y1) (pixel units) to the polygon being filled: the
+    /// rows whose centre it crosses, at the first pixel whose centre is right of it.
+    @inline(__always)
+    mutating func addEdge(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) {
+        guard y0 != y1 else { return }
+        let (top, bottom) = y0 < y1 ? (y0, y1) : (y1, y0)
+        guard bottom > 0.5, top < Double(height) - 0.5 + 1 else { return }
+        // Rows j with top <= j + 0.5 < bottom.
+        var first = Int((top - 0.5).rounded(.up))
+        var last = Int((bottom - 0.5).rounded(.up)) - 1
+        first = max(first, 0)
+        last = min(last, height - 1)
+        guard first <= last else { return }
+        let slope = (x1 - x0) / (y1 - y0)
+        let limit = Double(width)
+        for row in first...last {
+            let x = x0 + (Double(row) + 0.5 - y0) * slope
+            let column = x <= 0 ? 0 : x >= limit ? width : Int((x - 0.5).rounded(.up))
+            crossingRows.append(Int32(row))
+            crossingColumns.append(Int32(min(max(column, 0), width)))
+        }
+    }
+
+    /// Fills (or with `clear`, empties) `bit` between pairs of crossings gathered since the last
+    /// fill, row by row (even-odd), and forgets them.
+    mutating func fill(_ bit: UInt8, clear: Bool = false) {
+        let count = crossingRows.count
+        guard count > 0 else { return }
+        // A counting sort by row, then each row's few crossings by column.
+        var starts = [Int32](repeating: 0, count: height + 1)
+        for row in crossingRows { starts[Int(row) + 1] += 1 }
+        for row in 0..<height { starts[row + 1] += starts[row] }
+        var sorted = [Int32](repeating: 0, count: count)
+        var next = starts
+        for index in 0..<count {
+            let row = Int(crossingRows[index])
+            sorted[Int(next[row])] = crossingColumns[index]
+            next[row] += 1
+        }
+        sorted.withUnsafeMutableBufferPointer { columns in
+            pixels.withUnsafeMutableBufferPointer { pixels in
+                for row in 0..<height {
+                    let start = Int(starts[row]), end = Int(starts[row + 1])
+                    guard end - start >= 2 else { continue }
+                    // Insertion sort: a row has few crossings (often two, in either order).
+                    for i in (start + 1)..<end {
+                        let value = columns[i]
+                        var j = i - 1
+                        while j >= start, columns[j] > value {
+                            columns[j + 1] = columns[j]
+                            j -= 1
+                        }
+                        columns[j + 1] = value
+                    }
+                    let base = row * width
+                    var i = start
+                    while i + 1 < end {
+                        let from = Int(columns[i]), to = Int(columns[i + 1])
+                        if from < to {
+                            if clear {
+                                for x in from..<to { pixels[base + x] &= ~bit }
+                            } else {
+                                for x in from..<to { pixels[base + x] |= bit }
+                            }
+                        }
+                        i += 2
+                    }
+                }
+            }
+        }
+        crossingRows.removeAll(keepingCapacity: true)
+        crossingColumns.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Lines
+
+    /// Starts a new dotted line (its first pixel is drawn).
+    mutating func startDots() { dotPhase = 0 }
+
+    /// Draws the segment from (x0, y0) to (x1, y1) (pixel units) in `bit`; `dotted` draws every
+    /// third pixel, counting on from the previous dotted segment.
+    mutating func line(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ bit: UInt8, dotted: Bool = false) {
+        guard let (ax, ay, bx, by) = clip(x0, y0, x1, y1) else { return }
+        var x = Int(ax.rounded(.down)), y = Int(ay.rounded(.down))
+        let endX = Int(bx.rounded(.down)), endY = Int(by.rounded(.down))
+        let dx = abs(endX - x), dy = -abs(endY - y)
+        let sx = x < endX ? 1 : -1, sy = y < endY ? 1 : -1
+        var error = dx + dy
+        let w = width, h = height
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            while true {
+                if x >= 0, x < w, y >= 0, y < h {
+                    if !dotted || dotPhase % 3 == 0 { pixels[y * w + x] |= bit }
+                }
+                if dotted { dotPhase &+= 1 }
+                if x == endX, y == endY { break }
+                let doubled = 2 * error
+                if doubled >= dy { error += dy; x += sx }
+                if doubled <= dx { error += dx; y += sy }
+            }
+        }
+    }
+
+    /// The part of a segment inside the canvas (with a pixel's margin), Liang–Barsky; nil when none.
+    @inline(__always)
+    private func clip(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> (Double, Double, Double, Double)? {
+        let minX = -1.0, minY = -1.0, maxX = Double(width) + 1, maxY = Double(height) + 1
+        // Wholly on one side (most segments out of view): nothing; wholly inside: all of it.
+        if (x0 < minX && x1 < minX) || (x0 > maxX && x1 > maxX) || (y0 < minY && y1 < minY) || (y0 > maxY && y1 > maxY) { return nil }
+        if x0 >= minX, x0 <= maxX, y0 >= minY, y0 <= maxY, x1 >= minX, x1 <= maxX, y1 >= minY, y1 <= maxY {
+            return (x0, y0, x1, y1)
+        }
+        guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite else { return nil }
+        let dx = x1 - x0, dy = y1 - y0
+        var t0 = 0.0, t1 = 1.0
+        @inline(__always) func edge(_ p: Double, _ q: Double) -> Bool {
+            if p == 0 { return q >= 0 }
+            let r = q / p
+            if p < 0 {
+                if r > t1 { return false }
+                if r > t0 { t0 = r }
+            } else {
+                if r < t0 { return false }
+                if r < t1 { t1 = r }
+            }
+            return true
+        }
+        guard edge(-dx, x0 - minX), edge(dx, maxX - x0), edge(-dy, y0 - minY), edge(dy, maxY - y0) else { return nil }
+        return (x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy)
+    }
+
+    // MARK: Cells
+
+    /// What a cell shows, by importance: a coast (bold land), a lake's shore (water), a country
+    /// border (dim), a subdivision's dotted line, then land.
+    enum CellKind: Int {
+        case empty = 0, land, subdivision, border, shore, coast
+    }
+
+    /// Writes the canvas into `area` of `grid` (the canvas is the area's size in pixels).
+    ///
+    /// Land pixels are dots; borders and subdivisions on land are gaps in it (a border's cell is
+    /// dim); coasts and shores are dots in bold land and in the water role.
+    func cells(into grid: inout Grid, area: Rect, rendering: MapRendering) {
+        switch rendering {
+        case .braille: brailleCells(into: &grid, area: area)
+        case .halfBlocks: halfBlockCells(into: &grid, area: area)
+        }
+    }
+
+    /// Whether a pixel shows a dot, and what it makes its cell: on land a border or subdivision
+    /// is a gap; over a lake a border is a dot and a subdivision nothing.
+    @inline(__always)
+    private static func classify(_ pixel: UInt8) -> (on: Bool, kind: CellKind) {
+        if pixel & coast != 0 { return (true, .coast) }
+        if pixel & shore != 0 { return (true, .shore) }
+        if pixel & border != 0 { return (pixel & land == 0, .border) }
+        if pixel & subdivision != 0 { return (false, pixel & land == 0 ? .empty : .subdivision) }
+        if pixel & land != 0 { return (true, .land) }
+        return (false, .empty)
+    }
+
+    /// ``classify(_:)`` for every pixel value: the dot's bit (1 when it shows) and the cell kind.
+    private static let pixelOn: [UInt8] = (0..<32).map { classify(UInt8($0)).on ? 1 : 0 }
+    private static let pixelKind: [UInt8] = (0..<32).map { UInt8(classify(UInt8($0)).kind.rawValue) }
+    /// A braille cell's dot bits by (column, row) in the cell: 1 4 / 2 5 / 3 6 / 7 8.
+    private static let brailleShift: [Int] = [0, 3, 1, 4, 2, 5, 6, 7]  // (row * 2 + column) → bit
+
+    private func brailleCells(into grid: inout Grid, area: Rect) {
+        let columns = min(area.width, width / 2), rows = min(area.height, height / 4)
+        let width = self.width
+        Self.pixelOn.withUnsafeBufferPointer { on in
+            Self.pixelKind.withUnsafeBufferPointer { kinds in
+                Self.brailleShift.withUnsafeBufferPointer { shift in
+                    pixels.withUnsafeBufferPointer { pixels in
+                        for row in 0..<rows {
+                            for column in 0..<columns {
+                                var bits = 0
+                                var kind: UInt8 = 0
+                                for dy in 0..<4 {
+                                    let base = (row * 4 + dy) * width + column * 2
+                                    let left = Int(pixels[base] & 31), right = Int(pixels[base + 1] & 31)
+                                    bits |= Int(on[left]) << shift[dy * 2] | Int(on[right]) << shift[dy * 2 + 1]
+                                    kind = max(kind, kinds[left], kinds[right])
+                                }
+                                grid[area.x + column, area.y + row] = Self.brailleTable[Int(kind)][bits]
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func halfBlockCells(into grid: inout Grid, area: Rect) {
+        let columns = min(area.width, width), rows = min(area.height, height / 2)
+        for row in 0..<rows {
+            for column in 0..<columns {
+                let upper = Int(pixels[(row * 2) * width + column] & 31)
+                let lower = Int(pixels[(row * 2 + 1) * width + column] & 31)
+                let bits = Int(Self.pixelOn[upper]) | Int(Self.pixelOn[lower]) << 1
+                let kind = max(Self.pixelKind[upper], Self.pixelKind[lower])
+                grid[area.x + column, area.y + row] = Self.halfBlockTable[Int(kind)][bits]
+            }
+        }
+    }
+
+    /// A cell's style for what it shows; a cell of land with a dot missing (its edge) is bold.
+    private static func style(_ kind: CellKind, full: Bool) -> Style {
+        switch kind {
+        case .empty: Style(.mapWater)
+        case .land: Style(.mapLand, bold: !full)
+        case .subdivision: Style(.mapLand)
+        case .coast: Style(.mapLand, bold: true)
+        case .shore: Style(.mapWater)
+        case .border: Style(.dim)
+        }
+    }
+
+    static let brailleTable: [[Cell]] = (0...5).map { kind in
+        (0..<256).map { bits in
+            let kind = CellKind(rawValue: kind) ?? .empty
+            guard bits != 0 || kind == .border, let scalar = Unicode.Scalar(0x2800 + bits) else {
+                return Cell(" ", style: Style(.mapWater))
+            }
+            return Cell(Character(scalar), style: style(kind, full: bits == 0xFF))
+        }
+    }
+
+    static let halfBlockTable: [[Cell]] = (0...5).map { kind in
+        let glyphs: [Character] = [" ", "▀", "▄", "█"]
+        return (0..<4).map { bits in
+            let kind = CellKind(rawValue: kind) ?? .empty
+            guard bits != 0 || kind == .border else { return Cell(" ", style: Style(.mapWater)) }
+            return Cell(glyphs[bits], style: style(kind, full: bits == 3))
+        }
+    }
+}

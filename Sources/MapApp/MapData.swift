@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+
+/// Everything the Map draws, read from its resources: the geography's levels, the places and
+/// the countries' names, with what could not be read.
+///
+/// A damaged or missing file does not stop the Map: it draws what loaded and says what did not
+/// (``problems``, one error naming each file).
+public struct MapData: Sendable {
+    public let geography: MapGeography
+    public let cities: CityCatalog
+    public let countries: [CountryLabel]
+    /// What could not be read, one error per file, in the order the files are read.
+    public let problems: [MapError]
+    /// How long reading took.
+    public let loadTime: Duration
+
+    public init(geography: MapGeography, cities: CityCatalog, countries: [CountryLabel], problems: [MapError] = [],
+                loadTime: Duration = .zero) {
+        self.geography = geography
+        self.cities = cities
+        self.countries = countries
+        self.problems = problems
+        self.loadTime = loadTime
+    }
+
+    /// Reads every file of `resources` now (no cache).
+    public init(reading resources: MapResources) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let geography = MapGeography(resources: resources)
+        var problems = geography.problems
+        var cities = CityCatalog(cities: [])
+        do {
+            cities = try CityCatalog(contentsOf: resources.places)
+        } catch {
+            problems.append(error)
+        }
+        var countries: [CountryLabel] = []
+        do {
+            countries = try CountryLabel.read(contentsOf: resources.countries)
+        } catch {
+            problems.append(error)
+        }
+        self.init(geography: geography, cities: cities, countries: countries, problems: problems, loadTime: clock.now - start)
+    }
+
+    /// The data of `resources`, read once per process and folder (every Map of a process, and
+    /// every test, shares it: it never changes while the program runs).
+    public static func load(_ resources: MapResources) -> MapData {
+        let key = resources.folder.standardizedFileURL.path
+        // Read under the lock: a second Map starting meanwhile waits for this reading rather than
+        // doing it again.
+        return cache.withLock { cache in
+            if let cached = cache[key] { return cached }
+            let data = MapData(reading: resources)
+            cache[key] = data
+            return data
+        }
+    }
+
+    private static let cache = Mutex<[String: MapData]>([:])
+
+    /// One line for the user about what could not be read, or nil when everything was.
+    public var problemSummary: String? {
+        guard let first = problems.first else { return nil }
+        let more = problems.count > 1 ? " (and \(problems.count - 1) more file\(problems.count > 2 ? "s" : ""); see the log)" : ""
+        return "Some map data could not be read; showing what could. \(first)\(more)"
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+import Synchronization
+
+/// The kinds of geometry a level holds, in the order a tile stores them.
+public enum GeoKind: Int, CaseIterable, Sendable {
+    /// Land polygons (filled); their edges that are not tile sides are the coast.
+    case land = 0
+    /// Lake polygons (cleared out of the land); their edges are shores.
+    case lake = 1
+    /// Country borders on land (lines).
+    case border = 2
+    /// First-level subdivisions: states, provinces (lines).
+    case subdivision = 3
+
+    var isPolygonal: Bool { self == .land || self == .lake }
+}
+
+/// One level of detail of the Map's vector geography: Natural Earth 1:10m simplified for a range
+/// of zooms, cut into square tiles so a frame reads only the tiles it shows.
+///
+/// Coordinates are integers: quanta of ``quantum`` degrees east and north of their tile's
+/// south-west corner. A point's x is stored shifted left by one, its low bit saying whether the
+/// edge from it to the next point is drawn (a coast or a shore: 1; a tile side that only closes
+/// a polygon for filling: 0); lines have the bit set on every point.
+public struct GeoLevel: Sendable {
+    /// The level's number (0 is the coarsest).
+    public let index: Int
+    /// Degrees per coordinate unit.
+    public let quantum: Double
+    /// Coordinate units per tile side.
+    public let tileSize: Int
+    /// Degrees per tile side.
+    public var tileDegrees: Double { Double(tileSize) * quantum }
+    /// Tiles around the world and from pole to pole.
+    public let columns: Int
+    public let rows: Int
+    /// For each tile of the grid (row-major from the south-west), its number in ``tileOrigins``, or -1.
+    let grid: [Int32]
+    /// Each tile's column and row.
+    let tileOrigins: [(column: Int32, row: Int32)]
+    /// For tile `t` and kind `k`, its parts are `kindParts[t * 5 + k] ..< kindParts[t * 5 + k + 1]`.
+    let kindParts: [Int32]
+    /// For part `p`, its points are `partStarts[p] ..< partStarts[p + 1]` (a sentinel at the end).
+    let partStarts: [Int32]
+    /// x (shifted, with the drawn bit) and y of every point, interleaved.
+    let points: [Int32]
+    /// Each part's bounding box in its tile's units: west, south, east, north.
+    let partBoxes: [Int32]
+
+    /// The number of tiles with any geometry.
+    public var tileCount: Int { tileOrigins.count }
+    /// The number of points of every kind.
+    public var pointCount: Int { points.count / 2 }
+
+    /// The tile at `column`, `row` of the grid (`column` wraps around the world), or nil where
+    /// the level has nothing.
+    func tile(column: Int, row: Int) -> Int? {
+        guard row >= 0, row < rows else { return nil }
+        var column = column % columns
+        if column < 0 { column += columns }
+        let tile = grid[row * columns + column]
+        return tile < 0 ? nil : Int(tile)
+    }
+
+    /// The parts of `kind` in `tile`.
+    func parts(of kind: GeoKind, inTile tile: Int) -> Range<Int> {
+        Int(kindParts[tile * 5 + kind.rawValue]) ..< Int(kindParts[tile * 5 + kind.rawValue + 1])
+    }
+
+    // MARK: Reading
+
+    /// The file's first bytes.
+    static let magic = Array("HMAPGEO1".utf8)
+    static let headerSize = 8 + 16
+    static let indexEntrySize = 12
+
+    /// Reads a level file (`geo-N.bin`), treating every byte as hostile.
+    ///
+    /// - Throws: ``MapError/malformed(file:line:reason:)`` naming `file` and the byte where the
+    ///   fault is: a wrong magic or level, a tile grid that does not tile the world, an index entry
+    ///   outside the grid or the file, a truncated or overlong varint, an unknown or repeated kind,
+    ///   empty parts, a coordinate outside its tile, or a tile whose bytes do not end with its
+    ///   last part.
+    public init(bytes: [UInt8], expectedIndex: Int, file: String) throws(MapError) {
+        func fail(_ offset: Int?, _ reason: String) -> MapError {
+            .malformed(file: file, line: nil, reason: (offset.map { "byte \($0): " } ?? "") + reason)
+        }
+        guard bytes.count >= Self.headerSize else {
+            throw fail(nil, "\(bytes.count) bytes, too short for the \(Self.headerSize)-byte header (truncated?)")
+        }
+        guard Array(bytes[0..<8]) == Self.magic else { throw fail(0, "not a Map geography file (no \"HMAPGEO1\" at the start)") }
+        func u32(_ at: Int) -> Int {
+            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        let level = u32(8), nanodegrees = u32(12), tileSize = u32(16), tileCount = u32(20)
+        guard level == expectedIndex else { throw fail(8, "level \(level), expected \(expectedIndex) (the number in the file's name)") }
+        guard nanodegrees > 0, nanodegrees <= 1_000_000_000 else {
+            throw fail(12, "a quantum of \(nanodegrees) nanodegrees (expected 1 to 1,000,000,000)")
+        }
+        let quantum = Double(nanodegrees) / 1e9
+        let tileDegrees = Double(tileSize) * quantum
+        let columnsValue = 360 / tileDegrees, rowsValue = 180 / tileDegrees
+        guard tileSize > 0, tileSize < 1 << 24, tileDegrees >= 0.1, tileDegrees <= 180,
+              abs(columnsValue - columnsValue.rounded()) < 1e-6, abs(rowsValue - rowsValue.rounded()) < 1e-6 else {
+            throw fail(16, "tiles of \(tileSize) units of \(quantum)° do not divide the world into 0.1° to 180° squares")
+        }
+        let columns = Int(columnsValue.rounded()), rows = Int(rowsValue.rounded())
+        guard tileCount <= columns * rows else { throw fail(20, "\(tileCount) tiles, but the grid has only \(columns * rows)") }
+        let dataStart = Self.headerSize + tileCount * Self.indexEntrySize
+        guard dataStart <= bytes.count else {
+            throw fail(nil, "\(bytes.count) bytes, too short for the index of \(tileCount) tiles (truncated?)")
+        }
+        var grid = [Int32](repeating: -1, count: columns * rows)
+        var origins: [(column: Int32, row: Int32)] = []
+        origins.reserveCapacity(tileCount)
+        var kindParts: [Int32] = []
+        kindParts.reserveCapacity(tileCount * 5)
+        var partStarts: [Int32] = [0]
+        var partBoxes: [Int32] = []
+        var points: [Int32] = []
+        // Each point takes at least two bytes, so the file bounds the arrays.
+        points.reserveCapacity(bytes.count - dataStart)
+
+        for tile in 0..<tileCount {
+            let entry = Self.headerSize + tile * Self.indexEntrySize
+            let column = u16(entry), row = u16(entry + 2), offset = u32(entry + 4), length = u32(entry + 8)
+            guard column < columns, row < rows else {
+                throw fail(entry, "tile \(tile) is at column \(column), row \(row), outside the \(columns)x\(rows) grid")
+            }
+            guard grid[row * columns + column] < 0 else { throw fail(entry, "tile \(tile) repeats column \(column), row \(row)") }
+            let start = dataStart + offset
+            guard offset <= bytes.count - dataStart, length <= bytes.count - start, length > 0 else {
+                throw fail(entry, "tile \(tile)'s \(length) bytes at \(offset) go past the end of the file (truncated?)")
+            }
+            grid[row * columns + column] = Int32(origins.count)
+            origins.append((Int32(column), Int32(row)))
+            var reader = VarintReader(bytes: bytes, position: start, end: start + length)
+            // Kinds come in order, each at most once; a kind's parts start where the tile's parts
+            // stood when it began (an absent kind: where the next one begins, an empty range).
+            var next = 0
+            while !reader.isAtEnd {
+                let at = reader.position
+                let kindValue = try reader.next(file)
+                guard let kind = GeoKind(rawValue: kindValue) else { throw fail(at, "unknown kind \(kindValue) in tile \(tile)") }
+                guard kind.rawValue >= next else { throw fail(at, "kind \(kindValue) out of order or repeated in tile \(tile)") }
+                while next <= kind.rawValue {
+                    kindParts.append(Int32(partStarts.count - 1))
+                    next += 1
+                }
+                let partCount = try reader.next(file)
+                guard partCount > 0, partCount <= reader.remaining else { throw fail(at, "\(partCount) parts in \(reader.remaining) bytes") }
+                for _ in 0..<partCount {
+                    let partAt = reader.position
+                    let pointCount = try reader.next(file)
+                    let fewest = kind.isPolygonal ? 3 : 2
+                    guard pointCount >= fewest, pointCount <= reader.remaining / 2 else {
+                        throw fail(partAt, "a part of \(pointCount) points (a \(kind.isPolygonal ? "ring" : "line") needs \(fewest), "
+                                   + "and \(reader.remaining) bytes hold at most \(reader.remaining / 2))")
+                    }
+                    var x = 0, y = 0
+                    var west = Int.max, south = Int.max, east = Int.min, north = Int.min
+                    for _ in 0..<pointCount {
+                        let pointAt = reader.position
+                        var dx = try reader.next(file)
+                        var drawn = 1
+                        if kind.isPolygonal {
+                            drawn = dx & 1
+                            dx >>= 1
+                        }
+                        x += Self.unzigzag(dx)
+                        y += Self.unzigzag(try reader.next(file))
+                        guard x >= 0, x <= tileSize, y >= 0, y <= tileSize else {
+                            throw fail(pointAt, "point (\(x), \(y)) is outside its tile (0 to \(tileSize))")
+                        }
+                        points.append(Int32(x << 1 | drawn))
+                        points.append(Int32(y))
+                        west = min(west, x); east = max(east, x); south = min(south, y); north = max(north, y)
+                    }
+                    partStarts.append(Int32(points.count / 2))
+                    partBoxes += [Int32(west), Int32(south), Int32(east), Int32(north)]
+                }
+            }
+            while next <= 4 {
+                kindParts.append(Int32(partStarts.count - 1))
+                next += 1
+            }
+        }
+        index = level
+        self.quantum = quantum
+        self.tileSize = tileSize
+        self.columns = columns
+        self.rows = rows
+        self.grid = grid
+        tileOrigins = origins
+        self.kindParts = kindParts
+        self.partStarts = partStarts
+        self.partBoxes = partBoxes
+        self.points = points
+    }
+
+    static func unzigzag(_ value: Int) -> Int { (value >> 1) ^ -(value & 1) }
+}
+
+/// Reads LEB128 varints, never past `end`.
+struct VarintReader {
+    let bytes: [UInt8]
+    var position: Int
+    let end: Int
+
+    var isAtEnd: Bool { position >= end }
+    var remaining: Int { end - position }
+
+    /// The next unsigned varint (at most 5 bytes, below 2^35).
+    mutating func next(_ file: String) throws(MapError) -> Int {
+        let start = position
+        var value = 0, shift = 0
+        while true {
+            guard position < end else {
+                throw .malformed(file: file, line: nil, reason: "byte \(start): the data ends inside a number (truncated?)")
+            }
+            guard shift <= 28 else {
+                throw .malformed(file: file, line: nil, reason: "byte \(start): a number longer than 5 bytes")
+            }
+            let byte = bytes[position]
+            position += 1
+            value |= Int(byte & 0x7F) << shift
+            shift += 7
+            if byte & 0x80 == 0 { return value }
+        }
+    }
+}
+
+/// The Map's geography: its levels of detail, with what could not be loaded.
+///
+/// Levels are read when the Map starts (all of them are decoded at once, in a few milliseconds
+/// in a release build); a level that is missing or damaged is left out and named in
+/// ``problems``, and its zooms are drawn from the nearest level that loaded.
+public struct MapGeography: Sendable {
+    /// The zoom from which each level is used (level 0 below level 1's). A level's tolerance is
+    /// half a braille dot a quarter of a zoom step past its first zoom (`scripts/map/README.md`),
+    /// so a level is used until then: a coarser level is less to draw.
+    public static let levelZooms: [Double] = [-.infinity, 0, 1.25, 3.25, 5.25, 7.25]
+    /// The levels loaded, by number (nil for one that could not be).
+    public let levels: [GeoLevel?]
+    /// What could not be loaded, one error per file.
+    public let problems: [MapError]
+
+    public init(levels: [GeoLevel?], problems: [MapError] = []) {
+        self.levels = levels
+        self.problems = problems
+    }
+
+    /// Reads every level's file from `resources`, keeping the ones that load.
+    public init(resources: MapResources) {
+        var levels: [GeoLevel?] = []
+        var problems: [MapError] = []
+        for index in Self.levelZooms.indices {
+            let url = resources.geography(level: index)
+            do throws(MapError) {
+                let data: Data
+                do {
+                    data = try Data(contentsOf: url)
+                } catch {
+                    throw .unreadable(file: url.lastPathComponent, reason: error.localizedDescription)
+                }
+                levels.append(try GeoLevel(bytes: [UInt8](data), expectedIndex: index, file: url.lastPathComponent))
+            } catch {
+                levels.append(nil)
+                problems.append(error)
+            }
+        }
+        self.init(levels: levels, problems: problems)
+    }
+
+    /// The level for `zoom` (the finest whose zoom has been reached), or the nearest one that
+    /// loaded; nil when none did.
+    public func level(forZoom zoom: Double) -> GeoLevel? {
+        let wanted = Self.levelZooms.lastIndex { $0 <= zoom } ?? 0
+        let order = levels.indices.sorted { (abs($0 - wanted), -$0) < (abs($1 - wanted), -$1) }
+        for index in order { if let level = levels[index] { return level } }
+        return nil
+    }
+}

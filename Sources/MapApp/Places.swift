@@ -1,0 +1,178 @@
+import Foundation
+
+/// A populated place of Natural Earth.
+public struct City: Hashable, Sendable {
+    public var name: String
+    public var latitude: Double
+    public var longitude: Double
+    /// The most people Natural Earth gives it (its `POP_MAX`): larger places are labelled first.
+    public var population: Int
+    /// Natural Earth's `ADM0_A3` (ISO 3166-1 alpha-3 for most), e.g. "JPN".
+    public var countryCode: String
+    public var country: String
+
+    public init(name: String, latitude: Double, longitude: Double, population: Int = 0, countryCode: String = "", country: String = "") {
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.population = population
+        self.countryCode = countryCode
+        self.country = country
+    }
+}
+
+/// The places the Map labels and searches.
+public struct CityCatalog: Hashable, Sendable {
+    /// Largest first (then by name), the order labels are placed in.
+    public let cities: [City]
+    /// Each city's name and country folded for search (``fold(_:)``), in the order of ``cities``.
+    private let folded: [(name: String, country: String, code: String)]
+
+    public static func == (lhs: CityCatalog, rhs: CityCatalog) -> Bool { lhs.cities == rhs.cities }
+    public func hash(into hasher: inout Hasher) { hasher.combine(cities) }
+
+    public init(cities: [City]) {
+        self.cities = cities.sorted { ($0.population, $1.name) > ($1.population, $0.name) }
+        folded = self.cities.map { (Self.fold($0.name), Self.fold($0.country), Self.fold($0.countryCode)) }
+    }
+
+    /// Reads `places.tsv`: `#` comments, then one place a line: name, latitude, longitude,
+    /// population, country code, country (tab-separated; the last three may be empty).
+    ///
+    /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
+    public init(tsv text: String, file: String = "places.tsv") throws(MapError) {
+        var cities: [City] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let line = line.hasSuffix("\r") ? line.dropLast() : line
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 3 else {
+                throw .malformed(file: file, line: number, reason: "expected at least 3 tab-separated fields (name, latitude, longitude), found \(fields.count)")
+            }
+            let name = fields[0].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, name.count <= 80, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw .malformed(file: file, line: number, reason: "the name must be 1 to 80 printable characters")
+            }
+            guard let latitude = Double(fields[1]), latitude.isFinite, (-90...90).contains(latitude) else {
+                throw .malformed(file: file, line: number, reason: "latitude \"\(fields[1].prefix(20))\" is not a number from -90 to 90")
+            }
+            guard let longitude = Double(fields[2]), longitude.isFinite, (-180...180).contains(longitude) else {
+                throw .malformed(file: file, line: number, reason: "longitude \"\(fields[2].prefix(20))\" is not a number from -180 to 180")
+            }
+            var population = 0
+            if fields.count > 3, !fields[3].isEmpty {
+                guard let value = Int(fields[3]), value >= 0 else {
+                    throw .malformed(file: file, line: number, reason: "population \"\(fields[3].prefix(20))\" is not a whole number from 0")
+                }
+                population = value
+            }
+            cities.append(City(name: name, latitude: latitude, longitude: longitude, population: population,
+                               countryCode: fields.count > 4 ? fields[4] : "", country: fields.count > 5 ? fields[5] : ""))
+        }
+        guard !cities.isEmpty else { throw .malformed(file: file, line: nil, reason: "no places") }
+        self.init(cities: cities)
+    }
+
+    /// Reads the catalogue at `url`.
+    public init(contentsOf url: URL) throws(MapError) {
+        try self.init(tsv: Self.text(of: url), file: url.lastPathComponent)
+    }
+
+    static func text(of url: URL) throws(MapError) -> String {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(file: url.lastPathComponent, reason: error.localizedDescription)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .unreadable(file: url.lastPathComponent, reason: "not UTF-8 text")
+        }
+        return text
+    }
+
+    /// The places whose name (or country) matches `query`, best first: ignoring case and
+    /// accents, names that equal it, then names starting with it, then names with a word
+    /// starting with it, then names containing it; then places of the country it names; larger
+    /// places first among equals.
+    public func search(_ query: String, limit: Int = 8) -> [City] {
+        let needle = Self.fold(query.trimmingCharacters(in: .whitespaces))
+        guard !needle.isEmpty, limit > 0 else { return [] }
+        var ranked: [(rank: Int, index: Int)] = []
+        for (index, entry) in folded.enumerated() {
+            let name = entry.name
+            let rank: Int
+            if name == needle { rank = 0 }
+            else if name.hasPrefix(needle) { rank = 1 }
+            else if name.contains(needle) {
+                rank = name.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains(where: { $0.hasPrefix(needle) }) ? 2 : 3
+            }
+            else if entry.country.hasPrefix(needle) || entry.code == needle { rank = 4 }
+            else { continue }
+            ranked.append((rank, index))
+        }
+        return ranked.sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }.prefix(limit).map { cities[$0.index] }
+    }
+
+    /// Lower case without accents ("São Paulo" → "sao paulo").
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+    }
+}
+
+/// A country's name and where Natural Earth puts it.
+public struct CountryLabel: Hashable, Sendable {
+    public var name: String
+    public var latitude: Double
+    public var longitude: Double
+    /// The Map's zoom from which the name is shown.
+    public var minimumZoom: Double
+    public var code: String
+
+    public init(name: String, latitude: Double, longitude: Double, minimumZoom: Double, code: String = "") {
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.minimumZoom = minimumZoom
+        self.code = code
+    }
+
+    /// Reads `countries.tsv`: `#` comments, then name, label latitude, label longitude, smallest
+    /// zoom, code (tab-separated), most important first.
+    ///
+    /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
+    public static func read(tsv text: String, file: String = "countries.tsv") throws(MapError) -> [CountryLabel] {
+        var labels: [CountryLabel] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let line = line.hasSuffix("\r") ? line.dropLast() : line
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 4 else {
+                throw .malformed(file: file, line: number, reason: "expected 4 or 5 tab-separated fields (name, latitude, longitude, zoom), found \(fields.count)")
+            }
+            let name = fields[0].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, name.count <= 80, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw .malformed(file: file, line: number, reason: "the name must be 1 to 80 printable characters")
+            }
+            guard let latitude = Double(fields[1]), latitude.isFinite, (-90...90).contains(latitude) else {
+                throw .malformed(file: file, line: number, reason: "latitude \"\(fields[1].prefix(20))\" is not a number from -90 to 90")
+            }
+            guard let longitude = Double(fields[2]), longitude.isFinite, (-180...180).contains(longitude) else {
+                throw .malformed(file: file, line: number, reason: "longitude \"\(fields[2].prefix(20))\" is not a number from -180 to 180")
+            }
+            guard let zoom = Double(fields[3]), zoom.isFinite, (-10...30).contains(zoom) else {
+                throw .malformed(file: file, line: number, reason: "zoom \"\(fields[3].prefix(20))\" is not a number from -10 to 30")
+            }
+            labels.append(CountryLabel(name: name, latitude: latitude, longitude: longitude, minimumZoom: zoom,
+                                       code: fields.count > 4 ? fields[4] : ""))
+        }
+        return labels
+    }
+
+    /// Reads the labels at `url`.
+    public static func read(contentsOf url: URL) throws(MapError) -> [CountryLabel] {
+        try read(tsv: CityCatalog.text(of: url), file: url.lastPathComponent)
+    }
+}
