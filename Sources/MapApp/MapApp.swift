@@ -97,7 +97,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
 
     public var keyHints: [KeyHint] {
         if search != nil {
-            return [KeyHint("type", "a city's name"), KeyHint("↑ ↓", "choose"), KeyHint("Enter", "go there"), KeyHint("Esc", "close the search")]
+            return [KeyHint("type", "a place's name"), KeyHint("↑ ↓", "choose"), KeyHint("Enter", "fly there"), KeyHint("Esc", "close the search")]
         }
         return [
             KeyHint("← → ↑ ↓", cursor == nil ? "pan" : "move the cursor"),

@@ -181,7 +181,7 @@ struct DeviceEndToEndTests {
         try showLisbon(on: a)
         // The zoom level itself (the whole status line: the number, then the scale bar), not
         // just any change of the picture (a frame still being drawn).
-        let zoomLevel = /38\.72°N 9\.15°W · zoom ([0-9.]+) +├/
+        let zoomLevel = /38\.73°N 9\.15°W · zoom ([0-9.]+) +├/
         let status = try a.waitFor("Lisbon's zoom level") { $0.contains(zoomLevel) }
         let before = try #require(status.firstMatch(of: zoomLevel).flatMap { Double($0.output.1) })
         try a.sendKeys("+")
@@ -190,7 +190,7 @@ struct DeviceEndToEndTests {
         }
         try b.waitFor("the map offer on Beta", timeout: .seconds(10)) { $0.contains("Map from Alpha") }
         try b.sendKeys("C-o")
-        let screens = try continuation(from: a, to: b, showing: "38.72°N 9.15°W")
+        let screens = try continuation(from: a, to: b, showing: "38.73°N 9.15°W")
         #expect(screens[0].contains("◍"))
     }
 
@@ -302,7 +302,7 @@ struct DeviceEndToEndTests {
         try device.sendKeys("/")
         try device.sendText("Lisbon")
         try device.sendKeys("Enter")
-        try device.waitFor("Lisbon") { $0.contains("38.72°N 9.15°W") }
+        try device.waitFor("Lisbon") { $0.contains("38.73°N 9.15°W") }
     }
 
     /// Opens the first document on `device` and turns to page 3.
