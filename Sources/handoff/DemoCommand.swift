@@ -2,6 +2,7 @@ import ArgumentParser
 import DeviceUI
 import Foundation
 import HandoffCore
+import HandoffWeb
 import TerminalCells
 
 /// `handoff demo [STORY]`: the devices of a README walkthrough, one per tmux pane.
@@ -19,7 +20,11 @@ struct DemoCommand: ParsableCommand {
             else stacked; a terminal too small for all of them is refused before anything starts. \
             When a device quits, its pane stays with the exit status: Enter starts it again, or type \
             another command (such as `handoff device --kind phone --apps browser`). \
-            `tmux kill-session -t handoff-demo` ends the demo.
+            The local web (`handoff web serve`, the demo sites over HTTPS on loopback) runs in a \
+            background window, handoff-web, with its certificate authority and hosts map in \
+            $XDG_STATE_HOME/handoff/demo-web; the devices are given that folder (--web-dir). Inside \
+            tmux one such window serves every demo of the session. \
+            `tmux kill-session -t handoff-demo` ends the demo and its web.
             """
     )
 
@@ -148,7 +153,9 @@ struct DemoCommand: ParsableCommand {
         }
 
         let executable = Self.currentExecutable()
-        let commands = devices.map { paneScript(for: $0, executable: executable) }
+        let webFolder = Self.demoWebFolder(environment: environment)
+        let commands = devices.map { paneScript(for: $0, executable: executable, webFolder: webFolder) }
+        let webCommand = webServerScript(executable: executable, webFolder: webFolder)
         let signature = ([story.name] + devices.map { "\($0.kind.rawValue):\($0.arguments.joined(separator: " "))" }
                          + [account, String(port), timing, configDir ?? ""]).joined(separator: "|")
         let forwarded = Self.forwardedEnvironment.compactMap { name in environment[name].map { "\(name)=\($0)" } }
@@ -157,7 +164,12 @@ struct DemoCommand: ParsableCommand {
         var tmuxArguments: [String] = ["tmux"]
         var replacing = false
         if insideTmux {
-            // A new window of the current session: the devices get the whole window.
+            // A new window of the current session: the devices get the whole window. The local
+            // web runs in a window of its own, started once per session and reused after.
+            let windows = tmux.flatMap { Self.output($0, ["list-windows", "-F", "#{window_name}"]) } ?? ""
+            if !windows.split(separator: "\n").contains(Substring(Self.webWindow)) {
+                tmuxArguments += ["new-window", "-d", "-n", Self.webWindow] + forwarded + [webCommand, ";"]
+            }
             tmuxArguments += ["new-window", "-n", "handoff"] + forwarded + [commands[0]]
         } else {
             if let tmux, Self.succeeds(tmux, ["has-session", "-t", "=" + session]) {
@@ -176,8 +188,10 @@ struct DemoCommand: ParsableCommand {
                 replacing = true
             }
             if replacing { tmuxArguments += ["kill-session", "-t", "=" + session, ";"] }
+            // The local web in a background window of the demo's session: it ends with the session.
             tmuxArguments += ["new-session", "-s", session, "-n", "handoff"] + forwarded + [commands[0], ";",
-                              "set-option", "-t", session, "@handoff-demo", signature]
+                              "set-option", "-t", session, "@handoff-demo", signature, ";",
+                              "new-window", "-d", "-t", session + ":", "-n", Self.webWindow] + forwarded + [webCommand]
         }
         let demoWindow = insideTmux ? nil : session + ":handoff"
         tmuxArguments += splitArguments(arrangement.shape, commands: commands, forwarded: forwarded, window: demoWindow)
@@ -219,11 +233,38 @@ struct DemoCommand: ParsableCommand {
         return arguments
     }
 
+    /// The name of the tmux window the demo's local web runs in.
+    static let webWindow = "handoff-web"
+
+    /// The demo's web folder (its certificate authority and hosts map): `handoff/demo-web` in
+    /// the state folder, apart from the one `handoff web serve` uses by default.
+    static func demoWebFolder(environment: [String: String]) -> String {
+        WebFolder.defaultFolder(environment: environment).url.deletingLastPathComponent()
+            .appendingPathComponent("demo-web", isDirectory: true).path
+    }
+
+    /// The script of the local web's window: `handoff web serve` on any free loopback ports (the
+    /// hosts map in `webFolder` tells the devices which), kept with its exit status when it stops.
+    func webServerScript(executable: String, webFolder: String) -> String {
+        let command = ["handoff", "web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webFolder, "--verbose"]
+            .map(Self.shellQuoted).joined(separator: " ")
+        return [
+            "handoff() { \(Self.shellQuoted(executable)) \"$@\"; }",
+            "cmd=\(Self.shellQuoted(command))",
+            "while :; do eval \"$cmd\"; status=$?",
+            "printf '\\nThe local web stopped (exit status %s):\\n  %s\\nEnter starts it again; Ctrl-D closes this window.\\n> ' \"$status\" \"$cmd\"",
+            "IFS= read -r line || exit \"$status\"",
+            "if [ -n \"$line\" ]; then cmd=$line; fi",
+            "done",
+        ].joined(separator: "; ")
+    }
+
     /// The shell script of one pane: runs the device, and when it quits keeps the pane with its
     /// exit status; Enter runs it again, another command line replaces it, Ctrl-D closes the pane.
-    func paneScript(for device: DemoStory.Device, executable: String) -> String {
+    func paneScript(for device: DemoStory.Device, executable: String, webFolder: String? = nil) -> String {
         var arguments = ["handoff", "device", "--kind", device.kind.rawValue, "--account", account,
                          "--port", String(port), "--timing", timing]
+        if let webFolder { arguments += ["--web-dir", webFolder] }
         if let name = device.name { arguments += ["--name", name] }
         if let configDir { arguments += ["--config-dir", configDir] }
         arguments += device.arguments

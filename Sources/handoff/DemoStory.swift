@@ -32,9 +32,9 @@ struct DemoStory: Sendable {
             devices: [Device(kind: .laptop), Device(kind: .phone)]),
         DemoStory(
             name: "web",
-            summary: "Web fallback: a phone without the Map continues the laptop's map in the Browser, at its webpageURL.",
-            firstSteps: "Laptop: open Map and search a city. Phone (Browser only): Ctrl-O.",
-            devices: [Device(kind: .laptop), Device(kind: .phone, arguments: ["--apps", "browser"])]),
+            summary: "Web to native: a Map page in the laptop's Browser continues in the phone's Map app, which its site approves over the local web.",
+            firstSteps: "Laptop: open the Browser, g, maps.handoffsim.example/?lat=38.7&lon=-9.1&z=6, Enter. Phone: Ctrl-O (the Map opens there).",
+            devices: [Device(kind: .laptop, arguments: ["--apps", "browser,map"]), Device(kind: .phone, arguments: ["--apps", "map,browser"])]),
         DemoStory(
             name: "streams",
             summary: "A phone without the document (no cloud) fetches a 2 MB book from the laptop over continuation streams, with progress.",

@@ -76,6 +76,31 @@ struct DemoEndToEndTests {
         try expectTwoDevicesThatSeeEachOther(width: 80, height: 24)
     }
 
+    /// `handoff demo web`: the local web runs in its own window; a Map page in the laptop's
+    /// Browser continues in the phone's Map app, whose site the phone verified through it.
+    @Test func theWebDemoServesTheSitesAndAMapPageContinuesInTheMapApp() throws {
+        let world = try World()
+        let session = try world.demo("web", width: 120, height: 40)
+        let panes = try panes(of: session, count: 2)
+        try session.waitFor("the local web serving, and the phone's Map verified", in: "\(session.name):handoff-web", timeout: .seconds(30)) {
+            $0.contains("Ctrl-C stops.") && $0.contains("GET maps.handoffsim.example/.well-known/apple-app-site-association → 200")
+        }
+        try session.waitFor("the laptop's home screen", in: panes[0], timeout: .seconds(30)) {
+            $0.contains("1 Browser") && $0.contains("Phone 1")
+        }
+        try session.sendKeys("Enter", to: panes[0])
+        try session.waitFor("the Browser's home page", in: panes[0]) { $0.contains("Handoff on the web") }
+        try session.sendKeys("g", to: panes[0])
+        try session.sendText("maps.handoffsim.example/?lat=38.7&lon=-9.1&z=6", to: panes[0])
+        try session.sendKeys("Enter", to: panes[0])
+        try session.waitFor("the Map's page on the laptop", in: panes[0]) { $0.contains("Map of 38.7°N 9.1°W at zoom 6") }
+        try session.waitFor("the Browser's offer on the phone", in: panes[1], timeout: .seconds(10)) { $0.contains("Browser from Laptop 1") }
+        try session.sendKeys("C-o", to: panes[1])
+        try session.waitFor("the Map app at the page's place on the phone", in: panes[1], timeout: .seconds(15)) {
+            $0.contains("Continued from Laptop 1") && $0.contains("38.7°N 9.1°W · zoom 6")
+        }
+    }
+
     @Test func aTerminalTooSmallForBothIsRefusedBeforeAnythingStarts() throws {
         let world = try World()
         let session = try world.demo(width: 60, height: 15)
@@ -109,7 +134,8 @@ struct DemoEndToEndTests {
         let stories: [(String, [String])] = [
             ("reading", ["--kind laptop", "--kind phone"]),
             ("map", ["--kind laptop", "--kind phone"]),
-            ("web", ["--kind phone", "--apps browser"]),
+            ("web", ["--kind phone", "--apps map,browser", "--apps browser,map", "--web-dir",
+                     "new-window -d -t handoff-demo: -n handoff-web", "handoff web serve --port 0 --http-port 0 --web-dir"]),
             ("streams", ["--kind phone", "--no-cloud"]),
             ("versions", ["--reader-version 1", "--reader-version 3", "--kind tablet"]),
             ("asymmetric", ["--apps studio", "--apps reader,map", "--apps other"]),
