@@ -132,6 +132,9 @@ public struct DeviceSnapshot: Hashable, Sendable {
     /// Whether step mode is on, and the phase the device is paused before.
     public var isStepping = false
     public var pausedAt: StepPhase?
+    /// Web → native: each app's `activitycontinuation:` domains and what their sites' association
+    /// files said (``SiteAssociationInfo``).
+    public var siteAssociations: [SiteAssociationInfo] = []
 
     public init(info: PeerInfo, account: String, apps: [App] = [], frontmostApp: String? = nil, offers: [OfferInfo] = [],
                 pending: PendingInfo? = nil, ownActivity: OwnActivity? = nil, lifecycle: [LifecycleEvent] = []) {
@@ -196,5 +199,6 @@ extension DeviceSnapshot {
                   pending: pending, ownActivity: own, lifecycle: device.lifecycle)
         isStepping = device.isStepping
         pausedAt = device.pausedAt
+        siteAssociations = Self.siteAssociations(of: system, at: device.clock())
     }
 }

@@ -110,6 +110,7 @@ extension ScreenView {
         for line in hangingWrap(verdict, width: textWidth).prefix(3) {
             lines.append([(indent + line, Style(role))])
         }
+        if case .web = offer.route { lines += webRouteLines(indent: indent, width: textWidth) }
         let offered = Format.age(since: offer.firstSeen, now: state.now)
         var facts = [offered == "now" ? "offered now" : "offered \(offered) ago"]
         if let size = offer.payloadSize { facts.append(Format.bytes(size)) }
@@ -132,6 +133,26 @@ extension ScreenView {
     }
 
     /// `text` wrapped to `width`, its second and later lines indented by two cells.
+    /// Why a web page would go to an app or to the browser: each app's domain and what its
+    /// site's association file said (the page's host is known only once the payload arrives).
+    private func webRouteLines(indent: String, width: Int) -> [[(String, Style)]] {
+        let associations = device.siteAssociations
+        guard !associations.isEmpty else {
+            return hangingWrap("no app here names a web domain: pages open in the browser", width: width).prefix(2)
+                .map { [(indent + $0, Style(.dim))] }
+        }
+        var lines: [[(String, Style)]] = []
+        for association in associations.prefix(3) {
+            // The verdict first (what matters in a narrow sidebar), then the domain.
+            let style = Style(association.isApproved ? .continuable : .unavailable)
+            let verdict = "\(association.isApproved ? "✓" : "✗") \(association.appName): \(association.summary)"
+            for line in hangingWrap(verdict, width: width).prefix(2) { lines.append([(indent + line, style)]) }
+            lines.append([(indent + "  " + TextWidth.truncate(association.domain, to: max(1, width - 2)), Style(.dim))])
+        }
+        if associations.count > 3 { lines.append([(indent + "… \(associations.count - 3) more domains", Style(.dim))]) }
+        return lines
+    }
+
     private func hangingWrap(_ text: String, width: Int) -> [String] {
         guard let first = TextWidth.wrap(text, width: width).first else { return [] }
         let rest = text.dropFirst(first.count).drop { $0 == " " }
