@@ -226,7 +226,7 @@ struct SiteTests {
         ])
     }
 
-    @Test func badAssociationFilesAreErrorsNamingTheHostNotCrashes() {
+    @Test func badAssociationFilesAreErrorsNamingTheHostNotCrashes() throws {
         let cases: [(String, SiteAssociationError.Problem, String)] = [
             ("not json", .notJSON, "a.example/.well-known/apple-app-site-association: not JSON (it starts “not json”)"),
             ("[1, 2]", .malformed, "a.example/.well-known/apple-app-site-association: the top level is not a JSON object"),
@@ -234,10 +234,12 @@ struct SiteTests {
              "a.example/.well-known/apple-app-site-association: \"activitycontinuation.apps\" holds no-team, not an app ID (TEAMID.bundle.id)"),
         ]
         for (text, problem, message) in cases {
-            #expect(throws: SiteAssociationError(host: "a.example", problem, String(message.split(separator: ": ", maxSplits: 1)[1]))) {
+            let error = try #require(throws: SiteAssociationError.self) {
                 try SiteAssociationFile(host: "a.example", data: Data(text.utf8))
             }
-            _ = message
+            #expect(error == SiteAssociationError(host: "a.example", problem, String(message.split(separator: ": ", maxSplits: 1)[1])))
+            // The message names the host and the file.
+            #expect(error.description == message)
         }
         #expect((try? SiteAssociationFile(host: "d.example", data: Data(#"{"applinks": {}}"#.utf8))) ==
                 SiteAssociationFile(host: "d.example", approvedApplicationIdentifiers: []))
