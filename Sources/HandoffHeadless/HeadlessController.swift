@@ -188,6 +188,7 @@ public final class HeadlessController {
         case "continue": return try continueOffer(args)
         case "cancel": return cancel()
         case "quit-app": return try quitApp(args)
+        case "fault": return try fault(args)
         case "step":
             device.isStepping = try args.bool("on") ?? true
             return ["stepping": .bool(device.isStepping), "pausedAt": pausedAt]
@@ -396,6 +397,27 @@ public final class HeadlessController {
         return ["app": .string(app.bundleIdentifier), "running": .bool(app.isRunning)]
     }
 
+    /// The armed faults: kind → whether it stays armed.
+    var armedFaults: JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: device.armedFaults.map { ($0.key.rawValue, JSONValue.bool($0.value)) }))
+    }
+
+    private func fault(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let kind = try args.requiredString("kind")
+        let sticky = try args.bool("sticky") ?? false
+        let off = try args.bool("off") ?? false
+        if kind == "none" {
+            device.disarm()
+            return ["faults": armedFaults]
+        }
+        guard let fault = Fault(rawValue: kind) else {
+            throw CommandError("fault: unknown kind \"\(Arguments.clip(kind))\" (kinds: \(Fault.names), or none)")
+        }
+        if off { device.disarm(fault) } else { device.arm(fault, sticky: sticky) }
+        return ["faults": armedFaults, "fault": .string(fault.rawValue), "side": .string(fault.side),
+                "expected": .string(fault.expectedOutcome)]
+    }
+
     /// Where step mode holds the device: the phase and what it will do, or null.
     var pausedAt: JSONValue {
         guard let phase = device.pausedAt else { return .null }
@@ -499,6 +521,7 @@ public final class HeadlessController {
             "offers": .integer(Int64(device.system.offers.count)),
             "declineNext": .bool(declineNext),
             "stepping": .bool(device.isStepping),
+            "faults": armedFaults,
             "pausedAt": pausedAt,
             "streamMode": .string(originMode.rawValue),
             "streams": .array(streamEndpoints.keys.sorted().map { id in

@@ -33,7 +33,9 @@ struct ScenarioCommand: ParsableCommand {
                 throw ValidationError("\(path): no such file or folder.")
             }
             if isDirectory.boolValue {
-                let entries = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }.sorted()
+                // Every scenario in the folder and its subfolders (demos/scenarios/failures/…).
+                let entries = (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+                    .filter { $0.hasSuffix(".json") }.sorted()
                 urls += entries.map { URL(fileURLWithPath: path).appendingPathComponent($0) }
             } else {
                 urls.append(URL(fileURLWithPath: path))

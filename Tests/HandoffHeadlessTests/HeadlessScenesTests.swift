@@ -166,3 +166,33 @@ struct StepCancelTests {
         #expect(laptop.device.currentActivity != nil, "the origin keeps its activity")
     }
 }
+
+@Suite("Headless: faults")
+struct HeadlessFaultTests {
+    @Test func aNoAnswerFaultTimesTheFetchOutWith4610AndTheOriginKeepsItsActivity() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 5]])
+        let armed = laptop.ok(["cmd": "fault", "kind": "no-answer"])
+        #expect(armed["faults"] == ["no-answer": false])
+        #expect(armed["expected"]?.stringValue?.contains("4610") == true)
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.advance(by: 6)
+        let failed = try #require(phone.events("lifecycle").first { $0["kind"] == "continuationFailed" })
+        #expect(failed["errorCode"] == 4610)
+        #expect(laptop.lifecycleKinds.contains("faultInjected"))
+        #expect(laptop.device.currentActivity != nil)
+        #expect(laptop.ok(["cmd": "status"])["faults"] == .object([:]), "a one-time fault is used up")
+    }
+
+    @Test func anUnknownFaultListsTheKinds() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let message = laptop.fails(raw: #"{"cmd":"fault","kind":"gremlins"}"#)
+        for fault in Fault.allCases { #expect(message.contains(fault.rawValue)) }
+        laptop.ok(["cmd": "fault", "kind": "drop-beacons", "sticky": true])
+        #expect(laptop.ok(["cmd": "fault", "kind": "drop-beacons", "off": true])["faults"] == .object([:]))
+    }
+}

@@ -77,6 +77,7 @@ extension LifecycleEvent.Kind {
         case .streamsRefused: .streamsRefused(continuation, peer, activityType: activity.activityType, reason: "unknown token")
         case .documentOpened: .documentOpened(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.document", file: "a.txt")
         case .stepPaused: .stepPaused(continuation, .fetch(from: "Laptop"))
+        case .faultInjected: .faultInjected(continuation, .noAnswer)
         case .documentClosed: .documentClosed(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.document", file: "a.txt")
         }
         return LifecycleEvent(time: Date(timeIntervalSinceReferenceDate: 0), device: "Phone", occurrence)

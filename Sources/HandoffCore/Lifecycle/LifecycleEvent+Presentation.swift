@@ -83,6 +83,7 @@ extension LifecycleEvent {
         case .streamsRefused(_, let peer, _, let reason): return "\(peer.name): \(reason)"
         case .documentOpened(_, _, let file), .documentClosed(_, _, let file): return file
         case .stepPaused(_, let phase): return "next: \(phase); timeouts suspended until you go on"
+        case .faultInjected(_, let fault): return "\(fault) (on purpose): \(fault.expectedOutcome)"
         }
     }
 
@@ -180,6 +181,9 @@ extension LifecycleEvent {
         case .streamsOpened(_, _, _, let side): add("side", .string(side.rawValue))
         case .streamsRefused(_, _, _, let reason): add("reason", .string(reason))
         case .documentOpened(_, _, let file), .documentClosed(_, _, let file): add("file", .string(file))
+        case .faultInjected(_, let fault):
+            add("fault", .string(fault.rawValue))
+            add("expected", .string(fault.expectedOutcome))
         case .stepPaused(_, let phase):
             add("phase", .string(phase.name))
             add("next", .string(phase.description))
@@ -277,6 +281,7 @@ extension LifecycleEvent.Kind {
             + "On a laptop (AppKit) it becomes current with the document's window; on a phone or tablet (UIKit) it does not: "
             + "the app sets it on a responder on screen, which makes it current."
         case .documentClosed: "A document was closed; its activity is invalidated."
+        case .faultInjected: "The lab made this fail on purpose, to rehearse what real apps and networks do; Apple's behaviour follows as it would."
         case .stepPaused: "Step mode: the device waits before this phase of the continuation; its timeouts are suspended until you go on."
         }
     }

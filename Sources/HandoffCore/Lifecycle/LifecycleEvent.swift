@@ -188,6 +188,8 @@ public struct LifecycleEvent: Sendable, Hashable {
         case streamsRefused(ContinuationID?, PeerReference, activityType: String?, reason: String)
         /// Step mode paused the device before a phase; its timeouts are suspended until it goes on.
         case stepPaused(ContinuationID?, StepPhase)
+        /// A fault armed in the lab struck.
+        case faultInjected(ContinuationID?, Fault)
         // Documents
         case documentOpened(bundleIdentifier: String, activityType: String?, file: String)
         case documentClosed(bundleIdentifier: String, activityType: String?, file: String)
@@ -206,7 +208,7 @@ public struct LifecycleEvent: Sendable, Hashable {
         case payloadRequested, payloadSent, payloadRefused, wasContinued
         case streamsOpened, streamsRefused
         case documentOpened, documentClosed
-        case stepPaused
+        case stepPaused, faultInjected
     }
 }
 
@@ -261,6 +263,7 @@ extension LifecycleEvent {
         case .documentOpened: .documentOpened
         case .documentClosed: .documentClosed
         case .stepPaused: .stepPaused
+        case .faultInjected: .faultInjected
         }
     }
 
@@ -269,7 +272,8 @@ extension LifecycleEvent {
         switch occurrence {
         case .willSave(_, let id), .updateUserActivityState(_, _, let id), .didUpdate(_, let id), .saved(_, _, _, let id),
              .saveSkipped(_, _, let id), .sceneDidUpdate(_, _, let id), .applicationLaunched(let id, _, _),
-             .sceneWillConnect(let id, _, _, _), .sceneDidFailToContinue(let id, _, _, _, _), .stepPaused(let id, _):
+             .sceneWillConnect(let id, _, _, _), .sceneDidFailToContinue(let id, _, _, _, _), .stepPaused(let id, _),
+             .faultInjected(let id, _):
             id
         case .sceneWillContinue(let id, _, _, _, _), .sceneContinue(let id, _, _, _):
             id

@@ -163,6 +163,8 @@ public final class Device {
 
     public func receivePayloadRequest(_ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash,
                                       continuation: ContinuationID) {
+        // The lab's no-answer fault: the request is never answered.
+        if strikes(.noAnswer, continuation) { return }
         post(.payloadRequested(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation))
     }
 
@@ -196,6 +198,11 @@ public final class Device {
     /// the origin's activity delegate receives its end and the peer's end is returned.
     public func acceptContinuationStreams(token: Data, from peer: DeviceID) -> Result<ContinuationStreams, ContinuationStreamError> {
         let reference = PeerReference(id: peer, name: system.name(of: peer))
+        if let grant = streamTokens[token], strikes(.refuseStreams, grant.continuation) {
+            streamTokens[token] = nil
+            record(.streamsRefused(grant.continuation, reference, activityType: nil, reason: "refused on purpose (the refuse-streams fault)"))
+            return .failure(.refused("refused on purpose (the refuse-streams fault)"))
+        }
         guard let grant = streamTokens.removeValue(forKey: token), grant.expires > clock() else {
             record(.streamsRefused(nil, reference, activityType: nil, reason: "unknown, used or expired stream token"))
             return .failure(.refused("unknown, used or expired stream token"))
@@ -224,6 +231,13 @@ public final class Device {
 
     func activityNeedsSave(_ activity: UserActivity) {
         guard activity.identifier != savingActivity, activities[activity.identifier] != nil else { return }
+        if strikes(.forgetNeedsSave) {
+            // As if the app never set it: the flag goes back down unseen.
+            savingActivity = activity.identifier
+            activity.needsSave = false
+            savingActivity = nil
+            return
+        }
         post(.activityNeedsSave(activity.identifier))
     }
 
@@ -311,6 +325,27 @@ public final class Device {
                 }
             }
         }
+    }
+
+    // MARK: Faults
+
+    /// The faults armed on this device: true when it stays armed, false for the next time only.
+    public private(set) var armedFaults: [Fault: Bool] = [:]
+
+    /// Arms `fault` for its next occasion, or for every one while `sticky`.
+    public func arm(_ fault: Fault, sticky: Bool = false) { armedFaults[fault] = sticky }
+
+    /// Disarms `fault`, or every fault.
+    public func disarm(_ fault: Fault? = nil) {
+        if let fault { armedFaults[fault] = nil } else { armedFaults = [:] }
+    }
+
+    /// Whether `fault` strikes now (recorded when it does; a one-time fault is used up).
+    func strikes(_ fault: Fault, _ continuation: ContinuationID? = nil) -> Bool {
+        guard let sticky = armedFaults[fault] else { return false }
+        if !sticky { armedFaults[fault] = nil }
+        record(.faultInjected(continuation, fault))
+        return true
     }
 
     // MARK: Step mode
@@ -426,6 +461,7 @@ public final class Device {
         pendingBeacon = nil
         switch beacon {
         case .advertise(let ad, let activity):
+            if strikes(.dropBeacons) { return }
             transport?.advertise(ad, from: info)
             record(.advertised(activity, ad.identity, isEligible: ad.options.contains(.isEligibleForHandoff)))
         case .withdraw(let reason):
@@ -477,7 +513,10 @@ public final class Device {
         case .deliver(let id, let bundle, let payload, let origin):
             deliver(id, bundle, payload, origin: origin)
         case .callDidFail(let bundle, let type, let error):
-            if let app = application(bundle) {
+            if let app = application(bundle), strikes(.noDidFail) {
+                // The lab's no-did-fail fault: as if the app did not implement it.
+                systemShowsError(error, activityType: type, application: app)
+            } else if let app = application(bundle) {
                 if app.usesScenes, let scene = app.keyScene {
                     record(.sceneDidFailToContinue(nil, bundleIdentifier: bundle, scene: scene.name, activityType: type, error))
                     if let delegate = scene.delegate {
@@ -502,7 +541,11 @@ public final class Device {
                 streamTokens[token] = StreamGrant(activity: id, continuation: continuation,
                                                   expires: clock().addingTimeInterval(streamTokenLifetime))
             }
-            let payload = activity.makePayload(streamToken: token)
+            var payload = activity.makePayload(streamToken: token)
+            if strikes(.oversizePayload, continuation) {
+                // Padding past the limit: the origin's own size check refuses it.
+                payload.userInfo["lab.padding"] = .data(Data(count: system.configuration.payloadLimitBytes + 1))
+            }
             post(.payloadEncoded(request, payload.encoded(), userInfo: payload.userInfo))
         case .sendPayload(let request, let peer, let data):
             transport?.sendPayload(request, to: peer, result: .success(data))
