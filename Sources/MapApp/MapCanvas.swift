@@ -203,9 +203,11 @@ struct MapCanvas {
     private func brailleCells(into grid: inout Grid, area: Rect) {
         let columns = min(area.width, width / 2), rows = min(area.height, height / 4)
         let width = self.width
+        let table = Self.brailleTable
         Self.pixelOn.withUnsafeBufferPointer { on in
             Self.pixelKind.withUnsafeBufferPointer { kinds in
                 Self.brailleShift.withUnsafeBufferPointer { shift in
+                  table.withUnsafeBufferPointer { table in
                     pixels.withUnsafeBufferPointer { pixels in
                         for row in 0..<rows {
                             for column in 0..<columns {
@@ -217,10 +219,11 @@ struct MapCanvas {
                                     bits |= Int(on[left]) << shift[dy * 2] | Int(on[right]) << shift[dy * 2 + 1]
                                     kind = max(kind, kinds[left], kinds[right])
                                 }
-                                grid[area.x + column, area.y + row] = Self.brailleTable[Int(kind)][bits]
+                                grid[area.x + column, area.y + row] = table[Int(kind) << 8 | bits]
                             }
                         }
                     }
+                  }
                 }
             }
         }
@@ -228,13 +231,14 @@ struct MapCanvas {
 
     private func halfBlockCells(into grid: inout Grid, area: Rect) {
         let columns = min(area.width, width), rows = min(area.height, height / 2)
+        let on = Self.pixelOn, kinds = Self.pixelKind, table = Self.halfBlockTable
         for row in 0..<rows {
             for column in 0..<columns {
                 let upper = Int(pixels[(row * 2) * width + column] & 31)
                 let lower = Int(pixels[(row * 2 + 1) * width + column] & 31)
-                let bits = Int(Self.pixelOn[upper]) | Int(Self.pixelOn[lower]) << 1
-                let kind = max(Self.pixelKind[upper], Self.pixelKind[lower])
-                grid[area.x + column, area.y + row] = Self.halfBlockTable[Int(kind)][bits]
+                let bits = Int(on[upper]) | Int(on[lower]) << 1
+                let kind = max(kinds[upper], kinds[lower])
+                grid[area.x + column, area.y + row] = table[Int(kind) << 2 | bits]
             }
         }
     }
@@ -251,7 +255,8 @@ struct MapCanvas {
         }
     }
 
-    static let brailleTable: [[Cell]] = (0...5).map { kind in
+    /// The cell for kind `k` and dots `bits`: index `k << 8 | bits`.
+    static let brailleTable: [Cell] = (0...5).flatMap { kind in
         (0..<256).map { bits in
             let kind = CellKind(rawValue: kind) ?? .empty
             guard bits != 0 || kind == .border, let scalar = Unicode.Scalar(0x2800 + bits) else {
@@ -261,7 +266,8 @@ struct MapCanvas {
         }
     }
 
-    static let halfBlockTable: [[Cell]] = (0...5).map { kind in
+    /// The cell for kind `k` and halves `bits` (1 upper, 2 lower): index `k << 2 | bits`.
+    static let halfBlockTable: [Cell] = (0...5).flatMap { kind in
         let glyphs: [Character] = [" ", "▀", "▄", "█"]
         return (0..<4).map { bits in
             let kind = CellKind(rawValue: kind) ?? .empty
