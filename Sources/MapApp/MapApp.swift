@@ -124,6 +124,10 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
         let map = Self.mapSize(in: size)
         guard map != viewport else { return }
         viewport = map
+        if let cursor {  // the cursor stays on the map
+            self.cursor = Point(x: min(max(cursor.x, -(map.width / 2)), map.width - map.width / 2 - 1),
+                                y: min(max(cursor.y, -(map.height / 2)), map.height - map.height / 2 - 1))
+        }
         regionChanged()
     }
 

@@ -21,6 +21,17 @@ struct LabelPlacementTests {
         expectNoLabelOverlaps(placed, in: area, "fixed")
     }
 
+    @Test func aNameWithoutAMarkerIsCentredAndKeepsItsSpace() {
+        var placer = LabelPlacer(area: Rect(x: 0, y: 0, width: 30, height: 3))
+        let portugal = placer.placeName("Portugal", centredAt: Point(x: 10, y: 1))
+        #expect(portugal?.textFrame == Rect(x: 6, y: 1, width: 8, height: 1))
+        #expect(portugal?.isName == true && portugal?.cells == [Rect(x: 6, y: 1, width: 8, height: 1)], "no marker cell")
+        #expect(placer.placeName("Spain", centredAt: Point(x: 16, y: 1)) == nil, "it would touch Portugal (no free cell between)")
+        #expect(placer.placeName("Spain", centredAt: Point(x: 18, y: 1)) != nil)
+        #expect(placer.placeName("Atlantic", centredAt: Point(x: 2, y: 0)) == nil, "it would leave the area")
+        #expect(placer.place(LabelCandidate(marker: Point(x: 10, y: 1), text: "Lisbon")) == nil, "a marker never goes under a name")
+    }
+
     @Test func aCrowdedMarkerKeepsItsDotWithoutAName() {
         let area = Rect(x: 0, y: 0, width: 12, height: 1)
         let placed = LabelPlacer.place([

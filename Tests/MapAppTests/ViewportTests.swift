@@ -50,6 +50,34 @@ struct ViewportTests {
         #expect(!activity.needsSave, "the same size again is no change")
     }
 
+    @Test func theCursorMovesPansAtTheEdgeZoomsAtItselfAndStaysOnASmallerMap() throws {
+        let map = try standaloneMap()
+        map.viewportChanged(to: Size(width: 40, height: 13))   // a 40x12 map: cursor cells -20...19, -6...5
+        map.show(MapCamera(latitude: 0, longitude: 0, zoom: 3))
+        #expect(map.handle(.character("c")))
+        #expect(map.cursor == Point(x: 0, y: 0))
+        for _ in 0..<3 { #expect(map.handle(.right)) }
+        #expect(map.cursor == Point(x: 6, y: 0) && map.camera.longitude == 0, "the cursor moves, the map stays")
+        let point = try #require(map.cursorCoordinate)
+        #expect(abs(point.longitude - 6 * Self.step) < 1e-9)
+        #expect(map.handle(.character("+")))
+        let after = try #require(map.cursorCoordinate)
+        #expect(abs(after.longitude - point.longitude) < 1e-9 && abs(after.latitude - point.latitude) < 1e-9,
+                "zooming keeps the cursor's point under it")
+        #expect(map.camera.zoom == 4)
+        for _ in 0..<10 { #expect(map.handle(.down)) }
+        #expect(map.cursor?.y == 5, "at the edge")
+        #expect(map.camera.latitude < 0, "past the edge the map pans")
+        var grid = Grid(size: Size(width: 40, height: 13))
+        map.render(into: &grid, area: grid.bounds)
+        #expect(grid[26, 11].character == "+", "the cursor's cell (20 + 6, 6 + 5)")
+        #expect(grid.line(12).contains("cursor "), "the status line gives the cursor's position: \(grid.line(12))")
+        map.viewportChanged(to: Size(width: 20, height: 7))
+        #expect(map.cursor == Point(x: 6, y: 2), "kept on the smaller map")
+        #expect(map.handle(.character("c")))
+        #expect(map.cursor == nil)
+    }
+
     @Test func keysPanByTheToldViewport() throws {
         let map = try standaloneMap()
         map.show(MapCamera(latitude: 0, longitude: 0, zoom: 3))
