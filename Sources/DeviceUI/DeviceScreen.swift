@@ -139,6 +139,10 @@ public final class DeviceScreen {
             device.isStepping = on
         case .stepNext:
             device.stepNext()
+        case .armFault(let fault, let sticky):
+            device.arm(fault, sticky: sticky)
+        case .disarmFault(let fault):
+            device.disarm(fault)
         case .cancelContinuation:
             device.cancelContinuation()
         case .bringToFront(let bundle):

@@ -132,6 +132,8 @@ public struct DeviceSnapshot: Hashable, Sendable {
     /// Whether step mode is on, and the phase the device is paused before.
     public var isStepping = false
     public var pausedAt: StepPhase?
+    /// The lab's armed faults: true when one stays armed.
+    public var armedFaults: [Fault: Bool] = [:]
     /// Web → native: each app's `activitycontinuation:` domains and what their sites' association
     /// files said (``SiteAssociationInfo``).
     public var siteAssociations: [SiteAssociationInfo] = []
@@ -199,6 +201,7 @@ extension DeviceSnapshot {
                   pending: pending, ownActivity: own, lifecycle: device.lifecycle)
         isStepping = device.isStepping
         pausedAt = device.pausedAt
+        armedFaults = device.armedFaults
         siteAssociations = Self.siteAssociations(of: system, at: device.clock())
     }
 }

@@ -30,6 +30,7 @@ extension ScreenState {
                 KeyHint("Ctrl-O", "continue the offered activity (the badge)"),
                 KeyHint("F6", "step mode on/off: pause at each continuation phase"),
                 KeyHint("F7", "go on from a step-mode pause"),
+                KeyHint("F8", "faults: make a continuation fail on purpose"),
                 KeyHint("Esc", "cancel a continuation in progress; close; back"),
                 KeyHint("Ctrl-L", "redraw the screen"),
                 KeyHint("Ctrl-Q", "quit"),

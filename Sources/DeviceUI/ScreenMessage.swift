@@ -37,6 +37,9 @@ public enum ScreenEffect: Hashable, Sendable {
     case setStepping(Bool)
     /// Go on from the step-mode pause.
     case stepNext
+    /// Arm a fault of the lab (for the next occasion, or until disarmed).
+    case armFault(Fault, sticky: Bool)
+    case disarmFault(Fault)
     /// The user asked to quit the device.
     case quit
 }

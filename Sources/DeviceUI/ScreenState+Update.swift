@@ -47,6 +47,8 @@ extension ScreenState {
         case .alert, .explanation:
             if key == .enter || key == .escape || key == .character(" ") { overlay = nil }
             return []
+        case .faults(let selection):
+            return handleFaultsKey(key, selection, snapshot)
         case .switcher, nil:
             break
         }
@@ -71,6 +73,9 @@ extension ScreenState {
             return []
         case .function(4):
             toggleSwitcher(snapshot)
+            return []
+        case .function(8):
+            overlay = .faults(selection: 0)
             return []
         case .function(6):
             let on = !snapshot.isStepping
@@ -209,6 +214,30 @@ extension ScreenState {
         default: break
         }
         logScroll = min(max(newest, logScroll), oldest)
+    }
+
+    /// The faults panel: ↑↓ choose, Enter arms for the next time, s keeps it armed, x disarms.
+    private mutating func handleFaultsKey(_ key: Key, _ selection: Int, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+        let faults = Fault.allCases
+        let current = min(max(0, selection), faults.count - 1)
+        let fault = faults[current]
+        switch key {
+        case .up: overlay = .faults(selection: (current + faults.count - 1) % faults.count)
+        case .down: overlay = .faults(selection: (current + 1) % faults.count)
+        case .escape, .function(8): overlay = nil
+        case .enter:
+            show("Armed for the next time: \(fault)", role: .warning)
+            return [.armFault(fault, sticky: false)]
+        case .character("s"):
+            show("Armed until disarmed: \(fault)", role: .warning)
+            return [.armFault(fault, sticky: true)]
+        case .character("x"), .delete:
+            show("Disarmed: \(fault)", role: .dim)
+            return [.disarmFault(fault)]
+        default:
+            break
+        }
+        return []
     }
 
     private mutating func handleSwitcherKey(_ key: Key, _ selection: Int, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {

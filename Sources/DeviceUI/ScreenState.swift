@@ -28,6 +28,8 @@ public struct ScreenState: Hashable, Sendable {
         /// The app switcher (phone, tablet) or the focused dock (laptop); `selection` indexes
         /// ``ScreenState/switcherItems(device:)``.
         case switcher(selection: Int)
+        /// The lab's faults panel (F8): `selection` indexes `Fault.allCases`.
+        case faults(selection: Int)
     }
 
     /// A transient line at the top of the device's screen ("Continued on Phone").

@@ -340,3 +340,30 @@ struct ScreenUpdateTests {
         #expect(state.size == Size(width: 100, height: 30))
     }
 }
+
+@Suite("The lab's keys on the device")
+struct LabKeyTests {
+    @Test func f8OpensTheFaultsPanelWhereEnterArmsOnceAndSKeepsItArmed() {
+        var state = Fixture.state()
+        let device = Fixture.device()
+        #expect(state.update(.keyPressed(.function(8)), device: device).isEmpty)
+        #expect(state.overlay == .faults(selection: 0))
+        _ = state.update(.keyPressed(.down), device: device)
+        #expect(state.overlay == .faults(selection: 1))
+        #expect(state.update(.keyPressed(.enter), device: device) == [.armFault(Fault.allCases[1], sticky: false)])
+        #expect(state.update(.keyPressed(.character("s")), device: device) == [.armFault(Fault.allCases[1], sticky: true)])
+        #expect(state.update(.keyPressed(.character("x")), device: device) == [.disarmFault(Fault.allCases[1])])
+        _ = state.update(.keyPressed(.escape), device: device)
+        #expect(state.overlay == nil)
+    }
+
+    @Test func f6TurnsStepModeOnAndF7GoesOnOnlyWhenPaused() {
+        var state = Fixture.state()
+        var device = Fixture.device()
+        #expect(state.update(.keyPressed(.function(6)), device: device) == [.setStepping(true)])
+        device.isStepping = true
+        #expect(state.update(.keyPressed(.function(7)), device: device).isEmpty, "nothing is paused")
+        device.pausedAt = .fetch(from: "Laptop")
+        #expect(state.update(.keyPressed(.function(7)), device: device) == [.stepNext])
+    }
+}

@@ -37,6 +37,11 @@ extension ScreenView {
             left = Format.clock(now, zone)
             right = [network, nearby, lock]
         }
+        // What the lab has armed, first: a demo-giver must see it.
+        if !device.armedFaults.isEmpty {
+            right.insert("⚠ " + device.armedFaults.keys.map(\.rawValue).sorted().joined(separator: ","), at: 0)
+        }
+        if device.isStepping { right.insert(device.pausedAt == nil ? "⏸ step" : "⏸ paused", at: 0) }
         // Drop the least important parts when the bar is short: nearby first, then the lock state.
         var text = right.joined(separator: " · ")
         let room = area.width - 2 - TextWidth.of(left) - 2
@@ -89,6 +94,7 @@ extension ScreenView {
             drawSwitcher(into: &grid, area: screen, selection: selection)
         }
         switch state.overlay {
+        case .faults(let selection): drawFaults(into: &grid, area: screen, selection: selection)
         case .alert(let alert): drawAlert(into: &grid, area: screen, alert: alert)
         case .explanation(let explanation): drawExplanation(into: &grid, area: screen, explanation: explanation)
         default: break

@@ -103,6 +103,24 @@ extension ScreenView {
         drawPanel(into: &grid, area: area, width: width, title: "Handoff", role: .error, lines: lines)
     }
 
+    /// The lab's faults: each with where it is armed and, for the chosen one, what follows.
+    func drawFaults(into grid: inout Grid, area: Rect, selection: Int) {
+        let width = min(area.width - 2, 60)
+        let faults = Fault.allCases
+        var lines: [(String, Style)] = []
+        for (index, fault) in faults.enumerated() {
+            let armed = device.armedFaults[fault].map { $0 ? "⚠ kept" : "⚠ once" } ?? ""
+            let mark = index == selection ? "▸ " : "  "
+            let text = TextWidth.truncate("\(mark)\(fault.rawValue) (\(fault.side))", to: width - 6 - armed.count)
+            let padding = String(repeating: " ", count: max(1, width - 4 - TextWidth.of(text) - armed.count))
+            lines.append((text + padding + armed, Style(index == selection ? .selection : (armed.isEmpty ? .normal : .warning))))
+        }
+        lines.append(("", Style(.normal)))
+        let chosen = faults[min(max(0, selection), faults.count - 1)]
+        for line in TextWidth.wrap("Expect: " + chosen.expectedOutcome, width: width - 4) { lines.append((line, Style(.dim))) }
+        drawPanel(into: &grid, area: area, width: width, title: "Faults (F8)", role: .warning, lines: lines, action: "arm once")
+    }
+
     /// Why an offer cannot be continued here.
     func drawExplanation(into grid: inout Grid, area: Rect, explanation: Explanation) {
         let width = min(area.width - 2, 48)
@@ -114,7 +132,7 @@ extension ScreenView {
     /// A boxed panel centred in `area` with `lines` and "Enter OK" at the bottom right; when the
     /// lines do not fit, the last one shown ends with "…".
     private func drawPanel(into grid: inout Grid, area: Rect, width: Int, title: String, role: Role,
-                           lines: [(String, Style)]) {
+                           lines: [(String, Style)], action: String = "OK") {
         let panel = area.centered(Size(width: width, height: min(area.height, lines.count + 4)))
         guard panel.height >= 3, panel.width >= 8 else { return }
         grid.fill(panel, style: Style(.normal))
@@ -126,8 +144,9 @@ extension ScreenView {
             if index == room - 1, lines.count > room { text = TextWidth.truncate(text + " …", to: inside.width) }
             grid.write(text, in: inside, row: index, style: line.1)
         }
-        grid.write([("Enter", Style(.accent)), (" OK", Style(.normal))], in: inside, row: inside.height - 1,
-                   column: max(0, inside.width - 8))
+        let hint = " " + action
+        grid.write([("Enter", Style(.accent)), (hint, Style(.normal))], in: inside, row: inside.height - 1,
+                   column: max(0, inside.width - 5 - TextWidth.of(hint)))
     }
 }
 

@@ -110,6 +110,8 @@ public struct ScreenView {
             hints = [("↑↓ PgUp PgDn", "scroll"), ("Esc", "close help")]
         case .alert, .explanation:
             hints = [("Enter", "OK")]
+        case .faults:
+            hints = [("↑↓", "choose"), ("Enter", "arm once"), ("s", "keep armed"), ("x", "disarm"), ("Esc", "close")]
         case .switcher:
             hints = [("←→", "choose"), ("Enter", state.hasAppSwitcher ? "switch" : "open"), ("x", "quit app"), ("Esc", "close")]
         case nil:
