@@ -68,6 +68,7 @@ struct DeviceCommand: AsyncParsableCommand {
         }
         // Checked here, not in run(), so that a mistake is reported with this command's usage.
         _ = try appNames
+        _ = try armedFaults
         if appModel == .scenesConnectionOptionsOnly && !headless {
             throw ValidationError("--app-model scenes-connection-options-only is for --headless (the scripted apps); the Reader and the Map take delegate or scenes.")
         }
@@ -87,6 +88,25 @@ struct DeviceCommand: AsyncParsableCommand {
         if let appModel { return appModel }
         if headless { return .delegate }
         return kind == .laptop ? .delegate : .scenes
+    }
+
+    @Option(name: .customLong("fault"), help: ArgumentHelp("Arm a fault of the lab at start: KIND for its next occasion, KIND:sticky until disarmed (repeatable). Kinds: \(Fault.names).", valueName: "kind"))
+    var faults: [String] = []
+
+    /// The faults given with --fault, checked.
+    var armedFaults: [(Fault, Bool)] {
+        get throws {
+            try faults.map { text in
+                let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+                guard let fault = parts.first.flatMap(Fault.init(rawValue:)) else {
+                    throw ValidationError("--fault: no fault named \"\(parts.first ?? text)\" (kinds: \(Fault.names)).")
+                }
+                guard parts.count == 1 || parts[1] == "sticky" else {
+                    throw ValidationError("--fault \(text): write KIND or KIND:sticky.")
+                }
+                return (fault, parts.count == 2)
+            }
+        }
     }
 
     @Flag(help: "Step mode: pause before each phase of a continuation (launch, willContinue, the fetch, continue; on the origin the save and the payload leaving) until told to go on; timeouts are suspended while paused. Headless: {\"cmd\":\"next\"} goes on.")
@@ -156,6 +176,13 @@ struct DeviceCommand: AsyncParsableCommand {
             options: NetworkOptions(discoveryPort: port, lan: lan, timing: timing),
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
         if step { host.performAndWait { device in device.isStepping = true } }
+        let faultsToArm = try armedFaults
+        if !faultsToArm.isEmpty {
+            let list = faultsToArm.map { [$0.0.rawValue, $0.1 ? "sticky" : "once"] }
+            host.performAndWait { device in
+                for entry in list { if let fault = Fault(rawValue: entry[0]) { device.arm(fault, sticky: entry[1] == "sticky") } }
+            }
+        }
         if let record {
             // The recorder lives on the device's queue, held by the handler that feeds it.
             let problem = host.performAndWait { device -> String? in
