@@ -233,7 +233,7 @@ extension LifecycleEvent.Kind {
     public var explanation: String {
         switch self {
         case .activityCreated: "An app created an NSUserActivity describing what the user is doing."
-        case .becameCurrent: "becomeCurrent(): the activity is current, so the system advertises it to nearby devices."
+        case .becameCurrent: "The activity is current (becomeCurrent(), or set on a responder of the app in front: on screen on a phone or tablet, in the main window on a laptop), so the system advertises it."
         case .resignedCurrent: "resignCurrent() (or another app came to the front): the activity is no longer advertised."
         case .invalidated: "invalidate(): final; the activity can never become current again."
         case .needsSaveSet: "needsSave = true: the state changed; the system saves lazily, and always before the payload leaves."
