@@ -62,7 +62,7 @@ public struct HostsMap: Hashable, Sendable, Codable {
             defer { try? handle.close() }
             data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
         } catch {
-            throw .file(file.path, "cannot be read (\(error.localizedDescription)); is `handoff web serve` running?")
+            throw .file(file.path, "cannot be read (\(error.localizedDescription))")
         }
         guard data.count <= maximumBytes else { throw .file(file.path, "over \(maximumBytes / 1024) KB: not a hosts map") }
         let map: HostsMap

@@ -86,7 +86,7 @@ public struct WebClient: Sendable {
             throw .unsupported(url.absoluteString)
         }
         guard let entry = hostsMap.entry(for: host) else {
-            throw .noAddress(host: host, reason: "not in \(hostsFile) (is `handoff web serve` running?)")
+            throw .noAddress(host: host, reason: "not in \(hostsFile)")
         }
         guard let port = entry.port(forScheme: scheme) else {
             throw .noAddress(host: host, reason: "\(hostsFile) has no \(scheme) port for it")

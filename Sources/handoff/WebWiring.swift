@@ -25,7 +25,22 @@ enum WebWiring {
         }
     }
 
+    /// The sites the Browser carries, shown when no local web was ever started in the web folder.
+    static let offlineSites: SiteLibrary? = try? {
+        let resources = try BrowserResources.locate()
+        return SiteLibrary(folder: resources.sites, readerDocuments: resources.readerDocuments)
+    }()
+
     static func load(_ start: URL, folder: WebFolder) async -> PageLoadResult {
+        // No hosts map at all: no local web was started here. The Browser shows its own copy of
+        // the demo sites and says so (a map that exists but whose server is gone is unreachable).
+        if !FileManager.default.fileExists(atPath: folder.hostsMap.path), let sites = offlineSites,
+           let host = start.host?.lowercased(), sites.hosts.contains(host) {
+            let served = sites.servedPage(start)
+            let note = "> Offline copy: the local web is not running (`handoff web serve`, or `handoff demo`), "
+                + "so the Browser shows the page it carries.\n"
+            return .response(url: start, status: served.status, contentType: served.contentType, body: Data(note.utf8) + served.body)
+        }
         var url = start
         var chain = [start.absoluteString]
         while true {
