@@ -24,7 +24,8 @@ struct WebEndToEndTests {
         }
 
         init(webDirectory: URL, maxAge: Int) throws {
-            process.executableURL = try #require(HandoffExecutable.url)
+            let executable: URL = try #require(HandoffExecutable.url)
+            process.executableURL = executable
             process.arguments = ["web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webDirectory.path,
                                  "--max-age", String(maxAge)]
             process.standardOutput = output
