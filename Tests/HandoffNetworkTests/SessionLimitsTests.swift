@@ -153,3 +153,32 @@ struct RandomIdentifierTests {
         #expect(!seen.contains(UUID(uuidString: "00000000-0000-4000-8000-000000000000")!))
     }
 }
+
+/// Inputs the fuzzers found (Fuzz/, docs/fuzzing.md), kept as regressions.
+@Suite("Fuzzing regressions: network")
+struct NetworkFuzzRegressionTests {
+    @Test func aHelloNameThatIsNotUTF8IsAProtocolError() throws {
+        // Found by fuzz-session-frame: invalid UTF-8 was repaired with U+FFFD instead of refused.
+        var body = ByteBuffer(bytes: [HandoffNetwork.protocolVersion, 1, 0, 3, 0xA6, 0xA6, 0xA6])
+        #expect { _ = try SessionFrameDecoder.decodeBody(&body) } throws: { "\($0)".contains("hello name is not UTF-8") }
+        var reason = ByteBuffer(bytes: [HandoffNetwork.protocolVersion, 8, 0xFF, 0xFE])
+        #expect { _ = try SessionFrameDecoder.decodeBody(&reason) } throws: { "\($0)".contains("not UTF-8") }
+    }
+
+    @Test func aBeaconsExpiryEncodesTheSameAfterDecoding() throws {
+        // Found by fuzz-beacon-plaintext: seconds as a difference of doubles rounded up one too many.
+        let sent = Date(timeIntervalSince1970: 4_294_967.296)
+        for expiry in [UInt32(15_987_657), 1, 59, 3_600, 0xFFFF_FFFE] {
+            let advertisement = Advertisement(device: DeviceID("x"), activityTypeHash: ActivityTypeHash(bytes: Array(repeating: 1, count: 7)),
+                                              teamHash: TeamHash(bytes: [1, 2, 3, 4]), options: Advertisement.Options(rawValue: 0),
+                                              activitySerial: 1, savedAt: sent, expiresAt: nil)
+            var plaintext = BeaconSealer.encode(Beacon(device: PeerInfo(id: DeviceID("6b1e8b7a-2c4d-4e5f-9a0b-1c2d3e4f5a6b"), name: "P", kind: .phone),
+                                                       bootIdentifier: 1, counter: 1, sentAt: sent, sessionPort: 1,
+                                                       message: .advertisement(advertisement)))
+            // expiresIn at plaintext offset 64.
+            plaintext.replaceSubrange(64..<68, with: withUnsafeBytes(of: expiry.bigEndian) { Array($0) })
+            let decoded = try BeaconSealer.decode(plaintext, receivedAt: nil)
+            #expect(BeaconSealer.encode(decoded) == plaintext, "expiresIn \(expiry)")
+        }
+    }
+}

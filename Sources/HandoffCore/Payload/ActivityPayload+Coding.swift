@@ -465,7 +465,14 @@ private struct PayloadReader {
             field = "bundleIdentifier"
             let bundleIdentifier = try readString()
             field = "expirationDate"
+            let expirationStart = offset
             let expirationDate = isSet(PayloadLayout.Flag.hasExpirationDate) ? try readDate() : nil
+            // userInfo dates travel bit for bit (NaN included); an expiry must be a real time, or
+            // the activity would never expire and never equal itself.
+            if let seconds = expirationDate?.timeIntervalSinceReferenceDate, !seconds.isFinite {
+                throw PayloadDecodingError(.invalidField("the expiration date must be a finite number of seconds, not \(seconds)"),
+                                           at: expirationStart)
+            }
             field = "requiredUserInfoKeys"
             let requiredUserInfoKeys = try readStringSet()
             field = "targetContentIdentifier"

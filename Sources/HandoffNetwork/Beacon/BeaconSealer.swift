@@ -107,9 +107,11 @@ public struct BeaconSealer: Sendable {
             out.appendBigEndian(UInt32(clamping: age))
             if let expiresAt = advertisement.expiresAt {
                 // Whole seconds, rounded up: the origin has the last word on expiry when asked.
-                let seconds = (expiresAt.timeIntervalSince1970 - Double(sentMilliseconds) / 1000).rounded(.up)
-                let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), Double(UInt32.max - 1))
-                out.appendBigEndian(UInt32(clamped))
+                // In whole milliseconds, so that a beacon decoded and encoded again says the same
+                // (seconds as a double difference could round up one second too many).
+                let expires = milliseconds(expiresAt)
+                let seconds = expires > sentMilliseconds ? (expires - sentMilliseconds + 999) / 1000 : 0
+                out.appendBigEndian(UInt32(min(seconds, UInt64(UInt32.max - 1))))
             } else {
                 out.appendBigEndian(UInt32.max)
             }

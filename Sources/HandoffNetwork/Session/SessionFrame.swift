@@ -71,19 +71,24 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
             throw SessionFrameError("unsupported version \(version) (this device speaks \(HandoffNetwork.protocolVersion))")
         }
         guard let kind = SessionFrame.Kind(rawValue: rawKind) else { throw SessionFrameError("unknown type \(rawKind)") }
+        // Strict: `ByteBuffer.readString` would repair invalid UTF-8 with U+FFFD instead of refusing it.
+        func utf8(_ count: Int, _ what: String) throws -> String {
+            guard let bytes = body.readBytes(length: count) else { throw SessionFrameError("truncated \(what)") }
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw SessionFrameError("\(what) is not UTF-8") }
+            return text
+        }
         func string(_ what: String, limit: Int) throws -> String {
             guard body.readableBytes <= limit else { throw SessionFrameError("\(what) longer than \(limit) bytes") }
-            guard let text = body.readString(length: body.readableBytes) else { throw SessionFrameError("\(what) is not UTF-8") }
-            return text
+            return try utf8(body.readableBytes, what)
         }
         func end() throws {
             guard body.readableBytes == 0 else { throw SessionFrameError("\(body.readableBytes) trailing bytes in a \(kind) frame") }
         }
         switch kind {
         case .hello:
-            guard let kindByte = body.readInteger(as: UInt8.self), let nameLength = body.readInteger(as: UInt8.self),
-                  let name = body.readString(length: Int(nameLength))
+            guard let kindByte = body.readInteger(as: UInt8.self), let nameLength = body.readInteger(as: UInt8.self)
             else { throw SessionFrameError("truncated hello") }
+            let name = try utf8(Int(nameLength), "hello name")
             let kinds = PeerInfo.Kind.allCases
             guard Int(kindByte) < kinds.count else { throw SessionFrameError("unknown device kind \(kindByte)") }
             try end()
