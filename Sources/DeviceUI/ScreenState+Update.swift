@@ -319,6 +319,9 @@ extension ScreenState {
             show("⏸ Next: \(phase) · F7 goes on", role: .accent, at: event.time)
         case .notHandled(_, let peer, let bundle, _, let reason):
             show("\(name(of: bundle)) did not handle the activity from \(peer.name): \(reason)", role: .warning, at: event.time)
+        case .webRouted(_, let host, _, .notApproved(let refusals)) where overlay == nil:
+            // Apps name the host but their sites do not approve them here: say why, per app and domain.
+            overlay = .explanation(Explanation(webPageOnHost: host, refusals: refusals, snapshot: snapshot))
         case .continued(_, let peer, _, _, _):
             show("Continued from \(peer.name)", role: .success, at: event.time)
         case .wasContinued(_, let peer, _):

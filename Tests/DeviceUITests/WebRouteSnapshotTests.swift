@@ -57,6 +57,36 @@ struct WebRouteSnapshotTests {
         #expect(text.contains("no app here names a"))
     }
 
+    /// A page that went to the Browser because the app's site did not approve it: the
+    /// explanation names the host, each app and domain, and the outcome.
+    @Test func aPageTheSiteDoesNotApproveExplainsWhyAt80x24() {
+        var state = Fixture.state()
+        state.network = .offline
+        let device = Fixture.device(offers: [Self.webOffer])
+        let refusal = WebRoutingRefusal(bundleIdentifier: "com.example.map", applicationIdentifier: "SIMTEAM001.com.example.map",
+                                        domain: AssociatedDomain(host: "maps.handoffsim.example"),
+                                        outcome: .unreachable("connection refused"))
+        let event = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                   .webRouted(Fixture.continuation, host: "maps.handoffsim.example", bundleIdentifier: "com.example.browser",
+                                              .notApproved([refusal])))
+        _ = state.update(.lifecycleEventRecorded(event), device: device)
+        guard case .explanation(let explanation) = state.overlay else {
+            Issue.record("no explanation: \(String(describing: state.overlay))")
+            return
+        }
+        #expect(explanation.title == "Opened in the Browser")
+        #expect(explanation.text.contains("Map (maps.handoffsim.example): unreachable: connection refused"))
+        assertSnapshot(Fixture.render(state, device), named: "phone-web-refused-explanation-80x24")
+        // An approved page explains nothing.
+        var approved = Fixture.state()
+        let routed = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                    .webRouted(Fixture.continuation, host: "maps.handoffsim.example", bundleIdentifier: "com.example.map",
+                                               .approved(applicationIdentifier: "SIMTEAM001.com.example.map",
+                                                         domain: AssociatedDomain(host: "maps.handoffsim.example"))))
+        _ = approved.update(.lifecycleEventRecorded(routed), device: device)
+        #expect(approved.overlay == nil)
+    }
+
     /// The snapshot is built from the device system: every app's domain, approved or not.
     @Test func theSnapshotListsEveryDomainOfEveryApp() {
         var system = DeviceSystem(device: PeerInfo(id: "phone", name: "Phone", kind: .phone))
