@@ -136,8 +136,10 @@ final class ReaderWorld {
     }
 
     /// Runs both devices' run loops (their handed-back work and the neighbourhood) until
-    /// `condition` holds; stream bytes flow meanwhile in their tasks.
-    func run(until condition: () -> Bool, timeout: Duration = .seconds(20),
+    /// `condition` holds; stream bytes flow meanwhile in their tasks. The deadline is generous:
+    /// end-to-end tests running at the same time can hold both threads of the shared pool, which
+    /// the stream tasks need, for tens of seconds on a 2-core machine.
+    func run(until condition: () -> Bool, timeout: Duration = .seconds(120),
              sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
