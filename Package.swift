@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HandoffManifest", targets: ["HandoffManifest"]),
         .library(name: "ReaderApp", targets: ["ReaderApp"]),
         .library(name: "BrowserApp", targets: ["BrowserApp"]),
+        .library(name: "HandoffWeb", targets: ["HandoffWeb"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -1,0 +1,42 @@
+// swift-tools-version: 6.0
+// Fuzzing: one libFuzzer target per decoder of the simulator. Its own package, depending on the
+// project by path, so the product's build is untouched. Build and run with `scripts/fuzz`
+// (libFuzzer + AddressSanitizer, release, `-enable-testing` so targets reach internal decoders).
+import PackageDescription
+
+let targets: [(name: String, dependencies: [Target.Dependency])] = [
+    ("fuzz-payload", [.product(name: "HandoffCore", package: "Handoff")]),
+    ("fuzz-headless-json", [.product(name: "HandoffHeadless", package: "Handoff")]),
+    ("fuzz-userinfo-json", [.product(name: "HandoffHeadless", package: "Handoff"), .product(name: "HandoffCore", package: "Handoff")]),
+    ("fuzz-beacon-plaintext", [.product(name: "HandoffNetwork", package: "Handoff")]),
+    ("fuzz-beacon-sealed", [.product(name: "HandoffNetwork", package: "Handoff")]),
+    ("fuzz-session-frame", [.product(name: "HandoffNetwork", package: "Handoff"), .product(name: "NIOCore", package: "swift-nio")]),
+    ("fuzz-session-frame-reader", [
+        .product(name: "HandoffNetwork", package: "Handoff"), .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+    ]),
+    ("fuzz-account-file", [.product(name: "HandoffNetwork", package: "Handoff")]),
+    ("fuzz-account-code", [.product(name: "HandoffNetwork", package: "Handoff")]),
+    ("fuzz-manifest-plist", [.product(name: "HandoffManifest", package: "Handoff")]),
+    ("fuzz-build-settings", [.product(name: "HandoffManifest", package: "Handoff")]),
+    ("fuzz-site-association", [.product(name: "HandoffCore", package: "Handoff")]),
+    ("fuzz-page-parser", [.product(name: "BrowserApp", package: "Handoff")]),
+    ("fuzz-reader-document", [.product(name: "ReaderApp", package: "Handoff")]),
+    ("fuzz-web-response", [.product(name: "HandoffWeb", package: "Handoff")]),
+]
+
+let package = Package(
+    name: "HandoffFuzz",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "Handoff", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: targets.map { .executableTarget(name: $0.name, dependencies: $0.dependencies) }
+        + [.executableTarget(name: "fuzz-seeds", dependencies: [
+            .product(name: "HandoffCore", package: "Handoff"), .product(name: "HandoffHeadless", package: "Handoff"),
+            .product(name: "HandoffNetwork", package: "Handoff"), .product(name: "ReaderApp", package: "Handoff"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ])],
+    swiftLanguageModes: [.v6]
+)

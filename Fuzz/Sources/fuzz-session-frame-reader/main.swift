@@ -1,0 +1,52 @@
+// The frame reader the session pipeline uses (`SessionFrameReader`), in an embedded channel: the
+// input is a byte stream cut into reads at sizes taken from the input itself, so partial length
+// prefixes and bodies split across reads are exercised. Frames come out whole or the channel
+// fails and closes; nothing is delivered after a failure.
+import NIOCore
+import NIOEmbedded
+@testable import HandoffNetwork
+
+final class Collect: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = SessionFrame
+    var frames: [SessionFrame] = []
+    var errors = 0
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { frames.append(unwrapInboundIn(data)) }
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { errors += 1 }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSessionFrameReader(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: start, count: count))
+    guard let first = bytes.first else { return 0 }
+    // The first byte sets the read size (1 to 256 bytes), so one input is one way to split it.
+    let step = Int(first) + 1
+    let stream = bytes.dropFirst()
+    let channel = EmbeddedChannel()
+    let collect = Collect()
+    // A small maximum, so the over-length branch is reachable by the fuzzer.
+    let budget = SessionReadBudget(total: 1 << 16)
+    try! channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: 4096, budget: budget))
+    try! channel.pipeline.syncOperations.addHandler(collect)
+    var index = stream.startIndex
+    while index < stream.endIndex, channel.isActive {
+        let end = min(index + step, stream.endIndex)
+        _ = try? channel.writeInbound(ByteBuffer(bytes: stream[index..<end]))
+        index = end
+    }
+    // Every frame delivered decodes again from its own encoding.
+    for frame in collect.frames {
+        var encoded = ByteBuffer()
+        try! SessionFrameEncoder().encode(data: frame, out: &encoded)
+        encoded.moveReaderIndex(forwardBy: 4)
+        check((try? SessionFrameDecoder.decodeBody(&encoded)) == frame, "a delivered frame does not round-trip")
+    }
+    check(collect.errors <= 1, "more than one error from one connection")
+    _ = try? channel.finish()
+    check(budget.inUse == 0, "the read budget still holds \(budget.inUse) bytes after the connection ended")
+    return 0
+}
+
+/// `precondition` whose message survives a release build (libFuzzer's report shows it).
+func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+    if !condition() { fatalError(message()) }
+}
