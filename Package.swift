@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "HandoffNetworkTests",
             dependencies: [
-                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport",
+                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffHeadless",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -52,8 +52,8 @@ public enum PageLoadFailure: Sendable, Hashable, CustomStringConvertible {
 public let pageMediaType = "text/x-handoff-page"
 
 extension WebPage {
-    /// The page from a server's answer: pages in the page format are parsed (placeholders were
-    /// filled by the server, so none are filled here), association files are summarised, other
+    /// The page from a server's answer: pages in the page format are parsed (their `{{…}}`
+    /// variables were filled in by the server, so none are filled here), association files are summarised, other
     /// text is shown as written; anything unusable gets a page saying why.
     public static func fromResponse(url: URL, status: Int, contentType: String, body: Data) -> WebPage {
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""

@@ -362,7 +362,8 @@ public final class SoakRunner {
         }
     }
 
-    static func connectTCP(_ port: Int) -> Int32 {
+    /// A TCP connection to 127.0.0.1:`port` (its descriptor), or -1: a neighbour's probe.
+    public static func connectTCP(_ port: Int) -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return -1 }
         var address = sockaddr_in()

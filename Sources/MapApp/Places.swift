@@ -42,24 +42,8 @@ public struct CityCatalog: Hashable, Sendable {
     /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
     public init(tsv text: String, file: String = "places.tsv") throws(MapError) {
         var cities: [City] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let number = index + 1
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count >= 3 else {
-                throw .malformed(file: file, line: number, reason: "expected at least 3 tab-separated fields (name, latitude, longitude), found \(fields.count)")
-            }
-            let name = fields[0].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, name.count <= 80, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw .malformed(file: file, line: number, reason: "the name must be 1 to 80 printable characters")
-            }
-            guard let latitude = Double(fields[1]), latitude.isFinite, (-90...90).contains(latitude) else {
-                throw .malformed(file: file, line: number, reason: "latitude \"\(fields[1].prefix(20))\" is not a number from -90 to 90")
-            }
-            guard let longitude = Double(fields[2]), longitude.isFinite, (-180...180).contains(longitude) else {
-                throw .malformed(file: file, line: number, reason: "longitude \"\(fields[2].prefix(20))\" is not a number from -180 to 180")
-            }
+        for row in try PlaceRow.rows(of: text, file: file, minimumFields: 3, expected: "at least 3 tab-separated fields (name, latitude, longitude)") {
+            let (number, fields) = (row.line, row.fields)
             var population = 0
             if fields.count > 3, !fields[3].isEmpty {
                 guard let value = Int(fields[3]), value >= 0 else {
@@ -67,7 +51,7 @@ public struct CityCatalog: Hashable, Sendable {
                 }
                 population = value
             }
-            cities.append(City(name: name, latitude: latitude, longitude: longitude, population: population,
+            cities.append(City(name: row.name, latitude: row.latitude, longitude: row.longitude, population: population,
                                countryCode: fields.count > 4 ? fields[4] : "", country: fields.count > 5 ? fields[5] : ""))
         }
         guard !cities.isEmpty else { throw .malformed(file: file, line: nil, reason: "no places") }
@@ -144,13 +128,42 @@ public struct CountryLabel: Hashable, Sendable {
     /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
     public static func read(tsv text: String, file: String = "countries.tsv") throws(MapError) -> [CountryLabel] {
         var labels: [CountryLabel] = []
+        for row in try PlaceRow.rows(of: text, file: file, minimumFields: 4, expected: "4 or 5 tab-separated fields (name, latitude, longitude, zoom)") {
+            let (number, fields) = (row.line, row.fields)
+            guard let zoom = Double(fields[3]), zoom.isFinite, (-10...30).contains(zoom) else {
+                throw .malformed(file: file, line: number, reason: "zoom \"\(fields[3].prefix(20))\" is not a number from -10 to 30")
+            }
+            labels.append(CountryLabel(name: row.name, latitude: row.latitude, longitude: row.longitude, minimumZoom: zoom,
+                                       code: fields.count > 4 ? fields[4] : ""))
+        }
+        return labels
+    }
+
+    /// Reads the labels at `url`.
+    public static func read(contentsOf url: URL) throws(MapError) -> [CountryLabel] {
+        try read(tsv: CityCatalog.text(of: url), file: url.lastPathComponent)
+    }
+}
+
+/// One row of a place file (`places.tsv`, `countries.tsv`): its line, its checked name and
+/// position, and every field. `#` lines and blank lines are skipped.
+struct PlaceRow {
+    var line: Int
+    var name: String
+    var latitude: Double
+    var longitude: Double
+    var fields: [String]
+
+    /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
+    static func rows(of text: String, file: String, minimumFields: Int, expected: String) throws(MapError) -> [PlaceRow] {
+        var rows: [PlaceRow] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
             let line = line.hasSuffix("\r") ? line.dropLast() : line
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count >= 4 else {
-                throw .malformed(file: file, line: number, reason: "expected 4 or 5 tab-separated fields (name, latitude, longitude, zoom), found \(fields.count)")
+            guard fields.count >= minimumFields else {
+                throw .malformed(file: file, line: number, reason: "expected \(expected), found \(fields.count)")
             }
             let name = fields[0].trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty, name.count <= 80, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
@@ -162,17 +175,8 @@ public struct CountryLabel: Hashable, Sendable {
             guard let longitude = Double(fields[2]), longitude.isFinite, (-180...180).contains(longitude) else {
                 throw .malformed(file: file, line: number, reason: "longitude \"\(fields[2].prefix(20))\" is not a number from -180 to 180")
             }
-            guard let zoom = Double(fields[3]), zoom.isFinite, (-10...30).contains(zoom) else {
-                throw .malformed(file: file, line: number, reason: "zoom \"\(fields[3].prefix(20))\" is not a number from -10 to 30")
-            }
-            labels.append(CountryLabel(name: name, latitude: latitude, longitude: longitude, minimumZoom: zoom,
-                                       code: fields.count > 4 ? fields[4] : ""))
+            rows.append(PlaceRow(line: number, name: name, latitude: latitude, longitude: longitude, fields: fields))
         }
-        return labels
-    }
-
-    /// Reads the labels at `url`.
-    public static func read(contentsOf url: URL) throws(MapError) -> [CountryLabel] {
-        try read(tsv: CityCatalog.text(of: url), file: url.lastPathComponent)
+        return rows
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffHeadless
 import HandoffTestSupport
 import Testing
 
@@ -32,23 +33,8 @@ struct HostileNeighbourTests {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.process.processIdentifier)/fd").count) ?? -1
     }
 
-    /// A TCP connection to 127.0.0.1:`port`, or -1.
-    static func connectTCP(_ port: Int) -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return -1 }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            return -1
-        }
-        return descriptor
-    }
+    /// A TCP connection to 127.0.0.1:`port`, or -1 (the soak's probe).
+    static func connectTCP(_ port: Int) -> Int32 { SoakRunner.connectTCP(port) }
 
     /// Waits until the peer has closed every connection (EOF or reset), or the deadline passes;
     /// returns the ones still open. Never writes, never sleeps blindly: poll(2) with a deadline.

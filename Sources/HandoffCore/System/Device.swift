@@ -396,18 +396,8 @@ public final class Device {
         draining = true
         if suspended > 0 { queue.append(.timeoutsSuspended(for: suspended)) }
         if !pending.isEmpty { perform(pending.removeFirst()) }
-        while !pending.isEmpty {
-            let effect = pending.removeFirst()
-            if pausedAt != nil {
-                held.append(effect)
-            } else if isStepping, let phase = stepPhase(of: effect) {
-                held = [effect] + pending
-                pending = []
-                pause(before: phase, continuation: continuation(of: effect))
-            } else {
-                perform(effect)
-            }
-        }
+        // The rest as if just made: up to the next pause, and held behind it.
+        for effect in pending { dispatch(effect) }
         if !wasDraining {
             drainQueue()
             draining = false
