@@ -25,6 +25,8 @@ public final class DeviceScreen {
     private var renderedDeadline: Date?
     /// The app area's size the apps were last told (``TerminalApp/viewportChanged(to:)``).
     private var toldAppAreaSize: Size?
+    /// What peers of the account shared of their lifecycle.
+    private var sharedLifecycle = SharedLifecycle()
 
     /// Installs `apps` on `device`, launches them, shows the home screen and starts listening to
     /// the device's lifecycle events (a handler already set on `device.onLifecycleEvent` is
@@ -94,7 +96,15 @@ public final class DeviceScreen {
 
     /// A picture of the device as the views see it.
     public func snapshot() -> DeviceSnapshot {
-        DeviceSnapshot(device: device, account: account, terminalApps: apps)
+        var snapshot = DeviceSnapshot(device: device, account: account, terminalApps: apps)
+        snapshot.sharedLifecycle = sharedLifecycle
+        return snapshot
+    }
+
+    /// Lifecycle events `peer` shared (it left out `dropped` over its rate limit), for the timeline.
+    public func receiveShared(from peer: String, _ entries: [LifecycleEntry], dropped: Int = 0) {
+        sharedLifecycle.add(entries, droppedBy: peer, dropped: dropped)
+        renderedDeadline = nil
     }
 
     // MARK: Messages and effects

@@ -137,6 +137,8 @@ public struct DeviceSnapshot: Hashable, Sendable {
     /// Web → native: each app's `activitycontinuation:` domains and what their sites' association
     /// files said (``SiteAssociationInfo``).
     public var siteAssociations: [SiteAssociationInfo] = []
+    /// What peers of the account shared of their lifecycle (the timeline view's other lanes).
+    public var sharedLifecycle = SharedLifecycle()
 
     public init(info: PeerInfo, account: String, apps: [App] = [], frontmostApp: String? = nil, offers: [OfferInfo] = [],
                 pending: PendingInfo? = nil, ownActivity: OwnActivity? = nil, lifecycle: [LifecycleEvent] = []) {

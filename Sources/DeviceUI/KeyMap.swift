@@ -31,6 +31,7 @@ extension ScreenState {
                 KeyHint("F6", "step mode on/off: pause at each continuation phase"),
                 KeyHint("F7", "go on from a step-mode pause"),
                 KeyHint("F8", "faults: make a continuation fail on purpose"),
+                KeyHint("F9  t", "timeline: both devices' lanes and what crossed the network (t outside apps)"),
                 KeyHint("Esc", "cancel a continuation in progress; close; back"),
                 KeyHint("Ctrl-L", "redraw the screen"),
                 KeyHint("Ctrl-Q", "quit"),
@@ -48,6 +49,12 @@ extension ScreenState {
                 KeyHint("↑ ↓", "choose a device"),
                 KeyHint("Enter", "continue its activity"),
                 KeyHint("Esc", "back to the screen"),
+            ]),
+            KeyHelpSection(title: "Timeline (F9)", hints: [
+                KeyHint("↑ ↓", "choose an event: what Apple does and why, userInfo, sizes"),
+                KeyHint("PgUp  PgDn", "a page of events"),
+                KeyHint("← →", "an older or newer continuation"),
+                KeyHint("Esc  F9", "close"),
             ]),
             KeyHelpSection(title: "Lifecycle log (Tab)", hints: [
                 KeyHint("↑ ↓", "scroll one event"),

@@ -49,6 +49,9 @@ extension ScreenState {
             return []
         case .faults(let selection):
             return handleFaultsKey(key, selection, snapshot)
+        case .timeline(let cursor):
+            handleTimelineKey(key, cursor, snapshot)
+            return []
         case .switcher, nil:
             break
         }
@@ -76,6 +79,9 @@ extension ScreenState {
             return []
         case .function(8):
             overlay = .faults(selection: 0)
+            return []
+        case .function(9):
+            overlay = .timeline(TimelineCursor())
             return []
         case .function(6):
             let on = !snapshot.isStepping
@@ -156,6 +162,8 @@ extension ScreenState {
             toggleHelp()
         case .character("l"):
             toggleLog()
+        case .character("t"):
+            overlay = .timeline(TimelineCursor())
         case .character(let c) where c.isASCII && c.isWholeNumber && c != "0":
             let index = Int(String(c))! - 1
             guard index < apps.count else {
@@ -193,6 +201,7 @@ extension ScreenState {
         case .escape: focus = .main
         case .character("?"): toggleHelp()
         case .character("l"): toggleLog()
+        case .character("t"): overlay = .timeline(TimelineCursor())
         default: break
         }
         return []
@@ -211,9 +220,37 @@ extension ScreenState {
         case .escape: focus = .main
         case .character("?"): toggleHelp()
         case .character("l"): toggleLog()
+        case .character("t"): overlay = .timeline(TimelineCursor())
         default: break
         }
         logScroll = min(max(newest, logScroll), oldest)
+    }
+
+    /// The timeline: ↑↓ choose an event, PgUp PgDn Home End, ←→ an older or newer continuation,
+    /// Esc (F9, t, q) closes.
+    private mutating func handleTimelineKey(_ key: Key, _ cursor: TimelineCursor, _ snapshot: DeviceSnapshot) {
+        let model = TimelineModel(snapshot: snapshot, back: cursor.back)
+        let last = max(0, model.rows.count - 1)
+        let current = min(max(0, cursor.selection ?? last), last)
+        let page = TimelineView.pageStep(in: size)
+        var next = cursor
+        switch key {
+        case .escape, .function(9), .character("t"), .character("q"):
+            overlay = nil
+            return
+        case .up, .character("k"): next.selection = max(0, current - 1)
+        case .down, .character("j"): next.selection = current + 1 >= last ? nil : current + 1
+        case .pageUp: next.selection = max(0, current - page)
+        case .pageDown: next.selection = current + page >= last ? nil : current + page
+        case .home: next.selection = 0
+        case .end: next.selection = nil
+        case .left, .character("["), .character("h"):
+            next = TimelineCursor(back: min(cursor.back + 1, max(0, model.continuationCount - 1)))
+        case .right, .character("]"), .character("l"):
+            next = TimelineCursor(back: max(0, cursor.back - 1))
+        default: break
+        }
+        overlay = .timeline(next)
     }
 
     /// The faults panel: ↑↓ choose, Enter arms for the next time, s keeps it armed, x disarms.

@@ -30,6 +30,8 @@ public struct ScreenState: Hashable, Sendable {
         case switcher(selection: Int)
         /// The lab's faults panel (F8): `selection` indexes `Fault.allCases`.
         case faults(selection: Int)
+        /// The timeline (F9): a continuation on one lane per device, with what crossed the network.
+        case timeline(TimelineCursor)
     }
 
     /// A transient line at the top of the device's screen ("Continued on Phone").

@@ -18,11 +18,7 @@ public struct Timeline: Sendable {
     }
 
     /// Something that crossed the network: from one row to another.
-    public struct Arrow: Sendable, Hashable {
-        public var from: Int
-        public var to: Int
-        public var label: String
-    }
+    public typealias Arrow = TimelineArrow
 
     public var lanes: [Lane]
     /// Every event of every lane, oldest first.
@@ -33,88 +29,11 @@ public struct Timeline: Sendable {
     /// beacon that made its offer.
     public init(recordings: [LifecycleRecording], continuation: String? = nil) {
         lanes = recordings.map { Lane(name: $0.device, kind: $0.deviceKind) }
-        var rows: [Row] = []
-        for (lane, recording) in recordings.enumerated() {
-            rows += recording.events.map { Row(lane: lane, event: $0) }
-        }
-        // Stable: by time, then lane, then the order recorded.
-        rows = rows.enumerated().sorted { a, b in
-            (a.element.event.time, a.element.lane, a.offset) < (b.element.event.time, b.element.lane, b.offset)
-        }.map(\.element)
-        if let continuation {
-            let wanted = continuation.lowercased()
-            let beacons = Self.beaconsOffered(in: rows, for: wanted)
-            rows = rows.filter { row in
-                row.event.continuation?.hasPrefix(wanted) == true || beacons.contains(Self.beaconKey(row.event))
-            }
-        }
-        self.rows = rows
-        arrows = Self.pair(rows)
-    }
-
-    // MARK: Pairing
-
-    /// The beacon of an `advertised` event (origin side) or of an offer (receiving side).
-    static func beaconKey(_ event: RecordedEvent) -> String? {
-        guard let serial = event.integer("serial"), let hash = event.string("typeHash") else { return nil }
-        switch event.kind {
-        case .advertised: return "\(event.device)|\(serial)|\(hash)"
-        case .offerReceived, .offerUpdated: return event.peer.map { "\($0)|\(serial)|\(hash)" }
-        default: return nil
-        }
-    }
-
-    /// The beacons whose offer a continuation was chosen from.
-    static func beaconsOffered(in rows: [Row], for continuation: String) -> Set<String?> {
-        var result: Set<String?> = []
-        for (index, row) in rows.enumerated() where row.event.kind == .continueChosen && row.event.continuation?.hasPrefix(continuation) == true {
-            // The last offer from that peer before the choice.
-            if let offer = rows[..<index].last(where: {
-                $0.lane == row.lane && ($0.event.kind == .offerReceived || $0.event.kind == .offerUpdated) && $0.event.peer == row.event.peer
-            }), let key = beaconKey(offer.event) {
-                result.insert(key)
-            }
-        }
-        return result.subtracting([nil])
-    }
-
-    static func pair(_ rows: [Row]) -> [Arrow] {
-        var arrows: [Arrow] = []
-        // The beacon: the advertised event to the first offer on each other lane.
-        for (index, row) in rows.enumerated() where row.event.kind == .advertised {
-            guard let key = beaconKey(row.event) else { continue }
-            var seen: Set<Int> = []
-            for (other, candidate) in rows.enumerated() where candidate.lane != row.lane && !seen.contains(candidate.lane)
-                && (candidate.event.kind == .offerReceived || candidate.event.kind == .offerUpdated) && beaconKey(candidate.event) == key {
-                seen.insert(candidate.lane)
-                arrows.append(Arrow(from: index, to: other, label: "beacon #\(row.event.integer("serial") ?? 0)"))
-            }
-        }
-        // A continuation's messages: (from kind, to kind, label), matched by identifier.
-        let pairs: [(LifecycleEvent.Kind, LifecycleEvent.Kind, (RecordedEvent) -> String)] = [
-            (.fetchStarted, .payloadRequested, { _ in "payload request" }),
-            (.payloadSent, .payloadReceived, { event in "payload" + (event.integer("size").map { " \(ByteCount.text(Int($0)))" } ?? "") }),
-            (.payloadRefused, .continuationFailed, { event in "refused" + (event.integer("errorCode").map { " \($0)" } ?? "") }),
-            (.continued, .wasContinued, { _ in "was continued" }),
-        ]
-        for (fromKind, toKind, label) in pairs {
-            for (index, row) in rows.enumerated() where row.event.kind == fromKind {
-                guard let id = row.event.continuation,
-                      let target = rows.firstIndex(where: { $0.lane != row.lane && $0.event.kind == toKind && $0.event.continuation == id })
-                else { continue }
-                arrows.append(Arrow(from: index, to: target, label: label(row.event)))
-            }
-        }
-        // Streams: the continuing side opens them, the origin's delegate receives its end.
-        for (index, row) in rows.enumerated() where row.event.kind == .streamsOpened && row.event.string("side") == "continuing" {
-            guard let id = row.event.continuation,
-                  let target = rows.firstIndex(where: {
-                      $0.lane != row.lane && $0.event.kind == .streamsOpened && $0.event.string("side") == "origin" && $0.event.continuation == id
-                  })
-            else { continue }
-            arrows.append(Arrow(from: index, to: target, label: "streams"))
-        }
-        return arrows.sorted { ($0.from, $0.to) < ($1.from, $1.to) }
+        var rows = TimelineLayout.rows(recordings.map(\.events))
+        if let continuation { rows = TimelineLayout.rows(rows, ofContinuation: continuation) }
+        self.rows = rows.map { Row(lane: $0.lane, event: $0.event) }
+        // The pairing is shared with the device's timeline view (HandoffCore's TimelineLayout).
+        arrows = TimelineLayout.arrows(rows)
     }
 
     // MARK: Text
@@ -230,6 +149,10 @@ public struct Timeline: Sendable {
         }
         return result
     }
+}
+
+extension RecordedEvent: TimelineEvent {
+    public var timelineKind: LifecycleEvent.Kind? { kind }
 }
 
 extension String {

@@ -264,6 +264,8 @@ struct DemoCommand: ParsableCommand {
     func paneScript(for device: DemoStory.Device, executable: String, webFolder: String? = nil) -> String {
         var arguments = ["handoff", "device", "--kind", device.kind.rawValue, "--account", account,
                          "--port", String(port), "--timing", timing]
+        // The demo's devices show each other's lane on the timeline (F9).
+        arguments.append("--share-lifecycle")
         if let webFolder { arguments += ["--web-dir", webFolder] }
         if let name = device.name { arguments += ["--name", name] }
         if let configDir { arguments += ["--config-dir", configDir] }

@@ -115,6 +115,9 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write this device's lifecycle, typed, as JSON lines to this file (handoff timeline replays recordings).", valueName: "file"))
     var record: String?
 
+    @Flag(inversion: .prefixedNo, help: "Share this device's lifecycle events with the devices of its account over their sessions (never another account's), so their timeline view (F9) shows this device's lane; at most 100 events a second. On in handoff demo.")
+    var shareLifecycle = false
+
     @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
     var noCloud = false
 
@@ -173,7 +176,7 @@ struct DeviceCommand: AsyncParsableCommand {
         let identity = try store.deviceIdentity(named: claim.name, kind: kind, in: account.name)
         let host = try DeviceHost(
             identity: identity, account: account, store: store,
-            options: NetworkOptions(discoveryPort: port, lan: lan, timing: timing),
+            options: networkOptions,
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
         if step { host.performAndWait { device in device.isStepping = true } }
         let faultsToArm = try armedFaults
@@ -234,6 +237,13 @@ struct DeviceCommand: AsyncParsableCommand {
 }
 
 extension DeviceCommand {
+    /// How the device joins the network, from the options.
+    var networkOptions: NetworkOptions {
+        var options = NetworkOptions(discoveryPort: port, lan: lan, timing: timing)
+        options.shareLifecycle = shareLifecycle
+        return options
+    }
+
     /// "8MB", "500kB", "20000": decimal units, as sizes are shown everywhere.
     static func byteSize(_ text: String) -> Int? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()

@@ -178,8 +178,13 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                     previous?(event)
                     logger.info("lifecycle \(event.logLine)", metadata: event.continuation.map { ["continuation": "\($0)"] })
                 }
-                return QueueConfined(DeviceScreen(device: device, account: accountName, apps: apps.value,
-                                                  environment: environment.value, now: Date()))
+                let screen = DeviceScreen(device: device, account: accountName, apps: apps.value,
+                                          environment: environment.value, now: Date())
+                // What peers of the account share of their lifecycle: the timeline's other lanes (F9).
+                host.onSharedLifecycle = { peer, entries, dropped in
+                    screen.receiveShared(from: peer.name, entries, dropped: dropped)
+                }
+                return QueueConfined(screen)
             }
             var deadline: Date?
             var status: Int32 = 0

@@ -44,6 +44,9 @@ public struct ScreenView {
             drawNearby(into: &grid, area: layout.nearbyOverlay)
         }
         drawFooter(into: &grid, area: layout.footer, isNearbyCollapsed: layout.nearby == nil)
+        if case .timeline(let cursor) = state.overlay {
+            drawTimeline(into: &grid, cursor: cursor)
+        }
         if case .help(let scroll) = state.overlay {
             drawHelp(into: &grid, scroll: scroll)
         }
@@ -110,6 +113,8 @@ public struct ScreenView {
             hints = [("↑↓ PgUp PgDn", "scroll"), ("Esc", "close help")]
         case .alert, .explanation:
             hints = [("Enter", "OK")]
+        case .timeline:
+            hints = [("↑↓", "event"), ("←→", "continuation"), ("Esc", "close")]
         case .faults:
             hints = [("↑↓", "choose"), ("Enter", "arm once"), ("s", "keep armed"), ("x", "disarm"), ("Esc", "close")]
         case .switcher:

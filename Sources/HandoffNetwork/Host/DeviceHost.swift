@@ -36,6 +36,11 @@ public final class DeviceHost: @unchecked Sendable {
     var beaconChannel: BeaconChannel?
     var server: SessionServer?
     var transport: NetworkTransport?
+    /// Sends this device's lifecycle to its peers when ``NetworkOptions/shareLifecycle`` is on.
+    var lifecycleSharing: LifecycleSharing?
+    /// Called on the queue with lifecycle events a peer of the account shared (set it before
+    /// ``start()``): the events, and how many the peer left out over its rate limit.
+    public var onSharedLifecycle: ((_ peer: PeerInfo, _ entries: [LifecycleEntry], _ dropped: Int) -> Void)?
     private var stopped = false
     /// Called on the queue after every piece of work (set it before ``start()``): the terminal
     /// device uses it to wake its run loop and redraw.
@@ -84,6 +89,7 @@ public final class DeviceHost: @unchecked Sendable {
                 let transport = NetworkTransport(host: self)
                 self.transport = transport
                 self.device.transport = transport
+                if self.options.shareLifecycle { self.startSharingLifecycle() }
                 // Beacon changes made in one turn of the queue go out once, at the end of it.
                 self.device.deferBeacons = { [weak self] flush in self?.perform(flush) }
                 self.schedule.change(to: .presence, at: Date())
@@ -173,6 +179,7 @@ public final class DeviceHost: @unchecked Sendable {
         // A newcomer (or a peer whose process restarted: its first beacon) may have missed this
         // device's last beacon; answering now spares it the wait for the next refresh.
         if peers[id] == nil || beacon.counter == 1 { schedule.replyToNewPeer(at: Date()) }
+        if peers[id] == nil { lifecycleSharing?.peerAppeared() }
         peers[id] = (beacon.device, sessionAddress, Date())
         switch beacon.message {
         case .advertisement(let advertisement):

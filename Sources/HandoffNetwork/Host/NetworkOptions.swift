@@ -22,6 +22,10 @@ public struct NetworkOptions: Sendable {
     /// A pooled request session with no frame either way for this long is closed by the
     /// continuing device; the origin closes one idle for twice as long.
     public var idleSessionTimeout: TimeInterval
+    /// Share this device's lifecycle events with the peers of its account over the sessions
+    /// (`handoff device --share-lifecycle`), within ``lifecycleSharingPolicy``.
+    public var shareLifecycle = false
+    public var lifecycleSharingPolicy = LifecycleSharingPolicy()
 
     public init(discoveryPort: Int = 47_820, lan: Bool = false, timing: TimingProfile = .instant,
                 connectTimeout: TimeInterval = 2, maximumFrameLength: Int = 8 << 20,

@@ -91,7 +91,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     // MARK: Helpers
 
     /// The pooled session to `peer` (created on first use), if its address is known.
-    private func session(for peer: DeviceID) -> PeerSession? {
+    func session(for peer: DeviceID) -> PeerSession? {
         guard let address = host.peers[peer]?.address else { return nil }
         if let existing = sessions[peer], existing.address == address { return existing }
         let session = PeerSession(peer: peer, address: address)

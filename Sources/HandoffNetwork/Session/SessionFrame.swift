@@ -21,10 +21,13 @@ public enum SessionFrame: Sendable, Hashable {
     case streamData(ByteBuffer)
     case streamEnd
     case streamFailed(reason: String)
+    /// Lifecycle events a device shares with a peer of its account (LifecycleSharing.swift).
+    case lifecycle(LifecycleShare)
 
     enum Kind: UInt8 {
         case hello = 1, payloadRequest, payloadResponse, payloadError, continued
         case streamOpen, streamAccepted, streamRefused, streamData, streamEnd, streamFailed
+        case lifecycle
     }
 }
 
@@ -133,6 +136,8 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
             return .streamEnd
         case .streamFailed:
             return .streamFailed(reason: try string("failure reason", limit: 1024))
+        case .lifecycle:
+            return .lifecycle(try LifecycleShare(decoding: &body))
         }
     }
 }
@@ -196,6 +201,9 @@ public struct SessionFrameEncoder: MessageToByteEncoder {
         case .streamFailed(let reason):
             out.writeInteger(SessionFrame.Kind.streamFailed.rawValue)
             out.writeString(Self.truncated(reason, maximumBytes: 1024))
+        case .lifecycle(let share):
+            out.writeInteger(SessionFrame.Kind.lifecycle.rawValue)
+            share.encode(into: &out)
         }
         out.setInteger(UInt32(out.writerIndex - start - 4), at: start)
     }

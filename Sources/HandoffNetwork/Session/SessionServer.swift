@@ -94,6 +94,10 @@ final class SessionServer: Sendable {
                     host.perform { device in
                         device.receiveContinued(activityIdentifier, by: from, continuation: ContinuationID(rawValue: continuation))
                     }
+                case .lifecycle(let share):
+                    // Shared only over a session the account authenticated (never another account's).
+                    let from = peer
+                    host.perform { _ in host.receiveShared(share, from: from) }
                 case .streamOpen(let token):
                     let from = peerID
                     let accepted: Result<ContinuationStreams, ContinuationStreamError> = await withCheckedContinuation { continuation in
@@ -175,7 +179,7 @@ extension SessionFrame {
     /// record a continuation, open streams), as opposed to a greeting or an answer.
     var isRequest: Bool {
         switch self {
-        case .payloadRequest, .continued, .streamOpen: true
+        case .payloadRequest, .continued, .streamOpen, .lifecycle: true
         default: false
         }
     }

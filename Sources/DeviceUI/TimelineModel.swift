@@ -1,0 +1,98 @@
+import Foundation
+import HandoffCore
+
+/// What the timeline view (F9) shows, computed from a ``DeviceSnapshot``: one continuation (or,
+/// before any, the latest events) on one lane per device, with the arrows between lanes for what
+/// crossed the network. Pure; the layout and the pairing are HandoffCore's ``TimelineLayout``,
+/// the same as `handoff timeline`'s.
+public struct TimelineModel: Sendable {
+    public struct Lane: Sendable, Hashable {
+        public var name: String
+        public var isThisDevice: Bool
+    }
+
+    public struct Row: Sendable, Hashable {
+        public var lane: Int
+        public var entry: LifecycleEntry
+    }
+
+    public var lanes: [Lane]
+    /// The events, oldest first.
+    public var rows: [Row]
+    public var arrows: [TimelineArrow]
+    /// The continuation shown (lower-case UUID text), nil before the first.
+    public var continuation: String?
+    /// How many continuations there are, and which one is shown (1: the oldest).
+    public var continuationCount: Int
+    public var position: Int
+    /// Peers whose events are missing: named when a continuation's peer shared nothing, or left
+    /// events out over its rate limit.
+    public var notes: [String]
+
+    /// Events shown before the first continuation.
+    static let recentCount = 40
+    /// Beacon events looked at for the offer a continuation was chosen from.
+    static let beaconLookBack = 24
+
+    /// The timeline of the continuation `back` steps before the newest (0: the newest).
+    public init(snapshot: DeviceSnapshot, back: Int) {
+        let device = snapshot.info.name
+        let local = snapshot.lifecycle
+        let shared = snapshot.sharedLifecycle.entries
+        // Every continuation either side took part in, in time order.
+        var found: [(time: Date, id: String)] = []
+        var known: Set<String> = []
+        for event in local where event.kind == .continueChosen || event.kind == .payloadRequested {
+            if let id = event.continuation?.description, known.insert(id).inserted { found.append((event.time, id)) }
+        }
+        for entry in shared where entry.kind == .continueChosen || entry.kind == .payloadRequested {
+            if let id = entry.continuation, known.insert(id).inserted { found.append((entry.time, id)) }
+        }
+        found.sort { $0.time < $1.time }
+        continuationCount = found.count
+        var entries: [LifecycleEntry]
+        if found.isEmpty {
+            continuation = nil
+            position = 0
+            entries = local.suffix(Self.recentCount).map(LifecycleEntry.init) + shared.suffix(Self.recentCount)
+        } else {
+            let index = max(0, found.count - 1 - max(0, back))
+            let id = found[index].id
+            continuation = id
+            position = index + 1
+            let uuid = UUID(uuidString: id)
+            let mine = local.filter { $0.continuation?.rawValue == uuid }
+            let theirs = shared.filter { $0.continuation == id }
+            let start = min(mine.first?.time ?? .distantFuture, theirs.first?.time ?? .distantFuture)
+            let isBeacon: (LifecycleEvent.Kind?) -> Bool = { $0 == .advertised || $0 == .offerReceived || $0 == .offerUpdated }
+            let beacons = local.lazy.filter { isBeacon($0.kind) && $0.time <= start }.suffix(Self.beaconLookBack).map(LifecycleEntry.init)
+            let sharedBeacons = shared.lazy.filter { isBeacon($0.kind) && $0.time <= start }.suffix(Self.beaconLookBack)
+            entries = beacons + mine.map(LifecycleEntry.init) + sharedBeacons + theirs
+        }
+        // One lane per device, this device's first when it has no event yet.
+        var names: [String] = []
+        for entry in entries.sorted(by: { $0.time < $1.time }) where !names.contains(entry.device) { names.append(entry.device) }
+        if !names.contains(device) { names.insert(device, at: 0) }
+        var laneEvents = names.map { _ in [LifecycleEntry]() }
+        for entry in entries { laneEvents[names.firstIndex(of: entry.device)!].append(entry) }
+        var layout = TimelineLayout.rows(laneEvents.map { $0.sorted { $0.time < $1.time } })
+        if let continuation { layout = TimelineLayout.rows(layout, ofContinuation: continuation) }
+        lanes = names.map { Lane(name: $0, isThisDevice: $0 == device) }
+        rows = layout.map { Row(lane: $0.lane, entry: $0.event) }
+        arrows = TimelineLayout.arrows(layout)
+        var notes: [String] = []
+        let peers = Set(rows.compactMap(\.entry.peer)).subtracting(names).sorted()
+        for peer in peers {
+            notes.append("\(peer) shares no lifecycle with \(device): start it with --share-lifecycle to see its lane")
+        }
+        for (peer, count) in snapshot.sharedLifecycle.dropped.sorted(by: { $0.key < $1.key }) {
+            notes.append("\(peer) left out \(count) event\(count == 1 ? "" : "s") over its sharing limit")
+        }
+        self.notes = notes
+    }
+
+    /// The arrows that leave or reach row `index`.
+    public func arrows(touching index: Int) -> [TimelineArrow] {
+        arrows.filter { $0.from == index || $0.to == index }
+    }
+}

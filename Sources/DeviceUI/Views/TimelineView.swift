@@ -1,0 +1,214 @@
+import Foundation
+import HandoffCore
+import TerminalCells
+
+/// Where the timeline view (F9) is: which continuation, counted back from the newest, and which
+/// event is selected (nil: the newest).
+public struct TimelineCursor: Hashable, Sendable {
+    public var back: Int
+    public var selection: Int?
+
+    public init(back: Int = 0, selection: Int? = nil) {
+        self.back = back
+        self.selection = selection
+    }
+}
+
+/// The timeline view's geometry, shared with the reducer (which pages with it).
+enum TimelineView {
+    /// The page above the footer.
+    static func page(in size: Size) -> Rect {
+        Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 1))
+    }
+
+    /// A wide page shows the detail beside the diagram; a narrow one below it.
+    static func isWide(_ size: Size) -> Bool { size.width >= 120 }
+
+    /// The diagram's area and the detail's, inside the page's box.
+    static func areas(in size: Size) -> (diagram: Rect, detail: Rect) {
+        let inside = page(in: size).inset(top: 2, left: 1, bottom: 1, right: 1)
+        if isWide(size) {
+            let detailWidth = min(64, inside.width * 2 / 5)
+            let diagram = Rect(x: inside.x, y: inside.y, width: inside.width - detailWidth - 1, height: inside.height)
+            let detail = Rect(x: diagram.maxX + 1, y: inside.y, width: detailWidth, height: inside.height)
+            return (diagram, detail)
+        }
+        let detailHeight = min(max(3, inside.height * 2 / 5), 9)
+        let diagram = Rect(x: inside.x, y: inside.y, width: inside.width, height: max(0, inside.height - detailHeight - 1))
+        let detail = Rect(x: inside.x, y: diagram.maxY + 1, width: inside.width, height: detailHeight)
+        return (diagram, detail)
+    }
+
+    /// The diagram's lines: each event, and under it each arrow it sends.
+    enum Line: Hashable {
+        case event(Int)
+        case arrow(Int)
+    }
+
+    static func lines(_ model: TimelineModel) -> [Line] {
+        let arrowsFrom = Dictionary(grouping: model.arrows.indices, by: { model.arrows[$0].from })
+        var lines: [Line] = []
+        for index in model.rows.indices {
+            lines.append(.event(index))
+            for arrow in arrowsFrom[index] ?? [] { lines.append(.arrow(arrow)) }
+        }
+        return lines
+    }
+
+    /// How many events a page moves.
+    static func pageStep(in size: Size) -> Int {
+        max(1, (areas(in: size).diagram.height - 2) / 2)
+    }
+}
+
+extension ScreenView {
+    /// The continuation as a sequence diagram: one lane per device (named), time going down,
+    /// arrows for what crossed the network; the selected event's detail beside (wide) or below.
+    func drawTimeline(into grid: inout Grid, cursor: TimelineCursor) {
+        let model = TimelineModel(snapshot: device, back: cursor.back)
+        let page = TimelineView.page(in: state.size)
+        grid.fill(page, style: Style(.normal))
+        var title = "Timeline"
+        if let id = model.continuation {
+            title += " · continuation \(id.prefix(8)) (\(model.position) of \(model.continuationCount))"
+        } else {
+            title += " · no continuation yet: the latest events"
+        }
+        grid.box(page, style: Style(.accent), title: title, titleStyle: Style(.title), lines: .double)
+        let (diagram, detail) = TimelineView.areas(in: state.size)
+        let selected = model.rows.isEmpty ? nil : min(max(0, cursor.selection ?? model.rows.count - 1), model.rows.count - 1)
+        // The notes (a peer that shares nothing) go on the row under the title.
+        let header = page.inset(top: 1, left: 2, bottom: 0, right: 2).row(0)
+        if let note = model.notes.first {
+            grid.write("! " + note, in: header, style: Style(.warning))
+        } else {
+            grid.write(hintPieces([("↑↓", "event"), ("←→", "continuation"), ("Esc", "close")], width: header.width), in: header)
+        }
+        drawDiagram(into: &grid, area: diagram, model: model, selected: selected)
+        if TimelineView.isWide(state.size) {
+            grid.fill(Rect(x: detail.x - 1, y: detail.y, width: 1, height: detail.height), with: "│", style: Style(.frame))
+        } else {
+            grid.fill(Rect(x: detail.x, y: detail.y - 1, width: detail.width, height: 1), with: "─", style: Style(.frame))
+        }
+        drawDetail(into: &grid, area: detail, model: model, selected: selected)
+    }
+
+    private func drawDiagram(into grid: inout Grid, area: Rect, model: TimelineModel, selected: Int?) {
+        guard area.height >= 3, area.width >= 20, !model.lanes.isEmpty else { return }
+        let timeWidth = 8
+        let laneWidth = max(8, (area.width - timeWidth) / model.lanes.count)
+        func laneX(_ lane: Int) -> Int { area.x + timeWidth + lane * laneWidth }
+        // The lanes' names, then the lines.
+        for (index, lane) in model.lanes.enumerated() {
+            let name = lane.isThisDevice ? "\(lane.name) (here)" : lane.name
+            let cell = Rect(x: laneX(index), y: area.y, width: laneWidth, height: 1)
+            grid.write("│" + name, in: cell, style: Style(.title))
+        }
+        let body = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
+        let lines = TimelineView.lines(model)
+        guard !model.rows.isEmpty else {
+            grid.write("No lifecycle events yet.", in: body, row: 0, column: timeWidth + 1, style: Style(.dim))
+            return
+        }
+        // Scroll so that the selected event shows, with its arrows when there is room.
+        let selectedLine = selected.flatMap { lines.firstIndex(of: .event($0)) } ?? lines.count - 1
+        var first = max(0, min(selectedLine - body.height / 2, lines.count - body.height))
+        first = max(0, first)
+        let start = model.rows.first?.entry.time ?? state.now
+        for (offset, line) in lines.dropFirst(first).prefix(body.height).enumerated() {
+            let y = body.y + offset
+            for lane in model.lanes.indices {
+                grid.put("│", at: Point(x: laneX(lane), y: y), style: Style(.frame), clip: body)
+            }
+            switch line {
+            case .event(let index):
+                let row = model.rows[index]
+                let isSelected = index == selected
+                let elapsed = row.entry.time.timeIntervalSince(start)
+                grid.put(TextWidth.truncate(Self.offset(elapsed), to: timeWidth - 1), at: Point(x: body.x, y: y),
+                         style: Style(isSelected ? .accent : .dim), clip: body)
+                let cell = Rect(x: laneX(row.lane) + 1, y: y, width: area.maxX - laneX(row.lane) - 1, height: 1)
+                let style = isSelected ? Style(.selection) : Self.style(row.entry.kind)
+                let text = (isSelected ? "▸" : "●") + row.entry.kindName + " " + row.entry.detail
+                grid.write(text, in: cell, style: style)
+            case .arrow(let index):
+                let arrow = model.arrows[index]
+                let from = laneX(model.rows[arrow.from].lane), to = laneX(model.rows[arrow.to].lane)
+                let low = min(from, to), high = max(from, to)
+                guard high > low + 1 else { continue }
+                let involved = selected == arrow.from || selected == arrow.to
+                let style = Style(involved ? .accent : .link)
+                for x in (low + 1)..<high { grid.put("─", at: Point(x: x, y: y), style: style, clip: body) }
+                grid.put(from < to ? "▶" : "◀", at: Point(x: from < to ? high - 1 : low + 1, y: y), style: style, clip: body)
+                let label = " \(arrow.label) "
+                let room = high - low - 3
+                if room > 2 {
+                    let fitted = TextWidth.truncate(label, to: room)
+                    let x = low + 2 + max(0, (room - TextWidth.of(fitted)) / 2)
+                    grid.put(fitted, at: Point(x: x, y: y), style: style, clip: body)
+                }
+            }
+        }
+        if lines.count > body.height {
+            let position = "\(first + 1)–\(min(lines.count, first + body.height))/\(lines.count)"
+            grid.write(position, in: area, row: 0, style: Style(.dim), alignment: .trailing)
+        }
+    }
+
+    private func drawDetail(into grid: inout Grid, area: Rect, model: TimelineModel, selected: Int?) {
+        guard area.height >= 1, let selected else { return }
+        let row = model.rows[selected]
+        let entry = row.entry
+        var lines: [(String, Style)] = []
+        lines.append(("\(entry.kindName) on \(entry.device)", Style(.title)))
+        var facts = [entry.string("time").map { String($0.split(separator: "T").last ?? "") } ?? ""]
+        if let size = entry.integer("size") { facts.append(ByteCount.text(Int(size))) }
+        if let ms = entry.double("milliseconds") { facts.append("\(Int(ms.rounded())) ms") }
+        if let omitted = entry.integer("userInfoOmitted") { facts.append("userInfo of \(ByteCount.text(Int(omitted))) not shared") }
+        if selected > 0 {
+            let since = entry.time.timeIntervalSince(model.rows[0].entry.time)
+            facts.append("\(Self.offset(since)) since the first event")
+        }
+        lines.append((facts.filter { !$0.isEmpty }.joined(separator: " · "), Style(.dim)))
+        for line in TextWidth.wrap(entry.explanation, width: area.width) { lines.append((line, Style(.normal))) }
+        if !entry.detail.isEmpty {
+            for line in TextWidth.wrap(entry.detail, width: area.width) { lines.append((line, Style(.dim))) }
+        }
+        for arrow in model.arrows(touching: selected) {
+            let other = model.rows[arrow.from == selected ? arrow.to : arrow.from]
+            let text = arrow.from == selected ? "→ \(model.lanes[other.lane].name): \(arrow.label)"
+                : "← \(model.lanes[model.rows[arrow.from].lane].name): \(arrow.label)"
+            lines.append((text, Style(.link)))
+        }
+        if let info = entry.userInfo {
+            lines.append(("userInfo (\(info.count) key\(info.count == 1 ? "" : "s"))", Style(.title)))
+            for key in info.keys.sorted() {
+                lines.append((TextWidth.truncate("  \(key): \(info[key]!.description)", to: area.width), Style(.normal)))
+            }
+        }
+        for (index, line) in lines.prefix(area.height).enumerated() {
+            var text = line.0
+            if index == area.height - 1, lines.count > area.height { text = TextWidth.truncate(text + " …", to: area.width) }
+            grid.write(text, in: area, row: index, style: line.1)
+        }
+    }
+
+    /// "+0.042s": the time since the first event shown.
+    static func offset(_ seconds: TimeInterval) -> String {
+        let milliseconds = Int((max(0, seconds) * 1000).rounded())
+        if milliseconds < 10_000 {
+            let fraction = milliseconds % 1000
+            return "+\(milliseconds / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)s"
+        }
+        return "+\(milliseconds / 1000)s"
+    }
+
+    static func style(_ kind: LifecycleEvent.Kind?) -> Style {
+        switch kind {
+        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue: Style(.error)
+        case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored, .faultInjected, .stepPaused: Style(.warning)
+        case .continued, .wasContinued: Style(.success)
+        default: Style(.normal)
+        }
+    }
+}

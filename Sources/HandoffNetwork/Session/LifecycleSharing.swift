@@ -1,0 +1,345 @@
+import Foundation
+import HandoffCore
+import NIOCore
+
+/// A batch of lifecycle events one device shares with a peer of its account (a `lifecycle`
+/// session frame, docs/wire.md "Lifecycle sharing"), so that the peer can draw both devices on
+/// one timeline.
+///
+/// Decoding treats the body as hostile: counts, key and value lengths and the whole body are
+/// bounded, keys are unique, and every entry names its time, device and kind.
+public struct LifecycleShare: Sendable, Hashable {
+    /// The events, oldest first.
+    public var entries: [LifecycleEntry]
+    /// Events the sender left out since its last frame (over its rate limit).
+    public var dropped: UInt32
+
+    public init(entries: [LifecycleEntry], dropped: UInt32 = 0) {
+        self.entries = entries
+        self.dropped = dropped
+    }
+
+    /// The most entries in one frame.
+    public static let maximumEntries = 64
+    /// The most fields in one entry.
+    public static let maximumFields = 48
+    /// The longest key, in bytes.
+    public static let maximumKeyBytes = 64
+    /// The longest string value, in bytes.
+    public static let maximumStringBytes = 4096
+    /// The largest encoded userInfo of one entry; a larger one is left out when sharing
+    /// (`userInfoOmitted` says its size).
+    public static let maximumUserInfoBytes = 16 * 1024
+    /// The largest frame body.
+    public static let maximumBodyBytes = 256 * 1024
+
+    enum Tag: UInt8 {
+        case string = 1, integer, double, bool, userInfo
+    }
+
+    // MARK: Encoding
+
+    func encode(into out: inout ByteBuffer) {
+        out.writeInteger(dropped)
+        let entries = self.entries.prefix(Self.maximumEntries)
+        out.writeInteger(UInt16(entries.count))
+        for entry in entries {
+            let fields = entry.fields.prefix(Self.maximumFields)
+            out.writeInteger(UInt8(fields.count))
+            for field in fields {
+                let key = Array(SessionFrameEncoder.truncated(field.key, maximumBytes: Self.maximumKeyBytes).utf8)
+                out.writeInteger(UInt8(key.count))
+                out.writeBytes(key)
+                switch field.value {
+                case .string(let text):
+                    let bytes = Array(SessionFrameEncoder.truncated(text, maximumBytes: Self.maximumStringBytes).utf8)
+                    out.writeInteger(Tag.string.rawValue)
+                    out.writeInteger(UInt16(bytes.count))
+                    out.writeBytes(bytes)
+                case .integer(let value):
+                    out.writeInteger(Tag.integer.rawValue)
+                    out.writeInteger(Int64(value))
+                case .double(let value):
+                    out.writeInteger(Tag.double.rawValue)
+                    out.writeInteger(value.bitPattern)
+                case .bool(let value):
+                    out.writeInteger(Tag.bool.rawValue)
+                    out.writeInteger(UInt8(value ? 1 : 0))
+                case .userInfo(let info):
+                    let bytes = Self.encoded(info)
+                    out.writeInteger(Tag.userInfo.rawValue)
+                    out.writeInteger(UInt32(bytes.count))
+                    out.writeBytes(bytes)
+                }
+            }
+        }
+    }
+
+    /// A userInfo in the payload encoding (docs/payload.md), inside a payload that carries nothing else.
+    static func encoded(_ info: UserInfoSnapshot) -> Data {
+        ActivityPayload(activityIdentifier: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), activityType: "lifecycle",
+                        userInfo: info, teamIdentifier: "", bundleIdentifier: "").encoded()
+    }
+
+    /// The encoded size of `entry`'s userInfo, if it has one.
+    static func userInfoBytes(of entry: LifecycleEntry) -> Int? {
+        entry.userInfo.map { encoded($0).count }
+    }
+
+    // MARK: Decoding
+
+    /// Decodes a `lifecycle` frame's body (after its version and type).
+    ///
+    /// - Throws: ``SessionFrameError`` naming the entry, the field and what is wrong.
+    init(decoding body: inout ByteBuffer) throws(SessionFrameError) {
+        guard body.readableBytes <= Self.maximumBodyBytes else {
+            throw SessionFrameError("lifecycle frame of \(body.readableBytes) bytes exceeds the \(Self.maximumBodyBytes)-byte limit")
+        }
+        guard let dropped = body.readInteger(as: UInt32.self), let count = body.readInteger(as: UInt16.self) else {
+            throw SessionFrameError("truncated lifecycle frame header")
+        }
+        guard Int(count) <= Self.maximumEntries else {
+            throw SessionFrameError("lifecycle frame with \(count) events (at most \(Self.maximumEntries))")
+        }
+        var entries: [LifecycleEntry] = []
+        entries.reserveCapacity(Int(count))
+        for index in 0..<Int(count) {
+            let place = "lifecycle event #\(index + 1)"
+            guard let fieldCount = body.readInteger(as: UInt8.self) else { throw SessionFrameError("truncated \(place)") }
+            guard Int(fieldCount) <= Self.maximumFields else {
+                throw SessionFrameError("\(place) has \(fieldCount) fields (at most \(Self.maximumFields))")
+            }
+            var fields: [LifecycleEntry.Field] = []
+            var keys: Set<String> = []
+            for _ in 0..<Int(fieldCount) {
+                guard let keyLength = body.readInteger(as: UInt8.self), (1...Self.maximumKeyBytes).contains(Int(keyLength)) else {
+                    throw SessionFrameError("\(place): a key must be 1 to \(Self.maximumKeyBytes) bytes")
+                }
+                let key = try Self.utf8(&body, Int(keyLength), "\(place): key")
+                guard keys.insert(key).inserted else { throw SessionFrameError("\(place): key \"\(key)\" twice") }
+                let what = "\(place), field \"\(key)\""
+                guard let rawTag = body.readInteger(as: UInt8.self) else { throw SessionFrameError("truncated \(what)") }
+                guard let tag = Tag(rawValue: rawTag) else { throw SessionFrameError("\(what): unknown value type \(rawTag)") }
+                let value: LifecycleField
+                switch tag {
+                case .string:
+                    guard let length = body.readInteger(as: UInt16.self) else { throw SessionFrameError("truncated \(what)") }
+                    guard Int(length) <= Self.maximumStringBytes else {
+                        throw SessionFrameError("\(what): \(length) bytes (at most \(Self.maximumStringBytes))")
+                    }
+                    value = .string(try Self.utf8(&body, Int(length), what))
+                case .integer:
+                    guard let number = body.readInteger(as: Int64.self) else { throw SessionFrameError("truncated \(what)") }
+                    guard let fitting = Int(exactly: number) else { throw SessionFrameError("\(what): \(number) is out of range") }
+                    value = .integer(fitting)
+                case .double:
+                    guard let bits = body.readInteger(as: UInt64.self) else { throw SessionFrameError("truncated \(what)") }
+                    let number = Double(bitPattern: bits)
+                    guard number.isFinite else { throw SessionFrameError("\(what): not a finite number") }
+                    value = .double(number)
+                case .bool:
+                    guard let byte = body.readInteger(as: UInt8.self), byte <= 1 else {
+                        throw SessionFrameError("\(what): a truth value is 0 or 1")
+                    }
+                    value = .bool(byte == 1)
+                case .userInfo:
+                    guard let length = body.readInteger(as: UInt32.self) else { throw SessionFrameError("truncated \(what)") }
+                    guard Int(length) <= Self.maximumUserInfoBytes else {
+                        throw SessionFrameError("\(what): \(length) bytes (at most \(Self.maximumUserInfoBytes))")
+                    }
+                    guard let bytes = body.readBytes(length: Int(length)) else { throw SessionFrameError("truncated \(what)") }
+                    do {
+                        let limits = PayloadLimits(maximumPayloadBytes: Self.maximumUserInfoBytes, maximumDepth: 16,
+                                                   maximumCollectionCount: 1024, maximumValueCount: 4096)
+                        value = .userInfo(try ActivityPayload(decoding: Data(bytes), limits: limits).userInfo)
+                    } catch {
+                        throw SessionFrameError("\(what): \(error)")
+                    }
+                }
+                fields.append(LifecycleEntry.Field(key, value))
+            }
+            guard let entry = LifecycleEntry(fields: fields) else {
+                throw SessionFrameError("\(place) must have \"time\" (ISO 8601), \"device\" and \"kind\" as text")
+            }
+            entries.append(entry)
+        }
+        guard body.readableBytes == 0 else { throw SessionFrameError("\(body.readableBytes) trailing bytes in a lifecycle frame") }
+        self.init(entries: entries, dropped: dropped)
+    }
+
+    private static func utf8(_ body: inout ByteBuffer, _ count: Int, _ what: String) throws(SessionFrameError) -> String {
+        guard let bytes = body.readBytes(length: count) else { throw SessionFrameError("truncated \(what)") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw SessionFrameError("\(what) is not UTF-8") }
+        return text
+    }
+}
+
+/// How a device shares its lifecycle with the peers of its account: on, at most
+/// ``eventsPerSecond`` events a second (a burst of as many), each entry with a userInfo of at most
+/// ``LifecycleShare/maximumUserInfoBytes``; a peer heard from for the first time gets the last
+/// ``backlog`` events first.
+public struct LifecycleSharingPolicy: Sendable, Hashable {
+    public var eventsPerSecond: Int
+    public var backlog: Int
+
+    public init(eventsPerSecond: Int = 100, backlog: Int = 64) {
+        self.eventsPerSecond = max(1, eventsPerSecond)
+        self.backlog = max(0, backlog)
+    }
+}
+
+/// The sending half of lifecycle sharing, confined to the host's queue: events are batched per
+/// turn of the queue (one frame for a burst), limited by a token bucket, and written by one task
+/// in order to every nearby peer over the pooled session (the same mutual-TLS sessions as the
+/// payload requests, so only devices of the account ever receive them).
+final class LifecycleSharing {
+    private struct Batch: Sendable {
+        var events: [LifecycleEvent]
+        var backlog: [LifecycleEvent]
+        var dropped: UInt32
+        /// Peers that get only `events`, and new peers that get `backlog` first.
+        var peers: [PeerSession]
+        var newPeers: [PeerSession]
+    }
+
+    let policy: LifecycleSharingPolicy
+    private unowned let host: DeviceHost
+    private var tokens: Double
+    private var refilled = Date()
+    private var pending: [LifecycleEvent] = []
+    private var dropped: UInt32 = 0
+    private var recent: [LifecycleEvent] = []
+    private var sharedWith: Set<DeviceID> = []
+    private var isFlushScheduled = false
+    private let batches: AsyncStream<Batch>.Continuation
+    private let sender: Task<Void, Never>
+
+    init(host: DeviceHost, policy: LifecycleSharingPolicy) {
+        self.host = host
+        self.policy = policy
+        tokens = Double(policy.eventsPerSecond)
+        let (stream, continuation) = AsyncStream<Batch>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        batches = continuation
+        sender = Self.sender(for: stream, security: host.security, loops: host.group, limits: host.clientLimits(idle: true),
+                             hello: SessionFrame.hello(name: host.identity.name, kind: host.identity.kind))
+    }
+
+    /// The task that writes each batch, in order, to its peers.
+    private static func sender(for stream: AsyncStream<Batch>, security: SessionSecurity, loops: any EventLoopGroup,
+                               limits: SessionLimits, hello: SessionFrame) -> Task<Void, Never> {
+        Task {
+            for await batch in stream {
+                let events = batch.events.map(Self.entry)
+                let first = batch.backlog.map(Self.entry) + events
+                await withTaskGroup(of: Void.self) { tasks in
+                    for session in batch.peers + batch.newPeers {
+                        let entries = batch.newPeers.contains(where: { $0 === session }) ? first : events
+                        guard !entries.isEmpty else { continue }
+                        tasks.addTask {
+                            await send(entries, dropped: batch.dropped, over: session, security: security, loops: loops,
+                                       limits: limits, hello: hello)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes `entries` to one peer in frames of at most ``LifecycleShare/maximumEntries``.
+    private static func send(_ entries: [LifecycleEntry], dropped: UInt32, over session: PeerSession, security: SessionSecurity,
+                             loops: any EventLoopGroup, limits: SessionLimits, hello: SessionFrame) async {
+        do {
+            try await session.connectIfNeeded(security: security, group: loops, limits: limits, hello: hello)
+            for start in stride(from: 0, to: entries.count, by: LifecycleShare.maximumEntries) {
+                let part = Array(entries[start..<min(entries.count, start + LifecycleShare.maximumEntries)])
+                try await session.send(.lifecycle(LifecycleShare(entries: part, dropped: start == 0 ? dropped : 0)))
+            }
+        } catch {
+            // The peer went away: it gets the backlog when it is heard from again.
+        }
+    }
+
+    deinit {
+        batches.finish()
+        sender.cancel()
+    }
+
+    /// The entry a peer receives for `event`: its fields, without a userInfo too big to share.
+    static func entry(_ event: LifecycleEvent) -> LifecycleEntry {
+        let entry = LifecycleEntry(event)
+        if let bytes = LifecycleShare.userInfoBytes(of: entry), bytes > LifecycleShare.maximumUserInfoBytes {
+            return entry.withoutUserInfo(bytes: bytes)
+        }
+        return entry
+    }
+
+    /// An event of this device was recorded (on the queue).
+    func record(_ event: LifecycleEvent) {
+        recent.append(event)
+        if recent.count > policy.backlog { recent.removeFirst(recent.count - policy.backlog) }
+        let now = Date()
+        let rate = Double(policy.eventsPerSecond)
+        tokens = min(rate, tokens + max(0, now.timeIntervalSince(refilled)) * rate)
+        refilled = now
+        guard tokens >= 1 else {
+            dropped &+= 1
+            return
+        }
+        tokens -= 1
+        pending.append(event)
+        scheduleFlush()
+    }
+
+    /// A peer was heard from for the first time: it gets the backlog now.
+    func peerAppeared() {
+        scheduleFlush()
+    }
+
+    private func scheduleFlush() {
+        guard !isFlushScheduled else { return }
+        isFlushScheduled = true
+        // After the rest of this turn of the queue: a burst of events is one frame.
+        let bound = QueueBound(self)
+        host.queue.async { bound.value.flush() }
+    }
+
+    private func flush() {
+        isFlushScheduled = false
+        let nearby = Set(host.peers.keys)
+        sharedWith.formIntersection(nearby)
+        var peers: [PeerSession] = [], newPeers: [PeerSession] = []
+        for id in nearby.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard let session = host.transport?.session(for: id) else { continue }
+            if sharedWith.insert(id).inserted { newPeers.append(session) } else { peers.append(session) }
+        }
+        let events = pending
+        pending = []
+        // A new peer gets the recent events, which end with this batch's.
+        let backlog = Array(recent.dropLast(min(recent.count, events.count)))
+        guard !peers.isEmpty || !newPeers.isEmpty else { return }
+        guard !events.isEmpty || !newPeers.isEmpty else { return }
+        batches.yield(Batch(events: events, backlog: backlog, dropped: dropped, peers: peers, newPeers: newPeers))
+        dropped = 0
+    }
+}
+
+extension DeviceHost {
+    /// Starts sharing: every event the device records from now is offered to the peers (on the queue).
+    func startSharingLifecycle() {
+        let sharing = LifecycleSharing(host: self, policy: options.lifecycleSharingPolicy)
+        lifecycleSharing = sharing
+        let previous = device.onLifecycleEvent
+        device.onLifecycleEvent = { [weak sharing] event in
+            previous?(event)
+            sharing?.record(event)
+        }
+    }
+
+    /// A peer of the account shared lifecycle events (on the queue). Only the peer's own events
+    /// are kept: an entry naming another device is not this peer's to tell.
+    func receiveShared(_ share: LifecycleShare, from peer: PeerInfo) {
+        let own = share.entries.filter { $0.device == peer.name && $0.kind != nil }
+        guard !own.isEmpty || share.dropped > 0 else { return }
+        onSharedLifecycle?(peer, own, Int(share.dropped))
+    }
+}
