@@ -114,7 +114,8 @@ extension ScreenView {
         let selectedLine = selected.flatMap { lines.firstIndex(of: .event($0)) } ?? lines.count - 1
         var first = max(0, min(selectedLine - body.height / 2, lines.count - body.height))
         first = max(0, first)
-        let start = model.rows.first?.entry.time ?? state.now
+        // Times count from the continuation's first event (the beacon before it is negative).
+        let start = (model.rows.first { $0.entry.continuation != nil } ?? model.rows.first)?.entry.time ?? state.now
         for (offset, line) in lines.dropFirst(first).prefix(body.height).enumerated() {
             let y = body.y + offset
             for lane in model.lanes.indices {
@@ -127,7 +128,9 @@ extension ScreenView {
                 let elapsed = row.entry.time.timeIntervalSince(start)
                 grid.put(TextWidth.truncate(Self.offset(elapsed), to: timeWidth - 1), at: Point(x: body.x, y: y),
                          style: Style(isSelected ? .accent : .dim), clip: body)
-                let cell = Rect(x: laneX(row.lane) + 1, y: y, width: area.maxX - laneX(row.lane) - 1, height: 1)
+                // Within its lane, so every lane's line stays drawn (the detail has the whole text).
+                let isLast = row.lane == model.lanes.count - 1
+                let cell = Rect(x: laneX(row.lane) + 1, y: y, width: isLast ? area.maxX - laneX(row.lane) - 1 : laneWidth - 1, height: 1)
                 let style = isSelected ? Style(.selection) : Self.style(row.entry.kind)
                 let text = (isSelected ? "▸" : "●") + row.entry.kindName + " " + row.entry.detail
                 grid.write(text, in: cell, style: style)
@@ -165,9 +168,8 @@ extension ScreenView {
         if let size = entry.integer("size") { facts.append(ByteCount.text(Int(size))) }
         if let ms = entry.double("milliseconds") { facts.append("\(Int(ms.rounded())) ms") }
         if let omitted = entry.integer("userInfoOmitted") { facts.append("userInfo of \(ByteCount.text(Int(omitted))) not shared") }
-        if selected > 0 {
-            let since = entry.time.timeIntervalSince(model.rows[0].entry.time)
-            facts.append("\(Self.offset(since)) since the first event")
+        if let first = model.rows.first(where: { $0.entry.continuation != nil }), entry.continuation != nil, first != row {
+            facts.append("\(Self.offset(entry.time.timeIntervalSince(first.entry.time))) after \(first.entry.kindName)")
         }
         lines.append((facts.filter { !$0.isEmpty }.joined(separator: " · "), Style(.dim)))
         for line in TextWidth.wrap(entry.explanation, width: area.width) { lines.append((line, Style(.normal))) }
@@ -193,14 +195,15 @@ extension ScreenView {
         }
     }
 
-    /// "+0.042s": the time since the first event shown.
+    /// "+0.042s": the time since the continuation's first event ("-11s" before it).
     static func offset(_ seconds: TimeInterval) -> String {
-        let milliseconds = Int((max(0, seconds) * 1000).rounded())
+        let sign = seconds < 0 ? "-" : "+"
+        let milliseconds = Int((abs(seconds) * 1000).rounded())
         if milliseconds < 10_000 {
             let fraction = milliseconds % 1000
-            return "+\(milliseconds / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)s"
+            return "\(sign)\(milliseconds / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)s"
         }
-        return "+\(milliseconds / 1000)s"
+        return "\(sign)\(milliseconds / 1000)s"
     }
 
     static func style(_ kind: LifecycleEvent.Kind?) -> Style {

@@ -92,6 +92,10 @@ public struct LifecycleEntry: Sendable, Hashable {
         return nil
     }
 
+    /// Entries are equal when their fields are (the time as written, to the millisecond).
+    public static func == (a: LifecycleEntry, b: LifecycleEntry) -> Bool { a.fields == b.fields }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
+
     /// The same entry without its userInfo, saying how big the userInfo was (`userInfoOmitted`,
     /// bytes): for sharing when it would not fit.
     public func withoutUserInfo(bytes: Int) -> LifecycleEntry {

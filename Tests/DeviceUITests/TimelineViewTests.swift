@@ -1,0 +1,116 @@
+import Foundation
+@testable import DeviceUI
+import HandoffCore
+import TerminalCells
+import Testing
+
+/// The timeline view (F9): the continuation on one lane per device, arrows for what crossed the
+/// network, the selected event's detail; from the phone that continued, with the laptop's shared
+/// events.
+@Suite("Timeline view")
+struct TimelineViewTests {
+    /// The laptop's side of `Fixture.continuation`, as it shared it.
+    static func laptopEntries() -> [LifecycleEntry] {
+        let activity = ActivityReference(id: UUID(uuidString: "00000000-0000-4000-8000-0000000000AA")!, activityType: Fixture.notesType,
+                                         title: "Page 3", bundleIdentifier: "com.example.notes")
+        let phone = PeerReference(id: "phone", name: "Phone")
+        let identity = AdvertisementIdentity(device: "laptop", serial: 4, activityTypeHash: ActivityTypeHash(activityType: Fixture.notesType))
+        func at(_ offset: TimeInterval, _ occurrence: LifecycleEvent.Occurrence) -> LifecycleEntry {
+            LifecycleEntry(LifecycleEvent(time: Fixture.now.addingTimeInterval(offset), device: "Laptop", occurrence))
+        }
+        let info: UserInfoSnapshot = ["page": 3]
+        return [
+            at(-14.5, .advertised(activity, identity, isEligible: true)),
+            at(-3.24, .payloadRequested(Fixture.continuation, phone, activity)),
+            at(-3.23, .saved(activity, reason: .beforeSending, userInfo: info, continuation: Fixture.continuation)),
+            at(-3.22, .payloadSent(Fixture.continuation, phone, activity, bytes: 2150, userInfo: info)),
+            at(-3.19, .wasContinued(Fixture.continuation, phone, activity)),
+        ]
+    }
+
+    static func device() -> DeviceSnapshot {
+        var device = Fixture.device(lifecycle: Fixture.events())
+        device.sharedLifecycle.add(laptopEntries(), droppedBy: "Laptop")
+        return device
+    }
+
+    static func state(_ size: Size, _ cursor: TimelineCursor = TimelineCursor()) -> ScreenState {
+        var state = Fixture.state(size: size)
+        state.overlay = .timeline(cursor)
+        return state
+    }
+
+    @Test func theModelHasALanePerDeviceAndTheArrowsInOrder() {
+        let model = TimelineModel(snapshot: Self.device(), back: 0)
+        #expect(model.lanes.map(\.name) == ["Laptop", "Phone"])
+        #expect(model.continuation == Fixture.continuation.description)
+        #expect(model.continuationCount == 1)
+        #expect(model.arrows.map(\.label) == ["beacon #4", "payload request", "payload 2.1 kB", "was continued"])
+        // Each arrow goes from one lane to the other.
+        for arrow in model.arrows { #expect(model.rows[arrow.from].lane != model.rows[arrow.to].lane) }
+        #expect(model.notes.isEmpty)
+    }
+
+    @Test func aPeerThatSharesNothingIsNamed() {
+        let model = TimelineModel(snapshot: Fixture.device(lifecycle: Fixture.events()), back: 0)
+        #expect(model.lanes.map(\.name) == ["Phone"])
+        #expect(model.notes.first?.contains("Laptop shares no lifecycle with Phone") == true)
+    }
+
+    @Test func sharedEventsAreKeptOnceAndInTimeOrder() {
+        var shared = SharedLifecycle()
+        let entries = Self.laptopEntries()
+        shared.add(Array(entries.suffix(2)))
+        shared.add(entries)
+        #expect(shared.entries.count == entries.count)
+        #expect(shared.entries.map(\.time) == entries.map(\.time))
+        shared.add([], droppedBy: "Laptop", dropped: 3)
+        #expect(shared.dropped == ["Laptop": 3])
+    }
+
+    @Test func theKeysOpenMoveAndClose() {
+        let device = Self.device()
+        var state = Fixture.state()
+        _ = state.update(.keyPressed(.function(9)), device: device)
+        #expect(state.overlay == .timeline(TimelineCursor()))
+        _ = state.update(.keyPressed(.up), device: device)
+        let rows = TimelineModel(snapshot: device, back: 0).rows.count
+        #expect(state.overlay == .timeline(TimelineCursor(back: 0, selection: rows - 2)))
+        _ = state.update(.keyPressed(.home), device: device)
+        #expect(state.overlay == .timeline(TimelineCursor(back: 0, selection: 0)))
+        _ = state.update(.keyPressed(.end), device: device)
+        #expect(state.overlay == .timeline(TimelineCursor(back: 0, selection: nil)))
+        _ = state.update(.keyPressed(.escape), device: device)
+        #expect(state.overlay == nil)
+        // t outside apps, like l for the log.
+        _ = state.update(.keyPressed(.character("t")), device: device)
+        #expect(state.overlay == .timeline(TimelineCursor()))
+        _ = state.update(.keyPressed(.character("t")), device: device)
+        #expect(state.overlay == nil)
+    }
+
+    @Test func at80x24TheDetailIsBelowTheDiagram() {
+        // The payload's arrival on the phone, selected.
+        let model = TimelineModel(snapshot: Self.device(), back: 0)
+        let selected = model.rows.firstIndex { $0.entry.kind == .payloadReceived }
+        let grid = Fixture.render(Self.state(Size(width: 80, height: 24), TimelineCursor(selection: selected)), Self.device())
+        assertSnapshot(grid, named: "timeline-80x24", styles: meaningLegend)
+        let text = grid.text()
+        #expect(text.contains("│Laptop") && text.contains("│Phone (here)"))
+        #expect(text.contains("payload request") && text.contains("was continued"))
+    }
+
+    @Test func wideTerminalsShowTheDetailBeside() {
+        let model = TimelineModel(snapshot: Self.device(), back: 0)
+        let selected = model.rows.firstIndex { $0.entry.kind == .payloadSent }
+        let grid = Fixture.render(Self.state(Size(width: 160, height: 40), TimelineCursor(selection: selected)), Self.device())
+        assertSnapshot(grid, named: "timeline-160x40")
+        #expect(grid.text().contains("userInfo (1 key)"))
+    }
+
+    @Test func beforeAnyContinuationTheLatestEventsShow() {
+        let grid = Fixture.render(Self.state(Size(width: 80, height: 24)), Fixture.device())
+        #expect(grid.text().contains("no continuation yet"))
+        #expect(grid.text().contains("No lifecycle events yet."))
+    }
+}
