@@ -98,6 +98,9 @@ public final class DeviceScreen {
     public func snapshot() -> DeviceSnapshot {
         var snapshot = DeviceSnapshot(device: device, account: account, terminalApps: apps)
         snapshot.sharedLifecycle = sharedLifecycle
+        if case .inspector(let inspector) = state.overlay {
+            snapshot.inspection = Inspection(subject: inspector.subject, device: device)
+        }
         return snapshot
     }
 

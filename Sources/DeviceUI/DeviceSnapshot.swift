@@ -137,6 +137,8 @@ public struct DeviceSnapshot: Hashable, Sendable {
     /// Web → native: each app's `activitycontinuation:` domains and what their sites' association
     /// files said (``SiteAssociationInfo``).
     public var siteAssociations: [SiteAssociationInfo] = []
+    /// What the inspector (F10) shows, made only while it is open (nil otherwise).
+    public var inspection: Inspection?
     /// What peers of the account shared of their lifecycle (the timeline view's other lanes).
     public var sharedLifecycle = SharedLifecycle()
 

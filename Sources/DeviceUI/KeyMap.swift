@@ -32,6 +32,7 @@ extension ScreenState {
                 KeyHint("F7", "go on from a step-mode pause"),
                 KeyHint("F8", "faults: make a continuation fail on purpose"),
                 KeyHint("F9  t", "timeline: both devices' lanes and what crossed the network (t outside apps)"),
+                KeyHint("F10  i", "inspector: the bytes that travelled (i outside apps)"),
                 KeyHint("Esc", "cancel a continuation in progress; close; back"),
                 KeyHint("Ctrl-L", "redraw the screen"),
                 KeyHint("Ctrl-Q", "quit"),
@@ -49,6 +50,12 @@ extension ScreenState {
                 KeyHint("↑ ↓", "choose a device"),
                 KeyHint("Enter", "continue its activity"),
                 KeyHint("Esc", "back to the screen"),
+            ]),
+            KeyHelpSection(title: "Inspector (F10)", hints: [
+                KeyHint("←→  Tab  1-3", "userInfo (both sides, differences marked) · payload bytes · beacon bytes"),
+                KeyHint("↑↓ PgUp PgDn", "scroll"),
+                KeyHint("Esc  F10", "close"),
+                KeyHint("i", "opens it too, outside apps: some terminals take F10 for their menu"),
             ]),
             KeyHelpSection(title: "Timeline (F9)", hints: [
                 KeyHint("↑ ↓", "choose an event: what Apple does and why, userInfo, sizes"),

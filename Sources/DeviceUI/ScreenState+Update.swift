@@ -52,6 +52,9 @@ extension ScreenState {
         case .timeline(let cursor):
             handleTimelineKey(key, cursor, snapshot)
             return []
+        case .inspector(let inspector):
+            handleInspectorKey(key, inspector, snapshot)
+            return []
         case .switcher, nil:
             break
         }
@@ -82,6 +85,9 @@ extension ScreenState {
             return []
         case .function(9):
             overlay = .timeline(TimelineCursor())
+            return []
+        case .function(10):
+            openInspector(snapshot)
             return []
         case .function(6):
             let on = !snapshot.isStepping
@@ -164,6 +170,8 @@ extension ScreenState {
             toggleLog()
         case .character("t"):
             overlay = .timeline(TimelineCursor())
+        case .character("i"):
+            openInspector(snapshot)
         case .character(let c) where c.isASCII && c.isWholeNumber && c != "0":
             let index = Int(String(c))! - 1
             guard index < apps.count else {
@@ -202,6 +210,7 @@ extension ScreenState {
         case .character("?"): toggleHelp()
         case .character("l"): toggleLog()
         case .character("t"): overlay = .timeline(TimelineCursor())
+        case .character("i"): openInspector(snapshot)
         default: break
         }
         return []
@@ -221,9 +230,52 @@ extension ScreenState {
         case .character("?"): toggleHelp()
         case .character("l"): toggleLog()
         case .character("t"): overlay = .timeline(TimelineCursor())
+        case .character("i"): openInspector(snapshot)
         default: break
         }
         logScroll = min(max(newest, logScroll), oldest)
+    }
+
+    /// Opens the inspector on Nearby's selection when Nearby has the focus, else on the latest
+    /// continuation.
+    private mutating func openInspector(_ snapshot: DeviceSnapshot) {
+        var subject = Inspection.Subject.latest
+        if focus == .nearby, let index = selectedNearbyIndex(in: nearbyRows(device: snapshot)) {
+            subject = .peer(nearbyRows(device: snapshot)[index].peer.id)
+        }
+        overlay = .inspector(InspectorState(subject: subject))
+    }
+
+    /// The inspector: ←→ (Tab) change tabs, ↑↓ PgUp PgDn Home End scroll, Esc (F10, q) closes.
+    private mutating func handleInspectorKey(_ key: Key, _ inspector: InspectorState, _ snapshot: DeviceSnapshot) {
+        var next = inspector
+        let body = InspectorView.body(in: size)
+        let count = InspectorView.lines(snapshot.inspection, tab: inspector.tab, width: body.width).count
+        let maximum = max(0, count - body.height)
+        let tabs = InspectorState.Tab.allCases
+        switch key {
+        case .escape, .function(10), .character("q"), .character("i"):
+            overlay = nil
+            return
+        case .right, .tab, .character("l"):
+            next.tab = tabs[(inspector.tab.rawValue + 1) % tabs.count]
+            next.scroll = 0
+        case .left, .backTab, .character("h"):
+            next.tab = tabs[(inspector.tab.rawValue + tabs.count - 1) % tabs.count]
+            next.scroll = 0
+        case .character("1"), .character("2"), .character("3"):
+            if case .character(let c) = key, let n = Int(String(c)) { next.tab = tabs[n - 1] }
+            next.scroll = 0
+        case .up, .character("k"): next.scroll = min(inspector.scroll, maximum) - 1
+        case .down, .character("j"): next.scroll = inspector.scroll + 1
+        case .pageUp: next.scroll = min(inspector.scroll, maximum) - max(1, body.height - 1)
+        case .pageDown, .character(" "): next.scroll = inspector.scroll + max(1, body.height - 1)
+        case .home: next.scroll = 0
+        case .end: next.scroll = maximum
+        default: break
+        }
+        if next.tab == inspector.tab { next.scroll = min(max(0, next.scroll), maximum) }
+        overlay = .inspector(next)
     }
 
     /// The timeline: ↑↓ choose an event, PgUp PgDn Home End, ←→ an older or newer continuation,

@@ -32,6 +32,8 @@ public struct ScreenState: Hashable, Sendable {
         case faults(selection: Int)
         /// The timeline (F9): a continuation on one lane per device, with what crossed the network.
         case timeline(TimelineCursor)
+        /// The inspector (F10): what travelled for an offer or continuation.
+        case inspector(InspectorState)
     }
 
     /// A transient line at the top of the device's screen ("Continued on Phone").

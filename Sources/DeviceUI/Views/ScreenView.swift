@@ -47,6 +47,9 @@ public struct ScreenView {
         if case .timeline(let cursor) = state.overlay {
             drawTimeline(into: &grid, cursor: cursor)
         }
+        if case .inspector(let inspector) = state.overlay {
+            drawInspector(into: &grid, inspector: inspector)
+        }
         if case .help(let scroll) = state.overlay {
             drawHelp(into: &grid, scroll: scroll)
         }
@@ -113,6 +116,8 @@ public struct ScreenView {
             hints = [("↑↓ PgUp PgDn", "scroll"), ("Esc", "close help")]
         case .alert, .explanation:
             hints = [("Enter", "OK")]
+        case .inspector:
+            hints = [("←→", "tab"), ("↑↓", "scroll"), ("Esc", "close")]
         case .timeline:
             hints = [("↑↓", "event"), ("←→", "continuation"), ("Esc", "close")]
         case .faults:

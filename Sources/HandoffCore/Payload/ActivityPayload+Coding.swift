@@ -52,6 +52,24 @@ extension ActivityPayload {
         self = try result.get()
     }
 
+    /// The same bytes as ``encoded()``, with every field they hold: its range, its path and what
+    /// it says (for the inspector's byte view; docs/payload.md names the fields).
+    public func annotatedEncoding() -> AnnotatedBytes {
+        var writer = PayloadWriter(reservingCapacity: estimatedEncodedSize, annotating: true)
+        writer.writePayload(self)
+        return AnnotatedBytes(bytes: writer.bytes, fields: writer.fields ?? [])
+    }
+
+    /// The fields of a payload that travelled: `data` is decoded (hostile-input safe) and encoded
+    /// again with notes. Nil when `data` decodes but is not the encoding this encoder writes
+    /// (another order of keys, say): the notes would not describe those bytes.
+    ///
+    /// - Throws: ``PayloadDecodingError`` when `data` is not a payload.
+    public static func annotated(_ data: Data, limits: PayloadLimits = .default) throws(PayloadDecodingError) -> AnnotatedBytes? {
+        let annotated = try ActivityPayload(decoding: data, limits: limits).annotatedEncoding()
+        return annotated.bytes.elementsEqual(data) ? annotated : nil
+    }
+
     /// A cheap estimate of the encoded size, used to reserve capacity once.
     private var estimatedEncodedSize: Int {
         var size = 64 + activityType.utf8.count + teamIdentifier.utf8.count + bundleIdentifier.utf8.count
@@ -211,6 +229,14 @@ private enum PayloadLayout {
         static let hasTargetContentIdentifier: UInt8 = 1 << 3
         static let supportsContinuationStreams: UInt8 = 1 << 4
         static let all: UInt8 = 0b1_1111
+
+        /// The flags set in `flags`, for the byte view.
+        static func names(_ flags: UInt8) -> String {
+            let names = [(hasTitle, "title"), (hasWebpageURL, "webpageURL"), (hasExpirationDate, "expirationDate"),
+                         (hasTargetContentIdentifier, "targetContentIdentifier"), (supportsContinuationStreams, "streams")]
+                .filter { flags & $0.0 != 0 }.map(\.1)
+            return names.isEmpty ? "none" : names.joined(separator: ", ")
+        }
     }
 
     /// The tag byte that starts every `userInfo` value.
@@ -252,16 +278,35 @@ private enum PayloadPath {
 // MARK: - Encoding
 
 /// Appends the layout to a byte array.
+///
+/// With `annotating`, it also notes every field it writes (``ByteField``: the range, the field's
+/// path as the decoder names it, what it says), so the inspector's byte view comes from this
+/// writer and not from a copy of the layout. Without it, every note is a skipped branch.
 private struct PayloadWriter {
     private(set) var bytes: [UInt8] = []
+    /// The fields written so far, in order; nil when not annotating.
+    private(set) var fields: [ByteField]?
+    /// How many collections enclose what is being written (for the notes).
+    private var depth = 0
 
-    init(reservingCapacity capacity: Int) {
+    init(reservingCapacity capacity: Int, annotating: Bool = false) {
         bytes.reserveCapacity(capacity)
+        if annotating { fields = [] }
+    }
+
+    /// Notes the bytes written since `start` as one field (nothing for an empty range).
+    private mutating func note(from start: Int, _ name: @autoclosure () -> String, _ value: @autoclosure () -> String) {
+        guard fields != nil, start < bytes.count else { return }
+        fields?.append(ByteField(range: start..<bytes.count, name: name(), value: value(), depth: depth))
     }
 
     mutating func writePayload(_ payload: ActivityPayload) {
+        var start = bytes.count
         bytes.append(contentsOf: PayloadLayout.magic)
+        note(from: start, "magic", "\"HOPL\"")
+        start = bytes.count
         bytes.append(ActivityPayload.formatVersion)
+        note(from: start, "version", "\(ActivityPayload.formatVersion)")
 
         var flags: UInt8 = 0
         if payload.title != nil { flags |= PayloadLayout.Flag.hasTitle }
@@ -269,65 +314,121 @@ private struct PayloadWriter {
         if payload.expirationDate != nil { flags |= PayloadLayout.Flag.hasExpirationDate }
         if payload.targetContentIdentifier != nil { flags |= PayloadLayout.Flag.hasTargetContentIdentifier }
         if payload.supportsContinuationStreams { flags |= PayloadLayout.Flag.supportsContinuationStreams }
+        start = bytes.count
         bytes.append(flags)
+        note(from: start, "flags", PayloadLayout.Flag.names(flags))
 
+        start = bytes.count
         writeUUID(payload.activityIdentifier)
-        writeString(payload.activityType)
-        if let title = payload.title { writeString(title) }
-        writeDictionary(payload.userInfo)
-        if let url = payload.webpageURL { writeString(url.absoluteString) }
-        writeString(payload.teamIdentifier)
-        writeString(payload.bundleIdentifier)
-        if let date = payload.expirationDate { writeDate(date) }
+        note(from: start, "activityIdentifier", payload.activityIdentifier.uuidString)
+        writeString(payload.activityType, name: "activityType")
+        if let title = payload.title { writeString(title, name: "title") }
+        writeDictionary(payload.userInfo, name: "userInfo")
+        if let url = payload.webpageURL { writeString(url.absoluteString, name: "webpageURL") }
+        writeString(payload.teamIdentifier, name: "teamIdentifier")
+        writeString(payload.bundleIdentifier, name: "bundleIdentifier")
+        if let date = payload.expirationDate {
+            start = bytes.count
+            writeDate(date)
+            note(from: start, "expirationDate", PayloadAnnotationText.date(date))
+        }
+        start = bytes.count
         writeVarint(UInt64(payload.requiredUserInfoKeys.count))
-        for key in payload.requiredUserInfoKeys.sorted(by: utf8Precedes) { writeString(key) }
-        if let identifier = payload.targetContentIdentifier { writeString(identifier) }
-        writeData(payload.streamToken)
+        note(from: start, "requiredUserInfoKeys count", PayloadAnnotationText.count(payload.requiredUserInfoKeys.count, "key"))
+        for (index, key) in payload.requiredUserInfoKeys.sorted(by: utf8Precedes).enumerated() {
+            writeString(key, name: "requiredUserInfoKeys[\(index)]")
+        }
+        if let identifier = payload.targetContentIdentifier { writeString(identifier, name: "targetContentIdentifier") }
+        writeData(payload.streamToken, name: "streamToken")
     }
 
-    mutating func writeValue(_ value: UserInfoValue) {
+    /// A value: its tag, then its body. `name` is its path (`userInfo["page"]`).
+    mutating func writeValue(_ value: UserInfoValue, name: @autoclosure () -> String = "") {
+        let start = bytes.count
+        func noteTag(_ kind: @autoclosure () -> String) { note(from: start, name() + " tag", kind()) }
         switch value {
         case .null:
             bytes.append(PayloadLayout.Tag.null)
+            noteTag("null")
         case .bool(let flag):
             bytes.append(flag ? PayloadLayout.Tag.true : PayloadLayout.Tag.false)
+            noteTag(flag ? "Boolean true" : "Boolean false")
         case .integer(let integer):
             bytes.append(PayloadLayout.Tag.integer)
-            writeVarint(UInt64(bitPattern: (integer << 1) ^ (integer >> 63)))
+            noteTag("integer")
+            let body = bytes.count
+            let zigZag = UInt64(bitPattern: (integer << 1) ^ (integer >> 63))
+            writeVarint(zigZag)
+            note(from: body, name(), "\(integer) (zig-zag \(zigZag))")
         case .double(let double):
             bytes.append(PayloadLayout.Tag.double)
+            noteTag("double")
+            let body = bytes.count
             writeBigEndian(double.bitPattern)
+            note(from: body, name(), "\(double)")
         case .string(let string):
             bytes.append(PayloadLayout.Tag.string)
-            writeString(string)
+            noteTag("string")
+            writeString(string, name: name())
         case .data(let data):
             bytes.append(PayloadLayout.Tag.data)
-            writeData(data)
+            noteTag("data")
+            writeData(data, name: name())
         case .date(let date):
             bytes.append(PayloadLayout.Tag.date)
+            noteTag("date")
+            let body = bytes.count
             writeDate(date)
+            note(from: body, name(), PayloadAnnotationText.date(date))
         case .url(let url):
             bytes.append(PayloadLayout.Tag.url)
-            writeString(url.absoluteString)
+            noteTag("URL")
+            writeString(url.absoluteString, name: name())
         case .uuid(let uuid):
             bytes.append(PayloadLayout.Tag.uuid)
+            noteTag("UUID")
+            let body = bytes.count
             writeUUID(uuid)
+            note(from: body, name(), uuid.uuidString)
         case .array(let elements):
             bytes.append(PayloadLayout.Tag.array)
+            noteTag("array")
+            let body = bytes.count
             writeVarint(UInt64(elements.count))
-            for element in elements { writeValue(element) }
+            note(from: body, name() + " count", PayloadAnnotationText.count(elements.count, "element"))
+            if fields == nil {
+                for element in elements { writeValue(element) }
+            } else {
+                depth += 1
+                for (index, element) in elements.enumerated() { writeValue(element, name: name() + "[\(index)]") }
+                depth -= 1
+            }
         case .dictionary(let dictionary):
             bytes.append(PayloadLayout.Tag.dictionary)
-            writeDictionary(dictionary)
+            noteTag("dictionary")
+            writeDictionary(dictionary, name: name())
         case .set(let elements):
             bytes.append(PayloadLayout.Tag.set)
-            writeSet(elements)
+            noteTag("set")
+            writeSet(elements, name: name())
         }
     }
 
     /// A count, then the entries ordered by the UTF-8 bytes of their keys.
-    private mutating func writeDictionary(_ dictionary: [String: UserInfoValue]) {
+    private mutating func writeDictionary(_ dictionary: [String: UserInfoValue], name: @autoclosure () -> String = "") {
+        let start = bytes.count
         writeVarint(UInt64(dictionary.count))
+        if fields != nil {
+            note(from: start, name() + " count", PayloadAnnotationText.count(dictionary.count, "entry", "entries"))
+            depth += 1
+            defer { depth -= 1 }
+            for entry in dictionary.sorted(by: { utf8Precedes($0.key, $1.key) }) {
+                let path = name() + PayloadPath.key(entry.key)
+                writeString(entry.key, name: path + " key")
+                writeValue(entry.value, name: path)
+            }
+            return
+        }
         if dictionary.count == 1, let entry = dictionary.first {
             writeString(entry.key)
             writeValue(entry.value)
@@ -342,9 +443,23 @@ private struct PayloadWriter {
     /// A count, then the elements ordered by their encoded bytes.
     ///
     /// The elements are written in the set's own order, then their byte ranges are sorted and the
-    /// region rewritten in that order.
-    private mutating func writeSet(_ elements: Set<UserInfoValue>) {
+    /// region rewritten in that order. When annotating, each element is encoded on its own first
+    /// and then written in sorted order, so its notes name its position in the encoding.
+    private mutating func writeSet(_ elements: Set<UserInfoValue>, name: @autoclosure () -> String = "") {
+        let countStart = bytes.count
         writeVarint(UInt64(elements.count))
+        if fields != nil {
+            note(from: countStart, name() + " count", PayloadAnnotationText.count(elements.count, "element"))
+            let encoded = elements.map { element -> (bytes: [UInt8], element: UserInfoValue) in
+                var writer = PayloadWriter(reservingCapacity: 16)
+                writer.writeValue(element)
+                return (writer.bytes, element)
+            }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            depth += 1
+            for (index, element) in encoded.enumerated() { writeValue(element.element, name: name() + "[\(index)]") }
+            depth -= 1
+            return
+        }
         let start = bytes.count
         var ranges: [Range<Int>] = []
         ranges.reserveCapacity(elements.count)
@@ -362,17 +477,30 @@ private struct PayloadWriter {
         for range in ranges { bytes.append(contentsOf: region[range]) }
     }
 
-    private mutating func writeString(_ string: String) {
+    /// A varint length, then the UTF-8 bytes; noted as `name length` and `name`.
+    private mutating func writeString(_ string: String, name: @autoclosure () -> String = "") {
         var string = string
+        let start = bytes.count
+        var textStart = start
         string.withUTF8 { utf8 in
             writeVarint(UInt64(utf8.count))
+            textStart = bytes.count
             bytes.append(contentsOf: utf8)
         }
+        guard fields != nil else { return }
+        fields?.append(ByteField(range: start..<textStart, name: name() + " length",
+                                 value: PayloadAnnotationText.count(bytes.count - textStart, "byte"), depth: depth))
+        note(from: textStart, name(), PayloadAnnotationText.quoted(string))
     }
 
-    private mutating func writeData(_ data: Data) {
+    /// A varint length, then the bytes; noted as `name length` and `name`.
+    private mutating func writeData(_ data: Data, name: @autoclosure () -> String = "") {
+        let start = bytes.count
         writeVarint(UInt64(data.count))
+        note(from: start, name() + " length", PayloadAnnotationText.count(data.count, "byte"))
+        let body = bytes.count
         bytes.append(contentsOf: data)
+        note(from: body, name(), PayloadAnnotationText.count(data.count, "byte") + " of data")
     }
 
     private mutating func writeDate(_ date: Date) {
@@ -395,6 +523,27 @@ private struct PayloadWriter {
             value >>= 7
         }
         bytes.append(UInt8(truncatingIfNeeded: value))
+    }
+}
+
+/// How the notes of an annotated payload word values.
+private enum PayloadAnnotationText {
+    /// The longest text quoted in full in a note.
+    static let maximumQuoted = 48
+
+    static func count(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(count) " + (count == 1 ? singular : plural ?? singular + "s")
+    }
+
+    static func quoted(_ text: String) -> String {
+        guard text.count > maximumQuoted else { return text.debugDescription }
+        return String(String(text.prefix(maximumQuoted)).debugDescription.dropLast()) + "…\""
+    }
+
+    static func date(_ date: Date) -> String {
+        let seconds = date.timeIntervalSinceReferenceDate
+        guard seconds.isFinite, abs(seconds) < 1e11 else { return "\(seconds) s since 2001" }
+        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
 

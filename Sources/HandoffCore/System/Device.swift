@@ -22,6 +22,11 @@ public final class Device {
     public private(set) var systemAlerts: [(bundleIdentifier: String, error: HandoffError)] = []
     /// How long a stream token from a payload stays usable.
     public var streamTokenLifetime: TimeInterval = 120
+    /// The last payloads and beacons that travelled, for the inspector (bounded).
+    public private(set) var traffic = DeviceTraffic()
+    /// Opens a kept beacon datagram again with its fields (the network host sets it: it holds
+    /// the account's beacon key).
+    public var beaconInspector: (([UInt8]) -> BeaconBytes?)?
 
     var activities: [UUID: UserActivity] = [:]
     var streamTokens: [Data: StreamGrant] = [:]
@@ -161,6 +166,12 @@ public final class Device {
 
     public func receiveGoodbye(from peer: DeviceID) { post(.goodbyeReceived(peer)) }
 
+    /// The network opened and accepted this beacon datagram from `peer`: kept (the last per
+    /// peer) for the inspector.
+    public func beaconOpened(_ datagram: [UInt8], from peer: PeerInfo) {
+        traffic.keep(DeviceTraffic.Beacon(peer: peer, datagram: datagram, time: clock()))
+    }
+
     public func receivePayloadRequest(_ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash,
                                       continuation: ContinuationID) {
         // The lab's no-answer fault: the request is never answered.
@@ -176,6 +187,11 @@ public final class Device {
             post(.payloadFailed(continuation, error))
         case .success(let data):
             let limit = system.configuration.payloadLimitBytes
+            if data.count <= limit {
+                traffic.received = DeviceTraffic.Payload(
+                    continuation: continuation, peer: system.pendingContinuation.map { PeerReference(id: $0.peer.id, name: $0.peer.name) },
+                    bytes: data, time: clock())
+            }
             guard data.count <= limit else {
                 post(.payloadFailed(continuation, HandoffError(.userInfoTooLarge,
                     "the payload is \(data.count) bytes, over this device's \(limit)-byte limit")))
@@ -536,7 +552,11 @@ public final class Device {
                 // Padding past the limit: the origin's own size check refuses it.
                 payload.userInfo["lab.padding"] = .data(Data(count: system.configuration.payloadLimitBytes + 1))
             }
-            post(.payloadEncoded(request, payload.encoded(), userInfo: payload.userInfo))
+            let encoded = payload.encoded()
+            if encoded.count <= system.configuration.payloadLimitBytes * 2 {
+                traffic.sent = DeviceTraffic.Payload(continuation: continuation, peer: nil, bytes: encoded, time: clock())
+            }
+            post(.payloadEncoded(request, encoded, userInfo: payload.userInfo))
         case .sendPayload(let request, let peer, let data):
             transport?.sendPayload(request, to: peer, result: .success(data))
         case .sendPayloadError(let request, let peer, let error):

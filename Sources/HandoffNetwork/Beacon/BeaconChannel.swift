@@ -64,7 +64,7 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
     private let ownDevice: DeviceID
     private let acceptsOtherHosts: Bool
     private let now: @Sendable () -> Date
-    private let onBeacon: @Sendable (Beacon, SocketAddress) -> Void
+    private let onBeacon: @Sendable (Beacon, [UInt8], SocketAddress) -> Void
     private var replayGuard: ReplayGuard
     let counters: BeaconCounters
 
@@ -75,12 +75,12 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
                             replayGuard: ReplayGuard = ReplayGuard(), now: @escaping @Sendable () -> Date = { Date() },
                             onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) {
         self.init(sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts, replayGuard: replayGuard,
-                  counters: BeaconCounters(), now: now, onBeacon: onBeacon)
+                  counters: BeaconCounters(), now: now, onBeacon: { beacon, _, address in onBeacon(beacon, address) })
     }
 
     init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool, replayGuard: ReplayGuard,
          counters: BeaconCounters, now: @escaping @Sendable () -> Date,
-         onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) {
+         onBeacon: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void) {
         self.sealer = sealer
         self.ownDevice = Beacon.wireID(for: ownDevice)
         self.acceptsOtherHosts = acceptsOtherHosts
@@ -130,7 +130,7 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
         switch replayGuard.check(beacon, receivedAt: receivedAt) {
         case .accepted:
             counters.update { $0.accepted += 1 }
-            onBeacon(beacon, address)
+            onBeacon(beacon, bytes, address)
         case .replayed:
             counters.update { $0.droppedReplay += 1 }
         case .stale, .fromTheFuture:
@@ -205,6 +205,14 @@ public final class BeaconChannel: Sendable {
     /// Binds the discovery socket and starts receiving. Throws if the port cannot be bound.
     public static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
                              onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) async throws -> BeaconChannel {
+        try await start(on: group, options: options, sealer: sealer, ownDevice: ownDevice,
+                        onOpened: { beacon, _, address in onBeacon(beacon, address) })
+    }
+
+    /// Binds the discovery socket and starts receiving; each accepted beacon comes with the
+    /// datagram it was opened from (the device keeps the last one per peer for its inspector).
+    public static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
+                             onOpened: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void) async throws -> BeaconChannel {
         let counters = BeaconCounters()
         let lan = options.lan
         let skew = options.maximumClockSkew
@@ -217,7 +225,7 @@ public final class BeaconChannel: Sendable {
                     let handler = BeaconInboundHandler(
                         sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
                         replayGuard: ReplayGuard(maximumClockSkew: skew), counters: counters, now: { Date() },
-                        onBeacon: onBeacon)
+                        onBeacon: onOpened)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }

@@ -84,27 +84,54 @@ public struct BeaconSealer: Sendable {
     // MARK: Plaintext layout
 
     static func encode(_ beacon: Beacon) -> [UInt8] {
+        var fields: [ByteField]?
+        return encode(beacon, annotating: &fields)
+    }
+
+    /// The plaintext layout; with `fields` non-nil, also every field written (the inspector's
+    /// byte view: the notes come from this encoder, not from a copy of the layout).
+    static func encode(_ beacon: Beacon, annotating fields: inout [ByteField]?) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(plaintextLength)
+        var start = 0
+        func note(_ name: @autoclosure () -> String, _ value: @autoclosure () -> String) {
+            guard fields != nil, start < out.count else { return }
+            fields?.append(ByteField(range: start..<out.count, name: name(), value: value()))
+            start = out.count
+        }
         let uuid = Beacon.uuid(for: beacon.device.id).uuid
         withUnsafeBytes(of: uuid) { out.append(contentsOf: $0) }
+        note("device", UUID(uuid: uuid).uuidString.lowercased())
         out.appendBigEndian(beacon.bootIdentifier)
+        note("bootIdentifier", "\(beacon.bootIdentifier) (\(Self.text(milliseconds: beacon.bootIdentifier)))")
         out.appendBigEndian(beacon.counter)
+        note("counter", "\(beacon.counter)")
         let sentMilliseconds = milliseconds(beacon.sentAt)
         out.appendBigEndian(sentMilliseconds)
+        note("sentAt", "\(sentMilliseconds) (\(Self.text(milliseconds: sentMilliseconds)))")
         out.appendBigEndian(beacon.sessionPort)
+        note("sessionPort", "\(beacon.sessionPort)")
         out.append(kindCode(beacon.device.kind))
+        note("kind", beacon.device.kind.rawValue)
         switch beacon.message {
-        case .presence: out.append(0)
+        case .presence:
+            out.append(0)
+            note("message", "presence")
         case .advertisement(let advertisement):
             out.append(1)
+            note("message", "advertisement")
             out.append(contentsOf: fixedLength(advertisement.activityTypeHash.bytes, 7))
+            note("activityTypeHash", advertisement.activityTypeHash.bytes.map { String(format: "%02x", $0) }.joined())
             out.append(contentsOf: fixedLength(advertisement.teamHash.bytes, 4))
+            note("teamHash", advertisement.teamHash.bytes.map { String(format: "%02x", $0) }.joined())
             out.append(advertisement.options.rawValue)
+            note("options", Self.optionNames(advertisement.options))
             out.appendBigEndian(advertisement.activitySerial)
+            note("activitySerial", "\(advertisement.activitySerial)")
             let saved = milliseconds(advertisement.savedAt)
             let age = sentMilliseconds > saved ? sentMilliseconds - saved : 0
             out.appendBigEndian(UInt32(clamping: age))
+            note("savedAge", "\(UInt32(clamping: age)) ms")
             if let expiresAt = advertisement.expiresAt {
                 // Whole seconds, rounded up: the origin has the last word on expiry when asked.
                 // In whole milliseconds, so that a beacon decoded and encoded again says the same
@@ -112,17 +139,64 @@ public struct BeaconSealer: Sendable {
                 let expires = milliseconds(expiresAt)
                 let seconds = expires > sentMilliseconds ? (expires - sentMilliseconds + 999) / 1000 : 0
                 out.appendBigEndian(UInt32(min(seconds, UInt64(UInt32.max - 1))))
+                note("expiresIn", "\(min(seconds, UInt64(UInt32.max - 1))) s")
             } else {
                 out.appendBigEndian(UInt32.max)
+                note("expiresIn", "none (ffffffff)")
             }
-        case .goodbye: out.append(2)
-        case .leaving: out.append(3)
+        case .goodbye:
+            out.append(2)
+            note("message", "goodbye")
+        case .leaving:
+            out.append(3)
+            note("message", "leaving")
         }
         let name = Array(Beacon.truncatedName(beacon.device.name).utf8)
         out.append(UInt8(name.count))
+        note("name length", "\(name.count) bytes")
         out.append(contentsOf: name)
+        note("name", String(decoding: name, as: UTF8.self).debugDescription)
         out.append(contentsOf: repeatElement(0, count: max(0, plaintextLength - out.count)))
+        note("padding", "\(out.count - start) zero bytes")
         return out
+    }
+
+    static func optionNames(_ options: Advertisement.Options) -> String {
+        let names = [(Advertisement.Options.hasWebpageURL, "webpageURL"), (.supportsContinuationStreams, "streams"),
+                     (.isEligibleForHandoff, "eligible"), (.isDocument, "document")]
+            .filter { options.contains($0.0) }.map(\.1)
+        let text = String(format: "0x%02x", options.rawValue)
+        return names.isEmpty ? text : text + ": " + names.joined(separator: ", ")
+    }
+
+    static func text(milliseconds: UInt64) -> String {
+        date(milliseconds: min(milliseconds, maximumMilliseconds)).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    // MARK: Inspection
+
+    /// A datagram opened again for the inspector: the datagram's clear fields (version, nonce,
+    /// ciphertext, tag) and the decrypted plaintext's fields, both from the encoders
+    /// (`docs/wire.md`, "Beacons").
+    ///
+    /// - Throws: ``BeaconError`` when the datagram is not a beacon of this account.
+    public func inspect(_ datagram: [UInt8]) throws(BeaconError) -> BeaconBytes {
+        let plaintext = try openPlaintext(datagram)
+        let beacon = try Self.decode(plaintext, receivedAt: nil)
+        var fields: [ByteField]? = []
+        let encoded = Self.encode(beacon, annotating: &fields)
+        let clear = [
+            ByteField(range: 0..<1, name: "version", value: "\(datagram[0]) (in clear, authenticated)"),
+            ByteField(range: 1..<1 + Self.nonceLength, name: "nonce", value: "96 random bits, in clear"),
+            ByteField(range: 1 + Self.nonceLength..<datagram.count - Self.tagLength, name: "ciphertext",
+                      value: "\(datagram.count - Self.overhead) bytes: the plaintext below, AES-256-GCM"),
+            ByteField(range: datagram.count - Self.tagLength..<datagram.count, name: "tag", value: "128-bit GCM tag"),
+        ]
+        return BeaconBytes(
+            datagram: AnnotatedBytes(bytes: datagram, fields: clear),
+            plaintext: encoded == plaintext ? AnnotatedBytes(bytes: plaintext, fields: fields ?? [])
+                : AnnotatedBytes(bytes: plaintext, fields: []),
+            sender: beacon.device)
     }
 
     static func decode(_ plaintext: [UInt8], receivedAt: Date?) throws(BeaconError) -> Beacon {

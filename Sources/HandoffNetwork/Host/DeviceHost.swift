@@ -71,6 +71,7 @@ public final class DeviceHost: @unchecked Sendable {
         var configuration = configuration
         configuration.offerLifetime = schedule.peerSilenceTimeout
         device = Device(info: identity.peerInfo, configuration: configuration)
+        device.beaconInspector = { [sealer] datagram in try? sealer.inspect(datagram) }
     }
 
     /// Binds the session server and the discovery channel and starts announcing this device.
@@ -78,10 +79,13 @@ public final class DeviceHost: @unchecked Sendable {
         let server = try await SessionServer.start(host: self)
         let channel = try await BeaconChannel.start(
             on: group, options: BeaconChannel.Options(port: options.discoveryPort, lan: options.lan), sealer: sealer,
-            ownDevice: identity.id) { [weak self] beacon, address in
+            ownDevice: identity.id, onOpened: { [weak self] beacon, datagram, address in
                 guard let self else { return }
-                self.perform { _ in self.received(beacon, from: address) }
-            }
+                self.perform { device in
+                    device.beaconOpened(datagram, from: beacon.device)
+                    self.received(beacon, from: address)
+                }
+            })
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.server = server

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The last bytes that travelled to and from a device, kept for the inspector (F10 on the
+/// terminal device): the last payload encoded here and the last one received, and the last
+/// beacon opened from each peer. Bounded: one payload each way (a payload is at most the
+/// device's limit) and at most ``maximumBeaconPeers`` beacons of 128 bytes.
+public struct DeviceTraffic: Sendable, Hashable {
+    /// A payload as it left or arrived.
+    public struct Payload: Sendable, Hashable {
+        public var continuation: ContinuationID
+        /// The other device, when known (the origin knows it from the request).
+        public var peer: PeerReference?
+        public var bytes: Data
+        public var time: Date
+
+        public init(continuation: ContinuationID, peer: PeerReference?, bytes: Data, time: Date) {
+            self.continuation = continuation
+            self.peer = peer
+            self.bytes = bytes
+            self.time = time
+        }
+    }
+
+    /// A beacon datagram this device opened and accepted.
+    public struct Beacon: Sendable, Hashable {
+        public var peer: PeerInfo
+        public var datagram: [UInt8]
+        public var time: Date
+
+        public init(peer: PeerInfo, datagram: [UInt8], time: Date) {
+            self.peer = peer
+            self.datagram = datagram
+            self.time = time
+        }
+    }
+
+    /// The most peers whose last beacon is kept.
+    public static let maximumBeaconPeers = 32
+
+    /// The last payload this device encoded for a peer (sent, or refused for its size).
+    public var sent: Payload?
+    /// The last payload that arrived here (decoded or not).
+    public var received: Payload?
+    /// The last beacon opened from each peer.
+    public private(set) var beacons: [DeviceID: Beacon] = [:]
+
+    public init() {}
+
+    public mutating func keep(_ beacon: Beacon) {
+        beacons[beacon.peer.id] = beacon
+        if beacons.count > Self.maximumBeaconPeers, let oldest = beacons.values.min(by: { $0.time < $1.time }) {
+            beacons[oldest.peer.id] = nil
+        }
+    }
+}
+
+/// A beacon datagram opened again for the inspector: its clear fields and its decrypted
+/// plaintext's fields, each from the beacon codec (`docs/wire.md`, "Beacons").
+public struct BeaconBytes: Sendable, Hashable {
+    /// The datagram: version, nonce, ciphertext, tag.
+    public var datagram: AnnotatedBytes
+    /// The decrypted plaintext; no fields when it is not the encoding the codec writes.
+    public var plaintext: AnnotatedBytes
+    /// The sender as the beacon names it.
+    public var sender: PeerInfo
+
+    public init(datagram: AnnotatedBytes, plaintext: AnnotatedBytes, sender: PeerInfo) {
+        self.datagram = datagram
+        self.plaintext = plaintext
+        self.sender = sender
+    }
+}
