@@ -69,6 +69,7 @@ public enum NetworkBench {
             try FloorBench.tcpConnectRoundTrip(iterations: iterations, responseBytes: payloadBytes, gap: gap)
         }
         let pair = try await measurePair(options, progress: progress)
+        let sharing = try await continueWithSharingRow(options, progress: progress)  // SharingBench.swift
         let tcpRuns = pair.floorRuns
 
         progress("discovery of \(options.devices) devices")
@@ -100,6 +101,7 @@ public enum NetworkBench {
         found.target = "≤ 1 s"
         found.pass = discovery <= 1
         rows += [offer, resume, streams, found]
+        rows.insert(sharing, at: rows.count - 2)
         return BenchReport(build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
                            iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
                            streamRuns: options.streamRuns, rows: rows)

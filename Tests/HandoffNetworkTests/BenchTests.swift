@@ -13,7 +13,8 @@ struct BenchTests {
             iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 1, payloadBytes: 3000, gap: 0,
             fetchTimeout: 60, connectTimeout: 30, progress: { steps.append($0) }))
         let keys = [NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
-                    NetworkBench.Key.offer, NetworkBench.Key.continue, NetworkBench.Key.streams, NetworkBench.Key.discovery]
+                    NetworkBench.Key.offer, NetworkBench.Key.continue, NetworkBench.continueSharingKey, NetworkBench.Key.streams,
+                    NetworkBench.Key.discovery]
         #expect(report.rows.map(\.key) == keys)
         #expect(steps.count >= 6)
 
@@ -43,7 +44,7 @@ struct BenchTests {
 
         let table = report.table()
         for row in report.rows { #expect(table.contains(row.label)) }
-        #expect(table.components(separatedBy: "PASS").count + table.components(separatedBy: "MISS").count - 2 == 4)
+        #expect(table.components(separatedBy: "PASS").count + table.components(separatedBy: "MISS").count - 2 == 5)
 
         let decoded = try JSONDecoder().decode(BenchReport.self, from: Data(try report.json().utf8))
         #expect(decoded.rows.map(\.key) == keys)

@@ -325,7 +325,7 @@ final class LifecycleSharing {
 
 extension DeviceHost {
     /// Starts sharing: every event the device records from now is offered to the peers (on the queue).
-    func startSharingLifecycle() {
+    package func startSharingLifecycle() {
         let sharing = LifecycleSharing(host: self, policy: options.lifecycleSharingPolicy)
         lifecycleSharing = sharing
         let previous = device.onLifecycleEvent
