@@ -28,7 +28,6 @@ struct TimelineEndToEndTests {
         let screen = try beta.waitFor("Alpha's lane and the arrows on Beta's timeline", timeout: .seconds(15)) { screen in
             expected.allSatisfy(screen.contains)
         }
-        print(screen)
         #expect(screen.contains("Timeline · continuation"))
         // The lanes are in time order: Alpha, which advertised first, on the left.
         let header = try #require(screen.split(separator: "\n").first { $0.contains("│Alpha") })
