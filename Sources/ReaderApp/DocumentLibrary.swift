@@ -10,20 +10,27 @@ public enum DocumentLocation: String, Hashable, Sendable {
     case local
 }
 
-/// A document in the list.
+/// A document in the list, from a bounded read of its start (a list never reads whole files).
 public struct DocumentEntry: Hashable, Sendable {
     public var url: URL
     public var location: DocumentLocation
     /// The document's first line, or its file name when it is blank or unreadable.
     public var title: String
-    /// The number of logical pages, or nil when the file could not be read.
+    /// The number of logical pages when the list read the whole file (it is no longer than
+    /// ``DocumentLibrary/listingReadSize``), else nil.
     public var pageCount: Int?
+    /// The file's size in bytes, or nil when the file could not be read.
+    public var size: Int?
+    /// False when the file could not be read, or its start is not UTF-8 text.
+    public var isReadable: Bool
 
-    public init(url: URL, location: DocumentLocation, title: String, pageCount: Int?) {
+    public init(url: URL, location: DocumentLocation, title: String, pageCount: Int?, size: Int? = nil, isReadable: Bool = true) {
         self.url = url
         self.location = location
         self.title = title
         self.pageCount = pageCount
+        self.size = size
+        self.isReadable = isReadable
     }
 
     /// The file name, e.g. `harrow-point.txt`.
@@ -34,9 +41,15 @@ public struct DocumentEntry: Hashable, Sendable {
 public struct DocumentLibrary: Hashable, Sendable {
     /// The file name extensions of the documents listed (plain UTF-8 text).
     public static let fileExtensions: Set<String> = ["txt", "text"]
-    /// Larger files are not read (a reader of short documents has no use for them). It also
-    /// bounds a document received over continuation streams (room for the 5 MB transfer demo).
+    /// The largest document received over continuation streams (room for the 5 MB transfer
+    /// demo). Documents in the folders may be of any size: they are read as far as shown.
     public static let maximumFileSize = 16 << 20
+    /// The bytes of a document read when it opens (its first pages); the rest is read and its
+    /// pages counted off the run loop.
+    public static let openingReadSize = 256 << 10
+    /// The bytes of each file the list reads: its title, and its pages when that is all of it
+    /// (a longer file is listed with its size).
+    public static let listingReadSize = 64 << 10
 
     /// The account's cloud folder, or nil when the device runs without one.
     public var cloudFolder: URL?
@@ -84,31 +97,59 @@ public struct DocumentLibrary: Hashable, Sendable {
         throw .documentNotFound(name: state.documentName)
     }
 
-    /// Reads and pages the document at `url`.
+    /// Opens the document at `url`: reads its first ``openingReadSize`` bytes and finds the
+    /// pages in them; a longer document is not final (``DocumentText/isFinal``) and is read on
+    /// with ``readWhole(_:)``.
     ///
-    /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when the file cannot be read,
-    ///   is too large or is not UTF-8 text.
-    public static func read(_ url: URL) throws(ReadingRestoreError) -> PagedText {
+    /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when the file cannot be read or
+    ///   what was read is not UTF-8 text.
+    public static func open(_ url: URL) throws(ReadingRestoreError) -> DocumentText {
+        try readStart(of: url, count: openingReadSize)
+    }
+
+    /// Reads the whole document at `url` and finds all its pages.
+    ///
+    /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when the file cannot be read or
+    ///   is not UTF-8 text.
+    public static func read(_ url: URL) throws(ReadingRestoreError) -> DocumentText {
+        try checked(DocumentText(bytes: try readWhole(url), isFinal: true), name: url.lastPathComponent)
+    }
+
+    /// The bytes of the file at `url`.
+    ///
+    /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when it cannot be read.
+    public static func readWhole(_ url: URL) throws(ReadingRestoreError) -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(name: url.lastPathComponent, reason: "the file cannot be opened")
+        }
+    }
+
+    /// The first `count` bytes of `url` (all of it when shorter) with the pages found in them.
+    static func readStart(of url: URL, count: Int) throws(ReadingRestoreError) -> DocumentText {
         let name = url.lastPathComponent
         let size: Int
+        let prefix: Data
         do {
-            size = try url.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            size = Int(try handle.seekToEnd())
+            try handle.seek(toOffset: 0)
+            prefix = try handle.read(upToCount: count) ?? Data()
         } catch {
             throw .unreadable(name: name, reason: "the file cannot be opened")
         }
-        guard size <= maximumFileSize else {
-            throw .unreadable(name: name, reason: "it is larger than \(maximumFileSize >> 20) MiB")
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(name: name, reason: "the file cannot be opened")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw .unreadable(name: name, reason: "it is not UTF-8 text")
-        }
-        return PagedText(text)
+        let isFinal = prefix.count < count || prefix.count >= size
+        return try checked(DocumentText(bytes: prefix, isFinal: isFinal, expectedSize: max(size, prefix.count)), name: name)
+    }
+
+    /// `text` with the pages of its bytes found, unless they are not UTF-8 text.
+    private static func checked(_ text: DocumentText, name: String) throws(ReadingRestoreError) -> DocumentText {
+        var text = text
+        text.findAllPages()
+        guard text.invalidTextOffset == nil else { throw .unreadable(name: name, reason: "it is not UTF-8 text") }
+        return text
     }
 
     private static func documents(in folder: URL, location: DocumentLocation) -> [DocumentEntry] {
@@ -119,8 +160,11 @@ public struct DocumentLibrary: Hashable, Sendable {
             .compactMap { name in
                 let url = folder.appendingPathComponent(name, isDirectory: false)
                 guard isFile(url) else { return nil }
-                let text = try? read(url)
-                return DocumentEntry(url: url, location: location, title: text?.title ?? name, pageCount: text?.pageCount)
+                guard let text = try? readStart(of: url, count: listingReadSize) else {
+                    return DocumentEntry(url: url, location: location, title: name, pageCount: nil, isReadable: false)
+                }
+                return DocumentEntry(url: url, location: location, title: text.title ?? name, pageCount: text.pageCount,
+                                     size: text.expectedSize)
             }
     }
 

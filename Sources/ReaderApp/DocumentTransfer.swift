@@ -151,16 +151,20 @@ public struct DocumentReceiver: Sendable {
     }
 
     /// Sends the request and reads the response to its end. `progress` is called (off the run
-    /// loop) when the header arrives and then every few percent.
+    /// loop) when the header arrives and then every few percent; `arrived` is given the document's
+    /// bytes as they come (each byte once, in order): the first ones as soon as they are there,
+    /// then at each progress report, so that the first page can be shown while the rest arrives.
     ///
     /// - Throws: ``DocumentTransferError``; on any failure both streams are closed.
     public func receive(over streams: ContinuationStreams,
-                        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in }) async throws(DocumentTransferError) -> ReceivedDocument {
+                        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
+                        arrived: @escaping @Sendable (_ bytes: [UInt8], _ header: DocumentHeader) -> Void = { _, _ in })
+        async throws(DocumentTransferError) -> ReceivedDocument {
         let watch = IdleWatch()
         let timeout = idleTimeout
         do {
             return try await withThrowingTaskGroup(of: ReceivedDocument?.self) { group in
-                group.addTask { try await transfer(over: streams, watch: watch, progress: progress) }
+                group.addTask { try await transfer(over: streams, watch: watch, progress: progress, arrived: arrived) }
                 group.addTask {
                     let step = min(timeout / 4, .milliseconds(500))
                     while true {
@@ -189,14 +193,15 @@ public struct DocumentReceiver: Sendable {
         }
     }
 
-    private func transfer(over streams: ContinuationStreams, watch: IdleWatch,
-                          progress: @Sendable (TransferProgress) -> Void) async throws -> ReceivedDocument {
+    private func transfer(over streams: ContinuationStreams, watch: IdleWatch, progress: @Sendable (TransferProgress) -> Void,
+                          arrived: @Sendable ([UInt8], DocumentHeader) -> Void) async throws -> ReceivedDocument {
         let start = ContinuousClock.now
         try await streams.output.write(DocumentRequest(documentName: documentName, requesterName: requesterName).encoded())
         await streams.output.close()
         watch.touch()
         var decoder = DocumentResponseDecoder(limit: limit)
         var reported = -1
+        var handedOver = 0
         for try await chunk in streams.input {
             try Task.checkCancellation()
             watch.touch()
@@ -207,10 +212,15 @@ public struct DocumentReceiver: Sendable {
                 throw DocumentTransferError.malformed("it sends “\(header.documentName)”, not “\(documentName)”")
             }
             let step = max(64 << 10, header.size / 50)
-            if reported < 0 || decoder.bytes.count - reported >= step || decoder.isComplete {
-                reported = decoder.bytes.count
+            let count = decoder.bytes.count
+            if reported < 0 || count - reported >= step || decoder.isComplete || (handedOver == 0 && count > 0) {
+                reported = count
+                if count > handedOver {
+                    arrived(Array(decoder.bytes[handedOver..<count]), header)
+                    handedOver = count
+                }
                 progress(TransferProgress(documentName: documentName, senderName: header.senderName,
-                                          receivedBytes: decoder.bytes.count, totalBytes: header.size))
+                                          receivedBytes: count, totalBytes: header.size))
             }
         }
         try Task.checkCancellation()

@@ -17,6 +17,16 @@ extension ReaderApp {
             showNextWindow()
             return true
         }
+        if shownPreview != nil {
+            // The document being received covers the window until it is stored and opened.
+            switch key {
+            case .down, .up, .pageDown, .pageUp, .character(" "), .character("b"), .home, .end, .enter, .backspace,
+                 .character("n"), .character("r"):
+                return true
+            default:
+                return false
+            }
+        }
         if let session {
             let movement: ReadingSession.Movement
             switch key {

@@ -43,10 +43,13 @@ extension ReaderApp {
         // The document's title is the app's title, which the device shows above the app; the bar
         // says which window this is when there are several.
         let window = windows.count > 1 ? "Window \(frontWindow.number) of \(windows.count)" : ""
-        if let session {
-            drawTitleBar(into: &grid, area: frame.header, column: column, title: window,
-                         detail: "page \(session.position.page) of \(session.text.pageCount)")
-            drawPage(into: &grid, area: frame.content, session: session)
+        if let preview = shownPreview {
+            drawTitleBar(into: &grid, area: frame.header, column: column, title: window, detail: preview.pageLabel)
+            drawRows(of: preview.layout, from: preview.topRow(height: frame.content.height), into: &grid, area: frame.content)
+        } else if let session {
+            drawTitleBar(into: &grid, area: frame.header, column: column, title: window, detail: session.pageLabel)
+            drawRows(of: session.layout(width: frame.content.width), from: session.topRow(in: frame.content.size), into: &grid,
+                     area: frame.content)
         } else {
             drawTitleBar(into: &grid, area: frame.header, column: column, title: window,
                          detail: documents.count == 1 ? "1 document" : "\(documents.count) documents")
@@ -74,10 +77,8 @@ extension ReaderApp {
         }
     }
 
-    private func drawPage(into grid: inout Grid, area: Rect, session: ReadingSession) {
+    private func drawRows(of layout: PageLayout, from top: Int, into grid: inout Grid, area: Rect) {
         guard !area.isEmpty else { return }
-        let layout = session.layout(width: area.width)
-        let top = session.topRow(in: area.size)
         for (offset, row) in layout.rows.dropFirst(top).prefix(area.height).enumerated() {
             grid.put(row.text, at: Point(x: area.x, y: area.y + offset), clip: area)
         }
@@ -113,7 +114,9 @@ extension ReaderApp {
     private func drawEntry(_ entry: DocumentEntry, selected: Bool, into grid: inout Grid, row: Rect) {
         let style = selected ? Style(.selection) : Style.normal
         if selected { grid.fill(row, style: style) }
-        let pages = entry.pageCount.map { $0 == 1 ? "1 page" : "\($0) pages" } ?? "unreadable"
+        // Pages when the list read the whole file, else its size (a list reads only their starts).
+        let pages = entry.pageCount.map { $0 == 1 ? "1 page" : "\($0) pages" }
+            ?? (entry.isReadable ? entry.size.map(ByteCount.text) : nil) ?? "unreadable"
         let showsName = row.width >= 72
         let nameWidth = showsName ? min(24, TextWidth.of(entry.name)) : 0
         let right = TextWidth.of(pages)
@@ -171,7 +174,7 @@ extension ReaderApp {
         let atEnd = session.topRow(in: viewport) >= layout.lastTopRow(height: viewport.height)
         let page = session.position.page
         let text = !atEnd ? "↓ more on this page"
-            : page < session.text.pageCount ? "End of page \(page) · Space: page \(page + 1)"
+            : session.hasNextPage ? "End of page \(page) · Space: page \(page + 1)"
             : "End of the document"
         return (text, Style(.dim))
     }

@@ -51,7 +51,9 @@ extension ReaderApp: UserActivityDelegate {
 
     /// The continuing half: asks the origin for the document `state` names and, once it arrived
     /// whole, stores it in the local folder and opens it at the state's position in `window`.
-    /// Until then the Reader shows ``transfer`` and keeps what it showed; on failure it says why.
+    /// Until then the Reader shows ``transfer`` and, as soon as the first bytes are there, the
+    /// document as far as it arrived (``TransferPreview``: the first page, then the state's page
+    /// once it is there); what the window showed stays underneath. On failure it says why.
     func receiveDocument(for state: ReadingState, from activity: UserActivity, into window: ReaderWindow) {
         cancelTransfer()
         guard let environment else { return }
@@ -86,9 +88,11 @@ extension ReaderApp: UserActivityDelegate {
             self.transferTask = Task.detached {
                 let result: Result<StoredDocument, DocumentTransferError>
                 do throws(DocumentTransferError) {
-                    let received = try await receiver.receive(over: streams) { progress in
+                    let received = try await receiver.receive(over: streams, progress: { progress in
                         perform { reference.value?.transferProgressed(id, progress) }
-                    }
+                    }, arrived: { bytes, header in
+                        perform { reference.value?.transferArrived(id, bytes, size: header.size, target: state.position) }
+                    })
                     result = .success(try StoredDocument.store(received, in: localFolder))
                 } catch {
                     result = .failure(error)
@@ -105,6 +109,23 @@ extension ReaderApp: UserActivityDelegate {
         transferID = nil
         transferWindow = nil
         transfer = nil
+        transferPreview = nil
+    }
+
+    /// The document being received, when it is shown: in the window it opens in, when that is
+    /// the window shown.
+    var shownPreview: TransferPreview? {
+        guard let transferPreview, transferWindow == nil || transferWindow === frontWindow else { return nil }
+        return transferPreview
+    }
+
+    func transferArrived(_ id: UUID, _ bytes: [UInt8], size: Int, target: ReadingPosition) {
+        guard transferID == id else { return }
+        if transferPreview == nil {
+            transferPreview = TransferPreview(size: size, target: target, width: viewport.width)
+        }
+        transferPreview?.arrived(bytes, width: viewport.width)
+        environment?.setNeedsDisplay()
     }
 
     private func streamsDidNotOpen(_ id: UUID, state: ReadingState, after timeout: Duration) {
@@ -126,6 +147,7 @@ extension ReaderApp: UserActivityDelegate {
         transferTask = nil
         transferWindow = nil
         transfer = nil
+        transferPreview = nil
         defer { environment?.setNeedsDisplay() }
         let name = state.documentName
         switch result {
@@ -148,6 +170,61 @@ extension ReaderApp: UserActivityDelegate {
             let from = sender.map { " from \($0)" } ?? ""
             message = ReaderMessage(.error, "Could not receive “\(name)”\(from): \(error). Nothing changed here.")
         }
+    }
+}
+
+/// A document being received over continuation streams, as far as it arrived: what the Reader
+/// shows in its window until it is stored and opened. It shows the place the continued activity
+/// names once that page arrived, the top of the first page until then.
+struct TransferPreview {
+    private(set) var text: DocumentText
+    /// The place the continued activity names.
+    let target: ReadingPosition
+    /// What is shown.
+    private(set) var position = ReadingPosition.start
+    /// The page shown, wrapped at the reading view's width.
+    private(set) var layout: PageLayout
+    /// Whether the target's page arrived and is shown (nothing changes after that).
+    private(set) var showsTarget = false
+
+    /// A preview of a document of `size` bytes, none of which arrived yet.
+    init(size: Int, target: ReadingPosition, width: Int) {
+        text = DocumentText(bytes: Data(), isFinal: false, expectedSize: size)
+        self.target = target
+        layout = PageLayout(lines: [], width: width)
+    }
+
+    var title: String { text.title ?? "" }
+
+    /// "page 1 of about 900" (the pages are counted as the bytes arrive).
+    var pageLabel: String { "page \(position.page) of about \(text.estimatedPageCount)" }
+
+    /// More bytes arrived: their pages are found, and the target's page is shown as soon as it
+    /// is there.
+    mutating func arrived(_ bytes: [UInt8], width: Int) {
+        text.append(bytes)
+        text.findAllPages()  // the new lines only: the count and its estimate follow the bytes
+        guard !showsTarget else { return }
+        let page = max(target.page, 1)
+        if text.knownPageCount >= page {
+            let lines = text.lines(ofPage: page)
+            position = ReadingPosition(page: page, line: min(target.line, max(lines.count - 1, 0)), character: target.character)
+            layout = PageLayout(lines: lines, width: width)
+            showsTarget = true
+        } else if layout.rows.isEmpty || layout.width != width {
+            layout = PageLayout(lines: text.lines(ofPage: position.page), width: width)
+        }
+    }
+
+    /// The reading view is now `width` cells wide.
+    mutating func resize(width: Int) {
+        guard width != layout.width else { return }
+        layout = PageLayout(lines: text.lines(ofPage: position.page), width: width)
+    }
+
+    /// The row shown at the top of a view `height` rows high.
+    func topRow(height: Int) -> Int {
+        min(layout.rowIndex(line: position.line, character: position.character), layout.lastTopRow(height: height))
     }
 }
 

@@ -7,7 +7,8 @@ import TerminalCells
 /// The Reader: a document-based demo app whose documents hand off between devices.
 ///
 /// It lists the plain-text documents of the account's cloud folder and of the device's local
-/// folder, and shows one at a time in logical pages (``PagedText``). Its Info.plist declares a
+/// folder, and shows one at a time in logical pages (``PagedText``'s pages, found as far as they
+/// are shown: ``DocumentText``). Its Info.plist declares a
 /// document type whose `NSUbiquitousDocumentUserActivityType` is the reading activity, so
 /// opening a document creates the document's activity (with the document URL), and closing it
 /// invalidates it. The reading view shares that activity and adds the document's name and the
@@ -75,6 +76,8 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     var transferID: UUID?
     /// The running transfer's task (cancelled when a newer continuation replaces it).
     var transferTask: Task<Void, Never>?
+    /// The document being received, as far as it arrived (shown in ``transferWindow``).
+    var transferPreview: TransferPreview?
     /// The window the running transfer's document opens in.
     var transferWindow: ReaderWindow?
     /// The size of the app's area, as told by the device (``viewportChanged(to:)``).
@@ -147,12 +150,13 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     var readingView: ReadingView { frontWindow.readingView }
 
     public var title: String {
+        if let preview = shownPreview { return preview.title }
         guard let session else { return "Documents" }
         return session.title
     }
 
     public var keyHints: [KeyHint] {
-        if transfer != nil, session == nil {
+        if transfer != nil, session == nil || shownPreview != nil {
             return [KeyHint("Esc", "stop receiving the document")]
         }
         let nextWindow = windows.count > 1 ? [KeyHint("w", "next window (\(windows.count) open)")] : []
@@ -197,6 +201,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     public func viewportChanged(to size: Size) {
         areaSize = size
         for window in windows { window.session?.resize(width: viewport.width) }
+        transferPreview?.resize(width: viewport.width)
     }
 
     /// Coming to the front: a Reader with scenes and none connected (the user opened it) asks for
@@ -251,9 +256,10 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)``.
     func openDocument(at url: URL, position: ReadingPosition = .start, in target: ReaderWindow? = nil) throws(ReadingRestoreError) {
-        let text = try DocumentLibrary.read(url)
+        let text = try DocumentLibrary.open(url)
         if let window = windows.first(where: { $0.session?.url == url }), let session = window.session {
             session.reload(text, at: position)
+            startCounting(session)
             show(window)
             positionChanged(in: window)
             return
@@ -269,6 +275,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         closeDocument(in: window)
         let session = ReadingSession(document: document, text: text, position: position, width: viewport.width)
         window.session = session
+        startCounting(session)
         if let activity = document.userActivity {
             activity.title = session.title
             // The continuing device may not have the document: it can ask for it over streams.
@@ -290,11 +297,51 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     func closeDocument(in window: ReaderWindow? = nil) {
         let window = window ?? frontWindow
         guard let session = window.session else { return }
+        session.countingTask?.cancel()
         window.readingView.userActivity = nil
         session.document.close()
         window.session = nil
         reloadDocuments()
         if let index = documents.firstIndex(where: { $0.url == session.url }) { selection = index }
+    }
+
+    /// Reads the rest of `session`'s document and counts its pages off the run loop, a few
+    /// megabytes at a time (stopping when the document closes), then hands the result back to the
+    /// session on the run loop. A document that turns out not to be UTF-8 text further on keeps
+    /// the pages before that point, and the Reader says so.
+    func startCounting(_ session: ReadingSession) {
+        session.countingTask?.cancel()
+        session.countingTask = nil
+        guard !session.text.isComplete, let environment else { return }
+        let start = session.text
+        let url = session.url
+        let perform = environment.perform
+        let reader = RunLoopReference(self)
+        let sessionReference = RunLoopReference(session)
+        session.countingTask = Task.detached(priority: .utility) {
+            var text = start
+            if !text.isFinal {
+                guard let whole = try? DocumentLibrary.readWhole(url), !Task.isCancelled else { return }
+                text = DocumentText(bytes: whole, isFinal: true)
+            }
+            while !text.isComplete {
+                if Task.isCancelled { return }
+                text.findPages(budget: 4 << 20)
+            }
+            let counted = text
+            perform { reader.value?.countingEnded(counted, for: sessionReference.value) }
+        }
+    }
+
+    /// On the run loop: a session's pages were counted.
+    private func countingEnded(_ counted: DocumentText, for session: ReadingSession?) {
+        guard let session, windows.contains(where: { $0.session === session }) else { return }
+        session.adoptCounted(counted)
+        if let offset = session.text.invalidTextOffset {
+            message = ReaderMessage(.warning, "“\(session.url.lastPathComponent)” is not UTF-8 text after byte \(offset): "
+                + "the Reader shows the \(session.text.knownPageCount) page(s) before it.")
+        }
+        environment?.setNeedsDisplay()
     }
 
     /// The position changed in `window` (by default the window shown): the activity needs
@@ -434,7 +481,7 @@ extension ReaderApp {
         try openDocument(at: url, position: position, in: window)
         message = nil
         if let session, session.position.page != position.page {
-            message = ReaderMessage(.warning, "“\(session.title)” has \(session.text.pageCount) pages now; "
+            message = ReaderMessage(.warning, "“\(session.title)” has \(session.text.knownPageCount) pages now; "
                 + "page \(position.page) was asked for.")
         }
     }

@@ -2,10 +2,15 @@ import Foundation
 import HandoffCore
 import TerminalCells
 
-/// A document open in the reading view: the document object, its pages and the position.
+/// A document open in the reading view: the document object, its text and the position.
+///
+/// The text is found as far as it is shown (``DocumentText``): opening reads the document's
+/// start, turning pages finds the next page, and the Reader reads the rest and counts the pages
+/// off the run loop (``countingTask``, taken back with ``adoptCounted(_:)``). A page beyond what
+/// was read (a handed-off place far in, or End) makes the session read the whole file at once.
 final class ReadingSession {
     let document: Document
-    private(set) var text: PagedText
+    private(set) var text: DocumentText
     /// Always within the document (see ``clamp(_:)``).
     private(set) var position: ReadingPosition {
         didSet { if position.page != oldValue.page { relayout() } }
@@ -13,9 +18,11 @@ final class ReadingSession {
     /// The current page wrapped at the reading view's width (kept up to date when the page, the
     /// text or the width changes, so that drawing only reads it).
     private(set) var pageLayout: PageLayout
+    /// The work reading the rest of the document and counting its pages, while it runs.
+    var countingTask: Task<Void, Never>?
 
     /// A session showing `text` at `position`, in a reading view `width` cells wide.
-    init(document: Document, text: PagedText, position: ReadingPosition, width: Int) {
+    init(document: Document, text: DocumentText, position: ReadingPosition, width: Int) {
         self.document = document
         self.text = text
         pageLayout = PageLayout(lines: [], width: width)
@@ -23,6 +30,8 @@ final class ReadingSession {
         self.position = clamp(position)
         relayout()
     }
+
+    deinit { countingTask?.cancel() }
 
     var url: URL { document.fileURL }
     var title: String { text.title ?? url.lastPathComponent }
@@ -32,14 +41,38 @@ final class ReadingSession {
         ReadingState(documentName: url.lastPathComponent, documentURL: url, position: position)
     }
 
+    /// "page 3 of 12", or "page 3 of about 1200" while the pages are being counted.
+    var pageLabel: String {
+        if let count = text.pageCount { return "page \(position.page) of \(count)" }
+        return "page \(position.page) of about \(text.estimatedPageCount)"
+    }
+
+    /// Whether a page follows the current one (it may not be found yet).
+    var hasNextPage: Bool { position.page < text.knownPageCount || !text.isComplete }
+
     /// Takes the document's text again (it may have changed) and moves to `position`.
-    func reload(_ text: PagedText, at position: ReadingPosition) {
+    func reload(_ text: DocumentText, at position: ReadingPosition) {
+        countingTask?.cancel()
+        countingTask = nil
         self.text = text
         self.position = clamp(position)
         relayout()
     }
 
-    /// The reading view is now `width` cells wide.
+    /// The rest of the document was read and its pages counted off the run loop: the page shown
+    /// and the place stay (the pages found before are the same pages).
+    func adoptCounted(_ counted: DocumentText) {
+        countingTask = nil
+        let known = text.knownPageCount
+        text.adopt(counted)
+        if text.knownPageCount < known || position.page > text.knownPageCount {
+            position = clamp(position)
+            relayout()
+        }
+    }
+
+    /// The reading view is now `width` cells wide: the page is wrapped again, and the place (a
+    /// line and a character of the page) stays at the top.
     func resize(width: Int) {
         guard width != pageLayout.width else { return }
         pageLayout = PageLayout(lines: text.lines(ofPage: position.page), width: width)
@@ -47,6 +80,19 @@ final class ReadingSession {
 
     private func relayout() {
         pageLayout = PageLayout(lines: text.lines(ofPage: position.page), width: pageLayout.width)
+    }
+
+    /// Finds page `page` (reading the whole file when it lies beyond what was read) and returns
+    /// whether the document has it.
+    @discardableResult
+    func findPage(_ page: Int) -> Bool {
+        text.findPages(through: page)
+        if text.knownPageCount < page, !text.isFinal, let whole = try? DocumentLibrary.readWhole(url) {
+            var full = DocumentText(bytes: whole, isFinal: true)
+            full.findPages(through: page)
+            text = full
+        }
+        return text.knownPageCount >= page
     }
 
     /// The current page wrapped at `width` (the kept layout when it is that wide; changes nothing).
@@ -75,18 +121,20 @@ final class ReadingSession {
             }
             target = ReadingPosition(page: position.page, line: layout.rows[row].line, character: layout.rows[row].character)
         case .nextPage:
-            target = ReadingPosition(page: min(position.page + 1, text.pageCount))
-            if target.page == position.page { return false }
+            guard findPage(position.page + 1) else { return false }
+            target = ReadingPosition(page: position.page + 1)
         case .previousPage:
             target = ReadingPosition(page: max(position.page - 1, 1))
         case .start:
             target = .start
         case .end:
-            let last = PageLayout(lines: text.lines(ofPage: text.pageCount), width: size.width)
+            findPage(.max)
+            let lastPage = text.knownPageCount
+            let last = PageLayout(lines: text.lines(ofPage: lastPage), width: size.width)
             let row = last.lastTopRow(height: size.height)
             target = last.rows.indices.contains(row)
-                ? ReadingPosition(page: text.pageCount, line: last.rows[row].line, character: last.rows[row].character)
-                : ReadingPosition(page: text.pageCount)
+                ? ReadingPosition(page: lastPage, line: last.rows[row].line, character: last.rows[row].character)
+                : ReadingPosition(page: lastPage)
         }
         guard target != position else { return false }
         position = target
@@ -96,7 +144,8 @@ final class ReadingSession {
     /// `position` moved inside the document: the page to the last page, the line to the page's
     /// last line, the character to the line's length.
     func clamp(_ position: ReadingPosition) -> ReadingPosition {
-        let page = min(max(position.page, 1), text.pageCount)
+        findPage(max(position.page, 1))
+        let page = min(max(position.page, 1), max(text.knownPageCount, 1))
         let lines = text.lines(ofPage: page)
         let line = min(max(position.line, 0), max(lines.count - 1, 0))
         let length = lines.indices.contains(line) ? lines[line].count : 0
