@@ -29,9 +29,9 @@ extension HeadlessController {
         .init(name: "cancel", fields: [], summary: "cancel the continuation in progress"),
         .init(name: "decline-next", fields: ["decline?"],
               summary: "the next willContinue answers false: the system, not the app, shows the progress (it does not cancel)"),
-        .init(name: "fault", fields: ["kind", "sticky?", "off?"],
-              summary: "arm a fault for the next occasion (\"sticky\": true keeps it armed; \"off\": true disarms it; kind \"none\" disarms all): "
-                + Fault.names),
+        .init(name: "fault", fields: ["kind", "sticky?", "off?", "latencyMs?", "kbps?"],
+              summary: "arm a fault for the next occasion (\"sticky\": true keeps it armed; \"off\": true disarms it; kind \"none\" disarms all; "
+                + "slow-link takes \"latencyMs\" and \"kbps\", kilobytes per second): " + Fault.names),
         .init(name: "step", fields: ["on?"],
               summary: "step mode on (default) or off: the device pauses before each phase of a continuation (a stepPaused event), its timeouts suspended"),
         .init(name: "next", fields: [], summary: "in step mode, go on from the pause to the next phase"),

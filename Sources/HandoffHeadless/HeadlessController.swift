@@ -413,9 +413,23 @@ public final class HeadlessController {
         guard let fault = Fault(rawValue: kind) else {
             throw CommandError("fault: unknown kind \"\(Arguments.clip(kind))\" (kinds: \(Fault.names), or none)")
         }
+        let latency = try args.number("latencyMs"), rate = try args.number("kbps")
+        var result: [String: JSONValue] = [:]
+        if fault == .slowLink {
+            do {
+                device.slowLink = try SlowLink(latencyMilliseconds: latency, kilobytesPerSecond: rate)
+            } catch {
+                throw CommandError("fault: \(error)")
+            }
+            result["latencyMs"] = .double(device.slowLink.latency * 1000)
+            result["kbps"] = .double(Double(device.slowLink.bytesPerSecond) / 1024)
+        } else if latency != nil || rate != nil {
+            throw CommandError("fault: \"latencyMs\" and \"kbps\" belong to slow-link only, not \(fault.rawValue)")
+        }
         if off { device.disarm(fault) } else { device.arm(fault, sticky: sticky) }
-        return ["faults": armedFaults, "fault": .string(fault.rawValue), "side": .string(fault.side),
-                "expected": .string(fault.expectedOutcome)]
+        result.merge(["faults": armedFaults, "fault": .string(fault.rawValue), "side": .string(fault.side),
+                      "expected": .string(fault.expectedOutcome)]) { $1 }
+        return result
     }
 
     /// Where step mode holds the device: the phase and what it will do, or null.
@@ -735,10 +749,20 @@ public final class HeadlessController {
             ])
             return false
         }
-        let state = states[application.bundleIdentifier]
-        restorationHandler(state.map { [$0] } ?? [])
-        lastRestored = activity
-        emit("restored", restoredFields(activity))
+        // `restored` is reported when the state really is restored: in step mode the device holds
+        // the restoration until it goes on.
+        guard let state = states[application.bundleIdentifier] else {
+            restorationHandler([])
+            lastRestored = activity
+            emit("restored", restoredFields(activity))
+            return true
+        }
+        state.didRestore = { [weak self, weak state] restored in
+            state?.didRestore = nil
+            self?.lastRestored = restored
+            self?.emit("restored", self?.restoredFields(restored) ?? [:])
+        }
+        restorationHandler([state])
         return true
     }
 

@@ -5,6 +5,8 @@ import HandoffCore
 /// its state into the activity at each save and takes the activity's `userInfo` on restore.
 final class AppStateResponder: Responder {
     var state: UserInfo = [:]
+    /// Told after each restoration (the controller reports it as a `restored` event).
+    var didRestore: ((UserActivity) -> Void)?
 
     override func updateUserActivityState(_ activity: UserActivity) {
         activity.addUserInfoEntries(from: state)
@@ -12,6 +14,7 @@ final class AppStateResponder: Responder {
 
     override func restoreUserActivityState(_ activity: UserActivity) {
         state = activity.userInfo
+        didRestore?(activity)
     }
 }
 

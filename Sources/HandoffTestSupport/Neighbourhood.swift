@@ -214,13 +214,24 @@ public final class Neighbourhood {
             neighbourhood.cancelled.insert(continuation)
         }
 
-        func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>) {
+        func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>, after delay: TimeInterval) {
             let n = neighbourhood
             guard let entry = n.requests[request], entry.receiver == peer else { return }
-            n.enqueue(from: id, to: peer, after: n.latency, beacon: false) { receiver in
+            n.enqueue(from: id, to: peer, after: n.latency + delay, beacon: false) { receiver in
                 n.requests[request] = nil
                 guard !n.cancelled.contains(entry.continuation) else { return }
                 receiver.receivePayload(entry.continuation, result)
+            }
+        }
+
+        func hangUp(_ request: PayloadRequestID, to peer: DeviceID) {
+            let n = neighbourhood
+            guard let entry = n.requests.removeValue(forKey: request), entry.receiver == peer else { return }
+            let name = n.devices[id]?.info.name ?? id.rawValue
+            n.enqueue(from: id, to: peer, after: n.latency, beacon: false) { receiver in
+                guard !n.cancelled.contains(entry.continuation) else { return }
+                receiver.receivePayload(entry.continuation, .failure(HandoffError(.connectionUnavailable,
+                    "the connection to \(name) was lost during the fetch")))
             }
         }
 

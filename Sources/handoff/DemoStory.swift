@@ -48,6 +48,11 @@ struct DemoStory: Sendable {
                       Device(kind: .phone),
                       Device(kind: .tablet, name: "Tablet v3", arguments: ["--reader-version", "3"])]),
         DemoStory(
+            name: "failures",
+            summary: "The lab: break a continuation on purpose (F8 faults), step through it (F6, F7) and see where it broke on both devices' timeline (F9).",
+            firstSteps: "Laptop: open the Reader and a document, F8, no-answer, Enter. Phone: Ctrl-O; 5 s later 4610; F9 shows where it broke.",
+            devices: [Device(kind: .laptop), Device(kind: .phone)]),
+        DemoStory(
             name: "asymmetric",
             summary: "Asymmetric apps: Studio (reads and maps) hands off to a phone's separate Reader and Map; another team's app never gets it.",
             firstSteps: "Laptop (Studio): read, F5 to map. Phone: Ctrl-O each time. Tablet: Nearby says \"team differs\".",

@@ -172,6 +172,29 @@ struct RoutingTests {
         #expect(routed.summary.contains("not listed (the file approves OTHERTEAM1.com.example.map)"))
     }
 
+    @Test func theNoSiteAssociationFaultSendsAnApprovedPageToTheBrowserOnce() throws {
+        let map = RecordingAppDelegate(), browser = RecordingAppDelegate()
+        receiver.install(TestManifests.map, delegate: map)
+        receiver.install(TestManifests.browser, delegate: browser)
+        receiver.siteAssociationChecked(SiteAssociationCheck(
+            bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
+            domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Date(), expiresAt: .distantFuture))
+        _ = try browse("https://maps.example.com/place/paris")
+        receiver.arm(.noSiteAssociation)
+        receiver.chooseOffer(from: origin.info.id)
+        hood.settle()
+        #expect(map.continued.isEmpty)
+        #expect(browser.continued.first?.webpageURL?.absoluteString == "https://maps.example.com/place/paris")
+        let routed = try #require(receiver.lifecycle.last { $0.kind == .webRouted })
+        #expect(routed.summary.contains("404"))
+        #expect(receiver.lifecycle.contains { $0.kind == .faultInjected })
+        #expect(receiver.armedFaults.isEmpty, "used up")
+        // The next continuation is approved again: the cache was never touched.
+        receiver.chooseOffer(from: origin.info.id)
+        hood.settle()
+        #expect(map.continued.first?.webpageURL?.absoluteString == "https://maps.example.com/place/paris")
+    }
+
     @Test func aWebActivityWithoutBrowserOrDomainAppsIsNotContinuable() throws {
         receiver.install(TestManifests.reader)
         #expect(try browse("https://example.org/") == .unavailable(.noAppClaimsType))

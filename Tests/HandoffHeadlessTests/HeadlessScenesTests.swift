@@ -123,6 +123,13 @@ struct HeadlessStepTests {
         #expect(!phone.lifecycleKinds.contains("continuationFailed"), "paused before continue, the timeout is suspended")
         phone.ok(["cmd": "next"])
         world.hood.settle()
+        // continue asked for a restoration: held before it runs.
+        #expect(phone.lifecycleKinds.contains("continueCalled"))
+        #expect(phone.events("lifecycle").last { $0["kind"] == "stepPaused" }?["phase"] == "restore")
+        #expect(phone.events("restored").isEmpty)
+        #expect(!phone.lifecycleKinds.contains("continued"), "continued follows the restorations")
+        phone.ok(["cmd": "next"])
+        world.hood.settle()
         #expect(phone.events("restored").first?["userInfo"] == ["page": 5])
         #expect(phone.lifecycleKinds.contains("continued"))
         // Nothing is paused now.

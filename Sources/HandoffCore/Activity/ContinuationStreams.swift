@@ -56,6 +56,35 @@ public struct ContinuationOutputStream: Sendable {
     public func close(with error: any Error) async { await sink.finish(error: error) }
 }
 
+extension ContinuationOutputStream {
+    /// This stream on a slow link (the lab's slow-link fault): each write waits the link's
+    /// latency, then leaves in slices at its bandwidth, so a reader sees the bytes trickle in.
+    public func throttled(by link: SlowLink) -> ContinuationOutputStream {
+        ContinuationOutputStream(sink: ThrottledSink(base: sink, link: link))
+    }
+}
+
+/// A sink that holds each write back as a slow link would.
+struct ThrottledSink: ContinuationStreamSink {
+    let base: any ContinuationStreamSink
+    let link: SlowLink
+
+    func write(_ bytes: [UInt8]) async throws {
+        try await Task.sleep(nanoseconds: UInt64(link.latency * 1e9))
+        // Slices of about a tenth of a second each.
+        let slice = max(link.bytesPerSecond / 10, 1)
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + slice, bytes.count)
+            try await Task.sleep(nanoseconds: UInt64(Double(end - start) / Double(link.bytesPerSecond) * 1e9))
+            try await base.write(Array(bytes[start..<end]))
+            start = end
+        }
+    }
+
+    func finish(error: (any Error)?) async { await base.finish(error: error) }
+}
+
 /// Errors of continuation streams.
 public enum ContinuationStreamError: Error, Sendable, Hashable, CustomStringConvertible {
     case notSupported

@@ -124,9 +124,10 @@ public final class Device {
         if pausedAt != nil {
             // Paused in step mode: the held steps of the receiving side are dropped (the
             // continuation ends here); anything else held happens now.
-            held.removeAll { effect in
-                switch effect {
-                case .launch, .callWillContinue, .requestPayload, .deliver: true
+            held.removeAll { step in
+                switch step {
+                case .effect(.launch), .effect(.callWillContinue), .effect(.requestPayload), .effect(.deliver): true
+                case .action(.restore?, _): true
                 default: false
                 }
             }
@@ -176,6 +177,11 @@ public final class Device {
                                       continuation: ContinuationID) {
         // The lab's no-answer fault: the request is never answered.
         if strikes(.noAnswer, continuation) { return }
+        // The lab's origin-leaves fault: the connection closes under the request.
+        if strikes(.originLeaves, continuation) {
+            transport?.hangUp(request, to: peer.id)
+            return
+        }
         post(.payloadRequested(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation))
     }
 
@@ -199,6 +205,11 @@ public final class Device {
             }
             do {
                 let payload = try ActivityPayload(decoding: data, limits: PayloadLimits(maximumPayloadBytes: limit))
+                if case .fetching(let attempt, .routedByPage, _, _)? = system.pendingContinuation, attempt.id == continuation,
+                   strikes(.noSiteAssociation, continuation) {
+                    // The lab's no-site-association fault: the page's association file is missing.
+                    system.siteAssociationsWithheld = continuation
+                }
                 post(.payloadReceived(continuation, payload, size: data.count))
             } catch {
                 post(.payloadFailed(continuation, HandoffError(.handoffFailed, "the payload could not be decoded: \(error)")))
@@ -227,7 +238,11 @@ public final class Device {
             record(.streamsRefused(grant.continuation, reference, activityType: nil, reason: "the activity is gone or no longer supports streams"))
             return .failure(.refused("the activity is gone or no longer supports streams"))
         }
-        let (mine, theirs) = ContinuationStreams.makePipe()
+        var (mine, theirs) = ContinuationStreams.makePipe()
+        if slowContinuations.contains(grant.continuation) || strikes(.slowLink, grant.continuation) {
+            // The lab's slow link: what the origin's app writes leaves slowly.
+            mine = ContinuationStreams(input: mine.input, output: mine.output.throttled(by: slowLink))
+        }
         record(.streamsOpened(grant.continuation, reference, activityReference, side: .origin))
         activity.delegate?.userActivity(activity, didReceive: mine)
         return .success(theirs)
@@ -300,10 +315,21 @@ public final class Device {
             completion(nil, ContinuationStreamError.unavailable("the device has no network"))
             return
         }
+        step(.streams(from: origin.peer.name), continuation: origin.continuation) { [weak self] in
+            self?.openStreams(with: transport, for: activity, from: origin, completion: completion)
+        }
+    }
+
+    private func openStreams(with transport: any DeviceTransport, for activity: UserActivity, from origin: ReceivedFrom,
+                             completion: @escaping (ContinuationStreams?, (any Error)?) -> Void) {
         transport.openContinuationStreams(to: origin.peer.id, token: origin.streamToken) { [weak self] result in
             guard let self else { return }
             switch result {
-            case .success(let streams):
+            case .success(var streams):
+                if self.slowContinuations.contains(origin.continuation) || self.strikes(.slowLink, origin.continuation) {
+                    // The lab's slow link: what the continuing app writes leaves slowly.
+                    streams = ContinuationStreams(input: streams.input, output: streams.output.throttled(by: self.slowLink))
+                }
                 if let reference = activity.reference {
                     self.record(.streamsOpened(origin.continuation, origin.peer, reference, side: .continuing))
                 }
@@ -347,6 +373,29 @@ public final class Device {
 
     /// The faults armed on this device: true when it stays armed, false for the next time only.
     public private(set) var armedFaults: [Fault: Bool] = [:]
+    /// How slow the slow-link fault makes what this device sends.
+    public var slowLink = SlowLink.standard
+    /// Payload answers the slow link holds back, and the continuations it slowed (their streams too).
+    private var slowRequests: [PayloadRequestID: ContinuationID] = [:]
+    private var slowContinuations: Set<ContinuationID> = [] {
+        didSet { if slowContinuations.count > 64 { slowContinuations.removeFirst() } }
+    }
+
+    /// The `userInfo` key of the app's handoff version, as Apple's WWDC 2014 session names it.
+    static let handoffVersionKey = "handoffVersion"
+
+    /// The version after `version`: a number one up, a "2.0" string one major up; an activity
+    /// without a version is version 1, so the newer one is 2.
+    static func nextVersion(after version: UserInfoValue?) -> UserInfoValue {
+        switch version {
+        case .integer(let number)?: return .integer(number == .max ? number : number + 1)
+        case .double(let number)?: return .double(number.rounded(.down) + 1)
+        case .string(let text)?:
+            let major = text.split(separator: ".", maxSplits: 1).first.flatMap { Int($0) }
+            return .string(major.map { "\($0 + 1).0" } ?? "2.0")
+        default: return .integer(2)
+        }
+    }
 
     /// Arms `fault` for its next occasion, or for every one while `sticky`.
     public func arm(_ fault: Fault, sticky: Bool = false) { armedFaults[fault] = sticky }
@@ -377,15 +426,42 @@ public final class Device {
     /// The phase the device is paused before, if it is.
     public private(set) var pausedAt: StepPhase?
     /// What waits behind the pause, in order.
-    private var held: [DeviceSystem.Effect] = []
+    private var held: [HeldStep] = []
     private var pausedSince: Date?
+
+    /// What step mode holds: an effect of the state machine, or an app callback the runtime
+    /// calls (a restoration, opening streams; nil phase: not a pause of its own, only behind one).
+    private enum HeldStep {
+        case effect(DeviceSystem.Effect)
+        case action(StepPhase?, () -> Void)
+    }
+
+    /// Runs `action` now, or holds it: behind a pause, or (with a phase, in step mode) as the next pause.
+    private func step(_ phase: StepPhase?, continuation: ContinuationID?, _ action: @escaping () -> Void) {
+        if pausedAt != nil {
+            held.append(.action(phase, action))
+        } else if isStepping, let phase {
+            held = [.action(phase, action)]
+            pause(before: phase, continuation: continuation)
+        } else {
+            action()
+        }
+    }
+
+    /// Performs a held step without pausing (the phase the device paused before).
+    private func run(_ step: HeldStep) {
+        switch step {
+        case .effect(let effect): perform(effect)
+        case .action(_, let action): action()
+        }
+    }
 
     /// Performs `effect`, or holds it: behind a pause, or as the next pause in step mode.
     private func dispatch(_ effect: DeviceSystem.Effect) {
         if pausedAt != nil {
-            held.append(effect)
+            held.append(.effect(effect))
         } else if isStepping, let phase = stepPhase(of: effect) {
-            held = [effect]
+            held = [.effect(effect)]
             pause(before: phase, continuation: continuation(of: effect))
         } else {
             perform(effect)
@@ -411,9 +487,14 @@ public final class Device {
         let wasDraining = draining
         draining = true
         if suspended > 0 { queue.append(.timeoutsSuspended(for: suspended)) }
-        if !pending.isEmpty { perform(pending.removeFirst()) }
+        if !pending.isEmpty { run(pending.removeFirst()) }
         // The rest as if just made: up to the next pause, and held behind it.
-        for effect in pending { dispatch(effect) }
+        for next in pending {
+            switch next {
+            case .effect(let effect): dispatch(effect)
+            case .action(let phase, let action): step(phase, continuation: nil, action)
+            }
+        }
         if !wasDraining {
             drainQueue()
             draining = false
@@ -505,7 +586,9 @@ public final class Device {
                 scene.delegate?.scene(scene, willContinueUserActivityWithType: type)
                 post(.willContinueAnswered(id, .scene(scene.name)))
             } else {
-                let showsProgress = app.delegate?.application(app, willContinueUserActivityWithType: type) ?? false
+                var showsProgress = app.delegate?.application(app, willContinueUserActivityWithType: type) ?? false
+                // The lab's will-continue-false fault: whatever the app did, its answer is false.
+                if strikes(.willContinueFalse, id) { showsProgress = false }
                 post(.willContinueAnswered(id, .application(appShowsProgress: showsProgress)))
             }
         case .requestPayload(let id, let peer, let hash):
@@ -552,15 +635,24 @@ public final class Device {
                 // Padding past the limit: the origin's own size check refuses it.
                 payload.userInfo["lab.padding"] = .data(Data(count: system.configuration.payloadLimitBytes + 1))
             }
+            if strikes(.newerVersion, continuation) {
+                payload.userInfo[Self.handoffVersionKey] = Self.nextVersion(after: payload.userInfo[Self.handoffVersionKey])
+            }
+            if strikes(.slowLink, continuation) {
+                slowRequests[request] = continuation
+                slowContinuations.insert(continuation)
+            }
             let encoded = payload.encoded()
             if encoded.count <= system.configuration.payloadLimitBytes * 2 {
                 traffic.sent = DeviceTraffic.Payload(continuation: continuation, peer: nil, bytes: encoded, time: clock())
             }
             post(.payloadEncoded(request, encoded, userInfo: payload.userInfo))
         case .sendPayload(let request, let peer, let data):
-            transport?.sendPayload(request, to: peer, result: .success(data))
+            let delay = slowRequests.removeValue(forKey: request) != nil ? slowLink.delay(forBytes: data.count) : 0
+            transport?.sendPayload(request, to: peer, result: .success(data), after: delay)
         case .sendPayloadError(let request, let peer, let error):
-            transport?.sendPayload(request, to: peer, result: .failure(error))
+            slowRequests[request] = nil
+            transport?.sendPayload(request, to: peer, result: .failure(error), after: 0)
         case .notifyContinued(let peer, let activityIdentifier, let continuation):
             transport?.notifyContinued(activityIdentifier, continuation: continuation, to: peer)
         case .checkSiteAssociations(let bundle, let appID, let domains):
@@ -615,13 +707,23 @@ public final class Device {
         var restored = 0
         let handler: ([Responder]) -> Void = { [weak self] objects in
             guard let self else { return }
-            for object in objects { object.restoreUserActivityState(activity) }
-            restored += objects.count
-            self.record(.restoreUserActivityState(id, bundleIdentifier: bundle, objects: objects.count, userInfo: activity.userInfo))
+            // Each restoration is a phase of its own in step mode (the app's call returns at once,
+            // as it may when it calls the handler later).
+            self.step(.restore(bundleIdentifier: bundle, objects: objects.count), continuation: id) { [weak self] in
+                guard let self else { return }
+                for object in objects { object.restoreUserActivityState(activity) }
+                restored += objects.count
+                self.record(.restoreUserActivityState(id, bundleIdentifier: bundle, objects: objects.count, userInfo: activity.userInfo))
+            }
         }
         record(.continueCalled(id, bundleIdentifier: bundle, activityType: activity.activityType))
-        let handled = app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
-        post(.continuationHandled(id, handled ? .handled(restoredObjects: restored) : .notHandled(.returnedFalse)))
+        // The lab's continue-false fault: as if the app's continue returned false at once.
+        let handled = strikes(.continueFalse, id) ? false
+            : app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
+        // After the restorations held in step mode, if any.
+        step(nil, continuation: id) { [weak self] in
+            self?.post(.continuationHandled(id, handled ? .handled(restoredObjects: restored) : .notHandled(.returnedFalse)))
+        }
     }
 
     /// `scene(_:continue:)` on the scene the activity's `targetContentIdentifier` picks (Apple's

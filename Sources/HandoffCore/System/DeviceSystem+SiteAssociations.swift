@@ -46,13 +46,17 @@ extension DeviceSystem {
 
     /// Where a browsing-web activity for a page on `host` goes at `now`: the app (most specific
     /// matching entry first) the site approves, else the browser (nil: none) with each refusal.
-    public func webRoute(host: String, at now: Date) -> (bundleIdentifier: String?, routing: WebRouting) {
+    ///
+    /// `withholdingAssociations`: route as if every association file were missing (404), the
+    /// lab's no-site-association fault.
+    public func webRoute(host: String, at now: Date,
+                         withholdingAssociations: Bool = false) -> (bundleIdentifier: String?, routing: WebRouting) {
         let host = host.lowercased()
         let candidates = apps.compactMap { app in app.activityContinuationEntry(matching: host).map { (app, $0) } }
             .sorted { $0.1.specificity > $1.1.specificity }
         for (app, domain) in candidates {
             let key = SiteAssociationKey(bundleIdentifier: app.bundleIdentifier, domain: domain)
-            if siteAssociations[key]?.isApproved(at: now) == true {
+            if !withholdingAssociations, siteAssociations[key]?.isApproved(at: now) == true {
                 return (app.bundleIdentifier, .approved(applicationIdentifier: app.applicationIdentifier, domain: domain))
             }
         }
@@ -60,7 +64,7 @@ extension DeviceSystem {
         let refusals = candidates.map { app, domain in
             let record = siteAssociations[SiteAssociationKey(bundleIdentifier: app.bundleIdentifier, domain: domain)]
             return WebRoutingRefusal(bundleIdentifier: app.bundleIdentifier, applicationIdentifier: app.applicationIdentifier,
-                                     domain: domain, outcome: record?.latest.outcome)
+                                     domain: domain, outcome: withholdingAssociations ? .notFound : record?.latest.outcome)
         }
         return (browser?.bundleIdentifier, .notApproved(refusals))
     }

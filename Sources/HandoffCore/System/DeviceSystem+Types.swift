@@ -117,6 +117,10 @@ public enum StepPhase: Sendable, Hashable, CustomStringConvertible {
     case save(activityType: String)
     /// The payload leaving the origin.
     case send(bytes: Int, to: String)
+    /// One restoration the continuing app asked for (`restoreUserActivityState` on its objects).
+    case restore(bundleIdentifier: String, objects: Int)
+    /// The continuing app opening continuation streams to the origin.
+    case streams(from: String)
 
     /// The phase's name in the headless JSON.
     public var name: String {
@@ -127,6 +131,8 @@ public enum StepPhase: Sendable, Hashable, CustomStringConvertible {
         case .continue: "continue"
         case .save: "save"
         case .send: "send"
+        case .restore: "restore"
+        case .streams: "streams"
         }
     }
 
@@ -140,6 +146,9 @@ public enum StepPhase: Sendable, Hashable, CustomStringConvertible {
         case .continue(let bundle, let type): "give \(bundle) the \(type) activity: continue, then its restorations"
         case .save(let type): "run the save callbacks of \(type) before the payload leaves (needsSave is set)"
         case .send(let bytes, let peer): "send the payload (\(ByteCount.text(bytes))) to \(peer)"
+        case .restore(let bundle, let objects):
+            "call restoreUserActivityState on \(objects) object\(objects == 1 ? "" : "s") of \(bundle) (the restoration handler)"
+        case .streams(let peer): "open continuation streams to \(peer) (getContinuationStreams)"
         }
     }
 }

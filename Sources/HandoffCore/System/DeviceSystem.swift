@@ -108,6 +108,9 @@ public struct DeviceSystem: Sendable {
     /// Per app and `activitycontinuation:` domain, what the site's association file said.
     public internal(set) var siteAssociations: [SiteAssociationKey: SiteAssociationRecord] = [:]
     var siteAssociationChecksInFlight: Set<SiteAssociationKey> = []
+    /// The continuation whose web page is routed as if its association files were missing (the
+    /// lab's no-site-association fault).
+    var siteAssociationsWithheld: ContinuationID?
     /// The apps running (in front or in the background). Continuing into an app that is not
     /// running launches it cold.
     public private(set) var runningApps: Set<String> = []
@@ -564,7 +567,9 @@ extension DeviceSystem {
                 fail(pending, HandoffError(.handoffFailed, "the web activity has no webpageURL"), at: now, effects: &effects)
                 return
             }
-            let (routed, routing) = webRoute(host: host, at: now)
+            let withheld = siteAssociationsWithheld == id
+            siteAssociationsWithheld = nil
+            let (routed, routing) = webRoute(host: host, at: now, withholdingAssociations: withheld)
             guard let bundle = routed else {
                 fail(pending, HandoffError(.handoffFailed, "no app the site approves and no browser for \(host)"), at: now, effects: &effects)
                 return

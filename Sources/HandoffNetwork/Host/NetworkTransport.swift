@@ -11,7 +11,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     private var sessions: [DeviceID: PeerSession] = [:]
     private var fetches: [ContinuationID: Task<Void, Never>] = [:]
     /// Requests this device is serving, waiting for the device's answer (any thread).
-    private let serving = Mutex<[PayloadRequestID: CheckedContinuation<Result<Data, HandoffError>, Never>]>([:])
+    private let serving = Mutex<[PayloadRequestID: CheckedContinuation<ServeAnswer, Never>]>([:])
     private let nextServe = Mutex<UInt64>(1)
 
     init(host: DeviceHost) {
@@ -56,9 +56,19 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         fetches.removeValue(forKey: continuation)?.cancel()
     }
 
-    func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>) {
+    func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>, after delay: TimeInterval) {
+        // A slow link's delay (the lab's fault) is the connection's, not the app's: it runs after
+        // the serving deadline is met, and the requester's fetch timeout still runs.
+        answer(request, .answer(result, after: delay))
+    }
+
+    func hangUp(_ request: PayloadRequestID, to peer: DeviceID) {
+        answer(request, .hangUp)
+    }
+
+    private func answer(_ request: PayloadRequestID, _ answer: ServeAnswer) {
         let waiting = serving.withLock { $0.removeValue(forKey: request) }
-        waiting?.resume(returning: result)
+        waiting?.resume(returning: answer)
     }
 
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
@@ -109,13 +119,13 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     /// Serves a payload request that arrived on a session (any thread): asks the device on its
     /// queue and waits for its answer.
     func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
-                      timeout: TimeInterval) async -> Result<Data, HandoffError> {
+                      timeout: TimeInterval) async -> ServeAnswer {
         let request = PayloadRequestID(rawValue: nextServe.withLock { value in
             defer { value += 1 }
             return value
         })
         let host = self.host
-        let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<Data, HandoffError>, Never>) in
+        let result = await withCheckedContinuation { (waiter: CheckedContinuation<ServeAnswer, Never>) in
             serving.withLock { $0[request] = waiter }
             host.perform { device in
                 device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
@@ -124,11 +134,19 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
             Task {
                 try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
                 let late = self.serving.withLock { $0.removeValue(forKey: request) }
-                late?.resume(returning: .failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")))
+                late?.resume(returning: .answer(.failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")), after: 0))
             }
         }
         return result
     }
+}
+
+/// What the device answers a payload request it serves.
+enum ServeAnswer: Sendable {
+    /// The payload, or the error to send back, `after` seconds (a slow link's delay; usually 0).
+    case answer(Result<Data, HandoffError>, after: TimeInterval)
+    /// No answer: the connection closes (the lab's origin-leaves fault).
+    case hangUp
 }
 
 /// A value that is only ever used on the device's queue, carried through `Sendable` closures.

@@ -82,12 +82,17 @@ final class SessionServer: Sendable {
                 case .hello(let name, let kind):
                     peer = PeerInfo(id: peerID, name: name, kind: kind)
                 case .payloadRequest(let id, let continuation, let hash):
-                    let result = await host.transport?.servePayload(from: peer, activityTypeHash: hash,
+                    let answer = await host.transport?.servePayload(from: peer, activityTypeHash: hash,
                                                                     continuation: ContinuationID(rawValue: continuation), timeout: 2)
-                        ?? .failure(HandoffError(.handoffFailed, "the device is shutting down"))
-                    switch result {
-                    case .success(let data): try await outbound.write(.payloadResponse(id: id, payload: Array(data)))
-                    case .failure(let error): try await outbound.write(.payloadError(id: id, code: error.code, reason: error.reason))
+                        ?? .answer(.failure(HandoffError(.handoffFailed, "the device is shutting down")), after: 0)
+                    switch answer {
+                    case .answer(let result, let delay):
+                        if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+                        switch result {
+                        case .success(let data): try await outbound.write(.payloadResponse(id: id, payload: Array(data)))
+                        case .failure(let error): try await outbound.write(.payloadError(id: id, code: error.code, reason: error.reason))
+                        }
+                    case .hangUp: return
                     }
                 case .continued(let activityIdentifier, let continuation):
                     let from = peer
