@@ -139,7 +139,9 @@ extension Inspection {
             case .payloadRequested(continuation, _, _):
                 isOrigin = true
             case .payloadReceived(continuation, _, _, _, _, let userInfo):
-                received = Side(device: event.device, role: "received (not restored)", userInfo: userInfo)
+                received = Side(device: event.device, role: "received (no app had it yet)", userInfo: userInfo)
+            case .continueCalled(continuation, _, _), .sceneContinue(continuation, _, _, _):
+                received?.role = "given to the app (continue)"
             case .restoreUserActivityState(continuation, _, _, let userInfo):
                 receiver = Side(device: event.device, role: "restored by the receiver", userInfo: userInfo)
             default:
