@@ -90,27 +90,34 @@ public struct DocumentServer: Sendable {
             return await refuse(DocumentRefusal(.notThisDocument, "the activity is about “\(name)”, not “\(request.documentName)”"),
                                 on: streams)
         }
-        let data: Data
+        // The file is read a chunk at a time as it is sent: the first bytes leave at once,
+        // whatever the document's size.
+        let handle: FileHandle
+        let size: Int
         do {
-            let size = try documentURL.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
-            guard size <= DocumentTransferProtocol.maximumDocumentSize else {
-                return await refuse(DocumentRefusal(.tooLarge, "“\(name)” is larger than \(ByteCount.text(DocumentTransferProtocol.maximumDocumentSize))"),
-                                    on: streams)
-            }
-            data = try Data(contentsOf: documentURL)
+            handle = try FileHandle(forReadingFrom: documentURL)
+            size = Int(try handle.seekToEnd())
+            try handle.seek(toOffset: 0)
         } catch {
             let exists = FileManager.default.fileExists(atPath: documentURL.path)
             return await refuse(DocumentRefusal(exists ? .unreadable : .notFound,
                                                 exists ? "“\(name)” could not be read" : "“\(name)” is no longer there"), on: streams)
         }
-        let header = DocumentHeader(documentName: name, size: data.count, senderName: senderName)
+        defer { try? handle.close() }
+        guard size <= DocumentTransferProtocol.maximumDocumentSize else {
+            return await refuse(DocumentRefusal(.tooLarge, "“\(name)” is larger than \(ByteCount.text(DocumentTransferProtocol.maximumDocumentSize))"),
+                                on: streams)
+        }
+        let header = DocumentHeader(documentName: name, size: size, senderName: senderName)
         do {
             try await streams.output.write(header.encoded())
-            var offset = 0
-            while offset < data.count {
-                let end = min(offset + chunkSize, data.count)
-                try await streams.output.write(Array(data[offset..<end]))
-                offset = end
+            var sent = 0
+            while sent < size {
+                guard let chunk = try handle.read(upToCount: min(chunkSize, size - sent)), !chunk.isEmpty else {
+                    throw DocumentTransferError.streams("“\(name)” became shorter while it was sent")
+                }
+                try await streams.output.write(Array(chunk))
+                sent += chunk.count
             }
             await streams.output.close()
             return .served(Served(header: header, requesterName: request.requesterName, elapsed: clock.now - start))

@@ -1,7 +1,9 @@
 // handoff-ui-bench: measures the terminal device as a person sees it, through tmux, next to
 // the floor of the same measuring path (tmux, a pty and the kernel's echo), in one run.
 //
-//   swift build -c release --scratch-path .build-release --product handoff-ui-bench --product handoff
+//   swift build -c release --scratch-path .build-release --product handoff
+//   swift build -c release --scratch-path .build-release --product handoff-ui-bench
+//   (one product per command: given two, SwiftPM 6.3 builds only the last)
 //   .build-release/release/handoff-ui-bench [--keys 200] [--idle-seconds 30] [--json]
 //
 // Rows:
@@ -393,7 +395,8 @@ func main() throws {
     for _ in 0..<5 {
         try shell.sendKeys("clear", "Enter")
         try shell.waitFor("a clear screen") { $0.trimmingCharacters(in: .whitespacesAndNewlines).count <= 2 }
-        try shell.sendText("head -n 28 '\(hugeURL.path)'")
+        // 12 lines fill about 18 rows of the 30: the first screenful, nothing scrolled away.
+        try shell.sendText("head -n 12 '\(hugeURL.path)'")
         guard let time = try millisecondsUntil(shell, timeout: .seconds(10), after: { try shell.sendKeys("Enter") }, {
             $0.contains("Paragraph 2.")
         }) else { throw BenchFailure.missing("head never showed the huge book") }
@@ -433,7 +436,7 @@ func main() throws {
     table.note("Stream row: from Ctrl-O on a device without the document until it shows page 1 (continue, open")
     table.note("streams, request, receive, lay out and show); floor: the same bytes through a local socket pair.")
     table.note("100 MB row: from Enter on the document in the list until its first page shows; floor: `head`")
-    table.note("printing the file's first 28 lines in a tmux pane. Both are polled with tmux captures, about 1 ms apart.")
+    table.note("printing the file's first 12 lines in a tmux pane. Both are polled with tmux captures, about 1 ms apart.")
     table.note("Key times: a tmux control client sends the key and waits for the pane's first output; the floor")
     table.note("is `cat` (the kernel echoes the key). First frame: tmux starts the program and a client polls the")
     table.note("screen until the frame shows; the floor is `echo ready`. The difference is the device's own time.")
