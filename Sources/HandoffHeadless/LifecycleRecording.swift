@@ -118,7 +118,10 @@ public struct LifecycleRecording: Sendable {
     public init(data: Data, file: String) throws(RecordingError) {
         self.file = file
         guard let text = String(data: data, encoding: .utf8) else {
-            throw RecordingError(file: file, line: nil, reason: "not UTF-8 text")
+            // Name the first line that is not UTF-8 (a recording is text: a binary file fails on line 1).
+            let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let bad = lines.firstIndex { String(data: Data($0), encoding: .utf8) == nil }
+            throw RecordingError(file: file, line: bad.map { $0 + 1 }, reason: "not UTF-8 text (not a recording?)")
         }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let endsWithNewline = lines.last == ""

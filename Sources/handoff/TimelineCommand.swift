@@ -13,8 +13,15 @@ struct TimelineCommand: ParsableCommand {
             an offer, the payload request, the payload (or its refusal), continuation streams and \
             "was continued", matched by the continuation's identifier.
 
+            On a terminal, without --print or --svg, the timeline is replayed interactively: \
+            → steps to the next event, ← goes back, Space plays forward (and pauses), PgUp/PgDn \
+            move a page, Home/End go to the first and last event, q quits; the shown event's \
+            detail (what Apple does at that step, its fields) is below the lanes, or beside them \
+            on a wide terminal.
+
             --print writes it as plain text (for documentation, bug reports and CI); --svg FILE \
-            draws the same diagram as a picture. Without either, the text goes to standard output.
+            draws the same diagram as a picture. Without either and not on a terminal, the text \
+            goes to standard output.
 
             Exit status: 0, or 1 when a recording cannot be read (the message names the file and line).
             """
@@ -56,6 +63,15 @@ struct TimelineCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("handoff timeline: \(svg): cannot be written (\(error.localizedDescription))\n".utf8))
                 throw ExitCode(1)
             }
+        }
+        if !print, svg == nil, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
+            do {
+                try TimelineReplayTerminal.run(timeline)
+            } catch {
+                FileHandle.standardError.write(Data("handoff timeline: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            return
         }
         if print || svg == nil {
             FileHandle.standardOutput.write(Data(timeline.text(laneWidth: laneWidth).utf8))

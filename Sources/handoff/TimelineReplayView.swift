@@ -1,0 +1,230 @@
+import CursesTerminal
+import Foundation
+import HandoffCore
+import HandoffHeadless
+import TerminalCells
+
+/// `handoff timeline FILE…` on a terminal: the recorded timeline replayed event by event, two
+/// (or more) lanes with the arrows of what crossed the network, and the shown event's detail.
+/// Draws only what it is given: the timeline and where the replay is.
+struct TimelineReplayView {
+    let timeline: Timeline
+    let replay: TimelineReplay
+
+    /// The width of the time column.
+    static let timeWidth = 13
+
+    /// The keys, for the bottom line.
+    static let hints: [(keys: String, action: String)] = [
+        ("→", "step"), ("←", "back"), ("Space", "play/pause"), ("PgUp PgDn", "page"), ("Home End", "first/last"), ("q", "quit"),
+    ]
+
+    func render(size: Size) -> Grid {
+        var grid = Grid(size: size)
+        guard size.width >= 40, size.height >= 10 else {
+            grid.put(TextWidth.truncate("handoff timeline: the terminal is too small (need 40x10) · q quits", to: size.width),
+                     at: Point(x: 0, y: 0), style: Style(.warning))
+            return grid
+        }
+        let bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        let (title, rest) = bounds.splitTop(1)
+        let (body, footer) = rest.splitBottom(1)
+        drawTitle(into: &grid, area: title)
+        drawFooter(into: &grid, area: footer)
+        // Wide terminals: the detail beside the diagram; otherwise below it.
+        let diagram: Rect, detail: Rect
+        if size.width >= 140 {
+            (diagram, detail) = body.splitRight(min(60, size.width / 3))
+        } else {
+            let detailHeight = min(max(6, body.height / 3), 10)
+            (diagram, detail) = body.splitBottom(detailHeight)
+        }
+        drawDiagram(into: &grid, area: diagram)
+        drawDetail(into: &grid, area: detail, beside: size.width >= 140)
+        return grid
+    }
+
+    // MARK: Title and keys
+
+    func drawTitle(into grid: inout Grid, area: Rect) {
+        grid.fill(area, style: Style(.statusBar))
+        let names = timeline.lanes.map(\.name).joined(separator: " ↔ ")
+        let position = replay.eventCount == 0 ? "no events" : "event \(replay.played) of \(replay.eventCount)"
+        let state = replay.isPlaying ? "▶ playing" : (replay.isAtEnd ? "■ end" : "⏸ paused")
+        let text = " handoff timeline · \(names) · \(position) · \(state)"
+        grid.put(TextWidth.truncate(text, to: area.width), at: area.origin, style: Style(.statusBar), clip: area)
+    }
+
+    func drawFooter(into grid: inout Grid, area: Rect) {
+        var x = area.x + 1
+        for (index, hint) in Self.hints.enumerated() {
+            let cost = TextWidth.of(hint.keys) + 1 + TextWidth.of(hint.action) + (index == 0 ? 0 : 2)
+            guard x + cost <= area.maxX else { break }
+            if index > 0 { x = grid.put("  ", at: Point(x: x, y: area.y), clip: area) }
+            x = grid.put(hint.keys, at: Point(x: x, y: area.y), style: Style(.accent), clip: area)
+            x = grid.put(" " + hint.action, at: Point(x: x, y: area.y), style: Style(.dim), clip: area)
+        }
+    }
+
+    // MARK: The diagram
+
+    /// One line of the diagram: an event (by row index) or an arrow (by arrow index).
+    enum Line: Hashable {
+        case event(Int)
+        case arrow(Int)
+    }
+
+    /// The played events in order, each followed by the arrows it sent whose other end has
+    /// been played too.
+    func lines() -> [Line] {
+        let played = replay.played
+        let arrowsFrom = Dictionary(grouping: timeline.arrows.indices, by: { timeline.arrows[$0].from })
+        var lines: [Line] = []
+        for row in 0..<played {
+            lines.append(.event(row))
+            for arrow in arrowsFrom[row] ?? [] where timeline.arrows[arrow].to < played { lines.append(.arrow(arrow)) }
+        }
+        return lines
+    }
+
+    func drawDiagram(into grid: inout Grid, area: Rect) {
+        let lanes = max(1, timeline.lanes.count)
+        let laneWidth = max(8, (area.width - Self.timeWidth) / lanes)
+        func laneX(_ lane: Int) -> Int { area.x + Self.timeWidth + lane * laneWidth }
+        // The lanes' names.
+        for (index, lane) in timeline.lanes.enumerated() {
+            let name = TextWidth.truncate("\(lane.name) (\(lane.kind))", to: laneWidth - 2)
+            grid.put(name, at: Point(x: laneX(index) + 2, y: area.y), style: Style(.title), clip: area)
+        }
+        grid.put(String(repeating: "─", count: area.width), at: Point(x: area.x, y: area.y + 1), style: Style(.frame), clip: area)
+        let room = area.inset(top: 2)
+        guard room.height > 0 else { return }
+        if timeline.rows.isEmpty {
+            grid.put("These recordings hold no events.", at: room.origin, style: Style(.dim), clip: room)
+            return
+        }
+        let lines = lines()
+        // Follow the shown event: its line and the arrows it sent stay in view.
+        let last = lines.count - 1
+        let first = max(0, last - room.height + 1)
+        for (offset, line) in lines.dropFirst(first).prefix(room.height).enumerated() {
+            let y = room.y + offset
+            for lane in 0..<lanes { grid.put("│", at: Point(x: laneX(lane), y: y), style: Style(.frame), clip: room) }
+            switch line {
+            case .event(let index):
+                let row = timeline.rows[index]
+                let isSelected = index == replay.selected
+                grid.put(Self.clock(row.event.time), at: Point(x: room.x, y: y), style: Style(isSelected ? .accent : .dim), clip: room)
+                let x = laneX(row.lane)
+                let cell = Rect(x: x, y: y, width: max(0, min(laneWidth, room.maxX - x)), height: 1)
+                let style = isSelected ? Style(.selection) : Self.style(row.event.kind)
+                if isSelected { grid.fill(cell, style: style) }
+                let text = "● \(row.event.kind.rawValue) \(row.event.detail)"
+                grid.put(TextWidth.truncate(text, to: max(0, cell.width - 1)), at: Point(x: x, y: y), style: style, clip: cell)
+            case .arrow(let index):
+                let arrow = timeline.arrows[index]
+                let from = timeline.rows[arrow.from].lane, to = timeline.rows[arrow.to].lane
+                let start = laneX(min(from, to)) + 1, end = laneX(max(from, to)) - 1
+                guard end > start else { continue }
+                let style = Style(.accent)
+                grid.put(String(repeating: "─", count: end - start + 1), at: Point(x: start, y: y), style: style, clip: room)
+                grid.put(from < to ? "▶" : "◀", at: Point(x: from < to ? end : start, y: y), style: style, clip: room)
+                let label = TextWidth.truncate(" \(arrow.label) ", to: max(0, end - start - 3))
+                let labelX = start + max(1, (end - start + 1 - TextWidth.of(label)) / 2)
+                grid.put(label, at: Point(x: labelX, y: y), style: style, clip: room)
+            }
+        }
+    }
+
+    // MARK: The detail
+
+    func drawDetail(into grid: inout Grid, area: Rect, beside: Bool) {
+        if beside {
+            for y in area.y..<area.maxY { grid.put("│", at: Point(x: area.x, y: y), style: Style(.frame)) }
+        } else {
+            grid.put(String(repeating: "─", count: area.width), at: area.origin, style: Style(.frame), clip: area)
+        }
+        let inside = beside ? area.inset(left: 2) : area.inset(top: 1, left: 1)
+        guard inside.height > 0, let index = replay.selected else { return }
+        var lines: [(String, Style)] = []
+        let event = timeline.rows[index].event
+        lines.append(("\(Self.clock(event.time))  \(event.device)  \(event.kind.rawValue)", Style(.title)))
+        if !event.detail.isEmpty {
+            for line in TextWidth.wrap(event.detail, width: inside.width) { lines.append((line, Style(.normal))) }
+        }
+        for arrow in timeline.arrows where arrow.from == index || arrow.to == index {
+            let other = timeline.rows[arrow.from == index ? arrow.to : arrow.from].event.device
+            lines.append((arrow.from == index ? "→ \(arrow.label) to \(other)" : "← \(arrow.label) from \(other)", Style(.accent)))
+        }
+        for line in TextWidth.wrap(event.explanation, width: inside.width) { lines.append((line, Style(.dim))) }
+        let shown: Set<String> = ["time", "device", "kind", "detail", "explanation"]
+        for key in event.fields.keys.sorted() where !shown.contains(key) {
+            let value = event.fields[key].map { $0.stringValue ?? $0.jsonText } ?? ""
+            lines.append((TextWidth.truncate("\(key): \(value)", to: inside.width), Style(.normal)))
+        }
+        for (row, line) in lines.prefix(inside.height).enumerated() {
+            grid.put(TextWidth.truncate(line.0, to: inside.width), at: Point(x: inside.x, y: inside.y + row), style: line.1, clip: inside)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// HH:mm:ss.SSS in UTC, as recordings write their times.
+    static func clock(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
+    }
+
+    static func style(_ kind: LifecycleEvent.Kind) -> Style {
+        switch kind {
+        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue: Style(.error)
+        case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored, .faultInjected: Style(.warning)
+        case .continued, .wasContinued: Style(.success)
+        default: Style(.normal)
+        }
+    }
+
+    /// What a key does in the replay; nil for keys it does not use.
+    static func command(for key: Key) -> TimelineReplay.Command? {
+        switch key {
+        case .right, .down, .character("n"), .character("j"), .enter: .step
+        case .left, .up, .character("p"), .character("k"), .backspace: .back
+        case .pageDown: .pageForward
+        case .pageUp: .pageBack
+        case .home, .character("g"): .start
+        case .end, .character("G"): .end
+        case .character(" "): .togglePlay
+        default: nil
+        }
+    }
+
+    static func isQuit(_ key: Key) -> Bool {
+        key == .character("q") || key == .escape || key == .control("q") || key == .control("c")
+    }
+}
+
+/// The replay's terminal loop: draws, waits for a key (or the play interval), applies it.
+enum TimelineReplayTerminal {
+    static func run(_ timeline: Timeline) throws {
+        try CursesTerminal.withTerminal { terminal in
+            let runLoop = try TerminalRunLoop(terminal: terminal)
+            var replay = TimelineReplay(eventCount: timeline.rows.count)
+            while true {
+                terminal.draw(TimelineReplayView(timeline: timeline, replay: replay).render(size: terminal.size))
+                let until = replay.isPlaying ? ContinuousClock.now + .milliseconds(Int(TimelineReplay.playInterval * 1000)) : nil
+                switch runLoop.nextEvent(until: until) {
+                case .key(.control("l")):
+                    terminal.redrawAll()
+                case .key(let key):
+                    if TimelineReplayView.isQuit(key) { return }
+                    if let command = TimelineReplayView.command(for: key) { replay.apply(command) }
+                case .deadline:
+                    replay.apply(.tick)
+                case .signal:
+                    return
+                case .resize, .wake, .resumed:
+                    break
+                }
+            }
+        }
+    }
+}
