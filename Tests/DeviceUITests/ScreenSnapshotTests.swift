@@ -175,3 +175,27 @@ struct ScreenSnapshotTests {
         #expect(text.contains("✓ continuable: Enter"))
     }
 }
+
+@Suite("The faults panel")
+struct FaultsPanelTests {
+    /// The panel on a phone in half an 80x24 terminal (the demo's two panes), choosing each fault
+    /// in turn: the chosen one is always in sight with its expectation.
+    @Test(arguments: [Size(width: 40, height: 24), Size(width: 80, height: 24)])
+    func theChosenFaultAndWhatFollowsAreAlwaysInSight(size: Size) {
+        for (index, fault) in Fault.allCases.enumerated() {
+            var state = Fixture.state(size: size)
+            state.overlay = .faults(selection: index)
+            let text = Fixture.render(state, Fixture.device()).text()
+            #expect(text.contains("▸ \(fault.rawValue)"), "\(fault) at \(size)")
+            #expect(text.contains("Expect:"), "\(fault) at \(size)")
+        }
+    }
+
+    @Test func theListSaysThereIsMoreWhenItScrolls() {
+        var state = Fixture.state(size: Size(width: 40, height: 24))
+        state.overlay = .faults(selection: Fault.allCases.count - 1)
+        let text = Fixture.render(state, Fixture.device()).text()
+        #expect(text.contains("↑"))
+        #expect(!text.contains(Fault.allCases[0].rawValue), "the first faults scrolled away")
+    }
+}

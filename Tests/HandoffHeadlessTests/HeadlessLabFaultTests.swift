@@ -9,6 +9,7 @@ import Testing
 @Suite("Headless: the lab's other faults")
 struct HeadlessLabFaultTests {
     /// A laptop offering a reading activity (with `userInfo`) to a phone that has seen the offer.
+    /// Keep both nodes: a node's controller owns its apps' state.
     private func offering(_ userInfo: JSONValue = ["page": 5]) -> (HeadlessWorld, HeadlessNode, HeadlessNode) {
         let world = HeadlessWorld()
         let laptop = world.add("Laptop", kind: .laptop)
@@ -34,7 +35,7 @@ struct HeadlessLabFaultTests {
     }
 
     @Test func willContinueFalseShowsTheSystemsProgressAndTheContinuationGoesOn() throws {
-        let (world, _, phone) = offering()
+        let (world, laptop, phone) = offering()
         phone.ok(["cmd": "fault", "kind": "will-continue-false"])
         phone.ok(["cmd": "continue", "peer": "laptop"])
         world.hood.settle()
@@ -42,6 +43,7 @@ struct HeadlessLabFaultTests {
         #expect(asked["appShowsProgress"] == false)
         #expect(phone.lifecycleKinds.contains("faultInjected"))
         #expect(phone.events("restored").first?["userInfo"] == ["page": 5])
+        #expect(laptop.lifecycleKinds.contains("wasContinued"))
     }
 
     @Test func continueFalseRestoresNothingAndTheOriginIsNotToldItWasContinued() throws {

@@ -107,17 +107,24 @@ extension ScreenView {
     func drawFaults(into grid: inout Grid, area: Rect, selection: Int) {
         let width = min(area.width - 2, 60)
         let faults = Fault.allCases
+        let chosen = faults[min(max(0, selection), faults.count - 1)]
+        let expectation = TextWidth.wrap("Expect: " + chosen.expectedOutcome, width: width - 4)
+        // The list scrolls to keep the chosen fault in sight when the panel is short (a phone's
+        // screen at 80x24): the expectation keeps at least two lines.
+        let rows = max(3, min(faults.count, area.height - 5 - min(expectation.count, max(2, area.height - 5 - faults.count))))
+        let first = min(max(0, selection - rows / 2), faults.count - rows)
         var lines: [(String, Style)] = []
-        for (index, fault) in faults.enumerated() {
+        for (index, fault) in faults.enumerated() where index >= first && index < first + rows {
             let armed = device.armedFaults[fault].map { $0 ? "⚠ kept" : "⚠ once" } ?? ""
             let mark = index == selection ? "▸ " : "  "
             let text = TextWidth.truncate("\(mark)\(fault.rawValue) (\(fault.side))", to: width - 6 - armed.count)
             let padding = String(repeating: " ", count: max(1, width - 4 - TextWidth.of(text) - armed.count))
-            lines.append((text + padding + armed, Style(index == selection ? .selection : (armed.isEmpty ? .normal : .warning))))
+            let more = (index == first && first > 0) ? " ↑" : (index == first + rows - 1 && first + rows < faults.count ? " ↓" : "")
+            lines.append((text + String(padding.dropLast(more.count)) + more + armed,
+                          Style(index == selection ? .selection : (armed.isEmpty ? .normal : .warning))))
         }
         lines.append(("", Style(.normal)))
-        let chosen = faults[min(max(0, selection), faults.count - 1)]
-        for line in TextWidth.wrap("Expect: " + chosen.expectedOutcome, width: width - 4) { lines.append((line, Style(.dim))) }
+        for line in expectation { lines.append((line, Style(.dim))) }
         drawPanel(into: &grid, area: area, width: width, title: "Faults (F8)", role: .warning, lines: lines, action: "arm once")
     }
 
