@@ -99,7 +99,7 @@ public final class DeviceScreen {
         var snapshot = DeviceSnapshot(device: device, account: account, terminalApps: apps)
         snapshot.sharedLifecycle = sharedLifecycle
         if case .inspector(let inspector) = state.overlay {
-            snapshot.inspection = Inspection(subject: inspector.subject, device: device)
+            snapshot.inspection = Inspection(subject: inspector.subject, device: device, shared: sharedLifecycle.entries)
         }
         return snapshot
     }

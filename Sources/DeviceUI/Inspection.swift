@@ -102,8 +102,9 @@ public struct Inspection: Hashable, Sendable {
 extension Inspection {
     /// What `device` knows about `subject`: its lifecycle (the userInfo saved and restored), its
     /// traffic (the payload bytes, the peer's last beacon, opened again with the device's
-    /// `beaconInspector`).
-    public init(subject: Subject, device: Device) {
+    /// `beaconInspector`), and what peers of the account shared of theirs (`shared`: the other
+    /// side's userInfo, when the peer shares its lifecycle).
+    public init(subject: Subject, device: Device, shared: [LifecycleEntry] = []) {
         let lifecycle = device.lifecycle
         let configuration = device.system.configuration
         let guidance = configuration.payloadWarningBytes, limit = configuration.payloadLimitBytes
@@ -150,6 +151,28 @@ extension Inspection {
         }
         receiver = receiver ?? received
         let other = peerName ?? "the other device"
+        // The other side, from what its device shared (its events of this continuation).
+        var omitted: (device: String, bytes: Int)?
+        let id = continuation.description
+        var sharedReceived: Side?
+        for entry in shared where entry.continuation == id {
+            let role: String? = switch entry.kind {
+            case .payloadSent where origin == nil: "saved by the origin (shared)"
+            case .restoreUserActivityState where receiver == nil: "restored by the receiver (shared)"
+            case .payloadReceived where receiver == nil: "received by the receiver (shared)"
+            default: nil
+            }
+            guard let role else { continue }
+            guard let userInfo = entry.userInfo else {
+                if let bytes = entry.integer("userInfoOmitted") { omitted = (entry.device, Int(bytes)) }
+                continue
+            }
+            let side = Side(device: entry.device, role: role, userInfo: userInfo)
+            if entry.kind == .payloadSent { origin = side } else if entry.kind == .payloadReceived { sharedReceived = side } else {
+                receiver = side
+            }
+        }
+        receiver = receiver ?? sharedReceived
         let me = device.info.name
         var title = "Continuation \(continuation.short): " + (isOrigin ? "\(me) → \(other)" : "\(other) → \(me)")
         var missing: String?
@@ -161,6 +184,10 @@ extension Inspection {
         } else if origin == nil, receiver == nil {
             missing = "No userInfo travelled: the continuation stopped before the payload."
             title += " (no payload)"
+        }
+        if let omitted {
+            missing = (missing.map { $0 + " " } ?? "")
+                + "\(omitted.device) shared this step without its userInfo (\(omitted.bytes) bytes, over the sharing limit)."
         }
         var payload: PayloadBytes?
         let traffic = device.traffic

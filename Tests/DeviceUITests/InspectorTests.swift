@@ -163,6 +163,27 @@ struct InspectorTests {
         #expect(laptop.payload?.direction == "sent to Phone")
         #expect(laptop.payload?.annotated?.bytes == received.annotated?.bytes)
     }
+
+    @Test func theOtherSideComesFromWhatItsDeviceShared() throws {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        world.phoneScreen.handle(.control("o"))
+        world.hood.settle()
+        // What the laptop would share of its lifecycle (lifecycle sharing, --share-lifecycle).
+        let shared = world.laptop.lifecycle.map(LifecycleEntry.init)
+        let phone = Inspection(subject: .latest, device: world.phone, shared: shared)
+        #expect(phone.origin?.device == "Laptop")
+        #expect(phone.origin?.role == "saved by the origin (shared)")
+        #expect(phone.receiver?.device == "Phone")
+        #expect(phone.missingSide == nil)
+        let rows = UserInfoTree.rows(origin: phone.origin?.userInfo, receiver: phone.receiver?.userInfo)
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.mark == .same })
+        // Shared without its userInfo (over the sharing limit): said so.
+        let omitted = shared.map { $0.kind == .payloadSent ? $0.withoutUserInfo(bytes: 20_000) : $0 }
+        let without = Inspection(subject: .latest, device: world.phone, shared: omitted)
+        #expect(without.origin == nil)
+        #expect(without.missingSide?.contains("Laptop shared this step without its userInfo (20000 bytes") == true)
+    }
 }
 
 enum InspectorFixture {

@@ -18,11 +18,11 @@ struct InspectorEndToEndTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
 
-        func start(_ name: String, kind: String, width: Int, height: Int) throws -> TmuxSession {
+        func start(_ name: String, kind: String, width: Int, height: Int, extra: [String] = []) throws -> TmuxSession {
             let executable = try #require(HandoffExecutable.url).path
             let arguments = ["device", "--name", name, "--kind", kind, "--account", account, "--port", String(port),
                              "--apps", "map", "--config-dir", directory.appendingPathComponent("config").path,
-                             "--log-file", directory.appendingPathComponent("\(name).log").path]
+                             "--log-file", directory.appendingPathComponent("\(name).log").path] + extra
             let command = "'\(executable)' " + arguments.map { "'\($0)'" }.joined(separator: " ") + "; exec sleep 120"
             let session = try #require(try TmuxSession(width: width, height: height, command: command))
             sessions.append(session)
@@ -42,10 +42,8 @@ struct InspectorEndToEndTests {
         try session.waitFor(description, timeout: timeout) { screen in texts.allSatisfy(screen.contains) }
     }
 
-    @Test func afterAContinuationBothSidesInspectWhatTravelled() throws {
-        let pair = try Pair()
-        let alpha = try pair.start("Alpha", kind: "laptop", width: 100, height: 30)
-        let beta = try pair.start("Beta", kind: "phone", width: 200, height: 50)
+    /// Alpha (a laptop) shows Lisbon on the Map; Beta (a phone) continues it.
+    func continueTheMap(from alpha: TmuxSession, to beta: TmuxSession) throws {
         try beta.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha") && $0.contains("laptop") }
 
         // Alpha shows Lisbon on the Map; Beta continues it.
@@ -61,6 +59,13 @@ struct InspectorEndToEndTests {
             .init("Beta continued from Alpha", on: beta) { $0.contains("Continued from Alpha") && $0.contains("38.73°N 9.15°W") },
             .init("Alpha continued on Beta", on: alpha) { $0.contains("Continued on Beta") },
         ], timeout: .seconds(15))
+    }
+
+    @Test func afterAContinuationBothSidesInspectWhatTravelled() throws {
+        let pair = try Pair()
+        let alpha = try pair.start("Alpha", kind: "laptop", width: 100, height: 30)
+        let beta = try pair.start("Beta", kind: "phone", width: 200, height: 50)
+        try continueTheMap(from: alpha, to: beta)
 
         // The receiver: what it restored, the meter, then the payload's and the beacon's fields.
         try beta.sendKeys("F10")
@@ -84,5 +89,18 @@ struct InspectorEndToEndTests {
                        on: alpha, "the origin's userInfo tab")
         try alpha.sendKeys("Right")
         try waitForAll(["Payload sent to Beta", "48 4f 50 4c", "magic"], on: alpha, "the origin's payload bytes")
+    }
+
+    @Test func withLifecycleSharingTheReceiverSeesBothSidesAt80x24() throws {
+        let pair = try Pair()
+        let alpha = try pair.start("Alpha", kind: "laptop", width: 100, height: 30, extra: ["--share-lifecycle"])
+        let beta = try pair.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--share-lifecycle"])
+        try continueTheMap(from: alpha, to: beta)
+        try beta.sendKeys("F10")
+        try waitForAll(["Inspector · Continuation", "Origin Alpha", "saved by the origin (shared)", "Receiver Beta",
+                        "guidance 3 KB", "latitude"],
+                       on: beta, "both sides on the receiver", timeout: .seconds(15))
+        try beta.sendKeys("End")
+        try waitForAll(["Both sides hold the same userInfo."], on: beta, "the comparison")
     }
 }
