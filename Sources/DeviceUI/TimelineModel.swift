@@ -39,14 +39,15 @@ public struct TimelineModel: Sendable {
         let device = snapshot.info.name
         let local = snapshot.lifecycle
         let shared = snapshot.sharedLifecycle.entries
-        // Every continuation either side took part in, in time order.
-        var found: [(time: Date, id: String)] = []
-        var known: Set<String> = []
+        // Every continuation either side took part in, in time order (by identifier: no text
+        // is made for the thousands of events a long session has).
+        var found: [(time: Date, id: UUID)] = []
+        var known: Set<UUID> = []
         for event in local where event.kind == .continueChosen || event.kind == .payloadRequested {
-            if let id = event.continuation?.description, known.insert(id).inserted { found.append((event.time, id)) }
+            if let id = event.continuation?.rawValue, known.insert(id).inserted { found.append((event.time, id)) }
         }
         for entry in shared where entry.kind == .continueChosen || entry.kind == .payloadRequested {
-            if let id = entry.continuation, known.insert(id).inserted { found.append((entry.time, id)) }
+            if let id = entry.continuation.flatMap(UUID.init(uuidString:)), known.insert(id).inserted { found.append((entry.time, id)) }
         }
         found.sort { $0.time < $1.time }
         continuationCount = found.count
@@ -57,10 +58,10 @@ public struct TimelineModel: Sendable {
             entries = local.suffix(Self.recentCount).map(LifecycleEntry.init) + shared.suffix(Self.recentCount)
         } else {
             let index = max(0, found.count - 1 - max(0, back))
-            let id = found[index].id
+            let uuid = found[index].id
+            let id = ContinuationID(rawValue: uuid).description
             continuation = id
             position = index + 1
-            let uuid = UUID(uuidString: id)
             let mine = local.filter { $0.continuation?.rawValue == uuid }
             let theirs = shared.filter { $0.continuation == id }
             let start = min(mine.first?.time ?? .distantFuture, theirs.first?.time ?? .distantFuture)

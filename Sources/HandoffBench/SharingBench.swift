@@ -25,6 +25,8 @@ extension NetworkBench {
         }
         do {
             let (without, with) = try await measureAlternately(plain: plain, sharing: sharing, options)
+            // The last batch of shared events leaves before the event loops stop.
+            try await Task.sleep(nanoseconds: UInt64((NetworkOptions().lifecycleSharingPolicy.batchDelay + 0.2) * 1e9))
             await plain.shutdown()
             await sharing.shutdown()
             let baseline = BenchRow.latency(Key.continue, "continue without sharing", without)

@@ -174,22 +174,25 @@ public struct LifecycleShare: Sendable, Hashable {
     }
 }
 
-/// How a device shares its lifecycle with the peers of its account: on, at most
-/// ``eventsPerSecond`` events a second (a burst of as many), each entry with a userInfo of at most
-/// ``LifecycleShare/maximumUserInfoBytes``; a peer heard from for the first time gets the last
-/// ``backlog`` events first.
+/// How a device shares its lifecycle with the peers of its account: at most ``eventsPerSecond``
+/// events a second (a burst of as many), each entry with a userInfo of at most
+/// ``LifecycleShare/maximumUserInfoBytes``, sent ``batchDelay`` after the first event of a batch
+/// (a continuation's events travel together, after its critical path rather than during it); a
+/// peer heard from for the first time gets the last ``backlog`` events first.
 public struct LifecycleSharingPolicy: Sendable, Hashable {
     public var eventsPerSecond: Int
     public var backlog: Int
+    public var batchDelay: TimeInterval
 
-    public init(eventsPerSecond: Int = 100, backlog: Int = 64) {
+    public init(eventsPerSecond: Int = 100, backlog: Int = 64, batchDelay: TimeInterval = 0.05) {
         self.eventsPerSecond = max(1, eventsPerSecond)
         self.backlog = max(0, backlog)
+        self.batchDelay = max(0, batchDelay)
     }
 }
 
-/// The sending half of lifecycle sharing, confined to the host's queue: events are batched per
-/// turn of the queue (one frame for a burst), limited by a token bucket, and written by one task
+/// The sending half of lifecycle sharing, confined to the host's queue: events are batched (one frame
+/// for a burst, sent 50 ms after its first event), limited by a token bucket, and written by one task
 /// in order to every nearby peer over the pooled session (the same mutual-TLS sessions as the
 /// payload requests, so only devices of the account ever receive them).
 final class LifecycleSharing {
@@ -298,13 +301,15 @@ final class LifecycleSharing {
     private func scheduleFlush() {
         guard !isFlushScheduled else { return }
         isFlushScheduled = true
-        // After the rest of this turn of the queue: a burst of events is one frame.
+        // A while after the first event: a continuation's events are one frame, written once its
+        // messages have crossed (sharing never competes with them for the link or the CPU).
         let bound = QueueBound(self)
-        host.queue.async { bound.value.flush() }
+        host.queue.asyncAfter(deadline: .now() + policy.batchDelay) { bound.value.flush() }
     }
 
     private func flush() {
         isFlushScheduled = false
+        guard !host.isStopped else { return }
         let nearby = Set(host.peers.keys)
         sharedWith.formIntersection(nearby)
         var peers: [PeerSession] = [], newPeers: [PeerSession] = []
