@@ -10,8 +10,10 @@ public struct MapData: Sendable {
     public let geography: MapGeography
     public let cities: CityCatalog
     public let countries: [CountryLabel]
-    /// What could not be read, one error per file, in the order the files are read.
-    public let problems: [MapError]
+    /// What could not be read, one error per file: the geography's levels, then the places and the
+    /// countries' names.
+    public var problems: [MapError] { geography.problems + otherProblems }
+    private let otherProblems: [MapError]
     /// How long reading took.
     public let loadTime: Duration
 
@@ -20,7 +22,7 @@ public struct MapData: Sendable {
         self.geography = geography
         self.cities = cities
         self.countries = countries
-        self.problems = problems
+        otherProblems = problems
         self.loadTime = loadTime
     }
 
@@ -29,7 +31,7 @@ public struct MapData: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let geography = MapGeography(resources: resources)
-        var problems = geography.problems
+        var problems: [MapError] = []
         var cities = CityCatalog(cities: [])
         do {
             cities = try CityCatalog(contentsOf: resources.places)
@@ -55,6 +57,9 @@ public struct MapData: Sendable {
             if let cached = cache[key] { return cached }
             let data = MapData(reading: resources)
             cache[key] = data
+            // The finer levels are decoded off the run loop, so zooming in seldom waits for them.
+            let geography = data.geography
+            Thread.detachNewThread { geography.decodeAll() }
             return data
         }
     }

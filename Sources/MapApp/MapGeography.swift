@@ -82,35 +82,16 @@ public struct GeoLevel: Sendable {
     ///   empty parts, a coordinate outside its tile, or a tile whose bytes do not end with its
     ///   last part.
     public init(bytes: [UInt8], expectedIndex: Int, file: String) throws(MapError) {
+        try self.init(header: LevelHeader(bytes: bytes, expectedIndex: expectedIndex, file: file), bytes: bytes, file: file)
+    }
+
+    /// Decodes the tiles of a file whose header and index were checked.
+    init(header: LevelHeader, bytes: [UInt8], file: String) throws(MapError) {
         func fail(_ offset: Int?, _ reason: String) -> MapError {
             .malformed(file: file, line: nil, reason: (offset.map { "byte \($0): " } ?? "") + reason)
         }
-        guard bytes.count >= Self.headerSize else {
-            throw fail(nil, "\(bytes.count) bytes, too short for the \(Self.headerSize)-byte header (truncated?)")
-        }
-        guard Array(bytes[0..<8]) == Self.magic else { throw fail(0, "not a Map geography file (no \"HMAPGEO1\" at the start)") }
-        func u32(_ at: Int) -> Int {
-            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
-        }
-        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        let level = u32(8), nanodegrees = u32(12), tileSize = u32(16), tileCount = u32(20)
-        guard level == expectedIndex else { throw fail(8, "level \(level), expected \(expectedIndex) (the number in the file's name)") }
-        guard nanodegrees > 0, nanodegrees <= 1_000_000_000 else {
-            throw fail(12, "a quantum of \(nanodegrees) nanodegrees (expected 1 to 1,000,000,000)")
-        }
-        let quantum = Double(nanodegrees) / 1e9
-        let tileDegrees = Double(tileSize) * quantum
-        let columnsValue = 360 / tileDegrees, rowsValue = 180 / tileDegrees
-        guard tileSize > 0, tileSize < 1 << 24, tileDegrees >= 0.1, tileDegrees <= 180,
-              abs(columnsValue - columnsValue.rounded()) < 1e-6, abs(rowsValue - rowsValue.rounded()) < 1e-6 else {
-            throw fail(16, "tiles of \(tileSize) units of \(quantum)° do not divide the world into 0.1° to 180° squares")
-        }
-        let columns = Int(columnsValue.rounded()), rows = Int(rowsValue.rounded())
-        guard tileCount <= columns * rows else { throw fail(20, "\(tileCount) tiles, but the grid has only \(columns * rows)") }
-        let dataStart = Self.headerSize + tileCount * Self.indexEntrySize
-        guard dataStart <= bytes.count else {
-            throw fail(nil, "\(bytes.count) bytes, too short for the index of \(tileCount) tiles (truncated?)")
-        }
+        let level = header.level, quantum = header.quantum, tileSize = header.tileSize
+        let columns = header.columns, rows = header.rows, tileCount = header.tiles.count, dataStart = header.dataStart
         var grid = [Int32](repeating: -1, count: columns * rows)
         var origins: [(column: Int32, row: Int32)] = []
         origins.reserveCapacity(tileCount)
@@ -122,17 +103,8 @@ public struct GeoLevel: Sendable {
         // Each point takes at least two bytes, so the file bounds the arrays.
         points.reserveCapacity(bytes.count - dataStart)
 
-        for tile in 0..<tileCount {
-            let entry = Self.headerSize + tile * Self.indexEntrySize
-            let column = u16(entry), row = u16(entry + 2), offset = u32(entry + 4), length = u32(entry + 8)
-            guard column < columns, row < rows else {
-                throw fail(entry, "tile \(tile) is at column \(column), row \(row), outside the \(columns)x\(rows) grid")
-            }
-            guard grid[row * columns + column] < 0 else { throw fail(entry, "tile \(tile) repeats column \(column), row \(row)") }
-            let start = dataStart + offset
-            guard offset <= bytes.count - dataStart, length <= bytes.count - start, length > 0 else {
-                throw fail(entry, "tile \(tile)'s \(length) bytes at \(offset) go past the end of the file (truncated?)")
-            }
+        for (tile, entry) in header.tiles.enumerated() {
+            let column = entry.column, row = entry.row, start = entry.start, length = entry.length
             grid[row * columns + column] = Int32(origins.count)
             origins.append((Int32(column), Int32(row)))
             var reader = VarintReader(bytes: bytes, position: start, end: start + length)
@@ -202,6 +174,79 @@ public struct GeoLevel: Sendable {
     static func unzigzag(_ value: Int) -> Int { (value >> 1) ^ -(value & 1) }
 }
 
+/// A level file's header and tile index, checked: what a level is made of before its tiles are
+/// decoded (cheap: the Map checks every level when it starts and decodes a level when it is
+/// first drawn).
+struct LevelHeader: Sendable {
+    struct Tile: Sendable {
+        var column: Int, row: Int, start: Int, length: Int
+    }
+
+    let level: Int
+    let quantum: Double
+    let tileSize: Int
+    let columns: Int
+    let rows: Int
+    let dataStart: Int
+    let tiles: [Tile]
+
+    /// Reads the header and the index of a level file (`geo-N.bin`), treating every byte as hostile.
+    init(bytes: [UInt8], expectedIndex: Int, file: String) throws(MapError) {
+        func fail(_ offset: Int?, _ reason: String) -> MapError {
+            .malformed(file: file, line: nil, reason: (offset.map { "byte \($0): " } ?? "") + reason)
+        }
+        guard bytes.count >= GeoLevel.headerSize else {
+            throw fail(nil, "\(bytes.count) bytes, too short for the \(GeoLevel.headerSize)-byte header (truncated?)")
+        }
+        guard Array(bytes[0..<8]) == GeoLevel.magic else { throw fail(0, "not a Map geography file (no \"HMAPGEO1\" at the start)") }
+        func u32(_ at: Int) -> Int {
+            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        let level = u32(8), nanodegrees = u32(12), tileSize = u32(16), tileCount = u32(20)
+        guard level == expectedIndex else { throw fail(8, "level \(level), expected \(expectedIndex) (the number in the file's name)") }
+        guard nanodegrees > 0, nanodegrees <= 1_000_000_000 else {
+            throw fail(12, "a quantum of \(nanodegrees) nanodegrees (expected 1 to 1,000,000,000)")
+        }
+        let quantum = Double(nanodegrees) / 1e9
+        let tileDegrees = Double(tileSize) * quantum
+        let columnsValue = 360 / tileDegrees, rowsValue = 180 / tileDegrees
+        guard tileSize > 0, tileSize < 1 << 24, tileDegrees >= 0.1, tileDegrees <= 180,
+              abs(columnsValue - columnsValue.rounded()) < 1e-6, abs(rowsValue - rowsValue.rounded()) < 1e-6 else {
+            throw fail(16, "tiles of \(tileSize) units of \(quantum)° do not divide the world into 0.1° to 180° squares")
+        }
+        let columns = Int(columnsValue.rounded()), rows = Int(rowsValue.rounded())
+        guard tileCount <= columns * rows else { throw fail(20, "\(tileCount) tiles, but the grid has only \(columns * rows)") }
+        let dataStart = GeoLevel.headerSize + tileCount * GeoLevel.indexEntrySize
+        guard dataStart <= bytes.count else {
+            throw fail(nil, "\(bytes.count) bytes, too short for the index of \(tileCount) tiles (truncated?)")
+        }
+        var seen = Set<Int>()
+        var tiles: [Tile] = []
+        tiles.reserveCapacity(tileCount)
+        for tile in 0..<tileCount {
+            let entry = GeoLevel.headerSize + tile * GeoLevel.indexEntrySize
+            let column = u16(entry), row = u16(entry + 2), offset = u32(entry + 4), length = u32(entry + 8)
+            guard column < columns, row < rows else {
+                throw fail(entry, "tile \(tile) is at column \(column), row \(row), outside the \(columns)x\(rows) grid")
+            }
+            guard seen.insert(row * columns + column).inserted else { throw fail(entry, "tile \(tile) repeats column \(column), row \(row)") }
+            let start = dataStart + offset
+            guard offset <= bytes.count - dataStart, length <= bytes.count - start, length > 0 else {
+                throw fail(entry, "tile \(tile)'s \(length) bytes at \(offset) go past the end of the file (truncated?)")
+            }
+            tiles.append(Tile(column: column, row: row, start: start, length: length))
+        }
+        self.level = level
+        self.quantum = quantum
+        self.tileSize = tileSize
+        self.columns = columns
+        self.rows = rows
+        self.dataStart = dataStart
+        self.tiles = tiles
+    }
+}
+
 /// Reads LEB128 varints, never past `end`.
 struct VarintReader {
     let bytes: [UInt8]
@@ -233,27 +278,30 @@ struct VarintReader {
 
 /// The Map's geography: its levels of detail, with what could not be loaded.
 ///
-/// Levels are read when the Map starts (all of them are decoded at once, in a few milliseconds
-/// in a release build); a level that is missing or damaged is left out and named in
-/// ``problems``, and its zooms are drawn from the nearest level that loaded.
+/// Every level's file is read and its header and tile index checked when the Map starts (a
+/// truncated or damaged file is named in ``problems`` at once); a level's tiles are decoded the
+/// first time it is drawn (or by ``decodeAll()`` in the background), so starting costs a few
+/// milliseconds whatever the finest level weighs. A level that is missing or damaged is left
+/// out, and its zooms are drawn from the nearest level that loaded.
 public struct MapGeography: Sendable {
     /// The zoom from which each level is used (level 0 below level 1's). A level's tolerance is
     /// half a braille dot a quarter of a zoom step past its first zoom (`scripts/map/README.md`),
     /// so a level is used until then: a coarser level is less to draw.
     public static let levelZooms: [Double] = [-.infinity, 0, 1.25, 3.25, 5.25, 7.25]
-    /// The levels loaded, by number (nil for one that could not be).
-    public let levels: [GeoLevel?]
-    /// What could not be loaded, one error per file.
-    public let problems: [MapError]
+    private let slots: [LevelSlot]
+    /// What could not be read or checked when the Map started.
+    private let startProblems: [MapError]
 
+    /// Levels already decoded (nil for one that is missing).
     public init(levels: [GeoLevel?], problems: [MapError] = []) {
-        self.levels = levels
-        self.problems = problems
+        slots = levels.map { LevelSlot(decoded: $0) }
+        startProblems = problems
     }
 
-    /// Reads every level's file from `resources`, keeping the ones that load.
+    /// Reads every level's file from `resources` and checks its header and index; the tiles are
+    /// decoded when first needed.
     public init(resources: MapResources) {
-        var levels: [GeoLevel?] = []
+        var slots: [LevelSlot] = []
         var problems: [MapError] = []
         for index in Self.levelZooms.indices {
             let url = resources.geography(level: index)
@@ -264,21 +312,78 @@ public struct MapGeography: Sendable {
                 } catch {
                     throw .unreadable(file: url.lastPathComponent, reason: error.localizedDescription)
                 }
-                levels.append(try GeoLevel(bytes: [UInt8](data), expectedIndex: index, file: url.lastPathComponent))
+                let bytes = [UInt8](data)
+                let header = try LevelHeader(bytes: bytes, expectedIndex: index, file: url.lastPathComponent)
+                slots.append(LevelSlot(header: header, bytes: bytes, file: url.lastPathComponent))
             } catch {
-                levels.append(nil)
+                slots.append(LevelSlot(decoded: nil))
                 problems.append(error)
             }
         }
-        self.init(levels: levels, problems: problems)
+        self.slots = slots
+        startProblems = problems
+    }
+
+    /// Every level, decoded now (nil for one that could not be).
+    public var levels: [GeoLevel?] { slots.map { $0.level() } }
+
+    /// What could not be loaded, one error per file: at start, and any level whose tiles turned
+    /// out damaged when decoded.
+    public var problems: [MapError] { startProblems + slots.compactMap(\.decodingProblem) }
+
+    /// Decodes every level not decoded yet (the Map does it in the background after starting).
+    public func decodeAll() {
+        for slot in slots { _ = slot.level() }
     }
 
     /// The level for `zoom` (the finest whose zoom has been reached), or the nearest one that
     /// loaded; nil when none did.
     public func level(forZoom zoom: Double) -> GeoLevel? {
         let wanted = Self.levelZooms.lastIndex { $0 <= zoom } ?? 0
-        let order = levels.indices.sorted { (abs($0 - wanted), -$0) < (abs($1 - wanted), -$1) }
-        for index in order { if let level = levels[index] { return level } }
+        let order = slots.indices.sorted { (abs($0 - wanted), -$0) < (abs($1 - wanted), -$1) }
+        for index in order { if let level = slots[index].level() { return level } }
         return nil
+    }
+}
+
+/// One level: decoded, or its checked file waiting to be decoded (once, by whoever needs it
+/// first; a second caller waits for that decoding rather than repeating it).
+final class LevelSlot: Sendable {
+    private enum State {
+        case waiting(LevelHeader, [UInt8], file: String)
+        case decoded(GeoLevel?)
+        case failed(MapError)
+    }
+
+    private let state: Mutex<State>
+
+    init(decoded level: GeoLevel?) { state = Mutex(.decoded(level)) }
+    init(header: LevelHeader, bytes: [UInt8], file: String) { state = Mutex(.waiting(header, bytes, file: file)) }
+
+    /// The level, decoded now if it was not; nil when it is missing or its tiles are damaged.
+    func level() -> GeoLevel? {
+        state.withLock { state in
+            switch state {
+            case .decoded(let level): return level
+            case .failed: return nil
+            case .waiting(let header, let bytes, let file):
+                do throws(MapError) {
+                    let level = try GeoLevel(header: header, bytes: bytes, file: file)
+                    state = .decoded(level)
+                    return level
+                } catch {
+                    state = .failed(error)
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// The error of tiles found damaged when decoded.
+    var decodingProblem: MapError? {
+        state.withLock { state in
+            if case .failed(let error) = state { return error }
+            return nil
+        }
     }
 }
