@@ -5,7 +5,7 @@ import Foundation
 public struct BenchRow: Sendable, Hashable, Codable {
     public var key: String
     public var label: String
-    /// "us", "MB/s" or "ms".
+    /// "us", "MB/s", "ms" or "/s" (events per second).
     public var unit: String
     public var p50: Double?
     public var p99: Double?
@@ -115,6 +115,8 @@ public struct BenchReport: Sendable, Hashable, Codable {
                 if let r50 = row.ratioP50, let r99 = row.ratioP99 {
                     cells[3] = String(format: "%.1f× / %.1f× ", r50, r99) + (row.floorLabel ?? "floor")
                 }
+            case "/s":
+                cells[1] = row.value.map { String(format: "%.2f /s", $0) } ?? "—"
             case "MB/s":
                 cells[1] = row.value.map { String(format: "%.0f MB/s", $0) } ?? "—"
                 if let ratio = row.ratio { cells[3] = String(format: "%.0f%% of TCP", ratio * 100) }

@@ -19,8 +19,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Samples per latency row (floors included).")
     var iterations = 200
 
-    @Option(help: "Devices started at once for the discovery row.")
-    var devices = 32
+    @Option(help: ArgumentHelp("Devices started at once for the discovery rows: one count, or several separated by commas.",
+                               valueName: "N[,N…]"))
+    var devices = "128,256"
+
+    @Option(help: "Seconds the first discovery row's devices stay idle afterwards, to count their beacons (0: skip).")
+    var idleSeconds: Double = 3
 
     @Option(help: ArgumentHelp("Mebibytes per throughput run.", valueName: "MiB"))
     var streamMib = 64
@@ -33,7 +37,10 @@ struct BenchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard iterations > 0 else { throw ValidationError("--iterations must be positive.") }
-        guard devices >= 2 else { throw ValidationError("--devices must be at least 2.") }
+        guard let counts = deviceCounts, !counts.isEmpty, counts.allSatisfy({ $0 >= 2 }) else {
+            throw ValidationError("--devices takes counts of at least 2, separated by commas (e.g. 128,256); got '\(devices)'.")
+        }
+        guard idleSeconds >= 0 else { throw ValidationError("--idle-seconds must not be negative.") }
         guard streamMib > 0, streamRuns > 0 else { throw ValidationError("--stream-mib and --stream-runs must be positive.") }
     }
 
@@ -44,8 +51,9 @@ struct BenchCommand: AsyncParsableCommand {
                  + "(swift build -c release && .build/release/handoff bench).")
         }
         let options = NetworkBench.Options(
-            iterations: iterations, devices: devices, streamBytes: streamMib << 20, streamRuns: streamRuns,
-            progress: { step in Self.note("measuring \(step)…") })
+            iterations: iterations, devices: deviceCounts?.first ?? 128, streamBytes: streamMib << 20, streamRuns: streamRuns,
+            moreDevices: Array((deviceCounts ?? []).dropFirst()), idleSeconds: idleSeconds,
+            progress: { step in Self.note(step.hasPrefix("measured") ? step : "measuring \(step)…") })
         let report = try await NetworkBench.run(options)
         if json {
             note(report.table())
@@ -53,6 +61,12 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             print(report.table())
         }
+    }
+
+    /// The counts of `--devices`, or nil if one is not a number.
+    var deviceCounts: [Int]? {
+        let counts = devices.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return counts.contains(nil) ? nil : counts.compactMap { $0 }
     }
 
     /// A line on standard error (progress and notes stay out of the table and the JSON).

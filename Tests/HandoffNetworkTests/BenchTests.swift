@@ -11,10 +11,10 @@ struct BenchTests {
         let steps = StepLog()
         let report = try await NetworkBench.run(NetworkBench.Options(
             iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 1, payloadBytes: 3000, gap: 0,
-            fetchTimeout: 60, connectTimeout: 30, progress: { steps.append($0) }))
+            fetchTimeout: 60, connectTimeout: 30, moreDevices: [3], idleSeconds: 1, progress: { steps.append($0) }))
         let keys = [NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
                     NetworkBench.Key.offer, NetworkBench.Key.continue, NetworkBench.continueSharingKey, NetworkBench.Key.streams,
-                    NetworkBench.Key.discovery]
+                    NetworkBench.Key.discovery, NetworkBench.Key.discovery(3), NetworkBench.Key.idleBeacons]
         #expect(report.rows.map(\.key) == keys)
         #expect(steps.count >= 6)
 
@@ -32,6 +32,12 @@ struct BenchTests {
         }
         let discovery = try #require(report.row(NetworkBench.Key.discovery)?.value)
         #expect(discovery > 0)
+        // A further discovery row per extra count, labelled with it, and the idle devices' beacons.
+        #expect(report.row(NetworkBench.Key.discovery(3))?.label.contains("3 devices") == true)
+        #expect((report.row(NetworkBench.Key.discovery(3))?.value ?? 0) > 0)
+        let idle = try #require(report.row(NetworkBench.Key.idleBeacons))
+        #expect(idle.unit == "/s" && (idle.value ?? -1) >= 0)
+        #expect(steps.contains { $0.hasPrefix("measured: 4 devices met") })
 
         // Floors have no target; each of ours is compared with its floor and judged.
         for row in report.rows.prefix(3) { #expect(row.target == nil && row.pass == nil) }
@@ -44,7 +50,7 @@ struct BenchTests {
 
         let table = report.table()
         for row in report.rows { #expect(table.contains(row.label)) }
-        #expect(table.components(separatedBy: "PASS").count + table.components(separatedBy: "MISS").count - 2 == 5)
+        #expect(table.components(separatedBy: "PASS").count + table.components(separatedBy: "MISS").count - 2 == 7)
 
         let decoded = try JSONDecoder().decode(BenchReport.self, from: Data(try report.json().utf8))
         #expect(decoded.rows.map(\.key) == keys)
@@ -73,5 +79,6 @@ struct BenchTests {
         private var steps: [String] = []
         func append(_ step: String) { lock.withLock { steps.append(step) } }
         var count: Int { lock.withLock { steps.count } }
+        func contains(where predicate: (String) -> Bool) -> Bool { lock.withLock { steps.contains(where: predicate) } }
     }
 }

@@ -32,6 +32,8 @@ public struct BeaconStatistics: Sendable, Hashable {
     public var droppedNotLocal = 0
     /// Datagrams the kernel refused to send (e.g. no route for LAN broadcast).
     public var sendFailures = 0
+    /// Beacons sent to one newcomer's own socket only (``BeaconChannel/reply(_:to:)``), not counted in `sent`.
+    public var replies = 0
 
     public init() {}
 
@@ -65,7 +67,7 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
     private let acceptsOtherHosts: Bool
     private let now: @Sendable () -> Date
     private let onBeacon: @Sendable (Beacon, [UInt8], SocketAddress) -> Void
-    private var replayGuard: ReplayGuard
+    private let replayGuard: SharedReplayGuard
     let counters: BeaconCounters
 
     /// - Parameters:
@@ -74,11 +76,11 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
     public convenience init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool = false,
                             replayGuard: ReplayGuard = ReplayGuard(), now: @escaping @Sendable () -> Date = { Date() },
                             onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) {
-        self.init(sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts, replayGuard: replayGuard,
+        self.init(sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts, replayGuard: SharedReplayGuard(replayGuard),
                   counters: BeaconCounters(), now: now, onBeacon: { beacon, _, address in onBeacon(beacon, address) })
     }
 
-    init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool, replayGuard: ReplayGuard,
+    init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool, replayGuard: SharedReplayGuard,
          counters: BeaconCounters, now: @escaping @Sendable () -> Date,
          onBeacon: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void) {
         self.sealer = sealer
@@ -123,17 +125,15 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
             counters.update { $0.droppedOwn += 1 }
             return
         }
-        if replayGuard.isDuplicateOfLastAccepted(beacon) {
+        switch replayGuard.judge(beacon, receivedAt: receivedAt) {
+        case .duplicate:
             counters.update { $0.droppedDuplicate += 1 }
-            return
-        }
-        switch replayGuard.check(beacon, receivedAt: receivedAt) {
-        case .accepted:
+        case .judged(.accepted):
             counters.update { $0.accepted += 1 }
             onBeacon(beacon, bytes, address)
-        case .replayed:
+        case .judged(.replayed):
             counters.update { $0.droppedReplay += 1 }
-        case .stale, .fromTheFuture:
+        case .judged(.stale), .judged(.fromTheFuture):
             counters.update { $0.droppedStale += 1 }
         }
     }
@@ -169,6 +169,8 @@ public final class BeaconChannel: Sendable {
         public var bindHost: String = "0.0.0.0"
         /// How far a beacon's `sentAt` may be from this device's clock.
         public var maximumClockSkew: TimeInterval = 30
+        /// The receive buffer asked for on both sockets (see ``BeaconReplySocket/setReceiveBuffer(_:bytes:)``).
+        public var receiveBufferBytes: Int = 2 << 20
 
         public init(port: Int = 47_820, lan: Bool = false, bindHost: String = "0.0.0.0",
                     maximumClockSkew: TimeInterval = 30) {
@@ -187,14 +189,23 @@ public final class BeaconChannel: Sendable {
     private let sealer: BeaconSealer
     private let counters: BeaconCounters
     private let destinations: [SocketAddress]
+    /// This device's own socket (nil if it could not be opened: then everything goes through
+    /// `channel`, and peers answer this device with broadcasts), and the channel that reads it.
+    private let replySocket: BeaconReplySocket?
+    private let replyChannel: (any Channel)?
     /// The discovery port actually bound.
     public let port: Int
+    /// The port of this device's own socket, which its loopback beacons come from and peers'
+    /// unicast replies go to (nil without one).
+    public var replyPort: Int? { replySocket?.port }
     /// What the channel does, e.g. "loopback broadcast 127.255.255.255:47820 + multicast 239.255.72.79:47820 (TTL 1)".
     public let mode: String
 
     private init(channel: any Channel, sealer: BeaconSealer, counters: BeaconCounters, destinations: [SocketAddress],
-                 port: Int, mode: String) {
+                 replySocket: BeaconReplySocket?, replyChannel: (any Channel)?, port: Int, mode: String) {
         self.channel = channel
+        self.replySocket = replySocket
+        self.replyChannel = replyChannel
         self.sealer = sealer
         self.counters = counters
         self.destinations = destinations
@@ -211,25 +222,57 @@ public final class BeaconChannel: Sendable {
 
     /// Binds the discovery socket and starts receiving; each accepted beacon comes with the
     /// datagram it was opened from (the device keeps the last one per peer for its inspector).
+    /// Beacons that arrive on this device's own socket (unicast replies) go to `onReply` when
+    /// given, else to `onOpened` too.
     public static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
-                             onOpened: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void) async throws -> BeaconChannel {
+                             onOpened: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void,
+                             onReply: (@Sendable (Beacon, [UInt8], SocketAddress) -> Void)? = nil) async throws -> BeaconChannel {
         let counters = BeaconCounters()
         let lan = options.lan
-        let skew = options.maximumClockSkew
+        let replayGuard = SharedReplayGuard(ReplayGuard(maximumClockSkew: options.maximumClockSkew))
+        let receiveBuffer = options.receiveBufferBytes
+        // Up to this many datagrams per read (recvmmsg), each in a 2 KiB slot: when hundreds of
+        // devices start at once, a burst costs a few system calls instead of one per beacon.
+        let vectorReads = 32
         let bootstrap = DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
             .channelOption(.socketOption(.so_broadcast), value: 1)
+            .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: receiveBuffer))
+            .channelOption(.datagramVectorReadMessageCount, value: vectorReads)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * 2048))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = BeaconInboundHandler(
                         sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
-                        replayGuard: ReplayGuard(maximumClockSkew: skew), counters: counters, now: { Date() },
+                        replayGuard: replayGuard, counters: counters, now: { Date() },
                         onBeacon: onOpened)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
         let channel = try await bootstrap.bind(host: options.bindHost, port: options.port).get()
+        var replySocket: BeaconReplySocket?
+        var replyChannel: (any Channel)?
+        if let (socket, descriptor) = try? BeaconReplySocket.open(bindHost: options.bindHost, receiveBufferBytes: receiveBuffer) {
+            let onUnicast = onReply ?? onOpened
+            do {
+                replyChannel = try await DatagramBootstrap(group: group)
+                    .channelOption(.datagramVectorReadMessageCount, value: vectorReads)
+                    .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * 2048))
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(BeaconInboundHandler(
+                                sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
+                                replayGuard: replayGuard, counters: counters, now: { Date() }, onBeacon: onUnicast))
+                        }
+                    }
+                    .withBoundSocket(descriptor).get()
+                replySocket = socket
+            } catch {
+                socket.markClosed()
+                Glibc.close(descriptor)
+            }
+        }
         let port = channel.localAddress?.port ?? options.port
         var destinations = [try SocketAddress(ipAddress: loopbackBroadcastAddress, port: port)]
         var mode = "loopback broadcast \(loopbackBroadcastAddress):\(port)"
@@ -239,7 +282,7 @@ public final class BeaconChannel: Sendable {
             mode += lanMode
         }
         return BeaconChannel(channel: channel, sealer: sealer, counters: counters, destinations: destinations,
-                             port: port, mode: mode)
+                             replySocket: replySocket, replyChannel: replyChannel, port: port, mode: mode)
     }
 
     /// Sets up the LAN side of a channel; returns the extra destinations and what they are.
@@ -302,11 +345,16 @@ public final class BeaconChannel: Sendable {
     }
 
     /// Seals `beacon` and broadcasts it to every destination. Never blocks; failures are counted.
+    ///
+    /// The loopback broadcast leaves through this device's own socket, on the calling thread;
+    /// the LAN destinations (whose multicast settings are the discovery socket's) through the
+    /// discovery socket's event loop.
     public func send(_ beacon: Beacon) {
         let bytes = sealer.seal(beacon)
         counters.update { $0.sent += 1 }
         let counters = self.counters
-        for destination in destinations {
+        for (index, destination) in destinations.enumerated() {
+            if index == 0, let replySocket, replySocket.send(bytes, to: destination) { continue }
             let envelope = AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: bytes))
             channel.writeAndFlush(envelope).whenFailure { _ in
                 counters.update { $0.sendFailures += 1 }
@@ -314,11 +362,28 @@ public final class BeaconChannel: Sendable {
         }
     }
 
+    /// Sends `beacon` to some devices only: `addresses`, the own sockets newcomers' beacons came
+    /// from (sealed once for all of them). Other devices, which already know this one, are not
+    /// disturbed. Returns the addresses it could not be sent to that way (no own socket, or the
+    /// kernel refused it): the caller broadcasts instead.
+    public func reply(_ beacon: Beacon, to addresses: [SocketAddress]) -> [SocketAddress] {
+        guard let replySocket else { return addresses }
+        let bytes = sealer.seal(beacon)
+        let failed = addresses.filter { !replySocket.send(bytes, to: $0) }
+        counters.update {
+            $0.replies += addresses.count - failed.count
+            $0.sendFailures += failed.count
+        }
+        return failed
+    }
+
     /// Sent, received and dropped counts (thread-safe).
     public var statistics: BeaconStatistics { counters.value }
 
-    /// Closes the socket. Send a `leaving` beacon first, and give it a moment to go out.
+    /// Closes the sockets. Send a `leaving` beacon first, and give it a moment to go out.
     public func close() async {
+        replySocket?.markClosed()
+        try? await replyChannel?.close().get()
         try? await channel.close().get()
     }
 }

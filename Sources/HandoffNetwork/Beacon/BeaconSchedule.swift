@@ -133,6 +133,15 @@ public struct BeaconSchedule: Sendable {
         changedAt = now.addingTimeInterval(Self.replyCoalescing)
     }
 
+    /// The state to send a newcomer at once, to it alone (a unicast reply), or nil when this
+    /// profile's rate limits apply to replies (then ``replyToNewPeer(at:)`` broadcasts one in
+    /// time). A unicast reply is not a refresh: it does not move the next broadcast.
+    func immediateReply() -> Beacon.Message? {
+        guard !finished, let current, parameters.minimumGap == 0, parameters.maximumPerWindow == nil else { return nil }
+        if case .leaving = current { return nil }
+        return current
+    }
+
     /// What to send now, if anything. Call at or after ``nextWake``, and again until it returns nil.
     public mutating func due(at now: Date) -> Beacon.Message? {
         advance(to: now)

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import Synchronization
 
 /// Receiver-side replay and freshness rules, per sending device.
 ///
@@ -66,4 +67,29 @@ public struct ReplayGuard: Sendable {
 
     /// How many devices are remembered.
     public var count: Int { records.count }
+}
+
+/// One ``ReplayGuard`` for the two sockets a device receives beacons on (the shared discovery
+/// port and its own reply socket), which may be read on different event loops: a beacon
+/// accepted on one is a replay on the other.
+final class SharedReplayGuard: Sendable {
+    enum Outcome: Sendable, Hashable {
+        /// The very beacon last accepted from its device (a second copy).
+        case duplicate
+        case judged(ReplayGuard.Verdict)
+    }
+
+    private let state: Mutex<ReplayGuard>
+
+    init(_ replayGuard: ReplayGuard) {
+        state = Mutex(replayGuard)
+    }
+
+    /// Checks for a second copy, then judges the beacon (and remembers it if accepted), as one step.
+    func judge(_ beacon: Beacon, receivedAt now: Date) -> Outcome {
+        state.withLock { replayGuard in
+            if replayGuard.isDuplicateOfLastAccepted(beacon) { return .duplicate }
+            return .judged(replayGuard.check(beacon, receivedAt: now))
+        }
+    }
 }

@@ -4,6 +4,7 @@ import HandoffCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// Runs one ``Device`` on its own serial queue (its run loop) and connects it to the network:
 /// discovery beacons over UDP, sessions over mutual TLS.
@@ -33,6 +34,17 @@ public final class DeviceHost: @unchecked Sendable {
     /// but without copying and sorting on every piece of work.
     package internal(set) var peers: [DeviceID: (info: PeerInfo, address: SocketAddress, lastSeen: Date)] = [:]
     var timer: (any DispatchSourceTimer)?
+    /// When `timer` is set to fire (nil: not armed).
+    private var timerDeadline: Date?
+    /// Newcomers waiting for a unicast reply, and when it goes out.
+    private var newcomers: [SocketAddress] = []
+    private var newcomersDue: Date?
+    /// When the next peer may fall silent (nil: look at the peers at the next piece of work). A
+    /// peer heard again only moves it later, so until then no peer needs to be looked at.
+    private var silenceCheckAt: Date?
+    /// Blocks queued or running through ``perform(_:)``, ``performAndWait(_:)`` and
+    /// ``performInline(_:)`` (0: the queue is idle as far as they know).
+    private let inFlight = Atomic<Int>(0)
     var beaconChannel: BeaconChannel?
     var server: SessionServer?
     var transport: NetworkTransport?
@@ -81,9 +93,15 @@ public final class DeviceHost: @unchecked Sendable {
             on: group, options: BeaconChannel.Options(port: options.discoveryPort, lan: options.lan), sealer: sealer,
             ownDevice: identity.id, onOpened: { [weak self] beacon, datagram, address in
                 guard let self else { return }
-                self.perform { device in
+                self.performInline { device in
                     device.beaconOpened(datagram, from: beacon.device)
                     self.received(beacon, from: address)
+                }
+            }, onReply: { [weak self] beacon, datagram, address in
+                guard let self else { return }
+                self.performInline { device in
+                    device.beaconOpened(datagram, from: beacon.device)
+                    self.received(beacon, from: address, byReply: true)
                 }
             })
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -120,16 +138,38 @@ public final class DeviceHost: @unchecked Sendable {
     /// Whether ``shutdown()`` has begun. Call on the device's queue.
     public var isStopped: Bool { stopped }
 
+    /// What the discovery channel sent, received and dropped so far (the bench counts a device's
+    /// beacons with it). Call on the device's queue.
+    package var beaconStatistics: BeaconStatistics { beaconChannel?.statistics ?? BeaconStatistics() }
+
     /// What the discovery channel does (e.g. "loopback broadcast 127.255.255.255:47820").
     public var discoveryMode: String { beaconChannel?.mode ?? "not started" }
 
     /// Runs `work` on the device's queue, then lets due deadlines and beacons happen.
     public func perform(_ work: @escaping @Sendable (Device) -> Void) {
+        inFlight.add(1, ordering: .acquiringAndReleasing)
         queue.async {
+            defer { self.inFlight.subtract(1, ordering: .releasing) }
             guard !self.stopped else { return }
             work(self.device)
             self.afterWork()
         }
+    }
+
+    /// Like ``perform(_:)``, but when the queue is idle the work runs at once on the calling
+    /// thread (`DispatchQueue.sync` on an idle queue runs the block on the caller), so no thread
+    /// is woken for it; when the queue is busy it is queued as usual. For the event loops'
+    /// callbacks (a beacon arrived), never from the queue itself.
+    func performInline(_ work: @escaping @Sendable (Device) -> Void) {
+        guard inFlight.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
+            return perform(work)
+        }
+        queue.sync {
+            guard !stopped else { return }
+            work(device)
+            afterWork()
+        }
+        inFlight.subtract(1, ordering: .releasing)
     }
 
     /// Runs `work` on the device's queue and waits for its result. Never call it from the queue.
@@ -137,7 +177,9 @@ public final class DeviceHost: @unchecked Sendable {
     /// Due deadlines and beacons happen afterwards, as with ``perform(_:)``, but ``onWork`` is not
     /// called: the caller already knows, and a run loop that renders with this must not wake itself.
     public func performAndWait<T: Sendable>(_ work: @Sendable (Device) -> T) -> T {
-        queue.sync {
+        inFlight.add(1, ordering: .acquiringAndReleasing)
+        defer { inFlight.subtract(1, ordering: .releasing) }
+        return queue.sync {
             let result = work(device)
             if !stopped, transport != nil { afterWork(notify: false) }
             return result
@@ -170,7 +212,9 @@ public final class DeviceHost: @unchecked Sendable {
                sessionPort: UInt16(clamping: sessionPort), message: message)
     }
 
-    func received(_ beacon: Beacon, from address: SocketAddress) {
+    /// A beacon was accepted; `byReply`: it came to this device's own socket, a peer's answer
+    /// to this device's own beacon.
+    func received(_ beacon: Beacon, from address: SocketAddress, byReply: Bool = false) {
         let id = beacon.device.id
         if case .leaving = beacon.message {
             peers[id] = nil
@@ -182,7 +226,7 @@ public final class DeviceHost: @unchecked Sendable {
         sessionAddress.port = Int(beacon.sessionPort)
         // A newcomer (or a peer whose process restarted: its first beacon) may have missed this
         // device's last beacon; answering now spares it the wait for the next refresh.
-        if peers[id] == nil || beacon.counter == 1 { schedule.replyToNewPeer(at: Date()) }
+        if !byReply, peers[id] == nil || beacon.counter == 1 { answerNewcomer(beacon, at: address) }
         if peers[id] == nil { lifecycleSharing?.peerAppeared() }
         peers[id] = (beacon.device, sessionAddress, Date())
         switch beacon.message {
@@ -206,33 +250,91 @@ public final class DeviceHost: @unchecked Sendable {
             beaconCounter += 1
             beaconChannel?.send(beacon(message))
         }
-        for (id, peer) in peers where now.timeIntervalSince(peer.lastSeen) > schedule.peerSilenceTimeout {
-            peers[id] = nil
-            transport?.forget(id)
+        answerNewcomers(at: now)
+        if silenceCheckAt.map({ now >= $0 }) ?? true {
+            // Only when a peer may have fallen silent: with hundreds of peers, looking at all of
+            // them after every beacon cost more than the beacon.
+            var oldest: Date?
+            for (id, peer) in peers {
+                if now.timeIntervalSince(peer.lastSeen) > schedule.peerSilenceTimeout {
+                    peers[id] = nil
+                    transport?.forget(id)
+                } else {
+                    oldest = min(oldest ?? peer.lastSeen, peer.lastSeen)
+                }
+            }
+            silenceCheckAt = oldest?.addingTimeInterval(schedule.peerSilenceTimeout + 0.01)
         }
         device.tick()
         var wake = schedule.nextWake
         if let deadline = device.system.nextDeadline { wake = min(wake ?? deadline, deadline) }
-        if let oldest = peers.values.map(\.lastSeen).min() {
-            let silence = oldest.addingTimeInterval(schedule.peerSilenceTimeout + 0.01)
-            wake = min(wake ?? silence, silence)
-        }
+        if let silence = silenceCheckAt { wake = min(wake ?? silence, silence) }
+        if let due = newcomersDue { wake = min(wake ?? due, due) }
         arm(at: wake)
         if notify { onWork?() }
     }
 
-    private func arm(at date: Date?) {
-        timer?.cancel()
-        timer = nil
-        guard let date, !stopped else { return }
-        let delay = max(0.001, date.timeIntervalSinceNow)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + delay, leeway: .milliseconds(1))
-        timer.setEventHandler { [weak self] in
-            guard let self, !self.stopped else { return }
-            self.afterWork()
+    /// A newcomer (or a restarted peer) may have missed this device's last beacon. One that
+    /// sends from a socket of its own (its beacons do not come from the shared discovery port)
+    /// gets the current state soon, sent to that socket only: the devices that already know
+    /// this one do not receive it. Others (a LAN peer, whose beacons come from the discovery
+    /// port, or a profile with rate limits) get the coalesced broadcast reply.
+    ///
+    /// A peer on this machine that sent any beacon before this device's last broadcast had its
+    /// discovery socket bound by then (it binds before it sends), so that broadcast reached it:
+    /// it needs no answer. (One clock for both, as they share the machine; `sentAt` travels in
+    /// whole milliseconds, hence the margin.) When many devices start at once, this spares about
+    /// half of the replies: those to peers that had heard this device already.
+    ///
+    /// Unicast replies wait the same coalescing delay as broadcast ones
+    /// (``BeaconSchedule/replyCoalescing``): the newcomers of a burst get one beacon sealed once,
+    /// and a newcomer is answered after it had a moment to finish starting.
+    private func answerNewcomer(_ newcomer: Beacon, at address: SocketAddress) {
+        if BeaconInboundHandler.isLoopback(address), let last = schedule.lastSentAt,
+           newcomer.sentAt.addingTimeInterval(0.002) < last {
+            return
         }
-        timer.resume()
-        self.timer = timer
+        if let channel = beaconChannel, address.port != channel.port, schedule.immediateReply() != nil {
+            if !newcomers.contains(address) { newcomers.append(address) }
+            if newcomersDue == nil { newcomersDue = Date().addingTimeInterval(BeaconSchedule.replyCoalescing) }
+            return
+        }
+        schedule.replyToNewPeer(at: Date())
+    }
+
+    /// Sends the waiting unicast replies (those that cannot go out get the broadcast reply).
+    private func answerNewcomers(at now: Date) {
+        guard let due = newcomersDue, now >= due else { return }
+        let addresses = newcomers
+        newcomers = []
+        newcomersDue = nil
+        guard let channel = beaconChannel, let message = schedule.immediateReply() else { return }
+        beaconCounter += 1
+        if !channel.reply(beacon(message), to: addresses).isEmpty { schedule.replyToNewPeer(at: now) }
+    }
+
+    /// Sets the one timer of the queue to fire at `date` (nil: not at all). Rescheduling an
+    /// existing timer source costs far less than a new source per piece of work.
+    private func arm(at date: Date?) {
+        guard !stopped, date != timerDeadline else { return }
+        timerDeadline = date
+        let timer: any DispatchSourceTimer
+        if let existing = self.timer {
+            timer = existing
+        } else {
+            timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.setEventHandler { [weak self] in
+                guard let self, !self.stopped else { return }
+                self.timerDeadline = nil
+                self.afterWork()
+            }
+            timer.resume()
+            self.timer = timer
+        }
+        if let date {
+            timer.schedule(deadline: .now() + max(0.001, date.timeIntervalSinceNow), leeway: .milliseconds(1))
+        } else {
+            timer.schedule(deadline: .distantFuture, leeway: .milliseconds(1))
+        }
     }
 }
