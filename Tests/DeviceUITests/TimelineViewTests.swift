@@ -89,6 +89,19 @@ struct TimelineViewTests {
         #expect(state.overlay == nil)
     }
 
+    @Test func inAnAppTGoesToTheAppAndF9OpensTheTimeline() {
+        let device = Self.device()
+        var state = Fixture.state()
+        state.foregroundApp = Fixture.notes.bundleIdentifier
+        #expect(state.update(.keyPressed(.character("t")), device: device) == [.sendKeyToApp(.character("t"))])
+        #expect(state.overlay == nil)
+        #expect(state.update(.keyPressed(.function(9)), device: device).isEmpty)
+        #expect(state.overlay == .timeline(TimelineCursor()))
+        // ← goes to the previous continuation only when there is one.
+        _ = state.update(.keyPressed(.left), device: device)
+        #expect(state.overlay == .timeline(TimelineCursor(back: 0)))
+    }
+
     @Test func at80x24TheDetailIsBelowTheDiagram() {
         // The payload's arrival on the phone, selected.
         let model = TimelineModel(snapshot: Self.device(), back: 0)

@@ -217,6 +217,15 @@ struct LifecycleSharingTests {
         }
     }
 
+    @Test func sharingIsOffUnlessAskedForAndBounded() {
+        let options = NetworkOptions()
+        #expect(options.shareLifecycle == false)
+        #expect(options.lifecycleSharingPolicy == LifecycleSharingPolicy(eventsPerSecond: 100, backlog: 64, batchDelay: 0.05))
+        // Nonsense values are clamped, never a zero rate.
+        #expect(LifecycleSharingPolicy(eventsPerSecond: 0, backlog: -1, batchDelay: -1)
+            == LifecycleSharingPolicy(eventsPerSecond: 1, backlog: 0, batchDelay: 0))
+    }
+
     @Test func aPeerOfTheAccountReceivesTheEventsAndAnotherAccountNever() async throws {
         let world = try World([("Alpha", "one", true), ("Beta", "one", false), ("Gamma", "two", true)])
         do {
