@@ -126,6 +126,22 @@ public struct DocumentLibrary: Hashable, Sendable {
         }
     }
 
+    /// At most `count` bytes of the file at `url` from byte `offset`, and whether they reach its
+    /// end.
+    ///
+    /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when it cannot be read.
+    public static func read(_ url: URL, from offset: Int, count: Int) throws(ReadingRestoreError) -> (Data, atEnd: Bool) {
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(max(offset, 0)))
+            let data = try handle.read(upToCount: count) ?? Data()
+            return (data, data.count < count)
+        } catch {
+            throw .unreadable(name: url.lastPathComponent, reason: "the file cannot be opened")
+        }
+    }
+
     /// The first `count` bytes of `url` (all of it when shorter) with the pages found in them.
     static func readStart(of url: URL, count: Int) throws(ReadingRestoreError) -> DocumentText {
         let name = url.lastPathComponent

@@ -7,7 +7,7 @@ import TerminalCells
 /// The text is found as far as it is shown (``DocumentText``): opening reads the document's
 /// start, turning pages finds the next page, and the Reader reads the rest and counts the pages
 /// off the run loop (``countingTask``, taken back with ``adoptCounted(_:)``). A page beyond what
-/// was read (a handed-off place far in, or End) makes the session read the whole file at once.
+/// was read (a handed-off place far in, or End) makes the session read on in the file up to it.
 final class ReadingSession {
     let document: Document
     private(set) var text: DocumentText
@@ -82,15 +82,17 @@ final class ReadingSession {
         pageLayout = PageLayout(lines: text.lines(ofPage: position.page), width: pageLayout.width)
     }
 
-    /// Finds page `page` (reading the whole file when it lies beyond what was read) and returns
-    /// whether the document has it.
+    /// Finds page `page` and returns whether the document has it. A page beyond what was read
+    /// reads on in the file, in pieces that double (so a place far in costs the text up to it,
+    /// and the end costs the file once).
     @discardableResult
     func findPage(_ page: Int) -> Bool {
         text.findPages(through: page)
-        if text.knownPageCount < page, !text.isFinal, let whole = try? DocumentLibrary.readWhole(url) {
-            var full = DocumentText(bytes: whole, isFinal: true)
-            full.findPages(through: page)
-            text = full
+        while text.knownPageCount < page, !text.isComplete, !text.isFinal {
+            let offset = text.bytes.count
+            guard let (more, atEnd) = try? DocumentLibrary.read(url, from: offset, count: max(offset, 1 << 20)) else { break }
+            text.append(more, isFinal: atEnd)
+            text.findPages(through: page)
         }
         return text.knownPageCount >= page
     }

@@ -127,7 +127,7 @@ struct LazyDocumentTests {
     }
 
     @Test func aPlaceFarInRestoresExactlyAtAnotherWidth() throws {
-        let (world, _) = try worldWithBigDocument()
+        let (world, url) = try worldWithBigDocument(bytes: 4_000_000)
         let (laptop, phone) = (world.laptop, world.phone)
         laptop.open("aaa-long.txt")
         _ = laptop.render(width: 44, height: 14)
@@ -144,6 +144,8 @@ struct LazyDocumentTests {
         world.hood.settle()
         let session = try #require(phone.reader.session)
         #expect(session.position == origin, "the same page, line and character")
+        let size = try Data(contentsOf: url).count
+        #expect(session.text.bytes.count < size / 2, "the text up to the place was read, not the whole file")
         // The row at the top of the wide view holds the character the narrow view started with.
         let layout = session.layout(width: phone.reader.viewport.width)
         let top = layout.rows[session.topRow(in: phone.reader.viewport)]
