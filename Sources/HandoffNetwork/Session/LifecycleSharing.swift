@@ -206,7 +206,8 @@ final class LifecycleSharing {
     }
 
     let policy: LifecycleSharingPolicy
-    private unowned let host: DeviceHost
+    /// Weak: a flush scheduled before the host went away finds nothing to do.
+    private weak var host: DeviceHost?
     private var tokens: Double
     private var refilled = Date()
     private var pending: [LifecycleEvent] = []
@@ -214,6 +215,9 @@ final class LifecycleSharing {
     private var recent: [LifecycleEvent] = []
     private var sharedWith: Set<DeviceID> = []
     private var isFlushScheduled = false
+    /// Flushes put off because this device was continuing an activity (at most ``maximumPostponements``).
+    private var postponements = 0
+    static let maximumPostponements = 10
     private let batches: AsyncStream<Batch>.Continuation
     private let sender: Task<Void, Never>
 
@@ -303,13 +307,21 @@ final class LifecycleSharing {
         isFlushScheduled = true
         // A while after the first event: a continuation's events are one frame, written once its
         // messages have crossed (sharing never competes with them for the link or the CPU).
+        guard let host else { return }
         let bound = QueueBound(self)
         host.queue.asyncAfter(deadline: .now() + policy.batchDelay) { bound.value.flush() }
     }
 
     private func flush() {
         isFlushScheduled = false
-        guard !host.isStopped else { return }
+        guard let host, !host.isStopped else { return }
+        // While this device continues an activity, its messages go first (for half a second at most).
+        if host.device.system.pendingContinuation != nil, postponements < Self.maximumPostponements {
+            postponements += 1
+            scheduleFlush()
+            return
+        }
+        postponements = 0
         let nearby = Set(host.peers.keys)
         sharedWith.formIntersection(nearby)
         var peers: [PeerSession] = [], newPeers: [PeerSession] = []
