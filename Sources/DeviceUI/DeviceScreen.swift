@@ -27,6 +27,8 @@ public final class DeviceScreen {
     private var toldAppAreaSize: Size?
     /// What peers of the account shared of their lifecycle.
     private var sharedLifecycle = SharedLifecycle()
+    /// The inspector's last inspection (F10), made again only when what it shows changed.
+    private let inspections = InspectionCache()
 
     /// Installs `apps` on `device`, launches them, shows the home screen and starts listening to
     /// the device's lifecycle events (a handler already set on `device.onLifecycleEvent` is
@@ -99,7 +101,7 @@ public final class DeviceScreen {
         var snapshot = DeviceSnapshot(device: device, account: account, terminalApps: apps)
         snapshot.sharedLifecycle = sharedLifecycle
         if case .inspector(let inspector) = state.overlay {
-            snapshot.inspection = Inspection(subject: inspector.subject, device: device, shared: sharedLifecycle.entries)
+            snapshot.inspection = inspections.inspection(subject: inspector.subject, device: device, shared: sharedLifecycle.entries)
         }
         return snapshot
     }

@@ -67,8 +67,8 @@ public struct Inspection: Hashable, Sendable {
 
     /// One line naming what is inspected ("Continuation 1a2b3c4d: Laptop → Phone").
     public var title: String
-    public var origin: Side?
-    public var receiver: Side?
+    public private(set) var origin: Side?
+    public private(set) var receiver: Side?
     /// Where the side not known here lives, when one is missing.
     public var missingSide: String?
     public var payload: PayloadBytes?
@@ -78,6 +78,9 @@ public struct Inspection: Hashable, Sendable {
     public var limitBytes: Int
     /// When nothing has travelled yet: what to do.
     public var emptyReason: String?
+    /// The tree of both sides with their differences, made once with the inspection (a userInfo
+    /// may hold thousands of keys).
+    public private(set) var treeRows: [UserInfoTreeRow] = []
 
     public init(title: String, origin: Side? = nil, receiver: Side? = nil, missingSide: String? = nil,
                 payload: PayloadBytes? = nil, beacon: Beacon? = nil, guidanceBytes: Int = 3 * 1024,
@@ -91,6 +94,7 @@ public struct Inspection: Hashable, Sendable {
         self.guidanceBytes = guidanceBytes
         self.limitBytes = limitBytes
         self.emptyReason = emptyReason
+        treeRows = UserInfoTree.rows(origin: origin?.userInfo, receiver: receiver?.userInfo)
     }
 
     /// The payload's size: the bytes that travelled, else the size a lifecycle event gave.
@@ -226,6 +230,41 @@ extension Inspection {
             return Beacon(peer: kept.peer.name, received: kept.time, bytes: nil, problem: "The beacon could not be opened again.")
         }
         return Beacon(peer: kept.peer.name, received: kept.time, bytes: bytes)
+    }
+}
+
+// MARK: - Made once per change
+
+/// The last inspection made and what it was made from, so that frames and keys while the
+/// inspector is open do not decrypt, decode and lay out again: a new one is made only when the
+/// subject, the lifecycle, the traffic or what peers shared changed.
+public final class InspectionCache {
+    private struct Key: Hashable {
+        var subject: Inspection.Subject
+        var lifecycleCount: Int
+        var lastEvent: Date?
+        var sent: Date?
+        var received: Date?
+        var beacons: [Date]
+        var shared: Int
+        var sharedLast: Date?
+    }
+
+    private var key: Key?
+    private var inspection: Inspection?
+
+    public init() {}
+
+    public func inspection(subject: Inspection.Subject, device: Device, shared: [LifecycleEntry]) -> Inspection {
+        let traffic = device.traffic
+        let key = Key(subject: subject, lifecycleCount: device.lifecycle.count, lastEvent: device.lifecycle.last?.time,
+                      sent: traffic.sent?.time, received: traffic.received?.time,
+                      beacons: traffic.beacons.values.map(\.time).sorted(), shared: shared.count, sharedLast: shared.last?.time)
+        if key == self.key, let inspection { return inspection }
+        let made = Inspection(subject: subject, device: device, shared: shared)
+        self.key = key
+        inspection = made
+        return made
     }
 }
 

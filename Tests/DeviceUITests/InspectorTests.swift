@@ -136,6 +136,39 @@ struct InspectorTests {
         #expect(grid.text().contains("ciphertext"))
     }
 
+    @Test func aPayloadOfThousandsOfFieldsIsLaidOutUpToALimitAndCounted() {
+        var userInfo: UserInfo = [:]
+        for index in 0..<5000 { userInfo["key\(index)"] = .integer(Int64(index)) }
+        let payload = ActivityPayload(activityType: "t", userInfo: userInfo, teamIdentifier: "T", bundleIdentifier: "b")
+        var device = InspectorFixture.device()
+        device.inspection = Inspection(title: "Big", receiver: .init(device: "Phone", role: "restored by the receiver", userInfo: userInfo),
+                                       payload: .init(direction: "received from Laptop", size: payload.encoded().count,
+                                                      annotated: payload.annotatedEncoding()))
+        var state = InspectorFixture.state()
+        state.overlay = .inspector(InspectorState(subject: .latest, tab: .payload))
+        _ = state.update(.keyPressed(.end), device: device)
+        let payloadEnd = Fixture.render(state, device).text()
+        #expect(payloadEnd.contains("more fields, to byte \(payload.encoded().count)"))
+        state.overlay = .inspector(InspectorState(subject: .latest, tab: .userInfo))
+        _ = state.update(.keyPressed(.end), device: device)
+        let treeEnd = Fixture.render(state, device).text()
+        #expect(treeEnd.contains("… 1000 more rows"))
+    }
+
+    @Test func theInspectionIsMadeAgainOnlyWhenWhatItShowsChanged() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        let cache = InspectionCache()
+        let before = cache.inspection(subject: .latest, device: world.phone, shared: [])
+        #expect(before.payload == nil)
+        #expect(cache.inspection(subject: .latest, device: world.phone, shared: []) == before)
+        world.phoneScreen.handle(.control("o"))
+        world.hood.settle()
+        let after = cache.inspection(subject: .latest, device: world.phone, shared: [])
+        #expect(after.payload?.direction == "received from Laptop")
+        #expect(cache.inspection(subject: .peer(world.laptop.info.id), device: world.phone, shared: []).payload != nil)
+    }
+
     // MARK: Two devices
 
     @Test func afterAContinuationEachSideInspectsWhatItKnows() throws {

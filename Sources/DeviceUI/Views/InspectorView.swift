@@ -28,6 +28,72 @@ public struct InspectorState: Hashable, Sendable {
     }
 }
 
+/// A tab's lines, made only when drawn: fixed lines and runs of lines made from their index
+/// (a payload near the limit has thousands of fields; a frame draws a screenful).
+struct InspectorLines {
+    typealias Line = [(String, Style)]
+
+    private enum Piece {
+        case fixed([Line])
+        case made(count: Int, line: (Int) -> Line)
+
+        var count: Int {
+            switch self {
+            case .fixed(let lines): lines.count
+            case .made(let count, _): count
+            }
+        }
+    }
+
+    private var pieces: [Piece] = []
+    private(set) var count = 0
+
+    init(_ lines: [Line] = []) {
+        append(lines)
+    }
+
+    mutating func append(_ lines: [Line]) {
+        guard !lines.isEmpty else { return }
+        pieces.append(.fixed(lines))
+        count += lines.count
+    }
+
+    mutating func append(count: Int, line: @escaping (Int) -> Line) {
+        guard count > 0 else { return }
+        pieces.append(.made(count: count, line: line))
+        self.count += count
+    }
+
+    mutating func append(_ other: InspectorLines) {
+        pieces += other.pieces
+        count += other.count
+    }
+
+    /// The lines in `range` (clamped to the lines there are).
+    func lines(in range: Range<Int>) -> [Line] {
+        var result: [Line] = []
+        var offset = 0
+        let wanted = max(0, range.lowerBound)..<min(count, range.upperBound)
+        guard !wanted.isEmpty else { return [] }
+        for piece in pieces {
+            let pieceRange = offset..<offset + piece.count
+            offset += piece.count
+            let overlap = pieceRange.clamped(to: wanted)
+            guard !overlap.isEmpty else { continue }
+            for index in overlap {
+                switch piece {
+                case .fixed(let lines): result.append(lines[index - pieceRange.lowerBound])
+                case .made(_, let line): result.append(line(index - pieceRange.lowerBound))
+                }
+            }
+        }
+        return result
+    }
+
+    /// Every line (for tests and small tabs).
+    var all: [Line] { lines(in: 0..<count) }
+}
+
 /// The inspector's geometry and lines, shared by the view and the reducer (which clamps the
 /// scroll with them). Pure: it only lays out what the ``Inspection`` holds.
 enum InspectorView {
@@ -47,8 +113,8 @@ enum InspectorView {
     /// Whether both sides of the tree are drawn side by side.
     static func isWide(_ width: Int) -> Bool { width >= 110 }
 
-    static func lines(_ inspection: Inspection?, tab: InspectorState.Tab, width: Int) -> [Line] {
-        guard let inspection else { return [[("Nothing to inspect.", Style(.dim))]] }
+    static func lines(_ inspection: Inspection?, tab: InspectorState.Tab, width: Int) -> InspectorLines {
+        guard let inspection else { return InspectorLines([[("Nothing to inspect.", Style(.dim))]]) }
         switch tab {
         case .userInfo: return userInfoLines(inspection, width: width)
         case .payload: return payloadLines(inspection, width: width)
@@ -58,13 +124,14 @@ enum InspectorView {
 
     // MARK: userInfo
 
-    static func userInfoLines(_ inspection: Inspection, width: Int) -> [Line] {
+    static func userInfoLines(_ inspection: Inspection, width: Int) -> InspectorLines {
         var lines: [Line] = []
         if let reason = inspection.emptyReason {
             for line in TextWidth.wrap(reason, width: width) { lines.append([(line, Style(.dim))]) }
-            return lines
+            return InspectorLines(lines)
         }
-        let rows = UserInfoTree.rows(origin: inspection.origin?.userInfo, receiver: inspection.receiver?.userInfo)
+        var result = InspectorLines()
+        let rows = inspection.treeRows.prefix(maximumLines)
         func header(_ side: Inspection.Side?, _ label: String) -> Line {
             guard let side else { return [(label + ": not known here", Style(.dim))] }
             return [(label + " " + side.device, Style(.title)), (" — " + side.role, Style(.dim))]
@@ -73,18 +140,24 @@ enum InspectorView {
         if isWide(width) {
             let column = (width - 3) / 2
             lines.append(pair(header(inspection.origin, "Origin"), header(inspection.receiver, "Receiver"), column: column))
-            for row in rows {
+            result.append(lines)
+            lines = []
+            result.append(count: rows.count) { index in
+                let row = rows[rows.startIndex + index]
                 let indent = String(repeating: "  ", count: row.depth)
                 let style = markStyle(row.mark)
                 let left: Line = row.origin.map { [(markText(row.mark) + " " + indent + row.key + ": ", style), ($0, valueStyle(row.mark))] }
                     ?? [(markText(row.mark), style)]
                 let right: Line = row.receiver.map { [(indent + row.key + ": ", style), ($0, valueStyle(row.mark))] } ?? []
-                lines.append(pair(left, right, column: column))
+                return pair(left, right, column: column)
             }
         } else {
             lines.append(header(inspection.origin, "Origin"))
             lines.append(header(inspection.receiver, "Receiver"))
-            for row in rows {
+            result.append(lines)
+            lines = []
+            result.append(count: rows.count) { index in
+                let row = rows[rows.startIndex + index]
                 let indent = String(repeating: "  ", count: row.depth)
                 let style = markStyle(row.mark)
                 var value: String
@@ -96,15 +169,18 @@ enum InspectorView {
                 }
                 if row.mark == .removed { value += "  (not on the receiver)" }
                 if row.mark == .added { value += "  (only on the receiver)" }
-                lines.append([(markText(row.mark) + " " + indent + row.key + ": ", style), (value, valueStyle(row.mark))])
+                return [(markText(row.mark) + " " + indent + row.key + ": ", style), (value, valueStyle(row.mark))]
             }
+        }
+        if inspection.treeRows.count > rows.count {
+            lines.append([("  … \(inspection.treeRows.count - rows.count) more rows", Style(.dim))])
         }
         if rows.isEmpty, inspection.origin != nil || inspection.receiver != nil {
             lines.append([("  (empty userInfo)", Style(.dim))])
         }
         lines.append([])
         if both {
-            let changes = rows.filter { $0.mark != .same }.count
+            let changes = inspection.treeRows.filter { $0.mark != .same }.count
             lines.append(changes == 0 ? [("Both sides hold the same userInfo.", Style(.success))]
                 : [("\(changes) difference\(changes == 1 ? "" : "s"): ", Style(.warning)),
                    ("~ changed  + only on the receiver  − only on the origin", Style(.dim))])
@@ -112,7 +188,8 @@ enum InspectorView {
         if let missing = inspection.missingSide {
             for line in TextWidth.wrap(missing, width: width) { lines.append([(line, Style(.dim))]) }
         }
-        return lines
+        result.append(lines)
+        return result
     }
 
     static func pair(_ left: Line, _ right: Line, column: Int) -> Line {
@@ -155,86 +232,109 @@ enum InspectorView {
 
     /// The most hex lines one field shows; the rest is counted.
     static let maximumLinesPerField = 16
+    /// The most lines a tab lays out (a payload near the limit has tens of thousands of fields);
+    /// the rest is counted.
+    static let maximumLines = 4000
 
     static func bytesPerLine(_ width: Int) -> Int { width >= 100 ? 16 : 8 }
 
-    static func payloadLines(_ inspection: Inspection, width: Int) -> [Line] {
+    static func payloadLines(_ inspection: Inspection, width: Int) -> InspectorLines {
         guard let payload = inspection.payload else {
             let text = inspection.emptyReason ?? "The payload's bytes are not kept here (they travelled before this device started, or the continuation stopped before the payload)."
-            return TextWidth.wrap(text, width: width).map { [($0, Style(.dim))] }
+            return InspectorLines(TextWidth.wrap(text, width: width).map { [($0, Style(.dim))] })
         }
-        var lines: [Line] = [[("Payload \(payload.direction): \(binarySize(payload.size))", Style(.title)),
-                              ("  (docs/payload.md)", Style(.dim))]]
+        var lines = InspectorLines([[("Payload \(payload.direction): \(binarySize(payload.size))", Style(.title)),
+                                     ("  (docs/payload.md)", Style(.dim))]])
         if let annotated = payload.annotated {
-            lines += hexLines(annotated, width: width)
+            lines.append(hexLines(annotated, width: width))
         } else {
-            for line in TextWidth.wrap(payload.problem ?? "", width: width) { lines.append([(line, Style(.warning))]) }
-            lines += rawLines(payload.raw, width: width)
+            lines.append(TextWidth.wrap(payload.problem ?? "", width: width).map { [($0, Style(.warning))] })
+            lines.append(rawLines(payload.raw, width: width))
         }
         return lines
     }
 
-    static func beaconLines(_ inspection: Inspection, width: Int) -> [Line] {
+    static func beaconLines(_ inspection: Inspection, width: Int) -> InspectorLines {
         guard let beacon = inspection.beacon else {
-            return TextWidth.wrap("No beacon from this peer was opened here (beacons travel on the network; the in-memory devices of tests have none).",
-                                  width: width).map { [($0, Style(.dim))] }
+            return InspectorLines(TextWidth.wrap("No beacon from this peer was opened here (beacons travel on the network; the in-memory devices of tests have none).",
+                                                 width: width).map { [($0, Style(.dim))] })
         }
         let time = beacon.received.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
-        var lines: [Line] = [[("Last beacon from \(beacon.peer), opened at \(time) UTC", Style(.title)),
-                              ("  docs/wire.md, Beacons", Style(.dim))]]
+        var lines = InspectorLines([[("Last beacon from \(beacon.peer), opened at \(time) UTC", Style(.title)),
+                                     ("  docs/wire.md, Beacons", Style(.dim))]])
         guard let bytes = beacon.bytes else {
-            lines.append([(beacon.problem ?? "", Style(.warning))])
+            lines.append([[(beacon.problem ?? "", Style(.warning))]])
             return lines
         }
-        lines.append([("Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", Style(.accent))])
-        lines += hexLines(bytes.datagram, width: width)
-        lines.append([])
-        lines.append([("Plaintext (\(bytes.plaintext.bytes.count) bytes, decrypted with the account's beacon key)", Style(.accent))])
+        lines.append([[("Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", Style(.accent))]])
+        lines.append(hexLines(bytes.datagram, width: width))
+        lines.append([[], [("Plaintext (\(bytes.plaintext.bytes.count) bytes, decrypted with the account's beacon key)", Style(.accent))]])
         if bytes.plaintext.fields.isEmpty {
-            lines.append([("The plaintext is not what this codec writes: no fields shown.", Style(.warning))])
-            lines += rawLines(bytes.plaintext.bytes, width: width)
+            lines.append([[("The plaintext is not what this codec writes: no fields shown.", Style(.warning))]])
+            lines.append(rawLines(bytes.plaintext.bytes, width: width))
         } else {
-            lines += hexLines(bytes.plaintext, width: width)
+            lines.append(hexLines(bytes.plaintext, width: width))
         }
         return lines
     }
 
     /// Each field: its offset, its bytes in hex (several lines for a long field), its name
-    /// (indented by depth) and what it says.
-    static func hexLines(_ annotated: AnnotatedBytes, width: Int) -> [Line] {
+    /// (indented by depth) and what it says. Only the lines drawn are made: a field's lines are
+    /// counted from its length, and a line is found by its field's first line.
+    static func hexLines(_ annotated: AnnotatedBytes, width: Int) -> InspectorLines {
         let perLine = bytesPerLine(width)
         let offsetWidth = annotated.bytes.count > 0xFFFF ? 6 : 4
         let hexWidth = perLine * 3
-        var lines: [Line] = []
+        // The first line of each field, and where the fields shown end.
+        var firstLines: [Int] = []
+        var total = 0
         for field in annotated.fields {
-            let bytes = annotated.bytes[field.range]
-            let chunks = stride(from: field.range.lowerBound, to: field.range.upperBound, by: perLine)
-            for (index, start) in chunks.enumerated() {
-                if index == maximumLinesPerField {
-                    let rest = field.range.upperBound - start
-                    lines.append([(String(repeating: " ", count: offsetWidth + 2) + "… \(rest) more bytes", Style(.dim))])
-                    break
-                }
-                let end = min(start + perLine, field.range.upperBound)
-                let hex = bytes[start..<end].map { String(format: "%02x", $0) }.joined(separator: " ")
-                var line: Line = [(hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
-                                  (hex + String(repeating: " ", count: max(0, hexWidth - hex.count)), Style(.normal))]
-                if index == 0 {
-                    line.append((String(repeating: " ", count: 2 * field.depth) + field.name, Style(.accent)))
-                    line.append(("  " + field.value, Style(.normal)))
-                }
-                lines.append(line)
+            guard total < maximumLines else { break }
+            firstLines.append(total)
+            let chunks = (field.range.count + perLine - 1) / perLine
+            total += chunks > maximumLinesPerField ? maximumLinesPerField + 1 : chunks
+        }
+        let shownFields = firstLines.count
+        var lines = InspectorLines()
+        lines.append(count: total) { index in
+            // The field whose lines hold `index`.
+            var low = 0, high = shownFields - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if firstLines[middle] <= index { low = middle } else { high = middle - 1 }
             }
+            let field = annotated.fields[low]
+            let chunk = index - firstLines[low]
+            let start = field.range.lowerBound + chunk * perLine
+            if chunk == maximumLinesPerField {
+                return [(String(repeating: " ", count: offsetWidth + 2) + "… \(field.range.upperBound - start) more bytes", Style(.dim))]
+            }
+            let end = min(start + perLine, field.range.upperBound)
+            let hex = annotated.bytes[start..<end].map { String(format: "%02x", $0) }.joined(separator: " ")
+            var line: Line = [(hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
+                              (hex + String(repeating: " ", count: max(0, hexWidth - hex.count)), Style(.normal))]
+            if chunk == 0 {
+                line.append((String(repeating: " ", count: 2 * field.depth) + field.name, Style(.accent)))
+                line.append(("  " + field.value, Style(.normal)))
+            }
+            return line
+        }
+        if shownFields < annotated.fields.count {
+            let rest = annotated.fields.count - shownFields
+            lines.append([[("… \(rest) more field\(rest == 1 ? "" : "s"), to byte \(annotated.bytes.count)", Style(.dim))]])
         }
         return lines
     }
 
-    static func rawLines(_ bytes: [UInt8], width: Int) -> [Line] {
+    static func rawLines(_ bytes: [UInt8], width: Int) -> InspectorLines {
         let perLine = bytesPerLine(width)
-        return stride(from: 0, to: bytes.count, by: perLine).map { start in
+        var lines = InspectorLines()
+        lines.append(count: min((bytes.count + perLine - 1) / perLine, maximumLines)) { index in
+            let start = index * perLine
             let hex = bytes[start..<min(start + perLine, bytes.count)].map { String(format: "%02x", $0) }.joined(separator: " ")
             return [(hexOffset(start, width: 4) + "  ", Style(.dim)), (hex, Style(.normal))]
         }
+        return lines
     }
 
     static func hexOffset(_ offset: Int, width: Int) -> String {
@@ -309,7 +409,7 @@ extension ScreenView {
         let body = InspectorView.body(in: state.size)
         let lines = InspectorView.lines(device.inspection, tab: inspector.tab, width: body.width)
         let first = min(max(0, inspector.scroll), max(0, lines.count - body.height))
-        for (row, line) in lines.dropFirst(first).prefix(body.height).enumerated() {
+        for (row, line) in lines.lines(in: first..<first + body.height).enumerated() {
             grid.write(line, in: body, row: row)
         }
         let hint = inside.row(inside.height - 1)
