@@ -21,9 +21,15 @@ public final class HeadlessProcess: @unchecked Sendable {
 
     /// Starts a headless device. `arguments` come after `device --headless`. `fileLimit` starts
     /// it with at most that many open descriptors (`ulimit -n`), as a starved device would be.
-    public init(name: String, arguments: [String], executable: URL, fileLimit: Int? = nil) throws {
+    public convenience init(name: String, arguments: [String], executable: URL, fileLimit: Int? = nil) throws {
+        try self.init(name: name, command: ["device", "--headless", "--name", name] + arguments, executable: executable,
+                      fileLimit: fileLimit)
+    }
+
+    /// Starts `executable` with `command` (another of its commands, such as `web serve`), read
+    /// line by line the same way.
+    public init(name: String, command: [String], executable: URL, fileLimit: Int? = nil) throws {
         self.name = name
-        let command = ["device", "--headless", "--name", name] + arguments
         if let fileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", executable.path] + command

@@ -51,6 +51,12 @@ public struct Scenario: Sendable, Hashable {
     public var about: String
     public var devices: [Device]
     public var steps: [Step]
+    /// Whether the run starts a local web (`handoff web serve`) that every device fetches
+    /// association files through (`"web": true`).
+    public var web = false
+    /// The folder of the scenario's file: relative paths in devices' `--install` options are
+    /// read from there.
+    public var folder: URL?
 
     /// The kinds of device a scenario may name.
     static let kinds: Set<String> = ["phone", "tablet", "laptop"]
@@ -81,7 +87,9 @@ public struct Scenario: Sendable, Hashable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioError(file: url.path, path: "", message: "not UTF-8 text")
         }
-        return try parse(text, file: url.path)
+        var scenario = try parse(text, file: url.path)
+        scenario.folder = url.deletingLastPathComponent()
+        return scenario
     }
 
     /// Validates the JSON tree, naming the path of anything wrong.
@@ -125,7 +133,7 @@ public struct Scenario: Sendable, Hashable {
 
         mutating func scenario(_ root: JSONValue) throws(ScenarioError) -> Scenario {
             let object = try self.object(root, "")
-            try checkKeys(object, ["name", "about", "devices", "steps"], "")
+            try checkKeys(object, ["name", "about", "devices", "steps", "web"], "")
             let name = try string(object["name"], "name")!
             let about = try string(object["about"], "about", required: false) ?? ""
             guard let deviceValues = object["devices"]?.arrayValue, !deviceValues.isEmpty else {
@@ -192,7 +200,13 @@ public struct Scenario: Sendable, Hashable {
                     steps.append(.expectNone(device: device, pattern: pattern, within: step["within"] == nil ? 1 : within, note: note))
                 }
             }
-            return Scenario(name: name, about: about, devices: devices, steps: steps)
+            var scenario = Scenario(name: name, about: about, devices: devices, steps: steps)
+            switch object["web"] {
+            case nil: break
+            case .bool(let web)?: scenario.web = web
+            case let other?: throw fail("web", "must be true or false, not \(other.kindDescription)")
+            }
+            return scenario
         }
     }
 }

@@ -34,6 +34,17 @@ public final class ScenarioRunner {
         self.write = write
     }
 
+    /// `options` with the path after each `--install` read from `folder` when it is relative (a
+    /// scenario names the Info.plist it installs relative to its own file).
+    static func resolvingInstalls(_ options: [String], from folder: URL?) -> [String] {
+        guard let folder else { return options }
+        var resolved = options
+        for index in resolved.indices.dropLast() where resolved[index] == "--install" && !resolved[index + 1].hasPrefix("/") {
+            resolved[index + 1] = folder.appendingPathComponent(resolved[index + 1]).standardized.path
+        }
+        return resolved
+    }
+
     public func run() -> Outcome {
         let start = Date()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-scenario-\(UUID().uuidString)")
@@ -71,13 +82,42 @@ public final class ScenarioRunner {
             return Outcome(passed: false, stepsRun: steps, seconds: seconds, failure: message)
         }
 
+        // A local web of the run's own (its own certificate authority and hosts map, in the run's
+        // folder), when the scenario asks for one.
+        var webArguments: [String] = []
+        var web: HeadlessProcess?
+        defer {
+            if let web {
+                web.terminate()
+                if web.waitForExit(timeout: 5) == nil { web.kill() }
+                cleanup.remove(web)
+            }
+        }
+        if scenario.web {
+            let webFolder = folder.appendingPathComponent("web")
+            do {
+                let server = try HeadlessProcess(name: "web", command: ["web", "serve", "--port", "0", "--http-port", "0",
+                                                                        "--web-dir", webFolder.path], executable: executable)
+                cleanup.add(server)
+                web = server
+            } catch {
+                return failed(0, "could not start the local web: \(error)")
+            }
+            guard web?.waitForRawLine(from: 0, timeout: 30, where: { $0.contains("Ctrl-C stops.") }) != nil else {
+                let said = (web?.lastRawLines(6) ?? []).joined(separator: " / ") + " " + (web?.standardError ?? "")
+                return failed(0, "the local web did not start: \(said.prefix(500))")
+            }
+            webArguments = ["--web-dir", webFolder.path]
+            write("  local web: handoff web serve (its own CA and hosts map)")
+        }
+
         for device in scenario.devices {
             var arguments = ["--kind", device.kind, "--account", account, "--port", String(port),
-                             "--config-dir", folder.path, "--strict"]
+                             "--config-dir", folder.path, "--strict"] + webArguments
             if let apps = device.apps { arguments += ["--apps", apps.joined(separator: ",")] }
             if let team = device.team { arguments += ["--claim-team", team] }
             for claim in device.claims { arguments += ["--claim", claim] }
-            arguments += device.options
+            arguments += Self.resolvingInstalls(device.options, from: scenario.folder)
             do {
                 let process = try HeadlessProcess(name: device.name, arguments: arguments, executable: executable)
                 cleanup.add(process)

@@ -1,5 +1,5 @@
 import Foundation
-import HandoffHeadless
+@testable import HandoffHeadless
 import HandoffTestSupport
 import Testing
 
@@ -61,6 +61,20 @@ struct ScenarioTests {
         #expect(!line.matches(["userInfo": ["page": 4]]))
         #expect(!line.matches(["missing": .null]))
         #expect(!line.matches(["streams": 1]))
+    }
+
+    @Test func aScenarioMayAskForALocalWebAndInstallsAppsRelativeToItsFile() throws {
+        let text = #"{"name": "w", "web": true, "devices": [{"name": "P"}], "steps": [{"say": "hi"}]}"#
+        #expect(try Scenario.parse(text, file: "w.json").web)
+        #expect(try !Scenario.parse(#"{"name": "w", "devices": [{"name": "P"}], "steps": [{"say": "hi"}]}"#, file: "w.json").web)
+        #expect(throws: ScenarioError.self) {
+            try Scenario.parse(#"{"name": "w", "web": "yes", "devices": [{"name": "P"}], "steps": [{"say": "hi"}]}"#, file: "w.json")
+        }
+        let folder = URL(fileURLWithPath: "/demo/scenarios/failures")
+        #expect(ScenarioRunner.resolvingInstalls(["--install", "../../apps/Map/Info.plist", "--kind", "phone"], from: folder)
+                == ["--install", "/demo/apps/Map/Info.plist", "--kind", "phone"])
+        #expect(ScenarioRunner.resolvingInstalls(["--install", "/abs/Info.plist"], from: folder) == ["--install", "/abs/Info.plist"])
+        #expect(ScenarioRunner.resolvingInstalls(["--install"], from: folder) == ["--install"])
     }
 
     @Test func theShippedScenariosAreValid() throws {
