@@ -137,12 +137,15 @@ extension Inspection {
         }
         var origin: Side?, receiver: Side?, received: Side?
         var isOrigin = false
+        var refusal: HandoffError?
         for event in lifecycle {
             switch event.occurrence {
             case .payloadSent(continuation, _, _, _, let userInfo):
                 origin = Side(device: event.device, role: "saved by the origin", userInfo: userInfo)
             case .payloadRequested(continuation, _, _):
                 isOrigin = true
+            case .payloadRefused(continuation, _, let error):
+                refusal = error
             case .payloadReceived(continuation, _, _, _, _, let userInfo):
                 received = Side(device: event.device, role: "received (no app had it yet)", userInfo: userInfo)
             case .continueCalled(continuation, _, _), .sceneContinue(continuation, _, _, _):
@@ -196,7 +199,8 @@ extension Inspection {
         var payload: PayloadBytes?
         let traffic = device.traffic
         if let sent = traffic.sent, sent.continuation == continuation, isOrigin {
-            payload = Self.payload(sent.bytes, direction: "sent to \(other)")
+            let direction = refusal.map { "encoded for \(other) but refused (\($0.code.rawValue)), never sent" } ?? "sent to \(other)"
+            payload = Self.payload(sent.bytes, direction: direction)
         } else if let arrived = traffic.received, arrived.continuation == continuation {
             payload = Self.payload(arrived.bytes, direction: "received from \(other)")
         }

@@ -171,6 +171,20 @@ struct InspectorTests {
 
     // MARK: Two devices
 
+    @Test func aPayloadRefusedForItsSizeIsShownAsNeverSent() throws {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        world.laptop.arm(.oversizePayload)
+        world.phoneScreen.handle(.control("o"))
+        world.hood.settle()
+        let laptop = Inspection(subject: .latest, device: world.laptop)
+        let payload = try #require(laptop.payload)
+        #expect(payload.direction == "encoded for Phone but refused (4611), never sent")
+        #expect(payload.size > laptop.limitBytes)
+        #expect(payload.annotated?.coversEveryByte == true)
+        #expect(Inspection(subject: .latest, device: world.phone).payload == nil)
+    }
+
     @Test func afterAContinuationEachSideInspectsWhatItKnows() throws {
         let world = TwoScreens()
         world.startOnLaptop()
