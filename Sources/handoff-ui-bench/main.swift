@@ -15,6 +15,7 @@
 // - resident memory: VmRSS and its peak VmHWM at the end;
 // - a 5 MB document over continuation streams: from Ctrl-O on a device without it until its
 //   first page shows (floor: the same bytes through a local socket pair);
+// - the inspector (F10) after that continuation: a tab key to a changed screen, p99 (floor: `cat`);
 // - a 100 MB document opened from the list: from Enter until its first page shows (floor: `head`
 //   showing the file's first screenful in a tmux pane, the same measuring path). The file is
 //   written at run time into the run's temporary folder and removed with it.
@@ -383,6 +384,18 @@ func main() throws {
     let floorSeconds = socketPairSeconds(bytes: bigDocument.utf8.count)
     table.row("5 MB document over streams", String(format: "%.0f MB/s (%.0f ms)", size / transferSeconds / 1e6, transferSeconds * 1000),
         String(format: "%.0f MB/s", size / floorSeconds / 1e6), "≤ 100 ms", transferSeconds <= 0.1 ? "PASS" : "MISS")
+
+    // The inspector (F10) on Gamma after that continuation: changing tabs redraws the userInfo
+    // tree, the payload's fields or the beacon's (the same key-to-screen budget as the device).
+    try c.sendKeys("F10")
+    try c.waitFor("the inspector on Gamma") { $0.contains("Inspector · Continuation") && $0.contains("Receiver Gamma") }
+    let inspectorClient = try ControlClient(session: c, tmux: tmux)
+    let inspectorKeys = try keyLatencies(inspectorClient, pane: c.mainPane, count: options.keys) { $0 % 2 == 0 ? "Right" : "Left" }
+    inspectorClient.close()
+    try c.sendKeys("Escape")
+    let inspectorP99 = percentile(inspectorKeys, 0.99)
+    table.row("inspector (F10) tab to changed screen p99", String(format: "%.1f ms", inspectorP99),
+        String(format: "%.1f ms", percentile(floorKeys, 0.99)), "≤ 16 ms", inspectorP99 <= 16 ? "PASS" : "MISS")
 
     // A 100 MB document opened from the list on Alpha. Floor: `head` printing the file's first
     // screenful in a tmux pane (a shell waiting with the command typed; Enter is timed).
