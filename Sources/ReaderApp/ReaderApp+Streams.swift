@@ -119,6 +119,8 @@ extension ReaderApp: UserActivityDelegate {
         return transferPreview
     }
 
+    /// On the run loop: the next `bytes` of the document of transfer `id` (of `size` bytes in
+    /// all) arrived; the preview shows them (`target` is the place the activity names).
     func transferArrived(_ id: UUID, _ bytes: [UInt8], size: Int, target: ReadingPosition) {
         guard transferID == id else { return }
         if transferPreview == nil {
