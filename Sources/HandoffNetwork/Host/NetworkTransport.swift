@@ -10,6 +10,8 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     /// Pooled sessions to peers, and payload fetches in flight (touched on the host's queue).
     private var sessions: [DeviceID: PeerSession] = [:]
     private var fetches: [ContinuationID: Task<Void, Never>] = [:]
+    /// Payload requests sent the short way (``DirectRequests``), waiting for their answer.
+    private var directFetches: [ContinuationID: (session: PeerSession, id: UInt64)] = [:]
     /// Requests this device is serving, waiting for the device's answer (any thread).
     private let serving = Mutex<[PayloadRequestID: CheckedContinuation<ServeAnswer, Never>]>([:])
     private let nextServe = Mutex<UInt64>(1)
@@ -37,6 +39,19 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
             }
             return
         }
+        // An open session to a peer the account still trusts: the request goes straight into
+        // the channel, and the answer comes back from the event loop (see ``DirectRequests``).
+        if session.direct.isOpen, (try? host.security.ensureNotRevoked(peer)) != nil,
+           let id = session.direct.request(continuation: continuation, activityTypeHash: activityTypeHash, answer: { result in
+               host.performInline { device in
+                   guard let transport = host.transport,
+                         transport.directFetches.removeValue(forKey: continuation) != nil else { return }
+                   device.receivePayload(continuation, result.map { Data($0) })
+               }
+           }) {
+            directFetches[continuation] = (session, id)
+            return
+        }
         let security = host.security, group = host.group, limits = host.clientLimits(idle: true)
         let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
         fetches[continuation] = Task {
@@ -54,6 +69,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
 
     func cancelPayloadRequest(_ continuation: ContinuationID, from peer: DeviceID) {
         fetches.removeValue(forKey: continuation)?.cancel()
+        if let direct = directFetches.removeValue(forKey: continuation) { direct.session.direct.abandon(direct.id) }
     }
 
     func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>, after delay: TimeInterval) {

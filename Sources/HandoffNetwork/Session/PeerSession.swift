@@ -11,8 +11,9 @@ actor PeerSession {
     let address: SocketAddress
     private var outbound: NIOAsyncChannelOutboundWriter<SessionFrame>?
     private var pending: [UInt64: CheckedContinuation<Result<[UInt8], HandoffError>, Never>] = [:]
-    private var nextRequest: UInt64 = 1
     private(set) var isClosed = false
+    /// The short way of payload requests once the session is open (any thread).
+    nonisolated let direct = DirectRequests()
 
     init(peer: DeviceID, address: SocketAddress) {
         self.peer = peer
@@ -44,7 +45,7 @@ actor PeerSession {
         let peer = self.peer, address = self.address
         let attempt = Task {
             let channel = try await SessionPipeline.connect(to: address, expecting: peer, security: security, group: group,
-                                                            limits: limits)
+                                                            limits: limits, answers: self.direct)
             try await self.run(channel, hello: hello, timeout: limits.handshakeTimeout)
         }
         connecting = attempt
@@ -71,7 +72,7 @@ actor PeerSession {
                         readySignal.yield(false)
                         return
                     }
-                    self.attach(outbound)
+                    self.attach(outbound, channel: channel.channel)
                     readySignal.yield(true)
                     readySignal.finish()
                     while let frame = try await iterator.next() { self.received(frame) }
@@ -103,15 +104,17 @@ actor PeerSession {
         closed()
     }
 
-    private func attach(_ writer: NIOAsyncChannelOutboundWriter<SessionFrame>) { outbound = writer }
+    private func attach(_ writer: NIOAsyncChannelOutboundWriter<SessionFrame>, channel: any Channel) {
+        outbound = writer
+        direct.attach(channel)
+    }
 
     /// Asks the peer for the payload of its advertised activity.
     func requestPayload(continuation: ContinuationID, activityTypeHash: ActivityTypeHash) async -> Result<[UInt8], HandoffError> {
         guard !isClosed, let outbound else {
             return .failure(HandoffError(.connectionUnavailable, "the connection to the origin is closed"))
         }
-        let id = nextRequest
-        nextRequest += 1
+        let id = direct.nextIdentifier()
         return await withCheckedContinuation { waiter in
             pending[id] = waiter
             Task {
@@ -152,6 +155,7 @@ actor PeerSession {
     private func closed() {
         isClosed = true
         outbound = nil
+        direct.detach()
         let waiting = pending
         pending = [:]
         for continuation in waiting.values {

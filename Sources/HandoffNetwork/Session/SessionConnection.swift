@@ -221,7 +221,8 @@ enum SessionPipeline {
 
     /// Adds TLS, the handshake observer (with its deadline), the frame codecs and the idle
     /// closer; wraps the channel for async use.
-    static func configure(_ channel: any Channel, tls: NIOSSLContext, server: Bool, limits: SessionLimits)
+    static func configure(_ channel: any Channel, tls: NIOSSLContext, server: Bool, limits: SessionLimits,
+                          answers: DirectRequests? = nil)
         -> EventLoopFuture<(SessionChannel, EventLoopFuture<Void>)>
     {
         channel.eventLoop.makeCompletedFuture {
@@ -238,6 +239,7 @@ enum SessionPipeline {
             if let idle = limits.idleTimeout {
                 try operations.addHandler(IdleCloser(timeout: .interval(idle)), name: IdleCloser.name)
             }
+            if let answers { try operations.addHandler(PayloadAnswerTap(answers)) }
             let wrapped = try SessionChannel(wrappingChannelSynchronously: channel)
             return (wrapped, promise.futureResult)
         }
@@ -246,13 +248,13 @@ enum SessionPipeline {
     /// Connects to `address`, completes the TLS handshake and checks that the certificate proves
     /// `expected`. The handshake's deadline closes the connection when it passes.
     static func connect(to address: SocketAddress, expecting expected: DeviceID, security: SessionSecurity,
-                        group: any EventLoopGroup, limits: SessionLimits) async throws -> SessionChannel {
+                        group: any EventLoopGroup, limits: SessionLimits, answers: DirectRequests? = nil) async throws -> SessionChannel {
         let (channel, handshake) = try await ClientBootstrap(group: group)
             .connectTimeout(.interval(limits.handshakeTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
             .connect(to: address) { channel in
-                configure(channel, tls: security.clientContext, server: false, limits: limits)
+                configure(channel, tls: security.clientContext, server: false, limits: limits, answers: answers)
             }
         do {
             do {
