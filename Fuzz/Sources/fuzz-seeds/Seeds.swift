@@ -98,6 +98,13 @@ enum Seeds {
             ("stream-data", .streamData(ByteBuffer(bytes: Array("chunk of a document".utf8)))),
             ("stream-end", .streamEnd),
             ("stream-failed", .streamFailed(reason: "the app closed its stream")),
+            ("lifecycle", .lifecycle(LifecycleShare(entries: [LifecycleEntry(LifecycleEvent(
+                time: Date(timeIntervalSince1970: 1_800_000_000.25), device: "Laptop 1",
+                .payloadSent(ContinuationID(rawValue: UUID(uuidString: "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0")!),
+                             PeerReference(id: DeviceID(rawValue: "phone-1"), name: "Phone 1"),
+                             ActivityReference(id: UUID(uuidString: "6B1E8B7A-2C4D-4E5F-9A0B-1C2D3E4F5A6B")!,
+                                               activityType: "com.example.reader.reading", bundleIdentifier: "com.example.reader"),
+                             bytes: 412, userInfo: ["page": .integer(3), "zoom": .double(1.5), "dark": .bool(true)]))) ], dropped: 2))),
         ]
         var all: [UInt8] = []
         for (name, frame) in frames {
