@@ -16,6 +16,7 @@
 // - a 5 MB document over continuation streams: from Ctrl-O on a device without it until its
 //   first page shows (floor: the same bytes through a local socket pair);
 // - the inspector (F10) after that continuation: a tab key to a changed screen, p99 (floor: `cat`);
+// - the timeline (F9) after that continuation: ↑/↓ choosing an event, to a changed screen, p99;
 // - a 100 MB document opened from the list: from Enter until its first page shows (floor: `head`
 //   showing the file's first screenful in a tmux pane, the same measuring path). The file is
 //   written at run time into the run's temporary folder and removed with it.
@@ -396,6 +397,18 @@ func main() throws {
     let inspectorP99 = percentile(inspectorKeys, 0.99)
     table.row("inspector (F10) tab to changed screen p99", String(format: "%.1f ms", inspectorP99),
         String(format: "%.1f ms", percentile(floorKeys, 0.99)), "≤ 16 ms", inspectorP99 <= 16 ? "PASS" : "MISS")
+
+    // The timeline (F9) on Gamma after that continuation: each key selects another event, which
+    // redraws the diagram and the event's detail.
+    try c.sendKeys("F9")
+    try c.waitFor("the timeline on Gamma") { $0.contains("Timeline · continuation") }
+    let timelineClient = try ControlClient(session: c, tmux: tmux)
+    let timelineKeys = try keyLatencies(timelineClient, pane: c.mainPane, count: options.keys) { $0 % 2 == 0 ? "Up" : "Down" }
+    timelineClient.close()
+    try c.sendKeys("Escape")
+    let timelineP99 = percentile(timelineKeys, 0.99)
+    table.row("timeline (F9) event to changed screen p99", String(format: "%.1f ms", timelineP99),
+        String(format: "%.1f ms", percentile(floorKeys, 0.99)), "≤ 16 ms", timelineP99 <= 16 ? "PASS" : "MISS")
 
     // A 100 MB document opened from the list on Alpha. Floor: `head` printing the file's first
     // screenful in a tmux pane (a shell waiting with the command typed; Enter is timed).
