@@ -395,7 +395,7 @@ func main() throws {
     inspectorClient.close()
     try c.sendKeys("Escape")
     let inspectorP99 = percentile(inspectorKeys, 0.99)
-    table.row("inspector (F10) tab to changed screen p99", String(format: "%.1f ms", inspectorP99),
+    table.row("inspector F10: tab to screen p99", String(format: "%.1f ms", inspectorP99),
         String(format: "%.1f ms", percentile(floorKeys, 0.99)), "≤ 16 ms", inspectorP99 <= 16 ? "PASS" : "MISS")
 
     // The timeline (F9) on Gamma after that continuation: each key selects another event, which
