@@ -12,6 +12,7 @@ struct MapCanvas {
     static let shore: UInt8 = 4
     static let border: UInt8 = 8
     static let subdivision: UInt8 = 16
+    static let river: UInt8 = 32
 
     let width: Int
     let height: Int
@@ -165,16 +166,17 @@ struct MapCanvas {
 
     // MARK: Cells
 
-    /// What a cell shows, by importance: a coast (bold land), a lake's shore (water), a country
-    /// border (dim), a subdivision's dotted line, then land.
+    /// What a cell shows, by importance: a coast (bold land), a lake's shore (water), a river
+    /// (water), a country border (dim), a subdivision's dotted line, then land.
     enum CellKind: Int {
-        case empty = 0, land, subdivision, border, shore, coast
+        case empty = 0, land, subdivision, border, river, shore, coast
     }
 
     /// Writes the canvas into `area` of `grid` (the canvas is the area's size in pixels).
     ///
-    /// Land pixels are dots; borders and subdivisions on land are gaps in it (a border's cell is
-    /// dim); coasts and shores are dots in bold land and in the water role.
+    /// Land pixels are dots; borders, rivers and subdivisions on land are gaps in it (a border's
+    /// cell is dim, a river's in the water role); coasts and shores are dots in bold land and in
+    /// the water role.
     func cells(into grid: inout Grid, area: Rect, rendering: MapRendering) {
         switch rendering {
         case .braille: brailleCells(into: &grid, area: area)
@@ -182,12 +184,13 @@ struct MapCanvas {
         }
     }
 
-    /// Whether a pixel shows a dot, and what it makes its cell: on land a border or subdivision
-    /// is a gap; over a lake a border is a dot and a subdivision nothing.
+    /// Whether a pixel shows a dot, and what it makes its cell: on land a border, river or
+    /// subdivision is a gap; over a lake a border or a river is a dot and a subdivision nothing.
     @inline(__always)
     private static func classify(_ pixel: UInt8) -> (on: Bool, kind: CellKind) {
         if pixel & coast != 0 { return (true, .coast) }
         if pixel & shore != 0 { return (true, .shore) }
+        if pixel & river != 0 { return (pixel & land == 0, .river) }
         if pixel & border != 0 { return (pixel & land == 0, .border) }
         if pixel & subdivision != 0 { return (false, pixel & land == 0 ? .empty : .subdivision) }
         if pixel & land != 0 { return (true, .land) }
@@ -195,8 +198,8 @@ struct MapCanvas {
     }
 
     /// ``classify(_:)`` for every pixel value: the dot's bit (1 when it shows) and the cell kind.
-    private static let pixelOn: [UInt8] = (0..<32).map { classify(UInt8($0)).on ? 1 : 0 }
-    private static let pixelKind: [UInt8] = (0..<32).map { UInt8(classify(UInt8($0)).kind.rawValue) }
+    private static let pixelOn: [UInt8] = (0..<64).map { classify(UInt8($0)).on ? 1 : 0 }
+    private static let pixelKind: [UInt8] = (0..<64).map { UInt8(classify(UInt8($0)).kind.rawValue) }
     /// A braille cell's dot bits by (column, row) in the cell: 1 4 / 2 5 / 3 6 / 7 8.
     private static let brailleShift: [Int] = [0, 3, 1, 4, 2, 5, 6, 7]  // (row * 2 + column) → bit
 
@@ -215,7 +218,7 @@ struct MapCanvas {
                                 var kind: UInt8 = 0
                                 for dy in 0..<4 {
                                     let base = (row * 4 + dy) * width + column * 2
-                                    let left = Int(pixels[base] & 31), right = Int(pixels[base + 1] & 31)
+                                    let left = Int(pixels[base] & 63), right = Int(pixels[base + 1] & 63)
                                     bits |= Int(on[left]) << shift[dy * 2] | Int(on[right]) << shift[dy * 2 + 1]
                                     kind = max(kind, kinds[left], kinds[right])
                                 }
@@ -234,8 +237,8 @@ struct MapCanvas {
         let on = Self.pixelOn, kinds = Self.pixelKind, table = Self.halfBlockTable
         for row in 0..<rows {
             for column in 0..<columns {
-                let upper = Int(pixels[(row * 2) * width + column] & 31)
-                let lower = Int(pixels[(row * 2 + 1) * width + column] & 31)
+                let upper = Int(pixels[(row * 2) * width + column] & 63)
+                let lower = Int(pixels[(row * 2 + 1) * width + column] & 63)
                 let bits = Int(on[upper]) | Int(on[lower]) << 1
                 let kind = max(kinds[upper], kinds[lower])
                 grid[area.x + column, area.y + row] = table[Int(kind) << 2 | bits]
@@ -251,12 +254,13 @@ struct MapCanvas {
         case .subdivision: Style(.mapLand)
         case .coast: Style(.mapLand, bold: true)
         case .shore: Style(.mapWater)
+        case .river: Style(.mapWater, bold: true)
         case .border: Style(.dim)
         }
     }
 
     /// The cell for kind `k` and dots `bits`: index `k << 8 | bits`.
-    static let brailleTable: [Cell] = (0...5).flatMap { kind in
+    static let brailleTable: [Cell] = (0...6).flatMap { kind in
         (0..<256).map { bits in
             let kind = CellKind(rawValue: kind) ?? .empty
             guard bits != 0 || kind == .border, let scalar = Unicode.Scalar(0x2800 + bits) else {
@@ -267,7 +271,7 @@ struct MapCanvas {
     }
 
     /// The cell for kind `k` and halves `bits` (1 upper, 2 lower): index `k << 2 | bits`.
-    static let halfBlockTable: [Cell] = (0...5).flatMap { kind in
+    static let halfBlockTable: [Cell] = (0...6).flatMap { kind in
         let glyphs: [Character] = [" ", "▀", "▄", "█"]
         return (0..<4).map { bits in
             let kind = CellKind(rawValue: kind) ?? .empty

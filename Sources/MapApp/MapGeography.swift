@@ -11,6 +11,8 @@ public enum GeoKind: Int, CaseIterable, Sendable {
     case border = 2
     /// First-level subdivisions: states, provinces (lines).
     case subdivision = 3
+    /// Rivers (lines), longer ones from coarser levels.
+    case river = 4
 
     var isPolygonal: Bool { self == .land || self == .lake }
 }
@@ -38,7 +40,8 @@ public struct GeoLevel: Sendable {
     let grid: [Int32]
     /// Each tile's column and row.
     let tileOrigins: [(column: Int32, row: Int32)]
-    /// For tile `t` and kind `k`, its parts are `kindParts[t * 5 + k] ..< kindParts[t * 5 + k + 1]`.
+    /// For tile `t` and kind `k`, its parts are `kindParts[t * 5 + k] ..< kindParts[t * 5 + k + 1]`
+    /// (a sentinel at the end).
     let kindParts: [Int32]
     /// For part `p`, its points are `partStarts[p] ..< partStarts[p + 1]` (a sentinel at the end).
     let partStarts: [Int32]
@@ -158,6 +161,8 @@ public struct GeoLevel: Sendable {
                 next += 1
             }
         }
+        // The end of the last tile's last kind (every other kind ends where the next begins).
+        kindParts.append(Int32(partStarts.count - 1))
         index = level
         self.quantum = quantum
         self.tileSize = tileSize

