@@ -174,7 +174,9 @@ func makeBigDocument(bytes: Int) -> String {
 
 /// Writes about `bytes` of numbered paragraphs titled "A Huge Book" to `url`, a megabyte at a time.
 func writeHugeDocument(bytes: Int, to url: URL) throws {
-    FileManager.default.createFile(atPath: url.path, contents: nil)
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+    }
     let handle = try FileHandle(forWritingTo: url)
     defer { try? handle.close() }
     var written = 0, paragraph = 1
