@@ -14,8 +14,9 @@ struct AccountFileCrashTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-crash-\(UUID().uuidString)")
 
     func run(_ arguments: [String], killAfter delay: TimeInterval?) throws -> (killed: Bool, status: Int32) {
+        let executable: URL = try #require(HandoffExecutable.url)
         let process = Process()
-        process.executableURL = try #require(HandoffExecutable.url)
+        process.executableURL = executable
         process.arguments = arguments + ["--config-dir", directory.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
