@@ -91,19 +91,7 @@ public final class DeviceHost: @unchecked Sendable {
         let server = try await SessionServer.start(host: self)
         let channel = try await BeaconChannel.start(
             on: group, options: BeaconChannel.Options(port: options.discoveryPort, lan: options.lan), sealer: sealer,
-            ownDevice: identity.id, onOpened: { [weak self] beacon, datagram, address in
-                guard let self else { return }
-                self.performInline { device in
-                    device.beaconOpened(datagram, from: beacon.device)
-                    self.received(beacon, from: address)
-                }
-            }, onReply: { [weak self] beacon, datagram, address in
-                guard let self else { return }
-                self.performInline { device in
-                    device.beaconOpened(datagram, from: beacon.device)
-                    self.received(beacon, from: address, byReply: true)
-                }
-            })
+            ownDevice: identity.id, onOpened: beaconHandler(byReply: false), onReply: beaconHandler(byReply: true))
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.server = server
@@ -214,6 +202,18 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// A beacon was accepted; `byReply`: it came to this device's own socket, a peer's answer
     /// to this device's own beacon.
+    /// What a beacon the channel opened does: kept for the inspector, then received, on the
+    /// device's queue (inline when it is idle). One handler for broadcasts and replies.
+    private func beaconHandler(byReply: Bool) -> @Sendable (Beacon, [UInt8], SocketAddress) -> Void {
+        { [weak self] beacon, datagram, address in
+            guard let self else { return }
+            self.performInline { device in
+                device.beaconOpened(datagram, from: beacon.device)
+                self.received(beacon, from: address, byReply: byReply)
+            }
+        }
+    }
+
     func received(_ beacon: Beacon, from address: SocketAddress, byReply: Bool = false) {
         let id = beacon.device.id
         if case .leaving = beacon.message {
