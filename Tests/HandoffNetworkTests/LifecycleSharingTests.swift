@@ -159,11 +159,12 @@ struct LifecycleSharingTests {
         /// What each host received: (from, entries).
         let received: [Inbox]
 
-        /// Devices named `names` in `accounts` (by index), all on one discovery port.
-        init(_ devices: [(name: String, account: String, shares: Bool)]) throws {
+        /// Devices named `names` in `accounts` (by index), all on one discovery port unless `apart`
+        /// (then each on its own: they never hear each other's beacons).
+        init(_ devices: [(name: String, account: String, shares: Bool)], apart: Bool = false) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-share-\(UUID().uuidString)")
             let store = AccountStore(directory: directory)
-            let port = try FloorBench.freeUDPPort()
+            let shared = try FloorBench.freeUDPPort()
             var accounts: [String: Account] = [:]
             var hosts: [DeviceHost] = []
             var received: [Inbox] = []
@@ -171,7 +172,7 @@ struct LifecycleSharingTests {
                 let account = try accounts[device.account] ?? store.createAccount(named: device.account)
                 accounts[device.account] = account
                 let identity = try store.deviceIdentity(named: device.name, kind: .phone, in: account.name)
-                var options = NetworkOptions(discoveryPort: port, lan: false, timing: .instant)
+                var options = NetworkOptions(discoveryPort: apart ? try FloorBench.freeUDPPort() : shared, lan: false, timing: .instant)
                 options.shareLifecycle = device.shares
                 let host = try DeviceHost(identity: identity, account: account, store: store, options: options)
                 hosts.append(host)
@@ -272,6 +273,43 @@ struct LifecycleSharingTests {
             #expect(world.entries(on: 2).isEmpty, "Gamma, of another account, received \(world.entries(on: 2))")
             // Beta does not share: Alpha received nothing from it.
             #expect(world.entries(on: 0).isEmpty)
+        } catch {
+            await world.shutdown()
+            throw error
+        }
+        await world.shutdown()
+    }
+
+    /// A batch that does not reach a peer (its session could not open: on a loaded machine the
+    /// handshake can miss its deadline) is not lost: the peer is tried again and gets the recent
+    /// events, which end with what it missed.
+    @Test func aPeerThatABatchMissedGetsItWhenTriedAgain() async throws {
+        let world = try World([("Alpha", "one", true), ("Beta", "one", false)], apart: true)
+        do {
+            try await world.start()
+            let (alpha, beta) = (world.hosts[0], world.hosts[1])
+            let betaInfo = beta.identity.peerInfo, betaPort = beta.sessionPort
+            // Alpha knows Beta only from here (they hear no beacons of each other), first at a port
+            // where nothing listens.
+            let nowhere = try SocketAddress(ipAddress: "127.0.0.1", port: 1)
+            alpha.performAndWait { _ in alpha.peers[betaInfo.id] = (betaInfo, nowhere, Date()) }
+            Self.makeActivity(on: alpha, page: 3)
+            try await Self.waitUntil("Alpha to find that its batch missed Beta") {
+                alpha.performAndWait { _ in
+                    alpha.peers[betaInfo.id]?.lastSeen = Date()
+                    return alpha.lifecycleSharing?.peersAwaitingRetry.contains(betaInfo.id) == true
+                }
+            }
+            #expect(world.entries(on: 1).isEmpty)
+            let there = try SocketAddress(ipAddress: "127.0.0.1", port: betaPort)
+            try await Self.waitUntil("the missed events on Beta") {
+                alpha.performAndWait { _ in alpha.peers[betaInfo.id] = (betaInfo, there, Date()) }
+                let kinds = world.entries(on: 1).flatMap(\.entries).compactMap(\.kind)
+                return kinds.contains(.becameCurrent) && kinds.contains(.advertised)
+            }
+            try await Self.waitUntil("Alpha to stop trying Beta again") {
+                alpha.performAndWait { _ in alpha.lifecycleSharing?.peersAwaitingRetry.isEmpty == true }
+            }
         } catch {
             await world.shutdown()
             throw error

@@ -49,7 +49,7 @@ public final class DeviceHost: @unchecked Sendable {
     var server: SessionServer?
     var transport: NetworkTransport?
     /// Sends this device's lifecycle to its peers when ``NetworkOptions/shareLifecycle`` is on.
-    var lifecycleSharing: LifecycleSharing?
+    package var lifecycleSharing: LifecycleSharing?
     /// Called on the queue with lifecycle events a peer of the account shared (set it before
     /// ``start()``): the events, and how many the peer left out over its rate limit.
     public var onSharedLifecycle: ((_ peer: PeerInfo, _ entries: [LifecycleEntry], _ dropped: Int) -> Void)?

@@ -195,7 +195,7 @@ public struct LifecycleSharingPolicy: Sendable, Hashable {
 /// for a burst, sent 50 ms after its first event), limited by a token bucket, and written by one task
 /// in order to every nearby peer over the pooled session (the same mutual-TLS sessions as the
 /// payload requests, so only devices of the account ever receive them).
-final class LifecycleSharing {
+package final class LifecycleSharing {
     private struct Batch: Sendable {
         var events: [LifecycleEvent]
         var backlog: [LifecycleEvent]
@@ -214,12 +214,19 @@ final class LifecycleSharing {
     private var dropped: UInt32 = 0
     private var recent: [LifecycleEvent] = []
     private var sharedWith: Set<DeviceID> = []
+    /// Peers a batch did not reach, with how long to wait before trying them again (doubling).
+    private var retryDelays: [DeviceID: TimeInterval] = [:]
+    private var isRetryScheduled = false
+    /// Peers a batch did not reach, to be tried again (on the queue).
+    package var peersAwaitingRetry: Set<DeviceID> { Set(retryDelays.keys) }
+    static let firstRetryDelay: TimeInterval = 0.25
+    static let longestRetryDelay: TimeInterval = 8
     private var isFlushScheduled = false
     /// Flushes put off because this device was continuing an activity (at most ``maximumPostponements``).
     private var postponements = 0
     static let maximumPostponements = 10
     private let batches: AsyncStream<Batch>.Continuation
-    private let sender: Task<Void, Never>
+    private var sender: Task<Void, Never>?
 
     init(host: DeviceHost, policy: LifecycleSharingPolicy) {
         self.host = host
@@ -227,48 +234,69 @@ final class LifecycleSharing {
         tokens = Double(policy.eventsPerSecond)
         let (stream, continuation) = AsyncStream<Batch>.makeStream(bufferingPolicy: .bufferingNewest(256))
         batches = continuation
+        // What each batch came to, back on the host's queue (weak: a host gone away hears nothing).
+        let queue = host.queue
+        let report: @Sendable (Outcome) -> Void = { [weak host] outcome in
+            queue.async { [weak host] in host?.lifecycleSharing?.delivered(outcome) }
+        }
         sender = Self.sender(for: stream, security: host.security, loops: host.group, limits: host.clientLimits(idle: true),
-                             hello: SessionFrame.hello(name: host.identity.name, kind: host.identity.kind))
+                             hello: SessionFrame.hello(name: host.identity.name, kind: host.identity.kind), report: report)
+    }
+
+    /// Which peers a batch reached and which it did not.
+    struct Outcome: Sendable {
+        var reached: [DeviceID] = []
+        var missed: [DeviceID] = []
     }
 
     /// The task that writes each batch, in order, to its peers.
     private static func sender(for stream: AsyncStream<Batch>, security: SessionSecurity, loops: any EventLoopGroup,
-                               limits: SessionLimits, hello: SessionFrame) -> Task<Void, Never> {
+                               limits: SessionLimits, hello: SessionFrame,
+                               report: @escaping @Sendable (Outcome) -> Void) -> Task<Void, Never> {
         Task {
             for await batch in stream {
                 let events = batch.events.map(Self.entry)
                 let first = batch.backlog.map(Self.entry) + events
-                await withTaskGroup(of: Void.self) { tasks in
+                let outcome = await withTaskGroup(of: (DeviceID, Bool).self) { tasks in
                     for session in batch.peers + batch.newPeers {
                         let entries = batch.newPeers.contains(where: { $0 === session }) ? first : events
                         guard !entries.isEmpty else { continue }
                         tasks.addTask {
-                            await send(entries, dropped: batch.dropped, over: session, security: security, loops: loops,
-                                       limits: limits, hello: hello)
+                            let sent = await send(entries, dropped: batch.dropped, over: session, security: security, loops: loops,
+                                                  limits: limits, hello: hello)
+                            return (session.peer, sent)
                         }
                     }
+                    var outcome = Outcome()
+                    for await (peer, sent) in tasks {
+                        if sent { outcome.reached.append(peer) } else { outcome.missed.append(peer) }
+                    }
+                    return outcome
                 }
+                if !outcome.reached.isEmpty || !outcome.missed.isEmpty { report(outcome) }
             }
         }
     }
 
-    /// Writes `entries` to one peer in frames of at most ``LifecycleShare/maximumEntries``.
+    /// Writes `entries` to one peer in frames of at most ``LifecycleShare/maximumEntries``; false
+    /// when the peer could not be reached (or went away while they were written).
     private static func send(_ entries: [LifecycleEntry], dropped: UInt32, over session: PeerSession, security: SessionSecurity,
-                             loops: any EventLoopGroup, limits: SessionLimits, hello: SessionFrame) async {
+                             loops: any EventLoopGroup, limits: SessionLimits, hello: SessionFrame) async -> Bool {
         do {
             try await session.connectIfNeeded(security: security, group: loops, limits: limits, hello: hello)
             for start in stride(from: 0, to: entries.count, by: LifecycleShare.maximumEntries) {
                 let part = Array(entries[start..<min(entries.count, start + LifecycleShare.maximumEntries)])
                 try await session.send(.lifecycle(LifecycleShare(entries: part, dropped: start == 0 ? dropped : 0)))
             }
+            return true
         } catch {
-            // The peer went away: it gets the backlog when it is heard from again.
+            return false
         }
     }
 
     deinit {
         batches.finish()
-        sender.cancel()
+        sender?.cancel()
     }
 
     /// The entry a peer receives for `event`: its fields, without a userInfo too big to share.
@@ -302,6 +330,31 @@ final class LifecycleSharing {
         scheduleFlush()
     }
 
+    /// What a batch came to (on the queue). A peer it did not reach (its session could not open in
+    /// time on a loaded machine, or it went away) is treated as new again: it gets the recent
+    /// events, which end with what it missed, when it is tried again after a delay that doubles up
+    /// to ``longestRetryDelay`` (a peer that can never be reached, like a device of another account
+    /// that a test points this one at, costs one attempt every few seconds). A receiver keeps one
+    /// copy of an event it is sent twice.
+    fileprivate func delivered(_ outcome: Outcome) {
+        for peer in outcome.reached { retryDelays[peer] = nil }
+        guard !outcome.missed.isEmpty, let host, !host.isStopped else { return }
+        var soonest = Self.longestRetryDelay
+        for peer in outcome.missed {
+            sharedWith.remove(peer)
+            let delay = retryDelays[peer].map { min(Self.longestRetryDelay, $0 * 2) } ?? Self.firstRetryDelay
+            retryDelays[peer] = delay
+            soonest = min(soonest, delay)
+        }
+        guard !isRetryScheduled else { return }
+        isRetryScheduled = true
+        let bound = QueueBound(self)
+        host.queue.asyncAfter(deadline: .now() + soonest) {
+            bound.value.isRetryScheduled = false
+            bound.value.scheduleFlush()
+        }
+    }
+
     private func scheduleFlush() {
         guard !isFlushScheduled else { return }
         isFlushScheduled = true
@@ -324,6 +377,7 @@ final class LifecycleSharing {
         postponements = 0
         let nearby = Set(host.peers.keys)
         sharedWith.formIntersection(nearby)
+        retryDelays = retryDelays.filter { nearby.contains($0.key) }
         var peers: [PeerSession] = [], newPeers: [PeerSession] = []
         for id in nearby.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let session = host.transport?.session(for: id) else { continue }
