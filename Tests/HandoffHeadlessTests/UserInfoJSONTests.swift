@@ -114,6 +114,27 @@ struct UserInfoJSONTests {
         }
     }
 
+    /// Found by fuzz-userinfo-json (Fuzz/Corpus/fuzz-userinfo-json/): an unknown tag of a few
+    /// kilobytes of control characters came back whole, escaped, in a 4,373-byte message. Keys and
+    /// literals are cut by bytes (a character may carry any number of combining marks).
+    @Test func longTagsAndKeysAreCutInErrors() throws {
+        let controls = String(repeating: "\u{01}\u{1F}\n", count: 1000)
+        let marks = "e" + String(repeating: "\u{301}", count: 2000)
+        for long in [controls, marks] {
+            let tagged = JSONValue.object(["x": .object(["$" + long: .integer(1)])])
+            let keyed = JSONValue.object([long: .object([long: .object(["$data": .string(long)])])])
+            for json in [tagged, keyed] {
+                #expect(throws: UserInfoJSONError.self) { try UserInfoJSON.userInfo(from: json) }
+                do {
+                    _ = try UserInfoJSON.userInfo(from: json)
+                } catch {
+                    #expect(error.description.utf8.count < 1024, "\(error.description.utf8.count) bytes")
+                    #expect(error.description.contains("unknown tag") || error.description.contains("base64"))
+                }
+            }
+        }
+    }
+
     @Test func theParserKeepsNumberKindsApart() throws {
         #expect(try JSONValue.parse("1") == .integer(1))
         #expect(try JSONValue.parse("-0") == .integer(0))
