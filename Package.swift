@@ -98,6 +98,8 @@ let package = Package(
         .target(name: "BrowserApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
         // Snapshot comparison for the apps' test targets (test-only: it imports Testing).
         .target(name: "GridSnapshots", dependencies: ["TerminalCells"]),
+        // A test trait that runs each end-to-end test on a thread of its own (test-only: it imports Testing).
+        .target(name: "TestThreads"),
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
         .target(
             name: "HandoffTestSupport",
@@ -134,16 +136,16 @@ let package = Package(
         ),
         .testTarget(
             name: "HandoffCLITests",
-            dependencies: ["HandoffCore", "HandoffTestSupport"]
+            dependencies: ["HandoffCore", "HandoffTestSupport", "TestThreads"]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",
-            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffTestSupport"]
+            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffTestSupport", "TestThreads"]
         ),
         .testTarget(
             name: "HandoffNetworkTests",
             dependencies: [
-                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffHeadless",
+                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffHeadless", "TestThreads",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -163,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CursesTerminalTests",
-            dependencies: ["CursesTerminal", "TerminalCells", "HandoffTestSupport", "terminal-probe"]
+            dependencies: ["CursesTerminal", "TerminalCells", "HandoffTestSupport", "terminal-probe", "TestThreads"]
         ),
         .testTarget(
             name: "DeviceUITests",

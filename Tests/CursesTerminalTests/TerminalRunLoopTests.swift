@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import TerminalCells
 import Testing
+import TestThreads
 
 /// A keyboard made of a pipe: each byte written is a key.
 private final class PipeKeyboard: TerminalEventSource {
@@ -59,7 +60,7 @@ private final class PipeKeyboard: TerminalEventSource {
     }
 }
 
-@Suite("Run loop")
+@Suite("Run loop", .ownThread)
 struct TerminalRunLoopTests {
     private var soon: ContinuousClock.Instant { .now + .seconds(5) }
 

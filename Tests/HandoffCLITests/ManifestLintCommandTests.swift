@@ -1,9 +1,10 @@
 import Foundation
 import HandoffTestSupport
 import Testing
+import TestThreads
 
 /// End-to-end tests of `handoff manifest lint`: they run the built executable as a process.
-@Suite("handoff manifest lint (end to end)")
+@Suite("handoff manifest lint (end to end)", .ownThread)
 struct ManifestLintCommandTests {
     // MARK: Exit status 0
 
@@ -370,7 +371,7 @@ struct ManifestLintCommandTests {
 
 /// The top-level command line: unknown commands and the device's options are reported with the
 /// right usage.
-@Suite("handoff usage errors (end to end)")
+@Suite("handoff usage errors (end to end)", .ownThread)
 struct HandoffUsageTests {
     @Test func anUnknownCommandIsNamedWithTheTopLevelUsage() throws {
         let result = try Handoff.run("bogus")
@@ -499,7 +500,7 @@ private final class TemporaryDirectory {
 
 
 /// `handoff manifest lint` on Info.plists as shipping apps write them.
-@Suite("handoff manifest lint on real-world Info.plists (end to end)")
+@Suite("handoff manifest lint on real-world Info.plists (end to end)", .ownThread)
 struct RealWorldManifestLintCommandTests {
     @Test func netNewsWireStyleExitsZeroWithWarnings() throws {
         let plist = Fixture.path("RealWorld/NetNewsWire/Info.plist")

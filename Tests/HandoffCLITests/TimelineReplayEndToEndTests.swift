@@ -1,11 +1,12 @@
 import Foundation
 import HandoffTestSupport
 import Testing
+import TestThreads
 
 /// `handoff timeline` as a user runs it: the interactive replay in a terminal, the plain text,
 /// and bad recordings refused with the file and the line. The recordings are real ones, made by
 /// two headless devices (`--record`), kept as the fuzzing seeds of `fuzz-recording`.
-@Suite("handoff timeline replay end to end", .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("handoff timeline replay end to end", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct TimelineReplayEndToEndTests {
     static let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/fuzz-recording")
@@ -20,8 +21,8 @@ struct TimelineReplayEndToEndTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let outputURL = folder.appendingPathComponent("out"), errorURL = folder.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -4,8 +4,9 @@ import HandoffCore
 import HandoffHeadless
 import HandoffTestSupport
 import Testing
+import TestThreads
 
-@Suite("Headless continuation streams")
+@Suite("Headless continuation streams", .ownThread)
 struct HeadlessStreamTests {
     func sha256(_ bytes: [UInt8]) -> String {
         SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()

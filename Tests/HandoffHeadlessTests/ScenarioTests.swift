@@ -2,8 +2,9 @@ import Foundation
 @testable import HandoffHeadless
 import HandoffTestSupport
 import Testing
+import TestThreads
 
-@Suite("Scenario files")
+@Suite("Scenario files", .ownThread)
 struct ScenarioTests {
     static let minimal = #"""
     {"name": "n", "devices": [{"name": "A", "kind": "laptop"}, {"name": "B", "apps": ["browser"], "team": "T2", "claims": ["x.y"]}],
@@ -90,7 +91,7 @@ struct ScenarioTests {
 
 /// `handoff scenario` as a process: the version scenario checks the refusal it narrates, and an
 /// interrupted run leaves no account keys and no device behind.
-@Suite("Scenarios as processes", .enabled(if: HandoffExecutable.url != nil))
+@Suite("Scenarios as processes", .ownThread, .enabled(if: HandoffExecutable.url != nil))
 struct ScenarioProcessTests {
     static let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../demos/scenarios").standardized

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HandoffTestSupport
 import Testing
+import TestThreads
 
 /// Two "hosts" on one LAN: Linux network namespaces joined by a veth pair, each running a real
 /// `handoff device --headless --lan` (through `ip netns exec`). Nothing but the veth link joins
@@ -11,7 +12,7 @@ import Testing
 /// link by multicast or subnet broadcast.
 ///
 /// Needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and iproute2; skipped otherwise.
-@Suite("LAN across network namespaces", .serialized,
+@Suite("LAN across network namespaces", .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil, "the handoff executable was not built next to the tests"),
        .enabled(if: NamespacePair.isAvailable,
                 "network namespaces are not available here: needs root, iproute2's `ip` and permission for `ip netns add`"))

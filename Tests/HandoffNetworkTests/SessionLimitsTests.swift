@@ -5,10 +5,11 @@ import NIOCore
 import NIOEmbedded
 import Synchronization
 import Testing
+import TestThreads
 
 /// What bounds a session: the read budget across connections, the handshake deadline and gate,
 /// the idle closer, and a deadline that does not wait for an operation ignoring cancellation.
-@Suite("Session limits")
+@Suite("Session limits", .ownThread)
 struct SessionLimitsTests {
     func reader(_ budget: SessionReadBudget, maximum: Int = 8 << 20) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
@@ -139,7 +140,7 @@ struct SessionLimitsTests {
     }
 }
 
-@Suite("Random identifiers")
+@Suite("Random identifiers", .ownThread)
 struct RandomIdentifierTests {
     @Test func identifiersAreVersion4AndNeverRepeat() {
         var seen = Set<UUID>()
@@ -155,7 +156,7 @@ struct RandomIdentifierTests {
 }
 
 /// Inputs the fuzzers found (Fuzz/, docs/fuzzing.md), kept as regressions.
-@Suite("Fuzzing regressions: network")
+@Suite("Fuzzing regressions: network", .ownThread)
 struct NetworkFuzzRegressionTests {
     @Test func aHelloNameThatIsNotUTF8IsAProtocolError() throws {
         // Found by fuzz-session-frame: invalid UTF-8 was repaired with U+FFFD instead of refused.
