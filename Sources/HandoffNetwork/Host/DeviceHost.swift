@@ -176,7 +176,7 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Says goodbye to peers and closes every channel.
     public func shutdown() async {
-        let channel: BeaconChannel? = await withCheckedContinuation { continuation in
+        let (channel, sharing): (BeaconChannel?, QueueBound<LifecycleSharing?>) = await withCheckedContinuation { continuation in
             queue.async {
                 self.stopped = true
                 self.timer?.cancel()
@@ -185,9 +185,10 @@ public final class DeviceHost: @unchecked Sendable {
                     self.beaconCounter += 1
                     channel.send(self.beacon(.leaving))
                 }
-                continuation.resume(returning: self.beaconChannel)
+                continuation.resume(returning: (self.beaconChannel, QueueBound(self.lifecycleSharing)))
             }
         }
+        await sharing.value?.stop()
         try? await Task.sleep(nanoseconds: 20_000_000)
         await channel?.close()
         await server?.close()

@@ -299,6 +299,14 @@ package final class LifecycleSharing {
         sender?.cancel()
     }
 
+    /// Stops sharing: what is queued is dropped and a batch being written ends (before the
+    /// device's event loops shut down, so nothing is scheduled on them afterwards).
+    func stop() async {
+        batches.finish()
+        sender?.cancel()
+        await sender?.value
+    }
+
     /// The entry a peer receives for `event`: its fields, without a userInfo too big to share.
     static func entry(_ event: LifecycleEvent) -> LifecycleEntry {
         let entry = LifecycleEntry(event)

@@ -41,9 +41,12 @@ final class SessionServer: Sendable {
         return SessionServer(port: port, channel: server, task: task)
     }
 
+    /// Stops accepting and ends every connection's task (their channels closed) before it
+    /// returns, so nothing is left to schedule work on the event loops once they shut down.
     func close() async {
         try? await channel.channel.close()
         task.cancel()
+        await task.value
     }
 
     /// One accepted connection: authenticate, then answer frames until it closes.
