@@ -4,8 +4,10 @@
 //
 // Build and run (release):
 //   swift build -c release --product handoff-map-bench
-//   .build/release/handoff-map-bench [--frames N] [--zoom Z] [--slowest]
-// (--zoom: one zoom only, for a profiler; --slowest: the region of each row's slowest frame)
+//   .build/release/handoff-map-bench [--frames N] [--zoom Z] [--rendering braille|halfBlocks] [--slowest]
+// (--zoom, --rendering: one zoom or mode only, for a profiler; --slowest: the region of each row's
+// slowest frame; --digest: instead of timing, one digest of every frame of the tour, characters and
+// styles, to check that a change to the drawing code draws the same)
 // On a machine busy with other work, wall-clock p99s measure the scheduler (the floor's p99 shows
 // it); as root, `chrt -f 10 .build/release/handoff-map-bench` runs it before other programs.
 import Foundation
@@ -15,17 +17,23 @@ import TerminalCells
 let size = Size(width: 200, height: 60)
 var frames = 240
 var onlyZoom: Double?
+var onlyRendering: MapRendering?
 var showSlowest = false
+var printDigest = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--frames", let value = arguments.popFirst().flatMap(Int.init), value > 0 {
         frames = value
     } else if argument == "--zoom", let value = arguments.popFirst().flatMap(Double.init), value.isFinite {
         onlyZoom = value
+    } else if argument == "--rendering", let value = arguments.popFirst().flatMap(MapRendering.init(rawValue:)) {
+        onlyRendering = value
     } else if argument == "--slowest" {
         showSlowest = true
+    } else if argument == "--digest" {
+        printDigest = true
     } else {
-        FileHandle.standardError.write(Data("usage: handoff-map-bench [--frames N] [--zoom Z] [--slowest]\n".utf8))
+        FileHandle.standardError.write(Data("usage: handoff-map-bench [--frames N] [--zoom Z] [--rendering braille|halfBlocks] [--slowest] [--digest]\n".utf8))
         exit(2)
     }
 }
@@ -86,6 +94,37 @@ func cameras(zoom: Double) -> [MapCamera] {
     }
 }
 
+/// FNV-1a over every cell of every frame of the tour: its character's scalars, role and emphasis.
+@MainActor func tourDigest() -> String {
+    var digest: UInt64 = 0xcbf2_9ce4_8422_2325
+    func mix(_ value: UInt64) {
+        digest ^= value
+        digest = digest &* 0x100_0000_01b3
+    }
+    for rendering in onlyRendering.map({ [$0] }) ?? MapRendering.allCases {
+        for zoom in zooms {
+            for camera in cameras(zoom: zoom) {
+                var grid = Grid(size: size)
+                renderer.render(camera, rendering: rendering, into: &grid, area: grid.bounds)
+                for y in 0..<size.height {
+                    for x in 0..<size.width {
+                        let cell = grid[x, y]
+                        for scalar in cell.character.unicodeScalars { mix(UInt64(scalar.value)) }
+                        mix(UInt64(Role.allCases.firstIndex(of: cell.style.role) ?? 99))
+                        mix((cell.style.bold ? 1 : 0) | (cell.style.underline ? 2 : 0) | (cell.style.reverse ? 4 : 0)
+                            | (cell.isContinuation ? 8 : 0) | UInt64(cell.width) << 4)
+                    }
+                }
+            }
+        }
+    }
+    return String(digest, radix: 16)
+}
+if printDigest {
+    print("handoff-map-bench: digest of \(zooms.count * places.count * 4) frames a mode at \(size.width)x\(size.height): \(tourDigest())")
+    exit(0)
+}
+
 var sink = 0
 // The floor: a new 200x60 grid with every cell set (as the map sets them) and copied out, no map logic.
 let cells = [Cell("⣿"), Cell(" ")]
@@ -122,7 +161,7 @@ var worst = 0.0
 var worstRow = ""
 var worstCPU = 0.0
 var worstCPURow = ""
-for rendering in MapRendering.allCases {
+for rendering in onlyRendering.map({ [$0] }) ?? MapRendering.allCases {
     for zoom in zooms {
         let tour = cameras(zoom: zoom)
         var times: [UInt64] = []
