@@ -4,10 +4,18 @@ import TerminalCells
 public struct LabelCandidate: Hashable, Sendable {
     public var marker: Point
     public var text: String
+    /// The text's width in cells.
+    public var width: Int
 
     public init(marker: Point, text: String) {
+        self.init(marker: marker, text: text, width: TextWidth.of(text))
+    }
+
+    /// A candidate whose text's width is known (`TextWidth.of(text)`).
+    init(marker: Point, text: String, width: Int) {
         self.marker = marker
         self.text = text
+        self.width = width
     }
 }
 
@@ -68,7 +76,7 @@ public struct LabelPlacer: Sendable {
     public mutating func place(_ candidate: LabelCandidate) -> PlacedLabel? {
         let marker = candidate.marker
         guard area.contains(marker), isFree(Rect(origin: marker, size: Size(width: 1, height: 1))) else { return nil }
-        let width = TextWidth.of(candidate.text)
+        let width = candidate.width
         var placed = PlacedLabel(marker: marker, text: candidate.text, position: nil, textFrame: Rect(x: marker.x, y: marker.y, width: 0, height: 0))
         if width > 0 {
             for position in PlacedLabel.Position.aroundMarker {

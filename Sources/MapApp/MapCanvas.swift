@@ -17,9 +17,14 @@ struct MapCanvas {
     let width: Int
     let height: Int
     var pixels: [UInt8]
-    /// Scanline crossings gathered for the polygon being filled: rows and columns.
-    private var crossingRows: [Int32] = []
-    private var crossingColumns: [Int32] = []
+    /// Scanline crossings gathered for the polygon being filled, `row << 32 | column`: the first
+    /// `crossingCount` (the array only grows, so a frame allocates it once or twice).
+    private var crossings: [Int] = []
+    private var crossingCount = 0
+    /// ``fill(_:clear:)``'s counting sort: each row's first crossing, and the crossings' columns
+    /// by row (kept between fills).
+    private var rowStarts: [Int32] = []
+    private var sortedColumns: [Int32] = []
     /// Steps along the dotted line being drawn (every third pixel is drawn).
     private var dotPhase = 0
 
@@ -27,8 +32,9 @@ struct MapCanvas {
         self.width = max(0, width)
         self.height = max(0, height)
         pixels = [UInt8](repeating: 0, count: self.width * self.height)
-        crossingRows.reserveCapacity(self.height * 16)
-        crossingColumns.reserveCapacity(self.height * 16)
+        // Written before they are read (a crossing's slot is set when it is gathered).
+        crossings = [Int](unsafeUninitializedCapacity: self.height * 16) { _, count in count = self.height * 16 }
+        rowStarts = [Int32](repeating: 0, count: self.height + 1)
     }
 
     // MARK: Filling
@@ -47,70 +53,91 @@ struct MapCanvas {
         last = min(last, height - 1)
         guard first <= last else { return }
         let slope = (x1 - x0) / (y1 - y0)
-        let limit = Double(width)
-        for row in first...last {
-            let x = x0 + (Double(row) + 0.5 - y0) * slope
-            let column = x <= 0 ? 0 : x >= limit ? width : Int((x - 0.5).rounded(.up))
-            crossingRows.append(Int32(row))
-            crossingColumns.append(Int32(min(max(column, 0), width)))
+        let limit = Double(width), width = self.width
+        let needed = crossingCount + last - first + 1
+        if needed > crossings.count {
+            crossings.append(contentsOf: repeatElement(0, count: max(needed, 2 * crossings.count) - crossings.count))
         }
+        var count = crossingCount
+        crossings.withUnsafeMutableBufferPointer { crossings in
+            for row in first...last {
+                let x = x0 + (Double(row) + 0.5 - y0) * slope
+                let column = x <= 0 ? 0 : x >= limit ? width : Int((x - 0.5).rounded(.up))
+                crossings[count] = row << 32 | min(max(column, 0), width)
+                count += 1
+            }
+        }
+        crossingCount = count
     }
 
     /// Fills (or with `clear`, empties) `bit` between pairs of crossings gathered since the last
     /// fill, row by row (even-odd), and forgets them.
     mutating func fill(_ bit: UInt8, clear: Bool = false) {
-        let count = crossingRows.count
+        let count = crossingCount
         guard count > 0 else { return }
+        crossingCount = 0
+        let height = self.height, width = self.width
+        if sortedColumns.count < count { sortedColumns = [Int32](repeating: 0, count: max(count, 2 * sortedColumns.count)) }
         // A counting sort by row, then each row's few crossings by column.
-        var starts = [Int32](repeating: 0, count: height + 1)
-        for row in crossingRows { starts[Int(row) + 1] += 1 }
-        for row in 0..<height { starts[row + 1] += starts[row] }
-        var sorted = [Int32](repeating: 0, count: count)
-        var next = starts
-        for index in 0..<count {
-            let row = Int(crossingRows[index])
-            sorted[Int(next[row])] = crossingColumns[index]
-            next[row] += 1
-        }
-        sorted.withUnsafeMutableBufferPointer { columns in
-            pixels.withUnsafeMutableBufferPointer { pixels in
-                for row in 0..<height {
-                    let start = Int(starts[row]), end = Int(starts[row + 1])
-                    guard end - start >= 2 else { continue }
-                    // Insertion sort: a row has few crossings (often two, in either order).
-                    for i in (start + 1)..<end {
-                        let value = columns[i]
-                        var j = i - 1
-                        while j >= start, columns[j] > value {
-                            columns[j + 1] = columns[j]
-                            j -= 1
-                        }
-                        columns[j + 1] = value
+        crossings.withUnsafeBufferPointer { crossings in
+            rowStarts.withUnsafeMutableBufferPointer { starts in
+                for row in 0...height { starts[row] = 0 }
+                for index in 0..<count { starts[(crossings[index] >> 32) + 1] += 1 }
+                for row in 0..<height { starts[row + 1] += starts[row] }
+                sortedColumns.withUnsafeMutableBufferPointer { columns in
+                    // Placed from each row's end backwards, leaving `starts` as it was.
+                    for index in stride(from: count - 1, through: 0, by: -1) {
+                        let crossing = crossings[index], row = crossing >> 32
+                        let at = Int(starts[row + 1]) - 1
+                        columns[at] = Int32(truncatingIfNeeded: crossing)
+                        starts[row + 1] = Int32(at)
                     }
-                    let base = row * width
-                    var i = start
-                    while i + 1 < end {
-                        let from = Int(columns[i]), to = Int(columns[i + 1])
-                        if from < to {
-                            if clear {
-                                for x in from..<to { pixels[base + x] &= ~bit }
-                            } else {
-                                for x in from..<to { pixels[base + x] |= bit }
+                    // Now starts[row + 1] is where row's crossings begin; they end where the next row's do.
+                    pixels.withUnsafeMutableBufferPointer { pixels in
+                        for row in 0..<height {
+                            let start = Int(starts[row + 1]), end = row + 2 <= height ? Int(starts[row + 2]) : count
+                            guard end - start >= 2 else { continue }
+                            // Insertion sort: a row has few crossings (often two, in either order).
+                            for i in (start + 1)..<end {
+                                let value = columns[i]
+                                var j = i - 1
+                                while j >= start, columns[j] > value {
+                                    columns[j + 1] = columns[j]
+                                    j -= 1
+                                }
+                                columns[j + 1] = value
+                            }
+                            let base = row * width
+                            var i = start
+                            while i + 1 < end {
+                                let from = Int(columns[i]), to = Int(columns[i + 1])
+                                if from < to {
+                                    if clear {
+                                        for x in from..<to { pixels[base + x] &= ~bit }
+                                    } else {
+                                        for x in from..<to { pixels[base + x] |= bit }
+                                    }
+                                }
+                                i += 2
                             }
                         }
-                        i += 2
                     }
                 }
             }
         }
-        crossingRows.removeAll(keepingCapacity: true)
-        crossingColumns.removeAll(keepingCapacity: true)
     }
 
     // MARK: Lines
 
     /// Starts a new dotted line (its first pixel is drawn).
     mutating func startDots() { dotPhase = 0 }
+
+    /// Sets `bit` in the pixel at (x, y) (pixel units): the line from the point to itself.
+    @inline(__always)
+    mutating func dot(_ x: Double, _ y: Double, _ bit: UInt8) {
+        guard x >= 0, x < Double(width), y >= 0, y < Double(height) else { return }
+        pixels[Int(y) * width + Int(x)] |= bit
+    }
 
     /// Draws the segment from (x0, y0) to (x1, y1) (pixel units) in `bit`; `dotted` draws every
     /// third pixel, counting on from the previous dotted segment.
@@ -122,18 +149,21 @@ struct MapCanvas {
         let sx = x < endX ? 1 : -1, sy = y < endY ? 1 : -1
         var error = dx + dy
         let w = width, h = height
+        // The clipped segment ends at most a pixel outside the canvas: those pixels are skipped.
+        var phase = dotPhase
         pixels.withUnsafeMutableBufferPointer { pixels in
             while true {
-                if x >= 0, x < w, y >= 0, y < h {
-                    if !dotted || dotPhase % 3 == 0 { pixels[y * w + x] |= bit }
+                if UInt(bitPattern: x) < UInt(w), UInt(bitPattern: y) < UInt(h), !dotted || phase % 3 == 0 {
+                    pixels[y &* w &+ x] |= bit
                 }
-                if dotted { dotPhase &+= 1 }
+                if dotted { phase &+= 1 }
                 if x == endX, y == endY { break }
-                let doubled = 2 * error
-                if doubled >= dy { error += dy; x += sx }
-                if doubled <= dx { error += dx; y += sy }
+                let doubled = error &* 2
+                if doubled >= dy { error &+= dy; x &+= sx }
+                if doubled <= dx { error &+= dx; y &+= sy }
             }
         }
+        dotPhase = phase
     }
 
     /// The part of a segment inside the canvas (with a pixel's margin), Liang–Barsky; nil when none.
@@ -197,36 +227,35 @@ struct MapCanvas {
         return (false, .empty)
     }
 
-    /// ``classify(_:)`` for every pixel value: the dot's bit (1 when it shows) and the cell kind.
-    private static let pixelOn: [UInt8] = (0..<64).map { classify(UInt8($0)).on ? 1 : 0 }
-    private static let pixelKind: [UInt8] = (0..<64).map { UInt8(classify(UInt8($0)).kind.rawValue) }
-    /// A braille cell's dot bits by (column, row) in the cell: 1 4 / 2 5 / 3 6 / 7 8.
-    private static let brailleShift: [Int] = [0, 3, 1, 4, 2, 5, 6, 7]  // (row * 2 + column) → bit
+    /// ``classify(_:)`` for every pair of pixel values `first << 6 | second` (a braille cell's
+    /// row, a half-block cell's column): `firstOn | secondOn << 1 | kind << 2`, the kind the
+    /// more important of the two.
+    private static let pairTable: [UInt8] = (0..<4096).map { index in
+        let first = classify(UInt8(index >> 6)), second = classify(UInt8(index & 63))
+        return UInt8((first.on ? 1 : 0) | (second.on ? 2 : 0) | max(first.kind.rawValue, second.kind.rawValue) << 2)
+    }
 
     private func brailleCells(into grid: inout Grid, area: Rect) {
         let columns = min(area.width, width / 2), rows = min(area.height, height / 4)
         let width = self.width
-        let table = Self.brailleTable
-        Self.pixelOn.withUnsafeBufferPointer { on in
-            Self.pixelKind.withUnsafeBufferPointer { kinds in
-                Self.brailleShift.withUnsafeBufferPointer { shift in
-                  table.withUnsafeBufferPointer { table in
-                    pixels.withUnsafeBufferPointer { pixels in
-                        for row in 0..<rows {
-                            for column in 0..<columns {
-                                var bits = 0
-                                var kind: UInt8 = 0
-                                for dy in 0..<4 {
-                                    let base = (row * 4 + dy) * width + column * 2
-                                    let left = Int(pixels[base] & 63), right = Int(pixels[base + 1] & 63)
-                                    bits |= Int(on[left]) << shift[dy * 2] | Int(on[right]) << shift[dy * 2 + 1]
-                                    kind = max(kind, kinds[left], kinds[right])
-                                }
-                                grid[area.x + column, area.y + row] = table[Int(kind) << 8 | bits]
+        Self.pairTable.withUnsafeBufferPointer { pairs in
+            Self.brailleTable.withUnsafeBufferPointer { table in
+                pixels.withUnsafeBufferPointer { pixels in
+                    for row in 0..<rows {
+                        for column in 0..<columns {
+                            // The dots row by row (left then right), the rows' pairs packed from the top.
+                            var dots = 0
+                            var kind = 0
+                            var base = row &* 4 &* width &+ column &* 2
+                            for dy in 0..<4 {
+                                let pair = Int(pairs[Int(pixels[base] & 63) << 6 | Int(pixels[base &+ 1] & 63)])
+                                dots |= (pair & 3) &<< (2 &* dy)
+                                kind = max(kind, pair &>> 2)
+                                base &+= width
                             }
+                            grid[area.x + column, area.y + row] = table[kind << 8 | dots]
                         }
                     }
-                  }
                 }
             }
         }
@@ -234,14 +263,19 @@ struct MapCanvas {
 
     private func halfBlockCells(into grid: inout Grid, area: Rect) {
         let columns = min(area.width, width), rows = min(area.height, height / 2)
-        let on = Self.pixelOn, kinds = Self.pixelKind, table = Self.halfBlockTable
-        for row in 0..<rows {
-            for column in 0..<columns {
-                let upper = Int(pixels[(row * 2) * width + column] & 63)
-                let lower = Int(pixels[(row * 2 + 1) * width + column] & 63)
-                let bits = Int(on[upper]) | Int(on[lower]) << 1
-                let kind = max(kinds[upper], kinds[lower])
-                grid[area.x + column, area.y + row] = table[Int(kind) << 2 | bits]
+        let width = self.width
+        Self.pairTable.withUnsafeBufferPointer { pairs in
+            Self.halfBlockTable.withUnsafeBufferPointer { table in
+                pixels.withUnsafeBufferPointer { pixels in
+                    for row in 0..<rows {
+                        let upper = row &* 2 &* width
+                        for column in 0..<columns {
+                            // Upper half, lower half, the more important kind: the table's index.
+                            let pair = Int(pairs[Int(pixels[upper &+ column] & 63) << 6 | Int(pixels[upper &+ width &+ column] & 63)])
+                            grid[area.x + column, area.y + row] = table[pair]
+                        }
+                    }
+                }
             }
         }
     }
@@ -259,9 +293,14 @@ struct MapCanvas {
         }
     }
 
-    /// The cell for kind `k` and dots `bits`: index `k << 8 | bits`.
+    /// A braille cell's dot bits by (column, row) in the cell: 1 4 / 2 5 / 3 6 / 7 8.
+    private static let brailleShift: [Int] = [0, 3, 1, 4, 2, 5, 6, 7]  // (row * 2 + column) → bit
+
+    /// The cell for kind `k` and `dots` (bit `row * 2 + column` for each dot, rows from the top):
+    /// index `k << 8 | dots`.
     static let brailleTable: [Cell] = (0...6).flatMap { kind in
-        (0..<256).map { bits in
+        (0..<256).map { dots in
+            let bits = (0..<8).reduce(0) { bits, dot in bits | (dots >> dot & 1) << brailleShift[dot] }
             let kind = CellKind(rawValue: kind) ?? .empty
             guard bits != 0 || kind == .border, let scalar = Unicode.Scalar(0x2800 + bits) else {
                 return Cell(" ", style: Style(.mapWater))

@@ -143,12 +143,12 @@ public struct MapRenderer: Sendable {
                 each(.land, { x0, y0, x1, y1, drawn in
                     canvas.addEdge(x0, y0, x1, y1)
                     if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.coast) }
-                }, dot: { x, y in canvas.line(x, y, x, y, MapCanvas.coast) })
+                }, dot: { x, y in canvas.dot(x, y, MapCanvas.coast) })
                 canvas.fill(MapCanvas.land)
                 each(.lake, { x0, y0, x1, y1, drawn in
                     canvas.addEdge(x0, y0, x1, y1)
                     if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.shore) }
-                }, dot: { x, y in canvas.line(x, y, x, y, MapCanvas.shore) })
+                }, dot: { x, y in canvas.dot(x, y, MapCanvas.shore) })
                 canvas.fill(MapCanvas.land, clear: true)
                 // Rivers: the level holds those long enough for its zooms.
                 each(.river) { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.river) }
@@ -196,11 +196,16 @@ public struct MapRenderer: Sendable {
         // The latitudes in view (a cheap test before the cell's).
         let halfHeight = Double(area.height) * camera.degreesPerColumn + camera.degreesPerColumn
         let south = camera.latitude - halfHeight, north = camera.latitude + halfHeight
-        for city in cities.cities {
-            guard city.population >= smallest else { break }  // largest first: the rest are smaller
-            guard city.latitude >= south, city.latitude <= north, city != highlighted else { continue }
-            let point = Self.cell(latitude: city.latitude, longitude: city.longitude, camera: camera, area: area)
-            if area.contains(point) { list.append(LabelCandidate(marker: point, text: city.name)) }
+        // Read in place (a city copied is three strings retained and released).
+        cities.cities.withUnsafeBufferPointer { cities in
+            for index in cities.indices {
+                guard cities[index].population >= smallest else { break }  // largest first: the rest are smaller
+                let latitude = cities[index].latitude, longitude = cities[index].longitude
+                guard latitude >= south, latitude <= north else { continue }
+                let point = Self.cell(latitude: latitude, longitude: longitude, camera: camera, area: area)
+                guard area.contains(point), highlighted.map({ cities[index] != $0 }) ?? true else { continue }
+                list.append(LabelCandidate(marker: point, text: cities[index].name, width: self.cities.nameWidths[index]))
+            }
         }
         return list
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TerminalCells
 
 /// A populated place of Natural Earth.
 public struct City: Hashable, Sendable {
@@ -27,6 +28,9 @@ public struct CityCatalog: Hashable, Sendable {
     public let cities: [City]
     /// Each city's name and country folded for search (``fold(_:)``), in the order of ``cities``.
     private let folded: [(name: String, country: String, code: String)]
+    /// Each city's name's width in cells, in the order of ``cities`` (measured once: a frame
+    /// places hundreds of names).
+    let nameWidths: [Int]
 
     public static func == (lhs: CityCatalog, rhs: CityCatalog) -> Bool { lhs.cities == rhs.cities }
     public func hash(into hasher: inout Hasher) { hasher.combine(cities) }
@@ -34,6 +38,7 @@ public struct CityCatalog: Hashable, Sendable {
     public init(cities: [City]) {
         self.cities = cities.sorted { ($0.population, $1.name) > ($1.population, $0.name) }
         folded = self.cities.map { (Self.fold($0.name), Self.fold($0.country), Self.fold($0.countryCode)) }
+        nameWidths = self.cities.map { TextWidth.of($0.name) }
     }
 
     /// Reads `places.tsv`: `#` comments, then one place a line: name, latitude, longitude,
