@@ -107,6 +107,24 @@ struct UserActivityTests {
         #expect(device.lifecycle.filter { $0.kind == .invalidated }.count == 1)
     }
 
+    /// The log keeps the most recent events: it is trimmed to its capacity in one go once it is a
+    /// quarter over, never by moving every event for each new one.
+    @Test func theLifecycleKeepsTheMostRecentEvents() throws {
+        device.lifecycleCapacity = 40
+        var counts: [Int] = []
+        for _ in 0..<100 {
+            let activity = try UserActivity(activityType: "com.example.reader.reading", application: app)
+            activity.invalidate()
+            counts.append(device.lifecycle.count)
+            #expect(device.lifecycle.last?.kind == .invalidated)
+        }
+        #expect(counts.max()! <= 50)
+        #expect(counts.last! >= 40)
+        // Trimmed every ten events or so (two or more per activity), not at each of the 80 past 40.
+        #expect(zip(counts, counts.dropFirst()).filter { $0 > $1 }.count < 30)
+        #expect(zip(device.lifecycle, device.lifecycle.dropFirst()).allSatisfy { $0.time <= $1.time })
+    }
+
     @Test func requiredUserInfoKeysLimitWhatLeaves() throws {
         let activity = try UserActivity(activityType: "com.example.reader.reading", application: app)
         activity.userInfo = ["page": 3, "scratch": "big", UserActivity.documentURLKey: .url(URL(string: "file:///doc.txt")!)]

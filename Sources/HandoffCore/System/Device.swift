@@ -13,7 +13,10 @@ public final class Device {
     public weak var transport: (any DeviceTransport)?
     /// The device's clock: the time of every event it handles.
     public let clock: () -> Date
-    /// Every lifecycle event of this device, oldest first (the most recent `lifecycleCapacity`).
+    /// Every lifecycle event of this device, oldest first: the most recent `lifecycleCapacity`, and
+    /// up to a quarter more between trims (the oldest are dropped in one go, not one by one: moving
+    /// ten thousand events up by one for each new event made a long-running device slower with
+    /// every event past the capacity).
     public private(set) var lifecycle: [LifecycleEvent] = []
     public var lifecycleCapacity = 10_000
     /// Called for each lifecycle event as it is recorded.
@@ -537,7 +540,9 @@ public final class Device {
         event.time = max(stamped ? event.time : clock(), lastEventTime)
         lastEventTime = event.time
         lifecycle.append(event)
-        if lifecycle.count > lifecycleCapacity { lifecycle.removeFirst(lifecycle.count - lifecycleCapacity) }
+        if lifecycle.count > lifecycleCapacity + max(1, lifecycleCapacity / 4) {
+            lifecycle.removeFirst(lifecycle.count - lifecycleCapacity)
+        }
         onLifecycleEvent?(event)
     }
 
