@@ -12,8 +12,9 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     private var fetches: [ContinuationID: Task<Void, Never>] = [:]
     /// Payload requests sent the short way (``DirectRequests``), waiting for their answer.
     private var directFetches: [ContinuationID: (session: PeerSession, id: UInt64)] = [:]
-    /// Requests this device is serving, waiting for the device's answer (any thread).
-    private let serving = Mutex<[PayloadRequestID: CheckedContinuation<ServeAnswer, Never>]>([:])
+    /// Requests this device is serving, waiting for the device's answer (any thread): who gets
+    /// it, and the serving deadline's timer.
+    private let serving = Mutex<[PayloadRequestID: (answer: @Sendable (ServeAnswer) -> Void, deadline: Scheduled<Void>)]>([:])
     private let nextServe = Mutex<UInt64>(1)
 
     init(host: DeviceHost) {
@@ -83,8 +84,9 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     }
 
     private func answer(_ request: PayloadRequestID, _ answer: ServeAnswer) {
-        let waiting = serving.withLock { $0.removeValue(forKey: request) }
-        waiting?.resume(returning: answer)
+        guard let waiting = serving.withLock({ $0.removeValue(forKey: request) }) else { return }
+        waiting.deadline.cancel()
+        waiting.answer(answer)
     }
 
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
@@ -132,28 +134,39 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         }
     }
 
-    /// Serves a payload request that arrived on a session (any thread): asks the device on its
-    /// queue and waits for its answer.
+    /// Serves a payload request that arrived on a session (any thread): asks the device and
+    /// calls `answer` once with what it answers, from the thread it answers on (an event loop or
+    /// the device's queue), or from `timers` when the origin app misses `timeout`.
+    ///
+    /// `inline` (the caller is an event loop, ``PayloadRequestTap``): when the device's queue is
+    /// idle its work runs at once on the calling thread, and an answer it gives at once (the
+    /// usual case) comes back before this returns. Otherwise the work is queued.
     func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
-                      timeout: TimeInterval) async -> ServeAnswer {
+                      timeout: TimeInterval, timers: any EventLoop, inline: Bool,
+                      answer: @escaping @Sendable (ServeAnswer) -> Void) {
         let request = PayloadRequestID(rawValue: nextServe.withLock { value in
             defer { value += 1 }
             return value
         })
-        let host = self.host
-        let result = await withCheckedContinuation { (waiter: CheckedContinuation<ServeAnswer, Never>) in
-            serving.withLock { $0[request] = waiter }
-            host.perform { device in
-                device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
-            }
-            // The origin app gets a bounded time to save, as Apple's daemon gives its clients.
-            Task {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-                let late = self.serving.withLock { $0.removeValue(forKey: request) }
-                late?.resume(returning: .answer(.failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")), after: 0))
-            }
+        // The origin app gets a bounded time to save, as Apple's daemon gives its clients.
+        let deadline = timers.scheduleTask(in: .interval(timeout)) { [weak self] () -> Void in
+            self?.answer(request, .answer(.failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")), after: 0))
         }
-        return result
+        serving.withLock { $0[request] = (answer, deadline) }
+        let work: @Sendable (Device) -> Void = { device in
+            device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
+        }
+        if inline { host.performInline(work) } else { host.perform(work) }
+    }
+
+    /// The long way's form of ``servePayload(from:activityTypeHash:continuation:timeout:timers:inline:answer:)``
+    /// (the connection's task, before the peer is greeted): the device's work is queued.
+    func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
+                      timeout: TimeInterval, timers: any EventLoop) async -> ServeAnswer {
+        await withCheckedContinuation { (waiter: CheckedContinuation<ServeAnswer, Never>) in
+            servePayload(from: peer, activityTypeHash: activityTypeHash, continuation: continuation, timeout: timeout,
+                         timers: timers, inline: false) { waiter.resume(returning: $0) }
+        }
     }
 }
 

@@ -7,10 +7,12 @@ import NIOPosix
 /// continuation streams.
 final class SessionServer: Sendable {
     let port: Int
-    private let channel: NIOAsyncChannel<(SessionChannel, EventLoopFuture<Void>), Never>
+    /// An accepted connection, its TLS handshake, and the gate of its ``PayloadRequestTap``.
+    private typealias Accepted = (SessionChannel, EventLoopFuture<Void>, PayloadServingGate)
+    private let channel: NIOAsyncChannel<Accepted, Never>
     private let task: Task<Void, Never>
 
-    private init(port: Int, channel: NIOAsyncChannel<(SessionChannel, EventLoopFuture<Void>), Never>, task: Task<Void, Never>) {
+    private init(port: Int, channel: NIOAsyncChannel<Accepted, Never>, task: Task<Void, Never>) {
         self.port = port
         self.channel = channel
         self.task = task
@@ -23,16 +25,22 @@ final class SessionServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
-            .bind(host: host.options.sessionBindHost, port: 0) { child in
+            .bind(host: host.options.sessionBindHost, port: 0) { child -> EventLoopFuture<Accepted> in
                 SessionPipeline.configure(child, tls: security.serverContext, server: true, limits: limits)
+                    .flatMapThrowing { connection, handshake in
+                        // Payload requests are served on the event loop once the peer is greeted.
+                        let gate = PayloadServingGate()
+                        try PayloadRequestTap.install(in: child, host: host, gate: gate)
+                        return (connection, handshake, gate)
+                    }
             }
         let port = server.channel.localAddress?.port ?? 0
         let task = Task<Void, Never> {
             _ = try? await server.executeThenClose { connections in
                 await withDiscardingTaskGroup { group in
                     do {
-                        for try await (connection, handshake) in connections {
-                            group.addTask { await serve(connection, handshake: handshake, host: host) }
+                        for try await (connection, handshake, gate) in connections {
+                            group.addTask { await serve(connection, handshake: handshake, gate: gate, host: host) }
                         }
                     } catch {}
                 }
@@ -49,8 +57,12 @@ final class SessionServer: Sendable {
         await task.value
     }
 
-    /// One accepted connection: authenticate, then answer frames until it closes.
-    private static func serve(_ connection: SessionChannel, handshake: EventLoopFuture<Void>, host: DeviceHost) async {
+    /// One accepted connection: authenticate, then answer frames until it closes. Once the peer
+    /// is greeted, its payload requests are served on the event loop by the connection's
+    /// ``PayloadRequestTap`` (`gate` opens it) and never reach this task; those that arrive
+    /// before are served here.
+    private static func serve(_ connection: SessionChannel, handshake: EventLoopFuture<Void>, gate: PayloadServingGate,
+                              host: DeviceHost) async {
         let peerID: DeviceID
         do {
             // The pipeline closes the connection when the handshake misses its deadline, which
@@ -65,6 +77,9 @@ final class SessionServer: Sendable {
         try? await connection.executeThenClose { inbound, outbound in
             var peer = PeerInfo(id: peerID, name: peerID.rawValue, kind: .phone)
             try await outbound.write(.hello(name: identity.name, kind: identity.kind))
+            // The hello is on its way to the event loop (queued there first), so an answer the
+            // tap writes from now on follows it.
+            gate.open(for: peerID)
             var iterator = inbound.makeAsyncIterator()
             while let frame = try await iterator.next() {
                 // A pooled session outlives continuations: a peer revoked since it opened is
@@ -86,7 +101,8 @@ final class SessionServer: Sendable {
                     peer = PeerInfo(id: peerID, name: name, kind: kind)
                 case .payloadRequest(let id, let continuation, let hash):
                     let answer = await host.transport?.servePayload(from: peer, activityTypeHash: hash,
-                                                                    continuation: ContinuationID(rawValue: continuation), timeout: 2)
+                                                                    continuation: ContinuationID(rawValue: continuation), timeout: 2,
+                                                                    timers: connection.channel.eventLoop)
                         ?? .answer(.failure(HandoffError(.handoffFailed, "the device is shutting down")), after: 0)
                     switch answer {
                     case .answer(let result, let delay):
