@@ -253,6 +253,8 @@ public enum NetworkBench {
         var kernelDrops: Int?
         /// Beacons per device per second while idle afterwards (nil: not measured).
         var idleRate: Double?
+        /// Beacons the devices themselves dropped until then, all devices together, by reason.
+        var dropped: [(reason: String, count: Int)] = []
 
         /// The target: all pairs within 0.5 s up to 128 devices, 1 s up to 256, and in
         /// proportion beyond.
@@ -270,6 +272,8 @@ public enum NetworkBench {
             String(format: "measured: %d devices met in %.0f ms (all started after %.0f ms); per device %.1f broadcasts and %.1f unicast replies; ",
                    devices, seconds * 1000, startedSeconds * 1000, broadcastsPerDevice, repliesPerDevice)
                 + "kernel receive-buffer drops \(kernelDrops.map(String.init) ?? "unknown") (whole machine)"
+                + "; dropped by the devices: " + (dropped.filter { $0.count > 0 }.map { "\($0.count) \($0.reason)" }
+                    .joined(separator: ", ").nonEmpty ?? "none")
                 + (idleRate.map { String(format: "; idle: %.2f beacons per device per second", $0) } ?? "")
         }
     }
@@ -315,10 +319,14 @@ public enum NetworkBench {
             throw BenchError("after 10 s only \(pairs) of \(count * (count - 1)) (device, peer) pairs had met")
         }
         let drops = dropsBefore.flatMap { before in dropsAfter.map { $0 - before } }
+        func total(_ count: (BeaconStatistics) -> Int) -> Int { met.map(count).reduce(0, +) }
         return Discovery(devices: count, seconds: Double(last - start) / 1e9, startedSeconds: Double(started - start) / 1e9,
                          broadcastsPerDevice: Double(met.map(\.sent).reduce(0, +)) / Double(count),
                          repliesPerDevice: Double(met.map(\.replies).reduce(0, +)) / Double(count),
-                         kernelDrops: drops, idleRate: idleRate)
+                         kernelDrops: drops, idleRate: idleRate,
+                         dropped: [("stale", total(\.droppedStale)), ("replayed", total(\.droppedReplay)),
+                                   ("duplicate", total(\.droppedDuplicate)), ("unauthenticated", total(\.droppedAuthentication)),
+                                   ("malformed", total(\.droppedMalformed))])
     }
 
     /// A userInfo whose encoded payload is about `bytes` long.
@@ -342,6 +350,10 @@ public enum NetworkBench {
         guard !sorted.isEmpty else { return 0 }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }
 
 extension Array where Element: Sendable {
