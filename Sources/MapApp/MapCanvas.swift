@@ -141,6 +141,7 @@ struct MapCanvas {
 
     /// Draws the segment from (x0, y0) to (x1, y1) (pixel units) in `bit`; `dotted` draws every
     /// third pixel, counting on from the previous dotted segment.
+    @inline(__always)
     mutating func line(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ bit: UInt8, dotted: Bool = false) {
         guard let (ax, ay, bx, by) = clip(x0, y0, x1, y1) else { return }
         var x = Int(ax.rounded(.down)), y = Int(ay.rounded(.down))
