@@ -43,6 +43,9 @@ final class SessionSecurity: Sendable {
     let clientContext: NIOSSLContext
     let store: AccountStore
     let accountName: String
+    /// The account file, located once: building its URL (Foundation's path parsing) cost several
+    /// times the `stat` of each check, on every payload request of both sides.
+    private let accountFile: URL
     private let decoded = Mutex<(stamp: AccountFileStamp, account: Account)?>(nil)
 
     init(identity: DeviceIdentity, account: Account, store: AccountStore) throws {
@@ -50,6 +53,7 @@ final class SessionSecurity: Sendable {
         clientContext = try NIOSSLContext(configuration: identity.makeClientTLSConfiguration(trusting: account))
         self.store = store
         accountName = account.name
+        accountFile = store.accountFile(account.name)
     }
 
     /// The device proven by `certificate` (already chain-verified by TLS against the account CA),
@@ -70,7 +74,7 @@ final class SessionSecurity: Sendable {
     }
 
     private func currentAccount() throws -> Account {
-        let stamp = AccountFileStamp(store.accountFile(accountName))
+        let stamp = AccountFileStamp(accountFile)
         if let stamp, let cached = decoded.withLock({ $0 }), cached.stamp == stamp { return cached.account }
         do {
             let account = try store.account(named: accountName)
