@@ -43,9 +43,9 @@ final class SessionSecurity: Sendable {
     let clientContext: NIOSSLContext
     let store: AccountStore
     let accountName: String
-    /// The account file, located once: building its URL (Foundation's path parsing) cost several
-    /// times the `stat` of each check, on every payload request of both sides.
-    private let accountFile: URL
+    /// The account file's path, found once: building its URL (Foundation's path parsing) and
+    /// its path cost several times the `stat` of each check, on every payload request of both sides.
+    private let accountFilePath: String
     private let decoded = Mutex<(stamp: AccountFileStamp, account: Account)?>(nil)
 
     init(identity: DeviceIdentity, account: Account, store: AccountStore) throws {
@@ -53,7 +53,7 @@ final class SessionSecurity: Sendable {
         clientContext = try NIOSSLContext(configuration: identity.makeClientTLSConfiguration(trusting: account))
         self.store = store
         accountName = account.name
-        accountFile = store.accountFile(account.name)
+        accountFilePath = store.accountFile(account.name).path
     }
 
     /// The device proven by `certificate` (already chain-verified by TLS against the account CA),
@@ -74,7 +74,7 @@ final class SessionSecurity: Sendable {
     }
 
     private func currentAccount() throws -> Account {
-        let stamp = AccountFileStamp(accountFile)
+        let stamp = AccountFileStamp(path: accountFilePath)
         if let stamp, let cached = decoded.withLock({ $0 }), cached.stamp == stamp { return cached.account }
         do {
             let account = try store.account(named: accountName)
@@ -95,9 +95,9 @@ struct AccountFileStamp: Hashable, Sendable {
     var modifiedNanoseconds: Int
 
     /// Nil when the file cannot be examined (then it is read, and the read reports why).
-    init?(_ url: URL) {
+    init?(path: String) {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
         modifiedSeconds = Int(info.st_mtim.tv_sec)
