@@ -212,8 +212,7 @@ struct DeviceCommand: AsyncParsableCommand {
                     throw ValidationError("--install \(plist): \(error)")
                 }
             }
-            try await host.start()
-            let status = await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes,
+            let status = try await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes,
                                               apps: appNames, team: claimTeam, readerVersion: readerVersion,
                                               appModel: effectiveAppModel, webFolder: webFolder, installed: installed).run()
             if status != 0 { throw ExitCode(status) }
@@ -322,8 +321,12 @@ struct HeadlessRunner {
         }
     }
 
-    func run() async -> Int32 {
-        let output = LineWriter { line in StandardOutput.shared.write(line) }
+    /// Installs the apps and attaches the controller, then starts the network: nothing a peer
+    /// does once this device is on the network (its offer, a payload request) happens before the
+    /// apps are there or goes unreported. Events from before `ready` are written right after it.
+    func run() async throws -> Int32 {
+        let held = HeldLines { line in StandardOutput.shared.write(line) }
+        let output = LineWriter { line in held.write(line) }
         let finished = OneShot<Int32>()
         let manifests = self.manifests + installed, strict = self.strict, webFolder = self.webFolder, deviceHost = self.host
         let readerCheck = apps.contains("reader") ? Self.readerCheck(version: readerVersion) : nil
@@ -332,13 +335,14 @@ struct HeadlessRunner {
             return QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict, appModel: appModel,
                                                     continuationCheck: readerCheck.map { check in { _, activity in check(activity) } }))
         }
-        output.write(.object([
+        try await host.start()
+        held.writeFirst(JSONValue.object([
             "event": .string("ready"),
             "device": .object(["id": .string(host.identity.id.rawValue), "name": .string(host.identity.name),
                                "kind": .string(host.identity.kind.rawValue), "account": .string(host.identity.accountName)]),
             "sessionPort": .integer(Int64(host.sessionPort)),
             "discovery": .string(host.discoveryMode),
-        ]))
+        ]).jsonText)
         let host = self.host
         Thread.detachNewThread {
             var input = HeadlessInput()
@@ -371,6 +375,35 @@ struct HeadlessRunner {
         withExtendedLifetime(signalSources) {}
         await host.shutdown()
         return status
+    }
+}
+
+/// Lines held back until a first line is written ahead of them (the headless `ready` line, which
+/// can only be written once the network has started), then written through.
+final class HeldLines: Sendable {
+    private let sink: @Sendable (String) -> Void
+    private let held = Mutex<[String]?>([])
+
+    init(_ sink: @escaping @Sendable (String) -> Void) {
+        self.sink = sink
+    }
+
+    func write(_ line: String) {
+        let written = held.withLock { lines -> Bool in
+            guard lines != nil else { return false }
+            lines?.append(line)
+            return true
+        }
+        if !written { sink(line) }
+    }
+
+    /// Writes `line`, then what was held, and from then on every line as it comes.
+    func writeFirst(_ line: String) {
+        held.withLock { lines in
+            sink(line)
+            for line in lines ?? [] { sink(line) }
+            lines = nil
+        }
     }
 }
 
