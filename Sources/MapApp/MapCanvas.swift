@@ -37,6 +37,20 @@ struct MapCanvas {
         rowStarts = [Int32](repeating: 0, count: self.height + 1)
     }
 
+    /// `Int(value.rounded(.down))` and `Int(value.rounded(.up))` without a call into the C
+    /// library (a frame rounds tens of thousands of coordinates).
+    @inline(__always)
+    static func floor(_ value: Double) -> Int {
+        let truncated = Int(value)
+        return Double(truncated) > value ? truncated - 1 : truncated
+    }
+
+    @inline(__always)
+    static func ceiling(_ value: Double) -> Int {
+        let truncated = Int(value)
+        return Double(truncated) < value ? truncated + 1 : truncated
+    }
+
     // MARK: Filling
 
     /// Adds the edge from (x0, y0) to (x1, y1) (pixel units) to the polygon being filled: the
@@ -47,8 +61,8 @@ struct MapCanvas {
         let (top, bottom) = y0 < y1 ? (y0, y1) : (y1, y0)
         guard bottom > 0.5, top < Double(height) - 0.5 + 1 else { return }
         // Rows j with top <= j + 0.5 < bottom.
-        var first = Int((top - 0.5).rounded(.up))
-        var last = Int((bottom - 0.5).rounded(.up)) - 1
+        var first = Self.ceiling(top - 0.5)
+        var last = Self.ceiling(bottom - 0.5) - 1
         first = max(first, 0)
         last = min(last, height - 1)
         guard first <= last else { return }
@@ -62,7 +76,7 @@ struct MapCanvas {
         crossings.withUnsafeMutableBufferPointer { crossings in
             for row in first...last {
                 let x = x0 + (Double(row) + 0.5 - y0) * slope
-                let column = x <= 0 ? 0 : x >= limit ? width : Int((x - 0.5).rounded(.up))
+                let column = x <= 0 ? 0 : x >= limit ? width : Self.ceiling(x - 0.5)
                 crossings[count] = row << 32 | min(max(column, 0), width)
                 count += 1
             }
@@ -144,8 +158,8 @@ struct MapCanvas {
     @inline(__always)
     mutating func line(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ bit: UInt8, dotted: Bool = false) {
         guard let (ax, ay, bx, by) = clip(x0, y0, x1, y1) else { return }
-        var x = Int(ax.rounded(.down)), y = Int(ay.rounded(.down))
-        let endX = Int(bx.rounded(.down)), endY = Int(by.rounded(.down))
+        var x = Self.floor(ax), y = Self.floor(ay)
+        let endX = Self.floor(bx), endY = Self.floor(by)
         let dx = abs(endX - x), dy = -abs(endY - y)
         let sx = x < endX ? 1 : -1, sy = y < endY ? 1 : -1
         var error = dx + dy
@@ -171,11 +185,11 @@ struct MapCanvas {
     @inline(__always)
     private func clip(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> (Double, Double, Double, Double)? {
         let minX = -1.0, minY = -1.0, maxX = Double(width) + 1, maxY = Double(height) + 1
-        // Wholly on one side (most segments out of view): nothing; wholly inside: all of it.
-        if (x0 < minX && x1 < minX) || (x0 > maxX && x1 > maxX) || (y0 < minY && y1 < minY) || (y0 > maxY && y1 > maxY) { return nil }
+        // Wholly inside (most segments drawn): all of it; wholly on one side: nothing.
         if x0 >= minX, x0 <= maxX, y0 >= minY, y0 <= maxY, x1 >= minX, x1 <= maxX, y1 >= minY, y1 <= maxY {
             return (x0, y0, x1, y1)
         }
+        if (x0 < minX && x1 < minX) || (x0 > maxX && x1 > maxX) || (y0 < minY && y1 < minY) || (y0 > maxY && y1 > maxY) { return nil }
         guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite else { return nil }
         let dx = x1 - x0, dy = y1 - y0
         var t0 = 0.0, t1 = 1.0
