@@ -6,7 +6,8 @@ extension ReaderApp {
     /// again. The reading view: ↑ ↓ scroll a row, Space PgDn and b PgUp turn pages, Home End go to
     /// the start and the end of the document, Esc and Backspace close it. Both: w shows the next
     /// window (when there are several). While a document is being received, Esc stops that
-    /// first. Other keys are the device's.
+    /// first, and the moving keys read the pages that arrived (the document then opens where the
+    /// reader got to). Other keys are the device's.
     public func handle(_ key: Key) -> Bool {
         if let transfer, key == .escape {
             cancelTransfer()
@@ -18,14 +19,25 @@ extension ReaderApp {
             return true
         }
         if shownPreview != nil {
-            // The document being received covers the window until it is stored and opened.
+            // The document being received covers the window until it is stored and opened; the
+            // pages that arrived can be read meanwhile.
+            let movement: ReadingSession.Movement
             switch key {
-            case .down, .up, .pageDown, .pageUp, .character(" "), .character("b"), .home, .end, .enter, .backspace,
-                 .character("n"), .character("r"):
+            case .down: movement = .lineDown
+            case .up: movement = .lineUp
+            case .pageDown, .character(" "): movement = .nextPage
+            case .pageUp, .character("b"): movement = .previousPage
+            case .home: movement = .start
+            case .end: movement = .end
+            case .enter, .backspace, .character("n"), .character("r"):
                 return true
             default:
                 return false
             }
+            if transferPreview?.move(movement, height: viewport.height, width: viewport.width) == true {
+                environment?.setNeedsDisplay()
+            }
+            return true
         }
         if let session {
             let movement: ReadingSession.Movement

@@ -144,6 +144,7 @@ extension ReaderApp: UserActivityDelegate {
     private func transferEnded(_ id: UUID, state: ReadingState, result: Result<StoredDocument, DocumentTransferError>) {
         guard transferID == id else { return }
         let sender = transfer?.senderName
+        let preview = transferPreview
         let window = transferWindow.flatMap { window in windows.contains { $0 === window } ? window : nil }
         transferID = nil
         transferTask = nil
@@ -156,7 +157,8 @@ extension ReaderApp: UserActivityDelegate {
         case .success(let stored):
             environment?.log("Reader: received “\(name)” (\(stored.size) bytes) into \(stored.url.path)")
             do throws(ReadingRestoreError) {
-                try open(stored.url, at: state.position, in: window)
+                // Where the user moved to while it arrived, or the place the activity names.
+                try open(stored.url, at: preview?.userMoved == true ? preview!.position : state.position, in: window)
                 reloadDocuments()
                 guard message == nil else { return }
                 let from = stored.senderName.isEmpty ? "" : " from \(stored.senderName)"
@@ -188,6 +190,9 @@ struct TransferPreview {
     private(set) var layout: PageLayout
     /// Whether the target's page arrived and is shown (nothing changes after that).
     private(set) var showsTarget = false
+    /// Whether the user moved in the preview: what arrives then never moves the view, and the
+    /// document opens where the user is.
+    private(set) var userMoved = false
 
     /// A preview of a document of `size` bytes, none of which arrived yet.
     init(size: Int, target: ReadingPosition, width: Int) {
@@ -206,7 +211,7 @@ struct TransferPreview {
     mutating func arrived(_ bytes: [UInt8], width: Int) {
         text.append(bytes)
         text.findAllPages()  // the new lines only: the count and its estimate follow the bytes
-        guard !showsTarget else { return }
+        guard !showsTarget, !userMoved else { return }
         let page = max(target.page, 1)
         if text.knownPageCount >= page {
             let lines = text.lines(ofPage: page)
@@ -216,6 +221,43 @@ struct TransferPreview {
         } else if layout.rows.isEmpty || layout.width != width {
             layout = PageLayout(lines: text.lines(ofPage: position.page), width: width)
         }
+    }
+
+    /// Moves in what arrived so far, as the reading view moves in a document (the pages not there
+    /// yet are out of reach; End goes to the last page that arrived). Returns whether the view moved.
+    mutating func move(_ movement: ReadingSession.Movement, height: Int, width: Int) -> Bool {
+        if layout.width != width { resize(width: width) }
+        let known = text.knownPageCount
+        var target: ReadingPosition
+        switch movement {
+        case .lineDown, .lineUp:
+            let top = topRow(height: height)
+            let row = movement == .lineDown ? top + 1 : top - 1
+            if layout.rows.indices.contains(row), movement == .lineUp || top < layout.lastTopRow(height: height) {
+                target = ReadingPosition(page: position.page, line: layout.rows[row].line, character: layout.rows[row].character)
+            } else if movement == .lineDown, position.page < known {
+                target = ReadingPosition(page: position.page + 1)
+            } else {
+                return false
+            }
+        case .nextPage:
+            guard position.page < known else { return false }
+            target = ReadingPosition(page: position.page + 1)
+        case .previousPage:
+            target = ReadingPosition(page: max(position.page - 1, 1))
+        case .start:
+            target = .start
+        case .end:
+            target = ReadingPosition(page: max(known, 1))
+        }
+        target.page = min(max(target.page, 1), max(known, 1))
+        guard target != position else { return false }
+        if target.page != position.page || layout.rows.isEmpty {
+            layout = PageLayout(lines: text.lines(ofPage: target.page), width: width)
+        }
+        position = target
+        userMoved = true
+        return true
     }
 
     /// The reading view is now `width` cells wide.

@@ -157,7 +157,8 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     public var keyHints: [KeyHint] {
         if transfer != nil, session == nil || shownPreview != nil {
-            return [KeyHint("Esc", "stop receiving the document")]
+            let reading = shownPreview != nil ? [KeyHint("Space/b", "page what arrived"), KeyHint("↑ ↓", "scroll")] : []
+            return [KeyHint("Esc", "stop receiving the document")] + reading
         }
         let nextWindow = windows.count > 1 ? [KeyHint("w", "next window (\(windows.count) open)")] : []
         if session == nil {

@@ -190,7 +190,7 @@ struct LazyDocumentTests {
         #expect(grid.line(0).contains("page 1 of about "), "\(grid.line(0))")
         #expect(screen.contains("A document this size arrives over"), "the first page's text")
         #expect(screen.contains("Receiving “\(LongBook.fileName)” from Laptop"))
-        #expect(phone.reader.keyHints.map(\.keys) == ["Esc"])
+        #expect(phone.reader.keyHints.map(\.keys) == ["Esc", "Space/b", "↑ ↓"])
         // The rest arrives up to page 40: it is shown at the place handed off.
         phone.reader.transferArrived(id, Array(book[20_000..<200_000]), size: book.count, target: ReadingPosition(page: 40, line: 2))
         let preview = try #require(phone.reader.transferPreview)
@@ -200,6 +200,40 @@ struct LazyDocumentTests {
         phone.press(.escape)
         #expect(phone.reader.transferPreview == nil)
         #expect(phone.reader.session == nil)
+    }
+
+    @Test func thePagesThatArrivedCanBeReadWhileTheRestArrives() throws {
+        let world = try ReaderWorld(phoneHasCloud: false)
+        let phone = world.phone
+        let book = Array(LongBook.text(bytes: 500_000).utf8)
+        let id = UUID()
+        phone.reader.transferID = id
+        phone.reader.transfer = TransferProgress(documentName: LongBook.fileName, senderName: "Laptop", receivedBytes: 60_000,
+                                                 totalBytes: book.count)
+        phone.reader.transferArrived(id, Array(book.prefix(60_000)), size: book.count, target: ReadingPosition(page: 40, line: 2))
+        _ = phone.render(width: 60, height: 20)
+        let known = try #require(phone.reader.transferPreview?.text.knownPageCount)
+        #expect(known >= 3 && known < 40)
+        // Space turns pages of what arrived, ↓ scrolls, b goes back.
+        phone.press(.character(" "))
+        phone.press(.character(" "))
+        #expect(phone.reader.transferPreview?.position == ReadingPosition(page: 3))
+        #expect(phone.render(width: 60, height: 20).line(0).contains("page 3 of about "))
+        phone.press(.down)
+        #expect(phone.reader.transferPreview?.position.page == 3)
+        #expect(phone.reader.transferPreview?.position != ReadingPosition(page: 3))
+        phone.press(.character("b"))
+        #expect(phone.reader.transferPreview?.position == ReadingPosition(page: 2))
+        // End goes to the last page there; a page not there yet is out of reach.
+        phone.press(.end)
+        #expect(phone.reader.transferPreview?.position == ReadingPosition(page: known))
+        phone.press(.character(" "))
+        #expect(phone.reader.transferPreview?.position == ReadingPosition(page: known))
+        // Once the reader moved, what arrives (the handed-off page too) no longer moves the view.
+        phone.press(.home)
+        phone.reader.transferArrived(id, Array(book[60_000..<300_000]), size: book.count, target: ReadingPosition(page: 40, line: 2))
+        #expect(phone.reader.transferPreview?.position == .start)
+        #expect(phone.reader.session == nil, "the document opens only once it is all there")
     }
 
     @Test func aTruncatedStreamHandsOverItsFirstBytes() async throws {
