@@ -235,6 +235,10 @@ public struct MapRenderer: Sendable {
         return placed
     }
 
+    private static let marker = Cell("●", style: Style(.mapCity, bold: true))
+    private static let highlightedMarker = Cell("◉", style: Style(.mapCity, bold: true))
+    private static let margin = Cell(" ", style: Style(.mapWater))
+
     private func drawLabels(_ camera: MapCamera, highlighted: City?, into grid: inout Grid, area: Rect) -> [PlacedLabel] {
         let placed = placeLabels(camera, highlighted: highlighted, area: area)
         // The highlighted city is placed first when it is in view (never another in its stead).
@@ -242,16 +246,39 @@ public struct MapRenderer: Sendable {
         for (index, label) in placed.enumerated() {
             let isHighlighted = index == 0 && !label.isName && label.marker == highlightedCell
             if !label.isName {
-                grid[label.marker.x, label.marker.y] = Cell(isHighlighted ? "◉" : "●", style: Style(.mapCity, bold: true))
+                grid[label.marker.x, label.marker.y] = isHighlighted ? Self.highlightedMarker : Self.marker
             }
             guard label.position != nil else { continue }
             // A blank cell either side keeps the name apart from the land drawn around it.
+            // (Labels never overlap and the land's cells are one cell wide, so a cell is simply set.)
             let frame = label.textFrame
-            grid.put(" ", at: Point(x: frame.x - 1, y: frame.y), style: Style(.mapWater), clip: area)
-            grid.put(" ", at: Point(x: frame.maxX, y: frame.y), style: Style(.mapWater), clip: area)
+            for x in [frame.x - 1, frame.maxX] where area.contains(Point(x: x, y: frame.y)) { grid[x, frame.y] = Self.margin }
             let style = label.isName ? Style(.dim, bold: true) : Style(.mapLabel, bold: isHighlighted, reverse: isHighlighted)
-            grid.put(label.text, at: frame.origin, style: style, clip: area)
+            if !Self.writeNarrow(label.text, at: frame.origin, style: style, into: &grid, area: area) {
+                grid.put(label.text, at: frame.origin, style: style, clip: area)
+            }
         }
         return placed
     }
+
+    /// Writes `text` from `origin` as `Grid.put` would over cells one cell wide, when each of its
+    /// scalars is a character of its own one cell wide (printable ASCII, Latin-1 and Latin
+    /// Extended: most places' names) and it fits in `area`, without measuring each character;
+    /// otherwise writes nothing and returns false.
+    private static func writeNarrow(_ text: String, at origin: Point, style: Style, into grid: inout Grid, area: Rect) -> Bool {
+        guard origin.y >= area.minY, origin.y < area.maxY, origin.x >= area.minX else { return false }
+        var count = 0
+        for scalar in text.unicodeScalars {
+            guard (0x20...0x7E).contains(scalar.value) || (0xA0...0x2FF).contains(scalar.value) else { return false }
+            count += 1
+        }
+        guard origin.x + count <= area.maxX else { return false }
+        var x = origin.x
+        for scalar in text.unicodeScalars {
+            grid[x, origin.y] = Cell(Character(scalar), style: style)
+            x += 1
+        }
+        return true
+    }
 }
+
