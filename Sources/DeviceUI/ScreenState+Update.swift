@@ -279,7 +279,8 @@ extension ScreenState {
     }
 
     /// The timeline: ↑↓ choose an event, PgUp PgDn Home End, ←→ an older or newer continuation,
-    /// Esc (F9, t, q) closes.
+    /// Space the next page of a long detail (a new selection starts at its top), Esc (F9, t, q)
+    /// closes.
     private mutating func handleTimelineKey(_ key: Key, _ cursor: TimelineCursor, _ snapshot: DeviceSnapshot) {
         let model = TimelineModel(snapshot: snapshot, back: cursor.back)
         let last = max(0, model.rows.count - 1)
@@ -300,8 +301,11 @@ extension ScreenState {
             next = TimelineCursor(back: min(cursor.back + 1, max(0, model.continuationCount - 1)))
         case .right, .character("]"), .character("l"):
             next = TimelineCursor(back: max(0, cursor.back - 1))
+        case .character(" "):
+            next.detailPage += 1
         default: break
         }
+        if next.selection != cursor.selection || next.back != cursor.back { next.detailPage = 0 }
         overlay = .timeline(next)
     }
 

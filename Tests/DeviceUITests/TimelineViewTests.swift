@@ -121,6 +121,36 @@ struct TimelineViewTests {
         #expect(grid.text().contains("userInfo (1 key)"))
     }
 
+    /// A detail longer than its area at 80x24 (a userInfo of 20 keys) pages with Space, and a new
+    /// selection starts at its top.
+    @Test func aLongDetailPagesWithSpace() {
+        var device = Fixture.device(lifecycle: Fixture.events())
+        var info: UserInfoSnapshot = [:]
+        for index in 0..<20 { info["key\(index)"] = .integer(Int64(index)) }
+        let activity = ActivityReference(id: UUID(uuidString: "00000000-0000-4000-8000-0000000000AA")!, activityType: Fixture.notesType,
+                                         title: "Page 3", bundleIdentifier: "com.example.notes")
+        device.sharedLifecycle.add([LifecycleEntry(LifecycleEvent(
+            time: Fixture.now.addingTimeInterval(-3.22), device: "Laptop",
+            .payloadSent(Fixture.continuation, PeerReference(id: "phone", name: "Phone"), activity, bytes: 2150, userInfo: info)))])
+        let model = TimelineModel(snapshot: device, back: 0)
+        let selected = model.rows.firstIndex { $0.entry.kind == .payloadSent }
+        var state = Self.state(Size(width: 80, height: 24), TimelineCursor(selection: selected))
+        let first = Fixture.render(state, device).text()
+        #expect(first.contains("Space: more (1 of "), "\(first)")
+        #expect(!first.contains("key9: 9"))
+        var seen = first
+        for _ in 0..<4 {
+            _ = state.update(.keyPressed(.character(" ")), device: device)
+            seen += Fixture.render(state, device).text()
+        }
+        for index in 0..<20 { #expect(seen.contains("key\(index): \(index)"), "key\(index)") }
+        #expect(seen.contains("Space: from the top"))
+        // Another event starts at the top of its detail.
+        _ = state.update(.keyPressed(.up), device: device)
+        guard case .timeline(let cursor) = state.overlay else { Issue.record("the timeline closed"); return }
+        #expect(cursor.detailPage == 0)
+    }
+
     @Test func beforeAnyContinuationTheLatestEventsShow() {
         let grid = Fixture.render(Self.state(Size(width: 80, height: 24)), Fixture.device())
         #expect(grid.text().contains("no continuation yet"))

@@ -7,15 +7,27 @@ import TerminalCells
 public struct TimelineCursor: Hashable, Sendable {
     public var back: Int
     public var selection: Int?
+    /// Pages the selected event's detail is scrolled by (Space; a new selection starts at 0).
+    public var detailPage: Int
 
-    public init(back: Int = 0, selection: Int? = nil) {
+    public init(back: Int = 0, selection: Int? = nil, detailPage: Int = 0) {
         self.back = back
         self.selection = selection
+        self.detailPage = detailPage
     }
 }
 
 /// The timeline view's geometry, shared with the reducer (which pages with it).
 enum TimelineView {
+    /// How many pages a detail of `lines` lines takes in an area `height` rows high (each page
+    /// all rows but the last, which says where Space goes), and which of them `page` shows
+    /// (Space past the last goes back to the first).
+    static func detailPages(lines: Int, height: Int, page: Int) -> (count: Int, shown: Int) {
+        let perPage = max(1, height - 1)
+        let count = max(1, (lines + perPage - 1) / perPage)
+        return (count, ((page % count) + count) % count)
+    }
+
     /// The page above the footer.
     static func page(in size: Size) -> Rect {
         Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 1))
@@ -82,7 +94,8 @@ extension ScreenView {
         if let note = model.notes.first {
             grid.write("! " + note, in: header, style: Style(.warning))
         } else {
-            grid.write(hintPieces([("↑↓", "event"), ("←→", "continuation"), ("Esc", "close")], width: header.width), in: header)
+            grid.write(hintPieces([("↑↓", "event"), ("←→", "continuation"), ("Space", "more detail"), ("Esc", "close")],
+                                  width: header.width), in: header)
         }
         drawDiagram(into: &grid, area: diagram, model: model, selected: selected)
         if TimelineView.isWide(state.size) {
@@ -90,7 +103,7 @@ extension ScreenView {
         } else {
             grid.fill(Rect(x: detail.x, y: detail.y - 1, width: detail.width, height: 1), with: "─", style: Style(.frame))
         }
-        drawDetail(into: &grid, area: detail, model: model, selected: selected)
+        drawDetail(into: &grid, area: detail, model: model, selected: selected, page: cursor.detailPage)
     }
 
     private func drawDiagram(into grid: inout Grid, area: Rect, model: TimelineModel, selected: Int?) {
@@ -158,7 +171,7 @@ extension ScreenView {
         }
     }
 
-    private func drawDetail(into grid: inout Grid, area: Rect, model: TimelineModel, selected: Int?) {
+    private func drawDetail(into grid: inout Grid, area: Rect, model: TimelineModel, selected: Int?, page: Int) {
         guard area.height >= 1, let selected else { return }
         let row = model.rows[selected]
         let entry = row.entry
@@ -188,11 +201,18 @@ extension ScreenView {
                 lines.append((TextWidth.truncate("  \(key): \(info[key]!.description)", to: area.width), Style(.normal)))
             }
         }
-        for (index, line) in lines.prefix(area.height).enumerated() {
-            var text = line.0
-            if index == area.height - 1, lines.count > area.height { text = TextWidth.truncate(text + " …", to: area.width) }
-            grid.write(text, in: area, row: index, style: line.1)
+        guard lines.count > area.height, area.height >= 2 else {
+            for (index, line) in lines.prefix(area.height).enumerated() { grid.write(line.0, in: area, row: index, style: line.1) }
+            return
         }
+        // Longer than its area: pages of all but the last row, which says where Space goes.
+        let (pages, shown) = TimelineView.detailPages(lines: lines.count, height: area.height, page: page)
+        let start = shown * (area.height - 1)
+        for (index, line) in lines[start..<min(lines.count, start + area.height - 1)].enumerated() {
+            grid.write(line.0, in: area, row: index, style: line.1)
+        }
+        let more = shown + 1 < pages ? "… Space: more (\(shown + 1) of \(pages))" : "Space: from the top (\(pages) of \(pages))"
+        grid.write(TextWidth.truncate(more, to: area.width), in: area, row: area.height - 1, style: Style(.dim))
     }
 
     /// "+0.042s": the time since the continuation's first event ("-11s" before it).
