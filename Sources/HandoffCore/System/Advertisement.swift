@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// Identifies a device of an account.
 public struct DeviceID: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible,
@@ -41,12 +42,18 @@ public struct ActivityTypeHash: Sendable, Hashable, Codable, CustomStringConvert
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
     public init(activityType: String) {
-        let digest = SHA512.hash(data: Data((":" + activityType).utf8))
-        var folded = [UInt8](repeating: 0, count: 7)
-        for (index, byte) in digest.enumerated() { folded[index % 7] ^= byte }
-        folded[0] = (folded[0] & 0x3F) | 0x80
-        bytes = folded
+        bytes = Self.hashes.value(for: activityType) { activityType in
+            let digest = SHA512.hash(data: Data((":" + activityType).utf8))
+            var folded = [UInt8](repeating: 0, count: 7)
+            for (index, byte) in digest.enumerated() { folded[index % 7] ^= byte }
+            folded[0] = (folded[0] & 0x3F) | 0x80
+            return folded
+        }
     }
+
+    /// The hashes computed so far: a device matches every beacon's hash against each of its apps'
+    /// types, and hashes a type again at each step of a continuation (a SHA-512 each time).
+    private static let hashes = HashCache()
 
     public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
 }
@@ -58,8 +65,10 @@ public struct TeamHash: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
     public init(teamIdentifier: String) {
-        bytes = Array(SHA256.hash(data: Data(("team:" + teamIdentifier).utf8)).prefix(4))
+        bytes = Self.hashes.value(for: teamIdentifier) { Array(SHA256.hash(data: Data(("team:" + $0).utf8)).prefix(4)) }
     }
+
+    private static let hashes = HashCache()
 
     public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
 }
@@ -120,5 +129,23 @@ extension Advertisement {
         case let (a?, b?): return abs(a.timeIntervalSince(b)) <= tolerance
         default: return false
         }
+    }
+}
+
+/// Hashes of short strings already computed, shared by every device of the process. Bounded: a
+/// peer sending ever new activity types (a payload's type is hashed on arrival) only makes it
+/// start over.
+final class HashCache: Sendable {
+    private let values = Mutex<[String: [UInt8]]>([:])
+    static let capacity = 512
+
+    func value(for key: String, computing compute: (String) -> [UInt8]) -> [UInt8] {
+        if let known = values.withLock({ $0[key] }) { return known }
+        let value = compute(key)
+        values.withLock { values in
+            if values.count >= Self.capacity { values.removeAll(keepingCapacity: true) }
+            values[key] = value
+        }
+        return value
     }
 }
