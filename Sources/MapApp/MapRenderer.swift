@@ -261,18 +261,25 @@ public struct MapRenderer: Sendable {
         return placed
     }
 
+    /// The width of `text` when each of its scalars is a character of its own one cell wide
+    /// (printable ASCII, Latin-1 and Latin Extended, whose scalars never join: most places' names),
+    /// its number of scalars; nil for any other text.
+    static func narrowWidth(_ text: String) -> Int? {
+        var count = 0
+        for scalar in text.unicodeScalars {
+            guard (0x20...0x7E).contains(scalar.value) || (0xA0...0x2FF).contains(scalar.value) else { return nil }
+            count += 1
+        }
+        return count
+    }
+
     /// Writes `text` from `origin` as `Grid.put` would over cells one cell wide, when each of its
     /// scalars is a character of its own one cell wide (printable ASCII, Latin-1 and Latin
     /// Extended: most places' names) and it fits in `area`, without measuring each character;
     /// otherwise writes nothing and returns false.
     private static func writeNarrow(_ text: String, at origin: Point, style: Style, into grid: inout Grid, area: Rect) -> Bool {
-        guard origin.y >= area.minY, origin.y < area.maxY, origin.x >= area.minX else { return false }
-        var count = 0
-        for scalar in text.unicodeScalars {
-            guard (0x20...0x7E).contains(scalar.value) || (0xA0...0x2FF).contains(scalar.value) else { return false }
-            count += 1
-        }
-        guard origin.x + count <= area.maxX else { return false }
+        guard origin.y >= area.minY, origin.y < area.maxY, origin.x >= area.minX,
+              let count = narrowWidth(text), origin.x + count <= area.maxX else { return false }
         var x = origin.x
         for scalar in text.unicodeScalars {
             grid[x, origin.y] = Cell(Character(scalar), style: style)

@@ -38,7 +38,7 @@ public struct CityCatalog: Hashable, Sendable {
     public init(cities: [City]) {
         self.cities = cities.sorted { ($0.population, $1.name) > ($1.population, $0.name) }
         folded = self.cities.map { (Self.fold($0.name), Self.fold($0.country), Self.fold($0.countryCode)) }
-        nameWidths = self.cities.map { TextWidth.of($0.name) }
+        nameWidths = self.cities.map { MapRenderer.narrowWidth($0.name) ?? TextWidth.of($0.name) }
     }
 
     /// Reads `places.tsv`: `#` comments, then one place a line: name, latitude, longitude,
