@@ -90,5 +90,20 @@ struct LabelPlacementTests {
         let markers = map.placedLabels.filter { !$0.isName }
         #expect(markers.count <= named.count + 4, "beyond the limit no more markers (a few crowded ones keep no name)")
     }
-}
 
+    /// A name of one-cell scalars is measured by counting its scalars (and drawn cell by cell):
+    /// each such scalar is one cell wide and a character of its own, whatever follows it.
+    @Test func aNarrowNameIsMeasuredByItsScalars() {
+        let scalars = (UInt32(0x20)...0x7E).compactMap(Unicode.Scalar.init) + (UInt32(0xA0)...0x2FF).compactMap(Unicode.Scalar.init)
+        for scalar in scalars { #expect(TextWidth.of(Character(scalar)) == 1, "U+\(String(scalar.value, radix: 16))") }
+        var all = String()
+        all.unicodeScalars.append(contentsOf: scalars + scalars.reversed())
+        #expect(all.count == 2 * scalars.count, "none joins its neighbours into one character")
+        for name in ["Lisbon", "São Paulo", "Zürich", "Łódź", "Ağrı", "N'Djamena"] {
+            #expect(MapRenderer.narrowWidth(name) == TextWidth.of(name), "\(name)")
+        }
+        for name in ["東京", "Cafe\u{301}", "Tab\there"] {
+            #expect(MapRenderer.narrowWidth(name) == nil, "\(name) is measured by TextWidth")
+        }
+    }
+}
