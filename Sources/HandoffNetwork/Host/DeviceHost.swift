@@ -33,6 +33,9 @@ public final class DeviceHost: @unchecked Sendable {
     /// Readable in the package for the bench (HandoffBench), on the queue, like ``nearbyPeers``
     /// but without copying and sorting on every piece of work.
     package internal(set) var peers: [DeviceID: (info: PeerInfo, address: SocketAddress, lastSeen: Date)] = [:]
+    /// The boot each peer was last heard from: a beacon of another boot is a process that
+    /// restarted, and gets an answer as a newcomer does.
+    private var peerBoots: [DeviceID: UInt64] = [:]
     var timer: (any DispatchSourceTimer)?
     /// When `timer` is set to fire (nil: not armed).
     private var timerDeadline: Date?
@@ -219,15 +222,19 @@ public final class DeviceHost: @unchecked Sendable {
         let id = beacon.device.id
         if case .leaving = beacon.message {
             peers[id] = nil
+            peerBoots[id] = nil
             transport?.forget(id)
             device.receiveGoodbye(from: id)
             return
         }
         var sessionAddress = address
         sessionAddress.port = Int(beacon.sessionPort)
-        // A newcomer (or a peer whose process restarted: its first beacon) may have missed this
-        // device's last beacon; answering now spares it the wait for the next refresh.
-        if !byReply, peers[id] == nil || beacon.counter == 1 { answerNewcomer(beacon, at: address) }
+        // A newcomer (or a peer whose process restarted: another boot) may have missed this
+        // device's last beacon; answering now spares it the wait for the next refresh. A first
+        // beacon read late, from a peer already heard from in the same boot (a reply overtook
+        // it), is not answered again: a device with nothing new to say stays quiet.
+        if !byReply, peers[id] == nil || peerBoots[id] != beacon.bootIdentifier { answerNewcomer(beacon, at: address) }
+        peerBoots[id] = beacon.bootIdentifier
         if peers[id] == nil { lifecycleSharing?.peerAppeared() }
         peers[id] = (beacon.device, sessionAddress, Date())
         switch beacon.message {
@@ -259,6 +266,7 @@ public final class DeviceHost: @unchecked Sendable {
             for (id, peer) in peers {
                 if now.timeIntervalSince(peer.lastSeen) > schedule.peerSilenceTimeout {
                     peers[id] = nil
+                    peerBoots[id] = nil
                     transport?.forget(id)
                 } else {
                     oldest = min(oldest ?? peer.lastSeen, peer.lastSeen)
