@@ -25,8 +25,8 @@ struct RevocationTests {
     private func scenario(_ world: BenchWorld) async throws {
         let hosts = world.hosts
         let (laptop, phone, tablet, fresh) = (hosts[0], hosts[1], hosts[2], hosts[3])
-        for host in hosts { host.performAndWait { device in _ = device.install(RevocationApp.manifest, delegate: RevocationApp.shared) } }
-        laptop.performAndWait { device in RevocationApp.becomeCurrent(on: device, page: 1) }
+        LoopbackApp.install(on: hosts)
+        laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 1) }
         for host in [phone, tablet, fresh] { try await waitForOffer(from: laptop, on: host) }
 
         // Trusted: the phone continues, and keeps its pooled session to the laptop afterwards.
@@ -75,73 +75,5 @@ struct RevocationTests {
         try await waitUntil("\(host.identity.name) hears \(origin.identity.name)") {
             host.performAndWait { device in device.system.offers[id] != nil }
         }
-    }
-
-    /// Chooses the origin's offer on `host` and returns the lifecycle events that followed, once
-    /// the continuation ended (continued or failed).
-    private func continueOffer(_ host: DeviceHost, from origin: DeviceHost) async throws -> [LifecycleEvent] {
-        let id = origin.identity.id
-        let mark = host.performAndWait { device in
-            let mark = device.lifecycle.count
-            device.chooseOffer(from: id)
-            return mark
-        }
-        var events: [LifecycleEvent] = []
-        try await waitUntil("the continuation on \(host.identity.name) ends") {
-            events = host.performAndWait { device in Array(device.lifecycle.dropFirst(mark)) }
-            return events.contains { $0.kind == .continued || $0.kind == .continuationFailed }
-        }
-        return events
-    }
-
-    private func expectContinued(_ host: DeviceHost, from origin: DeviceHost,
-                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let events = try await continueOffer(host, from: origin)
-        #expect(events.contains { $0.kind == .restoreUserActivityState }, "\(events.map(\.kind))", sourceLocation: sourceLocation)
-        #expect(!events.contains { $0.kind == .continuationFailed }, "\(events.map(\.logLine))", sourceLocation: sourceLocation)
-    }
-
-    private func expectFailed(_ host: DeviceHost, from origin: DeviceHost,
-                              sourceLocation: SourceLocation = #_sourceLocation) async throws -> LifecycleEvent {
-        let events = try await continueOffer(host, from: origin)
-        #expect(!events.contains { $0.kind == .restoreUserActivityState }, "nothing restored", sourceLocation: sourceLocation)
-        return try #require(events.first { $0.kind == .continuationFailed }, sourceLocation: sourceLocation)
-    }
-
-    private func waitUntil(_ what: String, timeout: Duration = .seconds(90), _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what) }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
-    private struct WaitTimedOut: Error, CustomStringConvertible {
-        var what: String
-        var description: String { "timed out waiting until \(what)" }
-    }
-}
-
-/// The app on every device of the test: the origin makes an activity current; a receiver
-/// restores it with a responder that keeps nothing. Stateless, so one instance serves every
-/// device (each uses it on its own queue only).
-private final class RevocationApp: ApplicationDelegate, Sendable {
-    static let shared = RevocationApp()
-    static let activityType = "com.handoffsim.tests.revocation"
-    static let manifest = AppManifest(bundleIdentifier: "com.handoffsim.tests.revocation", teamIdentifier: "SIMTEAM001",
-                                      displayName: "Revocation", activityTypes: [activityType])
-
-    static func becomeCurrent(on device: Device, page: Int) {
-        guard let application = device.applications.first(where: { $0.bundleIdentifier == manifest.bundleIdentifier }),
-              let activity = try? UserActivity(activityType: activityType, application: application)
-        else { return }
-        activity.userInfo = ["page": .integer(Int64(page))]
-        activity.becomeCurrent()
-    }
-
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
-        restorationHandler([Responder()])
-        return true
     }
 }

@@ -27,8 +27,8 @@ struct ServingFaultTests {
 
     private func scenario(_ world: BenchWorld) async throws {
         let (laptop, phone) = (world.hosts[0], world.hosts[1])
-        for host in world.hosts { host.performAndWait { device in _ = device.install(ServingApp.manifest, delegate: ServingApp.shared) } }
-        laptop.performAndWait { device in ServingApp.becomeCurrent(on: device) }
+        LoopbackApp.install(on: world.hosts)
+        laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 7) }
         let laptopID = laptop.identity.id
         try await waitUntil("the phone hears the laptop") { phone.performAndWait { $0.system.offers[laptopID] != nil } }
 
@@ -66,74 +66,5 @@ struct ServingFaultTests {
         let requested = try #require(served.firstIndex(of: .payloadRequested), "\(served)")
         let sent = try #require(served.firstIndex(of: .payloadSent), "\(served)")
         #expect(requested < sent, "\(served)")
-    }
-
-    // MARK: Helpers
-
-    /// Chooses the origin's offer on `host` and returns the lifecycle events that followed, once
-    /// the continuation ended (continued or failed).
-    private func continueOffer(_ host: DeviceHost, from origin: DeviceHost) async throws -> [LifecycleEvent] {
-        let id = origin.identity.id
-        let mark = host.performAndWait { device in
-            let mark = device.lifecycle.count
-            device.chooseOffer(from: id)
-            return mark
-        }
-        var events: [LifecycleEvent] = []
-        try await waitUntil("the continuation on \(host.identity.name) ends") {
-            events = host.performAndWait { device in Array(device.lifecycle.dropFirst(mark)) }
-            return events.contains { $0.kind == .continued || $0.kind == .continuationFailed }
-        }
-        return events
-    }
-
-    private func expectContinued(_ host: DeviceHost, from origin: DeviceHost,
-                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let events = try await continueOffer(host, from: origin)
-        #expect(events.contains { $0.kind == .restoreUserActivityState }, "\(events.map(\.kind))", sourceLocation: sourceLocation)
-        #expect(!events.contains { $0.kind == .continuationFailed }, "\(events.map(\.logLine))", sourceLocation: sourceLocation)
-    }
-
-    private func expectFailed(_ host: DeviceHost, from origin: DeviceHost,
-                              sourceLocation: SourceLocation = #_sourceLocation) async throws -> LifecycleEvent {
-        let events = try await continueOffer(host, from: origin)
-        #expect(!events.contains { $0.kind == .restoreUserActivityState }, "nothing restored", sourceLocation: sourceLocation)
-        return try #require(events.first { $0.kind == .continuationFailed }, sourceLocation: sourceLocation)
-    }
-
-    private func waitUntil(_ what: String, timeout: Duration = .seconds(90), _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what) }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
-    private struct WaitTimedOut: Error, CustomStringConvertible {
-        var what: String
-        var description: String { "timed out waiting until \(what)" }
-    }
-}
-
-/// The app on both devices: the origin makes an activity current; the phone restores it with a
-/// responder that keeps nothing. Stateless, so one instance serves both (each on its own queue).
-private final class ServingApp: ApplicationDelegate, Sendable {
-    static let shared = ServingApp()
-    static let activityType = "com.handoffsim.tests.serving"
-    static let manifest = AppManifest(bundleIdentifier: "com.handoffsim.tests.serving", teamIdentifier: "SIMTEAM001",
-                                      displayName: "Serving", activityTypes: [activityType])
-
-    static func becomeCurrent(on device: Device) {
-        guard let application = device.applications.first(where: { $0.bundleIdentifier == manifest.bundleIdentifier }),
-              let activity = try? UserActivity(activityType: activityType, application: application)
-        else { return }
-        activity.userInfo = ["page": .integer(7)]
-        activity.becomeCurrent()
-    }
-
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
-        restorationHandler([Responder()])
-        return true
     }
 }
