@@ -41,6 +41,14 @@ public struct PageLayout: Hashable, Sendable {
 
     /// The first row that `height` rows of view may start at and still be full: scrolling stops
     /// there, with the end of the page at the bottom of the view.
+    /// The row a view `height` rows high with `top` at its top shows at its top after scrolling a
+    /// row down (or up), or nil when it cannot scroll that way within the page.
+    func rowScrolled(from top: Int, down: Bool, height: Int) -> Row? {
+        let row = down ? top + 1 : top - 1
+        guard rows.indices.contains(row), !down || top < lastTopRow(height: height) else { return nil }
+        return rows[row]
+    }
+
     public func lastTopRow(height: Int) -> Int {
         max(0, rows.count - max(1, height))
     }

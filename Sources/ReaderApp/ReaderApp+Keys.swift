@@ -21,18 +21,11 @@ extension ReaderApp {
         if shownPreview != nil {
             // The document being received covers the window until it is stored and opened; the
             // pages that arrived can be read meanwhile.
-            let movement: ReadingSession.Movement
-            switch key {
-            case .down: movement = .lineDown
-            case .up: movement = .lineUp
-            case .pageDown, .character(" "): movement = .nextPage
-            case .pageUp, .character("b"): movement = .previousPage
-            case .home: movement = .start
-            case .end: movement = .end
-            case .enter, .backspace, .character("n"), .character("r"):
-                return true
-            default:
-                return false
+            guard let movement = ReadingSession.Movement(key) else {
+                switch key {
+                case .enter, .backspace, .character("n"), .character("r"): return true
+                default: return false
+                }
             }
             if transferPreview?.move(movement, height: viewport.height, width: viewport.width) == true {
                 environment?.setNeedsDisplay()
@@ -40,20 +33,11 @@ extension ReaderApp {
             return true
         }
         if let session {
-            let movement: ReadingSession.Movement
-            switch key {
-            case .down: movement = .lineDown
-            case .up: movement = .lineUp
-            case .pageDown, .character(" "): movement = .nextPage
-            case .pageUp, .character("b"): movement = .previousPage
-            case .home: movement = .start
-            case .end: movement = .end
-            case .escape, .backspace:
+            guard let movement = ReadingSession.Movement(key) else {
+                guard key == .escape || key == .backspace else { return false }
                 message = nil
                 closeDocument()
                 return true
-            default:
-                return false
             }
             message = nil
             if session.move(movement, in: viewport) { positionChanged() }
@@ -96,5 +80,20 @@ extension ReaderApp {
     private func choose(_ index: Int) {
         message = nil
         selection = min(max(index, 0), documents.count - 1)
+    }
+}
+
+extension ReadingSession.Movement {
+    /// What a key asks of a reading view (the document's or a preview's), if it moves it.
+    init?(_ key: Key) {
+        switch key {
+        case .down: self = .lineDown
+        case .up: self = .lineUp
+        case .pageDown, .character(" "): self = .nextPage
+        case .pageUp, .character("b"): self = .previousPage
+        case .home: self = .start
+        case .end: self = .end
+        default: return nil
+        }
     }
 }

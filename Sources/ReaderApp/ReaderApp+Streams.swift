@@ -231,15 +231,10 @@ struct TransferPreview {
         var target: ReadingPosition
         switch movement {
         case .lineDown, .lineUp:
-            let top = topRow(height: height)
-            let row = movement == .lineDown ? top + 1 : top - 1
-            if layout.rows.indices.contains(row), movement == .lineUp || top < layout.lastTopRow(height: height) {
-                target = ReadingPosition(page: position.page, line: layout.rows[row].line, character: layout.rows[row].character)
-            } else if movement == .lineDown, position.page < known {
-                target = ReadingPosition(page: position.page + 1)
-            } else {
-                return false
-            }
+            // Within the page, as in the reading view.
+            guard let row = layout.rowScrolled(from: topRow(height: height), down: movement == .lineDown, height: height)
+            else { return false }
+            target = ReadingPosition(page: position.page, line: row.line, character: row.character)
         case .nextPage:
             guard position.page < known else { return false }
             target = ReadingPosition(page: position.page + 1)

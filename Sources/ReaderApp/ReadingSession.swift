@@ -115,13 +115,10 @@ final class ReadingSession {
         let target: ReadingPosition
         switch movement {
         case .lineDown, .lineUp:
-            let layout = layout(width: size.width)
-            let top = topRow(in: size)
-            let row = movement == .lineDown ? top + 1 : top - 1
-            guard layout.rows.indices.contains(row), movement == .lineUp || top < layout.lastTopRow(height: size.height) else {
-                return false
-            }
-            target = ReadingPosition(page: position.page, line: layout.rows[row].line, character: layout.rows[row].character)
+            guard let row = layout(width: size.width).rowScrolled(from: topRow(in: size), down: movement == .lineDown,
+                                                                  height: size.height)
+            else { return false }
+            target = ReadingPosition(page: position.page, line: row.line, character: row.character)
         case .nextPage:
             guard findPage(position.page + 1) else { return false }
             target = ReadingPosition(page: position.page + 1)

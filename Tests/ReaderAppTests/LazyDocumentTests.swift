@@ -174,16 +174,25 @@ struct LazyDocumentTests {
         }
     }
 
+    /// The place the continued activity names in the documents received below.
+    static let handedOff = ReadingPosition(page: 40, line: 2)
+
+    /// `phone` starts receiving `book` from Laptop over streams, and its first `firstBytes` arrive.
+    static func startReceiving(_ book: [UInt8], firstBytes: Int, on phone: ReaderDevice) -> UUID {
+        let id = UUID()
+        phone.reader.transferID = id
+        phone.reader.transfer = TransferProgress(documentName: LongBook.fileName, senderName: "Laptop", receivedBytes: firstBytes,
+                                                 totalBytes: book.count)
+        phone.reader.transferArrived(id, Array(book.prefix(firstBytes)), size: book.count, target: handedOff)
+        return id
+    }
+
     @Test func aPartlyReceivedDocumentShowsItsFirstPage() throws {
         let world = try ReaderWorld(phoneHasCloud: false)
         let phone = world.phone
         let book = Array(LongBook.text(bytes: 500_000).utf8)
         // The first 20 kB of a 500 kB document arrived; the place handed off is on page 40.
-        let id = UUID()
-        phone.reader.transferID = id
-        phone.reader.transfer = TransferProgress(documentName: LongBook.fileName, senderName: "Laptop", receivedBytes: 20_000,
-                                                 totalBytes: book.count)
-        phone.reader.transferArrived(id, Array(book.prefix(20_000)), size: book.count, target: ReadingPosition(page: 40, line: 2))
+        let id = Self.startReceiving(book, firstBytes: 20_000, on: phone)
         let grid = phone.render(width: 60, height: 20)
         let screen = grid.text()
         #expect(phone.reader.title == LongBook.title)
@@ -192,7 +201,7 @@ struct LazyDocumentTests {
         #expect(screen.contains("Receiving “\(LongBook.fileName)” from Laptop"))
         #expect(phone.reader.keyHints.map(\.keys) == ["Esc", "Space/b", "↑ ↓"])
         // The rest arrives up to page 40: it is shown at the place handed off.
-        phone.reader.transferArrived(id, Array(book[20_000..<200_000]), size: book.count, target: ReadingPosition(page: 40, line: 2))
+        phone.reader.transferArrived(id, Array(book[20_000..<200_000]), size: book.count, target: Self.handedOff)
         let preview = try #require(phone.reader.transferPreview)
         #expect(preview.position == ReadingPosition(page: 40, line: 2))
         #expect(phone.render(width: 60, height: 20).line(0).contains("page 40 of about "))
@@ -206,11 +215,7 @@ struct LazyDocumentTests {
         let world = try ReaderWorld(phoneHasCloud: false)
         let phone = world.phone
         let book = Array(LongBook.text(bytes: 500_000).utf8)
-        let id = UUID()
-        phone.reader.transferID = id
-        phone.reader.transfer = TransferProgress(documentName: LongBook.fileName, senderName: "Laptop", receivedBytes: 60_000,
-                                                 totalBytes: book.count)
-        phone.reader.transferArrived(id, Array(book.prefix(60_000)), size: book.count, target: ReadingPosition(page: 40, line: 2))
+        let id = Self.startReceiving(book, firstBytes: 60_000, on: phone)
         _ = phone.render(width: 60, height: 20)
         let known = try #require(phone.reader.transferPreview?.text.knownPageCount)
         #expect(known >= 3 && known < 40)
@@ -231,7 +236,7 @@ struct LazyDocumentTests {
         #expect(phone.reader.transferPreview?.position == ReadingPosition(page: known))
         // Once the reader moved, what arrives (the handed-off page too) no longer moves the view.
         phone.press(.home)
-        phone.reader.transferArrived(id, Array(book[60_000..<300_000]), size: book.count, target: ReadingPosition(page: 40, line: 2))
+        phone.reader.transferArrived(id, Array(book[60_000..<300_000]), size: book.count, target: Self.handedOff)
         #expect(phone.reader.transferPreview?.position == .start)
         #expect(phone.reader.session == nil, "the document opens only once it is all there")
     }
