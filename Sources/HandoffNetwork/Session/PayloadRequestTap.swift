@@ -75,9 +75,7 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
         do {
             try host.security.ensureNotRevoked(peer.id)
         } catch {
-            channel.writeAndFlush(SessionFrame.payloadError(id: id, code: .connectionUnavailable,
-                                                            reason: "the origin no longer trusts this device: \(error)"),
-                                  promise: nil)
+            channel.writeAndFlush(SessionFrame.untrustedRequest(id: id, error), promise: nil)
             return
         }
         transport.servePayload(from: peer, activityTypeHash: hash, continuation: continuation, timeout: 2,
@@ -96,10 +94,7 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
         case .hangUp:
             loop.execute { channel.close(promise: nil) }
         case .answer(let result, let delay):
-            let frame: SessionFrame = switch result {
-            case .success(let data): .payloadResponse(id: id, payload: Array(data))
-            case .failure(let error): .payloadError(id: id, code: error.code, reason: error.reason)
-            }
+            let frame = SessionFrame.payloadAnswer(id: id, result)
             if delay > 0 {
                 loop.scheduleTask(in: .interval(delay)) { channel.writeAndFlush(frame, promise: nil) }
             } else {
@@ -111,6 +106,22 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
 
 @available(*, unavailable)
 extension PayloadRequestTap: Sendable {}
+
+extension SessionFrame {
+    /// The origin's answer to payload request `id`, the short way or the long way: the payload
+    /// or why not.
+    static func payloadAnswer(id: UInt64, _ result: Result<Data, HandoffError>) -> SessionFrame {
+        switch result {
+        case .success(let data): .payloadResponse(id: id, payload: Array(data))
+        case .failure(let error): .payloadError(id: id, code: error.code, reason: error.reason)
+        }
+    }
+
+    /// The refusal of payload request `id` from a device the account no longer trusts.
+    static func untrustedRequest(id: UInt64, _ error: any Error) -> SessionFrame {
+        .payloadError(id: id, code: .connectionUnavailable, reason: "the origin no longer trusts this device: \(error)")
+    }
+}
 
 /// Opened by an accepted connection's task once the peer is authenticated and greeted: from then
 /// on its ``PayloadRequestTap`` serves payload requests on the event loop.

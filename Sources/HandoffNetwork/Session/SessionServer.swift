@@ -91,8 +91,7 @@ final class SessionServer: Sendable {
                         try host.security.ensureNotRevoked(peerID)
                     } catch {
                         guard case .payloadRequest(let id, _, _) = frame else { return }
-                        try await outbound.write(.payloadError(id: id, code: .connectionUnavailable,
-                                                               reason: "the origin no longer trusts this device: \(error)"))
+                        try await outbound.write(.untrustedRequest(id: id, error))
                         continue
                     }
                 }
@@ -107,10 +106,7 @@ final class SessionServer: Sendable {
                     switch answer {
                     case .answer(let result, let delay):
                         if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
-                        switch result {
-                        case .success(let data): try await outbound.write(.payloadResponse(id: id, payload: Array(data)))
-                        case .failure(let error): try await outbound.write(.payloadError(id: id, code: error.code, reason: error.reason))
-                        }
+                        try await outbound.write(.payloadAnswer(id: id, result))
                     case .hangUp: return
                     }
                 case .continued(let activityIdentifier, let continuation):
