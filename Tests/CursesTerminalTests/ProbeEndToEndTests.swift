@@ -300,7 +300,14 @@ struct ProbeEndToEndTests {
         try tmux.sendKeys("z")
         try tmux.waitFor(matching: "last=frozen")
         try tmux.sendKeys("C-z")
-        try tmux.sendKeys("C-z")
+        // Two Ctrl-Z sent back to back can both be pending at once, and a pending signal is not
+        // counted twice (a person's second press never comes that fast): press again until the
+        // program stops, a few times at most.
+        var stopped = false
+        for _ in 0..<5 where !stopped {
+            try tmux.sendKeys("C-z")
+            stopped = (try? tmux.waitFor(matching: "Stopped", timeout: .seconds(2))) != nil
+        }
         try tmux.waitFor(matching: "Stopped")
         #expect(try !tmux.isAlternateScreenOn())
         #expect(try settingsAreAsBefore(in: tmux, check: "stopped"))
