@@ -224,6 +224,11 @@ public final class Neighbourhood {
             }
         }
 
+        func leaveUnanswered(_ request: PayloadRequestID, to peer: DeviceID) {
+            // Nothing is ever delivered: the requester's fetch timeout ends its wait.
+            neighbourhood.requests[request] = nil
+        }
+
         func hangUp(_ request: PayloadRequestID, to peer: DeviceID) {
             let n = neighbourhood
             guard let entry = n.requests.removeValue(forKey: request), entry.receiver == peer else { return }

@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Recordings and the timeline")
 struct TimelineTests {
-    /// Two devices continue once while both record; returns the two recording files.
-    func record() throws -> (laptop: String, phone: String) {
+    /// Two devices continue once while both record (the origin with `fault` armed, if any);
+    /// returns the two recording files.
+    func record(fault: Fault? = nil) throws -> (laptop: String, phone: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let world = HeadlessWorld()
@@ -24,10 +25,16 @@ struct TimelineTests {
             }
         }
         laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "Moby-Dick", "userInfo": ["page": 3]])
+        if let fault { laptop.ok(["cmd": "fault", "kind": .string(fault.rawValue)]) }
         world.hood.settle()
         phone.ok(["cmd": "continue", "peer": "Laptop"])
         world.hood.settle()
-        #expect(phone.events("restored").count == 1)
+        if fault == nil {
+            #expect(phone.events("restored").count == 1)
+        } else {
+            world.hood.advance(by: 6)
+            #expect(phone.events("lifecycle").contains { $0["kind"] == "continuationFailed" })
+        }
         withExtendedLifetime(recorders) {}
         return ("\(folder)/Laptop.jsonl", "\(folder)/Phone.jsonl")
     }
@@ -52,6 +59,18 @@ struct TimelineTests {
         #expect(text.contains("payload request") && text.contains("▶"))
         let svg = timeline.svg()
         #expect(svg.hasPrefix("<svg") && svg.contains("Laptop") && svg.contains("marker-end"))
+    }
+
+    /// A request the origin received but left unanswered (no-answer) or hung up on (origin-leaves)
+    /// still crossed the network: its arrow ends at the fault on the origin's lane.
+    @Test(arguments: [Fault.noAnswer, .originLeaves])
+    func aRequestStruckByAFaultStillCrosses(fault: Fault) throws {
+        let (laptopFile, phoneFile) = try record(fault: fault)
+        let timeline = Timeline(recordings: try LifecycleRecording.load([laptopFile, phoneFile]))
+        let request = try #require(timeline.arrows.first { $0.label == "payload request" })
+        #expect(timeline.rows[request.from].lane == 1 && timeline.rows[request.from].event.kind == .fetchStarted)
+        #expect(timeline.rows[request.to].lane == 0 && timeline.rows[request.to].event.kind == .faultInjected)
+        #expect(!timeline.arrows.contains { $0.label.hasPrefix("payload ") && $0.label != "payload request" }, "no payload came back")
     }
 
     @Test func oneContinuationKeepsItsEventsAndItsBeacon() throws {

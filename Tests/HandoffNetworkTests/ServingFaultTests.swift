@@ -11,13 +11,37 @@ import Testing
 @Suite("Serving faults on running devices", .serialized)
 struct ServingFaultTests {
     @Test func eachServingFaultEndsAsExpectedAndTheNextContinuationSucceeds() async throws {
-        // Generous deadlines (see RevocationTests): the outcome, not the speed, is checked. The
-        // fetch timeout is far above the origin's 2 s serving deadline, so a request the origin
-        // never answers is answered by that deadline.
+        // Generous deadlines (see RevocationTests): the outcome, not the speed, is checked.
         let world = try BenchWorld(names: ["Laptop", "Phone"], fetchTimeout: 60, connectTimeout: 30)
         do {
             try await world.start()
             try await scenario(world)
+        } catch {
+            await world.shutdown()
+            throw error
+        }
+        await world.shutdown()
+    }
+
+    /// The no-answer fault: the origin says nothing at all, not even when its 2 s serving
+    /// deadline passes, so the phone's own fetch timeout (3 s here) ends the wait with 4610; the
+    /// session is left open and carries the next continuation.
+    @Test func aRequestTheOriginNeverAnswersEndsByTheRequestersFetchTimeout() async throws {
+        let world = try BenchWorld(names: ["Laptop", "Phone"], fetchTimeout: 3, connectTimeout: 30)
+        do {
+            try await world.start()
+            let (laptop, phone) = (world.hosts[0], world.hosts[1])
+            LoopbackApp.install(on: world.hosts)
+            laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 7) }
+            let laptopID = laptop.identity.id
+            try await waitUntil("the phone hears the laptop") { phone.performAndWait { $0.system.offers[laptopID] != nil } }
+            laptop.performAndWait { $0.arm(.noAnswer) }
+            let silent = try await expectFailed(phone, from: laptop)
+            #expect(silent.error?.code == .remoteApplicationTimedOut, "\(silent.logLine)")
+            #expect(silent.error?.reason == "no payload from Laptop within 3 s", "the phone's fetch timeout, not an answer: \(silent.logLine)")
+            #expect(laptop.performAndWait { $0.currentActivity != nil }, "the origin keeps its activity")
+            let kinds = laptop.performAndWait { device in device.lifecycle.map(\.kind) }
+            #expect(kinds.contains(.faultInjected) && !kinds.contains(.payloadSent) && !kinds.contains(.payloadRefused), "\(kinds)")
         } catch {
             await world.shutdown()
             throw error
@@ -48,11 +72,6 @@ struct ServingFaultTests {
         try await expectContinued(phone, from: laptop)
         let slow = laptop.performAndWait { device in device.lifecycle.dropFirst(slowMark).map(\.kind) }
         #expect(slow.contains(.faultInjected) && slow.contains(.payloadSent), "\(slow)")
-
-        // The origin never answers: its serving deadline answers 4610.
-        laptop.performAndWait { $0.arm(.noAnswer) }
-        let silent = try await expectFailed(phone, from: laptop)
-        #expect(silent.error?.code == .remoteApplicationTimedOut, "\(silent.logLine)")
 
         // The payload is over the limit: the origin refuses it (4611).
         laptop.performAndWait { $0.arm(.oversizePayload) }

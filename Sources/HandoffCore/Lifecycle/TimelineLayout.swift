@@ -82,6 +82,16 @@ public enum TimelineLayout {
         return result
     }
 
+    /// Where a lab fault struck a payload request on arrival (no-answer, origin-leaves): the
+    /// origin records the fault instead of `payloadRequested`, but the request did arrive there.
+    static func requestStruck<Event: TimelineEvent>(_ continuation: String, from lane: Int,
+                                                    in rows: [(lane: Int, event: Event)]) -> Int? {
+        rows.firstIndex {
+            $0.lane != lane && $0.event.timelineKind == .faultInjected && $0.event.continuation == continuation
+                && $0.event.string("fault").flatMap(Fault.init(rawValue:))?.strikesOnPayloadRequest == true
+        }
+    }
+
     /// The arrows between `rows` (indices into them), in order of their sending row.
     public static func arrows<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)]) -> [TimelineArrow] {
         var arrows: [TimelineArrow] = []
@@ -108,7 +118,7 @@ public enum TimelineLayout {
                 guard let id = row.event.continuation,
                       let target = rows.firstIndex(where: {
                           $0.lane != row.lane && $0.event.timelineKind == toKind && $0.event.continuation == id
-                      })
+                      }) ?? (fromKind == .fetchStarted ? requestStruck(id, from: row.lane, in: rows) : nil)
                 else { continue }
                 arrows.append(TimelineArrow(from: index, to: target, label: label(row.event)))
             }

@@ -178,8 +178,12 @@ public final class Device {
 
     public func receivePayloadRequest(_ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash,
                                       continuation: ContinuationID) {
-        // The lab's no-answer fault: the request is never answered.
-        if strikes(.noAnswer, continuation) { return }
+        // The lab's no-answer fault: the request is never answered, not even by the serving
+        // deadline; the requester's fetch timeout ends it.
+        if strikes(.noAnswer, continuation) {
+            transport?.leaveUnanswered(request, to: peer.id)
+            return
+        }
         // The lab's origin-leaves fault: the connection closes under the request.
         if strikes(.originLeaves, continuation) {
             transport?.hangUp(request, to: peer.id)

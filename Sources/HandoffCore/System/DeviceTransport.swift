@@ -21,6 +21,9 @@ public protocol DeviceTransport: AnyObject {
     /// Leave a payload request unanswered by closing its connection, as a device that goes away
     /// mid-fetch does (the lab's origin-leaves fault): the requester sees the connection lost (4609).
     func hangUp(_ request: PayloadRequestID, to peer: DeviceID)
+    /// Never answer a payload request, not even with an error (the lab's no-answer fault): the
+    /// connection stays open and the requester's own fetch timeout ends the wait (4610).
+    func leaveUnanswered(_ request: PayloadRequestID, to peer: DeviceID)
     /// Tell the origin its activity was continued here, by this continuation.
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID)
     /// Open continuation streams to `peer`, bound to the one-time `token` from the payload.

@@ -69,6 +69,12 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, CustomStringConvert
         }
     }
 
+    /// Whether it strikes where the origin receives a payload request (which then goes unanswered
+    /// or loses its connection): the request did cross the network, and the timeline draws it.
+    public var strikesOnPayloadRequest: Bool {
+        self == .noAnswer || self == .originLeaves
+    }
+
     public var description: String { rawValue }
 
     /// Every kind, for error messages.

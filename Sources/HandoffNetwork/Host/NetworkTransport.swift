@@ -83,6 +83,10 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         answer(request, .hangUp)
     }
 
+    func leaveUnanswered(_ request: PayloadRequestID, to peer: DeviceID) {
+        answer(request, .silence)
+    }
+
     private func answer(_ request: PayloadRequestID, _ answer: ServeAnswer) {
         guard let waiting = serving.withLock({ $0.removeValue(forKey: request) }) else { return }
         waiting.deadline.cancel()
@@ -176,6 +180,9 @@ enum ServeAnswer: Sendable {
     case answer(Result<Data, HandoffError>, after: TimeInterval)
     /// No answer: the connection closes (the lab's origin-leaves fault).
     case hangUp
+    /// No answer at all, and the connection stays open (the lab's no-answer fault): the serving
+    /// deadline is cancelled too, so only the requester's fetch timeout ends the wait.
+    case silence
 }
 
 /// A value that is only ever used on the device's queue, carried through `Sendable` closures.

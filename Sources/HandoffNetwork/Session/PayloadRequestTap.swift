@@ -93,6 +93,8 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
         switch answer {
         case .hangUp:
             loop.execute { channel.close(promise: nil) }
+        case .silence:
+            break
         case .answer(let result, let delay):
             let frame = SessionFrame.payloadAnswer(id: id, result)
             if delay > 0 {

@@ -108,6 +108,7 @@ final class SessionServer: Sendable {
                         if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
                         try await outbound.write(.payloadAnswer(id: id, result))
                     case .hangUp: return
+                    case .silence: continue
                     }
                 case .continued(let activityIdentifier, let continuation):
                     let from = peer
