@@ -113,6 +113,17 @@ struct TimelineViewTests {
         #expect(text.contains("payload request") && text.contains("was continued"))
     }
 
+    /// A phone in half an 80x24 terminal: more lines than fit, so the names' row also says which
+    /// show; the last lane's name gives way to it instead of being overwritten.
+    @Test func inANarrowPaneWhichLinesShowNeverCoversALaneName() throws {
+        let grid = Fixture.render(Self.state(Size(width: 40, height: 24)), Self.device())
+        let header = try #require(grid.text().split(separator: "\n").first { $0.contains("│Laptop") })
+        let position = try #require(header.split(separator: " ").last)
+        #expect(position.contains("/") && position.contains("–"), "\(header)")
+        // "Phone (here)" shortened to fit, then a space, then the position.
+        #expect(header.contains("│Phone… \(position)"), "\(header)")
+    }
+
     @Test func wideTerminalsShowTheDetailBeside() {
         let model = TimelineModel(snapshot: Self.device(), back: 0)
         let selected = model.rows.firstIndex { $0.entry.kind == .payloadSent }

@@ -111,22 +111,31 @@ extension ScreenView {
         let timeWidth = 8
         let laneWidth = max(8, (area.width - timeWidth) / model.lanes.count)
         func laneX(_ lane: Int) -> Int { area.x + timeWidth + lane * laneWidth }
+        let body = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
+        let lines = TimelineView.lines(model)
+        // Scroll so that the selected event shows, with its arrows when there is room.
+        let selectedLine = selected.flatMap { lines.firstIndex(of: .event($0)) } ?? lines.count - 1
+        let first = max(0, min(selectedLine - body.height / 2, lines.count - body.height))
+        // Which lines show, at the end of the names' row when they do not all fit; the last
+        // lane's name gives way to it.
+        let position = lines.count > body.height ? "\(first + 1)–\(min(lines.count, first + body.height))/\(lines.count)" : ""
+        let positionWidth = position.isEmpty ? 0 : TextWidth.of(position) + 1
         // The lanes' names, then the lines.
         for (index, lane) in model.lanes.enumerated() {
             let name = lane.isThisDevice ? "\(lane.name) (here)" : lane.name
-            let cell = Rect(x: laneX(index), y: area.y, width: laneWidth, height: 1)
-            grid.write("│" + name, in: cell, style: Style(.title))
+            let end = index == model.lanes.count - 1 ? min(laneX(index) + laneWidth, area.maxX - positionWidth) : laneX(index) + laneWidth
+            let width = end - laneX(index)
+            guard width >= 2 else { continue }
+            let cell = Rect(x: laneX(index), y: area.y, width: width, height: 1)
+            grid.write("│" + TextWidth.truncate(name, to: width - 1), in: cell, style: Style(.title))
         }
-        let body = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
-        let lines = TimelineView.lines(model)
+        if !position.isEmpty {
+            grid.write(position, in: area, row: 0, style: Style(.dim), alignment: .trailing)
+        }
         guard !model.rows.isEmpty else {
             grid.write("No lifecycle events yet.", in: body, row: 0, column: timeWidth + 1, style: Style(.dim))
             return
         }
-        // Scroll so that the selected event shows, with its arrows when there is room.
-        let selectedLine = selected.flatMap { lines.firstIndex(of: .event($0)) } ?? lines.count - 1
-        var first = max(0, min(selectedLine - body.height / 2, lines.count - body.height))
-        first = max(0, first)
         // Times count from the continuation's first event (the beacon before it is negative).
         let start = (model.rows.first { $0.entry.continuation != nil } ?? model.rows.first)?.entry.time ?? state.now
         for (offset, line) in lines.dropFirst(first).prefix(body.height).enumerated() {
@@ -164,10 +173,6 @@ extension ScreenView {
                     grid.put(fitted, at: Point(x: x, y: y), style: style, clip: body)
                 }
             }
-        }
-        if lines.count > body.height {
-            let position = "\(first + 1)–\(min(lines.count, first + body.height))/\(lines.count)"
-            grid.write(position, in: area, row: 0, style: Style(.dim), alignment: .trailing)
         }
     }
 
