@@ -1,26 +1,27 @@
-import AsyncAlgorithms
 import Foundation
+import Synchronization
 
 /// The bytes arriving from the other end of a continuation stream.
 ///
 /// An async sequence of chunks. Iteration ends when the peer closes its output cleanly and throws
-/// when the connection fails. Reading is backpressured: the sender's `write` waits until the
-/// receiver has taken earlier chunks.
+/// when the connection fails (after the chunks that arrived before the failure). Reading is
+/// backpressured: the sender's `write` waits while more than ``ChunkQueue/highWatermark`` bytes
+/// wait for this reader, until it has taken all but ``ChunkQueue/lowWatermark`` of them.
 public struct ContinuationInputStream: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
-    let channel: AsyncThrowingChannel<[UInt8], any Error>
+    let queue: ChunkQueue
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingChannel<[UInt8], any Error>.AsyncIterator
-        public mutating func next() async throws -> [UInt8]? { try await base.next() }
+        let queue: ChunkQueue
+        public mutating func next() async throws -> [UInt8]? { try await queue.next() }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: channel.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: queue) }
 
     /// Stops the stream from this (reading) side: pending and later writes of the other side end
     /// at once instead of waiting for a reader that will never come.
     public func cancel() {
-        channel.finish()
+        queue.cancel()
     }
 
     /// Reads every remaining chunk until the peer closes, refusing more than `limit` bytes.
@@ -31,6 +32,195 @@ public struct ContinuationInputStream: AsyncSequence, Sendable {
             result += chunk
         }
         return result
+    }
+
+    /// Every chunk waiting now, in order, at once (waits for the first); nil once the stream has
+    /// ended. A network bridge sends a whole batch with one hop to its event loop and one flush.
+    package func nextBatch() async throws -> [[UInt8]]? { try await queue.nextBatch() }
+
+    /// Bytes written and not yet read (at most ``ChunkQueue/highWatermark`` plus one chunk).
+    package var bufferedBytes: Int { queue.bufferedBytes }
+
+    /// Writers waiting for this reader to catch up.
+    package var waitingWriters: Int { queue.waitingWriters }
+}
+
+/// The chunks between the writer of a continuation stream and its reader: a bounded queue.
+///
+/// A write is queued at once; the writer then waits only while more than ``highWatermark`` bytes
+/// are queued, until the reader has brought them down to ``lowWatermark``. So a fast writer and
+/// its reader each run for many chunks at a time (a rendezvous per chunk would switch tasks, and
+/// threads, on every chunk), and a slow reader holds the writer back with at most
+/// `highWatermark` bytes plus one chunk queued.
+final class ChunkQueue: Sendable {
+    static let highWatermark = 1 << 20
+    static let lowWatermark = 256 << 10
+
+    private enum End {
+        case finished
+        case failed(any Error)
+    }
+
+    private struct State {
+        var chunks: [[UInt8]] = []
+        /// Index of the first chunk not yet read in `chunks`.
+        var head = 0
+        var bytes = 0
+        var end: End?
+        var readers: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var writers: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextID = 0
+
+        var isEmpty: Bool { head == chunks.count }
+
+        mutating func takeFirst() -> [UInt8] {
+            let chunk = chunks[head]
+            chunks[head] = []
+            head += 1
+            bytes -= chunk.count
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= chunks.count {
+                chunks.removeFirst(head)
+                head = 0
+            }
+            return chunk
+        }
+
+        /// The writers to resume once the reader has caught up enough.
+        mutating func releasedWriters() -> [CheckedContinuation<Void, Never>] {
+            guard bytes <= ChunkQueue.lowWatermark || end != nil, !writers.isEmpty else { return [] }
+            defer { writers.removeAll() }
+            return writers.map(\.continuation)
+        }
+
+        mutating func releasedReaders() -> [CheckedContinuation<Void, Never>] {
+            defer { readers.removeAll() }
+            return readers.map(\.continuation)
+        }
+    }
+
+    private let state = Mutex(State())
+
+    var bufferedBytes: Int { state.withLock { $0.bytes } }
+    var waitingWriters: Int { state.withLock { $0.writers.count } }
+
+    /// Queues a chunk (dropped if the stream has ended or its reader cancelled), then waits while
+    /// the reader is too far behind.
+    func write(_ chunk: [UInt8]) async {
+        let (readers, mustWait) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Bool) in
+            guard state.end == nil else { return ([], false) }
+            state.chunks.append(chunk)
+            state.bytes += chunk.count
+            return (state.releasedReaders(), state.bytes > Self.highWatermark)
+        }
+        readers.forEach { $0.resume() }
+        guard mustWait else { return }
+        await wait(asWriter: true)
+    }
+
+    /// The next chunk; nil at a clean end (or when the reading task is cancelled).
+    func next() async throws -> [UInt8]? {
+        try await take { state in [state.takeFirst()] }?.first
+    }
+
+    /// Every queued chunk; nil at a clean end (or when the reading task is cancelled).
+    func nextBatch() async throws -> [[UInt8]]? {
+        try await take { state in
+            var batch: [[UInt8]] = []
+            batch.reserveCapacity(state.chunks.count - state.head)
+            while !state.isEmpty { batch.append(state.takeFirst()) }
+            return batch
+        }
+    }
+
+    private func take(_ taking: (inout State) -> [[UInt8]]) async throws -> [[UInt8]]? {
+        while true {
+            enum Outcome { case chunks([[UInt8]]), finished, failed(any Error), wait }
+            let (outcome, writers) = state.withLock { state -> (Outcome, [CheckedContinuation<Void, Never>]) in
+                if !state.isEmpty {
+                    let taken = taking(&state)
+                    return (.chunks(taken), state.releasedWriters())
+                }
+                switch state.end {
+                case .finished?: return (.finished, [])
+                case .failed(let error)?:
+                    // The error is thrown once; the iteration then ends as a finished one would.
+                    state.end = .finished
+                    return (.failed(error), [])
+                case nil: return (.wait, [])
+                }
+            }
+            writers.forEach { $0.resume() }
+            switch outcome {
+            case .chunks(let chunks): return chunks
+            case .finished: return nil
+            case .failed(let error): throw error
+            case .wait:
+                if Task.isCancelled { return nil }
+                await wait(asWriter: false)
+                if Task.isCancelled { return nil }
+            }
+        }
+    }
+
+    /// Ends the stream: the reader gets what is queued, then the end (or `error`).
+    func finish(error: (any Error)?) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard state.end == nil else { return [] }
+            state.end = error.map { .failed($0) } ?? .finished
+            return state.releasedReaders() + state.releasedWriters()
+        }
+        waiting.forEach { $0.resume() }
+    }
+
+    /// The reader gives up: what is queued is dropped, and writers return at once from now on.
+    func cancel() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.chunks.removeAll()
+            state.head = 0
+            state.bytes = 0
+            if state.end == nil { state.end = .finished }
+            return state.releasedReaders() + state.releasedWriters()
+        }
+        waiting.forEach { $0.resume() }
+    }
+
+    /// Waits until woken: a writer until the reader caught up or the stream ended, a reader until
+    /// a chunk arrived or the stream ended. A cancelled task stops waiting.
+    private func wait(asWriter: Bool) async {
+        let id = state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if Task.isCancelled || state.end != nil { return true }
+                    if asWriter {
+                        if state.bytes <= Self.lowWatermark { return true }
+                        state.writers.append((id, continuation))
+                    } else {
+                        if !state.isEmpty { return true }
+                        state.readers.append((id, continuation))
+                    }
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                if let index = state.writers.firstIndex(where: { $0.id == id }) {
+                    return state.writers.remove(at: index).continuation
+                }
+                if let index = state.readers.firstIndex(where: { $0.id == id }) {
+                    return state.readers.remove(at: index).continuation
+                }
+                return nil
+            }
+            waiting?.resume()
+        }
     }
 }
 
@@ -116,17 +306,15 @@ public struct ContinuationStreams: Sendable {
 
     /// A sink that feeds an in-process channel (used by in-memory pipes and by network bridges).
     public struct ChannelSink: ContinuationStreamSink {
-        let channel: AsyncThrowingChannel<[UInt8], any Error>
-        public func write(_ bytes: [UInt8]) async throws { await channel.send(bytes) }
-        public func finish(error: (any Error)?) async {
-            if let error { channel.fail(error) } else { channel.finish() }
-        }
+        let queue: ChunkQueue
+        public func write(_ bytes: [UInt8]) async throws { await queue.write(bytes) }
+        public func finish(error: (any Error)?) async { queue.finish(error: error) }
     }
 
     /// Makes an input stream together with the sink that feeds it.
     public static func makeInput() -> (ContinuationInputStream, ChannelSink) {
-        let channel = AsyncThrowingChannel<[UInt8], any Error>()
-        return (ContinuationInputStream(channel: channel), ChannelSink(channel: channel))
+        let queue = ChunkQueue()
+        return (ContinuationInputStream(queue: queue), ChannelSink(queue: queue))
     }
 
     /// Two connected ends in memory: what one writes, the other reads.

@@ -116,8 +116,9 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// The outbound half of a session pipeline: writes ``SessionFrame``s with ``SessionFrameEncoder``,
-/// except that a `streamData` frame's bytes are passed on as they are, after a separate 6-byte
-/// header, instead of being copied behind the header into a new buffer.
+/// except that a `streamData` frame's bytes are passed on as they are instead of being copied
+/// behind the header into a new buffer: with the header already in the buffer just before them
+/// (as ``StreamBridge`` packs its frames), as one buffer; otherwise after a separate 6-byte header.
 final class SessionFrameWriter: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = SessionFrame
     typealias OutboundOut = ByteBuffer
@@ -130,6 +131,12 @@ final class SessionFrameWriter: ChannelOutboundHandler, RemovableChannelHandler 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let frame = unwrapOutboundIn(data)
         if case .streamData(let bytes) = frame, bytes.readableBytes >= Self.separateHeaderThreshold {
+            if let whole = Self.withOwnHeader(bytes) {
+                // The header is already in the buffer, just before the data (StreamBridge puts it
+                // there): one buffer, and one pass through TLS, for the whole frame.
+                context.write(wrapOutboundOut(whole), promise: promise)
+                return
+            }
             var header = context.channel.allocator.buffer(capacity: 6)
             header.writeInteger(UInt32(bytes.readableBytes + 2))
             header.writeInteger(HandoffNetwork.protocolVersion)
@@ -146,5 +153,19 @@ final class SessionFrameWriter: ChannelOutboundHandler, RemovableChannelHandler 
             return
         }
         context.write(wrapOutboundOut(out), promise: promise)
+    }
+
+    /// The data frame's buffer with its header included, if the 6 bytes just before the readable
+    /// ones are exactly that header. (Moving the reader index back never copies the buffer.)
+    static func withOwnHeader(_ bytes: ByteBuffer) -> ByteBuffer? {
+        guard bytes.readerIndex >= StreamBridge.headerLength else { return nil }
+        var whole = bytes
+        whole.moveReaderIndex(to: bytes.readerIndex - StreamBridge.headerLength)
+        let at = whole.readerIndex
+        guard whole.getInteger(at: at, as: UInt32.self) == UInt32(bytes.readableBytes + 2),
+              whole.getInteger(at: at + 4, as: UInt8.self) == HandoffNetwork.protocolVersion,
+              whole.getInteger(at: at + 5, as: UInt8.self) == SessionFrame.Kind.streamData.rawValue
+        else { return nil }
+        return whole
     }
 }

@@ -1,0 +1,93 @@
+@testable import HandoffCore
+import Synchronization
+import Testing
+
+/// The bounded queue between the writer of a continuation stream and its reader.
+@Suite("Continuation stream queue")
+struct ChunkQueueTests {
+    /// Yields until `condition` holds, for at most `deadline` (a deadline, not a measurement).
+    func eventually(_ deadline: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let end = clock.now + deadline
+        while !condition() {
+            guard clock.now < end else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
+    @Test func aSlowReaderHoldsTheWriterBackWithBoundedMemory() async throws {
+        let (input, sink) = ContinuationStreams.makeInput()
+        let chunk = 64 << 10
+        let total = 64
+        let written = Counter()
+        let writer = Task {
+            for index in 0..<total {
+                try await sink.write([UInt8](repeating: UInt8(index), count: chunk))
+                written.add()
+            }
+            await sink.finish(error: nil)
+        }
+        // Nobody reads: the writer stops once the queue is past its high watermark.
+        #expect(await eventually { input.waitingWriters == 1 })
+        #expect(input.bufferedBytes <= ChunkQueue.highWatermark + chunk)
+        #expect(written.value * chunk <= ChunkQueue.highWatermark + chunk)
+        #expect(written.value < total)
+        // Reading lets it go on; every byte arrives, in order.
+        var received: [UInt8] = []
+        for try await part in input {
+            received += part
+            #expect(input.bufferedBytes <= ChunkQueue.highWatermark + chunk)
+        }
+        try await writer.value
+        #expect(received.count == total * chunk)
+        #expect((0..<total).allSatisfy { received[$0 * chunk] == UInt8($0) && received[$0 * chunk + chunk - 1] == UInt8($0) })
+    }
+
+    @Test func aFailureArrivesAfterTheChunksWrittenBeforeIt() async throws {
+        let (input, sink) = ContinuationStreams.makeInput()
+        try await sink.write([1, 2])
+        try await sink.write([3])
+        await sink.finish(error: ContinuationStreamError.closed)
+        var iterator = input.makeAsyncIterator()
+        #expect(try await iterator.next() == [1, 2])
+        #expect(try await iterator.next() == [3])
+        await #expect(throws: ContinuationStreamError.closed) { _ = try await iterator.next() }
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test func aBatchTakesEverythingQueuedInOrder() async throws {
+        let (input, sink) = ContinuationStreams.makeInput()
+        for byte in UInt8(0)..<5 { try await sink.write([byte]) }
+        #expect(try await input.nextBatch() == [[0], [1], [2], [3], [4]])
+        await sink.finish(error: nil)
+        #expect(try await input.nextBatch() == nil)
+    }
+
+    @Test func cancellingTheInputReleasesAWaitingWriterAndDropsLaterWrites() async throws {
+        let (input, sink) = ContinuationStreams.makeInput()
+        let writer = Task {
+            try await sink.write([UInt8](repeating: 0, count: ChunkQueue.highWatermark + 1))
+        }
+        #expect(await eventually { input.waitingWriters == 1 })
+        input.cancel()
+        try await writer.value
+        try await sink.write([1, 2, 3])
+        #expect(input.bufferedBytes == 0)
+        #expect(try await input.readAll() == [])
+    }
+
+    @Test func aCancelledReaderStopsWaiting() async throws {
+        let (input, _) = ContinuationStreams.makeInput()
+        let reader = Task { try await input.readAll() }
+        reader.cancel()
+        #expect(try await reader.value == [])
+    }
+}
+
+/// A count shared with a task.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
+}
