@@ -188,6 +188,9 @@ struct FaultsPanelTests {
             let text = Fixture.render(state, Fixture.device()).text()
             #expect(text.contains("▸ \(fault.rawValue)"), "\(fault) at \(size)")
             #expect(text.contains("Expect:"), "\(fault) at \(size)")
+            // The whole expectation, not cut with "…": its last word is on the screen.
+            let lastWord = String(fault.expectedOutcome.split(separator: " ").last ?? "")
+            #expect(!text.contains(" …") && text.contains(lastWord.prefix(8)), "\(fault) at \(size): \(lastWord)")
         }
     }
 

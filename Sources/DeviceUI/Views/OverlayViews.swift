@@ -110,8 +110,12 @@ extension ScreenView {
         let chosen = faults[min(max(0, selection), faults.count - 1)]
         let expectation = TextWidth.wrap("Expect: " + chosen.expectedOutcome, width: width - 4)
         // The list scrolls to keep the chosen fault in sight when the panel is short (a phone's
-        // screen at 80x24): the expectation keeps at least two lines.
-        let rows = max(3, min(faults.count, area.height - 5 - min(expectation.count, max(2, area.height - 5 - faults.count))))
+        // screen at 80x24): the expectation gets every line it needs while the list keeps five
+        // rows (it is what a QA engineer arms the fault for), and at least two lines below that.
+        let available = area.height - 5
+        let listRows = min(faults.count, 5)
+        let expectationRows = min(expectation.count, max(2, available - listRows))
+        let rows = max(3, min(faults.count, available - expectationRows))
         let first = min(max(0, selection - rows / 2), faults.count - rows)
         var lines: [(String, Style)] = []
         for (index, fault) in faults.enumerated() where index >= first && index < first + rows {
