@@ -27,6 +27,10 @@ public func fuzzSessionFrameReader(_ start: UnsafePointer<UInt8>?, _ count: Int)
     let budget = SessionReadBudget(total: 1 << 16)
     try! channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: 4096, budget: budget))
     try! channel.pipeline.syncOperations.addHandler(collect)
+    // An embedded channel starts inactive, and the loop below feeds only an active one (a reader
+    // that fails closes it): without this, no byte ever reached the reader.
+    try! channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+    precondition(channel.isActive)
     var index = stream.startIndex
     while index < stream.endIndex, channel.isActive {
         let end = min(index + step, stream.endIndex)
