@@ -157,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HandoffWebTests",
-            dependencies: ["HandoffWeb", "HandoffCore", "HandoffTestSupport"]
+            dependencies: ["HandoffWeb", "HandoffCore", "HandoffTestSupport", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .testTarget(
             name: "TerminalCellsTests",

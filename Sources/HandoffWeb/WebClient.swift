@@ -133,8 +133,7 @@ public struct WebClient: Sendable {
             channel = try await bootstrap.connect(host: entry.address, port: port).get()
         } catch {
             promise.fail(error)
-            if ContinuousClock.now - started >= .seconds(timeout) { throw .timedOut(host: host, seconds: timeout) }
-            throw .unreachable(host: host, reason: "\(entry.address):\(port): \(Self.describe(error))")
+            throw Self.connectFailure(error, host: host, address: "\(entry.address):\(port)", timeout: timeout)
         }
         let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
             promise.fail(WebFetchError.timedOut(host: host, seconds: timeout))
@@ -161,6 +160,14 @@ public struct WebClient: Sendable {
             channel.close(promise: nil)
             throw .unreachable(host: host, reason: Self.describe(error))
         }
+    }
+
+    /// What a failed connect means: timed out only when the connect's own timeout fired. A refusal
+    /// is unreachable however late it is seen (on a busy machine the task that sees it may resume
+    /// after the timeout has passed; judging by the clock made a stopped server look hung).
+    static func connectFailure(_ error: any Error, host: String, address: String, timeout: Double) -> WebFetchError {
+        if case ChannelError.connectTimeout = error { return .timedOut(host: host, seconds: timeout) }
+        return .unreachable(host: host, reason: "\(address): \(describe(error))")
     }
 
     static func describe(_ error: any Error) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffCore
 @testable import HandoffWeb
+import NIOCore
 import Testing
 
 /// The real server on loopback, in this process: HTTPS with the local authority, the hosts map,
@@ -103,6 +104,18 @@ struct SiteServerTests {
         let (stopped, check) = await world.outcome()
         #expect(stopped.name == "unreachable", "\(stopped)")
         #expect(check.expiresAt == check.checkedAt, "a failure is not kept: the next launch asks again")
+    }
+
+    /// Only the connect's own timeout is a timeout. A refusal seen late (the task resumed after the
+    /// timeout on a busy machine) is still unreachable: the stopped server above once came back as
+    /// timed out in a full run of the suite, when the failure was judged by the clock.
+    @Test func aRefusedConnectIsUnreachableHoweverLateAndOnlyTheConnectTimeoutTimesOut() {
+        let refused = IOError(errnoCode: ECONNREFUSED, reason: "connect")
+        #expect(WebClient.connectFailure(refused, host: "maps.example.test", address: "127.0.0.1:9", timeout: 0)
+            == .unreachable(host: "maps.example.test", reason: "127.0.0.1:9: \(refused.description)"))
+        #expect(WebClient.connectFailure(ChannelError.connectTimeout(.seconds(5)), host: "maps.example.test",
+                                         address: "127.0.0.1:9", timeout: 5)
+            == .timedOut(host: "maps.example.test", seconds: 5))
     }
 
     @Test func aBadHostsMapIsAnErrorNamingTheFile() throws {
