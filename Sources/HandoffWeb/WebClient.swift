@@ -130,7 +130,10 @@ public struct WebClient: Sendable {
             }
         let channel: any Channel
         do {
-            channel = try await bootstrap.connect(host: entry.address, port: port).get()
+            // The address is a loopback literal (checked above): connect to it directly, with no
+            // name resolution (which NIO runs on a dispatch queue) between the fetch and the socket.
+            let address = try SocketAddress(ipAddress: entry.address, port: port)
+            channel = try await bootstrap.connect(to: address).get()
         } catch {
             promise.fail(error)
             throw Self.connectFailure(error, host: host, address: "\(entry.address):\(port)", timeout: timeout)
