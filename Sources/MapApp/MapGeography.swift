@@ -285,9 +285,10 @@ struct VarintReader {
 ///
 /// Every level's file is read and its header and tile index checked when the Map starts (a
 /// truncated or damaged file is named in ``problems`` at once); a level's tiles are decoded the
-/// first time it is drawn (or by ``decodeAll()`` in the background), so starting costs a few
-/// milliseconds whatever the finest level weighs. A level that is missing or damaged is left
-/// out, and its zooms are drawn from the nearest level that loaded.
+/// first time it is drawn (or by ``decodeAll()`` in the background, once a Map first comes to
+/// the front), so starting costs a few milliseconds whatever the finest level weighs. A level
+/// that is missing or damaged is left out, and its zooms are drawn from the nearest level that
+/// loaded.
 public struct MapGeography: Sendable {
     /// The zoom from which each level is used (level 0 below level 1's). A level's tolerance is
     /// half a braille dot a quarter of a zoom step past its first zoom (`scripts/map/README.md`),
@@ -336,7 +337,11 @@ public struct MapGeography: Sendable {
     /// out damaged when decoded.
     public var problems: [MapError] { startProblems + slots.compactMap(\.decodingProblem) }
 
-    /// Decodes every level not decoded yet (the Map does it in the background after starting).
+    /// How many levels have been decoded (or found damaged) so far.
+    var decodedLevelCount: Int { slots.count { !$0.isWaiting } }
+
+    /// Decodes every level not decoded yet (the Map does it in the background once it is first
+    /// brought to the front).
     public func decodeAll() {
         for slot in slots { _ = slot.level() }
     }
@@ -381,6 +386,14 @@ final class LevelSlot: Sendable {
                     return nil
                 }
             }
+        }
+    }
+
+    /// Whether the level's tiles are still waiting to be decoded.
+    var isWaiting: Bool {
+        state.withLock { state in
+            if case .waiting = state { return true }
+            return false
         }
     }
 

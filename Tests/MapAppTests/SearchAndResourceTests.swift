@@ -140,6 +140,22 @@ struct ResourceTests {
         #expect(data.countries.contains { $0.name == "Portugal" })
     }
 
+    /// A device whose Map is never opened keeps only the files' bytes: the levels are decoded in
+    /// the background once the Map first comes to the front (about 28 MB of a device's memory).
+    @Test func theLevelsAreDecodedOnlyOnceTheMapComesToTheFront() async throws {
+        let data = MapData(reading: try MapResources.locate())
+        let hood = Neighbourhood()
+        let device = try MapDevice("Laptop", kind: .laptop, in: hood, frontmost: false, data: data)
+        #expect(data.geography.decodedLevelCount == 0, "launched, not shown")
+        device.bringToFront()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while data.geography.decodedLevelCount < MapGeography.levelZooms.count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(data.geography.decodedLevelCount == MapGeography.levelZooms.count)
+        #expect(data.problems.isEmpty, "\(data.problems)")
+    }
+
     @Test(arguments: [
         ("Paris\t48.86\n", "places.tsv:1: expected at least 3 tab-separated fields (name, latitude, longitude), found 2"),
         ("# comment\nParis\tnorth\t2.35\n", "places.tsv:2: latitude \"north\" is not a number from -90 to 90"),

@@ -15,9 +15,10 @@ final class MapDevice {
     let application: Application
     private(set) var logLines: [String] = []
 
-    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, frontmost: Bool = true) throws {
+    /// `data`: the geography to use instead of the process's shared one.
+    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, frontmost: Bool = true, data: MapData? = nil) throws {
         device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
-        map = try MapApp()
+        map = try data.map { data in try MapApp(manifest: MapApp().manifest, data: data) } ?? MapApp()
         application = device.install(map.manifest, delegate: map.delegate)
         let clock = hood.clock
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-unused", isDirectory: true)
