@@ -141,7 +141,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     /// describes nothing the user is doing), then made current each time the Map comes to the front.
     public func setFrontmost(_ frontmost: Bool) {
         guard frontmost, let application else { return }
-        data.decodeInBackground()
+        data.geography.decodeInBackground()
         // With scenes, the user opening the Map connects its scene.
         if application.usesScenes, application.connectedScenes.isEmpty { application.requestScene() }
         if activity == nil {

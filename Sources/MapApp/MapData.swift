@@ -16,8 +16,6 @@ public struct MapData: Sendable {
     private let otherProblems: [MapError]
     /// How long reading took.
     public let loadTime: Duration
-    /// Whether the finer levels' background decoding has started (shared by copies of this data).
-    private let backgroundDecoding = BackgroundDecoding()
 
     public init(geography: MapGeography, cities: CityCatalog, countries: [CountryLabel], problems: [MapError] = [],
                 loadTime: Duration = .zero) {
@@ -65,33 +63,10 @@ public struct MapData: Sendable {
 
     private static let cache = Mutex<[String: MapData]>([:])
 
-    /// Decodes the levels not decoded yet off the run loop, so zooming in seldom waits for them;
-    /// the first call starts it, later ones (every Map sharing this data) do nothing. The Map calls
-    /// it when it first comes to the front: a device whose Map is never opened keeps only the
-    /// files' bytes (the decoded levels take about 28 MB).
-    public func decodeInBackground() {
-        guard backgroundDecoding.start() else { return }
-        let geography = self.geography
-        Thread.detachNewThread { geography.decodeAll() }
-    }
-
     /// One line for the user about what could not be read, or nil when everything was.
     public var problemSummary: String? {
         guard let first = problems.first else { return nil }
         let more = problems.count > 1 ? " (and \(problems.count - 1) more file\(problems.count > 2 ? "s" : ""); see the log)" : ""
         return "Some map data could not be read; showing what could. \(first)\(more)"
-    }
-}
-
-/// Set once: whether a background decoding was started.
-private final class BackgroundDecoding: Sendable {
-    private let started = Mutex(false)
-
-    /// True for the first call only.
-    func start() -> Bool {
-        started.withLock { started in
-            defer { started = true }
-            return !started
-        }
     }
 }

@@ -346,6 +346,15 @@ public struct MapGeography: Sendable {
         for slot in slots { _ = slot.level() }
     }
 
+    /// Decodes the levels not decoded yet on a thread of its own, so zooming in seldom waits for
+    /// them; nothing when every level is decoded. The Map calls it when it comes to the front: a
+    /// device whose Map is never opened keeps only the files' bytes (the decoded levels take about
+    /// 28 MB).
+    public func decodeInBackground() {
+        guard slots.contains(where: \.isWaiting) else { return }
+        Thread.detachNewThread { decodeAll() }
+    }
+
     /// The level for `zoom` (the finest whose zoom has been reached), or the nearest one that
     /// loaded; nil when none did.
     public func level(forZoom zoom: Double) -> GeoLevel? {
