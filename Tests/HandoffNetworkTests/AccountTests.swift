@@ -105,6 +105,37 @@ struct AccountTests {
         #expect(leftovers == ["demo"])
     }
 
+    /// An account appears whole: a process reading it while another creates it finds all of it or
+    /// none of it, never a directory without its file. The demo's two devices, started at once in a
+    /// new account, once raced so: the reader missed the file, then saw the directory renamed in.
+    @Test func anAccountBeingCreatedIsFoundWholeOrNotAtAll() throws {
+        let directory = AccountsScratch()
+        let problems = Collected<String>()
+        let names = (0..<100).map { "race-\($0)" }
+        DispatchQueue.concurrentPerform(iterations: 2) { role in
+            let store = AccountStore(directory: directory.url)
+            for name in names {
+                if role == 0 {
+                    do { _ = try store.createAccount(named: name) } catch { problems.append("creating \(name): \(error)") }
+                    continue
+                }
+                let deadline = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < deadline {
+                    do throws(AccountError) {
+                        _ = try store.account(named: name)
+                        break
+                    } catch .accountNotFound {
+                        continue
+                    } catch {
+                        problems.append("reading \(name): \(error)")
+                        break
+                    }
+                }
+            }
+        }
+        #expect(problems.values.isEmpty, "\(problems.values.count) of \(names.count): \(problems.values.prefix(3))")
+    }
+
     @Test func defaultDirectoryFollowsXDG() {
         #expect(AccountStore.defaultDirectory(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"]).path
             == "/x/config/handoff/accounts")

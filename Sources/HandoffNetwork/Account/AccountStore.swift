@@ -120,11 +120,18 @@ public final class AccountStore: Sendable {
     private func load(_ name: String) throws(AccountError) -> StoredAccount {
         try validate(accountName: name)
         let file = accountFile(name)
-        guard let data = try SecureFile.readFile(file, limit: AccountFileFormat.accountFileLimit) else {
-            if SecureFile.isDirectory(directory(ofAccount: name).path) {
-                throw .corruptFile(path: file.path, field: nil, problem: "is missing (the account directory exists)")
+        var data = try SecureFile.readFile(file, limit: AccountFileFormat.accountFileLimit)
+        if data == nil {
+            guard SecureFile.isDirectory(directory(ofAccount: name).path) else {
+                throw .accountNotFound(name: name, path: directory.path)
             }
-            throw .accountNotFound(name: name, path: directory.path)
+            // An account directory appears whole (``install(_:)`` renames it into place), so one
+            // seen now may have appeared since the file was missed: only a second miss means the
+            // file is gone.
+            data = try SecureFile.readFile(file, limit: AccountFileFormat.accountFileLimit)
+        }
+        guard let data else {
+            throw .corruptFile(path: file.path, field: nil, problem: "is missing (the account directory exists)")
         }
         return try AccountFileFormat.decodeAccount(data, name: name, path: file.path)
     }
