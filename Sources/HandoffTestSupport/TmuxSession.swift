@@ -367,6 +367,10 @@ public final class TmuxSession {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else of the test process goes to tmux: its server outlives this call and
+        // would hold every descriptor it inherited, such as the listening socket of a server
+        // another test has since stopped (whose port then accepts connections nobody answers).
+        closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -389,6 +389,26 @@ struct TmuxSessionTests {
         #expect(throws: TmuxSession.Failure.self) { try tmux.capture() }
     }
 
+    /// tmux's server outlives the call that starts it, so it must inherit none of the test
+    /// process's descriptors: a listening socket it held (SwiftNIO's lack close-on-exec) kept a
+    /// stopped server's port accepting connections that nobody answered.
+    @Test func theServerAndThePaneInheritNoneOfTheTestProcesssDescriptors() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // without close-on-exec
+        try #require(listener >= 0)
+        defer { close(listener) }
+        #expect(Glibc.listen(listener, 1) == 0)
+        let inode = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(listener)")
+        let tmux = try #require(try TmuxSession(width: 40, height: 10, command: "exec sleep 60"))
+        let server = try #require(pid_t(tmux.run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let shell = try tmux.panePID()
+        for process in [server, shell] {
+            let held = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/fd")) ?? []).filter {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process)/fd/\($0)")) == inode
+            }
+            #expect(held.isEmpty, "process \(process) holds the test's socket \(inode) as descriptor \(held)")
+        }
+    }
+
     @Test func aTimeoutShowsTheWholeScreen() throws {
         let tmux = try #require(try TmuxSession(width: 40, height: 5, command: "echo hello from the pane; exec sleep 60"))
         try tmux.waitFor(matching: "hello from")

@@ -204,6 +204,7 @@ struct DemoEndToEndTests {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        closeInheritedDescriptors(&actions)  // the test process's sockets stay here
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }

@@ -1,0 +1,27 @@
+import Foundation
+import Glibc
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+/// module does not declare.
+private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+private let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np")
+    .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+
+/// Makes a spawned child start with only the descriptors its actions give it (0, 1 and 2):
+/// `posix_spawn` otherwise hands it every descriptor of this process that lacks close-on-exec,
+/// and SwiftNIO's sockets lack it. A child that outlives the call (tmux's server does) would
+/// then hold, say, the listening socket of a server this process has since stopped, and that
+/// port would go on accepting connections that nobody answers.
+public func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    if let addCloseFrom {
+        _ = addCloseFrom(&actions, 3)
+        return
+    }
+    // An older C library: close each descriptor open now (one opened by another thread in the
+    // meantime may still be inherited).
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for descriptor in open.compactMap(Int32.init) where descriptor > 2 && fcntl(descriptor, F_GETFD) >= 0 {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
+    }
+}
