@@ -58,6 +58,8 @@ public final class SoakRunner {
         public var originDescriptors: (baseline: Int, end: Int) = (0, 0)
         /// The continuing device's resident memory (KiB) every tenth of the run, for the trend.
         public var receiverMemorySeries: [Int] = []
+        /// What each device's descriptors were at the end, by kind, when they did not come back.
+        public var descriptorKinds: (receiver: String, origin: String)?
 
         /// Memory within 16 MiB and 25 % of its warm value on the continuing device.
         public var memoryFlat: Bool {
@@ -78,7 +80,7 @@ public final class SoakRunner {
                 continuing device: memory \(receiverMemory.warm / 1024) MiB after warm-up → \(receiverMemory.end / 1024) MiB at the end (\(memoryFlat ? "flat" : "GREW")); descriptors \(receiverDescriptors.baseline) → \(receiverDescriptors.end)
                 continuing device's memory every tenth of the run (MiB): \(receiverMemorySeries.map { String($0 / 1024) }.joined(separator: " "))
                 origin (since its last restart): memory \(originMemory.warm / 1024) MiB → \(originMemory.end / 1024) MiB; descriptors \(originDescriptors.baseline) → \(originDescriptors.end) (\(descriptorsBack ? "back to baseline" : "NOT back"))
-                \(passed ? "soak: passed" : "soak: FAILED")\(unexpected.prefix(5).map { "\n  \($0)" }.joined())
+                \(descriptorKinds.map { "descriptors at the end: continuing device \($0.receiver); origin \($0.origin)\n" } ?? "")\(passed ? "soak: passed" : "soak: FAILED")\(unexpected.prefix(5).map { "\n  \($0)" }.joined())
                 """
         }
     }
@@ -96,6 +98,8 @@ public final class SoakRunner {
     var receiver: HeadlessProcess?
     var originID = ""
     var report = Report()
+    /// The fault of the continuation before, named when a continuation without one fails.
+    var previousFault: Fault?
 
     public init(executable: URL, options: Options) {
         self.executable = executable
@@ -195,8 +199,11 @@ public final class SoakRunner {
             try settle()
             sample(warm: true)
         }
-        try settle()
+        try settle(baseline: (report.receiverDescriptors.baseline, report.originDescriptors.baseline))
         sample(warm: false)
+        if !report.descriptorsBack, let origin, let receiver {
+            report.descriptorKinds = (Self.descriptorKinds(receiver), Self.descriptorKinds(origin))
+        }
         report.seconds = Date().timeIntervalSince(begin)
         return report
     }
@@ -216,22 +223,87 @@ public final class SoakRunner {
         }
     }
 
-    /// Waits (with a deadline) for the descriptors to come back after the last faults, and
-    /// continues once more without a fault, so pooled sessions are in their steady state.
-    private func settle() throws {
+    /// Continues once more without a fault, so pooled sessions are in their steady state, then
+    /// waits (with a deadline) for the descriptors to come back after the last faults: to the
+    /// baseline when there is one, else until the counts stop falling for a second.
+    private func settle(baseline: (receiver: Int, origin: Int)? = nil) throws {
         try continueOnce(index: options.continuations, fault: nil, counted: false)
         guard let origin, let receiver else { return }
-        // Until the counts stop falling (connections of the last faults are closed by the
-        // devices on their own schedule), within a deadline.
         let deadline = Date().addingTimeInterval(10)
+        if let baseline {
+            _ = waitForDescriptors(of: receiver, atMost: baseline.receiver + 2, seconds: 10)
+            _ = waitForDescriptors(of: origin, atMost: baseline.origin + 2, seconds: max(0, deadline.timeIntervalSinceNow))
+            return
+        }
+        // Connections of the last faults are closed by the devices on their own schedule.
         var last = (Self.descriptors(receiver), Self.descriptors(origin))
         var steady = 0
-        while Date() < deadline, steady < 5 {
+        while Date() < deadline, steady < 10 {
             usleep(100_000)
             let now = (Self.descriptors(receiver), Self.descriptors(origin))
             steady = now == last ? steady + 1 : 0
             last = now
         }
+    }
+
+    /// Waits until `process` holds at most `limit` descriptors (and, given a port, nothing waits
+    /// in that listener's accept queue); nil once it does, else what it still holds when
+    /// `seconds` have passed.
+    private func waitForDescriptors(of process: HeadlessProcess, atMost limit: Int, queuedAt port: Int? = nil,
+                                    seconds: TimeInterval) -> (count: Int, kinds: String, queued: Int)?
+    {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let count = Self.descriptors(process)
+            let queued = port.map(Self.acceptQueue) ?? 0
+            if count <= limit, queued == 0 { return nil }
+            if Date() >= deadline { return (count, Self.descriptorKinds(process), queued) }
+            usleep(50_000)
+        }
+    }
+
+    /// Connections waiting to be accepted by the listener on `port` (its receive queue in
+    /// /proc/net/tcp).
+    static func acceptQueue(_ port: Int) -> Int {
+        let local = String(format: ":%04X", port)
+        for line in ((try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? "").split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, fields[1].hasSuffix(local), fields[3] == "0A" else { continue }
+            return Int(fields[4].split(separator: ":").last ?? "0", radix: 16) ?? 0
+        }
+        return 0
+    }
+
+    /// What a process's descriptors are, counted by kind (TCP sockets by state), for a report.
+    static func descriptorKinds(_ process: HeadlessProcess) -> String {
+        var tcpStates: [String: String] = [:]
+        let names = ["01": "established", "02": "syn-sent", "03": "syn-received", "04": "fin-wait-1", "05": "fin-wait-2",
+                     "06": "time-wait", "07": "close", "08": "close-wait", "09": "last-ack", "0A": "listen", "0B": "closing"]
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            for line in ((try? String(contentsOfFile: table, encoding: .utf8)) ?? "").split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9 else { continue }
+                tcpStates[String(fields[9])] = names[String(fields[3])] ?? String(fields[3])
+            }
+        }
+        let directory = "/proc/\(process.process.processIdentifier)/fd"
+        var counts: [String: Int] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) ?? "?"
+            let kind: String
+            if target.hasPrefix("socket:[") {
+                let inode = String(target.dropFirst(8).dropLast())
+                kind = tcpStates[inode].map { "tcp \($0)" } ?? "other socket"
+            } else if target.hasPrefix("pipe:") {
+                kind = "pipe"
+            } else if target.hasPrefix("anon_inode:") {
+                kind = String(target.dropFirst(11))
+            } else {
+                kind = "file"
+            }
+            counts[kind, default: 0] += 1
+        }
+        return counts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 
     private func continueOnce(index: Int, fault: Fault?, counted: Bool = true) throws {
@@ -244,6 +316,7 @@ public final class SoakRunner {
         }
         if let fault, counted { report.faults[fault, default: 0] += 1 }
         let originPort = Self.sessionPort(origin)
+        let descriptorsBefore = Self.descriptors(origin)
         switch fault {
         case .silentConnections?:
             sockets = (0..<Int(20 + random.next() % 100)).map { _ in Self.connectTCP(originPort) }.filter { $0 >= 0 }
@@ -297,6 +370,18 @@ public final class SoakRunner {
                 trickle += 1
             }
         }
+        // The fault's connections are closed here, and the next continuation starts only once the
+        // origin has let go of them: a stranger's connections still queued or pending at the origin
+        // would displace the next peer's handshake (the gate closes the oldest pending connection
+        // of an address), and a continuation said to be without a fault would meet the last one's.
+        if !sockets.isEmpty {
+            for socket in sockets { close(socket) }
+            sockets = []
+            if !stopped, let held = waitForDescriptors(of: origin, atMost: descriptorsBefore + 2, queuedAt: originPort, seconds: 10) {
+                report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): 10 s after its connections were closed the origin still held \(held.count - descriptorsBefore) more descriptors than before them (\(held.kinds)) and \(held.queued) not yet accepted")
+            }
+        }
+        defer { previousFault = fault }
         guard counted else { return }
         report.continuations += 1
         guard let outcome else {
@@ -312,7 +397,11 @@ public final class SoakRunner {
                 report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")) failed with \(code): \(outcome["reason"] ?? "")")
             }
             if fault == nil {
-                report.unexpected.append("continuation \(index) failed with \(code) without a fault: \(outcome["reason"] ?? "")")
+                let seen = receiver.received.dropFirst(mark).compactMap { line -> String? in
+                    guard let event = line["event"] as? String else { return nil }
+                    return (line["kind"] as? String).map { "\(event) \($0)" } ?? event
+                }
+                report.unexpected.append("continuation \(index) failed with \(code) without a fault (the one before: \(previousFault?.rawValue ?? "none")): \(outcome["reason"] ?? ""); the continuing device said: \(seen.joined(separator: ", "))")
             }
         } else {
             // The command itself was refused (no offer: the origin was gone when it was sent).
