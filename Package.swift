@@ -90,7 +90,7 @@ let package = Package(
         .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
         .target(name: "CursesTerminal", dependencies: ["CNcursesw", "TerminalCells"]),
-        .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffTestSupport"]),
+        .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffTestSupport", "HandoffHeadless"]),
         .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
         .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
         .target(name: "ReaderApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
@@ -136,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HandoffCLITests",
-            dependencies: ["HandoffCore", "HandoffTestSupport", "TestThreads"]
+            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffTestSupport", "TestThreads"]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",

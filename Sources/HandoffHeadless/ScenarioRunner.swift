@@ -54,7 +54,7 @@ public final class ScenarioRunner {
             cleanup.remove(folder: folder)
         }
         let account = "scn-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = Int.random(in: 20_000...60_000)
+        let port = DiscoveryPort.random()
         write("Scenario: \(scenario.name)")
         if !scenario.about.isEmpty { write("  \(scenario.about)") }
         write("  devices: " + scenario.devices.map { "\($0.name) (\($0.kind))" }.joined(separator: ", ")

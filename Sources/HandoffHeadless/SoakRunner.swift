@@ -106,7 +106,7 @@ public final class SoakRunner {
         self.options = options
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-soak-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         account = "soak-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
-        port = Int.random(in: 20_000...60_000)
+        port = DiscoveryPort.random()
         random = SplitMix(seed: options.seed)
     }
 

@@ -25,6 +25,7 @@ import Foundation
 import Glibc
 #endif
 import HandoffTestSupport
+import HandoffHeadless
 
 struct Options {
     var keys = 200
@@ -272,7 +273,7 @@ func main() throws {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let account = "bench-\(UUID().uuidString.prefix(8).lowercased())"
-    let port = Int.random(in: 20_000...60_000)
+    let port = DiscoveryPort.random()
     func deviceCommand(_ name: String, kind: String) -> String {
         "exec '\(handoff.path)' device --name \(name) --kind \(kind) --account \(account) --port \(port) "
             + "--config-dir '\(folder.appendingPathComponent("config").path)' --log-file '\(folder.appendingPathComponent("\(name).log").path)'"

@@ -5,6 +5,7 @@ import Glibc
 import HandoffTestSupport
 import Testing
 import TestThreads
+import HandoffHeadless
 
 /// Real terminal devices (`handoff device` in private tmux servers) and the app models: a phone's
 /// Reader with scenes (the phone's default), quit from the app switcher, continues a laptop's
@@ -16,7 +17,7 @@ struct AppModelEndToEndTests {
     final class World {
         let directory: URL
         let account = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = Int.random(in: 20_000...60_000)
+        let port = DiscoveryPort.random()
         var sessions: [TmuxSession] = []
 
         init() throws {

@@ -5,6 +5,7 @@ import Glibc
 import HandoffTestSupport
 import Testing
 import TestThreads
+import HandoffHeadless
 
 /// `handoff demo` as a new user runs it: inside tmux, at the sizes people have, its panes, its
 /// stories, and what a pane does when its device quits.
@@ -15,7 +16,7 @@ struct DemoEndToEndTests {
     final class World {
         let directory: URL
         let account = "demo-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = Int.random(in: 20_000...60_000)
+        let port = DiscoveryPort.random()
         var sessions: [TmuxSession] = []
 
         init() throws {

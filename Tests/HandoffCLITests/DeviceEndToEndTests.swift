@@ -5,6 +5,7 @@ import Glibc
 import HandoffTestSupport
 import Testing
 import TestThreads
+import HandoffHeadless
 
 /// Whether `screen` shows the whole home screen of the device `name`: its title, the app, and
 /// the key hints on its last row.
@@ -52,7 +53,7 @@ struct DeviceEndToEndTests {
     final class World {
         let directory: URL
         let account = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = Int.random(in: 20_000...60_000)
+        let port = DiscoveryPort.random()
         var sessions: [TmuxSession] = []
 
         init() throws {

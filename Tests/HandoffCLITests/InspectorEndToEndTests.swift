@@ -2,6 +2,7 @@ import Foundation
 import HandoffTestSupport
 import Testing
 import TestThreads
+import HandoffHeadless
 
 /// The inspector (F10) on two real terminal devices after a continuation: each side shows what
 /// it knows, read off the screens.
@@ -11,7 +12,7 @@ struct InspectorEndToEndTests {
     final class Pair {
         let directory: URL
         let account = "e2e-inspect-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = Int.random(in: 20_000...60_000)
+        let port = DiscoveryPort.random()
         var sessions: [TmuxSession] = []
 
         init() throws {

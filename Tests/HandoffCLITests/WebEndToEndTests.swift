@@ -6,6 +6,7 @@ import HandoffTestSupport
 import Synchronization
 import Testing
 import TestThreads
+import HandoffHeadless
 
 /// Web → native over the real local web: `handoff web serve` on loopback (HTTPS with the local
 /// certificate authority, the hosts map in a private web folder) and two headless devices that
@@ -155,7 +156,7 @@ struct WebEndToEndTests {
 final class MultiProcessWorld {
     let directory: URL
     let account = "w-\(UUID().uuidString.prefix(8).lowercased())"
-    let port = Int.random(in: 20_000...60_000)
+    let port = DiscoveryPort.random()
     var processes: [HeadlessProcess] = []
 
     init() throws {

@@ -14,7 +14,7 @@ struct CorrelatedLifecycleTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let executable = try #require(HandoffExecutable.url)
         let account = "c-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = Int.random(in: 20_000...60_000)
+        let port = DiscoveryPort.random()
         func start(_ name: String, _ kind: String) throws -> HeadlessProcess {
             let process = try HeadlessProcess(name: name, arguments: ["--kind", kind, "--account", account, "--port", String(port),
                                                                       "--config-dir", directory.path], executable: executable)

@@ -6,6 +6,7 @@ import Glibc
 import HandoffTestSupport
 import Testing
 import TestThreads
+import HandoffHeadless
 
 /// Account files and device identities are written whole or not at all: `handoff` processes that
 /// write them are killed (SIGKILL) at moments spread over their whole run, and after each the
@@ -68,7 +69,7 @@ struct AccountFileCrashTests {
         // Device identities: a device issues its own at start; kill starts at every moment too.
         for round in 0..<20 {
             let delay = whole * 2 * Double(round + 1) / 20
-            let outcome = try run(["device", "--headless", "--account", "crash", "--name", "Crash \(round)", "--port", String(Int.random(in: 20_000...60_000))],
+            let outcome = try run(["device", "--headless", "--account", "crash", "--name", "Crash \(round)", "--port", String(DiscoveryPort.random())],
                                   killAfter: delay)
             if outcome.killed { killedCount += 1 } else { completed += 1 }
             let devices = try store.devices(in: "crash")

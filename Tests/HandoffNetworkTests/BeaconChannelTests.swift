@@ -6,6 +6,7 @@ import NIOEmbedded
 import NIOPosix
 import HandoffTestSupport
 import Testing
+import HandoffHeadless
 
 @Suite struct BeaconChannelTests {
     typealias F = BeaconFixtures
@@ -119,7 +120,7 @@ import Testing
                               onBeacon: @escaping @Sendable (Int, Beacon, SocketAddress) -> Void) async throws -> [BeaconChannel] {
         var lastError: (any Error)?
         for _ in 0..<20 {
-            let port = Int.random(in: 40_000..<60_000)
+            let port = DiscoveryPort.random()
             var started: [BeaconChannel] = []
             do {
                 for (index, spec) in specs.enumerated() {

@@ -5,6 +5,7 @@ import Glibc
 import HandoffTestSupport
 import Testing
 import TestThreads
+import HandoffHeadless
 
 /// Two "hosts" on one LAN: Linux network namespaces joined by a veth pair, each running a real
 /// `handoff device --headless --lan` (through `ip netns exec`). Nothing but the veth link joins
@@ -39,7 +40,7 @@ struct LANNamespaceTests {
             try? FileManager.default.removeItem(at: directory)
         }
         let account = "lan-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = Int.random(in: 20_000...60_000)
+        let port = DiscoveryPort.random()
         func start(_ name: String, kind: String, in namespace: Int) throws -> HeadlessProcess {
             let launcher = try pair.launcher(for: namespace, in: directory)
             let arguments = ["--kind", kind, "--lan", "--port", String(port), "--config-dir", directory.path, "--account", account,

@@ -5,6 +5,7 @@ import Glibc
 import HandoffTestSupport
 import Testing
 import TestThreads
+import HandoffHeadless
 
 /// Real `handoff device --headless` processes on loopback, each test with its own account,
 /// configuration directory and discovery port, so they never see a device someone else runs.
@@ -17,7 +18,7 @@ struct MultiProcessTests {
         let port: Int
         var processes: [HeadlessProcess] = []
 
-        init(account: String = "t-\(UUID().uuidString.prefix(8).lowercased())", port: Int = Int.random(in: 20_000...60_000),
+        init(account: String = "t-\(UUID().uuidString.prefix(8).lowercased())", port: Int = DiscoveryPort.random(),
              directory: URL? = nil) throws {
             self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("handoff-mp-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)

@@ -5,6 +5,7 @@ import NIOPosix
 import HandoffCore
 @testable import HandoffNetwork
 import Testing
+import HandoffHeadless
 
 /// A newcomer is answered on its own socket: the devices that already know the answering device
 /// hear nothing more, so many devices started at once exchange one beacon per pair instead of a
@@ -47,7 +48,7 @@ struct UnicastReplyTests {
         var channels: [BeaconChannel] = []
         var lastError: (any Error)?
         for _ in 0..<20 where channels.isEmpty {
-            let port = Int.random(in: 40_000..<60_000)
+            let port = DiscoveryPort.random()
             do {
                 for (index, device) in [F.phoneID, F.laptopID, F.tabletID].enumerated() {
                     channels.append(try await BeaconChannel.start(

@@ -1,0 +1,23 @@
+import Foundation
+
+/// A discovery port for a private run of devices (a test, a soak, a scenario): random, so that
+/// runs side by side do not hear each other, and below the kernel's ephemeral port range, from
+/// which every socket bound to port 0 takes its port (a device's own beacon socket among them).
+/// A port picked at random inside that range was sometimes already taken by such a socket, and
+/// the device could not start ("Address already in use").
+public enum DiscoveryPort {
+    public static func random() -> Int {
+        let ephemeral = ephemeralRange()
+        if ephemeral.lowerBound > 21_024 { return Int.random(in: 20_000..<ephemeral.lowerBound) }
+        if ephemeral.upperBound < 64_511 { return Int.random(in: (ephemeral.upperBound + 1)...65_535) }
+        return DiscoveryPort.random()
+    }
+
+    /// The range in /proc/sys/net/ipv4/ip_local_port_range (Linux's default when unreadable).
+    static func ephemeralRange() -> ClosedRange<Int> {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] <= bounds[1], bounds[0] > 0, bounds[1] <= 65_535 else { return 32_768...60_999 }
+        return bounds[0]...bounds[1]
+    }
+}
