@@ -244,7 +244,12 @@ struct DeviceEndToEndTests {
         let world = try World()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "browser"], expecting: "Browser")
         try a.sendKeys("Enter")
-        let page = try a.waitFor("the Browser's page") { $0.contains("handoffsim.example") && isWholeDeviceFrame($0) }
+        // The page settled: loaded (not "Loading handoffsim.example…") and offered in the sidebar.
+        // A frame taken before either would never come back, and the repaint could not match it.
+        let page = try a.waitFor("the Browser's page, loaded and offered") {
+            $0.contains("Handoff on the web") && !$0.contains("Loading ") && $0.contains("This device offers")
+                && isWholeDeviceFrame($0)
+        }
         try a.scribble("\u{1B}[6;8HSCRIBBLED OVER THE DEVICE\u{1B}[20;30HMORE SCRIBBLES")
         try a.waitFor(all: ["SCRIBBLED OVER THE DEVICE", "MORE SCRIBBLES"])
         try a.sendKeys("C-l")
