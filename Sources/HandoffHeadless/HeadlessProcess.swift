@@ -10,10 +10,7 @@ import Glibc
 /// with a deadline (never a fixed sleep).
 public final class HeadlessProcess: @unchecked Sendable {
     public let name: String
-    public let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private let errors = Pipe()
+    public let process: ChildProcess
     private let lock = NSCondition()
     private var lines: [[String: Any]] = []
     private var rawLines: [String] = []
@@ -31,34 +28,27 @@ public final class HeadlessProcess: @unchecked Sendable {
     public init(name: String, command: [String], executable: URL, fileLimit: Int? = nil) throws {
         self.name = name
         if let fileLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", executable.path] + command
+            process = try ChildProcess(executable: "/bin/sh",
+                                       arguments: ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", executable.path] + command,
+                                       standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
         } else {
-            process.executableURL = executable
-            process.arguments = command
+            process = try ChildProcess(executable: executable.path, arguments: command,
+                                       standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
         }
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.append(data)
+        // Blocking reads on threads of their own, not readabilityHandler: see drainOnOwnThread.
+        drainOnOwnThread(process.standardOutput!, named: "\(name) stdout") { [weak self] data in
+            self?.append(data)
         }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+        drainOnOwnThread(process.standardError!, named: "\(name) stderr") { [weak self] data in
+            guard let self else { return }
             self.lock.lock()
             self.errorText += String(decoding: data, as: UTF8.self)
             self.lock.unlock()
         }
-        try process.run()
     }
 
     deinit {
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
-        if process.isRunning { process.terminate() }
+        process.terminate()
     }
 
     private var partial = Data()
@@ -82,16 +72,16 @@ public final class HeadlessProcess: @unchecked Sendable {
     /// Sends one command (a JSON object).
     public func send(_ command: [String: Any]) throws {
         let data = try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys])
-        input.fileHandleForWriting.write(data + Data("\n".utf8))
+        process.standardInput!.write(data + Data("\n".utf8))
     }
 
     /// Sends one line of text (a command already in JSON).
     public func sendLine(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        process.standardInput!.write(Data((line + "\n").utf8))
     }
 
     /// Closes standard input (the device quits).
-    public func closeInput() { try? input.fileHandleForWriting.close() }
+    public func closeInput() { try? process.standardInput!.close() }
 
     /// Every parsed line so far.
     public var received: [[String: Any]] {
@@ -160,21 +150,16 @@ public final class HeadlessProcess: @unchecked Sendable {
 
     /// Waits for the process to exit; returns its status, or nil on timeout.
     public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline { return nil }
-            usleep(10_000)
-        }
-        return process.terminationStatus
+        process.waitForExit(timeout: timeout)?.status
     }
 
     /// Asks the process to stop (SIGTERM): a headless device says goodbye and exits.
     public func terminate() {
-        if process.isRunning { process.terminate() }
+        process.terminate()
     }
 
     /// Stops the process without letting it clean up.
     public func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffHeadless
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import ArgumentParser
 import DeviceUI
 import Foundation
 import HandoffCore
+import HandoffHeadless
 import HandoffWeb
 import TerminalCells
 
@@ -312,31 +313,17 @@ struct DemoCommand: ParsableCommand {
 
     /// Whether `program arguments` exits with status 0 (its output discarded).
     static func succeeds(_ program: String, _ arguments: [String]) -> Bool {
-        run(program, arguments, output: FileHandle.nullDevice) == 0
+        (try? ChildProcess(executable: program, arguments: arguments))?.waitForExit() == .exited(0)
     }
 
     /// What `program arguments` prints, trimmed, when it exits with status 0.
     static func output(_ program: String, _ arguments: [String]) -> String? {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-demo-\(getpid())-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: file) else { return nil }
         defer { try? FileManager.default.removeItem(at: file) }
         // A file, not a pipe: a tmux server started by the command would hold a pipe open.
-        let status = run(program, arguments, output: handle)
-        try? handle.close()
-        guard status == 0, let data = try? Data(contentsOf: file) else { return nil }
+        guard let child = try? ChildProcess(executable: program, arguments: arguments, standardOutput: .file(file.path)),
+              child.waitForExit() == .exited(0), let data = try? Data(contentsOf: file) else { return nil }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    private static func run(_ program: String, _ arguments: [String], output: FileHandle) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 
     /// Replaces this process with `arguments` (tmux, which takes over the terminal).

@@ -196,45 +196,30 @@ struct DemoEndToEndTests {
         #expect(other.contains("kill-session"))
     }
 
-    /// Runs a program to its end with posix_spawn, its output discarded.
-    func spawn(_ arguments: [String], environment: [String: String]) throws {
+    /// This process's environment without TMUX, with `environment` on top (an empty value
+    /// removes a variable).
+    func merged(_ environment: [String: String]) -> [String: String] {
         var merged = ProcessInfo.processInfo.environment
         merged["TMUX"] = nil
         for (key, value) in environment { merged[key] = value.isEmpty ? nil : value }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-        closeInheritedDescriptors(&actions)  // the test process's sockets stay here
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
-        guard status == 0 else { throw TmuxSession.Failure("could not start \(arguments[0]): \(status)") }
-        var exit: Int32 = 0
-        while waitpid(pid, &exit, 0) == -1 && errno == EINTR {}
+        return merged
     }
 
-    /// Runs a program to its end; its status and its output (standard output and error).
+    /// Runs a program to its end, its output discarded.
+    func spawn(_ arguments: [String], environment: [String: String]) throws {
+        let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: merged(environment))
+        child.waitForExit()
+    }
+
+    /// Runs a program to its end; its status and its output (standard output and error). The
+    /// output goes to a file, not a pipe: a tmux server the program starts keeps what it inherits
+    /// open, and a pipe would never end.
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        var merged = ProcessInfo.processInfo.environment
-        merged["TMUX"] = nil
-        for (key, value) in environment { merged[key] = value.isEmpty ? nil : value }
-        process.environment = merged
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-demo-run-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { throw TmuxSession.Failure("cannot create \(output.path)") }
         defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+        let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: merged(environment),
+                                     standardOutput: .file(output.path), standardError: .standardOutput)
+        let termination = child.waitForExit()!
+        return (termination.status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
 }

@@ -433,20 +433,8 @@ struct ScenarioEndToEndTests {
     @Test func everyShippedScenarioPasses() throws {
         let executable = try #require(HandoffExecutable.url)
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../demos/scenarios").standardized
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["scenario", folder.path]
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString).txt")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        let text = try String(contentsOf: output, encoding: .utf8)
-        try? FileManager.default.removeItem(at: output)
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (termination, text) = try ChildProcess.run(executable.path, ["scenario", folder.path])
+        #expect(termination == .exited(0), "\(text)")
         #expect(text.contains("scenarios passed"))
         #expect(!text.contains("FAIL"))
     }
@@ -459,16 +447,8 @@ struct ScenarioEndToEndTests {
          "steps": [{"on": "A", "expect": {"event": "restored"}, "within": 0.5}]}
         """#.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["scenario", file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 1)
+        let (termination, text) = try ChildProcess.run(executable.path, ["scenario", file.path])
+        #expect(termination == .exited(1), "\(text)")
         #expect(text.contains("✗ A: no line matching"))
         #expect(text.contains("latest lines from A"))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffHeadless
 import HandoffTestSupport
 import Testing
 import TestThreads
@@ -427,25 +428,12 @@ private enum Handoff {
         let directory = try TemporaryDirectory()
         let outputURL = directory.url.appendingPathComponent("stdout")
         let errorURL = directory.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let error = try FileHandle(forWritingTo: errorURL)
-        defer {
-            try? output.close()
-            try? error.close()
-        }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = error
-        process.currentDirectoryURL = Fixture.packageRoot
-        try process.run()
-        process.waitUntilExit()
+        let process = try ChildProcess(executable: executable.path, arguments: arguments,
+                                       currentDirectory: Fixture.packageRoot.path,
+                                       standardOutput: .file(outputURL.path), standardError: .file(errorURL.path))
+        let termination = try #require(process.waitForExit(timeout: 60), "handoff \(arguments.joined(separator: " ")) did not end")
         return ProcessResult(
-            status: process.terminationStatus,
+            status: termination.status,
             standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
             standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
     }

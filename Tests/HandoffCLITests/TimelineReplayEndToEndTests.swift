@@ -1,4 +1,5 @@
 import Foundation
+import HandoffHeadless
 import HandoffTestSupport
 import Testing
 import TestThreads
@@ -21,17 +22,10 @@ struct TimelineReplayEndToEndTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let outputURL = folder.appendingPathComponent("out"), errorURL = folder.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOf: outputURL, encoding: .utf8), try String(contentsOf: errorURL, encoding: .utf8))
+        let process = try ChildProcess(executable: executable.path, arguments: arguments,
+                                       standardOutput: .file(outputURL.path), standardError: .file(errorURL.path))
+        let termination = try #require(process.waitForExit(timeout: 60), "handoff \(arguments.joined(separator: " ")) did not end")
+        return (termination.status, try String(contentsOf: outputURL, encoding: .utf8), try String(contentsOf: errorURL, encoding: .utf8))
     }
 
     func write(_ bytes: [UInt8], named name: String) throws -> String {

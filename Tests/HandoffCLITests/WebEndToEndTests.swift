@@ -15,8 +15,7 @@ import HandoffHeadless
 struct WebEndToEndTests {
     /// `handoff web serve --port 0` with its own web folder, until stopped.
     final class WebServer {
-        let process = Process()
-        private let output = Pipe()
+        let process: ChildProcess
         private let buffer = Buffer()
 
         final class Buffer: Sendable {
@@ -27,14 +26,12 @@ struct WebEndToEndTests {
 
         init(webDirectory: URL, maxAge: Int) throws {
             let executable: URL = try #require(HandoffExecutable.url)
-            process.executableURL = executable
-            process.arguments = ["web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webDirectory.path,
-                                 "--max-age", String(maxAge)]
-            process.standardOutput = output
-            process.standardError = output
+            process = try ChildProcess(executable: executable.path,
+                                       arguments: ["web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webDirectory.path,
+                                                   "--max-age", String(maxAge)],
+                                       standardOutput: .pipe, standardError: .standardOutput)
             let buffer = self.buffer
-            output.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
-            try process.run()
+            drainOnOwnThread(process.standardOutput!, named: "web serve output") { buffer.append($0) }
         }
 
         var text: String { buffer.text }
@@ -52,22 +49,14 @@ struct WebEndToEndTests {
 
         /// SIGTERM, then waits for the exit.
         func stop(timeout: Duration = .seconds(10)) throws -> Int32 {
-            guard process.isRunning else { return process.terminationStatus }
             process.terminate()
-            let deadline = ContinuousClock.now + timeout
-            while process.isRunning {
-                if ContinuousClock.now >= deadline {
-                    Foundation.kill(process.processIdentifier, SIGKILL)
-                    throw Failure("handoff web serve did not stop on SIGTERM")
-                }
-                usleep(20_000)
-            }
-            return process.terminationStatus
+            if let termination = process.waitForExit(timeout: Double(timeout.components.seconds)) { return termination.status }
+            process.send(SIGKILL)
+            throw Failure("handoff web serve did not stop on SIGTERM")
         }
 
         deinit {
-            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-            output.fileHandleForReading.readabilityHandler = nil
+            process.send(SIGKILL)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffHeadless
 @testable import HandoffHeadless
 import HandoffTestSupport
 import Testing
@@ -109,29 +110,21 @@ struct ScenarioProcessTests {
     }
 
     /// Starts `handoff scenario arguments` with TMPDIR in `folder`, its output in `output`.
-    static func start(_ arguments: [String], in folder: PrivateTemporaryFolder, output: URL) throws -> Process {
+    static func start(_ arguments: [String], in folder: PrivateTemporaryFolder, output: URL) throws -> ChildProcess {
         let executable = try #require(HandoffExecutable.url)
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["scenario"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = folder.url.path
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = process.standardOutput
-        try process.run()
-        return process
+        return try ChildProcess(executable: executable.path, arguments: ["scenario"] + arguments, environment: environment,
+                                standardOutput: .file(output.path), standardError: .standardOutput)
     }
 
     @Test func theVersionScenarioChecksTheRefusal() throws {
         let folder = try PrivateTemporaryFolder()
         let output = folder.url.appendingPathComponent("output.txt")
         let process = try Self.start([Self.scenarios.appendingPathComponent("version-mismatch.json").path], in: folder, output: output)
-        process.waitUntilExit()
+        let termination = process.waitForExit(timeout: 120)
         let text = try String(contentsOf: output, encoding: .utf8)
-        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(termination == .exited(0), "\(text)")
         #expect(text.contains("✓ Phone: restored {\"userInfo\":{\"handoffVersion\":1,"), "\(text)")
         #expect(text.contains("✓ Phone: continue-refused {"), "\(text)")
         #expect(text.contains("newer Reader (version 3)"))
@@ -151,7 +144,7 @@ struct ScenarioProcessTests {
         """#.write(to: scenario, atomically: true, encoding: .utf8)
         let output = folder.url.appendingPathComponent("output.txt")
         let process = try Self.start([scenario.path], in: folder, output: output)
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.terminate() }
         // Wait until both devices run and the run is in its long step.
         let deadline = Date().addingTimeInterval(60)
         while !((try? String(contentsOf: output, encoding: .utf8))?.contains("✓ A ← status") ?? false) {
@@ -166,11 +159,10 @@ struct ScenarioProcessTests {
         let devices = Self.processes(mentioning: folder.url.path + "/handoff-scenario-")
         #expect(devices.count == 2, "two headless devices run: \(devices)")
 
-        kill(process.processIdentifier, signalNumber)
-        process.waitUntilExit()
+        process.send(signalNumber)
+        let termination = process.waitForExit(timeout: 60)
         let text = try String(contentsOf: output, encoding: .utf8)
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 128 + signalNumber, "\(text)")
+        #expect(termination == .exited(128 + signalNumber), "\(text)")
         #expect(text.contains("Stopped 2 device(s), removed 1 folder(s)."), "\(text)")
         #expect(!text.contains("✗"), "an interruption is not reported as a failed step")
         #expect(folder.entries("handoff-scenario-").isEmpty, "no account keys are left behind")

@@ -17,24 +17,18 @@ struct AccountFileCrashTests {
 
     func run(_ arguments: [String], killAfter delay: TimeInterval?) throws -> (killed: Bool, status: Int32) {
         let executable: URL = try #require(HandoffExecutable.url)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments + ["--config-dir", directory.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(executable: executable.path, arguments: arguments + ["--config-dir", directory.path])
         var killed = false
         if let delay {
             let deadline = Date().addingTimeInterval(delay)
             while process.isRunning, Date() < deadline { usleep(500) }
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.send(SIGKILL)
                 killed = true
             }
         }
-        process.waitUntilExit()
-        return (killed, process.terminationStatus)
+        let termination = try #require(process.waitForExit(timeout: 60), "handoff \(arguments.first ?? "") did not end")
+        return (killed, termination.status)
     }
 
     func mode(_ url: URL) -> Int {

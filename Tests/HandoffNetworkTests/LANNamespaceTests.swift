@@ -208,15 +208,7 @@ final class NamespacePair: @unchecked Sendable {
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         guard let ip else { throw Failure(description: "no ip command") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ip)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let (termination, output) = try ChildProcess.run(ip, arguments)
+        return (termination.status, output)
     }
 }

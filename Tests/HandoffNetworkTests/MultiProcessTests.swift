@@ -192,12 +192,9 @@ struct MultiProcessTests {
         let laptopID = try #require(id(of: laptop))
         let phoneID = try #require(id(of: phone))
         // Revoke the phone on this host; the laptop re-reads the account for every session.
-        let revoke = Process()
-        revoke.executableURL = HandoffExecutable.url
-        revoke.arguments = ["account", "devices", world.account, "--revoke", phoneID, "--config-dir", world.directory.path]
-        try revoke.run()
-        revoke.waitUntilExit()
-        #expect(revoke.terminationStatus == 0)
+        let revoke = try ChildProcess.run(try #require(HandoffExecutable.url).path,
+                                          ["account", "devices", world.account, "--revoke", phoneID, "--config-dir", world.directory.path])
+        #expect(revoke.termination == .exited(0), "\(revoke.output)")
         let mark = phone.received.count
         try phone.send(["cmd": "continue", "peer": laptopID])
         let failed = try #require(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "continue-failed" })

@@ -25,3 +25,15 @@ public func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_
         posix_spawn_file_actions_addclose(&actions, descriptor)
     }
 }
+
+/// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later), likewise undeclared.
+private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+
+private let addChdir: AddChdir? = dlsym(nil, "posix_spawn_file_actions_addchdir_np")
+    .map { unsafeBitCast($0, to: AddChdir.self) }
+
+/// Makes a spawned child start in `directory`; false when the C library cannot.
+func changeDirectory(_ actions: inout posix_spawn_file_actions_t, to directory: String) -> Bool {
+    guard let addChdir else { return false }
+    return addChdir(&actions, directory) == 0
+}
