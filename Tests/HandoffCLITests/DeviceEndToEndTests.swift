@@ -246,16 +246,38 @@ struct DeviceEndToEndTests {
         try a.sendKeys("Enter")
         // The page settled: loaded (not "Loading handoffsim.example…") and offered in the sidebar.
         // A frame taken before either would never come back, and the repaint could not match it.
-        let page = try a.waitFor("the Browser's page, loaded and offered") {
+        var page = try a.waitFor("the Browser's page, loaded and offered") {
             $0.contains("Handoff on the web") && !$0.contains("Loading ") && $0.contains("This device offers")
                 && isWholeDeviceFrame($0)
+        }
+        // And whole: a capture can fall between two writes of one frame (the page's lines still
+        // blank under a sidebar already drawn). The reference is a frame that stays 300 ms.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            usleep(300_000)
+            let again = try a.capture()
+            if withoutTimes(again) == withoutTimes(page) { break }
+            page = again
+            guard ContinuousClock.now < deadline else { Issue.record("the page never stayed the same for 300 ms"); return }
         }
         try a.scribble("\u{1B}[6;8HSCRIBBLED OVER THE DEVICE\u{1B}[20;30HMORE SCRIBBLES")
         try a.waitFor(all: ["SCRIBBLED OVER THE DEVICE", "MORE SCRIBBLES"])
         try a.sendKeys("C-l")
         // The same picture as before the scribbles: Ctrl-L went to no app (a browser would
         // focus its address bar).
-        try a.waitFor("the page repainted as it was") { withoutTimes($0) == withoutTimes(page) }
+        do {
+            try a.waitFor("the page repainted as it was") { withoutTimes($0) == withoutTimes(page) }
+        } catch {
+            // Say which lines differ from the reference frame, not only what the screen became.
+            let now = withoutTimes(try a.capture()).split(separator: "\n", omittingEmptySubsequences: false)
+            let before = withoutTimes(page).split(separator: "\n", omittingEmptySubsequences: false)
+            let differing = (0..<max(now.count, before.count)).filter { index in
+                (index < now.count ? now[index] : "") != (index < before.count ? before[index] : "")
+            }
+            let lines = differing.map { "line \($0):\n  before: \($0 < before.count ? before[$0] : "")\n  now:    \($0 < now.count ? now[$0] : "")" }
+            Issue.record("the repaint differs from the settled page in \(differing.count) lines:\n\(lines.joined(separator: "\n"))")
+            throw error
+        }
     }
 
     @Test func aTerminalWithoutAlternateScreenIsClearedWhenTheDeviceQuits() throws {
