@@ -30,6 +30,8 @@ public final class ChildProcess: Sendable {
         case standardOutput
         /// A file, created or truncated (for standard output or error).
         case file(String)
+        /// This process's own.
+        case inherit
     }
 
     /// How a child ended.
@@ -104,6 +106,8 @@ public final class ChildProcess: Sendable {
                     posix_spawn_file_actions_adddup2(&actions, 1, target)
                 case .file(let path):
                     posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                case .inherit:
+                    break
                 }
             }
         } catch {

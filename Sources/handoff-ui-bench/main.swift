@@ -73,29 +73,23 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
 /// reads the `%output` notifications tmux sends as soon as a pane's program writes, so a key's
 /// effect is seen without spawning a client per poll.
 final class ControlClient {
-    let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    let process: ChildProcess
     private var buffer: [UInt8] = []
 
     init(session: TmuxSession, tmux: String) throws {
-        process.executableURL = URL(fileURLWithPath: tmux)
-        process.arguments = ["-S", session.directory + "/socket", "-C", "attach-session", "-t", session.name]
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(executable: tmux, arguments: ["-S", session.directory + "/socket", "-C", "attach-session", "-t", session.name],
+                                   standardInput: .pipe, standardOutput: .pipe)
         // The attach itself answers with one %begin/%end block; wait for it.
         _ = try readLine(until: .now + .seconds(5)) { $0.hasPrefix("%end") || $0.hasPrefix("%error") }
     }
 
     func send(_ command: String) {
-        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        process.standardInput!.write(Data((command + "\n").utf8))
     }
 
     /// Reads lines until one satisfies `predicate` (returned) or the deadline passes (nil).
     func readLine(until deadline: ContinuousClock.Instant, where predicate: (String) -> Bool) throws -> String? {
-        let descriptor = output.fileHandleForReading.fileDescriptor
+        let descriptor = process.standardOutput!.fileDescriptor
         while true {
             while let newline = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -121,8 +115,8 @@ final class ControlClient {
     }
 
     func close() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        try? process.standardInput!.close()
+        process.waitForExit()
     }
 }
 
@@ -279,12 +273,8 @@ func main() throws {
             + "--config-dir '\(folder.appendingPathComponent("config").path)' --log-file '\(folder.appendingPathComponent("\(name).log").path)'"
     }
     // The account exists before timing starts (creating it is a one-off, not part of a start).
-    let setup = Process()
-    setup.executableURL = handoff
-    setup.arguments = ["account", "create", account, "--config-dir", folder.appendingPathComponent("config").path]
-    setup.standardOutput = FileHandle.nullDevice
-    try setup.run()
-    setup.waitUntilExit()
+    try ChildProcess(executable: handoff.path, arguments: ["account", "create", account, "--config-dir", folder.appendingPathComponent("config").path],
+                     standardError: .inherit).waitForExit()
 
     var table = Table(json: options.json)
     table.note("handoff-ui-bench: \(handoff.path)")
