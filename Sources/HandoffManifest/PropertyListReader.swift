@@ -178,12 +178,22 @@ enum PropertyListReader {
 
     /// Foundation's own explanation (`NSDebugDescription`), which names the line, in preference
     /// to its generic "The data is not in the correct format."
+    /// How much of Foundation's reason a message keeps, in characters.
+    static let parseErrorLimit = 200
+
+    /// Foundation's reason, cut to ``parseErrorLimit`` characters: some reasons quote the
+    /// document itself (an unknown encoding's name runs to the end of the file), and a message
+    /// must stay a line, not the file again (found by fuzz-manifest-plist: 17,933 bytes).
     private static func describeParseError(_ error: any Error) -> String {
         let nsError = error as NSError
+        let reason: String
         if let debug = nsError.userInfo["NSDebugDescription"] as? String, !debug.isEmpty {
-            return debug
+            reason = debug
+        } else {
+            reason = nsError.localizedDescription
         }
-        return nsError.localizedDescription
+        guard reason.count > parseErrorLimit else { return reason }
+        return String(reason.prefix(parseErrorLimit)) + "… (\(reason.count - parseErrorLimit) more characters)"
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -221,6 +221,24 @@ struct ManifestReadingTests {
         #expect(error.description.hasPrefix("\(url.relativePath): not a valid property list: "))
     }
 
+    /// Found by fuzz-manifest-plist: Foundation's reason for an unknown encoding quotes the rest
+    /// of the document as the encoding's name, and with every NUL escaped the message grew to
+    /// 17,933 bytes. The reason is cut; the message stays one short line that names the file.
+    @Test func aReasonThatQuotesTheDocumentIsCut() throws {
+        let document = Data("<?xml version=\"1.0\" encoding=\"UT".utf8) + Data(repeating: 0, count: 6_000)
+            + Data("\"?><plist version=\"1.0\"><dict/></plist>".utf8)
+        let error = try #require(throws: ManifestReadError.self) { try ManifestLint.lint(infoPlist: document) }
+        guard case .malformed(let detail) = error.reason else {
+            Issue.record("expected malformed, got \(error.reason)")
+            return
+        }
+        #expect(detail.hasPrefix("Encountered unknown encoding"), "\(detail.prefix(200))")
+        #expect(detail.contains(" more characters)"), "\(detail.suffix(200))")
+        #expect(error.description.utf8.count < 2_048, "\(error.description.utf8.count) bytes")
+        #expect(error.description.hasPrefix("Info.plist: not a valid property list: "))
+        #expect(!error.description.contains("\n"))
+    }
+
     @Test func aTopLevelArrayIsNotAManifest() throws {
         let error = try #require(throws: ManifestReadError.self) {
             try ManifestLint.lint(infoPlistAt: ManifestFixture.url("TopLevelArray.plist"))
