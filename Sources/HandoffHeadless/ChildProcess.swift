@@ -17,7 +17,8 @@ import Glibc
 /// What it keeps of `Process`: the child gets a process group of its own (a terminal's Ctrl-C
 /// reaches the driver, which then ends its children), and the descriptors it is given as 0, 1
 /// and 2 only: every other descriptor of this process stays here (SwiftNIO's sockets lack
-/// close-on-exec). It also starts with no signal blocked, whatever the spawning thread blocks.
+/// close-on-exec). It also starts as a shell would start it: no signal blocked, whatever the
+/// spawning thread blocks, and every signal's default action (this process ignores SIGPIPE).
 public final class ChildProcess: Sendable {
     /// Where a standard stream of the child goes.
     public enum Stream: Sendable {
@@ -126,8 +127,12 @@ public final class ChildProcess: Sendable {
         var mask = sigset_t()
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in 1..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, Int32(signal)) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let variables = environment ?? ProcessInfo.processInfo.environment
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -149,6 +154,7 @@ public final class ChildProcess: Sendable {
         let ending = self.ending
         let child = pid
         let reaper = Thread {
+            Thread.current.name = "reaper \(child)"  // from inside: see drainOnOwnThread
             // Wait without reaping, then reap under the lock that `send` takes: the child's
             // number is never free while a signal may still be sent to it.
             var info = siginfo_t()
@@ -162,7 +168,6 @@ public final class ChildProcess: Sendable {
                 return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
             }
         }
-        reaper.name = "reaper \(pid)"
         reaper.start()
     }
 

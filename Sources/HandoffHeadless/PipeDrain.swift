@@ -17,6 +17,10 @@ import Glibc
 public func drainOnOwnThread(_ handle: FileHandle, named name: String, atEnd: (@Sendable () -> Void)? = nil,
                              into sink: @escaping @Sendable (Data) -> Void) {
     let thread = Thread {
+        // Named from inside, so that the system has the name too (`/proc/self/task/*/comm`,
+        // debuggers), cut to the 15 bytes it takes: set from outside before `start()`, or
+        // longer, Foundation keeps it to itself.
+        Thread.current.name = String(decoding: name.utf8.prefix(15), as: UTF8.self)
         let descriptor = handle.fileDescriptor
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -32,6 +36,5 @@ public func drainOnOwnThread(_ handle: FileHandle, named name: String, atEnd: (@
         withExtendedLifetime(handle) {}
         atEnd?()
     }
-    thread.name = name
     thread.start()
 }

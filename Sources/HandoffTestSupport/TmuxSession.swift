@@ -9,8 +9,8 @@ import Glibc
 ///
 /// Each session has its own server (`-S` socket in a fresh temporary directory, no config file),
 /// killed and removed by ``close()`` or deinit, so a failing test leaves nothing behind.
-/// tmux is run with `posix_spawn` (empty signal mask, default dispositions, output to a file):
-/// Foundation's `Process` with a `Pipe` hangs, because the tmux server inherits the pipe.
+/// tmux is run as a ``ChildProcess`` (empty signal mask, default dispositions, output to a
+/// file, not a pipe: the tmux server would inherit a pipe and hold it open).
 ///
 /// ```swift
 /// guard let tmux = try TmuxSession(command: probe.path) else { return }   // no tmux: skip
@@ -56,7 +56,7 @@ public final class TmuxSession {
     public let mainPane: String
     private let tmux: String
     private let socket: String
-    private let environment: [String]
+    private let environment: [String: String]
     private var commandCount = 0
     private var isClosed = false
 
@@ -78,7 +78,7 @@ public final class TmuxSession {
         var inherited = ProcessInfo.processInfo.environment
         for name in ["TMUX", "TMUX_PANE", "NO_COLOR", "COLUMNS", "LINES", "LC_ALL"] { inherited[name] = nil }
         inherited["LANG"] = "C.UTF-8"
-        let serverEnvironment = inherited.map { "\($0.key)=\($0.value)" }
+        let serverEnvironment = inherited
         self.environment = serverEnvironment
 
         var paneEnvironment = ["LANG": "C.UTF-8", "TERM": "tmux-256color"]
@@ -353,7 +353,7 @@ public final class TmuxSession {
     /// Runs `tmux -S socket -f /dev/null arguments...` with an empty signal mask and default
     /// signal dispositions (a test runner's thread blocks most signals, and children inherit
     /// that), stdin from /dev/null and output to files, then waits for it.
-    private static func run(_ tmux: String, socket: String, environment: [String], directory: String,
+    private static func run(_ tmux: String, socket: String, environment: [String: String], directory: String,
                             index: Int, _ arguments: [String]) throws -> String {
         let outputPath = "\(directory)/out-\(index).txt"
         let errorPath = "\(directory)/err-\(index).txt"
@@ -361,49 +361,22 @@ public final class TmuxSession {
             unlink(outputPath)
             unlink(errorPath)
         }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        // Nothing else of the test process goes to tmux: its server outlives this call and
-        // would hold every descriptor it inherited, such as the listening socket of a server
-        // another test has since stopped (whose port then accepts connections nobody answers).
-        closeInheritedDescriptors(&actions)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in 1..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, Int32(signal)) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([tmux, "-S", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        // ChildProcess passes nothing else of the test process to tmux: its server outlives this
+        // call and would hold every descriptor it inherited, such as the listening socket of a
+        // server another test has since stopped (whose port then accepts connections nobody answers).
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable: tmux, arguments: ["-S", socket, "-f", "/dev/null"] + arguments,
+                                     environment: environment, standardOutput: .file(outputPath), standardError: .file(errorPath))
+        } catch {
+            throw Failure("cannot run tmux: \(error.reason)")
         }
-
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, tmux, &actions, &attributes, argv, envp)
-        guard spawned == 0 else { throw Failure("cannot run tmux: \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let termination = child.waitForExit()
 
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exited = status & 0x7F == 0
-        let exitCode = (status >> 8) & 0xFF
-        guard exited && exitCode == 0 else {
+        guard termination == .exited(0) else {
             let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-            throw Failure("tmux \(arguments.joined(separator: " ")) failed (status \(status)): \(errors)")
+            throw Failure("tmux \(arguments.joined(separator: " ")) failed (\(termination.map { "\($0)" } ?? "no status")): \(errors)")
         }
         return output
     }

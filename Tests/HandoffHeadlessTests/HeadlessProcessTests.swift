@@ -14,7 +14,13 @@ struct HeadlessProcessTests {
     static let shell = URL(fileURLWithPath: "/bin/sh")
 
     @Test func manyShortLivedChildrenAtOnceLoseNoOutputAndLeaveNoReaders() throws {
-        let baseline = Self.threadCount()
+        // The readers are seen by name while their child runs (so their absence below means
+        // they ended, not that they were never named).
+        let sleeper = try HeadlessProcess(name: "hptsleeper", command: ["-c", "sleep 1"], executable: Self.shell)
+        let seen = Date().addingTimeInterval(5)
+        while Self.readerThreads().isEmpty && Date() < seen { usleep(5_000) }
+        #expect(Self.readerThreads().contains { $0.hasPrefix("hptsleeper") }, "threads: \(Self.readerThreads())")
+        _ = sleeper.waitForExit(timeout: 20)
         let workers = 8, perWorker = 50
         let failures = FailureList()
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -22,7 +28,7 @@ struct HeadlessProcessTests {
                 let tag = "\(worker)-\(index)"
                 do {
                     let child = try HeadlessProcess(
-                        name: "child \(tag)",
+                        name: "hpt\(tag)",
                         command: ["-c", "echo '{\"event\":\"hello\",\"tag\":\"\(tag)\"}'; echo 'complaint \(tag)' >&2"],
                         executable: Self.shell)
                     guard child.waitFor(timeout: 20, where: { $0["tag"] as? String == tag }) != nil else {
@@ -44,15 +50,18 @@ struct HeadlessProcessTests {
             }
         }
         #expect(failures.all.isEmpty, "\(failures.all.prefix(5))")
-        // Every reader thread ends at its pipe's end of file: the count comes back to where it was
-        // (a few threads of the runtime's own pools may come and go, hence the small allowance).
+        // Every reader thread ends at its pipe's end of file. They are named after their child
+        // ("hpt0-1 stdout"), so other suites' threads running at the same time do not count.
         let deadline = Date().addingTimeInterval(20)
-        while Self.threadCount() > baseline + 4 && Date() < deadline { usleep(10_000) }
-        #expect(Self.threadCount() <= baseline + 4, "threads: \(baseline) before, \(Self.threadCount()) after")
+        while !Self.readerThreads().isEmpty && Date() < deadline { usleep(10_000) }
+        #expect(Self.readerThreads().isEmpty, "reader threads left: \(Self.readerThreads().prefix(5))")
     }
 
-    static func threadCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+    /// The names of this process's threads that read a child of this test.
+    static func readerThreads() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .filter { $0.hasPrefix("hpt") }
     }
 
     final class FailureList: Sendable {
