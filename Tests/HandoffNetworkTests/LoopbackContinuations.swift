@@ -40,6 +40,14 @@ func expectFailed(_ host: DeviceHost, from origin: DeviceHost,
     return try #require(events.first { $0.kind == .continuationFailed }, sourceLocation: sourceLocation)
 }
 
+/// Waits until `host` offers the activity `origin` advertises.
+func waitForOffer(from origin: DeviceHost, on host: DeviceHost) async throws {
+    let id = origin.identity.id
+    try await waitUntil("\(host.identity.name) hears \(origin.identity.name)") {
+        host.performAndWait { device in device.system.offers[id] != nil }
+    }
+}
+
 /// Polls `condition` until it holds; the deadline is generous (the outcome, not the speed, is
 /// checked), and missing it throws.
 func waitUntil(_ what: String, timeout: Duration = .seconds(90), _ condition: () throws -> Bool) async throws {

@@ -67,13 +67,4 @@ struct RevocationTests {
         #expect(originRefused.summary.contains("revoked"), "\(originRefused.summary)")
         #expect(wasContinued() == 2, "only the two trusted continuations reached the origin")
     }
-
-    // MARK: Helpers
-
-    private func waitForOffer(from origin: DeviceHost, on host: DeviceHost) async throws {
-        let id = origin.identity.id
-        try await waitUntil("\(host.identity.name) hears \(origin.identity.name)") {
-            host.performAndWait { device in device.system.offers[id] != nil }
-        }
-    }
 }

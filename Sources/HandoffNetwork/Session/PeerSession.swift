@@ -68,11 +68,11 @@ actor PeerSession {
                 try await channel.executeThenClose { inbound, outbound in
                     try await outbound.write(hello)
                     var iterator = inbound.makeAsyncIterator()
-                    guard case .hello? = try await iterator.next() else {
+                    // A greeting that comes after this attempt gave up attaches nothing.
+                    guard case .hello? = try await iterator.next(), self.attach(outbound, channel: channel.channel) else {
                         readySignal.yield(false)
                         return
                     }
-                    self.attach(outbound, channel: channel.channel)
                     readySignal.yield(true)
                     readySignal.finish()
                     while let frame = try await iterator.next() { self.received(frame) }
@@ -80,7 +80,7 @@ actor PeerSession {
             } catch {}
             readySignal.yield(false)
             readySignal.finish()
-            self.closed()
+            self.ended(channel.channel)
         }
         let greeted: Bool
         do {
@@ -89,10 +89,12 @@ actor PeerSession {
                 return false
             }
         } catch {
+            abandon(channel.channel)
             try? await channel.channel.close()
             throw error
         }
         guard greeted else {
+            abandon(channel.channel)
             try? await channel.channel.close()
             throw SessionError.untrustedPeer("\(peer) closed the session without greeting: it did not accept this device's certificate")
         }
@@ -100,13 +102,38 @@ actor PeerSession {
 
     /// Closes the connection; waiting requests fail with 4609.
     func close() async {
-        try? await channel?.channel.close()
-        closed()
+        guard let current = channel?.channel else {
+            closed()
+            return
+        }
+        try? await current.close()
+        ended(current)
     }
 
-    private func attach(_ writer: NIOAsyncChannelOutboundWriter<SessionFrame>, channel: any Channel) {
+    /// The connection this session is on (nil before the first attempt and after it ended).
+    var currentChannel: (any Channel)? { channel?.channel }
+
+    /// Attaches a connection whose peer greeted this device, if it is still this session's
+    /// attempt; false for one that gave up since (its deadline passed, or a newer one started).
+    private func attach(_ writer: NIOAsyncChannelOutboundWriter<SessionFrame>, channel: any Channel) -> Bool {
+        guard self.channel?.channel === channel else { return false }
         outbound = writer
         direct.attach(channel)
+        return true
+    }
+
+    /// An attempt gave up on `channel` before it was attached: it is no longer this session's.
+    private func abandon(_ channel: any Channel) {
+        if self.channel?.channel === channel { self.channel = nil }
+    }
+
+    /// The connection `channel` ended (its reader finished, or ``close()`` closed it). Only the
+    /// session's current connection closes the session: the reader of an earlier one that ends
+    /// late (after ``close()`` and a reconnection) must not fail the requests of the newer one.
+    func ended(_ channel: any Channel) {
+        guard self.channel?.channel === channel else { return }
+        self.channel = nil
+        closed()
     }
 
     /// Asks the peer for the payload of its advertised activity.
