@@ -3,23 +3,14 @@ import HandoffCore
 import HandoffHeadless
 import HandoffTestSupport
 import Testing
+import Synchronization
 
 /// Output lines collected from any thread.
-final class CollectedLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [String] = []
+final class CollectedLines: Sendable {
+    private let storage = Mutex<[String]>([])
 
-    func append(_ line: String) {
-        lock.lock()
-        storage.append(line)
-        lock.unlock()
-    }
-
-    var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
-    }
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var lines: [String] { storage.withLock { $0 } }
 }
 
 /// One device of the neighbourhood driven by a headless controller.

@@ -94,7 +94,7 @@ struct AccountTests {
 
     @Test func concurrentFirstUseCreatesOneAccount() throws {
         let directory = AccountsScratch()
-        let identifiers = Collected<UUID>()
+        let identifiers = Collector<UUID>()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let store = AccountStore(directory: directory.url)
             if let account = try? store.accountCreatingIfNeeded(named: "demo") { identifiers.append(account.identifier) }
@@ -110,7 +110,7 @@ struct AccountTests {
     /// new account, once raced so: the reader missed the file, then saw the directory renamed in.
     @Test func anAccountBeingCreatedIsFoundWholeOrNotAtAll() throws {
         let directory = AccountsScratch()
-        let problems = Collected<String>()
+        let problems = Collector<String>()
         let names = (0..<100).map { "race-\($0)" }
         DispatchQueue.concurrentPerform(iterations: 2) { role in
             let store = AccountStore(directory: directory.url)
@@ -245,8 +245,8 @@ struct AccountTests {
     @Test func concurrentRequestsForOneNameGetOneIdentity() throws {
         let directory = AccountsScratch()
         _ = try AccountStore(directory: directory.url).createAccount(named: "demo")
-        let ids = Collected<DeviceID>()
-        let failures = Collected<String>()
+        let ids = Collector<DeviceID>()
+        let failures = Collector<String>()
         DispatchQueue.concurrentPerform(iterations: 16) { index in
             // Separate store instances, as separate processes would have; half ask for each name.
             let store = AccountStore(directory: directory.url)
@@ -588,14 +588,6 @@ private final class AccountsScratch: Sendable {
             .appendingPathComponent("handoff-accounts-tests-" + UUID().uuidString, isDirectory: true)
     }
     deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-/// Values appended from several threads.
-private final class Collected<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Value] = []
-    func append(_ value: Value) { lock.withLock { storage.append(value) } }
-    var values: [Value] { lock.withLock { storage } }
 }
 
 private func mode(of url: URL) -> Int {

@@ -4,6 +4,7 @@ import HandoffCore
 @testable import HandoffNetwork
 import HandoffTestSupport
 import Testing
+import Synchronization
 
 @Suite struct BeaconCodecTests {
     typealias F = BeaconFixtures
@@ -340,9 +341,8 @@ enum BeaconFixtures {
 }
 
 /// Collects values handed over from other threads.
-final class Collector<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [Value] = []
-    func append(_ value: Value) { lock.lock(); items.append(value); lock.unlock() }
-    var values: [Value] { lock.lock(); defer { lock.unlock() }; return items }
+final class Collector<Value: Sendable>: Sendable {
+    private let items = Mutex<[Value]>([])
+    func append(_ value: Value) { items.withLock { $0.append(value) } }
+    var values: [Value] { items.withLock { $0 } }
 }

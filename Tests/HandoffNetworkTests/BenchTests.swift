@@ -2,6 +2,7 @@ import Foundation
 @testable import HandoffBench
 import HandoffCore
 import Testing
+import Synchronization
 
 /// The bench machinery with tiny counts: it must produce every row, sanely filled. Figures are
 /// not asserted (that is what `handoff bench` in release is for).
@@ -74,11 +75,10 @@ struct BenchTests {
         #expect(BenchReport.formatMicroseconds(1_200_000) == "1.20 s")
     }
 
-    final class StepLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var steps: [String] = []
-        func append(_ step: String) { lock.withLock { steps.append(step) } }
-        var count: Int { lock.withLock { steps.count } }
-        func contains(where predicate: (String) -> Bool) -> Bool { lock.withLock { steps.contains(where: predicate) } }
+    final class StepLog: Sendable {
+        private let steps = Mutex<[String]>([])
+        func append(_ step: String) { steps.withLock { $0.append(step) } }
+        var count: Int { steps.withLock { $0.count } }
+        func contains(where predicate: (String) -> Bool) -> Bool { steps.withLock { $0.contains(where: predicate) } }
     }
 }

@@ -4,6 +4,7 @@ import HandoffTestSupport
 @testable import ReaderApp
 import TerminalCells
 import Testing
+import Synchronization
 
 /// A small deterministic generator (SplitMix64), so that generated documents are the same in
 /// every run.
@@ -311,11 +312,9 @@ struct LazyDocumentTests {
 }
 
 /// Bytes collected from a transfer's task.
-final class ByteLog: @unchecked Sendable {
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var collected: [UInt8] = []
+final class ByteLog: Sendable {
+    private let collected = Mutex<[UInt8]>([])
 
-    func append(_ more: [UInt8]) { lock.withLock { collected += more } }
-    var bytes: [UInt8] { lock.withLock { collected } }
+    func append(_ more: [UInt8]) { collected.withLock { $0 += more } }
+    var bytes: [UInt8] { collected.withLock { $0 } }
 }

@@ -4,6 +4,7 @@ import HandoffTestSupport
 @testable import ReaderApp
 import TerminalCells
 import Testing
+import Synchronization
 
 @Suite("Document transfer codec")
 struct DocumentTransferCodecTests {
@@ -223,11 +224,9 @@ struct DocumentStreamTests {
 }
 
 /// Progress reports collected from a transfer's task.
-final class ProgressLog: @unchecked Sendable {
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var reports: [TransferProgress] = []
+final class ProgressLog: Sendable {
+    private let reports = Mutex<[TransferProgress]>([])
 
-    func append(_ progress: TransferProgress) { lock.withLock { reports.append(progress) } }
-    var all: [TransferProgress] { lock.withLock { reports } }
+    func append(_ progress: TransferProgress) { reports.withLock { $0.append(progress) } }
+    var all: [TransferProgress] { reports.withLock { $0 } }
 }
