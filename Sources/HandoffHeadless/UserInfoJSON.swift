@@ -10,7 +10,7 @@ public struct UserInfoJSONError: Error, Sendable, Hashable, CustomStringConverti
         // A path through many long keys is cut in the middle: its start and its end say where.
         // Cut by bytes, never by characters (one character can carry any number of combining marks).
         let shown = path.utf8.count > 240
-            ? UserInfoJSON.prefix(path, bytes: 120) + "…" + UserInfoJSON.suffix(path, bytes: 110) : path
+            ? path.utf8Prefix(120) + "…" + path.utf8Suffix(110) : path
         return "\(shown): \(message)"
     }
 }
@@ -260,7 +260,7 @@ public enum UserInfoJSON {
 
     /// `path.key`, or `path["key"]` when the key is not a plain identifier.
     static func appending(_ key: String, to path: String) -> String {
-        let key = key.utf8.count > 64 ? prefix(key, bytes: 48) + "…" : key
+        let key = key.utf8.count > 64 ? key.utf8Prefix(48) + "…" : key
         let plain = !key.isEmpty && key.unicodeScalars.allSatisfy { scalar in
             scalar == "_" || scalar == "$" || (scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)))
         } && !(key.first?.isNumber ?? false)
@@ -269,29 +269,7 @@ public enum UserInfoJSON {
 
     /// `text` as an error quotes it: whole up to 60 bytes, otherwise its start and its size.
     static func clip(_ text: String) -> String {
-        text.utf8.count <= 60 ? text : prefix(text, bytes: 57) + "… (\(text.utf8.count) bytes)"
-    }
-
-    /// The longest run of whole Unicode scalars from the start of `text` within `bytes` UTF-8 bytes.
-    static func prefix(_ text: String, bytes: Int) -> String {
-        var kept = String.UnicodeScalarView(), used = 0
-        for scalar in text.unicodeScalars {
-            used += String(scalar).utf8.count
-            guard used <= bytes else { break }
-            kept.append(scalar)
-        }
-        return String(kept)
-    }
-
-    /// The longest run of whole Unicode scalars at the end of `text` within `bytes` UTF-8 bytes.
-    static func suffix(_ text: String, bytes: Int) -> String {
-        var kept: [Unicode.Scalar] = [], used = 0
-        for scalar in text.unicodeScalars.reversed() {
-            used += String(scalar).utf8.count
-            guard used <= bytes else { break }
-            kept.append(scalar)
-        }
-        return String(String.UnicodeScalarView(kept.reversed()))
+        text.utf8.count <= 60 ? text : text.utf8Prefix(57) + "… (\(text.utf8.count) bytes)"
     }
 }
 

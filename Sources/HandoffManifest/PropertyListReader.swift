@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 
 /// A property-list value, as far as a manifest check needs to know it: strings with their
 /// contents, every other kind by its kind only.
@@ -176,14 +177,14 @@ enum PropertyListReader {
         }
     }
 
-    /// Foundation's own explanation (`NSDebugDescription`), which names the line, in preference
-    /// to its generic "The data is not in the correct format."
-    /// How much of Foundation's reason a message keeps, in characters.
+    /// How much of Foundation's reason a message keeps, in UTF-8 bytes.
     static let parseErrorLimit = 200
 
-    /// Foundation's reason, cut to ``parseErrorLimit`` characters: some reasons quote the
-    /// document itself (an unknown encoding's name runs to the end of the file), and a message
-    /// must stay a line, not the file again (found by fuzz-manifest-plist: 17,933 bytes).
+    /// Foundation's own explanation (`NSDebugDescription`), which names the line, in preference
+    /// to its generic "The data is not in the correct format.", cut to ``parseErrorLimit``
+    /// bytes: some reasons quote the document itself (an unknown encoding's name runs to the end
+    /// of the file), and a message must stay a line, not the file again (found by
+    /// fuzz-manifest-plist: 17,933 bytes).
     private static func describeParseError(_ error: any Error) -> String {
         let nsError = error as NSError
         let reason: String
@@ -192,8 +193,9 @@ enum PropertyListReader {
         } else {
             reason = nsError.localizedDescription
         }
-        guard reason.count > parseErrorLimit else { return reason }
-        return String(reason.prefix(parseErrorLimit)) + "… (\(reason.count - parseErrorLimit) more characters)"
+        guard reason.utf8.count > parseErrorLimit else { return reason }
+        let kept = reason.utf8Prefix(parseErrorLimit)
+        return kept + "… (\(reason.unicodeScalars.count - kept.unicodeScalars.count) more characters)"
     }
 
     private static func describe(_ error: any Error) -> String {
