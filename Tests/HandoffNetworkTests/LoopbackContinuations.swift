@@ -1,4 +1,5 @@
 import Foundation
+@testable import HandoffBench
 import HandoffCore
 @testable import HandoffNetwork
 import Testing
@@ -38,6 +39,21 @@ func expectFailed(_ host: DeviceHost, from origin: DeviceHost,
     let events = try await continueOffer(host, from: origin)
     #expect(!events.contains { $0.kind == .restoreUserActivityState }, "nothing restored", sourceLocation: sourceLocation)
     return try #require(events.first { $0.kind == .continuationFailed }, sourceLocation: sourceLocation)
+}
+
+/// Runs `body` with a started ``BenchWorld`` of `names` (made with `fetchTimeout` and
+/// `connectTimeout`), and shuts the world down afterwards, whether `body` threw or not.
+func withStartedWorld(_ names: [String], fetchTimeout: TimeInterval, connectTimeout: TimeInterval,
+                      _ body: (BenchWorld) async throws -> Void) async throws {
+    let world = try BenchWorld(names: names, fetchTimeout: fetchTimeout, connectTimeout: connectTimeout)
+    do {
+        try await world.start()
+        try await body(world)
+    } catch {
+        await world.shutdown()
+        throw error
+    }
+    await world.shutdown()
 }
 
 /// Waits until `host` offers the activity `origin` advertises.

@@ -12,15 +12,7 @@ struct PeerSessionTests {
     /// again (the actor runs it whenever it gets there): its end must leave the newer connection
     /// open and its requests alive, or the next continuation fails with 4609 for nothing.
     @Test func anEarlierConnectionEndingLateLeavesTheNewerOneOpen() async throws {
-        let world = try BenchWorld(names: ["Laptop", "Phone"], fetchTimeout: 60, connectTimeout: 30)
-        do {
-            try await world.start()
-            try await lateEnd(world)
-        } catch {
-            await world.shutdown()
-            throw error
-        }
-        await world.shutdown()
+        try await withStartedWorld(["Laptop", "Phone"], fetchTimeout: 60, connectTimeout: 30, lateEnd)
     }
 
     private func lateEnd(_ world: BenchWorld) async throws {

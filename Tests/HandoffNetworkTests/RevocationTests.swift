@@ -11,15 +11,7 @@ struct RevocationTests {
     @Test func aRevokedDeviceIsRefusedAtItsVeryNextSessionOnBothSides() async throws {
         // Generous deadlines: under a full test run, tests that block the shared thread pool can
         // hold the sessions' tasks for seconds; the outcome, not the speed, is what is checked.
-        let world = try BenchWorld(names: ["Laptop", "Phone", "Tablet", "Fresh"], fetchTimeout: 60, connectTimeout: 30)
-        do {
-            try await world.start()
-            try await scenario(world)
-        } catch {
-            await world.shutdown()
-            throw error
-        }
-        await world.shutdown()
+        try await withStartedWorld(["Laptop", "Phone", "Tablet", "Fresh"], fetchTimeout: 60, connectTimeout: 30, scenario)
     }
 
     private func scenario(_ world: BenchWorld) async throws {

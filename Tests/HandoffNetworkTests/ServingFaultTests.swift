@@ -12,29 +12,18 @@ import Testing
 struct ServingFaultTests {
     @Test func eachServingFaultEndsAsExpectedAndTheNextContinuationSucceeds() async throws {
         // Generous deadlines (see RevocationTests): the outcome, not the speed, is checked.
-        let world = try BenchWorld(names: ["Laptop", "Phone"], fetchTimeout: 60, connectTimeout: 30)
-        do {
-            try await world.start()
-            try await scenario(world)
-        } catch {
-            await world.shutdown()
-            throw error
-        }
-        await world.shutdown()
+        try await withStartedWorld(["Laptop", "Phone"], fetchTimeout: 60, connectTimeout: 30, scenario)
     }
 
     /// The no-answer fault: the origin says nothing at all, not even when its 2 s serving
     /// deadline passes, so the phone's own fetch timeout (3 s here) ends the wait with 4610; the
     /// session is left open and carries the next continuation.
     @Test func aRequestTheOriginNeverAnswersEndsByTheRequestersFetchTimeout() async throws {
-        let world = try BenchWorld(names: ["Laptop", "Phone"], fetchTimeout: 3, connectTimeout: 30)
-        do {
-            try await world.start()
+        try await withStartedWorld(["Laptop", "Phone"], fetchTimeout: 3, connectTimeout: 30) { world in
             let (laptop, phone) = (world.hosts[0], world.hosts[1])
             LoopbackApp.install(on: world.hosts)
             laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 7) }
-            let laptopID = laptop.identity.id
-            try await waitUntil("the phone hears the laptop") { phone.performAndWait { $0.system.offers[laptopID] != nil } }
+            try await waitForOffer(from: laptop, on: phone)
             laptop.performAndWait { $0.arm(.noAnswer) }
             let silent = try await expectFailed(phone, from: laptop)
             #expect(silent.error?.code == .remoteApplicationTimedOut, "\(silent.logLine)")
@@ -42,19 +31,14 @@ struct ServingFaultTests {
             #expect(laptop.performAndWait { $0.currentActivity != nil }, "the origin keeps its activity")
             let kinds = laptop.performAndWait { device in device.lifecycle.map(\.kind) }
             #expect(kinds.contains(.faultInjected) && !kinds.contains(.payloadSent) && !kinds.contains(.payloadRefused), "\(kinds)")
-        } catch {
-            await world.shutdown()
-            throw error
         }
-        await world.shutdown()
     }
 
     private func scenario(_ world: BenchWorld) async throws {
         let (laptop, phone) = (world.hosts[0], world.hosts[1])
         LoopbackApp.install(on: world.hosts)
         laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 7) }
-        let laptopID = laptop.identity.id
-        try await waitUntil("the phone hears the laptop") { phone.performAndWait { $0.system.offers[laptopID] != nil } }
+        try await waitForOffer(from: laptop, on: phone)
 
         // Opens the pooled session; every request below goes over a session already greeted.
         try await expectContinued(phone, from: laptop)

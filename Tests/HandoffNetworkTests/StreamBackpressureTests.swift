@@ -20,15 +20,7 @@ struct StreamBackpressureTests {
     static let bound = 64 << 20
 
     @Test func aReaderThatDoesNotReadHoldsTheWriterBackThenGetsEveryByteInOrder() async throws {
-        let world = try BenchWorld(names: ["Origin", "Receiver"], fetchTimeout: 60, connectTimeout: 30)
-        do {
-            try await world.start()
-            try await scenario(world)
-        } catch {
-            await world.shutdown()
-            throw error
-        }
-        await world.shutdown()
+        try await withStartedWorld(["Origin", "Receiver"], fetchTimeout: 60, connectTimeout: 30, scenario)
     }
 
     private func scenario(_ world: BenchWorld) async throws {
@@ -36,8 +28,7 @@ struct StreamBackpressureTests {
         let app = StreamingApp()
         for host in world.hosts { host.performAndWait { device in app.install(on: device) } }
         origin.performAndWait { device in app.becomeCurrent(on: device) }
-        let originID = origin.identity.id
-        try await waitUntil("the receiver hears the origin") { receiver.performAndWait { $0.system.offers[originID] != nil } }
+        try await waitForOffer(from: origin, on: receiver)
         try await expectContinued(receiver, from: origin)
         receiver.performAndWait { _ in app.openStreams() }
         try await waitUntil("both ends of the streams are open") { app.ends != nil }
