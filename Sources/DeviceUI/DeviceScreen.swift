@@ -41,11 +41,12 @@ public final class DeviceScreen {
     /// is wrapped: a URL goes to the first app whose `open(_:)` takes it, which comes to the
     /// front; only when none does is the given `openURL` called.
     public init(device: Device, account: String, apps: [any TerminalApp], environment: AppEnvironment,
-                timeZone: TimeZone = .current, now: Date) {
+                timeZone: TimeZone = .current, now: Date, logMode: ScreenState.LogMode = .hidden) {
         self.device = device
         self.apps = apps
         self.account = account
         state = ScreenState(device: device.info, account: account, now: now, timeZone: timeZone)
+        state.logMode = logMode
         var appEnvironment = environment
         let fallback = environment.openURL
         appEnvironment.openURL = { [weak self] url in

@@ -16,7 +16,7 @@ public struct NearbyPeer: Hashable, Sendable {
 /// What the screen knows of the network: filled in by the executable from its network layer, so
 /// DeviceUI never depends on it.
 public struct NetworkStatus: Hashable, Sendable {
-    /// One line for the status bar and the sidebar, e.g. "loopback 127.255.255.255:47820".
+    /// One line for the status bar and the sidebar, e.g. "loopback 127.255.255.255:17820".
     public var summary: String
     public var isOnline: Bool
     /// Every peer of the account heard from recently, whether or not it offers an activity.

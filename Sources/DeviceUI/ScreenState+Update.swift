@@ -502,7 +502,8 @@ extension ScreenState {
     }
 
     private mutating func toggleLog() {
-        isLogVisible.toggle()
+        // Hidden when it is drawn (whether asked for or there by room), shown when it is not.
+        logMode = isLogVisible ? .hidden : .shown
         logScroll = 0
         if !isLogVisible, focus == .log { focus = .main }
     }

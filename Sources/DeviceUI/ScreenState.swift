@@ -71,12 +71,36 @@ public struct ScreenState: Hashable, Sendable {
     /// The highlighted peer in the Nearby sidebar (nil: the first).
     public var nearbySelection: DeviceID?
     public var overlay: Overlay?
-    public var isLogVisible = false
+    /// Whether the lifecycle log is shown: F2 hides or shows it.
+    public var logMode = LogMode.hidden
+    /// Whether the lifecycle log is drawn now: always when shown, when the terminal has room
+    /// for it beside or below the device in ``LogMode/whenRoom``.
+    public var isLogVisible: Bool {
+        get {
+            switch logMode {
+            case .hidden: false
+            case .shown: true
+            case .whenRoom: ScreenLayout(kind: device.kind, size: size, isLogVisible: true).logPlacement != .covering
+            }
+        }
+        set { logMode = newValue ? .shown : .hidden }
+    }
     /// How many lifecycle events the log is scrolled back from the newest (0: follows new events).
     public var logScroll = 0
     public var notice: Notice?
     /// The device of the last continuation that failed, for the system's alert that may follow.
     var failedFrom: String?
+
+    /// When the lifecycle log is drawn.
+    public enum LogMode: String, Hashable, Sendable, CaseIterable {
+        /// Only after F2.
+        case hidden
+        /// Beside or below the device, or over it when the terminal has no room for both.
+        case shown
+        /// Beside or below the device whenever the terminal has room for both, and never over
+        /// it (`handoff demo`: a tall pane shows every step as it happens, no key needed).
+        case whenRoom = "when-room"
+    }
 
     public init(device: PeerInfo, account: String, now: Date, timeZone: TimeZone = .current,
                 size: Size = Size(width: 80, height: 24), network: NetworkStatus = .offline) {

@@ -37,3 +37,32 @@ func changeDirectory(_ actions: inout posix_spawn_file_actions_t, to directory: 
     guard let addChdir else { return false }
     return addChdir(&actions, directory) == 0
 }
+
+/// Replaces this process with `executable` started as a shell would start it, as
+/// ``ChildProcess`` starts its children: no signal blocked (the calling thread's mask is what
+/// an exec keeps, and a thread of Swift's concurrency pool blocks nearly every signal), every
+/// signal's default action (an ignored signal stays ignored across exec; this process ignores
+/// SIGPIPE), and no descriptor but 0, 1 and 2 (SwiftNIO's sockets lack close-on-exec). Returns
+/// only when the exec failed, with its `errno`.
+///
+/// `handoff demo` runs tmux so: a tmux server started from a blocked mask kept SIGHUP, SIGTERM,
+/// SIGCHLD and SIGWINCH blocked in every pane, so a resize never reached the devices and ending
+/// the session left its processes running.
+public func replaceProcess(executable: String, arguments: [String]) -> Int32 {
+    for signal in 1..<32 where signal != SIGKILL && signal != SIGSTOP {
+        Glibc.signal(Int32(signal), SIG_DFL)
+    }
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+        let flags = fcntl(descriptor, F_GETFD)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+    }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    pthread_sigmask(SIG_SETMASK, &empty, nil)
+    let argv = arguments.map { strdup($0) } + [nil]
+    execv(executable, argv)
+    let failure = errno
+    for pointer in argv { free(pointer) }
+    return failure
+}

@@ -7,7 +7,7 @@ import Foundation
 /// Stored as `hosts.json` in the ``WebFolder``:
 ///
 /// ```json
-/// {"hosts": {"maps.handoffsim.example": {"address": "127.0.0.1", "https": 47843, "http": 47844}}}
+/// {"hosts": {"maps.handoffsim.example": {"address": "127.0.0.1", "https": 17843, "http": 17844}}}
 /// ```
 public struct HostsMap: Hashable, Sendable, Codable {
     /// Where one host is served.

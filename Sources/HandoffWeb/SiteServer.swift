@@ -69,6 +69,11 @@ public enum Rehearsal: String, Sendable, Hashable, CaseIterable {
 /// `pages`. Start one with ``start(_:)``; it writes the ``HostsMap`` (and keeps the
 /// ``LocalCertificateAuthority``) in the ``WebFolder`` so devices reach it.
 public final class SiteServer: Sendable {
+    /// The ports `handoff web serve` listens on unless told otherwise: below Linux's ephemeral
+    /// range (32768–60999), from which every socket bound to port 0 takes its port.
+    public static let defaultHTTPSPort = 17_843
+    public static let defaultHTTPPort = 17_844
+
     public struct Configuration: Sendable {
         /// The folder of sites, one folder per host.
         public var sites: URL
@@ -199,6 +204,9 @@ public final class SiteServer: Sendable {
             do {
                 try await app.run()
                 bound.resolve(.failure(WebError.server("\(scheme) on 127.0.0.1:\(port) stopped before it listened")))
+            } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                bound.resolve(.failure(WebError.portInUse(scheme: scheme, port: port)))
+                throw error
             } catch {
                 bound.resolve(.failure(WebError.server("\(scheme) cannot listen on 127.0.0.1:\(port): \(error)")))
                 throw error

@@ -50,12 +50,15 @@ public enum WebError: Error, Hashable, Sendable, CustomStringConvertible {
     case server(String)
     /// A certificate could not be made.
     case certificate(String)
+    /// Another program already listens on the port (`scheme` is HTTPS or HTTP).
+    case portInUse(scheme: String, port: Int)
 
     public var description: String {
         switch self {
         case .file(let path, let reason): "\(path): \(reason)"
         case .server(let reason): "the local web server: \(reason)"
         case .certificate(let reason): "the local certificate authority: \(reason)"
+        case .portInUse(let scheme, let port): "the \(scheme) port \(port) is already in use on 127.0.0.1"
         }
     }
 }

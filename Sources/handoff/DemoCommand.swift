@@ -3,6 +3,7 @@ import DeviceUI
 import Foundation
 import HandoffCore
 import HandoffHeadless
+import HandoffNetwork
 import HandoffWeb
 import TerminalCells
 
@@ -14,18 +15,20 @@ struct DemoCommand: ParsableCommand {
         discussion: """
             STORY is one of \(DemoStory.all.map(\.name).joined(separator: ", ")); --list says what \
             each shows. Outside tmux this starts a tmux session named by --session and attaches to \
-            it; inside tmux it opens a new window. A demo already running in that session with the \
-            same story and options is attached to; with others, it is replaced (and says so). \
+            it; inside tmux it opens a new window. One demo runs at a time: the same story with the \
+            same options is shown again, another replaces the running one (its devices quit first, \
+            and a terminal still showing it says what replaced it). \
             The panes are side by side when every device gets its kind's minimum size (phone \
             \(Self.describe(.phone)), tablet \(Self.describe(.tablet)), laptop \(Self.describe(.laptop))), \
             else stacked; a terminal too small for all of them is refused before anything starts. \
+            A pane with room below its device's smallest size shows the device's lifecycle log there \
+            as it happens (F2 hides or shows it). \
             When a device quits, its pane stays with the exit status: Enter starts it again, or type \
             another command (such as `handoff device --kind phone --apps browser`). \
             The local web (`handoff web serve`, the demo sites over HTTPS on loopback) runs in a \
-            background window, handoff-web, with its certificate authority and hosts map in \
-            $XDG_STATE_HOME/handoff/demo-web; the devices are given that folder (--web-dir). Inside \
-            tmux one such window serves every demo of the session. \
-            `tmux kill-session -t handoff-demo` ends the demo and its web.
+            background window, handoff-web, with its certificate authority and hosts map in the \
+            default web folder ($XDG_STATE_HOME/handoff/web), where every other command finds it. \
+            `handoff demo --stop` ends the demo, its devices and its web, inside or outside tmux.
             """
     )
 
@@ -35,6 +38,9 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "List the stories and what each shows.")
     var list = false
 
+    @Flag(help: "Stop the running demo: its devices, its local web and the tmux session it made (inside or outside tmux).")
+    var stop = false
+
     @Option(help: ArgumentHelp("Override the devices' kinds, comma-separated, one per device of the story.", valueName: "kind,kind"))
     var kinds: String?
 
@@ -42,7 +48,7 @@ struct DemoCommand: ParsableCommand {
     var account = "demo"
 
     @Option(help: "The shared UDP discovery port.")
-    var port = 47_820
+    var port = NetworkOptions.defaultDiscoveryPort
 
     @Option(help: ArgumentHelp("Beacon timing: instant or apple.", valueName: "profile"))
     var timing = "instant"
@@ -111,6 +117,7 @@ struct DemoCommand: ParsableCommand {
             }
             return
         }
+        if stop { return try stopDemo(tmux: Self.find("tmux")) }
         guard let story = DemoStory.named(story) else { throw ExitCode.validationFailure }
         let devices = devices(of: story)
         let environment = ProcessInfo.processInfo.environment
@@ -154,7 +161,7 @@ struct DemoCommand: ParsableCommand {
         }
 
         let executable = Self.currentExecutable()
-        let webFolder = Self.demoWebFolder(environment: environment)
+        let webFolder = WebFolder.defaultFolder(environment: environment).url.path
         let commands = devices.map { paneScript(for: $0, executable: executable, webFolder: webFolder) }
         let webCommand = webServerScript(executable: executable, webFolder: webFolder)
         let signature = ([story.name] + devices.map { "\($0.kind.rawValue):\($0.arguments.joined(separator: " "))" }
@@ -162,40 +169,64 @@ struct DemoCommand: ParsableCommand {
         let forwarded = Self.forwardedEnvironment.compactMap { name in environment[name].map { "\(name)=\($0)" } }
             .flatMap { ["-e", $0] }
 
-        var tmuxArguments: [String] = ["tmux"]
-        var replacing = false
-        if insideTmux {
-            // A new window of the current session: the devices get the whole window. The local
-            // web runs in a window of its own, started once per session and reused after.
-            let windows = tmux.flatMap { Self.output($0, ["list-windows", "-F", "#{window_name}"]) } ?? ""
-            if !windows.split(separator: "\n").contains(Substring(Self.webWindow)) {
-                tmuxArguments += ["new-window", "-d", "-n", Self.webWindow] + forwarded + [webCommand, ";"]
+        // What the tmux server already runs: one demo at a time, one local web.
+        let server = tmux.map(DemoTmux.init)
+        let panes = server?.panes() ?? []
+        let running = DemoTmux.demoWindows(in: panes)
+        let currentSession = insideTmux ? tmux.flatMap { Self.output($0, ["display-message", "-p", "#{session_name}"]) } : nil
+        let targetSession = currentSession ?? session
+        if let same = running.first(where: { $0.signature == signature }), let tmux {
+            // The same demo runs: show it rather than start more devices.
+            let show = insideTmux
+                ? ["tmux", "switch-client", "-t", "=" + same.session, ";", "select-window", "-t", same.id]
+                : ["tmux", "attach-session", "-t", "=" + same.session, ";", "select-window", "-t", same.id]
+            if dryRun {
+                print(show.map(Self.shellQuoted).joined(separator: " "))
+                return
             }
-            tmuxArguments += ["new-window", "-n", "handoff"] + forwarded + [commands[0]]
-        } else {
-            if let tmux, Self.succeeds(tmux, ["has-session", "-t", "=" + session]) {
-                let running = Self.output(tmux, ["show-options", "-v", "-t", session, "@handoff-demo"]) ?? ""
-                if running == signature {
-                    // The same demo is running: attach to it rather than start more devices.
-                    let attach = ["tmux", "attach-session", "-t", "=" + session]
-                    if dryRun {
-                        print(attach.map(Self.shellQuoted).joined(separator: " "))
-                        return
-                    }
-                    Self.exec(tmux, attach)
-                }
-                let what = running.split(separator: "|").first.map { "A \($0) demo" } ?? "Something else"
-                print("\(what) is running in tmux session \(session); replacing it with the \(story.name) demo.")
-                replacing = true
-            }
-            if replacing { tmuxArguments += ["kill-session", "-t", "=" + session, ";"] }
-            // The local web in a background window of the demo's session: it ends with the session.
-            tmuxArguments += ["new-session", "-s", session, "-n", "handoff"] + forwarded + [commands[0], ";",
-                              "set-option", "-t", session, "@handoff-demo", signature, ";",
-                              "new-window", "-d", "-t", session + ":", "-n", Self.webWindow] + forwarded + [webCommand]
+            Self.exec(tmux, show)
         }
-        let demoWindow = insideTmux ? nil : session + ":handoff"
+        var retiredHere: [String] = []
+        var notices: [(client: String, text: String)] = []
+        if let server, !running.isEmpty {
+            let names = running.map { "the \($0.story) demo (tmux session \($0.session))" }.joined(separator: " and ")
+            let text = "handoff demo: \(names) replaced by the \(story.name) demo"
+            print("Replacing \(names) with the \(story.name) demo: its devices quit first.")
+            for window in running where window.session == targetSession { retiredHere.append(window.id) }
+            notices = server.clients(of: targetSession).map { ($0, text) }
+            if !dryRun {
+                let left = server.retire(running, replacedBy: story.name, in: "tmux session \(targetSession)")
+                if !left.isEmpty {
+                    Self.printError("processes \(left.map(String.init).joined(separator: ", ")) of the replaced demo did not end.")
+                }
+            }
+        }
+        let hasWeb = panes.contains(where: \.isWeb)
+
+        var tmuxArguments: [String] = ["tmux"]
+        let sessionExists = !insideTmux && (tmux.map { Self.succeeds($0, ["has-session", "-t", "=" + session]) } ?? false)
+        if insideTmux || sessionExists {
+            // A new window of the session: the devices get the whole window.
+            let target = insideTmux ? [] : ["-t", session + ":"]
+            tmuxArguments += ["new-window"] + target + ["-n", "handoff"] + forwarded + [commands[0], ";",
+                              "set-option", "-w", Self.demoOptionName, signature]
+        } else {
+            // A session of the demo's own, marked so that `--stop` ends it whole.
+            tmuxArguments += ["new-session", "-s", session, "-n", "handoff"] + forwarded + [commands[0], ";",
+                              "set-option", "-t", session, DemoTmux.sessionOption, "1", ";",
+                              "set-option", "-w", Self.demoOptionName, signature]
+        }
+        if !hasWeb {
+            // The local web, once per tmux server, in a background window of the demo's session.
+            tmuxArguments += [";", "new-window", "-d"] + (insideTmux ? [] : ["-t", session + ":"]) + ["-n", Self.webWindow]
+                + forwarded + [webCommand, ";", "set-option", "-w", "-t", (insideTmux ? "" : session + ":") + Self.webWindow,
+                               DemoTmux.webOption, "1"]
+        }
+        let demoWindow = insideTmux ? nil : session + ":"
         tmuxArguments += splitArguments(arrangement.shape, commands: commands, forwarded: forwarded, window: demoWindow)
+        for window in retiredHere { tmuxArguments += [";", "kill-window", "-t", window] }
+        for notice in notices { tmuxArguments += [";", "display-message", "-c", notice.client, "-d", "8000", notice.text] }
+        if sessionExists { tmuxArguments += [";", "attach-session", "-t", "=" + session] }
         if dryRun {
             let sizes = arrangement.paneSizes.map { "\($0.width)x\($0.height)" }.joined(separator: ", ")
             if !sizes.isEmpty { print("# \(story.name): \(arrangement.shape.rawValue), panes \(sizes)") }
@@ -204,6 +235,22 @@ struct DemoCommand: ParsableCommand {
         }
         guard let tmux else { return }
         Self.exec(tmux, tmuxArguments)
+    }
+
+    static let demoOptionName = DemoTmux.demoOption
+
+    /// `--stop`: ends every demo of the tmux server, its web and the session it made.
+    func stopDemo(tmux: String?) throws {
+        guard let tmux else {
+            print("No demo is running (tmux is not installed).")
+            return
+        }
+        let (report, leftOver) = DemoTmux(tmux: tmux).stopAll()
+        if !report.isEmpty { print(report.joined(separator: "\n")) }
+        if !leftOver.isEmpty {
+            Self.printError("processes \(leftOver.map(String.init).joined(separator: ", ")) did not end, even after SIGKILL.")
+            throw ExitCode.failure
+        }
     }
 
     /// The tmux commands that add the second and later panes in `shape`, then focus the first.
@@ -237,13 +284,6 @@ struct DemoCommand: ParsableCommand {
     /// The name of the tmux window the demo's local web runs in.
     static let webWindow = "handoff-web"
 
-    /// The demo's web folder (its certificate authority and hosts map): `handoff/demo-web` in
-    /// the state folder, apart from the one `handoff web serve` uses by default.
-    static func demoWebFolder(environment: [String: String]) -> String {
-        WebFolder.defaultFolder(environment: environment).url.deletingLastPathComponent()
-            .appendingPathComponent("demo-web", isDirectory: true).path
-    }
-
     /// The script of the local web's window: `handoff web serve` on any free loopback ports (the
     /// hosts map in `webFolder` tells the devices which), kept with its exit status when it stops.
     func webServerScript(executable: String, webFolder: String) -> String {
@@ -265,8 +305,9 @@ struct DemoCommand: ParsableCommand {
     func paneScript(for device: DemoStory.Device, executable: String, webFolder: String? = nil) -> String {
         var arguments = ["handoff", "device", "--kind", device.kind.rawValue, "--account", account,
                          "--port", String(port), "--timing", timing]
-        // The demo's devices show each other's lane on the timeline (F9).
-        arguments.append("--share-lifecycle")
+        // The demo's devices show each other's lane on the timeline (F9), and their lifecycle
+        // log wherever the pane has room for it, so the room sees every step as it happens.
+        arguments += ["--share-lifecycle", "--log", "when-room"]
         if let webFolder { arguments += ["--web-dir", webFolder] }
         if let name = device.name { arguments += ["--name", name] }
         if let configDir { arguments += ["--config-dir", configDir] }
@@ -326,12 +367,11 @@ struct DemoCommand: ParsableCommand {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Replaces this process with `arguments` (tmux, which takes over the terminal).
+    /// Replaces this process with `arguments` (tmux, which takes over the terminal), with no
+    /// signal blocked and every signal's default action (``replaceProcess(executable:arguments:)``).
     static func exec(_ program: String, _ arguments: [String]) -> Never {
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        execv(program, argv)
-        FileHandle.standardError.write(Data("handoff demo: could not run tmux at \(program): \(String(cString: strerror(errno)))\n".utf8))
+        let failure = replaceProcess(executable: program, arguments: arguments)
+        FileHandle.standardError.write(Data("handoff demo: could not run tmux at \(program): \(String(cString: strerror(failure)))\n".utf8))
         Foundation.exit(1)
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceUI
 import Dispatch
 import Foundation
 import HandoffCore
@@ -31,7 +32,7 @@ struct DeviceCommand: AsyncParsableCommand {
     var account = "demo"
 
     @Option(help: "The shared UDP discovery port.")
-    var port = 47_820
+    var port = NetworkOptions.defaultDiscoveryPort
 
     @Flag(help: "Also find devices on other hosts of the LAN (multicast), and accept their sessions.")
     var lan = false
@@ -41,6 +42,9 @@ struct DeviceCommand: AsyncParsableCommand {
 
     @Flag(help: "Run without the terminal UI: JSON lines on stdin and stdout.")
     var headless = false
+
+    @Option(help: ArgumentHelp("When the lifecycle log is drawn: hidden (until F2), shown, or when-room (beside or below the device whenever the terminal has room, as in handoff demo). F2 hides or shows it.", valueName: "mode"))
+    var log: ScreenState.LogMode = .hidden
 
     @Flag(help: "With --headless: exit with status 2 on the first bad command instead of reporting it and going on.")
     var strict = false
@@ -156,6 +160,16 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        do {
+            try await runDevice()
+        } catch let error as DiscoveryPortInUse {
+            // One line: the port, and the option that chooses another.
+            FileHandle.standardError.write(Data("error: \(error): choose another with --port N, the same for every device of the account.\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    private func runDevice() async throws {
         let appNames = try self.appNames
         let store = AccountStore(directory: configDir.map { URL(fileURLWithPath: $0) } ?? AccountStore.defaultDirectory())
         let account = try store.accountCreatingIfNeeded(named: self.account)
@@ -228,7 +242,7 @@ struct DeviceCommand: AsyncParsableCommand {
             host: host, accountName: account.name, appNames: appNames, readerVersion: readerVersion,
             appModel: effectiveAppModel == .delegate ? .delegate : .scenes,
             cloudFolder: noCloud ? nil : store.directory(ofAccount: account.name).appendingPathComponent("cloud", isDirectory: true),
-            localFolder: deviceFolder, webFolder: webFolder,
+            localFolder: deviceFolder, webFolder: webFolder, logMode: log,
             logFile: logFile.map { URL(fileURLWithPath: $0) } ?? FileLogSink.defaultURL(deviceName: "\(account.name)-\(identity.name)"))
         let status = try await runner.run()
         if status != 0 { throw ExitCode(status) }
@@ -255,6 +269,7 @@ extension DeviceCommand {
 }
 
 extension PeerInfo.Kind: ExpressibleByArgument {}
+extension ScreenState.LogMode: ExpressibleByArgument {}
 extension TimingProfile: ExpressibleByArgument {}
 extension ScriptedAppModel: ExpressibleByArgument {}
 

@@ -41,12 +41,14 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     let logFile: URL
     /// Where the local web is: the Browser's pages and the apps' association files come through it.
     let webFolder: WebFolder
+    /// When the lifecycle log is drawn (`--log`).
+    let logMode: ScreenState.LogMode
     private let sink: FileLogSink
     private let logger: Logger
 
     init(host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2, appModel: AppModel = .delegate,
          cloudFolder: URL?,
-         localFolder: URL, webFolder: WebFolder = .defaultFolder(), logFile: URL) throws {
+         localFolder: URL, webFolder: WebFolder = .defaultFolder(), logMode: ScreenState.LogMode = .hidden, logFile: URL) throws {
         // Crash reports go to standard error, which is the log file while curses runs, never
         // over the screen; this re-executes the command when the runtime started otherwise.
         CrashReports.sendToStandardError()
@@ -59,6 +61,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         self.localFolder = localFolder
         self.logFile = logFile
         self.webFolder = webFolder
+        self.logMode = logMode
         do {
             sink = try FileLogSink(url: logFile)
         } catch {
@@ -179,7 +182,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                     logger.info("lifecycle \(event.logLine)", metadata: event.continuation.map { ["continuation": "\($0)"] })
                 }
                 let screen = DeviceScreen(device: device, account: accountName, apps: apps.value,
-                                          environment: environment.value, now: Date())
+                                          environment: environment.value, now: Date(), logMode: logMode)
                 // What peers of the account share of their lifecycle: the timeline's other lanes (F9).
                 host.onSharedLifecycle = { peer, entries, dropped in
                     screen.receiveShared(from: peer.name, entries, dropped: dropped)

@@ -32,10 +32,10 @@ struct WebServeCommand: AsyncParsableCommand {
     )
 
     @Option(help: ArgumentHelp("The HTTPS port (0: any free port).", valueName: "port"))
-    var port = 47_843
+    var port = SiteServer.defaultHTTPSPort
 
     @Option(help: ArgumentHelp("The plain-HTTP port (0: any free port).", valueName: "port"))
-    var httpPort = 47_844
+    var httpPort = SiteServer.defaultHTTPPort
 
     @Option(help: ArgumentHelp("The folder of sites (default: the Browser's, which demos/sites links to).", valueName: "dir"))
     var sites: String?
@@ -100,6 +100,11 @@ struct WebServeCommand: AsyncParsableCommand {
                 SiteServer.Configuration(sites: sitesFolder, hosts: library.hosts, pages: library.servedPage, folder: folder,
                                          httpsPort: port, httpPort: httpPort, rehearsals: rehearsals, maxAge: maxAge),
                 log: { line in if verbose { StandardOutput.shared.write(line) } })
+        } catch .portInUse(let scheme, let port) {
+            // One line: the port, and the option that chooses another.
+            let option = scheme == "HTTPS" ? "--port" : "--http-port"
+            FileHandle.standardError.write(Data("error: the \(scheme) port \(port) is already in use (another program listens on it, perhaps the demo's web): choose another with \(option) N, or \(option) 0 for any free port.\n".utf8))
+            throw ExitCode(1)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)

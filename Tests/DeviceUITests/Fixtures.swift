@@ -77,7 +77,7 @@ enum Fixture {
                        lifecycle: lifecycle)
     }
 
-    static let network = NetworkStatus(summary: "loopback 127.255.255.255:47820", isOnline: true,
+    static let network = NetworkStatus(summary: "loopback 127.255.255.255:17820", isOnline: true,
                                        peers: [NearbyPeer(info: laptop, lastSeen: now.addingTimeInterval(-1)),
                                                NearbyPeer(info: tablet, lastSeen: now.addingTimeInterval(-3)),
                                                NearbyPeer(info: PeerInfo(id: "spare", name: "Spare Phone", kind: .phone),

@@ -77,6 +77,27 @@ struct ScreenUpdateTests {
         #expect(state.focus == .main, "hiding the focused log gives the focus back")
     }
 
+    /// `handoff demo`'s panes: the log is there whenever the pane has room below (or beside)
+    /// the device, never over it; F2 hides it, and F2 again shows it as asked.
+    @Test func theLogShownWhenThereIsRoomFollowsTheSizeAndF2HidesIt() {
+        var state = Fixture.state(size: Size(width: 60, height: 39))
+        state.logMode = .whenRoom
+        #expect(state.isLogVisible && state.layout.logPlacement == .below, "a 60x39 pane has room below the phone")
+        state.size = Size(width: 40, height: 23)
+        #expect(!state.isLogVisible && state.layout.logPlacement == nil, "40x23 has none: the device keeps the pane")
+        state.size = Size(width: 200, height: 50)
+        #expect(state.layout.logPlacement == .beside)
+        _ = press(.function(2), on: &state)
+        #expect(state.logMode == .hidden && !state.isLogVisible)
+        _ = press(.function(2), on: &state)
+        #expect(state.logMode == .shown)
+        state.size = Size(width: 40, height: 23)
+        #expect(state.layout.logPlacement == .covering, "asked for, it covers a small pane as before")
+        let title = Fixture.render({ var shown = state; shown.logMode = .whenRoom; shown.size = Size(width: 60, height: 39); return shown }(),
+                                   device).text()
+        #expect(title.contains("Lifecycle log · F2 hides"), "\(title)")
+    }
+
     @Test func nearbyListsEveryPeerAndContinuesTheChosenOffer() {
         var state = Fixture.state()
         let rows = state.nearbyRows(device: device)

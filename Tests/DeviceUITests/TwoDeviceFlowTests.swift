@@ -158,7 +158,7 @@ struct TwoDeviceFlowTests {
     @Test func networkPeersWithoutOffersAreListed() {
         let world = TwoScreens()
         let now = world.hood.clock.now
-        world.phoneScreen.update(network: NetworkStatus(summary: "loopback 127.255.255.255:47820", isOnline: true,
+        world.phoneScreen.update(network: NetworkStatus(summary: "loopback 127.255.255.255:17820", isOnline: true,
                                                         peers: [NearbyPeer(info: world.laptop.info, lastSeen: now)]))
         let text = world.phoneFrame().text()
         #expect(text.contains("no activity offered"))

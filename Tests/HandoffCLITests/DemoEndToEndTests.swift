@@ -101,6 +101,13 @@ struct DemoEndToEndTests {
         try session.waitFor("the Map app at the page's place on the phone", in: panes[1], timeout: .seconds(15)) {
             $0.contains("Continued from Laptop 1") && $0.contains("38.7°N 9.1°W · zoom 6")
         }
+        // Every other command finds the demo's web where the demo put it, with no --web-dir.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let plist = root.appendingPathComponent("demos/apps/Map/Info.plist").path
+        let (status, lint) = try run([world.executable, "manifest", "lint", plist, "--check-sites"],
+                                     environment: ["XDG_STATE_HOME": world.directory.appendingPathComponent("state").path])
+        #expect(status == 0, "\(lint)")
+        #expect(lint.contains("activitycontinuation:maps.handoffsim.example: approved"), "\(lint)")
     }
 
     @Test func aTerminalTooSmallForBothIsRefusedBeforeAnythingStarts() throws {
@@ -185,15 +192,19 @@ struct DemoEndToEndTests {
         defer { try? spawn([tmux, "kill-server"], environment: environment) }
         let signature = "reading|laptop:|phone:|\(world.account)|\(world.port)|instant|"
         // Spawned, not run with Process: the tmux server it starts would hold Process's pipe open.
-        try spawn([tmux, "-f", "/dev/null", "new-session", "-d", "-s", "handoff-demo", "sleep 60", ";",
-                   "set-option", "-t", "handoff-demo", "@handoff-demo", signature], environment: environment)
+        try spawn([tmux, "-f", "/dev/null", "new-session", "-d", "-s", "handoff-demo", "-n", "handoff", "sleep 60", ";",
+                   "set-option", "-w", "-t", "handoff-demo:handoff", "@handoff-demo", signature], environment: environment)
         let base = [world.executable, "demo", "--dry-run", "--terminal-size", "120x40", "--account", world.account,
                     "--port", String(world.port)]
         let (_, same) = try run(base, environment: environment)
-        #expect(same.contains("attach-session"), "\(same)")
+        #expect(same.contains("attach-session -t =handoff-demo ';' select-window -t @0"), "\(same)")
         let (_, other) = try run(base + ["map"], environment: environment)
-        #expect(other.contains("A reading demo is running in tmux session handoff-demo; replacing it with the map demo."), "\(other)")
-        #expect(other.contains("kill-session"))
+        #expect(other.contains("Replacing the reading demo (tmux session handoff-demo) with the map demo"), "\(other)")
+        // The new demo goes into the same session; the old window closes after it is made, and
+        // the terminal attaches.
+        #expect(other.contains("new-window -t handoff-demo: -n handoff"), "\(other)")
+        #expect(other.contains("kill-window -t @0"), "\(other)")
+        #expect(other.hasSuffix("attach-session -t =handoff-demo\n"), "\(other)")
     }
 
     /// This process's environment without TMUX, with `environment` on top (an empty value

@@ -10,6 +10,8 @@ extension ScreenView {
         let events = device.lifecycle
         let scroll = min(max(0, state.logScroll), max(0, events.count - 1))
         var title = "Lifecycle log · \(events.count) event\(events.count == 1 ? "" : "s")"
+        // Shown by room, not by a key: say which key hides it.
+        if state.logMode == .whenRoom { title = "Lifecycle log · F2 hides · \(events.count) event\(events.count == 1 ? "" : "s")" }
         title += scroll > 0 ? " · \(scroll) newer below ↓" : " · following"
         grid.box(area, style: Style(focused ? .accent : .frame), title: title,
                  titleStyle: Style(focused ? .accent : .title), lines: focused ? .heavy : .light)

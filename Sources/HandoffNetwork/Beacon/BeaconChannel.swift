@@ -154,7 +154,7 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
 @available(*, unavailable)
 extension BeaconInboundHandler: Sendable {}
 
-/// The UDP side of discovery: binds `bindHost:port` (default 0.0.0.0:47820) with SO_REUSEADDR,
+/// The UDP side of discovery: binds `bindHost:port` (default 0.0.0.0:17820) with SO_REUSEADDR,
 /// SO_REUSEPORT and SO_BROADCAST, so any number of devices on one machine share the port; sends
 /// to 127.255.255.255:port; with `lan` also to the multicast group 239.255.72.79 (TTL 1, loop on,
 /// joined through the routing table and on every LAN interface) and, where the routing table has
@@ -163,7 +163,7 @@ extension BeaconInboundHandler: Sendable {}
 public final class BeaconChannel: Sendable {
     public struct Options: Sendable {
         /// The shared discovery port.
-        public var port: Int = 47_820
+        public var port: Int = NetworkOptions.defaultDiscoveryPort
         /// Also reach other hosts of the LAN, and accept their beacons.
         public var lan: Bool = false
         public var bindHost: String = "0.0.0.0"
@@ -172,7 +172,7 @@ public final class BeaconChannel: Sendable {
         /// The receive buffer asked for on both sockets (see ``BeaconReplySocket/setReceiveBuffer(_:bytes:)``).
         public var receiveBufferBytes: Int = 2 << 20
 
-        public init(port: Int = 47_820, lan: Bool = false, bindHost: String = "0.0.0.0",
+        public init(port: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, bindHost: String = "0.0.0.0",
                     maximumClockSkew: TimeInterval = 30) {
             self.port = port
             self.lan = lan
@@ -198,7 +198,7 @@ public final class BeaconChannel: Sendable {
     /// The port of this device's own socket, which its loopback beacons come from and peers'
     /// unicast replies go to (nil without one).
     public var replyPort: Int? { replySocket?.port }
-    /// What the channel does, e.g. "loopback broadcast 127.255.255.255:47820 + multicast 239.255.72.79:47820 (TTL 1)".
+    /// What the channel does, e.g. "loopback broadcast 127.255.255.255:17820 + multicast 239.255.72.79:17820 (TTL 1)".
     public let mode: String
 
     private init(channel: any Channel, sealer: BeaconSealer, counters: BeaconCounters, destinations: [SocketAddress],

@@ -92,9 +92,18 @@ public final class DeviceHost: @unchecked Sendable {
     /// Binds the session server and the discovery channel and starts announcing this device.
     public func start() async throws {
         let server = try await SessionServer.start(host: self)
-        let channel = try await BeaconChannel.start(
-            on: group, options: BeaconChannel.Options(port: options.discoveryPort, lan: options.lan), sealer: sealer,
-            ownDevice: identity.id, onOpened: beaconHandler(byReply: false), onReply: beaconHandler(byReply: true))
+        let channel: BeaconChannel
+        do {
+            channel = try await BeaconChannel.start(
+                on: group, options: BeaconChannel.Options(port: options.discoveryPort, lan: options.lan), sealer: sealer,
+                ownDevice: identity.id, onOpened: beaconHandler(byReply: false), onReply: beaconHandler(byReply: true))
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            await server.close()
+            throw DiscoveryPortInUse(port: options.discoveryPort)
+        } catch {
+            await server.close()
+            throw error
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.server = server
@@ -133,7 +142,7 @@ public final class DeviceHost: @unchecked Sendable {
     /// beacons with it). Call on the device's queue.
     package var beaconStatistics: BeaconStatistics { beaconChannel?.statistics ?? BeaconStatistics() }
 
-    /// What the discovery channel does (e.g. "loopback broadcast 127.255.255.255:47820").
+    /// What the discovery channel does (e.g. "loopback broadcast 127.255.255.255:17820").
     public var discoveryMode: String { beaconChannel?.mode ?? "not started" }
 
     /// Runs `work` on the device's queue, then lets due deadlines and beacons happen.

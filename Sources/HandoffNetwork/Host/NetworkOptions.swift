@@ -27,7 +27,12 @@ public struct NetworkOptions: Sendable {
     public var shareLifecycle = false
     public var lifecycleSharingPolicy = LifecycleSharingPolicy()
 
-    public init(discoveryPort: Int = 47_820, lan: Bool = false, timing: TimingProfile = .instant,
+    /// The discovery port devices share unless told otherwise: below Linux's ephemeral range
+    /// (32768–60999), from which every socket bound to port 0 takes its port, so no such socket
+    /// can hold it when a device starts.
+    public static let defaultDiscoveryPort = 17_820
+
+    public init(discoveryPort: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, timing: TimingProfile = .instant,
                 connectTimeout: TimeInterval = 2, maximumFrameLength: Int = 8 << 20,
                 sessionReadBudget: Int = 64 << 20, maximumPendingHandshakes: Int = 64,
                 maximumPendingHandshakesPerAddress: Int = 32, idleSessionTimeout: TimeInterval = 60) {
@@ -44,4 +49,18 @@ public struct NetworkOptions: Sendable {
 
     /// Where sessions listen: loopback only, unless the device is on the LAN.
     var sessionBindHost: String { lan ? "0.0.0.0" : "127.0.0.1" }
+}
+
+/// The discovery port is held by a program that does not share it (devices share theirs with
+/// `SO_REUSEADDR` and `SO_REUSEPORT`; a socket bound without them keeps everyone else out).
+public struct DiscoveryPortInUse: Error, Equatable, CustomStringConvertible {
+    public let port: Int
+
+    public init(port: Int) {
+        self.port = port
+    }
+
+    public var description: String {
+        "the UDP discovery port \(port) is in use by another program, which does not share it"
+    }
 }
