@@ -294,7 +294,7 @@ struct ContinuedNoticeTests {
         _ = state.update(.lifecycleEventRecorded(scene), device: device)
         #expect(state.notice?.text == "Continued from Tablet")
         #expect(state.notice?.role == .dim)
-        #expect(!Fixture.render(state, device).text().contains("✓ "))
+        #expect(!Fixture.render(state, device).text().contains("✓ Continued"))
         let delegate = LifecycleEvent(time: Fixture.now, device: "Phone",
                                       .continued(Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
                                                  bundleIdentifier: "com.example.notes", .application(restoredObjects: 1), milliseconds: 40))

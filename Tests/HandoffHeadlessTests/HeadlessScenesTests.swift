@@ -98,10 +98,10 @@ struct HeadlessScenesTests {
         let laptop = world.add("Laptop", kind: .laptop)
         let phone = world.add("Phone")
         laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 1]])
-        world.hood.advance(by: 5)
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
         laptop.ok(["cmd": "update", "userInfo": ["page": 2]])
         laptop.ok(["cmd": "update", "userInfo": ["page": 3]])
-        world.hood.advance(by: 5)
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
         phone.ok(["cmd": "continue", "peer": "laptop"])
         world.hood.settle()
         #expect(phone.events("restored").last?["userInfo"] == ["page": 3])
@@ -123,11 +123,11 @@ struct HeadlessScenesTests {
         let laptop = world.add("Laptop", kind: .laptop)
         let phone = world.add("Phone")
         laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 1]])
-        world.hood.advance(by: 5)
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
         laptop.ok(["cmd": "fault", "kind": "forget-needs-save"])
         laptop.ok(["cmd": "update", "userInfo": ["page": 2]])
         laptop.ok(["cmd": "update", "userInfo": ["page": 3]])
-        world.hood.advance(by: 5)
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
         #expect(laptop.events("lifecycle").filter { $0["kind"] == "faultInjected" }.count == 2)
         phone.ok(["cmd": "continue", "peer": "laptop"])
         world.hood.settle()
@@ -136,7 +136,7 @@ struct HeadlessScenesTests {
         #expect(skipped["detail"]?.stringValue?.contains("but needsSave was not set") == true)
         #expect(laptop.ok(["cmd": "status"])["faults"] == .object([:]), "used up by the continuation it made stale")
         laptop.ok(["cmd": "update", "userInfo": ["page": 4]])
-        world.hood.advance(by: 5)
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
         phone.ok(["cmd": "continue", "peer": "laptop"])
         world.hood.settle()
         #expect(phone.events("restored").last?["userInfo"] == ["page": 4])
