@@ -132,6 +132,8 @@ public struct DeviceSnapshot: Hashable, Sendable {
     /// Whether step mode is on, and the phase the device is paused before.
     public var isStepping = false
     public var pausedAt: StepPhase?
+    /// Since when the device is paused: its timeouts stand still from then until it goes on.
+    public var pausedSince: Date?
     /// The lab's armed faults: true when one stays armed.
     public var armedFaults: [Fault: Bool] = [:]
     /// Web → native: each app's `activitycontinuation:` domains and what their sites' association
@@ -205,6 +207,7 @@ extension DeviceSnapshot {
                   pending: pending, ownActivity: own, lifecycle: device.lifecycle)
         isStepping = device.isStepping
         pausedAt = device.pausedAt
+        pausedSince = device.pausedAt == nil ? nil : device.pausedSince
         armedFaults = device.armedFaults
         siteAssociations = Self.siteAssociations(of: system, at: device.clock())
     }

@@ -408,15 +408,25 @@ extension ScreenState {
                 overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, peer: failedFrom, bundleIdentifier: bundle,
                                                    shownBySystem: true))
             }
-        case .stepPaused(_, let phase):
-            show("⏸ Next: \(phase) · F7 goes on", role: .accent, at: event.time)
+        case .stepPaused:
+            // The pause is drawn from the device's state for as long as it lasts (the loading
+            // box, or the step panel), whole at any width: no notice that is cut and goes away.
+            break
+        case .faultInjected(_, let fault):
+            // Say it struck, replacing "Armed for the next time".
+            show("Fault struck: \(fault)", role: .warning, at: event.time)
         case .notHandled(_, let peer, let bundle, _, let reason):
             show("\(name(of: bundle)) did not handle the activity from \(peer.name): \(reason)", role: .warning, at: event.time)
         case .webRouted(_, let host, _, .notApproved(let refusals)) where overlay == nil:
             // Apps name the host but their sites do not approve them here: say why, per app and domain.
             overlay = .explanation(Explanation(webPageOnHost: host, refusals: refusals, snapshot: snapshot))
-        case .continued(_, let peer, _, _, _):
+        case .continued(_, let peer, _, .application, _):
             show("Continued from \(peer.name)", role: .success, at: event.time)
+        case .continued(_, let peer, _, .scene, _):
+            // scene(_:continue:) answers nothing: the system counts the activity continued but
+            // cannot know whether the app took it, so it says so without a ✓ over what the app
+            // itself says (a refusal, say).
+            show("Continued from \(peer.name)", role: .dim, at: event.time)
         case .wasContinued(_, let peer, _):
             show("Continued on \(peer.name)", role: .success, at: event.time)
         default:

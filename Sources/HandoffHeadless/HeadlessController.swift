@@ -336,7 +336,11 @@ public final class HeadlessController {
         }
         // Forgetting needsSave is the commonest bug: the state changed, but no save runs, so the
         // next payload carries the state saved last.
-        if needsSave { activity.needsSave = true }
+        if needsSave {
+            activity.needsSave = true
+        } else {
+            device.stateChangedWithoutNeedsSave(activity)
+        }
         return describe(activity)
     }
 

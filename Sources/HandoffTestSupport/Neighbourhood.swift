@@ -93,7 +93,7 @@ public final class Neighbourhood {
             var next = end
             if let message = pending.map(\.deliverAt).min() { next = min(next, message) }
             for device in devices.values {
-                if let deadline = device.system.nextDeadline { next = min(next, deadline) }
+                if let deadline = device.nextDeadline { next = min(next, deadline) }
             }
             for transport in transports.values where transport.advertising != nil {
                 next = min(next, transport.lastBeacon.addingTimeInterval(beaconRefreshInterval))

@@ -148,8 +148,8 @@ extension ReaderApp {
         return [(text, Style(.accent)), (bar, Style(.accent))]
     }
 
-    /// The continuation in progress, else the message (wrapped, at most ``maximumMessageRows``
-    /// rows), else nothing.
+    /// The continuation in progress, else the message (wrapped: an error whole, others at most
+    /// ``maximumMessageRows`` rows), else nothing.
     private func noticeLines(width: Int, available: Int) -> [(text: String, style: Style)] {
         guard available > 0, width > 0 else { return [] }
         if isContinuing {
@@ -158,7 +158,10 @@ extension ReaderApp {
         }
         if let transfer { return Array(Self.progressLines(transfer, width: width).prefix(available)) }
         guard let message else { return [] }
-        return message.lines(width: width, limit: min(Self.maximumMessageRows, available))
+        // An error is shown whole (why a continuation was refused is the point of it); other
+        // messages take at most a few rows.
+        let limit = message.kind == .error ? available : min(Self.maximumMessageRows, available)
+        return message.lines(width: width, limit: limit)
     }
 
     /// Where the reader is in a view of the page of size `page` (this frame's), or a hint in the

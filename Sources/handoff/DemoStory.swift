@@ -42,8 +42,9 @@ struct DemoStory: Sendable {
             devices: [Device(kind: .laptop, arguments: ["--sample-document", "2MB"]), Device(kind: .phone, arguments: ["--no-cloud"])]),
         DemoStory(
             name: "versions",
-            summary: "Handoff versions: a version-1 laptop hands off to the current phone; a version-3 tablet's activity is refused.",
-            firstSteps: "Laptop (v1): read a document, phone: Ctrl-O (restored). Tablet (v3): read one, phone: continue it (refused).",
+            summary: "Handoff versions: a version-1 laptop hands off to the current phone; the phone's Reader refuses a version-3 tablet's activity.",
+            firstSteps: "Laptop (v1): read a document, phone: Ctrl-O (restored). Tablet (v3): read one, phone: continue it (the Reader refuses "
+                + "it; with scenes the system still tells the tablet it was continued).",
             devices: [Device(kind: .laptop, name: "Laptop v1", arguments: ["--reader-version", "1"]),
                       Device(kind: .phone),
                       Device(kind: .tablet, name: "Tablet v3", arguments: ["--reader-version", "3"])]),

@@ -64,7 +64,7 @@ enum Fixture {
                                       userInfo: ["page": 3])),
             at(-3.2, .continueCalled(continuation, bundleIdentifier: "com.example.notes", activityType: notesType)),
             at(-3.2, .restoreUserActivityState(continuation, bundleIdentifier: "com.example.notes", objects: 1, userInfo: ["page": 3])),
-            at(-3.2, .continued(continuation, laptopPeer, bundleIdentifier: "com.example.notes", restoredObjects: 1, milliseconds: 52)),
+            at(-3.2, .continued(continuation, laptopPeer, bundleIdentifier: "com.example.notes", .application(restoredObjects: 1), milliseconds: 52)),
         ]
     }
 

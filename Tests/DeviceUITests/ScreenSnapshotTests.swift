@@ -194,11 +194,124 @@ struct FaultsPanelTests {
         }
     }
 
+    /// Enter arms once; the panel also says how to keep a fault armed and how to disarm it.
+    @Test(arguments: [Size(width: 40, height: 24), Size(width: 80, height: 24)])
+    func thePanelNamesEveryKey(size: Size) {
+        var state = Fixture.state(size: size)
+        state.overlay = .faults(selection: 0)
+        let text = Fixture.render(state, Fixture.device()).text()
+        #expect(text.contains("s keep armed · x disarm"), "\(text)")
+        #expect(text.contains("Enter arm once"))
+    }
+
     @Test func theListSaysThereIsMoreWhenItScrolls() {
         var state = Fixture.state(size: Size(width: 40, height: 24))
         state.overlay = .faults(selection: Fault.allCases.count - 1)
         let text = Fixture.render(state, Fixture.device()).text()
         #expect(text.contains("↑"))
         #expect(!text.contains(Fault.allCases[0].rawValue), "the first faults scrolled away")
+    }
+}
+
+@Suite("Step mode on the screen")
+struct StepModeScreenTests {
+    /// Paused before the fetch for 10 s: the box says what comes next, whole at 60 columns, and
+    /// its countdown stands where it was when the device paused (the deadline moves by the time
+    /// paused when it goes on), instead of running down to 0.0 s.
+    @Test func aPausedContinuationSaysWhatIsNextAndItsCountdownIsFrozen() {
+        var state = Fixture.state(size: Size(width: 60, height: 24))
+        state.foregroundApp = "com.example.notes"
+        let pausedSince = Fixture.now.addingTimeInterval(-10)
+        var device = Fixture.device(pending: DeviceSnapshot.PendingInfo(
+            peer: Fixture.laptop, bundleIdentifier: "com.example.notes", activityType: Fixture.notesType,
+            phase: .fetching(deadline: pausedSince.addingTimeInterval(5)), chosenAt: pausedSince.addingTimeInterval(-1)))
+        device.isStepping = true
+        device.pausedAt = .fetch(from: "Laptop")
+        device.pausedSince = pausedSince
+        let frame = Fixture.render(state, device)
+        assertSnapshot(frame, named: "phone-paused-before-fetch-60x24")
+        let text = frame.text()
+        #expect(text.contains("gives up in 5.0 s · frozen"), "\(text)")
+        #expect(!text.contains("0.0 s"))
+        #expect(text.contains("⏸ Next: ask Laptop for the payload"))
+        #expect(text.contains("starts)"), "the whole phase, not cut")
+        #expect(text.contains("F7 go on"))
+        // Still there long after a notice would have gone.
+        _ = state.update(.clockTicked(Fixture.now.addingTimeInterval(30)), device: device)
+        #expect(Fixture.render(state, device).text().contains("gives up in 5.0 s · frozen"))
+    }
+
+    /// Paused before continue: the app has not been given the activity yet, so the box does not
+    /// say it is restoring.
+    @Test func pausedBeforeContinueTheBoxDoesNotSayRestoring() {
+        var state = Fixture.state(size: Size(width: 60, height: 24))
+        state.foregroundApp = "com.example.notes"
+        var device = Fixture.device(pending: DeviceSnapshot.PendingInfo(
+            peer: Fixture.laptop, bundleIdentifier: "com.example.notes", activityType: Fixture.notesType,
+            phase: .restoring, chosenAt: Fixture.now.addingTimeInterval(-2)))
+        device.isStepping = true
+        device.pausedAt = .continue(bundleIdentifier: "com.example.notes", activityType: Fixture.notesType)
+        device.pausedSince = Fixture.now.addingTimeInterval(-1)
+        let text = Fixture.render(state, device).text()
+        #expect(!text.contains("restoring"), "\(text)")
+        #expect(text.contains("⏸ Next: give com.example.notes"))
+        #expect(text.contains("timeouts frozen while paused"))
+    }
+
+    /// A paused origin has no continuation box: a panel says what comes next for as long as it
+    /// is paused, whole at 60 columns; the stepPaused event sets no notice that would be cut.
+    @Test func aPausedOriginShowsItsNextPhaseInAPanel() {
+        var state = Fixture.state(Fixture.laptop, size: Size(width: 60, height: 24))
+        state.foregroundApp = "com.example.notes"
+        var device = Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])
+        device.isStepping = true
+        let phase = StepPhase.save(activityType: Fixture.notesType)
+        device.pausedAt = phase
+        device.pausedSince = Fixture.now
+        let event = LifecycleEvent(time: Fixture.now, device: "Laptop", .stepPaused(Fixture.continuation, phase))
+        _ = state.update(.lifecycleEventRecorded(event), device: device)
+        #expect(state.notice == nil)
+        _ = state.update(.clockTicked(Fixture.now.addingTimeInterval(30)), device: device)
+        let frame = Fixture.render(state, device)
+        assertSnapshot(frame, named: "laptop-paused-before-save-60x24")
+        let text = frame.text()
+        #expect(text.contains("Step mode · paused"))
+        #expect(text.contains("set)"), "the whole phase: \(text)")
+        #expect(text.contains("F7 go on"))
+    }
+}
+
+@Suite("What the screen says after a continuation, by app model")
+struct ContinuedNoticeTests {
+    /// With scenes, scene(_:continue:) answers nothing: the system handed the activity over and
+    /// does not know whether the app took it, so it shows no ✓ over what the app says.
+    @Test func aSceneContinuationIsHandedOverWithoutACheckMark() {
+        var state = Fixture.state()
+        let device = Fixture.device()
+        let scene = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                   .continued(Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
+                                              bundleIdentifier: "com.example.notes", .scene("Notes-1"), milliseconds: 40))
+        _ = state.update(.lifecycleEventRecorded(scene), device: device)
+        #expect(state.notice?.text == "Continued from Tablet")
+        #expect(state.notice?.role == .dim)
+        #expect(!Fixture.render(state, device).text().contains("✓ Continued"))
+        let delegate = LifecycleEvent(time: Fixture.now, device: "Phone",
+                                      .continued(Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
+                                                 bundleIdentifier: "com.example.notes", .application(restoredObjects: 1), milliseconds: 40))
+        _ = state.update(.lifecycleEventRecorded(delegate), device: device)
+        #expect(state.notice?.text == "Continued from Tablet")
+        #expect(state.notice?.role == .success)
+    }
+
+    /// A fault that strikes says so, replacing "Armed for the next time".
+    @Test func aFaultThatStrikesSaysSo() {
+        var state = Fixture.state(Fixture.laptop)
+        let device = Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])
+        _ = state.update(.keyPressed(.function(8)), device: device)
+        _ = state.update(.keyPressed(.enter), device: device)
+        #expect(state.notice?.text.hasPrefix("Armed for the next time") == true)
+        let struck = LifecycleEvent(time: Fixture.now, device: "Laptop", .faultInjected(nil, .forgetNeedsSave))
+        _ = state.update(.lifecycleEventRecorded(struck), device: device)
+        #expect(state.notice?.text == "Fault struck: forget-needs-save")
     }
 }

@@ -151,4 +151,32 @@ struct ContinuationFailureTests {
         #expect(world.phoneReaderDelegate.failures.first?.error.reason.contains("decoded") == true)
         #expect(world.phoneState.state == ["page": 1])
     }
+
+    /// Step mode, paused 10 s before the fetch (longer than the 5 s timeout) and again after it
+    /// started: the fetch still has its whole timeout once the device goes on, counted without
+    /// the time paused; while paused the device asks its run loop for no wake-up.
+    @Test func aPauseNeverEatsTheFetchTimeout() throws {
+        let world = TwoDevices()
+        try world.startReading()
+        world.laptop.arm(.noAnswer)
+        world.phone.isStepping = true
+        world.phone.chooseOffer(from: world.laptop.info.id)
+        world.hood.settle()
+        #expect(world.phone.pausedAt?.name == "willContinue")
+        world.phone.stepNext()
+        #expect(world.phone.pausedAt?.name == "fetch")
+        world.hood.advance(by: 10)
+        #expect(world.phone.nextDeadline == nil, "paused: no deadline to wake for")
+        #expect(world.phone.system.pendingContinuation != nil)
+        world.phone.isStepping = false
+        let resumed = world.hood.clock.now
+        world.hood.advance(by: 4.9)
+        #expect(world.events(world.phone, .continuationFailed).isEmpty, "the whole 5 s after going on")
+        // The origin never answers: the timeout runs out 5 s after going on, not before.
+        world.hood.advance(by: 0.2)
+        let failed = try #require(world.events(world.phone, .continuationFailed).first)
+        #expect(failed.error?.code == .remoteApplicationTimedOut)
+        #expect(failed.time.timeIntervalSince(resumed) >= 5)
+        #expect(failed.time.timeIntervalSince(resumed) < 5.2)
+    }
 }

@@ -127,12 +127,73 @@ struct DeviceSystemTests {
         let hash = ActivityTypeHash(activityType: readingType)
         h.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation), after: 1) {
             [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
-             $0.record(.saveSkipped(snapshot.reference, lastSaved: nil, continuation: continuation)),
+             $0.record(.saveSkipped(snapshot.reference, lastSaved: nil, changedAt: nil, continuation: continuation)),
              .encodePayload(request, activity: snapshot.id, continuation: continuation)]
         }
         h.send(.payloadEncoded(request, Data(count: 100), userInfo: ["page": 1])) {
             [$0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 1])),
              .sendPayload(request, to: laptop.id, Data(count: 100))]
+        }
+    }
+
+    /// The normal case of a real demo: the coalesced save ran before the user continued. The
+    /// skipped save says "saved at T, unchanged since", never the forgotten-needsSave bug.
+    @Test func aPayloadRequestAfterTheCoalescedSaveSaysTheStateIsUnchangedSinceThen() {
+        var h = origin()
+        let snapshot = reading()
+        h.given(.activityNeedsSave(snapshot.id))
+        h.given(.tick, after: 2)
+        h.given(.activitySaved(snapshot.id, .coalesced, userInfo: ["page": 3], continuation: nil))
+        let savedAt = h.now
+        let request = PayloadRequestID(rawValue: 9)
+        h.send(.payloadRequested(request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType),
+                                 continuation: continuation), after: 5) {
+            [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
+             $0.record(.saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: nil, continuation: continuation)),
+             .encodePayload(request, activity: snapshot.id, continuation: continuation)]
+        }
+        let skipped = LifecycleEvent(time: h.now, device: "Me",
+                                     .saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: nil, continuation: continuation))
+        #expect(skipped.summary.contains("not marked changed since"))
+        for text in [skipped.summary, skipped.explanation] {
+            #expect(!text.contains("needsSave was not set"), "\(text)")
+            #expect(!text.contains("set needsSave whenever"), "\(text)")
+        }
+    }
+
+    /// The bug rehearsed (the lab's fault, or a headless update without needsSave): the skipped
+    /// save names when the state changed, and the explanation names the fix. The next save
+    /// clears it.
+    @Test func aPayloadRequestAfterAChangeWithoutNeedsSaveNamesTheChange() {
+        var h = origin()
+        let snapshot = reading()
+        h.given(.activityNeedsSave(snapshot.id))
+        h.given(.tick, after: 2)
+        h.given(.activitySaved(snapshot.id, .coalesced, userInfo: ["page": 3], continuation: nil))
+        let savedAt = h.now
+        h.send(.activityChangedWithoutNeedsSave(snapshot.id), after: 3) { _ in [] }
+        let changedAt = h.now
+        h.send(.activityChangedWithoutNeedsSave(snapshot.id), after: 1) { _ in [] }
+        let request = PayloadRequestID(rawValue: 9)
+        let hash = ActivityTypeHash(activityType: readingType)
+        h.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation), after: 5) {
+            [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
+             $0.record(.saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: changedAt, continuation: continuation)),
+             .encodePayload(request, activity: snapshot.id, continuation: continuation)]
+        }
+        let skipped = LifecycleEvent(time: h.now, device: "Me",
+                                     .saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: changedAt, continuation: continuation))
+        #expect(skipped.summary.contains("needsSave was not set"))
+        #expect(skipped.explanation.contains("set needsSave whenever the state changes"))
+        // A save (needsSave set at last) clears it.
+        h.given(.activityNeedsSave(snapshot.id))
+        h.given(.tick, after: 2)
+        h.given(.activitySaved(snapshot.id, .coalesced, userInfo: ["page": 9], continuation: nil))
+        let second = ContinuationID()
+        h.send(.payloadRequested(PayloadRequestID(rawValue: 10), from: laptop, activityTypeHash: hash, continuation: second)) {
+            [$0.record(.payloadRequested(second, PeerReference(laptop), snapshot.reference)),
+             $0.record(.saveSkipped(snapshot.reference, lastSaved: $0.now, changedAt: nil, continuation: second)),
+             .encodePayload(PayloadRequestID(rawValue: 10), activity: snapshot.id, continuation: second)]
         }
     }
 
@@ -295,9 +356,9 @@ struct DeviceSystemTests {
                                         milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000, userInfo: ["page": 3])),
              .deliver(continuation, bundleIdentifier: "com.example.reader", payload, origin: PeerReference(laptop))]
         }
-        h.send(.continuationHandled(continuation, .handled(restoredObjects: 1))) {
+        h.send(.continuationHandled(continuation, .handled(.application(restoredObjects: 1)))) {
             [.notifyContinued(to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
-             $0.record(.continued(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", restoredObjects: 1,
+             $0.record(.continued(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", .application(restoredObjects: 1),
                                   milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000))]
         }
         #expect(h.system.pendingContinuation == nil)

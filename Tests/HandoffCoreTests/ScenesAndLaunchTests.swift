@@ -196,6 +196,8 @@ struct ScenesAndLaunchTests {
         #expect(phoneState.state == ["page": 2])
         // The state changes, but the app forgets needsSave: no save runs.
         world.view.state = ["page": 9]
+        // The lab rehearses the bug, so the device knows the state changed.
+        world.laptop.stateChangedWithoutNeedsSave(world.activity)
         world.laptop.bringToFront(world.laptopReader)
         world.hood.settle()
         let updates = world.view.updates
@@ -204,8 +206,9 @@ struct ScenesAndLaunchTests {
         #expect(world.view.updates == updates, "no save callback ran")
         #expect(phoneState.state == ["page": 2], "the payload carried the state saved last")
         let skipped = try #require(world.laptop.lifecycle.dropFirst(start).first { $0.kind == .saveSkipped })
-        #expect(skipped.summary.contains("needsSave was not set since"))
-        #expect(skipped.summary.contains("the payload carries that state"))
+        #expect(skipped.summary.contains("but needsSave was not set"))
+        #expect(skipped.summary.contains("the payload carries the older state saved at"))
+        #expect(skipped.explanation.contains("set needsSave whenever the state changes"))
         // With needsSave, the next continuation saves first and carries the new state.
         world.activity.needsSave = true
         world.continueOnPhone()

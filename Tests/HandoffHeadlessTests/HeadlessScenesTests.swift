@@ -84,8 +84,62 @@ struct HeadlessScenesTests {
         world.hood.settle()
         #expect(phone.events("restored").last?["userInfo"] == ["page": 3], "the payload carried the state saved last")
         let skipped = try #require(laptop.events("lifecycle").last { $0["kind"] == "saveSkipped" })
-        #expect(skipped["detail"]?.stringValue?.contains("needsSave was not set since") == true)
+        #expect(skipped["detail"]?.stringValue?.contains("but needsSave was not set") == true)
+        #expect(skipped["explanation"]?.stringValue?.contains("set needsSave whenever the state changes") == true)
         #expect(skipped["lastSaved"] != nil)
+        #expect(skipped["changedAt"] != nil)
+    }
+
+    /// A correct app, the way a demo goes: the state changes with needsSave, the user waits, the
+    /// coalesced save runs, then the phone continues. The origin skips a save it does not need,
+    /// and nothing it logs speaks of the forgotten-needsSave bug.
+    @Test func aCorrectAppWhoseCoalescedSaveRanIsNeverToldItForgotNeedsSave() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 1]])
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
+        laptop.ok(["cmd": "update", "userInfo": ["page": 2]])
+        laptop.ok(["cmd": "update", "userInfo": ["page": 3]])
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        #expect(phone.events("restored").last?["userInfo"] == ["page": 3])
+        let skipped = try #require(laptop.events("lifecycle").last { $0["kind"] == "saveSkipped" })
+        #expect(skipped["detail"]?.stringValue?.contains("not marked changed since") == true)
+        #expect(skipped["changedAt"] == nil)
+        for event in laptop.events("lifecycle") {
+            for key in ["detail", "explanation"] {
+                let text = event[key]?.stringValue ?? ""
+                #expect(!text.contains("needsSave was not set") && !text.contains("set needsSave whenever"), "\(text)")
+            }
+        }
+    }
+
+    /// forget-needs-save armed once forgets every needsSave until the next payload request (two
+    /// page turns, as the walkthrough's "Space twice"), then it is used up.
+    @Test func forgetNeedsSaveArmedOnceForgetsEveryChangeUntilTheNextContinuation() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 1]])
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
+        laptop.ok(["cmd": "fault", "kind": "forget-needs-save"])
+        laptop.ok(["cmd": "update", "userInfo": ["page": 2]])
+        laptop.ok(["cmd": "update", "userInfo": ["page": 3]])
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
+        #expect(laptop.events("lifecycle").filter { $0["kind"] == "faultInjected" }.count == 2)
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        #expect(phone.events("restored").last?["userInfo"] == ["page": 1], "both changes were forgotten")
+        let skipped = try #require(laptop.events("lifecycle").last { $0["kind"] == "saveSkipped" })
+        #expect(skipped["detail"]?.stringValue?.contains("but needsSave was not set") == true)
+        #expect(laptop.ok(["cmd": "status"])["faults"] == .object([:]), "used up by the continuation it made stale")
+        laptop.ok(["cmd": "update", "userInfo": ["page": 4]])
+        world.hood.advance(by: 61)  // past the world's 60 s coalescing interval
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        #expect(phone.events("restored").last?["userInfo"] == ["page": 4])
     }
 }
 

@@ -47,7 +47,8 @@ extension LifecycleEvent.Kind {
         case .sceneDidFailToContinue: .sceneDidFailToContinue(continuation, bundleIdentifier: "com.example.reader", scene: "Reader-1",
                                                               activityType: activity.activityType, error)
         case .sceneDidUpdate: .sceneDidUpdate(activity, scene: "Reader-1", continuation: continuation)
-        case .saveSkipped: .saveSkipped(activity, lastSaved: Date(timeIntervalSinceReferenceDate: 0), continuation: continuation)
+        case .saveSkipped: .saveSkipped(activity, lastSaved: Date(timeIntervalSinceReferenceDate: 0),
+                                        changedAt: Date(timeIntervalSinceReferenceDate: 5), continuation: continuation)
         case .fetchStarted: .fetchStarted(continuation, peer, timeout: 5)
         case .payloadReceived: .payloadReceived(continuation, peer, activityType: activity.activityType, bytes: 120,
                                                 milliseconds: 4.5, userInfo: info)
@@ -64,7 +65,8 @@ extension LifecycleEvent.Kind {
                                     keptAnswer: .approved)
         case .continueCalled: .continueCalled(continuation, bundleIdentifier: "com.example.reader", activityType: activity.activityType)
         case .restoreUserActivityState: .restoreUserActivityState(continuation, bundleIdentifier: "com.example.reader", objects: 1, userInfo: info)
-        case .continued: .continued(continuation, peer, bundleIdentifier: "com.example.reader", restoredObjects: 1, milliseconds: 40)
+        case .continued: .continued(continuation, peer, bundleIdentifier: "com.example.reader", .application(restoredObjects: 1),
+                                    milliseconds: 40)
         case .notHandled: .notHandled(continuation, peer, bundleIdentifier: "com.example.reader", milliseconds: 40, reason: .returnedFalse)
         case .continuationFailed: .continuationFailed(continuation, peer, bundleIdentifier: "com.example.reader",
                                                       activityType: activity.activityType, error)

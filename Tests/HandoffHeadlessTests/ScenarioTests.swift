@@ -130,6 +130,10 @@ struct ScenarioProcessTests {
         #expect(text.contains("newer Reader (version 3)"))
         #expect(text.contains("✓ Phone: notHandled {\"peer\":\"NewTablet\"}"), "\(text)")
         #expect(text.contains("✓ NewTablet: no continued-elsewhere for 2.0 s"))
+        // With scenes the refusal is the app's alone: the system counts it continued and tells the origin.
+        #expect(text.contains("✓ ScenePhone: continue-refused {"), "\(text)")
+        #expect(text.contains("✓ ScenePhone: continued {\"peer\":\"NewTablet\"}"), "\(text)")
+        #expect(text.contains("✓ NewTablet: continued-elsewhere"), "\(text)")
         #expect(text.contains("PASS ("))
         #expect(folder.entries("handoff-scenario-").isEmpty)
     }

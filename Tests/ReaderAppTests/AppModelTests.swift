@@ -193,6 +193,44 @@ struct AppModelTests {
         }
     }
 
+    /// The versions demo: a version-3 Reader's activity on a current Reader. Either model, the
+    /// Reader refuses it and shows why whole on a phone-sized screen. With the app delegate its
+    /// continue returns false: not handled, and the origin is not told. With scenes,
+    /// scene(_:continue:) returns nothing: the system counts it continued and tells the origin.
+    @Test(arguments: AppModel.allCases)
+    func aNewerReadersActivityIsRefusedWhole_AndEachModelTellsTheOriginWhatItKnows(_ model: AppModel) throws {
+        let folder = TemporaryFolder()
+        let hood = Neighbourhood()
+        let cloud = folder.folder("cloud")
+        let tablet = try ReaderDevice("Tablet v3", kind: .tablet, in: hood, cloudFolder: cloud, localFolder: folder.folder("tablet"),
+                                      version: 3)
+        let phone = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: cloud, localFolder: folder.folder("phone"),
+                                     model: model)
+        hood.settle()
+        tablet.open("night-markets.txt")
+        _ = tablet.render(width: 60, height: 18)
+        hood.settle()
+        phone.device.chooseOffer(from: tablet.device.info.id)
+        hood.settle()
+        let message = try #require(phone.reader.message)
+        #expect(message.text.contains("newer Reader (version 3)"))
+        // The phone's app area at its smallest size: the whole message, its last words too.
+        let text = phone.render(width: 32, height: 14).text()
+        for line in message.lines(width: 28, limit: 100) { #expect(text.contains(line.text), "\(line.text) in\n\(text)") }
+        let continued = phone.device.lifecycle.first { $0.kind == .continued }
+        switch model {
+        case .delegate:
+            #expect(phone.kinds.contains(.notHandled))
+            #expect(continued == nil)
+            #expect(!tablet.kinds.contains(.wasContinued))
+        case .scenes:
+            #expect(!phone.kinds.contains(.notHandled))
+            #expect(continued?.scene != nil)
+            #expect(continued?.explanation.contains("scene(_:continue:) returns nothing") == true)
+            #expect(tablet.kinds.contains(.wasContinued))
+        }
+    }
+
     @Test func aDocumentOpenInAnotherWindowIsShownThere() throws {
         let world = try World(receiver: .laptop, .scenes, opened: true)
         let laptop = world.receiver

@@ -84,6 +84,8 @@ extension ScreenView {
         }
         if let pending = device.pending, !state.isLocked {
             drawLoading(into: &grid, area: frame.appArea, pending: pending)
+        } else if let phase = device.pausedAt, !state.isLocked {
+            drawStepPanel(into: &grid, area: screen, phase: phase)
         }
         if let notice = state.notice, notice.expires > state.now {
             grid.fill(frame.appBar, style: Style(notice.role))

@@ -15,31 +15,71 @@ enum LoadingPanel {
 }
 
 extension ScreenView {
-    /// The continuing app shows that it is loading, with the key to cancel.
+    /// The continuing app shows that it is loading, with the key to cancel. Paused in step mode,
+    /// it says what comes next, and its clock stands still: the time left before the fetch gives
+    /// up is the time left when the device paused, as the deadline moves by the time paused.
     func drawLoading(into grid: inout Grid, area: Rect, pending: DeviceSnapshot.PendingInfo) {
-        let panel = area.centered(Size(width: min(area.width, 40), height: min(area.height, 6)))
-        guard panel.height >= 3 else { return }
-        grid.fill(panel, style: Style(.normal))
-        grid.box(panel, style: Style(.accent), title: "Continuing", titleStyle: Style(.title), lines: .rounded)
-        let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
+        let width = min(area.width, 40)
+        let textWidth = max(1, width - 4)
         let app = device.app(pending.bundleIdentifier)
         let name = app.map { "\($0.glyph) \($0.name)" } ?? "↩ web page"
-        let elapsed = state.now.timeIntervalSince(pending.chosenAt)
-        let spinner = LoadingPanel.spinnerFrame(at: state.now, since: pending.chosenAt)
-        var lines: [(String, Style)] = [("\(name) from \(pending.peer.name)", Style(.title))]
-        switch pending.phase {
-        case .askingApp:
-            lines.append(("\(spinner) asking the app (willContinue)", Style(.normal)))
-        case .fetching(let deadline):
-            lines.append(("\(spinner) fetching the activity… \(Format.seconds(elapsed))", Style(.normal)))
-            lines.append(("gives up in \(Format.seconds(deadline.timeIntervalSince(state.now)))", Style(.dim)))
-        case .restoring:
-            lines.append(("\(spinner) restoring (continue)", Style(.normal)))
+        let paused = device.pausedAt
+        // While paused, time stands still for the continuation.
+        let now = paused != nil ? (device.pausedSince ?? state.now) : state.now
+        var lines: [(String, Style)] = [(TextWidth.truncate("\(name) from \(pending.peer.name)", to: textWidth), Style(.title))]
+        if let paused {
+            for line in TextWidth.wrap("⏸ Next: \(paused)", width: textWidth) { lines.append((line, Style(.accent))) }
+        } else {
+            let elapsed = now.timeIntervalSince(pending.chosenAt)
+            let spinner = LoadingPanel.spinnerFrame(at: now, since: pending.chosenAt)
+            switch pending.phase {
+            case .askingApp:
+                lines.append(("\(spinner) asking the app (willContinue)", Style(.normal)))
+            case .fetching:
+                lines.append(("\(spinner) fetching the activity… \(Format.seconds(elapsed))", Style(.normal)))
+            case .restoring:
+                lines.append(("\(spinner) restoring (continue)", Style(.normal)))
+            }
         }
+        if case .fetching(let deadline) = pending.phase {
+            let left = "gives up in \(Format.seconds(deadline.timeIntervalSince(now)))"
+            lines.append((paused != nil ? left + " · frozen" : left, Style(.dim)))
+        } else if paused != nil {
+            lines.append(("timeouts frozen while paused", Style(.dim)))
+        }
+        let panel = area.centered(Size(width: width, height: min(area.height, lines.count + 3)))
+        guard panel.height >= 3 else { return }
+        grid.fill(panel, style: Style(.normal))
+        grid.box(panel, style: Style(.accent), title: paused != nil ? "Continuing · paused" : "Continuing", titleStyle: Style(.title),
+                 lines: .rounded)
+        let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
         for (index, line) in lines.prefix(max(0, inside.height - 1)).enumerated() {
             grid.write(line.0, in: inside, row: index, style: line.1)
         }
-        grid.write([("Esc", Style(.accent)), (" cancel", Style(.dim))], in: inside, row: inside.height - 1)
+        var keys: [(String, Style)] = []
+        if paused != nil { keys += [("F7", Style(.accent)), (" go on  ", Style(.dim))] }
+        keys += [("Esc", Style(.accent)), (" cancel", Style(.dim))]
+        grid.write(keys, in: inside, row: inside.height - 1)
+    }
+
+    /// Step mode paused the device with no continuation box to show it in (the origin, before
+    /// its save or its payload leaving): what comes next, whole, at the bottom of the screen,
+    /// for as long as it is paused.
+    func drawStepPanel(into grid: inout Grid, area: Rect, phase: StepPhase) {
+        let width = min(area.width, 60)
+        let textWidth = max(1, width - 4)
+        var lines: [(String, Style)] = TextWidth.wrap("⏸ Next: \(phase)", width: textWidth).map { ($0, Style(.accent)) }
+        lines.append(("timeouts frozen while paused", Style(.dim)))
+        let height = min(area.height, lines.count + 3)
+        guard height >= 3 else { return }
+        let panel = Rect(x: area.x + (area.width - width) / 2, y: area.y + area.height - height, width: width, height: height)
+        grid.fill(panel, style: Style(.normal))
+        grid.box(panel, style: Style(.accent), title: "Step mode · paused", titleStyle: Style(.title), lines: .rounded)
+        let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
+        for (index, line) in lines.prefix(max(0, inside.height - 1)).enumerated() {
+            grid.write(line.0, in: inside, row: index, style: line.1)
+        }
+        grid.write([("F7", Style(.accent)), (" go on", Style(.dim))], in: inside, row: inside.height - 1)
     }
 
     /// The app switcher of a phone or tablet: recent apps, home, and the Handoff item at the bottom.
@@ -127,7 +167,8 @@ extension ScreenView {
             lines.append((text + String(padding.dropLast(more.count)) + more + armed,
                           Style(index == selection ? .selection : (armed.isEmpty ? .normal : .warning))))
         }
-        lines.append(("", Style(.normal)))
+        // The other keys, where the blank line under the list was (Enter is at the bottom).
+        lines.append((TextWidth.truncate("s keep armed · x disarm · Esc close", to: width - 4), Style(.accent)))
         for line in expectation { lines.append((line, Style(.dim))) }
         drawPanel(into: &grid, area: area, width: width, title: "Faults (F8)", role: .warning, lines: lines, action: "arm once")
     }

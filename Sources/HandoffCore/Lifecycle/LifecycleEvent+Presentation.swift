@@ -23,9 +23,15 @@ extension LifecycleEvent {
             return "\(a.activityType): userInfo emptied, \(Self.count(responders, "responder")) asked"
         case .saved(let a, let reason, let info, _):
             return "\(a.activityType) (\(reason == .coalesced ? "coalesced needsSave" : "before the payload leaves")), \(Self.count(info.count, "key"))"
-        case .saveSkipped(let a, let lastSaved, _):
-            let since = lastSaved.map { "since \(Self.clock($0))" } ?? "since it was created, and it was never saved"
-            return "\(a.activityType): needsSave was not set \(since): the payload carries that state"
+        case .saveSkipped(let a, let lastSaved, let changedAt, _):
+            let saved = lastSaved.map { "saved at \(Self.clock($0))" } ?? "never saved"
+            guard let changedAt else {
+                // The normal case: the coalesced save already ran and nothing changed since.
+                return lastSaved == nil ? "\(a.activityType): never saved, nothing marked changed: the payload carries userInfo as it stands"
+                    : "\(a.activityType): \(saved), not marked changed since: the payload carries that state"
+            }
+            return "\(a.activityType): the state changed at \(Self.clock(changedAt)) but needsSave was not set: "
+                + (lastSaved == nil ? "the payload carries userInfo as it stands" : "the payload carries the older state \(saved)")
         case .sceneDidUpdate(let a, let scene, _): return "\(a.activityType) in \(scene)"
         case .applicationLaunched(_, let bundle, let launch):
             return launch == .cold ? "\(bundle) launched (cold: it was not running)" : "\(bundle) brought forward (warm: it was in the background)"
@@ -68,8 +74,10 @@ extension LifecycleEvent {
             return "\(check.bundleIdentifier) · activitycontinuation:\(check.domain) · \(check.outcome)\(kept)"
         case .continueCalled(_, let bundle, let type): return "\(bundle) · \(type)"
         case .restoreUserActivityState(_, let bundle, let objects, _): return "\(Self.count(objects, "object")) in \(bundle)"
-        case .continued(_, let peer, let bundle, let restored, _):
+        case .continued(_, let peer, let bundle, .application(let restored), _):
             return "from \(peer.name) in \(bundle), \(Self.count(restored, "object")) restored"
+        case .continued(_, let peer, let bundle, .scene(let scene), _):
+            return "from \(peer.name) in \(bundle): \(scene) had it (scene(_:continue:) answers nothing), so it counts as continued"
         case .notHandled(_, let peer, let bundle, _, let reason): return "\(bundle), the activity from \(peer.name): \(reason)"
         case .continuationFailed(_, let peer, _, _, let error): return "from \(peer.name): \(Self.describe(error))"
         case .systemShowedError(let bundle, _, let error): return "\(bundle) does not handle \(error.code.rawValue): the system shows it"
@@ -101,8 +109,22 @@ extension LifecycleEvent {
         return "\(kind.rawValue) \(summary)" + (facts.isEmpty ? "" : " (" + facts.joined(separator: ", ") + ")")
     }
 
-    /// One line for learners: what Apple does at this step and why, naming the API.
-    public var explanation: String { kind.explanation }
+    /// One line for learners: what Apple does at this step and why, naming the API. Where the
+    /// values change the story (a skipped save with or without a forgotten needsSave, a
+    /// continuation counted by an app delegate's answer or by a scene that answers nothing), the
+    /// line is this event's own.
+    public var explanation: String {
+        switch occurrence {
+        case .saveSkipped(_, nil, nil, _):
+            "Nothing marked the activity changed and it was never saved, so no save callback runs before the payload leaves: it carries userInfo as the app set it."
+        case .saveSkipped(_, _, nil, _):
+            "Nothing marked the activity changed since its last save (the coalesced save already ran), so no save callback runs before the payload leaves: it carries the state saved then."
+        case .continued(_, _, _, .scene, _):
+            "scene(_:continue:) returns nothing, so the system cannot learn whether the app took the activity: once the scene has it, the continuation counts as done and the origin is told (userActivityWasContinued), even when the app refuses it and says so itself."
+        default:
+            kind.explanation
+        }
+    }
 
     /// The fields of the headless JSON object, in order (`time` and `device` first, then `kind`).
     public var fields: [(key: String, value: LifecycleField)] {
@@ -148,7 +170,9 @@ extension LifecycleEvent {
             add("reason", .string(why.name))
             if case .unavailable(let unavailable) = why { add("unavailable", .string(unavailable.description)) }
         case .willContinue(_, _, _, _, let appShowsProgress): add("appShowsProgress", .bool(appShowsProgress))
-        case .saveSkipped(_, let lastSaved, _): add("lastSaved", lastSaved.map { .string(Self.timestamp($0)) })
+        case .saveSkipped(_, let lastSaved, let changedAt, _):
+            add("lastSaved", lastSaved.map { .string(Self.timestamp($0)) })
+            add("changedAt", changedAt.map { .string(Self.timestamp($0)) })
         case .applicationLaunched(_, _, let launch): add("launch", .string(launch.rawValue))
         case .sceneWillConnect(_, _, _, let type): add("handoffUserActivityType", type.map { .string($0) })
         case .notHandled(_, _, _, _, let reason): add("notHandled", .string(reason.description))
@@ -177,7 +201,7 @@ extension LifecycleEvent {
             add("expiresAt", .string(Self.timestamp(check.expiresAt)))
             add("keptAnswer", kept.map { .string($0.name) })
         case .restoreUserActivityState(_, _, let objects, _): add("objects", .integer(objects))
-        case .continued(_, _, _, let restored, _): add("objects", .integer(restored))
+        case .continued(_, _, _, .application(let restored), _): add("objects", .integer(restored))
         case .streamsOpened(_, _, _, let side): add("side", .string(side.rawValue))
         case .streamsRefused(_, _, _, let reason): add("reason", .string(reason))
         case .documentOpened(_, _, let file), .documentClosed(_, _, let file): add("file", .string(file))
@@ -241,7 +265,7 @@ extension LifecycleEvent.Kind {
         case .updateUserActivityState: "The system emptied userInfo and called updateUserActivityState(_:) on each responder sharing the activity."
         case .didUpdate: "application(_:didUpdate:): the app delegate's last chance to add keys, such as a version."
         case .saved: "The activity's state was saved; this userInfo is what a continuing device would receive."
-        case .saveSkipped: "needsSave was not set, so no save callback runs before the payload leaves: it carries the state saved last (set needsSave whenever the state changes)."
+        case .saveSkipped: "The state changed but needsSave was not set, so no save callback runs before the payload leaves: it carries the older state saved last (set needsSave whenever the state changes)."
         case .sceneDidUpdate: "scene(_:didUpdate:): the scene delegate's last chance to add keys after a save."
         case .applicationLaunched: "To continue, the system launches the app (cold: a new process, a scene app connects a scene) or brings it forward (warm)."
         case .applicationTerminated: "The user quit the app from the app switcher: its activities end and its next launch is cold."
@@ -267,7 +291,7 @@ extension LifecycleEvent.Kind {
         case .webRouted: "A web page continues in a native app only if the app names the host in its associated domains and the site's apple-app-site-association approves the app; otherwise in the browser."
         case .continueCalled: "application(_:continue:restorationHandler:): the app receives the activity and may pass objects to restore."
         case .restoreUserActivityState: "The restoration handler called restoreUserActivityState(_:) on the objects the app passed back."
-        case .continued: "continue returned true: the continuation completed, and the origin is told."
+        case .continued: "application(_:continue:restorationHandler:) returned true: the continuation completed, and the origin is told."
         case .notHandled: "The app did not handle the activity (continue returned false, or no scene code received it), so the origin is not told it was continued."
         case .continuationFailed: "application(_:didFailToContinueUserActivityWithType:error:) reports why, with a public error code."
         case .systemShowedError: "The app does not implement didFailToContinueUserActivityWithType, so the system shows the error."

@@ -126,8 +126,11 @@ public struct LifecycleEvent: Sendable, Hashable {
         case didUpdate(ActivityReference, continuation: ContinuationID?)
         case saved(ActivityReference, reason: SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?)
         /// A payload is leaving but needsSave was not set since the last save (at `lastSaved`, nil:
-        /// never): no save callback runs, and the payload carries the state saved then.
-        case saveSkipped(ActivityReference, lastSaved: Date?, continuation: ContinuationID?)
+        /// never): no save callback runs, and the payload carries the state saved then. `changedAt`
+        /// is when the app changed its state without setting needsSave (the bug; nil: nothing
+        /// changed since, as far as the system was told, which is the normal case once the
+        /// coalesced save ran).
+        case saveSkipped(ActivityReference, lastSaved: Date?, changedAt: Date?, continuation: ContinuationID?)
         /// `scene(_:didUpdate:)` on the scene of the saved activity.
         case sceneDidUpdate(ActivityReference, scene: String, continuation: ContinuationID?)
         case advertised(ActivityReference, AdvertisementIdentity, isEligible: Bool)
@@ -168,7 +171,9 @@ public struct LifecycleEvent: Sendable, Hashable {
         case sceneContinue(ContinuationID, bundleIdentifier: String, scene: String, activityType: String)
         /// The restoration handler called `restoreUserActivityState(_:)` on these objects.
         case restoreUserActivityState(ContinuationID, bundleIdentifier: String, objects: Int, userInfo: UserInfoSnapshot)
-        case continued(ContinuationID, PeerReference, bundleIdentifier: String, restoredObjects: Int, milliseconds: Double)
+        /// The system counts the activity continued and tells the origin: the app delegate's
+        /// `continue` returned true, or a scene's `scene(_:continue:)` (which answers nothing) had it.
+        case continued(ContinuationID, PeerReference, bundleIdentifier: String, ContinuedBy, milliseconds: Double)
         /// The app did not handle the activity (`continue` returned false, or no scene code took
         /// it); the origin is not told.
         case notHandled(ContinuationID, PeerReference, bundleIdentifier: String, milliseconds: Double, reason: NotHandledReason)
@@ -271,7 +276,7 @@ extension LifecycleEvent {
     public var continuation: ContinuationID? {
         switch occurrence {
         case .willSave(_, let id), .updateUserActivityState(_, _, let id), .didUpdate(_, let id), .saved(_, _, _, let id),
-             .saveSkipped(_, _, let id), .sceneDidUpdate(_, _, let id), .applicationLaunched(let id, _, _),
+             .saveSkipped(_, _, _, let id), .sceneDidUpdate(_, _, let id), .applicationLaunched(let id, _, _),
              .sceneWillConnect(let id, _, _, _), .sceneDidFailToContinue(let id, _, _, _, _), .stepPaused(let id, _),
              .faultInjected(let id, _):
             id
@@ -311,7 +316,8 @@ extension LifecycleEvent {
     public var scene: String? {
         switch occurrence {
         case .sceneDidUpdate(_, let scene, _), .sceneWillConnect(_, _, let scene, _), .sceneWillContinue(_, _, _, let scene, _),
-             .sceneContinue(_, _, let scene, _), .sceneDidFailToContinue(_, _, let scene, _, _):
+             .sceneContinue(_, _, let scene, _), .sceneDidFailToContinue(_, _, let scene, _, _),
+             .continued(_, _, _, .scene(let scene), _):
             scene
         default:
             nil
@@ -323,7 +329,7 @@ extension LifecycleEvent {
         switch occurrence {
         case .activityCreated(let a), .becameCurrent(let a), .resignedCurrent(let a), .invalidated(let a), .needsSaveSet(let a),
              .willSave(let a, _), .updateUserActivityState(let a, _, _), .didUpdate(let a, _), .saved(let a, _, _, _),
-             .saveSkipped(let a, _, _), .sceneDidUpdate(let a, _, _),
+             .saveSkipped(let a, _, _, _), .sceneDidUpdate(let a, _, _),
              .advertised(let a, _, _), .expired(let a), .payloadSent(_, _, let a, _, _), .wasContinued(_, _, let a),
              .streamsOpened(_, _, let a, _):
             a

@@ -189,6 +189,11 @@ public final class Device {
             transport?.hangUp(request, to: peer.id)
             return
         }
+        if forgetNeedsSaveStruck {
+            // A forget-needs-save armed once is used up by the continuation it made stale.
+            forgetNeedsSaveStruck = false
+            if armedFaults[.forgetNeedsSave] == false { armedFaults[.forgetNeedsSave] = nil }
+        }
         post(.payloadRequested(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation))
     }
 
@@ -269,14 +274,27 @@ public final class Device {
 
     func activityNeedsSave(_ activity: UserActivity) {
         guard activity.identifier != savingActivity, activities[activity.identifier] != nil else { return }
-        if strikes(.forgetNeedsSave) {
-            // As if the app never set it: the flag goes back down unseen.
+        if let sticky = armedFaults[.forgetNeedsSave] {
+            // As if the app never set it: the flag goes back down unseen. Armed once, it forgets
+            // every needsSave until the next payload request (its occasion is one continuation),
+            // so a demo's few page changes are all lost, not only the first.
+            record(.faultInjected(nil, .forgetNeedsSave))
+            if !sticky { forgetNeedsSaveStruck = true }
             savingActivity = activity.identifier
             activity.needsSave = false
             savingActivity = nil
+            post(.activityChangedWithoutNeedsSave(activity.identifier))
             return
         }
         post(.activityNeedsSave(activity.identifier))
+    }
+
+    /// The lab's rehearsal of the commonest bug: the app changed `activity`'s state and did not
+    /// set needsSave. Nothing is saved; a payload that leaves before the next save says so
+    /// (`saveSkipped` with the time of the change).
+    public func stateChangedWithoutNeedsSave(_ activity: UserActivity) {
+        guard activities[activity.identifier] != nil else { return }
+        post(.activityChangedWithoutNeedsSave(activity.identifier))
     }
 
     func activityBecameCurrent(_ activity: UserActivity) {
@@ -380,6 +398,8 @@ public final class Device {
 
     /// The faults armed on this device: true when it stays armed, false for the next time only.
     public private(set) var armedFaults: [Fault: Bool] = [:]
+    /// A forget-needs-save armed once has forgotten a needsSave: the next payload request uses it up.
+    private var forgetNeedsSaveStruck = false
     /// How slow the slow-link fault makes what this device sends.
     public var slowLink = SlowLink.standard
     /// Payload answers the slow link holds back, and the continuations it slowed (their streams too).
@@ -405,7 +425,10 @@ public final class Device {
     }
 
     /// Arms `fault` for its next occasion, or for every one while `sticky`.
-    public func arm(_ fault: Fault, sticky: Bool = false) { armedFaults[fault] = sticky }
+    public func arm(_ fault: Fault, sticky: Bool = false) {
+        armedFaults[fault] = sticky
+        if fault == .forgetNeedsSave { forgetNeedsSaveStruck = false }
+    }
 
     /// Disarms `fault`, or every fault.
     public func disarm(_ fault: Fault? = nil) {
@@ -434,7 +457,13 @@ public final class Device {
     public private(set) var pausedAt: StepPhase?
     /// What waits behind the pause, in order.
     private var held: [HeldStep] = []
-    private var pausedSince: Date?
+    /// When the device paused (nil: it is not paused): its timeouts are frozen since then.
+    public private(set) var pausedSince: Date?
+
+    /// The next time a tick would change something, for a run loop's timer; nil while paused, as
+    /// no tick reaches the state machine then (a deadline passed during the pause would otherwise
+    /// wake the loop again and again until the user goes on).
+    public var nextDeadline: Date? { pausedAt == nil ? system.nextDeadline : nil }
 
     /// What step mode holds: an effect of the state machine, or an app callback the runtime
     /// calls (a restoration, opening streams; nil phase: not a pause of its own, only behind one).
@@ -731,7 +760,7 @@ public final class Device {
             : app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
         // After the restorations held in step mode, if any.
         step(nil, continuation: id) { [weak self] in
-            self?.post(.continuationHandled(id, handled ? .handled(restoredObjects: restored) : .notHandled(.returnedFalse)))
+            self?.post(.continuationHandled(id, handled ? .handled(.application(restoredObjects: restored)) : .notHandled(.returnedFalse)))
         }
     }
 
@@ -756,7 +785,7 @@ public final class Device {
         scene.continueIsNotImplemented = false
         delegate.scene(scene, continue: activity)
         let outcome: ContinueOutcome = scene.continueIsNotImplemented
-            ? .notHandled(.sceneContinueNotImplemented(scene: scene.name)) : .handled(restoredObjects: 0)
+            ? .notHandled(.sceneContinueNotImplemented(scene: scene.name)) : .handled(.scene(scene.name))
         post(.continuationHandled(id, outcome))
     }
 }

@@ -190,8 +190,19 @@ public enum NotHandledReason: Sendable, Hashable, CustomStringConvertible {
 
 /// What became of an activity given to the continuing app.
 public enum ContinueOutcome: Sendable, Hashable {
-    case handled(restoredObjects: Int)
+    case handled(ContinuedBy)
     case notHandled(NotHandledReason)
+}
+
+/// How the continuing app took an activity the system counts as continued, as far as the
+/// system can know: the two app models tell it different things.
+public enum ContinuedBy: Sendable, Hashable {
+    /// `application(_:continue:restorationHandler:)` returned true; the restoration handler
+    /// restored these objects.
+    case application(restoredObjects: Int)
+    /// `scene(_:continue:)` was called on this scene. It returns nothing, so the system cannot
+    /// learn whether the app used the activity or refused it: it counts it continued either way.
+    case scene(String)
 }
 
 /// Why a save is happening.

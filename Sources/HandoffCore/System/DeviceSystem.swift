@@ -19,6 +19,10 @@ public struct DeviceSystem: Sendable {
         case activityResignedCurrent(UUID)
         case activityInvalidated(UUID)
         case activityNeedsSave(UUID)
+        /// The app changed the activity's state without setting needsSave (the commonest Handoff
+        /// bug). Only the lab knows it: the forget-needs-save fault, or a headless `update` with
+        /// `"needsSave": false`. A skipped save then says so; otherwise it says nothing changed.
+        case activityChangedWithoutNeedsSave(UUID)
         /// The save callbacks of ``Effect/save(_:_:continuation:)`` ran; this is the userInfo now.
         case activitySaved(UUID, SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?)
         /// The runtime fetched the association file for one of an app's `activitycontinuation:` domains.
@@ -119,6 +123,9 @@ public struct DeviceSystem: Sendable {
     var lastSaved: [UUID: Date] = [:]
     /// When each activity's save callbacks last ran (nil: never).
     var savedAt: [UUID: Date] = [:]
+    /// When each activity's state first changed without needsSave since its last save (the lab's
+    /// rehearsal of the bug); cleared by the next save.
+    var changedWithoutNeedsSave: [UUID: Date] = [:]
     var serving: [PayloadRequestID: ServeRequest] = [:]
     /// Names of peers that asked for payloads (they may not advertise anything themselves).
     var peerNames: [DeviceID: String] = [:]
@@ -176,6 +183,7 @@ public struct DeviceSystem: Sendable {
             needsSave.remove(id)
             lastSaved[id] = nil
             savedAt[id] = nil
+            changedWithoutNeedsSave[id] = nil
             record(.invalidated(snapshot.reference), at: now, into: &effects)
             if candidates[snapshot.bundleIdentifier] == id { candidates[snapshot.bundleIdentifier] = nil }
             chooseCurrent(at: now, effects: &effects)
@@ -184,6 +192,9 @@ public struct DeviceSystem: Sendable {
             needsSave.insert(id)
             record(.needsSaveSet(snapshot.reference), at: now, into: &effects)
             if id == currentActivity { scheduleSave(at: now, effects: &effects) }
+        case .activityChangedWithoutNeedsSave(let id):
+            guard activities[id] != nil, changedWithoutNeedsSave[id] == nil else { break }
+            changedWithoutNeedsSave[id] = now
         case .activitySaved(let id, let reason, let userInfo, let continuation):
             activitySaved(id, reason, userInfo: userInfo, continuation: continuation, at: now, effects: &effects)
         case .siteAssociationChecked(let check):
@@ -211,9 +222,9 @@ public struct DeviceSystem: Sendable {
             let elapsed = now.timeIntervalSince(attempt.chosenAt) * 1000
             let peer = PeerReference(attempt.peer)
             switch outcome {
-            case .handled(let restored):
+            case .handled(let by):
                 effects.append(.notifyContinued(to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
-                record(.continued(id, peer, bundleIdentifier: target.bundleIdentifier, restoredObjects: restored, milliseconds: elapsed),
+                record(.continued(id, peer, bundleIdentifier: target.bundleIdentifier, by, milliseconds: elapsed),
                        at: now, into: &effects)
             case .notHandled(let reason):
                 record(.notHandled(id, peer, bundleIdentifier: target.bundleIdentifier, milliseconds: elapsed, reason: reason),
@@ -326,6 +337,7 @@ extension DeviceSystem {
         guard let snapshot = activities[id] else { return }
         lastSaved[id] = now
         savedAt[id] = now
+        changedWithoutNeedsSave[id] = nil
         record(.saved(snapshot.reference, reason: reason, userInfo: userInfo, continuation: continuation), at: now, into: &effects)
         // The payload leaves right after the save it waited for.
         for (request, serve) in serving.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where serve.activity == id && serve.phase == .saving {
@@ -364,7 +376,8 @@ extension DeviceSystem {
             effects.append(.save(id, .beforeSending, continuation: continuation))
         } else {
             serving[request] = ServeRequest(peer: peer, activity: id, continuation: continuation, phase: .encoding)
-            record(.saveSkipped(snapshot.reference, lastSaved: savedAt[id], continuation: continuation), at: now, into: &effects)
+            record(.saveSkipped(snapshot.reference, lastSaved: savedAt[id], changedAt: changedWithoutNeedsSave[id], continuation: continuation),
+                   at: now, into: &effects)
             effects.append(.encodePayload(request, activity: id, continuation: continuation))
         }
     }

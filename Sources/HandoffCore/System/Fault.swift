@@ -8,7 +8,7 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, CustomStringConvert
     case noAnswer = "no-answer"
     /// The origin's payload is over the size limit.
     case oversizePayload = "oversize"
-    /// The origin's app forgot needsSave: the next needsSave is not seen.
+    /// The origin's app forgot needsSave: no needsSave is seen until the next payload request.
     case forgetNeedsSave = "forget-needs-save"
     /// The origin's beacons are not sent.
     case dropBeacons = "drop-beacons"
@@ -47,7 +47,7 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, CustomStringConvert
         case .oversizePayload:
             "the origin refuses to send it: 4611 NSUserActivityHandoffUserInfoTooLargeError on the continuing device; both keep their state"
         case .forgetNeedsSave:
-            "no save before the payload leaves (saveSkipped): the continuing device restores the state saved earlier"
+            "needsSave is not seen until the next payload request (kept: ever): no save before the payload leaves (saveSkipped names the change), so the continuing device restores the state saved earlier"
         case .dropBeacons:
             "peers get no new offer (or the old one goes stale and expires); nothing can be continued"
         case .refuseStreams:

@@ -285,7 +285,7 @@ public final class DeviceHost: @unchecked Sendable {
         }
         device.tick()
         var wake = schedule.nextWake
-        if let deadline = device.system.nextDeadline { wake = min(wake ?? deadline, deadline) }
+        if let deadline = device.nextDeadline { wake = min(wake ?? deadline, deadline) }
         if let silence = silenceCheckAt { wake = min(wake ?? silence, silence) }
         if let due = newcomersDue { wake = min(wake ?? due, due) }
         arm(at: wake)
