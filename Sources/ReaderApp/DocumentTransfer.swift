@@ -12,12 +12,21 @@ public struct TransferProgress: Hashable, Sendable {
     public var receivedBytes: Int
     /// The document's size, once the header arrived.
     public var totalBytes: Int?
+    /// Since the request left.
+    public var elapsed: Duration
 
-    public init(documentName: String, senderName: String? = nil, receivedBytes: Int = 0, totalBytes: Int? = nil) {
+    public init(documentName: String, senderName: String? = nil, receivedBytes: Int = 0, totalBytes: Int? = nil,
+                elapsed: Duration = .zero) {
         self.documentName = documentName
         self.senderName = senderName
         self.receivedBytes = receivedBytes
         self.totalBytes = totalBytes
+        self.elapsed = elapsed
+    }
+
+    /// How fast the bytes came so far, e.g. "256.0 kB/s" (nil before any arrived).
+    public var rate: String? {
+        receivedBytes > 0 ? ByteCount.rate(receivedBytes, in: DurationText.seconds(elapsed)) : nil
     }
 
     /// From 0 to 1, once the size is known.
@@ -54,6 +63,22 @@ public struct DocumentServer: Sendable {
         public var elapsed: Duration
     }
 
+    /// How far sending got, for the origin's screen.
+    public struct Progress: Hashable, Sendable {
+        public var documentName: String
+        /// The device that asked, as its request names it (may be empty).
+        public var requesterName: String
+        public var sentBytes: Int
+        public var totalBytes: Int
+        /// Since the request arrived.
+        public var elapsed: Duration
+
+        /// How fast the bytes left so far, e.g. "256.0 kB/s" (nil before any left).
+        public var rate: String? {
+            sentBytes > 0 ? ByteCount.rate(sentBytes, in: DurationText.seconds(elapsed)) : nil
+        }
+    }
+
     /// What happened, for the origin's log and message.
     public enum Outcome: Hashable, Sendable {
         case served(Served)
@@ -63,7 +88,7 @@ public struct DocumentServer: Sendable {
 
     /// Reads the request, then writes the response and closes the output. Never throws: a bad
     /// request is answered with a refusal, a broken stream ends the work.
-    public func serve(_ streams: ContinuationStreams) async -> Outcome {
+    public func serve(_ streams: ContinuationStreams, progress: @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
         let clock = ContinuousClock()
         var start = clock.now
         var decoder = DocumentRequestDecoder()
@@ -118,6 +143,8 @@ public struct DocumentServer: Sendable {
                 }
                 try await streams.output.write(Array(chunk))
                 sent += chunk.count
+                progress(Progress(documentName: name, requesterName: request.requesterName, sentBytes: sent, totalBytes: size,
+                                  elapsed: clock.now - start))
             }
             await streams.output.close()
             return .served(Served(header: header, requesterName: request.requesterName, elapsed: clock.now - start))
@@ -227,7 +254,7 @@ public struct DocumentReceiver: Sendable {
                     handedOver = count
                 }
                 progress(TransferProgress(documentName: documentName, senderName: header.senderName,
-                                          receivedBytes: count, totalBytes: header.size))
+                                          receivedBytes: count, totalBytes: header.size, elapsed: ContinuousClock.now - start))
             }
         }
         try Task.checkCancellation()

@@ -279,8 +279,18 @@ public struct DocumentResponseDecoder {
 /// Durations for people: "under 1 ms", "12 ms" below a second, else seconds with one decimal
 /// ("1.0 s", "12.3 s").
 enum DurationText {
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// "5.0 MB in 0.8 s (6.3 MB/s)": what moved, how long it took and how fast.
+    static func describe(bytes: Int, in duration: Duration) -> String {
+        let rate = ByteCount.rate(bytes, in: seconds(duration)).map { " (\($0))" } ?? ""
+        return "\(ByteCount.text(bytes)) in \(describe(duration))\(rate)"
+    }
+
     static func describe(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = seconds(duration)
         if seconds < 0.0005 { return "under 1 ms" }
         if seconds < 0.9995 { return "\(Int((seconds * 1000).rounded())) ms" }
         return String(format: "%.1f s", seconds)

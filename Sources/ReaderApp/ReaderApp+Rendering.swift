@@ -138,14 +138,15 @@ extension ReaderApp {
             return [(TextWidth.truncate("Asking the other device for \(name)… (Esc: stop)", to: width), Style(.accent))]
         }
         let sender = transfer.senderName.map { $0.isEmpty ? "" : " from \($0)" } ?? ""
-        let amount = "\(ByteCount.text(transfer.receivedBytes)) of \(ByteCount.text(total))"
-        let text = TextWidth.truncate("Receiving \(name)\(sender)… \(amount)", to: width)
+        let amount = "\(ByteCount.text(transfer.receivedBytes)) of \(ByteCount.text(total))" + (transfer.rate.map { " · \($0)" } ?? "")
+        // Wrapped, not cut: on a phone the sender and the rate are on the second line.
+        let text = TextWidth.wrap("Receiving \(name)\(sender)… \(amount)", width: width).prefix(3).map { ($0, Style(.accent)) }
         let percent = " \(Int((fraction * 100).rounded(.down)))%"
         let barWidth = max(0, min(width, 60) - 2 - percent.count)
-        guard barWidth >= 4 else { return [(text, Style(.accent))] }
+        guard barWidth >= 4 else { return Array(text) }
         let filled = Int((Double(barWidth) * fraction).rounded(.down))
         let bar = "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "]" + percent
-        return [(text, Style(.accent)), (bar, Style(.accent))]
+        return Array(text) + [(bar, Style(.accent))]
     }
 
     /// The continuation in progress, else the message (wrapped: an error whole, others at most

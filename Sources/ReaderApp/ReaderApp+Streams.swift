@@ -25,9 +25,22 @@ extension ReaderApp: UserActivityDelegate {
         let title = session.title
         environment.log("Reader: serving “\(session.url.lastPathComponent)” over continuation streams")
         Task.detached {
-            let outcome = await server.serve(streams)
+            let outcome = await server.serve(streams, progress: { progress in
+                perform { reference.value?.servingProgressed(progress, title: title) }
+            })
             perform { reference.value?.servingEnded(outcome, title: title) }
         }
+    }
+
+    /// On the run loop: what is leaving, to whom and how fast, e.g. "Sending “A Long Book” to
+    /// Phone 1… 0.6 MB of 2.0 MB · 256.0 kB/s".
+    private func servingProgressed(_ progress: DocumentServer.Progress, title: String) {
+        guard progress.sentBytes < progress.totalBytes else { return }
+        let to = progress.requesterName.isEmpty ? "the device that continued it" : progress.requesterName
+        message = ReaderMessage(.info, "Sending “\(title)” to \(to) over continuation streams… "
+            + "\(ByteCount.text(progress.sentBytes)) of \(ByteCount.text(progress.totalBytes))"
+            + (progress.rate.map { " · \($0)" } ?? ""))
+        environment?.setNeedsDisplay()
     }
 
     /// On the run loop: says what the origin did; a document sent is shown, e.g. "Sent “A Short
@@ -39,8 +52,8 @@ extension ReaderApp: UserActivityDelegate {
             let to = served.requesterName.isEmpty ? "the device that continued it" : served.requesterName
             environment?.log("Reader: sent “\(header.documentName)” (\(header.size) bytes) to \(to) over continuation streams "
                 + "in \(DurationText.describe(served.elapsed))")
-            message = ReaderMessage(.info, "Sent “\(title)” to \(to) · \(ByteCount.text(header.size)) "
-                + "in \(DurationText.describe(served.elapsed))")
+            message = ReaderMessage(.info, "Sent “\(title)” to \(to) over continuation streams · "
+                + DurationText.describe(bytes: header.size, in: served.elapsed))
         case .refused(let refusal):
             environment?.log("Reader: refused a document request: \(refusal.message)")
         case .failed(let why):
@@ -165,7 +178,7 @@ extension ReaderApp: UserActivityDelegate {
                 let savedAs = stored.url.lastPathComponent == name ? ""
                     : " as “\(stored.url.lastPathComponent)” (a different “\(name)” was already there)"
                 message = ReaderMessage(.info, "Received “\(name)”\(from) over continuation streams · "
-                    + "\(ByteCount.text(stored.size)) in \(DurationText.describe(stored.elapsed)), saved on this device\(savedAs).")
+                    + "\(DurationText.describe(bytes: stored.size, in: stored.elapsed)), saved on this device\(savedAs).")
             } catch {
                 message = ReaderMessage(.error, error.description)
             }

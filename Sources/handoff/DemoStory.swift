@@ -37,9 +37,10 @@ struct DemoStory: Sendable {
             devices: [Device(kind: .laptop, arguments: ["--apps", "browser,map"]), Device(kind: .phone, arguments: ["--apps", "map,browser"])]),
         DemoStory(
             name: "streams",
-            summary: "A phone without the document (no cloud) fetches a 2 MB book from the laptop over continuation streams, with progress.",
-            firstSteps: "Laptop: open the Reader and \"A Long Book\". Phone: Ctrl-O; watch the transfer and streamsOpened (F2).",
-            devices: [Device(kind: .laptop, arguments: ["--sample-document", "2MB"]), Device(kind: .phone, arguments: ["--no-cloud"])]),
+            summary: "A phone without the document (no cloud) fetches a 2 MB book from the laptop over continuation streams, over the lab's slow link (--slow-link 256:20, 256 KiB a second), so the transfer can be watched.",
+            firstSteps: "Laptop: open the Reader and \"A Long Book\". Phone: Ctrl-O; watch the transfer (about 8 s) and streamsOpened (F2).",
+            devices: [Device(kind: .laptop, arguments: ["--sample-document", "2MB", "--slow-link", "256:20"]),
+                      Device(kind: .phone, arguments: ["--no-cloud"])]),
         DemoStory(
             name: "versions",
             summary: "Handoff versions: a version-1 laptop hands off to the current phone; the phone's Reader refuses a version-3 tablet's activity.",

@@ -73,6 +73,7 @@ struct DeviceCommand: AsyncParsableCommand {
         // Checked here, not in run(), so that a mistake is reported with this command's usage.
         _ = try appNames
         _ = try armedFaults
+        _ = try parsedSlowLink
         if appModel == .scenesConnectionOptionsOnly && !headless {
             throw ValidationError("--app-model scenes-connection-options-only is for --headless (the scripted apps); the Reader and the Map take delegate or scenes.")
         }
@@ -109,6 +110,25 @@ struct DeviceCommand: AsyncParsableCommand {
                     throw ValidationError("--fault \(text): write KIND or KIND:sticky.")
                 }
                 return (fault, parts.count == 2)
+            }
+        }
+    }
+
+    @Option(help: ArgumentHelp("Arm the lab's slow link until disarmed, at KBPS kilobytes a second with LATENCY milliseconds before each transfer (default \(Int(SlowLink.standard.latency * 1000))): what this device sends, the payload and stream data, is held back so a transfer can be watched (handoff demo streams uses 256:20).", valueName: "KBPS[:LATENCY]"))
+    var slowLink: String?
+
+    /// The slow link given with --slow-link, checked.
+    var parsedSlowLink: SlowLink? {
+        get throws {
+            guard let slowLink else { return nil }
+            let parts = slowLink.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let rate = Double(parts[0]), parts.count == 1 || Double(parts[1]) != nil else {
+                throw ValidationError("--slow-link \(slowLink): write KBPS or KBPS:LATENCY, such as 256:20 (256 kB/s, 20 ms).")
+            }
+            do {
+                return try SlowLink(latencyMilliseconds: parts.count == 2 ? Double(parts[1]) : nil, kilobytesPerSecond: rate)
+            } catch {
+                throw ValidationError("--slow-link \(slowLink): \(error)")
             }
         }
     }
@@ -193,6 +213,12 @@ struct DeviceCommand: AsyncParsableCommand {
             options: networkOptions,
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
         if step { host.performAndWait { device in device.isStepping = true } }
+        if let link = try parsedSlowLink {
+            host.performAndWait { device in
+                device.slowLink = link
+                device.arm(.slowLink, sticky: true)
+            }
+        }
         let faultsToArm = try armedFaults
         if !faultsToArm.isEmpty {
             let list = faultsToArm.map { [$0.0.rawValue, $0.1 ? "sticky" : "once"] }

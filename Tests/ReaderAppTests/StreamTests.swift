@@ -130,8 +130,9 @@ struct DocumentStreamTests {
         let server = DocumentServer(documentURL: url, senderName: "Laptop")
 
         let (mine, theirs) = ContinuationStreams.makePipe()
-        async let served = server.serve(mine)
-        let reports = ProgressLog()
+        let sending = ProgressLog<DocumentServer.Progress>()
+        async let served = server.serve(mine) { sending.append($0) }
+        let reports = ProgressLog<TransferProgress>()
         let received = try await DocumentReceiver(documentName: "notes.txt", requesterName: "Phone 1").receive(over: theirs) {
             reports.append($0)
         }
@@ -146,9 +147,17 @@ struct DocumentStreamTests {
         #expect(received.elapsed >= served.elapsed / 2 && received.elapsed < .seconds(60), "the receiver timed the transfer too")
         let seen = reports.all
         #expect(seen.count >= 2, "progress while the bytes arrive")
-        #expect(seen.last == TransferProgress(documentName: "notes.txt", senderName: "Laptop",
-                                              receivedBytes: text.utf8.count, totalBytes: text.utf8.count))
+        let last = try #require(seen.last)
+        #expect(last.documentName == "notes.txt" && last.senderName == "Laptop"
+                && last.receivedBytes == text.utf8.count && last.totalBytes == text.utf8.count)
         #expect(seen.map(\.receivedBytes) == seen.map(\.receivedBytes).sorted())
+        #expect(last.elapsed > .zero && last.rate?.hasSuffix("B/s") == true, "how fast it came: \(last.rate ?? "no rate")")
+        // The origin's side: each chunk that left, to whom, and how fast.
+        let sent = sending.all
+        #expect(sent.count == (text.utf8.count + (64 << 10) - 1) / (64 << 10), "one report per 64 KiB chunk")
+        #expect(sent.map(\.sentBytes) == sent.map(\.sentBytes).sorted() && sent.last?.sentBytes == text.utf8.count)
+        #expect(sent.allSatisfy { $0.requesterName == "Phone 1" && $0.totalBytes == text.utf8.count })
+        #expect(sent.last?.rate?.hasSuffix("B/s") == true)
 
         // Another name is refused: the streams of an activity give its document only.
         let (mine2, theirs2) = ContinuationStreams.makePipe()
@@ -160,6 +169,14 @@ struct DocumentStreamTests {
         _ = await refused
     }
 
+    @Test func theProgressSaysWhatFromWhomHowMuchAndHowFast() {
+        let progress = TransferProgress(documentName: "A Long Book", senderName: "Laptop 1", receivedBytes: 512_000,
+                                        totalBytes: 2_000_000, elapsed: .seconds(2))
+        let lines = ReaderApp.progressLines(progress, width: 80)
+        #expect(lines.first?.text == "Receiving “A Long Book” from Laptop 1… 512.0 kB of 2.0 MB · 256.0 kB/s")
+        #expect(DurationText.describe(bytes: 2_000_000, in: .seconds(8)) == "2.0 MB in 8.0 s (250.0 kB/s)")
+    }
+
     @Test func fiveMegabytesArriveWithProgress() async throws {
         let folder = TemporaryFolder()
         let url = folder.url.appendingPathComponent("atlas.txt")
@@ -168,7 +185,7 @@ struct DocumentStreamTests {
         try text.write(to: url, atomically: true, encoding: .utf8)
         let (mine, theirs) = ContinuationStreams.makePipe()
         async let served = DocumentServer(documentURL: url, senderName: "Alpha").serve(mine)
-        let reports = ProgressLog()
+        let reports = ProgressLog<TransferProgress>()
         let started = ContinuousClock.now
         let received = try await DocumentReceiver(documentName: "atlas.txt", limit: DocumentLibrary.maximumFileSize)
             .receive(over: theirs) { reports.append($0) }
@@ -224,9 +241,9 @@ struct DocumentStreamTests {
 }
 
 /// Progress reports collected from a transfer's task.
-final class ProgressLog: Sendable {
-    private let reports = Mutex<[TransferProgress]>([])
+final class ProgressLog<Report: Sendable>: Sendable {
+    private let reports = Mutex<[Report]>([])
 
-    func append(_ progress: TransferProgress) { reports.withLock { $0.append(progress) } }
-    var all: [TransferProgress] { reports.withLock { $0 } }
+    func append(_ progress: Report) { reports.withLock { $0.append(progress) } }
+    var all: [Report] { reports.withLock { $0 } }
 }

@@ -14,4 +14,11 @@ public enum ByteCount {
         }
         return String(format: "%.1f %@", value, units[unit])
     }
+
+    /// A rate for people: `bytes` moved in `seconds`, e.g. "256.0 kB/s" (nil before any time
+    /// has passed).
+    public static func rate(_ bytes: Int, in seconds: Double) -> String? {
+        guard seconds > 0, seconds.isFinite, bytes >= 0 else { return nil }
+        return text(Int((Double(bytes) / seconds).rounded())) + "/s"
+    }
 }
