@@ -318,13 +318,18 @@ extension ScreenState {
         case .up: overlay = .faults(selection: (current + faults.count - 1) % faults.count)
         case .down: overlay = .faults(selection: (current + 1) % faults.count)
         case .escape, .function(8): overlay = nil
+        // Each choice closes the panel, so the status bar (what is armed) and the notice that a
+        // fault struck are in sight for the continuation that follows; F8 opens it again.
         case .enter:
+            overlay = nil
             show("Armed for the next time: \(fault)", role: .warning)
             return [.armFault(fault, sticky: false)]
         case .character("s"):
+            overlay = nil
             show("Armed until disarmed: \(fault)", role: .warning)
             return [.armFault(fault, sticky: true)]
         case .character("x"), .delete:
+            overlay = nil
             show("Disarmed: \(fault)", role: .dim)
             return [.disarmFault(fault)]
         default:

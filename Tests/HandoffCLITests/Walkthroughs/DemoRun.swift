@@ -208,20 +208,24 @@ final class DemoRun {
         // older pages after) and the row, so events of the same millisecond keep the log's order.
         var events: [String: (time: String, page: Int, row: Int, kind: String)] = [:]
         let pattern = try Regex(#"(\d\d:\d\d:\d\d\.\d\d\d) ([A-Za-z]+)"#)
-        var previous = ""
-        for page in 0..<150 {
-            let current = try screen(index)
+        var current = try screen(index)
+        for page in 0..<200 {
             for (row, line) in current.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 for match in line.matches(of: pattern) {
                     let time = String(match.output[1].substring ?? ""), kind = String(match.output[2].substring ?? "")
                     if events[time + " " + kind] == nil { events[time + " " + kind] = (time, page, row, kind) }
                 }
             }
-            if current == previous { break }
-            previous = current
-            // One event at a time: a page would skip events whose explanations fill it.
+            // One event at a time (a page would skip events whose explanations fill it), until
+            // the screen no longer moves: the oldest event is shown.
+            let before = current
             try press(index, "Up")
-            usleep(60_000)
+            let deadline = ContinuousClock.now + .seconds(1)
+            repeat {
+                usleep(30_000)
+                current = try screen(index)
+            } while current == before && ContinuousClock.now < deadline
+            if current == before { break }
         }
         try press(index, "End", "Escape")
         return events.values.sorted { ($0.time, -$0.page, $0.row) < ($1.time, -$1.page, $1.row) }.map(\.kind)
