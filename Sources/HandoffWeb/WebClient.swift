@@ -161,7 +161,7 @@ public struct WebClient: Sendable {
         } catch {
             timer.cancel()
             channel.close(promise: nil)
-            throw .unreachable(host: host, reason: Self.describe(error))
+            throw .unreachable(host: host, reason: Self.describe(error, address: "\(entry.address):\(port)"))
         }
     }
 
@@ -170,15 +170,38 @@ public struct WebClient: Sendable {
     /// after the timeout has passed; judging by the clock made a stopped server look hung).
     static func connectFailure(_ error: any Error, host: String, address: String, timeout: Double) -> WebFetchError {
         if case ChannelError.connectTimeout = error { return .timedOut(host: host, seconds: timeout) }
-        return .unreachable(host: host, reason: "\(address): \(describe(error))")
+        return .unreachable(host: host, reason: describe(error, address: address))
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// A failure as a sentence for people: "connection refused by 127.0.0.1:8443", never NIO's
+    /// "connection reset (error set): Connection refused (errno: 111)" (the log keeps that).
+    static func describe(_ error: any Error, address: String? = nil) -> String {
         if let ssl = error as? NIOSSLError { return "TLS: \(ssl)" }
         if let ssl = error as? BoringSSLError { return "TLS: \(ssl)" }
-        if let io = error as? IOError { return io.description }
-        if error is ChannelError { return "the connection was closed (\(error))" }
-        return "\(error)"
+        if let io = error as? IOError { return systemFailure(io.errnoCode, address: address) }
+        if let connection = error as? NIOConnectionError, let first = connection.connectionErrors.first {
+            return describe(first.error, address: address)
+        }
+        if error is ChannelError { return "the connection was closed" + (address.map { " by \($0)" } ?? "") }
+        return "\(error)" + (address.map { " (\($0))" } ?? "")
+    }
+
+    /// What a system error number means for a connection, in words, naming the address.
+    static func systemFailure(_ code: CInt, address: String?) -> String {
+        let by = address.map { " by \($0)" } ?? ""
+        let to = address.map { " to \($0)" } ?? ""
+        return switch code {
+        case ECONNREFUSED: "connection refused\(by) (nothing listens there)"
+        case ECONNRESET: "connection reset\(by)"
+        case ECONNABORTED: "connection aborted\(by)"
+        case EPIPE: "connection closed\(by) while sending"
+        case ETIMEDOUT: "no answer\(to.isEmpty ? "" : " from \(address!)") in time"
+        case EHOSTUNREACH, ENETUNREACH: "no route\(to)"
+        case EADDRNOTAVAIL: "address\(address.map { " \($0)" } ?? "") not available here"
+        case EACCES, EPERM: "not permitted to connect\(to)"
+        case EMFILE, ENFILE: "too many open files to connect\(to)"
+        default: "could not connect\(to) (system error \(code))"
+        }
     }
 }
 
