@@ -199,6 +199,14 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     }
 
     /// The open documents are wrapped again for the new width now, not while drawing.
+    /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
+    /// goes, so it never stands under the new continuation's progress box.
+    public func continuationChosen() {
+        guard message?.kind == .error else { return }
+        message = nil
+        environment?.setNeedsDisplay()
+    }
+
     public func viewportChanged(to size: Size) {
         areaSize = size
         for window in windows { window.session?.resize(width: viewport.width) }
