@@ -236,7 +236,24 @@ enum InspectorView {
     /// the rest is counted.
     static let maximumLines = 4000
 
-    static func bytesPerLine(_ width: Int) -> Int { width >= 100 ? 16 : 8 }
+    /// Bytes per hex line: fewer on a narrow body, so that the fields' names keep a column.
+    static func bytesPerLine(_ width: Int) -> Int { width >= 100 ? 16 : width >= 60 ? 8 : 4 }
+
+    /// A field's name (indented by depth) and what it says, in the column beside the hex:
+    /// on one row when they fit, else the name and then the value on rows of their own, wrapped
+    /// at whole words (a name is never cut: "version", not "versi…").
+    static func labelRows(name: String, value: String, depth: Int, width: Int) -> [Line] {
+        let indent = String(repeating: " ", count: 2 * depth)
+        if TextWidth.of(indent + name + "  " + value) <= width {
+            return [[(indent + name, Style(.accent)), ("  " + value, Style(.normal))]]
+        }
+        var rows: [Line] = TextWidth.wrap(indent + name, width: max(1, width)).map { [($0, Style(.accent))] }
+        if !value.isEmpty {
+            rows += TextWidth.wrap(value, width: max(1, width - TextWidth.of(indent) - 2))
+                .map { [(indent + "  " + $0, Style(.normal))] }
+        }
+        return rows
+    }
 
     static func payloadLines(_ inspection: Inspection, width: Int) -> InspectorLines {
         guard let payload = inspection.payload else {
@@ -285,14 +302,21 @@ enum InspectorView {
         let perLine = bytesPerLine(width)
         let offsetWidth = annotated.bytes.count > 0xFFFF ? 6 : 4
         let hexWidth = perLine * 3
-        // The first line of each field, and where the fields shown end.
+        let labelWidth = max(1, width - offsetWidth - 2 - hexWidth)
+        // The first line of each field, its hex lines, and where the fields shown end.
         var firstLines: [Int] = []
+        var hexCounts: [Int] = []
+        var labels: [[Line]] = []
         var total = 0
         for field in annotated.fields {
             guard total < maximumLines else { break }
             firstLines.append(total)
             let chunks = (field.range.count + perLine - 1) / perLine
-            total += chunks > maximumLinesPerField ? maximumLinesPerField + 1 : chunks
+            let hexCount = chunks > maximumLinesPerField ? maximumLinesPerField + 1 : chunks
+            let label = labelRows(name: field.name, value: field.value, depth: field.depth, width: labelWidth)
+            hexCounts.append(hexCount)
+            labels.append(label)
+            total += max(hexCount, label.count)
         }
         let shownFields = firstLines.count
         var lines = InspectorLines()
@@ -306,18 +330,19 @@ enum InspectorView {
             let field = annotated.fields[low]
             let chunk = index - firstLines[low]
             let start = field.range.lowerBound + chunk * perLine
+            let label = chunk < labels[low].count ? labels[low][chunk] : []
             if chunk == maximumLinesPerField {
                 return [(String(repeating: " ", count: offsetWidth + 2) + "… \(field.range.upperBound - start) more bytes", Style(.dim))]
             }
+            guard chunk < hexCounts[low] else {
+                // A label's row below the field's last hex line.
+                return [(String(repeating: " ", count: offsetWidth + 2 + hexWidth), Style(.normal))] + label
+            }
             let end = min(start + perLine, field.range.upperBound)
             let hex = annotated.bytes[start..<end].map { String(format: "%02x", $0) }.joined(separator: " ")
-            var line: Line = [(hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
+            let line: Line = [(hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
                               (hex + String(repeating: " ", count: max(0, hexWidth - hex.count)), Style(.normal))]
-            if chunk == 0 {
-                line.append((String(repeating: " ", count: 2 * field.depth) + field.name, Style(.accent)))
-                line.append(("  " + field.value, Style(.normal)))
-            }
-            return line
+            return line + label
         }
         if shownFields < annotated.fields.count {
             let rest = annotated.fields.count - shownFields
@@ -413,10 +438,7 @@ extension ScreenView {
             grid.write(line, in: body, row: row)
         }
         let hint = inside.row(inside.height - 1)
-        grid.write(hintPieces([("←→", "tab"), ("↑↓ PgUp PgDn", "scroll"), ("Esc", "close")], width: hint.width), in: hint)
-        if lines.count > body.height {
-            grid.write("\(first + 1)–\(min(lines.count, first + body.height)) of \(lines.count)", in: hint, style: Style(.dim),
-                       alignment: .trailing)
-        }
+        drawScrollHint(into: &grid, hint: hint, hints: [("←→", "tab"), ("↑↓ PgUp PgDn", "scroll"), ("Esc", "close")],
+                       first: first, shown: body.height, of: lines.count)
     }
 }
