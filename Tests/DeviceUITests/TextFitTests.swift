@@ -60,8 +60,11 @@ struct TextFitTests {
                 ? ["version", "nonce", "ciphertext", "tag", "device", "header", "message", "name length", "padding",
                    "(in clear,", "AES-256-GCM", "54 zero bytes"]
                 : ["magic", "activityIdentifier", "activityType length", "\"com.example.notes.editing\"", "title length"]
-            for name in names { #expect(text.contains(name), "\(size): \(name) is whole") }
-            #expect(!text.contains("…") || tab == .payload, "\(size): a beacon's labels wrap, never cut")
+            // A value wrapped over rows reads on when the rows are joined.
+            func flat(_ text: String) -> String { text.filter { !" \n║".contains($0) } }
+            for name in names { #expect(flat(text).contains(flat(name)), "\(size): \(name) is whole") }
+            let cut = text.split(separator: "\n").filter { $0.contains("…") && !$0.contains("more bytes") && !$0.contains("more field") }
+            #expect(cut.isEmpty || tab == .payload, "\(size): a beacon's labels wrap, never cut: \(cut)")
         }
     }
 

@@ -302,7 +302,10 @@ enum InspectorView {
         let perLine = bytesPerLine(width)
         let offsetWidth = annotated.bytes.count > 0xFFFF ? 6 : 4
         let hexWidth = perLine * 3
-        let labelWidth = max(1, width - offsetWidth - 2 - hexWidth)
+        // Names and values beside the hex when there is room for them, else below it.
+        let besideWidth = width - offsetWidth - 2 - hexWidth
+        let isBeside = besideWidth >= 20
+        let labelWidth = max(1, isBeside ? besideWidth : width - offsetWidth - 2)
         // The first line of each field, its hex lines, and where the fields shown end.
         var firstLines: [Int] = []
         var hexCounts: [Int] = []
@@ -316,7 +319,7 @@ enum InspectorView {
             let label = labelRows(name: field.name, value: field.value, depth: field.depth, width: labelWidth)
             hexCounts.append(hexCount)
             labels.append(label)
-            total += max(hexCount, label.count)
+            total += isBeside ? max(hexCount, label.count) : hexCount + label.count
         }
         let shownFields = firstLines.count
         var lines = InspectorLines()
@@ -330,19 +333,20 @@ enum InspectorView {
             let field = annotated.fields[low]
             let chunk = index - firstLines[low]
             let start = field.range.lowerBound + chunk * perLine
-            let label = chunk < labels[low].count ? labels[low][chunk] : []
+            let labelRow = isBeside ? chunk : chunk - hexCounts[low]
+            let label = labelRow >= 0 && labelRow < labels[low].count ? labels[low][labelRow] : []
             if chunk == maximumLinesPerField {
                 return [(String(repeating: " ", count: offsetWidth + 2) + "… \(field.range.upperBound - start) more bytes", Style(.dim))]
             }
             guard chunk < hexCounts[low] else {
                 // A label's row below the field's last hex line.
-                return [(String(repeating: " ", count: offsetWidth + 2 + hexWidth), Style(.normal))] + label
+                return [(String(repeating: " ", count: offsetWidth + 2 + (isBeside ? hexWidth : 0)), Style(.normal))] + label
             }
             let end = min(start + perLine, field.range.upperBound)
             let hex = annotated.bytes[start..<end].map { String(format: "%02x", $0) }.joined(separator: " ")
             let line: Line = [(hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
                               (hex + String(repeating: " ", count: max(0, hexWidth - hex.count)), Style(.normal))]
-            return line + label
+            return isBeside ? line + label : line
         }
         if shownFields < annotated.fields.count {
             let rest = annotated.fields.count - shownFields
