@@ -118,8 +118,6 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
         for problem in data.problems { environment.log("Map: \(problem)") }
     }
 
-    /// The map takes the area less its status line; a new size shows another region, so the
-    /// activity needs saving (with no frame drawn: the region does not wait for one).
     /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
     /// goes, so it never stands under the new continuation's progress box.
     public func continuationChosen() {
@@ -128,6 +126,8 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
         environment?.setNeedsDisplay()
     }
 
+    /// The map takes the area less its status line; a new size shows another region, so the
+    /// activity needs saving (with no frame drawn: the region does not wait for one).
     public func viewportChanged(to size: Size) {
         let map = Self.mapSize(in: size)
         guard map != viewport else { return }

@@ -198,7 +198,6 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         reloadDocuments()
     }
 
-    /// The open documents are wrapped again for the new width now, not while drawing.
     /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
     /// goes, so it never stands under the new continuation's progress box.
     public func continuationChosen() {
@@ -207,6 +206,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         environment?.setNeedsDisplay()
     }
 
+    /// The open documents are wrapped again for the new width now, not while drawing.
     public func viewportChanged(to size: Size) {
         areaSize = size
         for window in windows { window.session?.resize(width: viewport.width) }
