@@ -95,9 +95,20 @@ public enum TextWidth {
            of(result[..<space]) * 2 >= room {
             result = String(result[..<space])
         }
-        while result.last == " " { result.removeLast() }
+        // A separator left at the end says nothing: "editing ·…" reads "editing…".
+        while true {
+            while result.last == " " { result.removeLast() }
+            guard let space = result.lastIndex(of: " ") else { break }
+            let word = result[result.index(after: space)...]
+            guard word.allSatisfy({ Self.separators.contains($0) }) else { break }
+            result = String(result[..<space])
+        }
         return result + ellipsis
     }
+
+    /// Characters that only separate the words around them (a word of these alone is dropped
+    /// at the end of a cut).
+    static let separators: Set<Character> = ["·", "•", "—", "–", "-", "|", "→", "←", "/"]
 
     /// `text` padded with spaces (or cut) to exactly `width` cells.
     public static func pad(_ text: String, to width: Int, ellipsis: String = "…") -> String {

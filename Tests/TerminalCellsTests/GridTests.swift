@@ -55,6 +55,10 @@ struct GridTests {
         #expect(TextWidth.truncate("ab cdefghijklmnop", to: 10) == "ab cdefgh…")
         #expect(TextWidth.truncate("whole words", to: 11) == "whole words")
         #expect(TextWidth.truncate("cut at space here", to: 13) == "cut at space…")
+        // No separator is left dangling before the ellipsis ("editing ·…").
+        #expect(TextWidth.truncate("advertised com.example.notes.editing · sent", to: 40)
+            == "advertised com.example.notes.editing…")
+        #expect(TextWidth.truncate("continued from Laptop → Phone in com.example.notes", to: 26) == "continued from Laptop…")
     }
 
     /// A word longer than the line breaks after a dot, a slash, a dash or before a capital, so
