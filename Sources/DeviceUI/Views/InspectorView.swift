@@ -255,13 +255,22 @@ enum InspectorView {
         return rows
     }
 
+    /// A heading and, dimmed, where it is documented: on one line when both fit `width`, else
+    /// the heading wrapped at whole words and the note on a line of its own.
+    static func heading(_ text: String, style: Style, note: String? = nil, width: Int) -> [Line] {
+        guard let note else { return TextWidth.wrap(text, width: max(1, width)).map { [($0, style)] } }
+        if TextWidth.of(text) + 2 + TextWidth.of(note) <= width { return [[(text, style), ("  " + note, Style(.dim))]] }
+        return TextWidth.wrap(text, width: max(1, width)).map { [($0, style)] }
+            + TextWidth.wrap(note, width: max(1, width)).map { [($0, Style(.dim))] }
+    }
+
     static func payloadLines(_ inspection: Inspection, width: Int) -> InspectorLines {
         guard let payload = inspection.payload else {
             let text = inspection.emptyReason ?? "The payload's bytes are not kept here (they travelled before this device started, or the continuation stopped before the payload)."
             return InspectorLines(TextWidth.wrap(text, width: width).map { [($0, Style(.dim))] })
         }
-        var lines = InspectorLines([[("Payload \(payload.direction): \(binarySize(payload.size))", Style(.title)),
-                                     ("  (docs/payload.md)", Style(.dim))]])
+        var lines = InspectorLines(heading("Payload \(payload.direction): \(binarySize(payload.size))", style: Style(.title),
+                                           note: "(docs/payload.md)", width: width))
         if let annotated = payload.annotated {
             lines.append(hexLines(annotated, width: width))
         } else {
@@ -277,17 +286,18 @@ enum InspectorView {
                                                  width: width).map { [($0, Style(.dim))] })
         }
         let time = beacon.received.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
-        var lines = InspectorLines([[("Last beacon from \(beacon.peer), opened at \(time) UTC", Style(.title)),
-                                     ("  docs/wire.md, Beacons", Style(.dim))]])
+        var lines = InspectorLines(heading("Last beacon from \(beacon.peer), opened at \(time) UTC", style: Style(.title),
+                                           note: "docs/wire.md, Beacons", width: width))
         guard let bytes = beacon.bytes else {
-            lines.append([[(beacon.problem ?? "", Style(.warning))]])
+            lines.append(heading(beacon.problem ?? "", style: Style(.warning), width: width))
             return lines
         }
-        lines.append([[("Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", Style(.accent))]])
+        lines.append(heading("Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", style: Style(.accent), width: width))
         lines.append(hexLines(bytes.datagram, width: width))
-        lines.append([[], [("Plaintext (\(bytes.plaintext.bytes.count) bytes, decrypted with the account's beacon key)", Style(.accent))]])
+        lines.append([[]] + heading("Plaintext (\(bytes.plaintext.bytes.count) bytes, decrypted with the account's beacon key)",
+                                    style: Style(.accent), width: width))
         if bytes.plaintext.fields.isEmpty {
-            lines.append([[("The plaintext is not what this codec writes: no fields shown.", Style(.warning))]])
+            lines.append(heading("The plaintext is not what this codec writes: no fields shown.", style: Style(.warning), width: width))
             lines.append(rawLines(bytes.plaintext.bytes, width: width))
         } else {
             lines.append(hexLines(bytes.plaintext, width: width))
