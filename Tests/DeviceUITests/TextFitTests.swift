@@ -118,7 +118,11 @@ struct TextFitTests {
         #expect(text.contains("↩ web page from Laptop · Ctrl-O"), "\(text)")
         #expect(!text.contains("Browser from Laptop"), "\(text)")
         // The sidebar shows the whole type and the whole domain, wrapped, never cut.
-        let flat = text.split(whereSeparator: { " \n│".contains($0) }).joined()
+        // The sidebar's column only (between a row's last two "│"), so the screen's rows do not interleave.
+        let flat = text.split(separator: "\n").compactMap { row -> String? in
+            let parts = row.split(separator: "│", omittingEmptySubsequences: false)
+            return parts.count >= 3 ? String(parts[parts.count - 2]) : nil
+        }.joined().filter { $0 != " " }
         #expect(flat.contains("NSUserActivityTypeBrowsingWeb"), "\(text)")
         #expect(flat.contains("maps.handoffsim.example"), "\(text)")
         device.siteAssociations = []
