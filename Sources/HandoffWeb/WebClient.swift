@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -178,30 +179,12 @@ public struct WebClient: Sendable {
     static func describe(_ error: any Error, address: String? = nil) -> String {
         if let ssl = error as? NIOSSLError { return "TLS: \(ssl)" }
         if let ssl = error as? BoringSSLError { return "TLS: \(ssl)" }
-        if let io = error as? IOError { return systemFailure(io.errnoCode, address: address) }
+        if let io = error as? IOError { return ConnectionFailure.sentence(errno: io.errnoCode, address: address) }
         if let connection = error as? NIOConnectionError, let first = connection.connectionErrors.first {
             return describe(first.error, address: address)
         }
         if error is ChannelError { return "the connection was closed" + (address.map { " by \($0)" } ?? "") }
         return "\(error)" + (address.map { " (\($0))" } ?? "")
-    }
-
-    /// What a system error number means for a connection, in words, naming the address.
-    static func systemFailure(_ code: CInt, address: String?) -> String {
-        let by = address.map { " by \($0)" } ?? ""
-        let to = address.map { " to \($0)" } ?? ""
-        return switch code {
-        case ECONNREFUSED: "connection refused\(by) (nothing listens there)"
-        case ECONNRESET: "connection reset\(by)"
-        case ECONNABORTED: "connection aborted\(by)"
-        case EPIPE: "connection closed\(by) while sending"
-        case ETIMEDOUT: "no answer\(to.isEmpty ? "" : " from \(address!)") in time"
-        case EHOSTUNREACH, ENETUNREACH: "no route\(to)"
-        case EADDRNOTAVAIL: "address\(address.map { " \($0)" } ?? "") not available here"
-        case EACCES, EPERM: "not permitted to connect\(to)"
-        case EMFILE, ENFILE: "too many open files to connect\(to)"
-        default: "could not connect\(to) (system error \(code))"
-        }
     }
 }
 
