@@ -133,6 +133,14 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
         pageChanged()
     }
 
+    /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
+    /// goes, so it never stands under the new continuation's progress box.
+    public func continuationChosen() {
+        guard message?.kind == .error else { return }
+        message = nil
+        environment?.setNeedsDisplay()
+    }
+
     /// The page keeps its first row on screen unless the end of the page would leave rows empty.
     public func viewportChanged(to size: Size) {
         areaSize = size

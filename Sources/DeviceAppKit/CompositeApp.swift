@@ -110,6 +110,10 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
         selected = 0
     }
 
+    public func continuationChosen() {
+        for part in parts { part.continuationChosen() }
+    }
+
     public func open(_ url: URL) -> Bool {
         for (index, part) in parts.enumerated() where part.open(url) {
             select(index)

@@ -105,6 +105,11 @@ public protocol TerminalApp: AnyObject {
     /// so that its next launch is really cold. It stays installed: ``launch(application:environment:)``
     /// is not called again (default: nothing to forget).
     func terminate()
+    /// The user chose a Handoff offer on this device (Ctrl-O, Enter in Nearby, the lock screen):
+    /// what the app said about an earlier continuation (its failure) is over. It comes before
+    /// `willContinue`, which a launch or step mode may hold back while the system's progress box
+    /// shows (default: nothing to forget).
+    func continuationChosen()
 }
 
 /// How an app talks to the system for Handoff (`handoff device --app-model`).
@@ -129,4 +134,5 @@ extension TerminalApp {
     public func viewportChanged(to size: Size) {}
     public func open(_ url: URL) -> Bool { false }
     public func terminate() {}
+    public func continuationChosen() {}
 }

@@ -150,6 +150,7 @@ public final class DeviceScreen {
     private func perform(_ effect: ScreenEffect) {
         switch effect {
         case .chooseOffer(let peer):
+            for app in apps { app.continuationChosen() }
             device.chooseOffer(from: peer)
         case .setStepping(let on):
             device.isStepping = on

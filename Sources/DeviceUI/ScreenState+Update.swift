@@ -401,7 +401,9 @@ extension ScreenState {
                 // does not implement it (systemShowedError, next).
                 failedFrom = peer.name
                 show("Continuing from \(peer.name) failed (\(error.code.rawValue)); \(name(of: bundle)) was told", role: .warning,
-                     at: event.time)
+                     at: event.time, shorter: ["Continuing from \(peer.name) failed (\(error.code.rawValue))",
+                                               "From \(peer.name): failed (\(error.code.rawValue))",
+                                               "Failed (\(error.code.rawValue))"])
             }
         case .systemShowedError(let bundle, _, let error):
             guard error.code != .userCancelled else { return [] }
@@ -497,7 +499,7 @@ extension ScreenState {
     }
 
     private mutating func scrollHelp(_ key: Key, from scroll: Int, _ snapshot: DeviceSnapshot) {
-        let count = helpLines(device: snapshot).count
+        let count = HelpView.rows(helpLines(device: snapshot), width: HelpView.bodyWidth(in: size)).count
         let visible = HelpView.visibleLineCount(in: size, lineCount: count)
         let maximum = max(0, count - visible)
         var next = scroll
@@ -547,7 +549,7 @@ extension ScreenState {
         overlay = .switcher(selection: selection)
     }
 
-    private mutating func show(_ text: String, role: Role, at time: Date? = nil) {
-        notice = Notice(text: text, role: role, expires: (time ?? now).addingTimeInterval(Self.noticeDuration))
+    private mutating func show(_ text: String, role: Role, at time: Date? = nil, shorter: [String] = []) {
+        notice = Notice(text: text, shorter: shorter, role: role, expires: (time ?? now).addingTimeInterval(Self.noticeDuration))
     }
 }

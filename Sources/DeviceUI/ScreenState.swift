@@ -39,13 +39,26 @@ public struct ScreenState: Hashable, Sendable {
     /// A transient line at the top of the device's screen ("Continued on Phone").
     public struct Notice: Hashable, Sendable {
         public var text: String
+        /// Shorter wordings of `text`, longest first: the app bar shows the longest that fits,
+        /// so a narrow device keeps whole words (the error's code) instead of a cut sentence.
+        public var shorter: [String]
         public var role: Role
         public var expires: Date
 
-        public init(text: String, role: Role, expires: Date) {
+        public init(text: String, shorter: [String] = [], role: Role, expires: Date) {
             self.text = text
+            self.shorter = shorter
             self.role = role
             self.expires = expires
+        }
+
+        /// The longest wording that fits `width` cells after `mark`; the shortest one cut at a
+        /// word when none does.
+        public func wording(width: Int, mark: String = "") -> String {
+            let wordings = [text] + shorter
+            let markWidth = TextWidth.of(mark)
+            let chosen = wordings.first { markWidth + TextWidth.of($0) <= width } ?? wordings[wordings.count - 1]
+            return TextWidth.truncate(mark + chosen, to: width)
         }
     }
 

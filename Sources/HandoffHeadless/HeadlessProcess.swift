@@ -119,6 +119,13 @@ public final class HeadlessProcess: @unchecked Sendable {
         return rawLines.count
     }
 
+    /// The lines from index `start` on, as received.
+    public func rawLines(from start: Int) -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return start < rawLines.count ? Array(rawLines[max(0, start)...]) : []
+    }
+
     /// The last `count` lines, as received.
     public func lastRawLines(_ count: Int) -> [String] {
         lock.lock()

@@ -69,7 +69,8 @@ public final class ScenarioRunner {
                 cleanup.remove(process)
             }
         }
-        func failed(_ steps: Int, _ message: String, device: String? = nil) -> Outcome {
+        /// `steps` passed; the failing step is the next one (none when the devices did not start).
+        func failed(_ steps: Int, _ message: String, device: String? = nil, atStep: Bool = true) -> Outcome {
             write("  ✗ \(message)")
             if let device, let process = processes[device] {
                 write("    latest lines from \(device):")
@@ -78,7 +79,8 @@ public final class ScenarioRunner {
                 if !errors.isEmpty { write("    stderr: \(errors.suffix(500))") }
             }
             let seconds = Date().timeIntervalSince(start)
-            write(String(format: "FAIL after %d steps (%.2f s)", steps, seconds))
+            write(atStep ? String(format: "FAIL at step %d of %d (%d passed, %.2f s)", steps + 1, scenario.steps.count, steps, seconds)
+                         : String(format: "FAIL before the first step (%.2f s)", seconds))
             return Outcome(passed: false, stepsRun: steps, seconds: seconds, failure: message)
         }
 
@@ -101,11 +103,11 @@ public final class ScenarioRunner {
                 cleanup.add(server)
                 web = server
             } catch {
-                return failed(0, "could not start the local web: \(error)")
+                return failed(0, "could not start the local web: \(error)", atStep: false)
             }
             guard web?.waitForRawLine(from: 0, timeout: 30, where: { $0.contains("Ctrl-C stops.") }) != nil else {
                 let said = (web?.lastRawLines(6) ?? []).joined(separator: " / ") + " " + (web?.standardError ?? "")
-                return failed(0, "the local web did not start: \(said.prefix(500))")
+                return failed(0, "the local web did not start: \(said.prefix(500))", atStep: false)
             }
             webArguments = ["--web-dir", webFolder.path]
             write("  local web: handoff web serve (its own CA and hosts map)")
@@ -123,11 +125,11 @@ public final class ScenarioRunner {
                 cleanup.add(process)
                 processes[device.name] = process
             } catch {
-                return failed(0, "could not start \(device.name): \(error)")
+                return failed(0, "could not start \(device.name): \(error)", atStep: false)
             }
             cursors[device.name] = 0
             guard let ready = processes[device.name]?.waitForRawLine(from: 0, timeout: 30, where: { $0.contains(#""event":"ready""#) }) else {
-                return failed(0, "\(device.name) did not start", device: device.name)
+                return failed(0, "\(device.name) did not start", device: device.name, atStep: false)
             }
             cursors[device.name] = ready.index + 1
         }
@@ -150,14 +152,14 @@ public final class ScenarioRunner {
                     guard let value = try? JSONValue.parse(line) else { return false }
                     return value["id"]?.integerValue == Int64(wanted)
                 }) else {
-                    return failed(index, "\(device) did not answer \(name) (step \(index + 1))", device: device)
+                    return failed(index, "step \(index + 1): \(device) did not answer \(name)", device: device)
                 }
                 let result = try? JSONValue.parse(answer.line)
                 let ok = result?["ok"]?.boolValue ?? false
                 if ok == expectsError {
                     let error = result?["error"]?.description ?? answer.line
-                    return failed(index, expectsError ? "\(device) ← \(name) succeeded but should have failed (step \(index + 1))"
-                                                      : "\(device) ← \(name) failed: \(error) (step \(index + 1))", device: device)
+                    return failed(index, expectsError ? "step \(index + 1): \(device) ← \(name) succeeded but should have failed"
+                                                      : "step \(index + 1): \(device) ← \(name) failed: \(error)", device: device)
                 }
                 write("  ✓ \(device) ← \(name)\(expectsError ? " (refused, as expected)" : "") (\(elapsed()))\(note.map { " — \($0)" } ?? "")")
             case .expect(let device, let pattern, let within, let note):
@@ -165,7 +167,15 @@ public final class ScenarioRunner {
                 guard let match = process.waitForRawLine(from: cursors[device] ?? 0, timeout: within, where: { line in
                     (try? JSONValue.parse(line))?.matches(pattern) ?? false
                 }) else {
-                    return failed(index, "\(device): no line matching \(pattern.jsonText) within \(within) s (step \(index + 1))", device: device)
+                    let seen = process.rawLines(from: cursors[device] ?? 0)
+                    var message = "step \(index + 1)\(note.map { " (\($0))" } ?? ""): \(device) did not report \(Self.summary(of: pattern)) within \(within) s"
+                    message += "\n    expected: \(pattern.jsonText)"
+                    if let nearest = Self.nearest(to: pattern, in: seen) {
+                        message += "\n    closest:  \(nearest.prefix(300))"
+                    } else {
+                        message += "\n    closest:  nothing (\(device) reported no event since the last step)"
+                    }
+                    return failed(index, message, device: device)
                 }
                 cursors[device] = match.index + 1
                 write("  ✓ \(device): \(Self.summary(of: pattern)) (\(elapsed()))\(note.map { " — \($0)" } ?? "")")
@@ -174,7 +184,7 @@ public final class ScenarioRunner {
                 if let match = process.waitForRawLine(from: cursors[device] ?? 0, timeout: within, where: { line in
                     (try? JSONValue.parse(line))?.matches(pattern) ?? false
                 }) {
-                    return failed(index, "\(device): unexpected \(match.line.prefix(200)) (step \(index + 1))", device: device)
+                    return failed(index, "step \(index + 1)\(note.map { " (\($0))" } ?? ""): \(device) reported \(Self.summary(of: pattern)), which it should not have within \(within) s\n    seen: \(match.line.prefix(300))", device: device)
                 }
                 write("  ✓ \(device): no \(Self.summary(of: pattern)) for \(within) s\(note.map { " — \($0)" } ?? "")")
             }
@@ -182,6 +192,34 @@ public final class ScenarioRunner {
         let seconds = Date().timeIntervalSince(start)
         write(String(format: "PASS (%d steps, %.2f s)", scenario.steps.count, seconds))
         return Outcome(passed: true, stepsRun: scenario.steps.count, seconds: seconds, failure: nil)
+    }
+
+    /// Of `lines` (a device's JSON lines), the one closest to `pattern`: the most of its values
+    /// equal (the kind and event count most), then the latest; nil when no line is JSON.
+    static func nearest(to pattern: JSONValue, in lines: [String]) -> String? {
+        var best: (score: Int, line: String)?
+        for line in lines {
+            guard let value = try? JSONValue.parse(line) else { continue }
+            let score = closeness(of: value, to: pattern)
+            if best == nil || score >= best!.score { best = (score, line) }
+        }
+        return best?.line
+    }
+
+    /// How many of `pattern`'s values `value` has equal; its "kind" and "event" weigh ten each.
+    static func closeness(of value: JSONValue, to pattern: JSONValue) -> Int {
+        guard case .object(let wanted) = pattern else { return value.matches(pattern) ? 1 : 0 }
+        var score = 0
+        for (key, expected) in wanted {
+            guard let actual = value[key] else { continue }
+            let weight = key == "kind" || key == "event" ? 10 : 1
+            if case .object = expected {
+                score += closeness(of: actual, to: expected)
+            } else if actual.matches(expected) {
+                score += weight
+            }
+        }
+        return score
     }
 
     /// A short description of a pattern: the event and kind first, then the rest.

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -161,7 +162,7 @@ public struct WebClient: Sendable {
         } catch {
             timer.cancel()
             channel.close(promise: nil)
-            throw .unreachable(host: host, reason: Self.describe(error))
+            throw .unreachable(host: host, reason: Self.describe(error, address: "\(entry.address):\(port)"))
         }
     }
 
@@ -170,15 +171,20 @@ public struct WebClient: Sendable {
     /// after the timeout has passed; judging by the clock made a stopped server look hung).
     static func connectFailure(_ error: any Error, host: String, address: String, timeout: Double) -> WebFetchError {
         if case ChannelError.connectTimeout = error { return .timedOut(host: host, seconds: timeout) }
-        return .unreachable(host: host, reason: "\(address): \(describe(error))")
+        return .unreachable(host: host, reason: describe(error, address: address))
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// A failure as a sentence for people: "connection refused by 127.0.0.1:8443", never NIO's
+    /// "connection reset (error set): Connection refused (errno: 111)" (the log keeps that).
+    static func describe(_ error: any Error, address: String? = nil) -> String {
         if let ssl = error as? NIOSSLError { return "TLS: \(ssl)" }
         if let ssl = error as? BoringSSLError { return "TLS: \(ssl)" }
-        if let io = error as? IOError { return io.description }
-        if error is ChannelError { return "the connection was closed (\(error))" }
-        return "\(error)"
+        if let io = error as? IOError { return ConnectionFailure.sentence(errno: io.errnoCode, address: address) }
+        if let connection = error as? NIOConnectionError, let first = connection.connectionErrors.first {
+            return describe(first.error, address: address)
+        }
+        if error is ChannelError { return "the connection was closed" + (address.map { " by \($0)" } ?? "") }
+        return "\(error)" + (address.map { " (\($0))" } ?? "")
     }
 }
 

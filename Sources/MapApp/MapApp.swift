@@ -118,6 +118,14 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
         for problem in data.problems { environment.log("Map: \(problem)") }
     }
 
+    /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
+    /// goes, so it never stands under the new continuation's progress box.
+    public func continuationChosen() {
+        guard message?.kind == .error else { return }
+        message = nil
+        environment?.setNeedsDisplay()
+    }
+
     /// The map takes the area less its status line; a new size shows another region, so the
     /// activity needs saving (with no frame drawn: the region does not wait for one).
     public func viewportChanged(to size: Size) {

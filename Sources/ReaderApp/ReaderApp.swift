@@ -198,6 +198,14 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         reloadDocuments()
     }
 
+    /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
+    /// goes, so it never stands under the new continuation's progress box.
+    public func continuationChosen() {
+        guard message?.kind == .error else { return }
+        message = nil
+        environment?.setNeedsDisplay()
+    }
+
     /// The open documents are wrapped again for the new width now, not while drawing.
     public func viewportChanged(to size: Size) {
         areaSize = size

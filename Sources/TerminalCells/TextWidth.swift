@@ -72,7 +72,11 @@ public enum TextWidth {
         }
     }
 
-    /// `text` cut to at most `width` cells; when cut, the last cell is `ellipsis` (if it fits).
+    /// `text` cut to at most `width` cells; when cut, it ends at a word boundary with `ellipsis`
+    /// (if it fits), so a cut never leaves part of a word: "open the chosen app, or…", not
+    /// "open the chosen app, or ap…". A word is cut inside only when the boundary would leave
+    /// less than half the room (an identifier, a path, one long word), and then the ellipsis
+    /// still says so. Every view cuts through this one helper.
     public static func truncate(_ text: String, to width: Int, ellipsis: String = "…") -> String {
         guard width > 0 else { return "" }
         if of(text) <= width { return text }
@@ -85,9 +89,26 @@ public enum TextWidth {
             result.append(character)
             used += w
         }
-        while result.last == " " { result.removeLast() }
+        // The character after the cut: a cut at a space is already at a word boundary.
+        let next = text.dropFirst(result.count).first
+        if let next, next != " ", let space = result.lastIndex(of: " "),
+           of(result[..<space]) * 2 >= room {
+            result = String(result[..<space])
+        }
+        // A separator left at the end says nothing: "editing ·…" reads "editing…".
+        while true {
+            while result.last == " " { result.removeLast() }
+            guard let space = result.lastIndex(of: " ") else { break }
+            let word = result[result.index(after: space)...]
+            guard word.allSatisfy({ Self.separators.contains($0) }) else { break }
+            result = String(result[..<space])
+        }
         return result + ellipsis
     }
+
+    /// Characters that only separate the words around them (a word of these alone is dropped
+    /// at the end of a cut).
+    static let separators: Set<Character> = ["·", "•", "—", "–", "-", "|", "→", "←", "/"]
 
     /// `text` padded with spaces (or cut) to exactly `width` cells.
     public static func pad(_ text: String, to width: Int, ellipsis: String = "…") -> String {
@@ -96,7 +117,9 @@ public enum TextWidth {
     }
 
     /// Word-wraps `text` into lines of at most `width` cells. Existing newlines are kept; a word
-    /// longer than a line is broken.
+    /// longer than a line is broken after a `.`, `/`, `-` or `_`, or before a capital letter
+    /// (`com.example.` | `notes.editing`, `NSUserActivity` | `HandoffUserInfoTooLargeError`), and
+    /// inside only when no such place leaves half a line.
     public static func wrap(_ text: String, width: Int) -> [String] {
         guard width > 0 else { return [] }
         var lines: [String] = []
@@ -116,16 +139,10 @@ public enum TextWidth {
                     lineWidth = 0
                 }
                 while wordWidth > width {
-                    var head = "", headWidth = 0
-                    var rest = Substring(word)
-                    while let next = rest.first, headWidth + of(next) <= width {
-                        head.append(next)
-                        headWidth += of(next)
-                        rest = rest.dropFirst()
-                    }
+                    let (head, rest) = breakWord(word, width: width)
                     if head.isEmpty { break }
                     lines.append(head)
-                    word = String(rest)
+                    word = rest
                     wordWidth = of(word)
                 }
                 line = word
@@ -134,5 +151,28 @@ public enum TextWidth {
             lines.append(line)
         }
         return lines
+    }
+
+    /// The longest head of `word` that fits `width` cells, ending at a natural break when one
+    /// leaves at least half the width, and the rest.
+    static func breakWord(_ word: String, width: Int) -> (head: String, rest: String) {
+        var head = "", headWidth = 0
+        var breakAt: Int?   // characters in the head at the last natural break
+        var previous: Character?
+        for character in word {
+            let w = of(character)
+            if headWidth + w > width { break }
+            if let previous, !head.isEmpty, character.isUppercase, previous.isLowercase, headWidth * 2 >= width {
+                breakAt = head.count
+            }
+            head.append(character)
+            headWidth += w
+            if ".-/_".contains(character), headWidth * 2 >= width { breakAt = head.count }
+            previous = character
+        }
+        if let breakAt, breakAt < head.count, head.count < word.count {
+            head = String(head.prefix(breakAt))
+        }
+        return (head, String(word.dropFirst(head.count)))
     }
 }

@@ -12,7 +12,7 @@ struct ScenarioCommand: ParsableCommand {
             Each scenario file names its devices and steps: commands sent to a device, events \
             expected from one within a deadline, and narration. The devices run as separate \
             `handoff device --headless` processes in a private account on a private discovery \
-            port. Exit status: 0 when every scenario passes, 1 when one fails, 2 when a file is \
+            port. Exit status: 0 when every scenario passes, 1 when one fails, 2 when a file is missing or \
             not a valid scenario; on SIGINT (Ctrl-C) or SIGTERM the devices are stopped and the \
             private accounts folder is removed before it exits (130, 143). The format is in \
             docs/headless.md.
@@ -27,10 +27,15 @@ struct ScenarioCommand: ParsableCommand {
 
     func run() throws {
         var urls: [URL] = []
+        var invalid = false
         for path in files {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw ValidationError("\(path): no such file or folder.")
+                // Said here rather than as a usage error, which ArgumentParser prints with the
+                // top-level usage (`handoff <subcommand>`) for errors thrown by run().
+                FileHandle.standardError.write(Data("handoff scenario: \(path): no such file or folder.\n".utf8))
+                invalid = true
+                continue
             }
             if isDirectory.boolValue {
                 // Every scenario in the folder and its subfolders (demos/scenarios/failures/…).
@@ -42,7 +47,6 @@ struct ScenarioCommand: ParsableCommand {
             }
         }
         var scenarios: [Scenario] = []
-        var invalid = false
         for url in urls {
             do {
                 scenarios.append(try Scenario.load(url))

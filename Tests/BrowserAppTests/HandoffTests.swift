@@ -206,6 +206,11 @@ struct HandoffTests {
         #expect(phone.browser.message?.text.hasPrefix("Could not continue:") == true)
         #expect(phone.browser.message?.text.contains("(4610)") == true)
         #expect(phone.browser.page?.url == BrowserApp.homeURL)
+        // The next continuation's progress box never stands over the last one's failure: the
+        // message goes when the user chooses an offer, before willContinue (which a launch or
+        // step mode holds back).
+        phone.browser.continuationChosen()
+        #expect(phone.browser.message == nil)
     }
 }
 

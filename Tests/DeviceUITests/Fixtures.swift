@@ -107,6 +107,7 @@ final class PagesApp: TerminalApp, ApplicationDelegate {
     private(set) var continued = 0
     private(set) var frontmostChanges: [Bool] = []
     private(set) var keys: [Key] = []
+    private(set) var continuationsChosen = 0
 
     init(manifest: AppManifest = PagesApp.manifest, glyph: Character = "✎") {
         self.manifest = manifest
@@ -133,6 +134,8 @@ final class PagesApp: TerminalApp, ApplicationDelegate {
         self.activity = activity
         activity.becomeCurrent()
     }
+
+    func continuationChosen() { continuationsChosen += 1 }
 
     func render(into grid: inout Grid, area: Rect) {
         grid.put("Notes, page \(page)", at: Point(x: area.x + 1, y: area.y + 1))

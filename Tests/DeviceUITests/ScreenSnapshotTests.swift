@@ -171,7 +171,7 @@ struct ScreenSnapshotTests {
                                              savedAt: Fixture.now, route: .web(browserBundleIdentifier: "com.example.browser"))
         let text = Fixture.render(state, Fixture.device(offers: [offer])).text()
         #expect(text.contains("◍ Browser (web page)"))
-        #expect(text.contains("NSUserActivityTypeBrows"))
+        #expect(text.contains("NSUserActivityType") && text.contains("BrowsingWeb"), "the whole type, wrapped")
         #expect(text.contains("✓ continuable: Enter"))
     }
 }

@@ -70,6 +70,19 @@ struct TwoDeviceFlowTests {
         #expect(world.laptopScreen.isQuitRequested)
     }
 
+    /// Choosing an offer tells the apps before anything else happens (willContinue may wait for
+    /// a launch or a step-mode pause), so an app's "Could not continue" from the last attempt
+    /// never stands under the new progress box.
+    @Test func choosingAnOfferTellsTheAppsFirst() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        world.phone.isStepping = true
+        #expect(world.phoneScreen.handle(.control("o")))
+        #expect(world.phoneApp.continuationsChosen == 1)
+        #expect(world.phone.system.pendingContinuation != nil)
+        #expect(world.laptopApp.continuationsChosen == 0)
+    }
+
     @Test func offerPromptAcceptAndContinuedOn() {
         let world = TwoScreens()
         world.startOnLaptop()

@@ -46,7 +46,10 @@ struct WebRouteSnapshotTests {
         let text = grid.text()
         #expect(text.contains("✗ Map: unreachable"))
         #expect(text.contains("✓ Reader: approved"))
-        #expect(text.contains("  maps.handoffsim.e…"))
+        // The domain whole, broken after a dot (it was cut: "maps.handoffsim.e…").
+        #expect(text.contains("  maps.handoffsim.  "))
+        #expect(text.contains("  example  "))
+        #expect(!text.contains("handoffsim.e…"))
         assertSnapshot(grid, named: "phone-web-offer-associations-80x24")
     }
 

@@ -471,7 +471,9 @@ struct ScenarioEndToEndTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let (termination, text) = try ChildProcess.run(executable.path, ["scenario", file.path])
         #expect(termination == .exited(1), "\(text)")
-        #expect(text.contains("✗ A: no line matching"))
+        #expect(text.contains("✗ step 1: A did not report restored within 0.5 s"), "\(text)")
+        #expect(text.contains("expected: {\"event\":\"restored\"}"), "\(text)")
         #expect(text.contains("latest lines from A"))
+        #expect(text.contains("FAIL at step 1 of 1 (0 passed"), "\(text)")
     }
 }

@@ -122,6 +122,36 @@ struct LifecycleDocumentationTests {
         #expect(unknown.isEmpty, "documented kinds the code does not have: \(unknown.sorted())")
     }
 
+    /// The samples in docs/headless.md use kinds and fields the code has (no `continueDeclined`,
+    /// no `"accepted"`), and a continuation's kinds in the order the code records them.
+    @Test func theSamplesUseRealKindsAndFieldsInOrder() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/headless.md").standardized
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let kinds = Dictionary(uniqueKeysWithValues: LifecycleEvent.Kind.allCases.map { ($0.rawValue, $0) })
+        let order = ["continueChosen", "willContinue", "fetchStarted", "payloadReceived", "continueCalled",
+                     "restoreUserActivityState", "continued"]
+        #expect(!text.contains("continueDeclined"))
+        for (number, block) in text.components(separatedBy: "```").enumerated() where number % 2 == 1 {
+            var seen: [String] = []
+            for line in block.split(separator: "\n") where line.contains(#""event":"lifecycle""#) {
+                guard let match = line.firstMatch(of: /"kind":"(\w+)"/) else { continue }
+                let name = String(match.1)
+                guard let kind = kinds[name] else {
+                    Issue.record("docs/headless.md: a sample's kind \(name) is not a lifecycle kind: \(line)")
+                    continue
+                }
+                seen.append(name)
+                guard !line.contains("userInfo") else { continue }
+                let fields = Set(HeadlessController.fields(of: kind.sample).keys).union(Self.common)
+                for key in line.matches(of: /"(\w+)":/).map({ String($0.1) }) where !fields.contains(key) {
+                    Issue.record("docs/headless.md: \(name) has no field \(key): \(line)")
+                }
+            }
+            let ranks = seen.compactMap { order.firstIndex(of: $0) }
+            #expect(ranks == ranks.sorted(), "docs/headless.md: a sample's kinds out of order: \(seen)")
+        }
+    }
+
     @Test func everyKindHasItsSummaryExplanationAndNoRepeatedWords() {
         for kind in LifecycleEvent.Kind.allCases {
             let event = kind.sample

@@ -79,6 +79,17 @@ struct ScenarioTests {
         #expect(ScenarioRunner.resolvingInstalls(["--install"], from: folder) == ["--install"])
     }
 
+    /// The closest line to an expectation: the same kind first, then the most equal values.
+    @Test func theNearestLineSharesTheKindAndMostValues() {
+        let pattern: JSONValue = ["event": "lifecycle", "kind": "continued", "peer": "Laptop"]
+        let lines = [#"{"event":"lifecycle","kind":"continueChosen","peer":"Laptop"}"#,
+                     #"{"event":"lifecycle","kind":"continued","peer":"Tablet"}"#,
+                     "not json",
+                     #"{"event":"status"}"#]
+        #expect(ScenarioRunner.nearest(to: pattern, in: lines) == lines[1])
+        #expect(ScenarioRunner.nearest(to: pattern, in: ["not json"]) == nil)
+    }
+
     @Test func theShippedScenariosAreValid() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../demos/scenarios").standardized
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
@@ -136,6 +147,42 @@ struct ScenarioProcessTests {
         #expect(text.contains("✓ NewTablet: continued-elsewhere"), "\(text)")
         #expect(text.contains("PASS ("))
         #expect(folder.entries("handoff-scenario-").isEmpty)
+    }
+
+    /// A missing file is named, with the scenario command's own words, not the top-level usage.
+    @Test func aMissingFileIsNamedWithoutTheUsage() throws {
+        let folder = try PrivateTemporaryFolder()
+        let output = folder.url.appendingPathComponent("output.txt")
+        let process = try Self.start(["/nonexistent/scenario.json"], in: folder, output: output)
+        let termination = process.waitForExit(timeout: 60)
+        let text = try String(contentsOf: output, encoding: .utf8)
+        #expect(termination == .exited(2), "\(text)")
+        #expect(text.contains("handoff scenario: /nonexistent/scenario.json: no such file or folder."), "\(text)")
+        #expect(!text.contains("USAGE"), "\(text)")
+        #expect(!text.contains("<subcommand>"), "\(text)")
+    }
+
+    /// A failing expectation names its step (the one that failed, not the count that passed),
+    /// what was expected, and the closest line the device did report.
+    @Test func aFailedStepNamesItselfTheExpectationAndTheClosestEvent() throws {
+        let folder = try PrivateTemporaryFolder()
+        let scenario = folder.url.appendingPathComponent("fails.json")
+        try #"""
+        {"name": "Fails", "devices": [{"name": "A", "kind": "laptop"}],
+         "steps": [{"on": "A", "send": {"cmd": "status"}},
+                   {"on": "A", "expect": {"event": "status", "device": "Nobody"}, "within": 1, "note": "the wrong name"}]}
+        """#.write(to: scenario, atomically: true, encoding: .utf8)
+        let output = folder.url.appendingPathComponent("output.txt")
+        let process = try Self.start([scenario.path], in: folder, output: output)
+        let termination = process.waitForExit(timeout: 120)
+        let text = try String(contentsOf: output, encoding: .utf8)
+        #expect(termination == .exited(1), "\(text)")
+        #expect(text.contains("✗ step 2 (the wrong name): A did not report status {\"device\":\"Nobody\"} within 1.0 s"), "\(text)")
+        #expect(text.contains("expected: {\"device\":\"Nobody\",\"event\":\"status\"}")
+                || text.contains("expected: {\"event\":\"status\",\"device\":\"Nobody\"}"), "\(text)")
+        #expect(text.contains("closest:  {"), "\(text)")
+        #expect(text.contains("FAIL at step 2 of 2 (1 passed"), "\(text)")
+        #expect(!text.contains("FAIL after"), "\(text)")
     }
 
     @Test(arguments: [SIGINT, SIGTERM])

@@ -115,10 +115,24 @@ struct SiteServerTests {
     @Test func aRefusedConnectIsUnreachableHoweverLateAndOnlyTheConnectTimeoutTimesOut() {
         let refused = IOError(errnoCode: ECONNREFUSED, reason: "connect")
         #expect(WebClient.connectFailure(refused, host: "maps.example.test", address: "127.0.0.1:9", timeout: 0)
-            == .unreachable(host: "maps.example.test", reason: "127.0.0.1:9: \(refused.description)"))
+            == .unreachable(host: "maps.example.test", reason: "connection refused by 127.0.0.1:9 (nothing listens there)"))
         #expect(WebClient.connectFailure(ChannelError.connectTimeout(.seconds(5)), host: "maps.example.test",
                                          address: "127.0.0.1:9", timeout: 5)
             == .timedOut(host: "maps.example.test", seconds: 5))
+    }
+
+    /// NIO reports a refusal seen on the socket as "connection reset (error set): Connection
+    /// refused (errno: 111)"; the Browser says what happened and where, with no raw errno.
+    @Test func systemErrorsAreSentencesWithoutErrno() {
+        let late = IOError(errnoCode: ECONNREFUSED, reason: "connection reset (error set)")
+        let reason = WebClient.describe(late, address: "127.0.0.1:8443")
+        #expect(reason == "connection refused by 127.0.0.1:8443 (nothing listens there)")
+        for code in [ECONNRESET, ETIMEDOUT, EHOSTUNREACH, EADDRNOTAVAIL, EPIPE, 9999] {
+            let text = WebClient.describe(IOError(errnoCode: code, reason: "read(descriptor:pointer:size:)"), address: "127.0.0.1:9")
+            #expect(!text.contains("errno") && !text.contains("descriptor") && text.contains("127.0.0.1:9"), "\(text)")
+        }
+        #expect(WebFetchError.unreachable(host: "maps.example.test", reason: reason).description
+            == "maps.example.test is unreachable: connection refused by 127.0.0.1:8443 (nothing listens there)")
     }
 
     @Test func aBadHostsMapIsAnErrorNamingTheFile() throws {

@@ -45,6 +45,32 @@ struct GridTests {
         #expect(TextWidth.wrap("a\n\nb", width: 4) == ["a", "", "b"])
     }
 
+    /// A cut ends at a word boundary with an ellipsis: never part of a word ("open the chosen
+    /// app, or ap…"); a long word alone is cut inside, and the ellipsis says so.
+    @Test func truncateKeepsWholeWords() {
+        #expect(TextWidth.truncate("open the chosen app, or app N", to: 27) == "open the chosen app, or…")
+        #expect(TextWidth.truncate("focus: screen → Nearby → log (a narrow screen shows Nearby)", to: 40)
+            == "focus: screen → Nearby → log (a narrow…")
+        #expect(TextWidth.truncate("maps.handoffsim.example", to: 18) == "maps.handoffsim.e…")
+        #expect(TextWidth.truncate("ab cdefghijklmnop", to: 10) == "ab cdefgh…")
+        #expect(TextWidth.truncate("whole words", to: 11) == "whole words")
+        #expect(TextWidth.truncate("cut at space here", to: 13) == "cut at space…")
+        // No separator is left dangling before the ellipsis ("editing ·…").
+        #expect(TextWidth.truncate("advertised com.example.notes.editing · sent", to: 40)
+            == "advertised com.example.notes.editing…")
+        #expect(TextWidth.truncate("continued from Laptop → Phone in com.example.notes", to: 26) == "continued from Laptop…")
+    }
+
+    /// A word longer than the line breaks after a dot, a slash, a dash or before a capital, so
+    /// identifiers and error names read whole across lines.
+    @Test func wrapBreaksLongWordsAtNaturalPlaces() {
+        #expect(TextWidth.wrap("com.example.notes.editing", width: 20) == ["com.example.notes.", "editing"])
+        #expect(TextWidth.wrap("NSUserActivityHandoffUserInfoTooLargeError", width: 30)
+            == ["NSUserActivityHandoffUserInfo", "TooLargeError"])
+        #expect(TextWidth.wrap("NSUserActivityTypeBrowsingWeb", width: 22) == ["NSUserActivityType", "BrowsingWeb"])
+        #expect(TextWidth.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
+    }
+
     @Test func rectangleArithmeticNeverGoesNegative() {
         let r = Rect(x: 2, y: 3, width: 10, height: 4)
         #expect(r.inset(by: 3).size == Size(width: 4, height: 0))

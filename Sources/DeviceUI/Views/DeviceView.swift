@@ -90,7 +90,8 @@ extension ScreenView {
         if let notice = state.notice, notice.expires > state.now {
             grid.fill(frame.appBar, style: Style(notice.role))
             let mark = notice.role == .success ? "✓ " : notice.role == .warning ? "! " : ""
-            grid.write(mark + notice.text, in: frame.appBar, style: Style(notice.role), alignment: .center)
+            grid.write(notice.wording(width: frame.appBar.width, mark: mark), in: frame.appBar, style: Style(notice.role),
+                       alignment: .center)
         }
         if case .switcher(let selection) = state.overlay, state.hasAppSwitcher, !state.isLocked {
             drawSwitcher(into: &grid, area: screen, selection: selection)
@@ -135,7 +136,7 @@ extension ScreenView {
         case .phone:
             if !state.isLocked, let offer = device.featuredOffer {
                 // The Handoff badge where the home indicator is.
-                let text = " ↩ \(glyph(for: offer)) \(targetName(for: offer)) from \(offer.peer.name) · Ctrl-O "
+                let text = " ↩ \(targetLabel(for: offer)) from \(offer.peer.name) · Ctrl-O "
                 grid.write(text, in: area, style: Style(.badge), alignment: .center)
             } else {
                 let width = min(12, area.width)
@@ -162,7 +163,7 @@ extension ScreenView {
             let isSelected = selected.map { items.indices.contains($0) && items[$0] == item } ?? false
             switch item {
             case .handoff(let offer):
-                let text = " ↩ \(glyph(for: offer)) \(offer.peer.name) "
+                let text = isUndecidedWebPage(offer) ? " ↩ \(offer.peer.name) " : " ↩ \(glyph(for: offer)) \(offer.peer.name) "
                 handoffPiece = (text, isSelected ? Style(.selection) : Style(.badge))
             case .app(let bundle):
                 guard let app = device.app(bundle) else { continue }
@@ -192,16 +193,33 @@ extension ScreenView {
     /// The glyph of the app that would continue `offer`, "↩" for a web page whose app is not
     /// known yet, "?" when nothing here can.
     func glyph(for offer: DeviceSnapshot.OfferInfo) -> Character {
+        if isUndecidedWebPage(offer) { return "↩" }
         if let app = device.app(offer.targetBundleIdentifier) { return app.glyph }
         return offer.route.isContinuable ? "↩" : "?"
     }
 
-    /// The name of the app that would continue `offer`.
+    /// The name of the app that would continue `offer`; "web page" for a browsing-web offer
+    /// while an app here has an approved domain (its host, known only once the payload arrives,
+    /// decides between that app and the browser).
     func targetName(for offer: DeviceSnapshot.OfferInfo) -> String {
-        switch offer.route {
+        if isUndecidedWebPage(offer) { return "web page" }
+        return switch offer.route {
         case .app(let bundle, _), .browser(let bundle, _): device.app(bundle)?.name ?? bundle
         case .web(let browser): browser.flatMap { device.app($0)?.name } ?? "a web page"
         case .unavailable: "unknown activity"
         }
+    }
+
+    /// The glyph and name of what would continue `offer` ("✎ Notes"), or "web page" alone when
+    /// the page's app is not known yet.
+    func targetLabel(for offer: DeviceSnapshot.OfferInfo) -> String {
+        isUndecidedWebPage(offer) ? "web page" : "\(glyph(for: offer)) \(targetName(for: offer))"
+    }
+
+    /// A browsing-web offer that an app here may take instead of the browser: some app's domain
+    /// is approved, so only the page's host (in the payload) says which.
+    func isUndecidedWebPage(_ offer: DeviceSnapshot.OfferInfo) -> Bool {
+        guard case .web = offer.route else { return false }
+        return device.siteAssociations.contains(where: \.isApproved)
     }
 }

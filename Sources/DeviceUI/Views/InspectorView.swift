@@ -236,15 +236,41 @@ enum InspectorView {
     /// the rest is counted.
     static let maximumLines = 4000
 
-    static func bytesPerLine(_ width: Int) -> Int { width >= 100 ? 16 : 8 }
+    /// Bytes per hex line: fewer on a narrow body, so that the fields' names keep a column.
+    static func bytesPerLine(_ width: Int) -> Int { width >= 100 ? 16 : width >= 60 ? 8 : 4 }
+
+    /// A field's name (indented by depth) and what it says, in the column beside the hex:
+    /// on one row when they fit, else the name and then the value on rows of their own, wrapped
+    /// at whole words (a name is never cut: "version", not "versi…").
+    static func labelRows(name: String, value: String, depth: Int, width: Int) -> [Line] {
+        let indent = String(repeating: " ", count: 2 * depth)
+        if TextWidth.of(indent + name + "  " + value) <= width {
+            return [[(indent + name, Style(.accent)), ("  " + value, Style(.normal))]]
+        }
+        var rows: [Line] = TextWidth.wrap(indent + name, width: max(1, width)).map { [($0, Style(.accent))] }
+        if !value.isEmpty {
+            rows += TextWidth.wrap(value, width: max(1, width - TextWidth.of(indent) - 2))
+                .map { [(indent + "  " + $0, Style(.normal))] }
+        }
+        return rows
+    }
+
+    /// A heading and, dimmed, where it is documented: on one line when both fit `width`, else
+    /// the heading wrapped at whole words and the note on a line of its own.
+    static func heading(_ text: String, style: Style, note: String? = nil, width: Int) -> [Line] {
+        guard let note else { return TextWidth.wrap(text, width: max(1, width)).map { [($0, style)] } }
+        if TextWidth.of(text) + 2 + TextWidth.of(note) <= width { return [[(text, style), ("  " + note, Style(.dim))]] }
+        return TextWidth.wrap(text, width: max(1, width)).map { [($0, style)] }
+            + TextWidth.wrap(note, width: max(1, width)).map { [($0, Style(.dim))] }
+    }
 
     static func payloadLines(_ inspection: Inspection, width: Int) -> InspectorLines {
         guard let payload = inspection.payload else {
             let text = inspection.emptyReason ?? "The payload's bytes are not kept here (they travelled before this device started, or the continuation stopped before the payload)."
             return InspectorLines(TextWidth.wrap(text, width: width).map { [($0, Style(.dim))] })
         }
-        var lines = InspectorLines([[("Payload \(payload.direction): \(binarySize(payload.size))", Style(.title)),
-                                     ("  (docs/payload.md)", Style(.dim))]])
+        var lines = InspectorLines(heading("Payload \(payload.direction): \(binarySize(payload.size))", style: Style(.title),
+                                           note: "(docs/payload.md)", width: width))
         if let annotated = payload.annotated {
             lines.append(hexLines(annotated, width: width))
         } else {
@@ -260,17 +286,18 @@ enum InspectorView {
                                                  width: width).map { [($0, Style(.dim))] })
         }
         let time = beacon.received.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
-        var lines = InspectorLines([[("Last beacon from \(beacon.peer), opened at \(time) UTC", Style(.title)),
-                                     ("  docs/wire.md, Beacons", Style(.dim))]])
+        var lines = InspectorLines(heading("Last beacon from \(beacon.peer), opened at \(time) UTC", style: Style(.title),
+                                           note: "docs/wire.md, Beacons", width: width))
         guard let bytes = beacon.bytes else {
-            lines.append([[(beacon.problem ?? "", Style(.warning))]])
+            lines.append(heading(beacon.problem ?? "", style: Style(.warning), width: width))
             return lines
         }
-        lines.append([[("Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", Style(.accent))]])
+        lines.append(heading("Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", style: Style(.accent), width: width))
         lines.append(hexLines(bytes.datagram, width: width))
-        lines.append([[], [("Plaintext (\(bytes.plaintext.bytes.count) bytes, decrypted with the account's beacon key)", Style(.accent))]])
+        lines.append([[]] + heading("Plaintext (\(bytes.plaintext.bytes.count) bytes, decrypted with the account's beacon key)",
+                                    style: Style(.accent), width: width))
         if bytes.plaintext.fields.isEmpty {
-            lines.append([[("The plaintext is not what this codec writes: no fields shown.", Style(.warning))]])
+            lines.append(heading("The plaintext is not what this codec writes: no fields shown.", style: Style(.warning), width: width))
             lines.append(rawLines(bytes.plaintext.bytes, width: width))
         } else {
             lines.append(hexLines(bytes.plaintext, width: width))
@@ -285,14 +312,24 @@ enum InspectorView {
         let perLine = bytesPerLine(width)
         let offsetWidth = annotated.bytes.count > 0xFFFF ? 6 : 4
         let hexWidth = perLine * 3
-        // The first line of each field, and where the fields shown end.
+        // Names and values beside the hex when there is room for them, else below it.
+        let besideWidth = width - offsetWidth - 2 - hexWidth
+        let isBeside = besideWidth >= 20
+        let labelWidth = max(1, isBeside ? besideWidth : width - offsetWidth - 2)
+        // The first line of each field, its hex lines, and where the fields shown end.
         var firstLines: [Int] = []
+        var hexCounts: [Int] = []
+        var labels: [[Line]] = []
         var total = 0
         for field in annotated.fields {
             guard total < maximumLines else { break }
             firstLines.append(total)
             let chunks = (field.range.count + perLine - 1) / perLine
-            total += chunks > maximumLinesPerField ? maximumLinesPerField + 1 : chunks
+            let hexCount = chunks > maximumLinesPerField ? maximumLinesPerField + 1 : chunks
+            let label = labelRows(name: field.name, value: field.value, depth: field.depth, width: labelWidth)
+            hexCounts.append(hexCount)
+            labels.append(label)
+            total += isBeside ? max(hexCount, label.count) : hexCount + label.count
         }
         let shownFields = firstLines.count
         var lines = InspectorLines()
@@ -306,18 +343,20 @@ enum InspectorView {
             let field = annotated.fields[low]
             let chunk = index - firstLines[low]
             let start = field.range.lowerBound + chunk * perLine
+            let labelRow = isBeside ? chunk : chunk - hexCounts[low]
+            let label = labelRow >= 0 && labelRow < labels[low].count ? labels[low][labelRow] : []
             if chunk == maximumLinesPerField {
                 return [(String(repeating: " ", count: offsetWidth + 2) + "… \(field.range.upperBound - start) more bytes", Style(.dim))]
             }
+            guard chunk < hexCounts[low] else {
+                // A label's row below the field's last hex line.
+                return [(String(repeating: " ", count: offsetWidth + 2 + (isBeside ? hexWidth : 0)), Style(.normal))] + label
+            }
             let end = min(start + perLine, field.range.upperBound)
             let hex = annotated.bytes[start..<end].map { String(format: "%02x", $0) }.joined(separator: " ")
-            var line: Line = [(hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
+            let line: Line = [(hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
                               (hex + String(repeating: " ", count: max(0, hexWidth - hex.count)), Style(.normal))]
-            if chunk == 0 {
-                line.append((String(repeating: " ", count: 2 * field.depth) + field.name, Style(.accent)))
-                line.append(("  " + field.value, Style(.normal)))
-            }
-            return line
+            return isBeside ? line + label : line
         }
         if shownFields < annotated.fields.count {
             let rest = annotated.fields.count - shownFields
@@ -413,10 +452,7 @@ extension ScreenView {
             grid.write(line, in: body, row: row)
         }
         let hint = inside.row(inside.height - 1)
-        grid.write(hintPieces([("←→", "tab"), ("↑↓ PgUp PgDn", "scroll"), ("Esc", "close")], width: hint.width), in: hint)
-        if lines.count > body.height {
-            grid.write("\(first + 1)–\(min(lines.count, first + body.height)) of \(lines.count)", in: hint, style: Style(.dim),
-                       alignment: .trailing)
-        }
+        drawScrollHint(into: &grid, hint: hint, hints: [("←→", "tab"), ("↑↓ PgUp PgDn", "scroll"), ("Esc", "close")],
+                       first: first, shown: body.height, of: lines.count)
     }
 }

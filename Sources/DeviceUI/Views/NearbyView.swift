@@ -48,9 +48,11 @@ extension ScreenView {
         var details: [(String, Style)] = []
         if let offer = device.featuredOffer {
             let style = Style(offer.route.isContinuable ? .continuable : .unavailable)
-            details = [("↩ \(glyph(for: offer)) \(targetName(for: offer)) from \(offer.peer.name)", style),
-                       ("↩ \(glyph(for: offer)) \(offer.peer.name)", style),
-                       ("↩ \(glyph(for: offer))", style)]
+            let short = isUndecidedWebPage(offer) ? "↩" : "↩ \(glyph(for: offer))"
+            details = [("↩ \(targetLabel(for: offer)) from \(offer.peer.name)", style),
+                       ("\(short) \(offer.peer.name)", style),
+                       ("\(short) \(TextWidth.truncate(offer.peer.name, to: 8))", style),
+                       (short, style)]
         } else if rows.isEmpty {
             details = [("no devices yet", Style(.dim))]
         } else {
@@ -58,9 +60,10 @@ extension ScreenView {
         }
         let keys = focused ? ["Esc hides", "Esc"] : ["Tab shows", "Tab"]
         let separator: (String, Style) = (" · ", Style(.dim))
+        // The offer's words come before the key's: a shorter key first, then less of the offer.
         var candidates: [[(String, Style)]] = []
-        for key in keys {
-            for detail in details { candidates.append([head, separator, detail, separator, (key, Style(.accent))]) }
+        for detail in details {
+            for key in keys { candidates.append([head, separator, detail, separator, (key, Style(.accent))]) }
         }
         for key in keys { candidates.append([head, separator, (key, Style(.accent))]) }
         let room = area.width - 2
@@ -89,15 +92,17 @@ extension ScreenView {
         let continuable = offer.route.isContinuable
         let role: Role = continuable ? .continuable : .unavailable
         // What would continue it here: the app's glyph and name (the beacon has no title).
-        var what = "\(glyph(for: offer)) \(targetName(for: offer))"
+        var what = targetLabel(for: offer)
         switch offer.route {
+        case .web where isUndecidedWebPage(offer): what += ": an approved app's, else the browser"
         case .browser, .web: what += " (web page)"
         case .unavailable(.teamDiffers(let apps)): what = "? " + names(of: apps)
         default: break
         }
-        lines.append([(indent + TextWidth.truncate(what, to: textWidth), Style(role))])
+        for line in hangingWrap(what, width: textWidth, limit: 3) { lines.append([(indent + line, Style(role))]) }
         if let type = offer.activityType {
-            lines.append([(indent + TextWidth.truncate(type, to: textWidth), Style(.dim))])
+            // The whole type, broken after its dots when the column is narrow.
+            for line in TextWidth.wrap(type, width: textWidth).prefix(3) { lines.append([(indent + line, Style(.dim))]) }
         }
         let verdict: String
         switch offer.route {
@@ -107,7 +112,7 @@ extension ScreenView {
             verdict = "✗ team differs: \(names(of: apps)) claims the type for another team"
         case .unavailable(let why): verdict = "✗ " + Format.reason(why)
         }
-        for line in hangingWrap(verdict, width: textWidth).prefix(3) {
+        for line in hangingWrap(verdict, width: textWidth, limit: 3) {
             lines.append([(indent + line, Style(role))])
         }
         if case .web = offer.route { lines += webRouteLines(indent: indent, width: textWidth) }
@@ -138,7 +143,7 @@ extension ScreenView {
     private func webRouteLines(indent: String, width: Int) -> [[(String, Style)]] {
         let associations = device.siteAssociations
         guard !associations.isEmpty else {
-            return hangingWrap("no app here names a web domain: pages open in the browser", width: width).prefix(2)
+            return hangingWrap("no app here names a web domain: pages open in the browser", width: width, limit: 2)
                 .map { [(indent + $0, Style(.dim))] }
         }
         var lines: [[(String, Style)]] = []
@@ -146,18 +151,26 @@ extension ScreenView {
             // The verdict first (what matters in a narrow sidebar), then the domain.
             let style = Style(association.isApproved ? .continuable : .unavailable)
             let verdict = "\(association.isApproved ? "✓" : "✗") \(association.appName): \(association.summary)"
-            for line in hangingWrap(verdict, width: width).prefix(2) { lines.append([(indent + line, style)]) }
-            lines.append([(indent + "  " + TextWidth.truncate(association.domain, to: max(1, width - 2)), Style(.dim))])
+            for line in hangingWrap(verdict, width: width, limit: 2) { lines.append([(indent + line, style)]) }
+            var domain = TextWidth.wrap(association.domain, width: max(1, width - 2))
+            if domain.count > 2 { domain = [domain[0], TextWidth.truncate(domain[1] + " …", to: max(1, width - 2))] }
+            for part in domain { lines.append([(indent + "  " + part, Style(.dim))]) }
         }
         if associations.count > 3 { lines.append([(indent + "… \(associations.count - 3) more domains", Style(.dim))]) }
         return lines
     }
 
-    private func hangingWrap(_ text: String, width: Int) -> [String] {
+    /// At most `limit` lines; when there are more, the last one shown ends with "…".
+    private func hangingWrap(_ text: String, width: Int, limit: Int = .max) -> [String] {
         guard let first = TextWidth.wrap(text, width: width).first else { return [] }
         let rest = text.dropFirst(first.count).drop { $0 == " " }
         guard !rest.isEmpty else { return [first] }
-        return [first] + TextWidth.wrap(String(rest), width: width - 2).map { "  " + $0 }
+        var lines = [first] + TextWidth.wrap(String(rest), width: width - 2).map { "  " + $0 }
+        if lines.count > limit, limit > 0 {
+            lines = Array(lines.prefix(limit))
+            lines[limit - 1] = TextWidth.truncate(lines[limit - 1] + " …", to: width)
+        }
+        return lines
     }
 
     /// The names of installed apps, for bundle identifiers.

@@ -108,7 +108,7 @@ extension ScreenView {
             case .handoff(let offer):
                 grid.write(String(repeating: "─", count: inside.width), in: inside, row: row, style: Style(.frame))
                 row += 1
-                text = "↩ \(glyph(for: offer)) \(targetName(for: offer)) from \(offer.peer.name)"
+                text = "↩ \(targetLabel(for: offer)) from \(offer.peer.name)"
                 style = Style(.badge)
             }
             if isSelected { style = Style(.selection) }
@@ -125,22 +125,33 @@ extension ScreenView {
     func drawAlert(into grid: inout Grid, area: Rect, alert: ContinuationAlert) {
         let width = min(area.width - 2, 48)
         let textWidth = width - 4
-        var lines: [(String, Style)] = []
+        var head: [(String, Style)] = []
         let appName = device.app(alert.bundleIdentifier)?.name
         var headline = "Couldn't continue"
         if let appName { headline += " in \(appName)" }
         if let peer = alert.peer { headline += " from \(peer)" }
-        for line in TextWidth.wrap(headline + ".", width: textWidth) { lines.append((line, Style(.normal, bold: true))) }
-        for line in TextWidth.wrap(alert.explanation, width: textWidth) { lines.append((line, Style(.normal))) }
+        for line in TextWidth.wrap(headline + ".", width: textWidth) { head.append((line, Style(.normal, bold: true))) }
+        var body: [(String, Style)] = []
+        for line in TextWidth.wrap(alert.explanation, width: textWidth) { body.append((line, Style(.normal))) }
         if alert.shownBySystem {
             for line in TextWidth.wrap("Shown by the system: the app does not handle this failure.", width: textWidth) {
-                lines.append((line, Style(.dim)))
+                body.append((line, Style(.dim)))
             }
         }
-        lines.append(("", .normal))
-        lines.append(("Error \(alert.code.rawValue)", Style(.error)))
-        lines.append((TextWidth.truncate(alert.code.constantName, to: textWidth), Style(.dim)))
-        drawPanel(into: &grid, area: area, width: width, title: "Handoff", role: .error, lines: lines)
+        var tail: [(String, Style)] = [("", .normal), ("Error \(alert.code.rawValue)", Style(.error))]
+        // Apple's constant whole, broken before a capital when the panel is narrow.
+        for line in TextWidth.wrap(alert.code.constantName, width: textWidth) { tail.append((line, Style(.dim))) }
+        // On a short screen the explanation gives way (ending in "…"), never the code.
+        let room = area.height - 3
+        if head.count + body.count + tail.count > room {
+            if tail.count > 2 { tail.removeFirst() }
+            let keep = max(0, room - head.count - tail.count)
+            if keep < body.count {
+                body = Array(body.prefix(keep))
+                if let last = body.last { body[body.count - 1] = (TextWidth.truncate(last.0 + " …", to: textWidth), last.1) }
+            }
+        }
+        drawPanel(into: &grid, area: area, width: width, title: "Handoff", role: .error, lines: head + body + tail)
     }
 
     /// The lab's faults: each with where it is armed and, for the chosen one, what follows.

@@ -61,7 +61,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
                 try await session.connectIfNeeded(security: security, group: group, limits: limits, hello: hello)
                 result = await session.requestPayload(continuation: continuation, activityTypeHash: activityTypeHash).map { Data($0) }
             } catch {
-                result = .failure(HandoffError(.connectionUnavailable, "could not reach \(peer): \(error)"))
+                result = .failure(HandoffError(.connectionUnavailable, "could not reach \(peer): \(NetworkErrorWords.describe(error))"))
             }
             guard !Task.isCancelled else { return }
             host.perform { device in device.receivePayload(continuation, result) }

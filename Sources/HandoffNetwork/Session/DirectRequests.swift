@@ -67,7 +67,7 @@ final class DirectRequests: Sendable {
         guard let (channel, id) = sending else { return nil }
         let frame = SessionFrame.payloadRequest(id: id, continuation: continuation.rawValue, activityTypeHash: activityTypeHash)
         channel.writeAndFlush(frame).whenFailure { [weak self] error in
-            self?.claim(id)?(.failure(HandoffError(.connectionUnavailable, "could not send the request: \(error)")))
+            self?.claim(id)?(.failure(HandoffError(.connectionUnavailable, "could not send the request: \(NetworkErrorWords.describe(error))")))
         }
         return id
     }

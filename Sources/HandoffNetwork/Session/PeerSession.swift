@@ -148,7 +148,7 @@ actor PeerSession {
                 do {
                     try await outbound.write(.payloadRequest(id: id, continuation: continuation.rawValue, activityTypeHash: activityTypeHash))
                 } catch {
-                    self.finish(id, .failure(HandoffError(.connectionUnavailable, "could not send the request: \(error)")))
+                    self.finish(id, .failure(HandoffError(.connectionUnavailable, "could not send the request: \(NetworkErrorWords.describe(error))")))
                 }
             }
         }

@@ -268,7 +268,7 @@ enum SessionPipeline {
             } catch let error as SessionError {
                 throw error
             } catch {
-                throw SessionError.untrustedPeer("TLS handshake with \(address) failed: \(error)")
+                throw SessionError.untrustedPeer("TLS handshake with \(address) failed: \(NetworkErrorWords.describe(error))")
             }
             let certificate = try await channel.channel.nioSSL_peerCertificate().get()
             let proven = try security.verify(certificate)

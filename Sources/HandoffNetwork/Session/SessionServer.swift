@@ -155,7 +155,7 @@ enum StreamClient {
         do {
             channel = try await SessionPipeline.connect(to: address, expecting: peer, security: security, group: group, limits: limits)
         } catch {
-            return .failure(ContinuationStreamError.unavailable("could not connect to \(peer): \(error)"))
+            return .failure(ContinuationStreamError.unavailable("could not connect to \(peer): \(NetworkErrorWords.describe(error))"))
         }
         let (opened, openedSignal) = AsyncStream<Result<ContinuationStreams, any Error>>.makeStream()
         Task {
@@ -186,7 +186,7 @@ enum StreamClient {
                     openedSignal.yield(.failure(ContinuationStreamError.unavailable("the origin closed the connection")))
                 }
             } catch {
-                openedSignal.yield(.failure(ContinuationStreamError.unavailable("\(error)")))
+                openedSignal.yield(.failure(ContinuationStreamError.unavailable(NetworkErrorWords.describe(error))))
             }
             openedSignal.finish()
         }

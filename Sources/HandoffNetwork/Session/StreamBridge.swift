@@ -48,7 +48,7 @@ package enum StreamBridge {
                     }
                     await toApp.close(with: ContinuationStreamError.unavailable("the connection closed before the stream ended"))
                 } catch {
-                    await toApp.close(with: ContinuationStreamError.unavailable("the connection failed: \(error)"))
+                    await toApp.close(with: ContinuationStreamError.unavailable("the connection failed: \(NetworkErrorWords.describe(error))"))
                 }
             }
             group.addTask {
@@ -59,7 +59,7 @@ package enum StreamBridge {
                     }
                     try await outbound.write(.streamEnd)
                 } catch {
-                    try? await outbound.write(.streamFailed(reason: "\(error)"))
+                    try? await outbound.write(.streamFailed(reason: NetworkErrorWords.describe(error)))
                     fromApp.cancel()
                 }
             }
