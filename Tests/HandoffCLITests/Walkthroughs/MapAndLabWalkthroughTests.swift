@@ -77,8 +77,8 @@ struct MapAndLabWalkthroughTests {
         }
         try run.step("Press F9 on the phone: one lane per device, time going down, the beacon that made the offer, the payload request crossing to the laptop, and no payload coming back; the failure sits on the phone's lane at the timeout.") {
             try run.press(phone, "F9")
-            // The arrow's label is cut in a narrow pane ("payload re…").
-            try run.see(phone, "│Laptop 1", "│Phon", "payload re", "4610")
+            // The arrow's label is cut in a narrow pane ("payload…").
+            try run.see(phone, "│Laptop 1", "│Phon", "payload", "4610")
             try run.press(phone, "Escape")
         }
         try run.step("Press F6 on the phone (step mode) and continue again: the phone pauses before each phase (launch, willContinue, the fetch, continue) and its continuation box says what comes next, whole, for as long as it is paused (\"⏸ Next: …\", \"F7 go on\");") {
