@@ -211,9 +211,12 @@ struct DemoCommand: ParsableCommand {
             tmuxArguments += ["new-window"] + target + ["-n", "handoff"] + forwarded + [commands[0], ";",
                               "set-option", "-w", Self.demoOptionName, signature]
         } else {
-            // A session of the demo's own, marked so that `--stop` ends it whole.
+            // A session of the demo's own, marked so that `--stop` ends it whole; its status line
+            // says how to stop it.
             tmuxArguments += ["new-session", "-s", session, "-n", "handoff"] + forwarded + [commands[0], ";",
                               "set-option", "-t", session, DemoTmux.sessionOption, "1", ";",
+                              "set-option", "-t", session, "status-right", Self.stopHint, ";",
+                              "set-option", "-t", session, "status-right-length", String(Self.stopHint.count + 2), ";",
                               "set-option", "-w", Self.demoOptionName, signature]
         }
         if !hasWeb {
@@ -226,6 +229,10 @@ struct DemoCommand: ParsableCommand {
         tmuxArguments += splitArguments(arrangement.shape, commands: commands, forwarded: forwarded, window: demoWindow)
         for window in retiredHere { tmuxArguments += [";", "kill-window", "-t", window] }
         for notice in notices { tmuxArguments += [";", "display-message", "-c", notice.client, "-d", "8000", notice.text] }
+        if insideTmux {
+            // The user's own status line stays theirs: the way to stop is said for a while.
+            tmuxArguments += [";", "display-message", "-d", "10000", "handoff demo: the \(story.name) demo; \(Self.stopHint)"]
+        }
         if sessionExists { tmuxArguments += [";", "attach-session", "-t", "=" + session] }
         if dryRun {
             let sizes = arrangement.paneSizes.map { "\($0.width)x\($0.height)" }.joined(separator: ", ")
@@ -238,6 +245,9 @@ struct DemoCommand: ParsableCommand {
     }
 
     static let demoOptionName = DemoTmux.demoOption
+
+    /// How to stop a demo, on screen: the demo session's status line, or a message inside tmux.
+    static let stopHint = "handoff demo --stop ends it"
 
     /// `--stop`: ends every demo of the tmux server, its web and the session it made.
     func stopDemo(tmux: String?) throws {

@@ -53,16 +53,7 @@ struct DemoSessionEndToEndTests {
 
         /// Runs a program outside tmux, with this world's environment, to its end.
         func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            let output = directory.appendingPathComponent("run-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: output) }
-            var variables = ProcessInfo.processInfo.environment
-            variables["TMUX"] = nil
-            variables["TMUX_PANE"] = nil
-            variables.merge(environment) { $1 }
-            let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: variables,
-                                         standardOutput: .file(output.path), standardError: .standardOutput)
-            let termination = try #require(child.waitForExit())
-            return (termination.status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+            try runOutsideTmux(arguments, environment: environment, scratch: directory)
         }
 
         deinit {
@@ -137,6 +128,8 @@ struct DemoSessionEndToEndTests {
         let world = try World()
         let terminal = try world.demoInPlainTerminal(width: 120, height: 40)
         try waitForDevices(world, count: 2, "both devices, each listing the other", where: bothDevicesSeeEachOther)
+        // The demo's status line says how to stop it.
+        try terminal.waitFor("the stop hint in the demo's status line") { $0.contains("handoff demo --stop ends it") }
         let server = try #require(pid_t(world.demoTmux(["display-message", "-p", "#{pid}"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)))
         let processes = try demoProcesses(world)

@@ -105,17 +105,8 @@ final class DemoRun {
     }
 
     /// Runs a program outside any tmux, with this run's environment, to its end.
-    func runOutside(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
-        let output = directory.appendingPathComponent("run-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: output) }
-        var variables = ProcessInfo.processInfo.environment
-        variables["TMUX"] = nil
-        variables["TMUX_PANE"] = nil
-        variables.merge(environment) { $1 }
-        let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: variables,
-                                     standardOutput: .file(output.path), standardError: .standardOutput)
-        let termination = try #require(child.waitForExit())
-        return (termination.status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+    func runOutside(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runOutsideTmux(arguments, environment: environment, scratch: directory)
     }
 
     /// `handoff ARGUMENTS` outside tmux, with this run's account folders.
@@ -230,6 +221,22 @@ final class DemoRun {
         try press(index, "End", "Escape")
         return events.values.sorted { ($0.time, -$0.page, $0.row) < ($1.time, -$1.page, $1.row) }.map(\.kind)
     }
+}
+
+/// Runs a program to its end outside any tmux (no `TMUX`, `TMUX_PANE`), with `environment` over
+/// this process's: its status and its output, both streams. The output goes to a file in
+/// `scratch`, not a pipe: a tmux server the program starts would hold a pipe open.
+func runOutsideTmux(_ arguments: [String], environment: [String: String], scratch: URL) throws -> (status: Int32, output: String) {
+    let output = scratch.appendingPathComponent("run-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: output) }
+    var variables = ProcessInfo.processInfo.environment
+    variables["TMUX"] = nil
+    variables["TMUX_PANE"] = nil
+    variables.merge(environment) { $1 }
+    let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: variables,
+                                 standardOutput: .file(output.path), standardError: .standardOutput)
+    let termination = try #require(child.waitForExit())
+    return (termination.status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
 }
 
 extension Array where Element == String {
