@@ -266,7 +266,14 @@ struct Responder: Sendable {
         let path = request.uri.path
         let served = configuration.hosts.contains(host) ? host
             : configuration.hosts.filter { host.hasSuffix("." + $0) }.max { $0.count < $1.count }
-        let rehearsal = served.flatMap { configuration.rehearsals[$0] } ?? .normal
+        // A host this server does not serve is answered before anything is built from it: the
+        // Host header is whatever the client sent ("a b", "{", "%zz", control characters).
+        guard let served else {
+            log("\(request.method) \(Self.printable(host))\(Self.printable(path)) → 421 (not a site of this server)")
+            return Self.response(status: 421, contentType: "text/plain; charset=utf-8",
+                                 body: Data("This server serves \(configuration.hosts.joined(separator: ", ")) only.\n".utf8))
+        }
+        let rehearsal = configuration.rehearsals[served] ?? .normal
         if rehearsal == .hang {
             log("\(host)\(path): not answering (rehearsal hang)")
             try await Task.sleep(for: .seconds(86_400))
@@ -275,25 +282,40 @@ struct Responder: Sendable {
         if path == "/.well-known/\(SiteAssociationFile.fileName)" || path == "/\(SiteAssociationFile.fileName)" {
             response = association(host: host, served: served, path: path, rehearsal: rehearsal)
         } else {
-            let scheme = request.head.scheme ?? "https"
+            // The page's address from the served host (a folder of the sites, never the raw
+            // header) and the target; a target no URL can hold is a bad request.
+            let scheme = request.head.scheme == "http" ? "http" : "https"
             let target = request.uri.string.hasPrefix("/") ? request.uri.string : "/" + request.uri.string
-            let url = URL(string: "\(scheme)://\(host)\(target)") ?? URL(string: "\(scheme)://\(host)/")!
-            let page = configuration.pages(url)
-            response = Self.response(status: page.status, contentType: page.contentType, body: page.body)
+            if let url = URL(string: "\(scheme)://\(served)\(target)") {
+                let page = configuration.pages(url)
+                response = Self.response(status: page.status, contentType: page.contentType, body: page.body)
+            } else {
+                response = Self.response(status: 400, contentType: "text/plain; charset=utf-8",
+                                         body: Data("The request's target is not a valid address.\n".utf8))
+            }
         }
-        log("\(request.method) \(host)\(path) → \(response.status.code)")
+        log("\(request.method) \(Self.printable(host))\(Self.printable(path)) → \(response.status.code)")
         return response
+    }
+
+    /// `text` safe to print on a terminal or in a log: control characters (C0, DEL, C1) and
+    /// invisible format characters are shown as `\u{…}`, and it is cut at 200 bytes.
+    static func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            let invisible = value < 0x20 || (0x7F...0x9F).contains(value) || scalar.properties.generalCategory == .format
+            result += invisible ? "\\u{\(String(value, radix: 16))}" : String(scalar)
+        }
+        return result.utf8Prefix(200)
     }
 
     private func association(host: String, served: String?, path: String, rehearsal: Rehearsal) -> Response {
         let json = "application/json"
         func file() -> Data? {
             guard let served else { return nil }
-            let url = configuration.sites.appendingPathComponent(served, isDirectory: true)
-                .appendingPathComponent(SiteAssociationFile.fileName)
-            guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 1024 * 1024)
+            let site = configuration.sites.appendingPathComponent(served, isDirectory: true)
+            return Self.contents(of: site.appendingPathComponent(SiteAssociationFile.fileName), inside: site, limit: 1024 * 1024)
         }
         let notFound = Self.response(status: 404, contentType: "text/plain; charset=utf-8",
                                      body: Data("\(host) has no \(SiteAssociationFile.fileName)\n".utf8))
@@ -321,6 +343,19 @@ struct Responder: Sendable {
             let padding = String(repeating: " ", count: 200 * 1024)
             return Self.response(status: 200, contentType: json, body: Data(#"{"activitycontinuation": {"apps": []}\#(padding)}"#.utf8))
         }
+    }
+
+    /// The first `limit` bytes of `file` when, with symbolic links resolved, it is a regular
+    /// file inside `folder` (the sites README promises that no file outside a site's folder is
+    /// served, even through a link; a FIFO would block the read), else nil.
+    static func contents(of file: URL, inside folder: URL, limit: Int) -> Data? {
+        let resolvedFolder = folder.resolvingSymlinksInPath().standardizedFileURL.path
+        let resolved = file.resolvingSymlinksInPath().standardizedFileURL.path
+        guard resolved.hasPrefix(resolvedFolder.hasSuffix("/") ? resolvedFolder : resolvedFolder + "/"),
+              (try? FileManager.default.attributesOfItem(atPath: resolved)[.type] as? FileAttributeType) == .typeRegular,
+              let handle = FileHandle(forReadingAtPath: resolved) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.read(upToCount: limit)
     }
 
     static func redirect(_ status: Int, to location: String) -> Response {

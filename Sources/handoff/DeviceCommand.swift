@@ -102,7 +102,8 @@ struct DeviceCommand: AsyncParsableCommand {
     var armedFaults: [(Fault, Bool)] {
         get throws {
             try faults.map { text in
-                let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+                // "slow-link:" is a mistake, not "slow-link": keep the empty value to refuse it.
+                let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 guard let fault = parts.first.flatMap(Fault.init(rawValue:)) else {
                     throw ValidationError("--fault: no fault named \"\(parts.first ?? text)\" (kinds: \(Fault.names)).")
                 }

@@ -79,3 +79,26 @@ struct PortInUseTests {
         #expect(plain.contains("HTTP port \(port) is already in use") && plain.contains("--http-port"), "\(plain)")
     }
 }
+
+/// Lab options with a mistake in them are refused before anything starts, naming the mistake.
+@Suite("The lab's options", .ownThread, .enabled(if: HandoffExecutable.url != nil))
+struct LabOptionTests {
+    @Test(arguments: [
+        (["--fault", "slow-link:"], "write KIND or KIND:sticky"),
+        (["--fault", "slow-link:often"], "write KIND or KIND:sticky"),
+        (["--fault", "slowlink"], "no fault named \"slowlink\""),
+        (["--slow-link", "fast"], "write KBPS or KBPS:LATENCY"),
+        (["--slow-link", "0"], "kbps must be from 1"),
+        (["--slow-link", "256:99999"], "latencyMs must be from 0"),
+    ])
+    func aMistakeIsRefusedAndNamed(_ options: [String], _ expected: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-lab-options-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, output) = try PortInUseTests().handoff(["device", "--headless", "--account", "lab",
+                                                             "--config-dir", folder.appendingPathComponent("config").path] + options,
+                                                            in: folder)
+        #expect(status != 0, "\(options): \(output)")
+        #expect(output.contains(expected), "\(options): \(output)")
+    }
+}

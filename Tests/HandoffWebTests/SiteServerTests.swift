@@ -2,6 +2,9 @@ import Foundation
 import HandoffCore
 @testable import HandoffWeb
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The real server on loopback, in this process: HTTPS with the local authority, the hosts map,
@@ -40,6 +43,82 @@ struct SiteServerTests {
             let check = await verifier.check(AssociatedDomain(host: "maps.example.test"), applicationIdentifier: SiteServerTests.appID,
                                              bundleIdentifier: "com.handoffsim.map")
             return (check.outcome, check)
+        }
+    }
+
+    /// `request` sent as it is over a plain TCP connection to the HTTP port; what came back
+    /// before the server closed or 5 s passed.
+    static func raw(_ request: [UInt8], port: Int) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Any Host a client sends is answered (421 for one this server does not serve) and the
+    /// server goes on serving; it used to end on a force unwrap building a URL from "a b".
+    @Test func aHostileHostHeaderIsAnsweredAndTheServerGoesOn() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        let server = try await world.start()
+        defer { Task { await server.stop() } }
+        let port = try #require(server.httpPort)
+        let hosts: [[UInt8]] = ["a b", "{", "\"", "%zz", "<", "\\", "^", "maps.example.test%zz"].map { Array($0.utf8) }
+            + [[0xC2, 0x85], Array("x\u{1B}]0;owned\u{7}".utf8)]
+        for host in hosts {
+            let request = Array("GET /{%zz HTTP/1.1\r\nHost: ".utf8) + host + Array("\r\nConnection: close\r\n\r\n".utf8)
+            let answer = try await Task.detached { try Self.raw(request, port: port) }.value
+            #expect(answer.hasPrefix("HTTP/1.1 4"), "Host \(host): \(answer.prefix(80))")
+        }
+        // A served host with a target no URL can hold is a bad request, not a crash.
+        let badTarget = Array("GET /{%zz HTTP/1.1\r\nHost: maps.example.test\r\nConnection: close\r\n\r\n".utf8)
+        let answer = try await Task.detached { try Self.raw(badTarget, port: port) }.value
+        #expect(answer.hasPrefix("HTTP/1.1 400") || answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(80))")
+        // Still serving, over HTTPS too.
+        let client = try WebClient(folder: world.folder)
+        let page = try await client.get(URL(string: "https://maps.example.test/after")!, timeout: 5, maximumBytes: 10_000)
+        #expect(page.status == 200)
+        #expect(await world.outcome().0 == .approved)
+    }
+
+    /// A symbolic link in a site's folder never serves a file from outside it.
+    @Test func theAssociationRouteFollowsNoLinkOutOfTheSitesFolder() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        let secret = world.root.appendingPathComponent("secret.txt")
+        try Data("SECRET-OUTSIDE-THE-SITES".utf8).write(to: secret)
+        let file = world.sites.appendingPathComponent("maps.example.test").appendingPathComponent(SiteAssociationFile.fileName)
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: secret)
+        let fifo = world.sites.appendingPathComponent("other.example.test").appendingPathComponent(SiteAssociationFile.fileName)
+        try FileManager.default.removeItem(at: fifo)
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        let server = try await world.start()
+        defer { Task { await server.stop() } }
+        let port = try #require(server.httpPort)
+        for host in ["maps.example.test", "other.example.test"] {
+            let request = Array("GET /.well-known/apple-app-site-association HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+            let answer = try await Task.detached { try Self.raw(request, port: port) }.value
+            #expect(answer.hasPrefix("HTTP/1.1 404"), "\(host): \(answer.prefix(80))")
+            #expect(!answer.contains("SECRET"))
         }
     }
 
