@@ -370,6 +370,28 @@ struct AccountTests {
         expectCorrupt(file: file.path, field: field, problem: problem) { try store.accountCreatingIfNeeded(named: "demo") }
     }
 
+    /// A FIFO where account.json should be is refused at once (reading it used to hang until a
+    /// writer came), and so is a file others may read, with the permissions it needs.
+    @Test(.timeLimit(.minutes(1)))
+    func aFIFOOrAFileOthersMayReadIsRefusedAndSaysWhy() throws {
+        let directory = AccountsScratch()
+        let store = AccountStore(directory: directory.url)
+        _ = try store.createAccount(named: "demo")
+        let file = store.directory(ofAccount: "demo").appendingPathComponent("account.json")
+        let original = try Data(contentsOf: file)
+        try FileManager.default.removeItem(at: file)
+        try #require(mkfifo(file.path, 0o600) == 0)
+        expectCorrupt(file: file.path, field: nil, problem: "is not a regular file") { try store.account(named: "demo") }
+        try FileManager.default.removeItem(at: file)
+        try original.write(to: file)
+        try #require(chmod(file.path, 0o644) == 0)
+        expectCorrupt(file: file.path, field: nil, problem: "has permissions 0644, but it holds the account's keys") {
+            try store.account(named: "demo")
+        }
+        try #require(chmod(file.path, 0o600) == 0)
+        #expect(try store.account(named: "demo").name == "demo")
+    }
+
     @Test func damagedAccountFieldsAreNamed() throws {
         let directory = AccountsScratch()
         let store = AccountStore(directory: directory.url)
@@ -449,14 +471,15 @@ struct AccountTests {
         planted["name"] = "Planted"
         let plantedFile = devices.appendingPathComponent("\(stranger.id).json")
         try original.write(to: file)
-        try JSONSerialization.data(withJSONObject: planted).write(to: plantedFile)
+        // New files get the store's own permissions, so only their content is wrong.
+        try writePrivately(JSONSerialization.data(withJSONObject: planted), to: plantedFile)
         expectCorrupt(file: plantedFile.path, field: "certificate", problem: "was not issued by account demo's authority") {
             try store.devices(in: "demo")
         }
         // A device file renamed to another ID is refused.
         try FileManager.default.removeItem(at: plantedFile)
         let renamed = devices.appendingPathComponent("\(UUID().uuidString.lowercased()).json")
-        try original.write(to: renamed)
+        try writePrivately(original, to: renamed)
         expectCorrupt(file: renamed.path, field: "certificate", problem: "names device \(phone.id)") {
             try store.devices(in: "demo")
         }
@@ -603,6 +626,12 @@ private func nioCertificate(_ certificate: Certificate) throws -> NIOSSLCertific
 private func base64URL(_ data: Data) -> String {
     data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         .replacingOccurrences(of: "=", with: "")
+}
+
+/// Writes `data` to a new file readable by this user only, as the store writes its files.
+private func writePrivately(_ data: Data, to url: URL) throws {
+    try data.write(to: url)
+    try #require(chmod(url.path, 0o600) == 0)
 }
 
 private func expectCorrupt<T>(file: String, field: String?, problem: String,

@@ -314,9 +314,14 @@ enum SecureFile {
     }
 
     /// Reads a whole file of at most `limit` bytes. Returns nil when the file does not exist.
+    ///
+    /// Opened without blocking (a FIFO in its place would otherwise hang the command until a
+    /// writer came); anything but a regular file is refused, and so is a file others may read or
+    /// write: it holds the account's keys, so it is used only as this store writes it (0600), as
+    /// ssh does for private keys.
     static func readFile(_ url: URL, limit: Int) throws(AccountError) -> Data? {
         let path = url.path
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let code = errno
             if code == ENOENT { return nil }
@@ -329,6 +334,11 @@ enum SecureFile {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw .corruptFile(path: path, field: nil, problem: "is not a regular file")
+        }
+        let permissions = info.st_mode & 0o777
+        guard permissions & 0o077 == 0 else {
+            throw .corruptFile(path: path, field: nil, problem: "has permissions \(String(format: "%04o", permissions)), but it holds "
+                + "the account's keys: it must be readable and writable by you only (chmod 600 \(path))")
         }
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 16_384)
