@@ -74,6 +74,14 @@ public final class SiteServer: Sendable {
     public static let defaultHTTPSPort = 17_843
     public static let defaultHTTPPort = 17_844
 
+    /// 256 connections per listener, fewer when this process may open fewer descriptors (two
+    /// listeners and a margin for everything else must fit under the soft limit).
+    public static var defaultMaximumConnections: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else { return 256 }
+        return max(8, min(256, (Int(clamping: limit.rlim_cur) - 64) / 2))
+    }
+
     public struct Configuration: Sendable {
         /// The folder of sites, one folder per host.
         public var sites: URL
@@ -93,10 +101,21 @@ public final class SiteServer: Sendable {
         public var maxAge: Int
         /// Whether to write the hosts map into `folder`.
         public var writesHostsMap: Bool
+        /// A connection that sends nothing for this long is closed: before its first request
+        /// (a TLS handshake or headers that never finish included), and between requests. A
+        /// request being answered (a `hang` rehearsal) is not cut.
+        public var idleTimeout: Duration
+        /// Connections open at once, per listener; past it the server stops accepting until one
+        /// closes (waiting connections stay in the kernel's queue), so a flood of silent
+        /// connections neither takes every descriptor nor makes it spin.
+        public var maximumConnections: Int
 
         public init(sites: URL, hosts: [String], pages: @escaping @Sendable (URL) -> SiteResponse, folder: WebFolder,
                     httpsPort: Int = 0, httpPort: Int? = 0, rehearsals: [String: Rehearsal] = [:], maxAge: Int = 300,
-                    writesHostsMap: Bool = true) {
+                    writesHostsMap: Bool = true, idleTimeout: Duration = .seconds(10),
+                    maximumConnections: Int = SiteServer.defaultMaximumConnections) {
+            self.idleTimeout = idleTimeout
+            self.maximumConnections = max(1, maximumConnections)
             self.sites = sites
             self.hosts = hosts.map { $0.lowercased() }
             self.pages = pages
@@ -145,18 +164,21 @@ public final class SiteServer: Sendable {
         tls.minimumTLSVersion = .tlsv12
         let responder = Responder(configuration: configuration, log: log)
         let server: HTTPServerBuilder
+        let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(configuration.idleTimeout))
         do {
-            server = try .tls(.http1(), tlsConfiguration: tls)
+            server = try .tls(.http1(configuration: http1), tlsConfiguration: tls)
         } catch {
             throw WebError.server("TLS: \(error)")
         }
-        let secure = try await run(responder, server: server, port: configuration.httpsPort, scheme: "HTTPS")
+        let secure = try await run(responder, server: server, port: configuration.httpsPort, scheme: "HTTPS",
+                                   maximumConnections: configuration.maximumConnections)
         var tasks = [secure.task]
         let httpsPort = secure.port
         var httpPort: Int?
         if let port = configuration.httpPort {
             do {
-                let plain = try await run(responder, server: .http1(), port: port, scheme: "HTTP")
+                let plain = try await run(responder, server: .http1(configuration: http1), port: port, scheme: "HTTP",
+                                          maximumConnections: configuration.maximumConnections)
                 tasks.append(plain.task)
                 httpPort = plain.port
             } catch {
@@ -188,7 +210,7 @@ public final class SiteServer: Sendable {
         for task in tasks { _ = await task.result }
     }
 
-    private static func run(_ responder: Responder, server: HTTPServerBuilder, port: Int, scheme: String)
+    private static func run(_ responder: Responder, server: HTTPServerBuilder, port: Int, scheme: String, maximumConnections: Int)
         async throws(WebError) -> (task: Task<Void, any Error>, port: Int)
     {
         let bound = BoundPort()
@@ -197,7 +219,8 @@ public final class SiteServer: Sendable {
         let app = Application(
             responder: CallbackResponder<BasicRequestContext> { request, _ in try await responder.respond(to: request) },
             server: server,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "handoff-web"),
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "handoff-web",
+                                                    availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections, logger: logger)),
             onServerRunning: { channel in bound.resolve(.success(channel.localAddress?.port ?? port)) },
             logger: logger)
         let task = Task {

@@ -31,11 +31,12 @@ struct SiteServerTests {
             }
         }
 
-        func start(_ rehearsals: [String: Rehearsal] = [:]) async throws -> SiteServer {
+        func start(_ rehearsals: [String: Rehearsal] = [:], idleTimeout: Duration = .seconds(10),
+                   maximumConnections: Int = SiteServer.defaultMaximumConnections) async throws -> SiteServer {
             try await SiteServer.start(SiteServer.Configuration(
                 sites: sites, hosts: ["maps.example.test", "other.example.test"],
                 pages: { url in SiteResponse(status: 200, contentType: "text/x-handoff-page", body: Data("# \(url.path)\n".utf8)) },
-                folder: folder, rehearsals: rehearsals, maxAge: 120))
+                folder: folder, rehearsals: rehearsals, maxAge: 120, idleTimeout: idleTimeout, maximumConnections: maximumConnections))
         }
 
         func outcome(timeout: Double = 5) async -> (AssociationOutcome, SiteAssociationCheck) {
@@ -97,6 +98,56 @@ struct SiteServerTests {
         let page = try await client.get(URL(string: "https://maps.example.test/after")!, timeout: 5, maximumBytes: 10_000)
         #expect(page.status == 200)
         #expect(await world.outcome().0 == .approved)
+    }
+
+    /// A connected socket to 127.0.0.1:`port` that sends nothing (or only `partial`).
+    static func silentConnection(to port: Int, partial: String = "") throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        if !partial.isEmpty { _ = Array(partial.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) } }
+        return descriptor
+    }
+
+    /// Silent, half-sent and never-handshaking connections are closed after the idle timeout,
+    /// at most `maximumConnections` are open at once, and a real request is served meanwhile.
+    /// (It used to keep every such connection forever.)
+    @Test(.timeLimit(.minutes(1)))
+    func silentAndSlowConnectionsAreClosedAndCappedWhileRealRequestsGoOn() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        let server = try await world.start(idleTimeout: .milliseconds(500), maximumConnections: 4)
+        defer { Task { await server.stop() } }
+        let plain = try #require(server.httpPort)
+        // Twelve connections: silent ones, one with half a request's headers, and silent ones
+        // on the HTTPS port (a TLS handshake that never starts).
+        var sockets: [Int32] = []
+        for index in 0..<12 {
+            let port = index % 3 == 2 ? server.httpsPort : plain
+            sockets.append(try Self.silentConnection(to: port, partial: index == 1 ? "GET / HTTP/1.1\r\nHost: maps.exa" : ""))
+        }
+        let opened = sockets
+        defer { opened.forEach { close($0) } }
+        // A real client still gets its page, and every silent connection is closed by the server.
+        let client = try WebClient(folder: world.folder)
+        let page = try await client.get(URL(string: "https://maps.example.test/real")!, timeout: 10, maximumBytes: 10_000)
+        #expect(page.status == 200)
+        let closed = await Task.detached {
+            opened.map { descriptor -> Bool in
+                var byte: UInt8 = 0
+                return recv(descriptor, &byte, 1, 0) == 0  // end of stream, not the 10 s receive timeout
+            }
+        }.value
+        #expect(closed.allSatisfy { $0 }, "closed by the server: \(closed)")
     }
 
     /// A symbolic link in a site's folder never serves a file from outside it.
