@@ -108,8 +108,9 @@ public final class DeviceScreen {
     }
 
     /// Lifecycle events `peer` shared (it left out `dropped` over its rate limit), for the timeline.
-    public func receiveShared(from peer: String, _ entries: [LifecycleEntry], dropped: Int = 0) {
-        sharedLifecycle.add(entries, droppedBy: peer, dropped: dropped)
+    public func receiveShared(from peer: SharedLifecycle.Sender, _ entries: [LifecycleEntry], dropped: Int = 0, at now: Date = Date()) {
+        sharedLifecycle.ownName = device.info.name
+        sharedLifecycle.receive(entries, from: peer, at: now, dropped: dropped)
         renderedDeadline = nil
     }
 

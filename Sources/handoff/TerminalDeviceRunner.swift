@@ -185,7 +185,9 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                                           environment: environment.value, now: Date(), logMode: logMode)
                 // What peers of the account share of their lifecycle: the timeline's other lanes (F9).
                 host.onSharedLifecycle = { peer, entries, dropped in
-                    screen.receiveShared(from: peer.name, entries, dropped: dropped)
+                    // The lane is keyed by the identity the peer's certificate names, not by the
+                    // name it greeted with.
+                    screen.receiveShared(from: SharedLifecycle.Sender(id: peer.id.rawValue, name: peer.name), entries, dropped: dropped)
                 }
                 return QueueConfined(screen)
             }

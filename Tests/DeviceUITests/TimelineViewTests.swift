@@ -68,6 +68,50 @@ struct TimelineViewTests {
         #expect(shared.dropped == ["Laptop": 3])
     }
 
+    /// A same-account peer that greets with another device's name gets a lane of its own: lanes
+    /// are kept by the identity a certificate names, not by the name a peer declares.
+    @Test func aPeerGreetingWithAnotherDevicesNameNeverWritesIntoItsLane() throws {
+        var shared = SharedLifecycle()
+        shared.ownName = "Phone"
+        let real = SharedLifecycle.Sender(id: "8d3e5c1a-0b6f-4e2a-9c7d-1f2e3a4b5c6d", name: "Laptop")
+        let impostor = SharedLifecycle.Sender(id: "1f2e3a4b-0000-4e2a-9c7d-8d3e5c1a0b6f", name: "Laptop")
+        shared.receive(Self.laptopEntries(), from: real, at: Fixture.now)
+        shared.receive([try #require(Self.laptopEntries().first?.relabelled(device: "Laptop", time: Fixture.now.addingTimeInterval(-1)))],
+                       from: impostor, at: Fixture.now)
+        #expect(Set(shared.entries.map(\.device)) == ["Laptop", "Laptop · 1f2e3a4b"])
+        #expect(shared.entries.filter { $0.device == "Laptop" }.count == Self.laptopEntries().count)
+        // Nor may a peer take this device's own name.
+        let mirror = SharedLifecycle.Sender(id: "aaaaaaaa-0000-4000-8000-000000000001", name: "Phone")
+        #expect(shared.lane(for: mirror) == "Phone · aaaaaaaa")
+    }
+
+    /// Shared times are clamped to the receiving clock (never ahead of it, at most a day behind);
+    /// an entry too large is counted as dropped; the kept entries stay within their bytes.
+    @Test func sharedTimesAreClampedAndSizesBounded() throws {
+        var shared = SharedLifecycle()
+        let sender = SharedLifecycle.Sender(id: "8d3e5c1a-0b6f-4e2a-9c7d-1f2e3a4b5c6d", name: "Laptop")
+        let entry = try #require(Self.laptopEntries().first)
+        let future = try #require(entry.relabelled(device: "Laptop", time: Date(timeIntervalSinceReferenceDate: 250_000_000_000)))
+        let ancient = try #require(entry.relabelled(device: "Laptop", time: Date(timeIntervalSinceReferenceDate: -63_000_000_000)))
+        shared.receive([future, ancient], from: sender, at: Fixture.now)
+        #expect(shared.entries.map(\.time).sorted() == [Fixture.now.addingTimeInterval(-SharedLifecycle.oldestShared), Fixture.now])
+
+        var huge = try #require(LifecycleEntry(fields: entry.fields + (0..<40).map {
+            LifecycleEntry.Field("padding\($0)", .string(String(repeating: "x", count: 4000)))
+        }))
+        huge = try #require(huge.relabelled(device: "Laptop", time: Fixture.now))
+        #expect(huge.approximateBytes > SharedLifecycle.maximumEntryBytes)
+        shared.receive([huge], from: sender, at: Fixture.now)
+        #expect(shared.dropped["Laptop"] == 1 && shared.entries.count == 2)
+
+        var bounded = SharedLifecycle()
+        bounded.byteCapacity = 20_000
+        let many = (0..<400).compactMap { entry.relabelled(device: "Laptop", time: Fixture.now.addingTimeInterval(Double($0) / 1000 - 1)) }
+        bounded.receive(many, from: sender, at: Fixture.now)
+        #expect(bounded.bytes <= bounded.byteCapacity && bounded.bytes == bounded.entries.reduce(0) { $0 + $1.approximateBytes })
+        #expect(bounded.entries.last?.time == many.last?.time, "the newest are kept")
+    }
+
     @Test func theKeysOpenMoveAndClose() {
         let device = Self.device()
         var state = Fixture.state()

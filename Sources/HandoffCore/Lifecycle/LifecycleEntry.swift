@@ -96,6 +96,33 @@ public struct LifecycleEntry: Sendable, Hashable {
     public static func == (a: LifecycleEntry, b: LifecycleEntry) -> Bool { a.fields == b.fields }
     public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
+    /// About how many bytes the entry holds (its keys and values), for a receiver's budget.
+    public var approximateBytes: Int {
+        fields.reduce(0) { total, field in
+            let value = switch field.value {
+            case .string(let text): text.utf8.count
+            case .integer, .double: 8
+            case .bool: 1
+            case .userInfo(let info): String(describing: info).utf8.count
+            }
+            return total + field.key.utf8.count + value
+        }
+    }
+
+    /// The same entry told in another lane (`device`) at another `time`: what a receiver keeps
+    /// of a peer's entry, under the name it knows that peer by and on its own clock.
+    public func relabelled(device: String, time: Date) -> LifecycleEntry? {
+        var copy = fields
+        for index in copy.indices {
+            switch copy[index].key {
+            case "device": copy[index].value = .string(device)
+            case "time" where time != self.time: copy[index].value = .string(LifecycleEvent.timestamp(time))
+            default: break
+            }
+        }
+        return LifecycleEntry(fields: copy)
+    }
+
     /// The same entry without its userInfo, saying how big the userInfo was (`userInfoOmitted`,
     /// bytes): for sharing when it would not fit.
     public func withoutUserInfo(bytes: Int) -> LifecycleEntry {
