@@ -321,16 +321,9 @@ struct Responder: Sendable {
         return response
     }
 
-    /// `text` safe to print on a terminal or in a log: control characters (C0, DEL, C1) and
-    /// invisible format characters are shown as `\u{…}`, and it is cut at 200 bytes.
+    /// `text` safe to print on a terminal or in a log (``TerminalText``), cut at 200 bytes.
     static func printable(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            let invisible = value < 0x20 || (0x7F...0x9F).contains(value) || scalar.properties.generalCategory == .format
-            result += invisible ? "\\u{\(String(value, radix: 16))}" : String(scalar)
-        }
-        return result.utf8Prefix(200)
+        TerminalText.sanitized(text).utf8Prefix(200)
     }
 
     private func association(host: String, served: String?, path: String, rehearsal: Rehearsal) -> Response {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import Synchronization
 import Logging
 
@@ -57,8 +58,11 @@ final class FileLogSink: Sendable {
         Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
+    /// Writes `line` whole; what peers said in it (names, reasons) goes through the sanitizer, so
+    /// `tail -f` on the log never runs a peer's escape sequence.
     func write(_ line: String) {
-        handle.withLock { $0.write(Data((line + "\n").utf8)) }
+        let safe = TerminalText.sanitized(line)
+        handle.withLock { $0.write(Data((safe + "\n").utf8)) }
     }
 
     /// The default log file: `$XDG_STATE_HOME/handoff/<device>.log`, else `~/.local/state/…`.

@@ -119,7 +119,8 @@ struct ManifestLintCommand: AsyncParsableCommand {
             print(String(decoding: data, as: UTF8.self))
         } else {
             print(report.formattedText(infoPlist: infoPlist, entitlements: entitlementsFile?.relativePath, buildSettings: settingsFile?.relativePath))
-            if checkSites { print((["Association files (over the local web):"] + siteLines).joined(separator: "\n")) }
+            // What a site's association file says reaches the terminal only through the sanitizer.
+            if checkSites { print(TerminalText.sanitized((["Association files (over the local web):"] + siteLines).joined(separator: "\n"), keepingLines: true)) }
             if report.problems.contains(where: { $0.message.hasPrefix("unresolved build setting") }) {
                 print("Pass the values of build settings with --define NAME=VALUE, or in a \(BuildSettingsFile.defaultFileName) "
                     + "file next to the Info.plist.")

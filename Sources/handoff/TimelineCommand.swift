@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffCore
 import HandoffHeadless
 
 /// `handoff timeline FILE…`: several devices' recorded lifecycles as one sequence diagram.
@@ -74,7 +75,9 @@ struct TimelineCommand: ParsableCommand {
             return
         }
         if print || svg == nil {
-            FileHandle.standardOutput.write(Data(timeline.text(laneWidth: laneWidth).utf8))
+            // Recordings are files anyone may hand over: what they say reaches the terminal only
+            // through the sanitizer.
+            FileHandle.standardOutput.write(Data(TerminalText.sanitized(timeline.text(laneWidth: laneWidth), keepingLines: true).utf8))
         }
     }
 }

@@ -26,3 +26,25 @@ struct BoundedTextTests {
         #expect(heavy.utf8Suffix(64).hasSuffix("tail"))
     }
 }
+
+@Suite("Text from elsewhere on a terminal")
+struct TerminalTextTests {
+    @Test func controlsAndInvisibleCharactersAreShownAsCodePoints() {
+        #expect(TerminalText.sanitized("Lap\u{1B}]0;owned\u{7}top") == "Lap\\u{1b}]0;owned\\u{7}top")
+        #expect(TerminalText.sanitized("a\u{9B}31mb\u{7F}") == "a\\u{9b}31mb\\u{7f}", "C1 CSI and DEL")
+        #expect(TerminalText.sanitized("Pho\u{200B}ne") == "Pho\\u{200b}ne", "a look-alike name can be told apart")
+        #expect(TerminalText.sanitized("abc\u{202E}def") == "abc\\u{202e}def", "a bidirectional override")
+        #expect(TerminalText.sanitized("one\ntwo\tthree") == "one\\u{a}two\\u{9}three")
+        #expect(TerminalText.sanitized("one\ntwo\tthree", keepingLines: true) == "one\ntwo\tthree")
+        for kept in ["Phone 1", "Zoë’s iPad", "Family 👨‍👩‍👧‍👦", "東京", "🏴󠁧󠁢󠁳󠁣󠁴󠁿"] {
+            #expect(TerminalText.sanitized(kept) == kept)
+        }
+    }
+
+    @Test func namesWithControlsAreRefusedOnTheWire() {
+        #expect(TerminalText.problem(withName: "Phone") == nil)
+        #expect(TerminalText.problem(withName: "Pho\u{200B}ne") == nil, "shown, not refused")
+        #expect(TerminalText.problem(withName: "Evil\u{1B}[2J") == "contains a control character (U+001B)")
+        #expect(TerminalText.problem(withName: "Evil\u{85}") == "contains a control character (U+0085)")
+    }
+}

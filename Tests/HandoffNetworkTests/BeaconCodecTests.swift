@@ -235,6 +235,11 @@ import Synchronization
         plaintext[70] = 0x28
         expectMalformed(plaintext, "invalid UTF-8")
         plaintext = good
+        plaintext[68] = 2
+        plaintext[69] = 0x41
+        plaintext[70] = 0x1B
+        expectMalformed(plaintext, "ESC in the name")
+        plaintext = good
         plaintext[plaintext.count - 1] = 1
         expectMalformed(plaintext, "nonzero padding")
         expectMalformed(Array(good.prefix(45)), "truncated advertisement")

@@ -81,12 +81,21 @@ struct SessionFrameTests {
         try expectRejected([0, 0, 0, 2, 1, 99])                              // unknown type
         try expectRejected([0, 0, 0, 4, 1, 1, 7, 3])                         // hello: unknown kind
         try expectRejected([0, 0, 0, 5, 1, 1, 0, 9, 65])                     // hello: name longer than the frame
+        try expectRejected([0, 0, 0, 6, 1, 1, 0, 2, 65, 27])                 // hello: ESC in the name
+        try expectRejected([0, 0, 0, 7, 1, 1, 0, 3, 65, 0xC2, 0x9B])         // hello: C1 CSI in the name
         try expectRejected([0, 0, 0, 6, 1, 2, 0, 0, 0, 1])                   // truncated request
         try expectRejected([0, 0, 0, 12, 1, 4, 0, 0, 0, 0, 0, 0, 0, 1, 0x12, 0x34])  // unknown error code
         try expectRejected([0, 0, 0, 2, 1, 6])                               // empty stream token
         try expectRejected([0, 0, 0, 3, 1, 7, 0])                            // trailing bytes after "accepted"
         let description = "\(SessionFrameError("frame of 9 bytes exceeds the 8-byte limit"))"
         #expect(description.contains("exceeds"))
+    }
+
+    /// A name with an invisible character is kept, shown as its code point.
+    @Test func aLookAlikeNameIsShownSoItCanBeToldApart() throws {
+        let channel = try makeChannel()
+        try channel.writeInbound(try encode(.hello(name: "Pho\u{200B}ne", kind: .phone)))
+        #expect(try channel.readInbound(as: SessionFrame.self) == .hello(name: "Pho\\u{200b}ne", kind: .phone))
     }
 
     @Test func randomBytesNeverCrashTheDecoder() throws {

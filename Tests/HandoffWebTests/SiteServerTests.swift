@@ -48,12 +48,12 @@ struct SiteServerTests {
     }
 
     /// `request` sent as it is over a plain TCP connection to the HTTP port; what came back
-    /// before the server closed or 5 s passed.
+    /// before the server closed the connection (a deadline of 30 s fails the test).
     static func raw(_ request: [UInt8], port: Int) throws -> String {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -68,7 +68,8 @@ struct SiteServerTests {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
+            if count == 0 { break }
+            try #require(count > 0, "no answer and no close within 30 s (errno \(errno))")
             received += buffer[..<count]
         }
         return String(decoding: received, as: UTF8.self)
@@ -86,8 +87,10 @@ struct SiteServerTests {
             + [[0xC2, 0x85], Array("x\u{1B}]0;owned\u{7}".utf8)]
         for host in hosts {
             let request = Array("GET /{%zz HTTP/1.1\r\nHost: ".utf8) + host + Array("\r\nConnection: close\r\n\r\n".utf8)
+            // A 4xx answer, or a close without one: a header that is not HTTP at all (a control
+            // character in it) is refused by the parser before any handler runs.
             let answer = try await Task.detached { try Self.raw(request, port: port) }.value
-            #expect(answer.hasPrefix("HTTP/1.1 4"), "Host \(host): \(answer.prefix(80))")
+            #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 4"), "Host \(host): \(answer.prefix(80))")
         }
         // A served host with a target no URL can hold is a bad request, not a crash.
         let badTarget = Array("GET /{%zz HTTP/1.1\r\nHost: maps.example.test\r\nConnection: close\r\n\r\n".utf8)

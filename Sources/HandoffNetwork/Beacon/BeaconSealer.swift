@@ -240,8 +240,10 @@ public struct BeaconSealer: Sendable {
         guard let nameBytes = reader.bytes(Int(nameLength)) else { throw .malformed("name longer than the beacon") }
         let name = String(decoding: nameBytes, as: UTF8.self)
         guard Array(name.utf8) == nameBytes else { throw .malformed("name is not valid UTF-8") }
+        if let problem = TerminalText.problem(withName: name) { throw .malformed("name \(problem)") }
         guard reader.remainingAreZero else { throw .malformed("nonzero padding") }
-        return Beacon(device: PeerInfo(id: id, name: name, kind: kind), bootIdentifier: boot, counter: counter,
+        // An invisible character stays, shown as its code point, so a look-alike name can be told apart.
+        return Beacon(device: PeerInfo(id: id, name: TerminalText.sanitized(name), kind: kind), bootIdentifier: boot, counter: counter,
                       sentAt: sentAt, sessionPort: port, message: message)
     }
 

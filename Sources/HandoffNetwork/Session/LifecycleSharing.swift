@@ -417,7 +417,7 @@ extension DeviceHost {
     /// A peer of the account shared lifecycle events (on the queue). Only the peer's own events
     /// are kept: an entry naming another device is not this peer's to tell.
     func receiveShared(_ share: LifecycleShare, from peer: PeerInfo) {
-        let own = share.entries.filter { $0.device == peer.name && $0.kind != nil }
+        let own = share.entries.filter { TerminalText.sanitized($0.device) == peer.name && $0.kind != nil }
         guard !own.isEmpty || share.dropped > 0 else { return }
         onSharedLifecycle?(peer, own, Int(share.dropped))
     }

@@ -92,10 +92,12 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
             guard let kindByte = body.readInteger(as: UInt8.self), let nameLength = body.readInteger(as: UInt8.self)
             else { throw SessionFrameError("truncated hello") }
             let name = try utf8(Int(nameLength), "hello name")
+            if let problem = TerminalText.problem(withName: name) { throw SessionFrameError("hello name \(problem)") }
             let kinds = PeerInfo.Kind.allCases
             guard Int(kindByte) < kinds.count else { throw SessionFrameError("unknown device kind \(kindByte)") }
             try end()
-            return .hello(name: name, kind: kinds[Int(kindByte)])
+            // An invisible character stays, shown as its code point, so a look-alike name can be told apart.
+            return .hello(name: TerminalText.sanitized(name), kind: kinds[Int(kindByte)])
         case .payloadRequest:
             guard let id = body.readInteger(as: UInt64.self), let continuation = body.readBytes(length: 16),
                   let hash = body.readBytes(length: 7)
