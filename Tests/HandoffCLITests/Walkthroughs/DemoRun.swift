@@ -58,8 +58,11 @@ final class DemoRun {
     let port = DiscoveryPort.random()
     /// The user's terminal: a tmux server of the setup's size.
     private(set) var terminal: TmuxSession!
-    /// The device panes of the demo's window, in the story's order.
+    /// The device panes of the demo's window, in the story's order, then the terminals
+    /// opened with ``openTerminal(_:command:)``.
     private(set) var panes: [String] = []
+    /// The panes of ``panes`` that are windows of the user's terminal, not of the demo's tmux.
+    private var terminalPanes: Set<String> = []
 
     var executable: String { HandoffExecutable.url?.path ?? "handoff" }
     var tmuxFolder: URL { directory.appendingPathComponent("tmux") }
@@ -79,7 +82,10 @@ final class DemoRun {
         let command = setup.terminal == .plain
             ? "env -u TMUX -u TMUX_PANE \(demo); echo DEMO-EXIT=$?; exec sleep 600"
             : "\(demo); echo DEMO-EXIT=$?; exec sleep 600"
-        terminal = try #require(try TmuxSession(width: setup.width, height: setup.height, environment: environment, command: command))
+        guard let terminal = try TmuxSession(width: setup.width, height: setup.height, environment: environment, command: command) else {
+            throw TmuxSession.Failure("tmux is not installed")
+        }
+        self.terminal = terminal
         try waitForPanes(devices)
     }
 
@@ -134,22 +140,70 @@ final class DemoRun {
         throw TmuxSession.Failure("the \(story) demo has \(panes.count) device panes, not \(count)", screen: try? terminal.capture())
     }
 
+    /// Another terminal of the user's (a window of the run's terminal, outside any tmux for a
+    /// plain setup) running `command` with the run's folders; `handoff` in `command` is the
+    /// built executable. Returns its index for ``screen(_:)``, ``press(_:_:)`` and ``see``.
+    func openTerminal(_ name: String, command: String) throws -> Int {
+        var arguments = ["new-window", "-d", "-P", "-F", "#{pane_id}", "-n", name]
+        for (key, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(key)=\(value)"] }
+        let unset = setup.terminal == .plain ? "unset TMUX TMUX_PANE; " : ""
+        arguments.append("\(unset)handoff() { '\(executable)' \"$@\"; }; \(command); echo EXIT=$?; exec sleep 600")
+        let pane = try terminal.run(arguments).trimmingCharacters(in: .whitespacesAndNewlines)
+        terminalPanes.insert(pane)
+        panes.append(pane)
+        return panes.count - 1
+    }
+
+    /// `handoff demo --stop` as the user types it: in another window of their tmux (inside
+    /// tmux), or in their plain terminal. Returns what it printed.
+    @discardableResult
+    func stopDemo() throws -> String {
+        switch setup.terminal {
+        case .plain:
+            let (status, output) = try handoff(["demo", "--stop"])
+            #expect(status == 0, "handoff demo --stop: \(output)")
+            return output
+        case .insideTmux:
+            let window = try openTerminal("stop", command: "handoff demo --stop")
+            let screen = try see(window, "EXIT=")
+            #expect(screen.contains("EXIT=0"), "handoff demo --stop: \(screen)")
+            return screen
+        }
+    }
+
+    /// A tmux command on the server that holds `pane`.
+    @discardableResult
+    private func tmux(_ arguments: [String], pane: String) throws -> String {
+        terminalPanes.contains(pane) ? try terminal.run(arguments) : try tmux(arguments)
+    }
+
     // MARK: Devices
 
     /// The screen of device `index` (its pane).
     func screen(_ index: Int) throws -> String {
-        try tmux(["capture-pane", "-p", "-t", panes[index]])
+        try tmux(["capture-pane", "-p", "-t", panes[index]], pane: panes[index])
+    }
+
+    /// The text of device `index`'s screen with frames and sidebars' rules removed and its
+    /// whitespace folded, so a message wrapped over several lines reads as one sentence.
+    func text(_ index: Int) throws -> String {
+        Self.unframed(try screen(index))
+    }
+
+    static func unframed(_ screen: String) -> String {
+        let frames = Set("│┃║")
+        return Readme.folded(String(screen.map { frames.contains($0) ? " " : $0 }))
     }
 
     /// Presses named keys (`Enter`, `Space`, `F3`, `C-o`…) on device `index`, each after the
     /// screen has taken the one before (tmux delivers them in order).
     func press(_ index: Int, _ keys: String...) throws {
-        for key in keys { try tmux(["send-keys", "-t", panes[index], key]) }
+        for key in keys { try tmux(["send-keys", "-t", panes[index], key], pane: panes[index]) }
     }
 
     /// Types `text` into device `index`.
     func type(_ index: Int, _ text: String) throws {
-        try tmux(["send-keys", "-t", panes[index], "-l", text])
+        try tmux(["send-keys", "-t", panes[index], "-l", text], pane: panes[index])
     }
 
     /// Waits until each check has been seen once on its device's screen (together they are the
