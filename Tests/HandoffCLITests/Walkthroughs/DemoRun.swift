@@ -277,8 +277,37 @@ final class DemoRun {
             try press(index, "Up")
             usleep(60_000)
         }
+        // Back down from the oldest, one event at a time: the newest event's first line may
+        // never have been on the screen (its explanation can fill a small log panel), and
+        // choosing an event scrolls its first line into view. Pages after the newest sort last.
+        for page in 1...150 {
+            try press(index, "Down")
+            usleep(60_000)
+            let current = try screen(index)
+            for (row, line) in current.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                for match in line.matches(of: pattern) {
+                    let time = String(match.output[1].substring ?? ""), kind = String(match.output[2].substring ?? "")
+                    if events[time + " " + kind] == nil { events[time + " " + kind] = (time, -page, row, kind) }
+                }
+            }
+            if current == previous { break }
+            previous = current
+        }
         try press(index, "End", "Escape")
         return events.values.sorted { ($0.time, -$0.page, $0.row) < ($1.time, -$1.page, $1.row) }.map(\.kind)
+    }
+}
+
+extension DemoRun {
+    /// The lifecycle event kinds device `name` (such as "Phone 1") wrote to its log file
+    /// (`$XDG_STATE_HOME/handoff/ACCOUNT-NAME.log`, as the README says), oldest first.
+    func fileLogKinds(_ name: String) throws -> [String] {
+        let file = stateFolder.appendingPathComponent("handoff/\(account)-\(name.replacingOccurrences(of: " ", with: "-")).log")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let pattern = try Regex(#" lifecycle ([A-Za-z]+)"#)
+        return text.split(separator: "\n").compactMap { line in
+            line.firstMatch(of: pattern).map { String($0.output[1].substring ?? "") }
+        }
     }
 }
 
