@@ -246,6 +246,13 @@ final class DemoRun {
 
     // MARK: The lifecycle log
 
+    /// Waits until device `index`'s screen differs from `screen`, or a second has passed (the
+    /// key moved nothing: the log's end is reached). A loaded machine may take a while to draw.
+    private func waitForChange(_ index: Int, from screen: String) throws {
+        let deadline = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < deadline, try self.screen(index) == screen { usleep(20_000) }
+    }
+
     /// The kinds of the lifecycle events device `index`'s log lists, oldest first: the log is
     /// shown (F2) if it is not, focused, scrolled (↑) from the newest to the oldest event and
     /// back (End), and every event line read on the way.
@@ -275,14 +282,14 @@ final class DemoRun {
             previous = current
             // One event at a time: a page would skip events whose explanations fill it.
             try press(index, "Up")
-            usleep(60_000)
+            try waitForChange(index, from: current)
         }
         // Back down from the oldest, one event at a time: the newest event's first line may
         // never have been on the screen (its explanation can fill a small log panel), and
         // choosing an event scrolls its first line into view. Pages after the newest sort last.
         for page in 1...150 {
             try press(index, "Down")
-            usleep(60_000)
+            try waitForChange(index, from: previous)
             let current = try screen(index)
             for (row, line) in current.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 for match in line.matches(of: pattern) {
