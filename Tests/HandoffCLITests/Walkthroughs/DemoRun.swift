@@ -58,8 +58,11 @@ final class DemoRun {
     let port = DiscoveryPort.random()
     /// The user's terminal: a tmux server of the setup's size.
     private(set) var terminal: TmuxSession!
-    /// The device panes of the demo's window, in the story's order.
+    /// The device panes of the demo's window, in the story's order, then the terminals
+    /// opened with ``openTerminal(_:command:)``.
     private(set) var panes: [String] = []
+    /// The panes of ``panes`` that are windows of the user's terminal, not of the demo's tmux.
+    private var terminalPanes: Set<String> = []
 
     var executable: String { HandoffExecutable.url?.path ?? "handoff" }
     var tmuxFolder: URL { directory.appendingPathComponent("tmux") }
@@ -79,7 +82,10 @@ final class DemoRun {
         let command = setup.terminal == .plain
             ? "env -u TMUX -u TMUX_PANE \(demo); echo DEMO-EXIT=$?; exec sleep 600"
             : "\(demo); echo DEMO-EXIT=$?; exec sleep 600"
-        terminal = try #require(try TmuxSession(width: setup.width, height: setup.height, environment: environment, command: command))
+        guard let terminal = try TmuxSession(width: setup.width, height: setup.height, environment: environment, command: command) else {
+            throw TmuxSession.Failure("tmux is not installed")
+        }
+        self.terminal = terminal
         try waitForPanes(devices)
     }
 
@@ -125,22 +131,70 @@ final class DemoRun {
         throw TmuxSession.Failure("the \(story) demo has \(panes.count) device panes, not \(count)", screen: try? terminal.capture())
     }
 
+    /// Another terminal of the user's (a window of the run's terminal, outside any tmux for a
+    /// plain setup) running `command` with the run's folders; `handoff` in `command` is the
+    /// built executable. Returns its index for ``screen(_:)``, ``press(_:_:)`` and ``see``.
+    func openTerminal(_ name: String, command: String) throws -> Int {
+        var arguments = ["new-window", "-d", "-P", "-F", "#{pane_id}", "-n", name]
+        for (key, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(key)=\(value)"] }
+        let unset = setup.terminal == .plain ? "unset TMUX TMUX_PANE; " : ""
+        arguments.append("\(unset)handoff() { '\(executable)' \"$@\"; }; \(command); echo EXIT=$?; exec sleep 600")
+        let pane = try terminal.run(arguments).trimmingCharacters(in: .whitespacesAndNewlines)
+        terminalPanes.insert(pane)
+        panes.append(pane)
+        return panes.count - 1
+    }
+
+    /// `handoff demo --stop` as the user types it: in another window of their tmux (inside
+    /// tmux), or in their plain terminal. Returns what it printed.
+    @discardableResult
+    func stopDemo() throws -> String {
+        switch setup.terminal {
+        case .plain:
+            let (status, output) = try handoff(["demo", "--stop"])
+            #expect(status == 0, "handoff demo --stop: \(output)")
+            return output
+        case .insideTmux:
+            let window = try openTerminal("stop", command: "handoff demo --stop")
+            let screen = try see(window, "EXIT=")
+            #expect(screen.contains("EXIT=0"), "handoff demo --stop: \(screen)")
+            return screen
+        }
+    }
+
+    /// A tmux command on the server that holds `pane`.
+    @discardableResult
+    private func tmux(_ arguments: [String], pane: String) throws -> String {
+        terminalPanes.contains(pane) ? try terminal.run(arguments) : try tmux(arguments)
+    }
+
     // MARK: Devices
 
     /// The screen of device `index` (its pane).
     func screen(_ index: Int) throws -> String {
-        try tmux(["capture-pane", "-p", "-t", panes[index]])
+        try tmux(["capture-pane", "-p", "-t", panes[index]], pane: panes[index])
+    }
+
+    /// The text of device `index`'s screen with frames and sidebars' rules removed and its
+    /// whitespace folded, so a message wrapped over several lines reads as one sentence.
+    func text(_ index: Int) throws -> String {
+        Self.unframed(try screen(index))
+    }
+
+    static func unframed(_ screen: String) -> String {
+        let frames = Set("│┃║")
+        return Readme.folded(String(screen.map { frames.contains($0) ? " " : $0 }))
     }
 
     /// Presses named keys (`Enter`, `Space`, `F3`, `C-o`…) on device `index`, each after the
     /// screen has taken the one before (tmux delivers them in order).
     func press(_ index: Int, _ keys: String...) throws {
-        for key in keys { try tmux(["send-keys", "-t", panes[index], key]) }
+        for key in keys { try tmux(["send-keys", "-t", panes[index], key], pane: panes[index]) }
     }
 
     /// Types `text` into device `index`.
     func type(_ index: Int, _ text: String) throws {
-        try tmux(["send-keys", "-t", panes[index], "-l", text])
+        try tmux(["send-keys", "-t", panes[index], "-l", text], pane: panes[index])
     }
 
     /// Waits until each check has been seen once on its device's screen (together they are the
@@ -183,6 +237,13 @@ final class DemoRun {
 
     // MARK: The lifecycle log
 
+    /// Waits until device `index`'s screen differs from `screen`, or a second has passed (the
+    /// key moved nothing: the log's end is reached). A loaded machine may take a while to draw.
+    private func waitForChange(_ index: Int, from screen: String) throws {
+        let deadline = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < deadline, try self.screen(index) == screen { usleep(20_000) }
+    }
+
     /// The kinds of the lifecycle events device `index`'s log lists, oldest first: the log is
     /// shown (F2) if it is not, focused, scrolled (↑) from the newest to the oldest event and
     /// back (End), and every event line read on the way.
@@ -199,27 +260,52 @@ final class DemoRun {
         // older pages after) and the row, so events of the same millisecond keep the log's order.
         var events: [String: (time: String, page: Int, row: Int, kind: String)] = [:]
         let pattern = try Regex(#"(\d\d:\d\d:\d\d\.\d\d\d) ([A-Za-z]+)"#)
-        var current = try screen(index)
-        for page in 0..<200 {
+        var previous = ""
+        for page in 0..<150 {
+            let current = try screen(index)
             for (row, line) in current.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 for match in line.matches(of: pattern) {
                     let time = String(match.output[1].substring ?? ""), kind = String(match.output[2].substring ?? "")
                     if events[time + " " + kind] == nil { events[time + " " + kind] = (time, page, row, kind) }
                 }
             }
-            // One event at a time (a page would skip events whose explanations fill it), until
-            // the screen no longer moves: the oldest event is shown.
-            let before = current
+            if current == previous { break }
+            previous = current
+            // One event at a time: a page would skip events whose explanations fill it.
             try press(index, "Up")
-            let deadline = ContinuousClock.now + .seconds(1)
-            repeat {
-                usleep(30_000)
-                current = try screen(index)
-            } while current == before && ContinuousClock.now < deadline
-            if current == before { break }
+            try waitForChange(index, from: current)
+        }
+        // Back down from the oldest, one event at a time: the newest event's first line may
+        // never have been on the screen (its explanation can fill a small log panel), and
+        // choosing an event scrolls its first line into view. Pages after the newest sort last.
+        for page in 1...150 {
+            try press(index, "Down")
+            try waitForChange(index, from: previous)
+            let current = try screen(index)
+            for (row, line) in current.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                for match in line.matches(of: pattern) {
+                    let time = String(match.output[1].substring ?? ""), kind = String(match.output[2].substring ?? "")
+                    if events[time + " " + kind] == nil { events[time + " " + kind] = (time, -page, row, kind) }
+                }
+            }
+            if current == previous { break }
+            previous = current
         }
         try press(index, "End", "Escape")
         return events.values.sorted { ($0.time, -$0.page, $0.row) < ($1.time, -$1.page, $1.row) }.map(\.kind)
+    }
+}
+
+extension DemoRun {
+    /// The lifecycle event kinds device `name` (such as "Phone 1") wrote to its log file
+    /// (`$XDG_STATE_HOME/handoff/ACCOUNT-NAME.log`, as the README says), oldest first.
+    func fileLogKinds(_ name: String) throws -> [String] {
+        let file = stateFolder.appendingPathComponent("handoff/\(account)-\(name.replacingOccurrences(of: " ", with: "-")).log")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let pattern = try Regex(#" lifecycle ([A-Za-z]+)"#)
+        return text.split(separator: "\n").compactMap { line in
+            line.firstMatch(of: pattern).map { String($0.output[1].substring ?? "") }
+        }
     }
 }
 
