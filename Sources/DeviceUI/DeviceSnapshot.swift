@@ -91,13 +91,18 @@ public struct DeviceSnapshot: Hashable, Sendable {
         public var activityType: String
         public var phase: Phase
         public var chosenAt: Date
+        /// The app delegate's `willContinueUserActivityWithType` returned true: the app tells the
+        /// user itself, so the system draws no progress of its own (Apple's reference).
+        public var appShowsProgress: Bool
 
-        public init(peer: PeerInfo, bundleIdentifier: String?, activityType: String, phase: Phase, chosenAt: Date) {
+        public init(peer: PeerInfo, bundleIdentifier: String?, activityType: String, phase: Phase, chosenAt: Date,
+                    appShowsProgress: Bool = false) {
             self.peer = peer
             self.bundleIdentifier = bundleIdentifier
             self.activityType = activityType
             self.phase = phase
             self.chosenAt = chosenAt
+            self.appShowsProgress = appShowsProgress
         }
     }
 
@@ -195,9 +200,16 @@ extension DeviceSnapshot {
             case .fetching(_, _, _, let deadline): .fetching(deadline: deadline)
             case .delivering: .restoring
             }
+            // The app's answer is the continuation's own willContinue event, recorded after the
+            // continueChosen that began it: look back no further than that.
+            var appShowsProgress = false
+            for event in device.lifecycle.reversed() where event.continuation == pending.attempt.id {
+                if case .willContinue(_, _, _, _, let shows) = event.occurrence { appShowsProgress = shows; break }
+                if event.kind == .continueChosen { break }
+            }
             return PendingInfo(peer: pending.peer, bundleIdentifier: pending.target?.bundleIdentifier,
                                activityType: pending.target?.activityType ?? UserActivity.browsingWebType, phase: phase,
-                               chosenAt: pending.attempt.chosenAt)
+                               chosenAt: pending.attempt.chosenAt, appShowsProgress: appShowsProgress)
         }
         let own = system.currentActivity.flatMap { system.activities[$0] }.map { activity in
             OwnActivity(bundleIdentifier: activity.bundleIdentifier, activityType: activity.activityType,

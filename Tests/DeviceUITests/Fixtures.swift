@@ -108,6 +108,8 @@ final class PagesApp: TerminalApp, ApplicationDelegate {
     private(set) var frontmostChanges: [Bool] = []
     private(set) var keys: [Key] = []
     private(set) var continuationsChosen = 0
+    /// What `willContinueUserActivityWithType` answers: true, the app shows its own progress.
+    var showsOwnProgress = false
 
     init(manifest: AppManifest = PagesApp.manifest, glyph: Character = "✎") {
         self.manifest = manifest
@@ -153,6 +155,10 @@ final class PagesApp: TerminalApp, ApplicationDelegate {
         default:
             return false
         }
+    }
+
+    func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+        showsOwnProgress
     }
 
     func application(_ application: Application, continue userActivity: UserActivity,

@@ -83,6 +83,40 @@ struct TwoDeviceFlowTests {
         #expect(world.laptopApp.continuationsChosen == 0)
     }
 
+    /// Apple: an app whose willContinue returns true tells the user itself, and the system shows
+    /// nothing; false lets the system show its progress. The screen draws its box only then.
+    @Test func theSystemsProgressBoxShowsOnlyWhenTheAppLeavesItToTheSystem() throws {
+        for showsOwnProgress in [false, true] {
+            let world = TwoScreens()
+            world.phoneApp.showsOwnProgress = showsOwnProgress
+            world.startOnLaptop()
+            #expect(world.phoneScreen.handle(.control("o")))
+            #expect(world.phone.system.pendingContinuation != nil)
+            let willContinue = try #require(world.phone.lifecycle.last { $0.kind == .willContinue })
+            #expect(willContinue.fields.contains { $0.key == "appShowsProgress" && $0.value == .bool(showsOwnProgress) })
+            let text = world.phoneFrame().text()
+            #expect(text.contains("fetching the activity") == !showsOwnProgress, "\(text)")
+            #expect(text.contains("Continuing in Notes from Laptop") == !showsOwnProgress, "\(text)")
+            world.hood.settle()
+            #expect(world.phoneApp.continued == 1, "either way the continuation goes on")
+        }
+    }
+
+    /// Step mode's pause is the lab's, not the system's: it is drawn even when the app shows its
+    /// own progress.
+    @Test func aPauseIsDrawnEvenWhenTheAppShowsItsOwnProgress() {
+        let world = TwoScreens()
+        world.phoneApp.showsOwnProgress = true
+        world.startOnLaptop()
+        world.phone.isStepping = true
+        #expect(world.phoneScreen.handle(.control("o")))
+        while world.phone.pausedAt != nil, world.phone.lifecycle.last(where: { $0.kind == .willContinue }) == nil {
+            world.phone.stepNext()
+        }
+        #expect(world.phone.pausedAt != nil)
+        #expect(world.phoneFrame().text().contains("⏸ Next:"))
+    }
+
     @Test func offerPromptAcceptAndContinuedOn() {
         let world = TwoScreens()
         world.startOnLaptop()

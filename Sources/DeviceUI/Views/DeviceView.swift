@@ -82,7 +82,9 @@ extension ScreenView {
         } else {
             drawHome(into: &grid, area: screen)
         }
-        if let pending = device.pending, !state.isLocked {
+        // The system's progress box, unless the app said it shows its own (willContinue returned
+        // true: Apple's system then shows nothing). Step mode's pause is the lab's, drawn anyway.
+        if let pending = device.pending, !state.isLocked, !pending.appShowsProgress || device.pausedAt != nil {
             drawLoading(into: &grid, area: frame.appArea, pending: pending)
         } else if let phase = device.pausedAt, !state.isLocked {
             drawStepPanel(into: &grid, area: screen, phase: phase)

@@ -119,6 +119,10 @@ extension LifecycleEvent {
             "Nothing marked the activity changed and it was never saved, so no save callback runs before the payload leaves: it carries userInfo as the app set it."
         case .saveSkipped(_, _, nil, _):
             "Nothing marked the activity changed since its last save (the coalesced save already ran), so no save callback runs before the payload leaves: it carries the state saved then."
+        case .saveSkipped(_, nil, _, _):
+            "The state changed but needsSave was not set, and the activity was never saved, so no save callback runs before the payload leaves: it carries userInfo as it stands, without what the callbacks would write (set needsSave whenever the state changes)."
+        case .continuationFailed(_, _, nil, _, _):
+            "The continuation failed before an app was chosen, so no app is told: the system shows the error, with a public error code."
         case .continued(_, _, _, .scene, _):
             "scene(_:continue:) returns nothing, so the system cannot learn whether the app took the activity: once the scene has it, the continuation counts as done and the origin is told (userActivityWasContinued), even when the app refuses it and says so itself."
         default:
@@ -257,14 +261,14 @@ extension LifecycleEvent.Kind {
     public var explanation: String {
         switch self {
         case .activityCreated: "An app created an NSUserActivity describing what the user is doing."
-        case .becameCurrent: "The activity is current (becomeCurrent(), or set on a responder of the app in front: on screen on a phone or tablet, in the main window on a laptop), so the system advertises it."
+        case .becameCurrent: "The activity is current: its app is in front and made it current (becomeCurrent(), or by setting it on a responder), so the system advertises it."
         case .resignedCurrent: "resignCurrent() (or another app came to the front): the activity is no longer advertised."
         case .invalidated: "invalidate(): final; the activity can never become current again."
         case .needsSaveSet: "needsSave = true: the state changed; the system saves lazily, and always before the payload leaves."
         case .willSave: "userActivityWillSave(_:): the delegate's chance to refresh userInfo before it is saved."
         case .updateUserActivityState: "The system emptied userInfo and called updateUserActivityState(_:) on each responder sharing the activity."
         case .didUpdate: "application(_:didUpdate:): the app delegate's last chance to add keys, such as a version."
-        case .saved: "The activity's state was saved; this userInfo is what a continuing device would receive."
+        case .saved: "The activity's state was saved; a payload leaving now carries this userInfo (only its requiredUserInfoKeys, when the app set some)."
         case .saveSkipped: "The state changed but needsSave was not set, so no save callback runs before the payload leaves: it carries the older state saved last (set needsSave whenever the state changes)."
         case .sceneDidUpdate: "scene(_:didUpdate:): the scene delegate's last chance to add keys after a save."
         case .applicationLaunched: "To continue, the system launches the app (cold: a new process, a scene app connects a scene) or brings it forward (warm)."
@@ -272,17 +276,17 @@ extension LifecycleEvent.Kind {
         case .sceneWillConnect: "scene(_:willConnectTo:options:): on a cold launch for Handoff the options carry only handoffUserActivityType; the activity itself comes later, to scene(_:continue:), never in userActivities."
         case .sceneWillContinue: "scene(_:willContinueUserActivityWithType:): the scene prepares; after it returns the system shows that the activity is being continued."
         case .sceneContinue: "scene(_:continue:): called once all the activity's data has arrived; the scene restores it."
-        case .sceneDidFailToContinue: "scene(_:didFailToContinueUserActivityWithType:error:): the scene is told why, with a public error code."
+        case .sceneDidFailToContinue: "scene(_:didFailToContinueUserActivityWithType:error:): the scene is told why, with a public error code (not implemented: the system shows it)."
         case .advertised: "A beacon tells same-account devices about the activity: a hash of its type, never its content."
         case .withdrawn: "The advertisement was withdrawn with a goodbye beacon."
         case .expired: "The activity passed its expirationDate and is no longer offered."
         case .offerReceived: "A nearby device of the same account advertises an activity; this device works out which app could continue it."
-        case .offerUpdated: "A nearby device's offer changed (saved again, or this device's apps changed)."
+        case .offerUpdated: "A nearby device's offer changed: its activity was saved again or its properties changed, or it expired here."
         case .offerWithdrawn: "A nearby device withdrew its offer."
         case .offerExpired: "A nearby device fell silent; its offer expired."
         case .continueChosen: "The user chose to continue the offered activity (the lock screen, the dock or the app switcher)."
         case .choiceIgnored: "The choice started nothing: one continuation at a time, only for an offer that is there, and only into an app that can take it."
-        case .willContinue: "application(_:willContinueUserActivityWithType:): true, the app tells the user it is continuing; false, the system shows it. It does not cancel."
+        case .willContinue: "application(_:willContinueUserActivityWithType:): true, the app tells the user itself that it is continuing and the system shows nothing; false, the system shows its progress. Either way it goes on: false does not cancel."
         case .fetchStarted: "The system asks the origin for the payload; the origin saves first if needsSave is set."
         case .payloadReceived: "The activity's payload (type, title, userInfo, webpageURL) arrived from the origin."
         case .latePayloadIgnored: "A payload arrived after its continuation ended (cancelled, failed or timed out); it is dropped."
@@ -293,7 +297,7 @@ extension LifecycleEvent.Kind {
         case .restoreUserActivityState: "The restoration handler called restoreUserActivityState(_:) on the objects the app passed back."
         case .continued: "application(_:continue:restorationHandler:) returned true: the continuation completed, and the origin is told."
         case .notHandled: "The app did not handle the activity (continue returned false, or no scene code received it), so the origin is not told it was continued."
-        case .continuationFailed: "application(_:didFailToContinueUserActivityWithType:error:) reports why, with a public error code."
+        case .continuationFailed: "didFailToContinueUserActivityWithType tells the app (its scene, in a scene app) why, with a public error code."
         case .systemShowedError: "The app does not implement didFailToContinueUserActivityWithType, so the system shows the error."
         case .payloadRequested: "A nearby device asks for this activity's payload to continue it."
         case .payloadSent: "The saved payload left this device."
