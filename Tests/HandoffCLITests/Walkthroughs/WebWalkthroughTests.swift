@@ -29,7 +29,8 @@ struct WebWalkthroughTests {
         }
 
         try run.step("The phone's Nearby shows the offer with, under it, what each app's site said (\"✓ Map: approved\", maps.handoffsim.example).") {
-            try run.see(phone, "↩ ⊕")
+            // A web offer is named "web page" while an app here has an approved domain.
+            try run.see(phone, "↩ web page from Laptop 1")
             try run.press(phone, "Tab")
             try run.see(phone, "✓ Map: approved", "maps.handoffsim.example", "Laptop 1")
             try run.press(phone, "Escape")
