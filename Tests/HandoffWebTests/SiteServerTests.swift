@@ -50,19 +50,8 @@ struct SiteServerTests {
     /// `request` sent as it is over a plain TCP connection to the HTTP port; what came back
     /// before the server closed the connection (a deadline of 30 s fails the test).
     static func raw(_ request: [UInt8], port: Int) throws -> String {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(descriptor >= 0)
+        let descriptor = try connection(to: port, receiveTimeout: 30)
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
         _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -103,11 +92,11 @@ struct SiteServerTests {
         #expect(await world.outcome().0 == .approved)
     }
 
-    /// A connected socket to 127.0.0.1:`port` that sends nothing (or only `partial`).
-    static func silentConnection(to port: Int, partial: String = "") throws -> Int32 {
+    /// A socket connected to 127.0.0.1:`port` whose reads give up after `receiveTimeout` seconds.
+    static func connection(to port: Int, receiveTimeout: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(descriptor >= 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -117,6 +106,12 @@ struct SiteServerTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         try #require(connected == 0)
+        return descriptor
+    }
+
+    /// A connected socket to 127.0.0.1:`port` that sends nothing (or only `partial`).
+    static func silentConnection(to port: Int, partial: String = "") throws -> Int32 {
+        let descriptor = try connection(to: port, receiveTimeout: 10)
         if !partial.isEmpty { _ = Array(partial.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) } }
         return descriptor
     }

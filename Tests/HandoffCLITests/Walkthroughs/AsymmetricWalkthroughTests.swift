@@ -29,10 +29,7 @@ struct AsymmetricWalkthroughTests {
         }
 
         try run.step("The phone continues the reading in its Reader, and the tablet's Nearby says \"team differs\" on it (Enter explains that nothing there can continue it).") {
-            try run.press(laptop, "Enter")
-            try run.see(laptop, "F5 switches", "Documents")
-            try run.press(laptop, "Enter")
-            try run.see(laptop, "page 1 of 6")
+            try run.openFirstDocument(laptop, listing: "F5 switches")
             try run.press(laptop, "Space")
             try run.see(laptop, "page 2 of 6")
             try run.see(phone, "↩ ▤ Reader from Laptop 1 · Ctrl-O")

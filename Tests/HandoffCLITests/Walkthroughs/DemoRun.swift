@@ -192,6 +192,15 @@ final class DemoRun {
         for key in keys { try tmux(["send-keys", "-t", panes[index], key], pane: panes[index]) }
     }
 
+    /// Opens the Reader from the home screen and its first document (Enter, Enter), as the
+    /// walkthroughs say, waiting for the list (which shows `listing`) and then page 1.
+    func openFirstDocument(_ index: Int, listing: String = "Documents") throws {
+        try press(index, "Enter")
+        try see(index, listing, "Documents")
+        try press(index, "Enter")
+        try see(index, "page 1 of")
+    }
+
     /// Types `text` into device `index`.
     func type(_ index: Int, _ text: String) throws {
         try tmux(["send-keys", "-t", panes[index], "-l", text], pane: panes[index])

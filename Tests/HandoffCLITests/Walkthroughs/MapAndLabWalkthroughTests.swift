@@ -52,10 +52,7 @@ struct MapAndLabWalkthroughTests {
         let (laptop, phone) = (0, 1)
         try bothUp(run)
         try run.step("On the laptop open the Reader and a document (Enter, Enter). Press F8: the faults panel lists every fault with the device it is armed on and what should follow. Choose `no-answer` and press Enter (armed once; `s` keeps it armed, `x` disarms, as the panel says); the panel closes.") {
-            try run.press(laptop, "Enter")
-            try run.see(laptop, "Documents")
-            try run.press(laptop, "Enter")
-            try run.see(laptop, "page 1 of")
+            try run.openFirstDocument(laptop)
             try run.press(laptop, "F8")
             try run.see(laptop, "Faults (F8)", "no-answer", "s keep armed · x disarm")
             // no-answer is the first fault of the panel.
@@ -119,10 +116,7 @@ struct MapAndLabWalkthroughTests {
                 try run.press(index, "Enter")
             }
             try bothUp(run)
-            try run.press(laptop, "Enter")
-            try run.see(laptop, "Documents")
-            try run.press(laptop, "Enter")
-            try run.see(laptop, "page 1 of")
+            try run.openFirstDocument(laptop)
             try run.press(phone, "C-o")
             try run.see("the continuation on both", [
                 (phone, "the Reader on the phone", { $0.contains("page 1 of") }),

@@ -22,10 +22,7 @@ struct VersionsWalkthroughTests {
         ])
 
         try run.step("\"Laptop v1\" runs `--reader-version 1`: it writes the older key names (`name`, `pageNumber`, `offset`) and `handoffVersion: 1` in `didUpdate`; the current Reader on the phone restores them.") {
-            try run.press(laptop, "Enter")
-            try run.see(laptop, "Documents")
-            try run.press(laptop, "Enter")
-            try run.see(laptop, "page 1 of 6")
+            try run.openFirstDocument(laptop)
             try run.press(laptop, "Space")
             try run.see(laptop, "page 2 of 6")
             try run.see(phone, "↩ ▤ Reader from Laptop v1 · Ctrl-O")
@@ -41,10 +38,7 @@ struct VersionsWalkthroughTests {
         }
 
         try run.step("\"Tablet v3\" runs `--reader-version 3`, newer than the phone's Reader knows: the Reader refuses it, says why in full (\"This activity comes from a newer Reader (version 3)…\") and keeps what it shows.") {
-            try run.press(tablet, "Enter")
-            try run.see(tablet, "Documents")
-            try run.press(tablet, "Enter")
-            try run.see(tablet, "page 1 of 6")
+            try run.openFirstDocument(tablet)
             try run.see(phone, "↩ ▤ Reader from Tablet v3 · Ctrl-O")
             try run.press(phone, "C-o")
             try run.see("the refusal, said in full, and the page kept", [(phone, "the Reader's message and page 2 kept", { screen in
