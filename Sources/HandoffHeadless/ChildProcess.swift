@@ -58,6 +58,8 @@ public final class ChildProcess: Sendable {
     public struct SpawnError: Error, CustomStringConvertible {
         public let executable: String
         public let reason: String
+        /// The system's error number when `posix_spawn` itself failed (such as ETXTBSY).
+        public var errorNumber: Int32?
         public var description: String { "cannot start \(executable): \(reason)" }
     }
 
@@ -143,7 +145,7 @@ public final class ChildProcess: Sendable {
         closeAll(childEnds)
         guard spawned == 0 else {
             closeAll(Array(parentEnds.values))
-            throw SpawnError(executable: executable, reason: String(cString: strerror(spawned)))
+            throw SpawnError(executable: executable, reason: String(cString: strerror(spawned)), errorNumber: spawned)
         }
         processIdentifier = pid
         standardInput = parentEnds[0].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }

@@ -52,7 +52,7 @@ struct LANNamespaceTests {
             while started == nil {
                 do {
                     started = try HeadlessProcess(name: name, arguments: arguments, executable: launcher)
-                } catch let error as NSError where attempt < 20 && NamespacePair.isBusy(error) {
+                } catch where attempt < 20 && NamespacePair.isBusy(error) {
                     attempt += 1
                     usleep(50_000)
                 }
@@ -176,8 +176,13 @@ final class NamespacePair: @unchecked Sendable {
         return script
     }
 
-    /// Whether `error` (from starting a process) is ETXTBSY.
-    static func isBusy(_ error: NSError) -> Bool {
+    /// Whether `error` (from starting a process) is ETXTBSY: another thread's child, forked while
+    /// the script was being written, still held it open for writing for a moment. Children are
+    /// started with `posix_spawn` (ChildProcess), whose error carries the number; the NSError
+    /// forms are those of Foundation's Process, which the package no longer uses.
+    static func isBusy(_ error: any Error) -> Bool {
+        if let spawn = error as? ChildProcess.SpawnError { return spawn.errorNumber == ETXTBSY }
+        let error = error as NSError
         let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
         return (error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY))
             || (underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(ETXTBSY))

@@ -96,8 +96,10 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
             let kinds = PeerInfo.Kind.allCases
             guard Int(kindByte) < kinds.count else { throw SessionFrameError("unknown device kind \(kindByte)") }
             try end()
-            // An invisible character stays, shown as its code point, so a look-alike name can be told apart.
-            return .hello(name: TerminalText.sanitized(name), kind: kinds[Int(kindByte)])
+            // An invisible character stays, shown as its code point, so a look-alike name can be
+            // told apart; cut as the encoder cuts, so that what was accepted encodes as it is.
+            return .hello(name: SessionFrameEncoder.truncated(TerminalText.sanitized(name), maximumBytes: 255),
+                          kind: kinds[Int(kindByte)])
         case .payloadRequest:
             guard let id = body.readInteger(as: UInt64.self), let continuation = body.readBytes(length: 16),
                   let hash = body.readBytes(length: 7)
