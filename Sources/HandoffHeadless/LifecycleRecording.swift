@@ -90,28 +90,56 @@ public struct LifecycleRecording: Sendable {
     public var deviceKind: String
     public var account: String
     public var events: [RecordedEvent]
+    /// Bytes of events before the part that was read, left out (0: the whole recording).
+    public var skippedBytes = 0
 
-    /// The most bytes a recording may have (a long session's recording is a few megabytes).
-    public static let maximumBytes = 256 * 1024 * 1024
+    /// The most bytes of events read of one recording: a longer one is read from its header and
+    /// its last this many bytes (some 60,000 events), so a recording left running for days
+    /// prints in seconds and a few hundred megabytes of memory at most, not gigabytes (a long
+    /// session's recording is a few megabytes).
+    public static let maximumBytes = 16 * 1024 * 1024
 
     /// Reads the recording at `path`.
     ///
     /// - Throws: ``RecordingError`` naming the file and line: not a recording, truncated, not
     ///   JSON, a newer version, an unknown event kind, or another device's events.
     public init(contentsOf path: String) throws(RecordingError) {
-        let data: Data
+        var data: Data
+        var skipped = 0
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let size = attributes[.size] as? Int, size > Self.maximumBytes {
-                throw RecordingError(file: path, line: nil, reason: "the file is \(size) bytes, over the \(Self.maximumBytes)-byte limit")
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw RecordingError(file: path, line: nil, reason: "cannot be read")
             }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            let size = Int(try handle.seekToEnd())
+            try handle.seek(toOffset: 0)
+            if size <= Self.maximumBytes {
+                data = try handle.readToEnd() ?? Data()
+            } else {
+                // The header line, then the last `maximumBytes` from the first whole line on.
+                let start = try handle.read(upToCount: 64 * 1024) ?? Data()
+                guard let headerEnd = start.firstIndex(of: 0x0A) else {
+                    throw RecordingError(file: path, line: 1, reason: "the header line is longer than 64 KiB (not a recording?)")
+                }
+                try handle.seek(toOffset: UInt64(size - Self.maximumBytes))
+                var tail = try handle.readToEnd() ?? Data()
+                let cut = (tail.firstIndex(of: 0x0A) ?? tail.endIndex) - tail.startIndex
+                tail = Data(tail.dropFirst(min(cut + 1, tail.count)))
+                skipped = size - tail.count - (headerEnd - start.startIndex + 1)
+                data = Data(start[...headerEnd]) + tail
+            }
         } catch let error as RecordingError {
             throw error
         } catch {
             throw RecordingError(file: path, line: nil, reason: "cannot be read (\(error.localizedDescription))")
         }
-        try self.init(data: data, file: path)
+        do {
+            try self.init(data: data, file: path)
+        } catch where skipped > 0 {
+            // Line numbers count from the part read: say so rather than name a wrong line.
+            throw RecordingError(file: path, line: nil, reason: "in its last \(Self.maximumBytes / (1024 * 1024)) MiB: \(error.reason)")
+        }
+        skippedBytes = skipped
     }
 
     /// Reads a recording's bytes, naming `file` in errors.

@@ -56,6 +56,11 @@ struct TimelineCommand: ParsableCommand {
             FileHandle.standardError.write(Data("handoff timeline: \(error)\n".utf8))
             throw ExitCode(1)
         }
+        for recording in recordings where recording.skippedBytes > 0 {
+            let megabytes = LifecycleRecording.maximumBytes / (1024 * 1024)
+            FileHandle.standardError.write(Data(("handoff timeline: \(recording.file): its first \(ByteCount.text(recording.skippedBytes)) "
+                + "of events are left out; the timeline shows its last \(megabytes) MiB.\n").utf8))
+        }
         let timeline = Timeline(recordings: recordings, continuation: continuation)
         if let svg {
             do {

@@ -39,6 +39,35 @@ struct TimelineTests {
         return ("\(folder)/Laptop.jsonl", "\(folder)/Phone.jsonl")
     }
 
+    /// A recording longer than the timeline reads is read from its header and its last part:
+    /// memory and time stay bounded (a 256 MiB recording used to take 1.15 GB and 27 s).
+    @Test func aLongRecordingIsReadFromItsHeaderAndItsLastPart() throws {
+        let (laptopFile, _) = try record()
+        let lines = try String(contentsOfFile: laptopFile, encoding: .utf8).split(separator: "\n").map(String.init)
+        let header = try #require(lines.first), event = try #require(lines.dropFirst().first)
+        let long = laptopFile + ".long.jsonl"
+        try Data().write(to: URL(fileURLWithPath: long))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: long))
+        try handle.write(contentsOf: Data((header + "\n").utf8))
+        let block = Data(String(repeating: event + "\n", count: 1000).utf8)
+        var written = 0
+        while written <= LifecycleRecording.maximumBytes + 4 * block.count {
+            try handle.write(contentsOf: block)
+            written += block.count
+        }
+        try handle.write(contentsOf: Data((lines.dropFirst().joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+
+        let recording = try LifecycleRecording(contentsOf: long)
+        #expect(recording.skippedBytes > 0)
+        let kept = recording.events.count
+        #expect(kept < written / (event.utf8.count + 1), "only the last part was read: \(kept) events")
+        #expect(kept > LifecycleRecording.maximumBytes / (event.utf8.count + 1) / 2)
+        // The newest events are there, whole.
+        let whole = try LifecycleRecording(contentsOf: laptopFile)
+        #expect(recording.events.suffix(whole.events.count - 1).map(\.kind) == whole.events.dropFirst().map(\.kind))
+    }
+
     @Test func bothDevicesAreLanesAndTheRequestAndPayloadAreArrowsInOrder() throws {
         let (laptopFile, phoneFile) = try record()
         let recordings = try LifecycleRecording.load([laptopFile, phoneFile])
