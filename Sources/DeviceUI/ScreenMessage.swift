@@ -96,7 +96,12 @@ extension ScreenState {
     public var promptsOnLockScreen: Bool { device.kind != .laptop }
 
     /// The layout for the current terminal size.
-    public var layout: ScreenLayout { ScreenLayout(kind: device.kind, size: size, isLogVisible: isLogVisible) }
+    public var layout: ScreenLayout {
+        // One layout, not two: `whenRoom` keeps the layout with the log unless it covers the device.
+        guard logMode == .whenRoom else { return ScreenLayout(kind: device.kind, size: size, isLogVisible: logMode == .shown) }
+        let withLog = ScreenLayout(kind: device.kind, size: size, isLogVisible: true)
+        return withLog.logPlacement != .covering ? withLog : ScreenLayout(kind: device.kind, size: size, isLogVisible: false)
+    }
 
     /// The device frame for the current terminal size.
     public var frameLayout: DeviceFrameLayout { DeviceFrameLayout(kind: device.kind, in: layout.device) }

@@ -93,7 +93,7 @@ public struct ScreenState: Hashable, Sendable {
             switch logMode {
             case .hidden: false
             case .shown: true
-            case .whenRoom: ScreenLayout(kind: device.kind, size: size, isLogVisible: true).logPlacement != .covering
+            case .whenRoom: layout.logPlacement != nil
             }
         }
         set { logMode = newValue ? .shown : .hidden }
