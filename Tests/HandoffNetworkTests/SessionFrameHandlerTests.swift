@@ -91,3 +91,50 @@ struct SessionFrameHandlerTests {
         #expect(!channel.isActive)
     }
 }
+
+/// Stream data frames are held near the size senders use (64 KiB), whatever the frame limit.
+@Suite("Stream data frame limit")
+struct StreamDataLimitTests {
+    func frame(kind: SessionFrame.Kind, dataLength: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let length = UInt32(dataLength + 2)
+        bytes += withUnsafeBytes(of: length.bigEndian, Array.init)
+        bytes += [HandoffNetwork.protocolVersion, kind.rawValue]
+        return bytes + Array(repeating: 0x5A, count: dataLength)
+    }
+
+    @Test func aStreamDataFrameOverSixtyFourKiBIsRefusedFromItsHeader() throws {
+        let budget = SessionReadBudget(total: 64 << 20)
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: 8 << 20, budget: budget))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        // Only the header and a few bytes of an announced 8 MiB stream frame arrive.
+        let header = Array(frame(kind: .streamData, dataLength: (8 << 20) - 2).prefix(64))
+        #expect(throws: SessionFrameError.self) { try channel.writeInbound(ByteBuffer(bytes: header)) }
+        #expect(!channel.isActive)
+        #expect(budget.inUse == 0)
+    }
+
+    @Test func theLargestFrameASenderPacksAndSixtyFourKiBOfDataAreAccepted() throws {
+        for dataLength in [StreamBridge.frameBodyLength, 64 * 1024] {
+            let channel = EmbeddedChannel()
+            try channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: 8 << 20, budget: SessionReadBudget(total: 64 << 20)))
+            try channel.writeInbound(ByteBuffer(bytes: frame(kind: .streamData, dataLength: dataLength)))
+            guard case .streamData(let data) = try channel.readInbound(as: SessionFrame.self) else {
+                Issue.record("no stream frame of \(dataLength) bytes")
+                continue
+            }
+            #expect(data.readableBytes == dataLength)
+        }
+    }
+
+    @Test func theDecoderRefusesWhatTheReaderRefuses() throws {
+        var body = ByteBuffer(bytes: frame(kind: .streamData, dataLength: 64 * 1024 + 1).dropFirst(4))
+        #expect(throws: SessionFrameError.self) { try SessionFrameDecoder.decodeBody(&body) }
+        // A payload answer may still be large.
+        var answer = ByteBuffer()
+        try SessionFrameEncoder().encode(data: .payloadResponse(id: 1, payload: Array(repeating: 7, count: 1 << 20)), out: &answer)
+        answer.moveReaderIndex(forwardBy: 4)
+        #expect(try SessionFrameDecoder.decodeBody(&answer) == .payloadResponse(id: 1, payload: Array(repeating: 7, count: 1 << 20)))
+    }
+}

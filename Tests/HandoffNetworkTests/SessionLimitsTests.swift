@@ -1,8 +1,12 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HandoffCore
 @testable import HandoffNetwork
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Synchronization
 import Testing
 import TestThreads
@@ -21,8 +25,8 @@ struct SessionLimitsTests {
     @Test func aFrameHoldsOnlyTheBytesThatArrivedNotItsAnnouncedLength() throws {
         let budget = SessionReadBudget(total: 64 << 20)
         let channel = try reader(budget)
-        // 8 MiB announced, 3 bytes sent.
-        try channel.writeInbound(ByteBuffer(bytes: [0x00, 0x80, 0x00, 0x00, HandoffNetwork.protocolVersion, 9, 1]))
+        // A payload answer of 8 MiB announced (kind 3), 3 bytes sent.
+        try channel.writeInbound(ByteBuffer(bytes: [0x00, 0x80, 0x00, 0x00, HandoffNetwork.protocolVersion, 3, 1]))
         #expect(budget.inUse == 3)  // the version and type bytes and one body byte
         // The connection ends: the bytes are given back.
         _ = try channel.finish()
@@ -62,13 +66,13 @@ struct SessionLimitsTests {
         try channel.pipeline.syncOperations.addHandler(HandshakeObserver(promise: promise, deadline: .seconds(2), gate: gate))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         #expect(channel.isActive)
-        #expect(gate.statistics.pending == 1)
+        #expect(gate.statistics.members == 1)
         loop.advanceTime(by: .milliseconds(1999))
         #expect(channel.isActive)
         loop.advanceTime(by: .milliseconds(2))
         #expect(!channel.isActive)
         #expect(throws: SessionError.self) { try promise.futureResult.wait() }
-        #expect(gate.statistics.pending == 0)
+        #expect(gate.statistics.members == 0)
     }
 
     @Test func theGateClosesTheOldestPendingConnectionToAdmitANewOne() throws {
@@ -85,10 +89,10 @@ struct SessionLimitsTests {
         let b1 = try connected("10.0.0.2")
         let b2 = try connected("10.0.0.2")  // over the total: the oldest overall (a2) goes
         #expect(!a2.isActive && a3.isActive && b1.isActive && b2.isActive)
-        #expect(gate.statistics.pending == 3)
+        #expect(gate.statistics.members == 3)
         #expect(gate.statistics.evicted == 2)
         gate.release(b1)
-        #expect(gate.statistics.pending == 2)
+        #expect(gate.statistics.members == 2)
         for channel in [a1, a2, a3, b1, b2] { _ = try? channel.finish() }
     }
 
@@ -181,5 +185,80 @@ struct NetworkFuzzRegressionTests {
             let decoded = try BeaconSealer.decode(plaintext, receivedAt: nil)
             #expect(BeaconSealer.encode(decoded) == plaintext, "expiresIn \(expiry)")
         }
+    }
+}
+
+/// The caps on established sessions, and accepting when descriptors run out.
+@Suite("Session roster and accept pause", .ownThread)
+struct SessionRosterTests {
+    func connected(_ address: String = "127.0.0.1") throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: address, port: 9)).wait()
+        return channel
+    }
+
+    @Test func theIdlestSessionOfThePeerGoesFirstAndActivityKeepsOneOpen() throws {
+        let roster = ConnectionRoster<DeviceID>(total: 10, perGroup: 3)
+        let mallory = DeviceID("mallory"), phone = DeviceID("phone")
+        let m1 = try connected(), m2 = try connected(), m3 = try connected()
+        for channel in [m1, m2, m3] { roster.admit(channel, group: mallory) }
+        roster.touch(m1)  // m1 is now the most recently active: m2 is the idlest
+        let m4 = try connected()
+        roster.admit(m4, group: mallory)
+        #expect(m1.isActive && !m2.isActive && m3.isActive && m4.isActive)
+        // Another peer is not touched by Mallory's cap.
+        let p1 = try connected()
+        roster.admit(p1, group: phone)
+        #expect(p1.isActive)
+        #expect(roster.count(of: mallory) == 3 && roster.count(of: phone) == 1)
+        #expect(roster.statistics.members == 4 && roster.statistics.evicted == 1)
+        for channel in [m1, m2, m3, m4, p1] { _ = try? channel.finish() }
+    }
+
+    @Test func overTheTotalTheIdlestOfAnyPeerGoes() throws {
+        let roster = ConnectionRoster<DeviceID>(total: 3, perGroup: 3)
+        let a = try connected(), b = try connected(), c = try connected()
+        roster.admit(a, group: DeviceID("a"))
+        roster.admit(b, group: DeviceID("b"))
+        roster.admit(c, group: DeviceID("c"))
+        roster.touch(a)
+        let d = try connected()
+        roster.admit(d, group: DeviceID("d"))
+        #expect(a.isActive && !b.isActive && c.isActive && d.isActive)
+        roster.release(c)
+        #expect(roster.statistics.members == 2)
+        for channel in [a, b, c, d] { _ = try? channel.finish() }
+    }
+
+    @Test func capsFollowTheDescriptorsLeft() {
+        #expect(DescriptorLimit.cap(128, share: 0.5, soft: 1024) == 128)
+        #expect(DescriptorLimit.cap(128, share: 0.5, soft: 128) == 40)
+        #expect(DescriptorLimit.cap(64, share: 0.25, soft: 128) == 20)
+        #expect(DescriptorLimit.cap(128, share: 0.5, soft: 16) == 4)
+    }
+
+    @Test func runningOutOfDescriptorsPausesAcceptingAndItResumes() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptPause()) }
+            }
+            .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0).get()
+        #expect(try await server.getOption(.autoRead).get())
+        // What NIO fires when accept(2) fails with EMFILE.
+        server.pipeline.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept"))
+        #expect(try await server.getOption(.autoRead).get() == false)
+        // On again after the first delay (10 ms).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while try await server.getOption(.autoRead).get() == false, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try await server.getOption(.autoRead).get())
+        // Other errors pass on untouched.
+        server.pipeline.fireErrorCaught(IOError(errnoCode: ECONNABORTED, reason: "accept"))
+        #expect(try await server.getOption(.autoRead).get())
+        try await server.close()
+        try await group.shutdownGracefully()
     }
 }

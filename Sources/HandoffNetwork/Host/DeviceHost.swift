@@ -25,6 +25,8 @@ public final class DeviceHost: @unchecked Sendable {
     let readBudget: SessionReadBudget
     /// Accepted connections still in their handshake.
     let handshakeGate: HandshakeGate
+    /// Established sessions accepted from peers, by peer (see ``NetworkOptions/maximumSessions``).
+    let sessionRoster: ConnectionRoster<DeviceID>
     let sealer: BeaconSealer
     let bootIdentifier: UInt64
     /// Confined to `queue`.
@@ -79,7 +81,13 @@ public final class DeviceHost: @unchecked Sendable {
         self.group = group
         security = try SessionSecurity(identity: identity, account: account, store: store)
         readBudget = SessionReadBudget(total: options.sessionReadBudget)
-        handshakeGate = HandshakeGate(total: options.maximumPendingHandshakes, perAddress: options.maximumPendingHandshakesPerAddress)
+        // Both caps are lowered to fit the descriptors this process may hold (a quarter of what is
+        // left after a reserve for pending handshakes, half for sessions), so they are reached
+        // before the descriptor table is full.
+        handshakeGate = HandshakeGate(total: DescriptorLimit.cap(options.maximumPendingHandshakes, share: 0.25),
+                                      perAddress: options.maximumPendingHandshakesPerAddress)
+        sessionRoster = ConnectionRoster(total: DescriptorLimit.cap(options.maximumSessions, share: 0.5),
+                                         perGroup: options.maximumSessionsPerPeer)
         sealer = BeaconSealer(accountKey: account.beaconKey)
         bootIdentifier = UInt64(Date().timeIntervalSince1970 * 1000)
         schedule = BeaconSchedule(profile: options.timing)

@@ -19,6 +19,12 @@ public struct NetworkOptions: Sendable {
     public var maximumPendingHandshakes: Int
     /// …and at most this many from one source address (the oldest is closed to make room).
     public var maximumPendingHandshakesPerAddress: Int
+    /// Sessions accepted from peers and established (handshake done, peer verified): at most
+    /// this many in all (fewer when the process may hold few descriptors)…
+    public var maximumSessions: Int
+    /// …and at most this many from one peer; over either cap, the least recently active is
+    /// closed to make room (a peer reconnects when it next needs one).
+    public var maximumSessionsPerPeer: Int
     /// A pooled request session with no frame either way for this long is closed by the
     /// continuing device; the origin closes one idle for twice as long.
     public var idleSessionTimeout: TimeInterval
@@ -35,7 +41,8 @@ public struct NetworkOptions: Sendable {
     public init(discoveryPort: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, timing: TimingProfile = .instant,
                 connectTimeout: TimeInterval = 2, maximumFrameLength: Int = 8 << 20,
                 sessionReadBudget: Int = 64 << 20, maximumPendingHandshakes: Int = 64,
-                maximumPendingHandshakesPerAddress: Int = 32, idleSessionTimeout: TimeInterval = 60) {
+                maximumPendingHandshakesPerAddress: Int = 32, maximumSessions: Int = 128, maximumSessionsPerPeer: Int = 16,
+                idleSessionTimeout: TimeInterval = 60) {
         self.discoveryPort = discoveryPort
         self.lan = lan
         self.timing = timing
@@ -44,6 +51,8 @@ public struct NetworkOptions: Sendable {
         self.sessionReadBudget = sessionReadBudget
         self.maximumPendingHandshakes = maximumPendingHandshakes
         self.maximumPendingHandshakesPerAddress = maximumPendingHandshakesPerAddress
+        self.maximumSessions = maximumSessions
+        self.maximumSessionsPerPeer = maximumSessionsPerPeer
         self.idleSessionTimeout = idleSessionTimeout
     }
 

@@ -199,10 +199,12 @@ struct SessionLimits: Sendable {
     /// Nil: never closed for idleness (stream connections of the continuing device).
     var idleTimeout: TimeInterval?
     var budget: SessionReadBudget
-    /// Servers only.
+    /// Servers only: pending handshakes, and established sessions by peer.
     var gate: HandshakeGate?
+    var roster: ConnectionRoster<DeviceID>?
 
-    init(options: NetworkOptions, budget: SessionReadBudget, gate: HandshakeGate? = nil, idle: Bool = true, server: Bool = false) {
+    init(options: NetworkOptions, budget: SessionReadBudget, gate: HandshakeGate? = nil, roster: ConnectionRoster<DeviceID>? = nil,
+         idle: Bool = true, server: Bool = false) {
         maximumFrameLength = options.maximumFrameLength
         handshakeTimeout = options.connectTimeout
         // The server waits twice as long as the client, so a pooled session is closed by the
@@ -210,6 +212,7 @@ struct SessionLimits: Sendable {
         idleTimeout = idle ? options.idleSessionTimeout * (server ? 2 : 1) : nil
         self.budget = budget
         self.gate = gate
+        self.roster = roster
     }
 }
 
@@ -243,6 +246,7 @@ enum SessionPipeline {
             if let idle = limits.idleTimeout {
                 try operations.addHandler(IdleCloser(timeout: .interval(idle)), name: IdleCloser.name)
             }
+            if let roster = limits.roster { try operations.addHandler(RosterActivity(roster: roster)) }
             if let answers { try operations.addHandler(PayloadAnswerTap(answers)) }
             let wrapped = try SessionChannel(wrappingChannelSynchronously: channel)
             return (wrapped, promise.futureResult)

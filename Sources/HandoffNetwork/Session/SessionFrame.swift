@@ -38,6 +38,21 @@ public struct SessionFrameError: Error, Sendable, Hashable, CustomStringConverti
     init(_ message: String) { self.message = message }
 }
 
+extension SessionFrame {
+    /// The longest `streamData` frame accepted (its length: version, type and at most 64 KiB of
+    /// data): senders pack frames of 64 KiB with their header (``StreamBridge/frameLength``), and
+    /// frames queue per stream before TCP pushes back, so a stream's frames are held to that size
+    /// rather than the 8 MiB a payload answer may need (six streams of 8 MiB frames once took an
+    /// origin to 907 MB).
+    static let maximumStreamDataLength = 64 * 1024 + 2
+}
+
+extension SessionFrameError {
+    static func streamDataTooLong(_ length: Int) -> SessionFrameError {
+        SessionFrameError("stream data frame of \(length) bytes exceeds the \(SessionFrame.maximumStreamDataLength)-byte limit of stream frames")
+    }
+}
+
 /// Decodes length-prefixed session frames, refusing frames longer than `maximumFrameLength`.
 public struct SessionFrameDecoder: ByteToMessageDecoder {
     public typealias InboundOut = SessionFrame
@@ -74,6 +89,9 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
             throw SessionFrameError("unsupported version \(version) (this device speaks \(HandoffNetwork.protocolVersion))")
         }
         guard let kind = SessionFrame.Kind(rawValue: rawKind) else { throw SessionFrameError("unknown type \(rawKind)") }
+        if kind == .streamData, body.readableBytes + 2 > SessionFrame.maximumStreamDataLength {
+            throw SessionFrameError.streamDataTooLong(body.readableBytes + 2)
+        }
         // Strict: `ByteBuffer.readString` would repair invalid UTF-8 with U+FFFD instead of refusing it.
         func utf8(_ count: Int, _ what: String) throws -> String {
             guard let bytes = body.readBytes(length: count) else { throw SessionFrameError("truncated \(what)") }

@@ -30,6 +30,8 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     /// The body being collected, once its length is known.
     private var body: ByteBuffer?
     private var bodyLength = 0
+    /// Whether the body's kind was checked against its length (once its first two bytes are in).
+    private var kindChecked = false
     /// Bytes of ``body`` taken from the budget.
     private var reserved = 0
     private var failed = false
@@ -57,6 +59,7 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
                 }
                 body = context.channel.allocator.buffer(capacity: min(length, Self.initialBodyCapacity))
                 bodyLength = length
+                kindChecked = false
             }
             guard var collected = body else { return }
             body = nil  // keeps `collected` uniquely referenced, so appending never copies it
@@ -68,6 +71,13 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
             reserved += take
             var part = input.readSlice(length: take)!
             collected.writeBuffer(&part)
+            if !kindChecked, collected.readableBytes >= 2 {
+                kindChecked = true
+                let kind = collected.getInteger(at: collected.readerIndex + 1, as: UInt8.self)
+                if kind == SessionFrame.Kind.streamData.rawValue, bodyLength > SessionFrame.maximumStreamDataLength {
+                    return fail(context, SessionFrameError.streamDataTooLong(bodyLength))
+                }
+            }
             guard collected.readableBytes == bodyLength else {
                 body = collected
                 return

@@ -20,9 +20,13 @@ final class SessionServer: Sendable {
 
     static func start(host: DeviceHost) async throws -> SessionServer {
         let security = host.security
-        let limits = SessionLimits(options: host.options, budget: host.readBudget, gate: host.handshakeGate, server: true)
+        let limits = SessionLimits(options: host.options, budget: host.readBudget, gate: host.handshakeGate,
+                                   roster: host.sessionRoster, server: true)
         let server = try await ServerBootstrap(group: host.group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptPause()) }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
             .bind(host: host.options.sessionBindHost, port: 0) { child -> EventLoopFuture<Accepted> in
@@ -70,6 +74,15 @@ final class SessionServer: Sendable {
             try await handshake.get()
             peerID = try host.security.verify(try await connection.channel.nioSSL_peerCertificate().get())
         } catch {
+            await SessionPipeline.discard(connection)
+            return
+        }
+        // Counted from now against the caps on established sessions (per peer and in all); the
+        // pipeline's `RosterActivity` marks it active and releases it when it closes. Admitting
+        // it may close this peer's (or anyone's) idlest session.
+        host.sessionRoster.admit(connection.channel, group: peerID)
+        guard connection.channel.isActive else {
+            host.sessionRoster.release(connection.channel)
             await SessionPipeline.discard(connection)
             return
         }
