@@ -5,10 +5,14 @@ import Glibc
 
 /// Two real device processes and thousands of continuations in a row, with faults injected at
 /// random: the origin killed and restarted, stopped and continued, silent and slow connections
-/// held against its session port, garbage datagrams on the discovery port. Every continuation
-/// must end as restored or with a documented code (4608, 4609, 4610) within its deadline; memory
-/// and descriptors are sampled after warm-up and at the end. `handoff soak` runs it; the suite
-/// runs a short one.
+/// held against its session port, garbage datagrams on the discovery port, hostile clients of
+/// the local web server. With a Map manifest, the local web (`handoff web serve`) runs in the
+/// loop: every fourth continuation is a web page that the continuing device opens in the Map
+/// after checking the site's association file, which expires every 2 s so it is fetched again
+/// and again. Both devices share their lifecycle with each other. Every continuation must end
+/// as restored or with a documented code (4608, 4609, 4610) within its deadline; memory and
+/// descriptors (of the web server too) are sampled after warm-up and at the end. `handoff soak`
+/// runs it; the suite runs a short one.
 public final class SoakRunner {
     public struct Options: Sendable {
         public var continuations: Int
@@ -17,15 +21,22 @@ public final class SoakRunner {
         public var seed: UInt64
         /// The longest a continuation may take to end, either way.
         public var deadline: TimeInterval
+        /// The Map's Info.plist: with it, the local web server runs in the loop and the continuing
+        /// device has the Map, which web pages of its domain continue into (nil: no web).
+        public var mapManifest: URL?
+        /// Both devices share their lifecycle events (`--share-lifecycle`).
+        public var shareLifecycle: Bool
         /// Where to say what happens (nil: quiet).
         public var progress: (@Sendable (String) -> Void)?
 
         public init(continuations: Int = 2000, faultRate: Double = 0.25, seed: UInt64 = 1, deadline: TimeInterval = 20,
-                    progress: (@Sendable (String) -> Void)? = nil) {
+                    mapManifest: URL? = nil, shareLifecycle: Bool = true, progress: (@Sendable (String) -> Void)? = nil) {
             self.continuations = continuations
             self.faultRate = faultRate
             self.seed = seed
             self.deadline = deadline
+            self.mapManifest = mapManifest
+            self.shareLifecycle = shareLifecycle
             self.progress = progress
         }
     }
@@ -36,6 +47,10 @@ public final class SoakRunner {
         case silentConnections = "silent connections held"
         case slowConnections = "slow (slowloris) connections"
         case garbageDatagrams = "garbage datagrams"
+        case hostileWebClients = "hostile web clients"
+
+        /// Faults that need the local web in the loop.
+        var needsWeb: Bool { self == .hostileWebClients }
     }
 
     public struct Report: Sendable, CustomStringConvertible {
@@ -56,6 +71,13 @@ public final class SoakRunner {
         /// The same for the origin since its last restart.
         public var originMemory: (warm: Int, end: Int) = (0, 0)
         public var originDescriptors: (baseline: Int, end: Int) = (0, 0)
+        /// The local web server, when it runs: its descriptors, and whether it was still running.
+        public var webDescriptors: (baseline: Int, end: Int)?
+        public var webRunning = true
+        /// Web pages continued: into the Map (its association approved), and into the Browser.
+        public var webInApp = 0
+        public var webInBrowser = 0
+        public var sharing = false
         /// The continuing device's resident memory (KiB) every tenth of the run, for the trend.
         public var receiverMemorySeries: [Int] = []
         /// What each device's descriptors were at the end, by kind, when they did not come back.
@@ -68,8 +90,9 @@ public final class SoakRunner {
         /// Descriptors back to their baseline (two of slack for a pooled session being replaced).
         public var descriptorsBack: Bool {
             receiverDescriptors.end <= receiverDescriptors.baseline + 2 && originDescriptors.end <= originDescriptors.baseline + 2
+                && webDescriptors.map { $0.end <= $0.baseline + 2 } ?? true
         }
-        public var passed: Bool { hangs == 0 && unexpected.isEmpty && restored > 0 && memoryFlat && descriptorsBack }
+        public var passed: Bool { hangs == 0 && unexpected.isEmpty && restored > 0 && memoryFlat && descriptorsBack && webRunning }
 
         public var description: String {
             let codes = failed.keys.sorted().map { "\($0): \(failed[$0]!)" }.joined(separator: ", ")
@@ -80,6 +103,7 @@ public final class SoakRunner {
                 continuing device: memory \(receiverMemory.warm / 1024) MiB after warm-up → \(receiverMemory.end / 1024) MiB at the end (\(memoryFlat ? "flat" : "GREW")); descriptors \(receiverDescriptors.baseline) → \(receiverDescriptors.end)
                 continuing device's memory every tenth of the run (MiB): \(receiverMemorySeries.map { String($0 / 1024) }.joined(separator: " "))
                 origin (since its last restart): memory \(originMemory.warm / 1024) MiB → \(originMemory.end / 1024) MiB; descriptors \(originDescriptors.baseline) → \(originDescriptors.end) (\(descriptorsBack ? "back to baseline" : "NOT back"))
+                \(webDescriptors.map { "local web server: \(webRunning ? "running" : "GONE"); descriptors \($0.baseline) → \($0.end); web pages continued in the Map \(webInApp), in the Browser \(webInBrowser)\n" } ?? "")lifecycle sharing: \(sharing ? "on" : "off")
                 \(descriptorKinds.map { "descriptors at the end: continuing device \($0.receiver); origin \($0.origin)\n" } ?? "")\(passed ? "soak: passed" : "soak: FAILED")\(unexpected.prefix(5).map { "\n  \($0)" }.joined())
                 """
         }
@@ -98,6 +122,11 @@ public final class SoakRunner {
     var receiver: HeadlessProcess?
     var originID = ""
     var report = Report()
+    /// The local web server, when the soak has the web in its loop.
+    var web: ChildProcess?
+    var webPorts: (https: Int, http: Int) = (0, 0)
+    /// Whether the origin's current activity is the web page (else the reading activity).
+    var offeredWeb = false
     /// The fault of the continuation before, named when a continuation without one fails.
     var previousFault: Fault?
 
@@ -116,6 +145,10 @@ public final class SoakRunner {
             process.closeInput()
             if process.waitForExit(timeout: 5) == nil { process.kill() }
         }
+        if let web {
+            web.terminate()
+            if web.waitForExit(timeout: 5) == nil { web.send(SIGKILL) }
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -123,10 +156,19 @@ public final class SoakRunner {
 
     func say(_ text: String) { options.progress?(text) }
 
+    static let webPage = "https://maps.handoffsim.example/?lat=38.7&lon=-9.1&z=6"
+    var webDirectory: URL { directory.appendingPathComponent("web", isDirectory: true) }
+
     func start(_ name: String, kind: String) throws -> HeadlessProcess {
+        var extra: [String] = []
+        if options.shareLifecycle { extra.append("--share-lifecycle") }
+        if let map = options.mapManifest {
+            extra += ["--web-dir", webDirectory.path, "--apps", "reader,browser"]
+            if kind != "laptop" { extra += ["--install", map.path] }
+        }
         let process = try HeadlessProcess(name: name, arguments: [
             "--kind", kind, "--account", account, "--port", String(port), "--config-dir", directory.path, "--fetch-timeout", "5",
-        ], executable: executable)
+        ] + extra, executable: executable)
         guard process.waitFor(timeout: 30, where: { $0["event"] as? String == "ready" }) != nil else {
             throw Failure(description: "\(name) did not start: \(process.standardError.suffix(500))")
         }
@@ -137,11 +179,54 @@ public final class SoakRunner {
         (process.received.first { $0["event"] as? String == "ready" }?["device"] as? [String: Any])?["id"] as? String
     }
 
-    /// Makes the origin's activity current and waits until the receiver has its offer.
-    func offer(serial: Int) throws {
+    /// `handoff web serve` on free ports with the soak's web folder, its association files
+    /// expiring every 2 s (so devices fetch them again and again); waits until it serves.
+    func startWeb() throws {
+        let log = directory.appendingPathComponent("web.log").path
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(executable: executable.path,
+                                       arguments: ["web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webDirectory.path,
+                                                   "--max-age", "2"],
+                                       standardOutput: .file(log), standardError: .standardOutput)
+        } catch {
+            throw Failure(description: "the local web server did not start: \(error)")
+        }
+        web = process
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if text.contains("Ctrl-C stops."), let ports = Self.webPorts(in: text) {
+                webPorts = ports
+                return
+            }
+            guard process.isRunning else { break }
+            usleep(20_000)
+        }
+        throw Failure(description: "the local web server did not start: \(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(500))")
+    }
+
+    /// The ports in `handoff web serve`'s first line ("… on 127.0.0.1: https N, http M").
+    static func webPorts(in text: String) -> (https: Int, http: Int)? {
+        guard let line = text.split(separator: "\n").first(where: { $0.contains(": https ") }),
+              let range = line.range(of: ": https ") else { return nil }
+        let parts = line[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let https = Int(parts[0]), parts[1].hasPrefix("http "), let http = Int(parts[1].dropFirst(5)) else { return nil }
+        return (https, http)
+    }
+
+    /// Makes the origin's activity current (the reading activity, or the Map's web page in its
+    /// Browser) and waits until the receiver has its offer.
+    func offer(serial: Int, web: Bool = false) throws {
         guard let origin, let receiver else { return }
         let mark = receiver.received.count
-        try origin.send(["cmd": "become-current", "type": Self.readingType, "title": "Soak", "userInfo": ["page": serial, "soak": true]])
+        if web {
+            try origin.send(["cmd": "become-current", "type": "NSUserActivityTypeBrowsingWeb", "app": "com.handoffsim.browser",
+                             "title": "Lisbon", "webpageURL": Self.webPage, "userInfo": ["scroll": serial]])
+        } else {
+            try origin.send(["cmd": "become-current", "type": Self.readingType, "title": "Soak", "userInfo": ["page": serial, "soak": true]])
+        }
+        offeredWeb = web
         guard receiver.waitFor(after: mark, timeout: 15, where: {
             $0["event"] as? String == "lifecycle" && $0["kind"] as? String == "offerReceived" && $0["peer"] as? String == origin.name
         }) != nil else {
@@ -155,6 +240,7 @@ public final class SoakRunner {
         origin = try start("Soak Origin", kind: "laptop")
         originID = Self.deviceID(of: origin!) ?? ""
         report.originRestarts += 1
+        offeredWeb = false
         try offer(serial: 0)
     }
 
@@ -165,7 +251,11 @@ public final class SoakRunner {
     }
 
     static func descriptors(_ process: HeadlessProcess) -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.process.processIdentifier)/fd").count) ?? -1
+        descriptors(of: process.process.processIdentifier)
+    }
+
+    static func descriptors(of pid: pid_t) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
     }
 
     static func sessionPort(_ process: HeadlessProcess) -> Int {
@@ -176,6 +266,8 @@ public final class SoakRunner {
     public func run() throws -> Report {
         let begin = Date()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if options.mapManifest != nil { try startWeb() }
+        report.sharing = options.shareLifecycle
         origin = try start("Soak Origin", kind: "laptop")
         originID = Self.deviceID(of: origin!) ?? ""
         receiver = try start("Soak Phone", kind: "phone")
@@ -189,7 +281,8 @@ public final class SoakRunner {
             if index % max(1, options.continuations / 10) == 0, let receiver {
                 report.receiverMemorySeries.append(Self.residentKiB(receiver))
             }
-            let fault: Fault? = random.nextDouble() < options.faultRate ? Fault.allCases[Int(random.next() % UInt64(Fault.allCases.count))] : nil
+            let kinds = Fault.allCases.filter { !$0.needsWeb || web != nil }
+            let fault: Fault? = random.nextDouble() < options.faultRate ? kinds[Int(random.next() % UInt64(kinds.count))] : nil
             try continueOnce(index: index, fault: fault)
             if (index + 1) % 100 == 0 {
                 say("soak: \(index + 1)/\(options.continuations): restored \(report.restored), failed \(report.failed.values.reduce(0, +)), hung \(report.hangs)")
@@ -215,11 +308,16 @@ public final class SoakRunner {
             report.receiverDescriptors.baseline = Self.descriptors(receiver)
             report.originMemory.warm = Self.residentKiB(origin)
             report.originDescriptors.baseline = Self.descriptors(origin)
+            if let web { report.webDescriptors = (Self.descriptors(of: web.processIdentifier), 0) }
         } else {
             report.receiverMemory.end = Self.residentKiB(receiver)
             report.receiverDescriptors.end = Self.descriptors(receiver)
             report.originMemory.end = Self.residentKiB(origin)
             report.originDescriptors.end = Self.descriptors(origin)
+            if let web {
+                report.webRunning = web.isRunning
+                report.webDescriptors?.end = Self.descriptors(of: web.processIdentifier)
+            }
         }
     }
 
@@ -233,6 +331,10 @@ public final class SoakRunner {
         if let baseline {
             _ = waitForDescriptors(of: receiver, atMost: baseline.receiver + 2, seconds: 10)
             _ = waitForDescriptors(of: origin, atMost: baseline.origin + 2, seconds: max(0, deadline.timeIntervalSinceNow))
+            // The web server closes idle connections after 10 s.
+            if let web, let webBaseline = report.webDescriptors?.baseline {
+                _ = waitForDescriptors(of: web.processIdentifier, atMost: webBaseline + 2, seconds: 15)
+            }
             return
         }
         // Connections of the last faults are closed by the devices on their own schedule.
@@ -250,14 +352,19 @@ public final class SoakRunner {
     /// in that listener's accept queue); nil once it does, else what it still holds when
     /// `seconds` have passed.
     private func waitForDescriptors(of process: HeadlessProcess, atMost limit: Int, queuedAt port: Int? = nil,
+                                    seconds: TimeInterval) -> (count: Int, kinds: String, queued: Int)? {
+        waitForDescriptors(of: process.process.processIdentifier, atMost: limit, queuedAt: port, seconds: seconds)
+    }
+
+    private func waitForDescriptors(of pid: pid_t, atMost limit: Int, queuedAt port: Int? = nil,
                                     seconds: TimeInterval) -> (count: Int, kinds: String, queued: Int)?
     {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
-            let count = Self.descriptors(process)
+            let count = Self.descriptors(of: pid)
             let queued = port.map(Self.acceptQueue) ?? 0
             if count <= limit, queued == 0 { return nil }
-            if Date() >= deadline { return (count, Self.descriptorKinds(process), queued) }
+            if Date() >= deadline { return (count, Self.descriptorKinds(of: pid), queued) }
             usleep(50_000)
         }
     }
@@ -276,6 +383,10 @@ public final class SoakRunner {
 
     /// What a process's descriptors are, counted by kind (TCP sockets by state), for a report.
     static func descriptorKinds(_ process: HeadlessProcess) -> String {
+        descriptorKinds(of: process.process.processIdentifier)
+    }
+
+    static func descriptorKinds(of pid: pid_t) -> String {
         var tcpStates: [String: String] = [:]
         let names = ["01": "established", "02": "syn-sent", "03": "syn-received", "04": "fin-wait-1", "05": "fin-wait-2",
                      "06": "time-wait", "07": "close", "08": "close-wait", "09": "last-ack", "0A": "listen", "0B": "closing"]
@@ -286,7 +397,7 @@ public final class SoakRunner {
                 tcpStates[String(fields[9])] = names[String(fields[3])] ?? String(fields[3])
             }
         }
-        let directory = "/proc/\(process.process.processIdentifier)/fd"
+        let directory = "/proc/\(pid)/fd"
         var counts: [String: Int] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) ?? "?"
@@ -307,14 +418,20 @@ public final class SoakRunner {
     }
 
     private func continueOnce(index: Int, fault: Fault?, counted: Bool = true) throws {
-        guard let receiver, var origin = self.origin else { return }
+        guard let receiver, self.origin != nil else { return }
+        // Every fourth continuation is the Map's web page, when the web is in the loop.
+        let webPage = web != nil && index % 4 == 2
+        if webPage != offeredWeb { try offer(serial: index, web: webPage) }
+        guard var origin = self.origin else { return }
         var sockets: [Int32] = []
+        var webSockets: [Int32] = []
         var stopped = false
         defer {
-            for socket in sockets { close(socket) }
+            for socket in sockets + webSockets { close(socket) }
             if stopped { kill(origin.process.processIdentifier, SIGCONT) }
         }
         if let fault, counted { report.faults[fault, default: 0] += 1 }
+        let webDescriptorsBefore = web.map { Self.descriptors(of: $0.processIdentifier) } ?? 0
         let originPort = Self.sessionPort(origin)
         let descriptorsBefore = Self.descriptors(origin)
         switch fault {
@@ -325,6 +442,8 @@ public final class SoakRunner {
             for socket in sockets { _ = send(socket, [0x16, 0x03, 0x01], 3, Int32(MSG_NOSIGNAL)) }
         case .garbageDatagrams?:
             sendGarbage(count: Int(100 + random.next() % 900))
+        case .hostileWebClients?:
+            webSockets = hostileWebClients()
         default:
             break
         }
@@ -369,6 +488,21 @@ public final class SoakRunner {
                 for socket in sockets { _ = send(socket, [0x42], 1, Int32(MSG_NOSIGNAL)) }
                 trickle += 1
             }
+            if fault == .hostileWebClients, trickle < 40 {
+                // Slow headers: a byte per connection per turn, never the blank line.
+                for socket in webSockets { _ = send(socket, [0x58], 1, Int32(MSG_NOSIGNAL)) }
+                trickle += 1
+            }
+        }
+        // The web server outlives its hostile clients, and lets go of them.
+        if !webSockets.isEmpty, let web {
+            for socket in webSockets { close(socket) }
+            webSockets = []
+            if !web.isRunning {
+                report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): the local web server ended (\(web.waitForExit(timeout: 1)?.description ?? "?"))")
+            } else if let held = waitForDescriptors(of: web.processIdentifier, atMost: webDescriptorsBefore + 2, seconds: 15) {
+                report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): 15 s after its hostile clients were closed the web server still held \(held.count - webDescriptorsBefore) more descriptors than before them (\(held.kinds))")
+            }
         }
         // The fault's connections are closed here, and the next continuation starts only once the
         // origin has let go of them: a stranger's connections still queued or pending at the origin
@@ -391,6 +525,17 @@ public final class SoakRunner {
         }
         if outcome["event"] as? String == "restored" {
             report.restored += 1
+            if webPage {
+                // Into the Map when its association file approved it, else into the Browser.
+                let app = outcome["app"] as? String
+                if app == "com.handoffsim.map" {
+                    report.webInApp += 1
+                } else {
+                    report.webInBrowser += 1
+                    let routed = receiver.received.dropFirst(mark).last { $0["event"] as? String == "lifecycle" && $0["kind"] as? String == "webRouted" }
+                    report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): the web page opened in \(app ?? "?"), not the Map: \(routed?["detail"] ?? "no webRouted event")")
+                }
+            }
         } else if outcome["event"] as? String == "continue-failed", let code = outcome["code"] as? Int {
             report.failed[code, default: 0] += 1
             if !Self.documentedCodes.contains(code) {
@@ -406,7 +551,7 @@ public final class SoakRunner {
         } else {
             // The command itself was refused (no offer: the origin was gone when it was sent).
             report.failed[0, default: 0] += 1
-            if fault == nil || fault == .silentConnections || fault == .garbageDatagrams {
+            if fault == nil || fault == .silentConnections || fault == .garbageDatagrams || fault == .hostileWebClients {
                 report.unexpected.append("continuation \(index) was refused: \(outcome["error"] ?? "")")
             }
         }
@@ -426,7 +571,40 @@ public final class SoakRunner {
             line["event"] as? String == "lifecycle" && ["offerReceived", "offerWithdrawn", "offerExpired"].contains(line["kind"] as? String ?? "")
                 && line["peer"] as? String == origin.name
         }
-        if offered?["kind"] as? String != "offerReceived" { try offer(serial: 1) }
+        if offered?["kind"] as? String != "offerReceived" { try offer(serial: 1, web: offeredWeb) }
+    }
+
+    /// What a hostile local process does to the web server (issue 24): requests whose Host is
+    /// not a host name, a request line and headers too long, and idle and slow connections held
+    /// open, over HTTP and HTTPS (the HTTPS ones never start their TLS handshake). Returns the
+    /// connections held; the others are answered or closed by the server.
+    func hostileWebClients() -> [Int32] {
+        var held: [Int32] = []
+        let hosts = ["a b", "{", "\"", "%zz", "<", "\\", "^", "\u{85}", "", String(repeating: "h", count: 10_000)]
+        for host in hosts {
+            let socket = Self.connectTCP(webPorts.http)
+            guard socket >= 0 else { continue }
+            let request = Array("GET /.well-known/apple-app-site-association HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8)
+            _ = send(socket, request, request.count, Int32(MSG_NOSIGNAL))
+            held.append(socket)
+        }
+        let long = Array("GET /\(String(repeating: "x", count: 100_000)) HTTP/1.1\r\n".utf8)
+        let socket = Self.connectTCP(webPorts.http)
+        if socket >= 0 {
+            _ = send(socket, long, long.count, Int32(MSG_NOSIGNAL))
+            held.append(socket)
+        }
+        for _ in 0..<Int(10 + random.next() % 40) {
+            for port in [webPorts.http, webPorts.https] {
+                let socket = Self.connectTCP(port)
+                if socket >= 0 { held.append(socket) }
+            }
+        }
+        for socket in held.suffix(20) {
+            let start = Array("GET / HTTP/1.1\r\nHost: maps.handoffsim.example\r\n".utf8)
+            _ = send(socket, start, start.count, Int32(MSG_NOSIGNAL))
+        }
+        return held
     }
 
     func sendGarbage(count: Int) {

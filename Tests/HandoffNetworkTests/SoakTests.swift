@@ -12,10 +12,14 @@ struct SoakTests {
     /// `handoff soak --seed`).
     static let seed = UInt64.random(in: 1...UInt64(Int64.max))
 
+    static let mapManifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("demos/apps/Map/Info.plist")
+
     @Test func continuationsUnderRandomFaultsAllEndAndNothingLeaks() throws {
         let executable = try #require(HandoffExecutable.url)
         let runner = SoakRunner(executable: executable, options: SoakRunner.Options(
-            continuations: 150, faultRate: 0.3, seed: SoakTests.seed, deadline: 20))
+            continuations: 150, faultRate: 0.3, seed: SoakTests.seed, deadline: 20, mapManifest: Self.mapManifest,
+            shareLifecycle: true))
         let report = try runner.run()
         print("soak seed \(Self.seed):\n\(report)")
         #expect(report.hangs == 0)
@@ -24,5 +28,9 @@ struct SoakTests {
         #expect(report.continuations == 150)
         #expect(report.descriptorsBack, "\(report)")
         #expect(report.memoryFlat, "\(report)")
+        // The web was in the loop: pages continued into the Map, and the server survived.
+        #expect(report.webInApp > 0, "\(report)")
+        #expect(report.webRunning, "\(report)")
+        #expect(report.sharing)
     }
 }
