@@ -24,6 +24,12 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-reader-document", [.product(name: "ReaderApp", package: "Handoff")]),
     ("fuzz-web-response", [.product(name: "HandoffWeb", package: "Handoff")]),
     ("fuzz-recording", [.product(name: "HandoffHeadless", package: "Handoff")]),
+    ("fuzz-web-request", [
+        .product(name: "HandoffWeb", package: "Handoff"), .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+    ]),
 ]
 
 let package = Package(
@@ -32,6 +38,9 @@ let package = Package(
     dependencies: [
         .package(name: "Handoff", path: ".."),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: targets.map { .executableTarget(name: $0.name, dependencies: $0.dependencies) }
         + [.executableTarget(name: "fuzz-seeds", dependencies: [

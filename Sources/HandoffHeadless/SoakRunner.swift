@@ -477,6 +477,9 @@ public final class SoakRunner {
             outcome = receiver.waitFor(after: mark, timeout: 0.25) { line in
                 if line["id"] as? String == "soak-\(index)", line["ok"] as? Bool == false { return true }
                 let event = line["event"] as? String
+                // A web page's fetch that fails ends before an app is chosen: no app is told (no
+                // `continue-failed`), the system shows the error; its lifecycle says so.
+                if webPage, event == "lifecycle", line["kind"] as? String == "continuationFailed" { return true }
                 return event == "restored" || event == "continue-failed"
             }
             if stopped, Date() >= resumeAt {
@@ -536,7 +539,8 @@ public final class SoakRunner {
                     report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): the web page opened in \(app ?? "?"), not the Map: \(routed?["detail"] ?? "no webRouted event")")
                 }
             }
-        } else if outcome["event"] as? String == "continue-failed", let code = outcome["code"] as? Int {
+        } else if let code = outcome["event"] as? String == "continue-failed" ? outcome["code"] as? Int
+                    : outcome["kind"] as? String == "continuationFailed" ? outcome["errorCode"] as? Int : nil {
             report.failed[code, default: 0] += 1
             if !Self.documentedCodes.contains(code) {
                 report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")) failed with \(code): \(outcome["reason"] ?? "")")
