@@ -171,10 +171,10 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
         loading = url
         message = BrowserMessage(.info, "Loading \(url.host ?? url.absoluteString)…")
         environment?.setNeedsDisplay()
-        let browser = RunLoopBound(self)
+        let browser = Confined(weak: self)
         let perform = environment?.perform
         pageLoader.load(url) { result in
-            let deliver: @Sendable () -> Void = { browser.object?.finishLoading(serial, url: url, result, recordsVisit: recordsVisit) }
+            let deliver: @Sendable () -> Void = { browser.value.object?.finishLoading(serial, url: url, result, recordsVisit: recordsVisit) }
             if let perform { perform(deliver) } else { deliver() }
         }
     }
@@ -330,13 +330,3 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 /// A line the Browser shows the user.
 public typealias BrowserMessage = AppMessage
 
-/// A reference to an object confined to the device's run loop, carried through a `Sendable`
-/// closure that hands work back to that run loop (`AppEnvironment.perform`), hence `@unchecked`:
-/// the object is only read there. Weak, so a load that outlives the Browser does nothing.
-struct RunLoopBound<Object: AnyObject>: @unchecked Sendable {
-    weak var object: Object?
-
-    init(_ object: Object) {
-        self.object = object
-    }
-}

@@ -164,8 +164,8 @@ public enum NetworkBench {
         let origin = world.hosts[0], receiver = world.hosts[1]
         let originID = origin.identity.id
         let originProbe = BenchProbe(), receiverProbe = BenchProbe()
-        let originApp = origin.performAndWait { QueueBound(BenchApp(on: $0, probe: originProbe)) }
-        let receiverApp = receiver.performAndWait { QueueBound(BenchApp(on: $0, probe: receiverProbe)) }
+        let originApp = origin.performAndWait { Confined(BenchApp(on: $0, probe: originProbe)) }
+        let receiverApp = receiver.performAndWait { Confined(BenchApp(on: $0, probe: receiverProbe)) }
         guard await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.peers[originID] != nil } }) else {
             throw BenchError("the two bench devices did not discover each other within 5 s")
         }

@@ -48,12 +48,12 @@ extension NetworkBench {
         try await plain.start()
         try await sharing.start()
         let userInfo = payloadUserInfo(aimingAt: options.payloadBytes)
-        var pairs: [(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID, apps: QueueBound<(BenchApp, BenchApp)>)] = []
+        var pairs: [(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID, apps: Confined<(BenchApp, BenchApp)>)] = []
         for (index, world) in [plain, sharing].enumerated() {
             let origin = world.hosts[0], receiver = world.hosts[1]
             let originProbe = BenchProbe(), receiverProbe = BenchProbe()
-            let originApp = origin.performAndWait { QueueBound(BenchApp(on: $0, probe: originProbe)) }
-            let receiverApp = receiver.performAndWait { QueueBound(BenchApp(on: $0, probe: receiverProbe)) }
+            let originApp = origin.performAndWait { Confined(BenchApp(on: $0, probe: originProbe)) }
+            let receiverApp = receiver.performAndWait { Confined(BenchApp(on: $0, probe: receiverProbe)) }
             if index == 1 {
                 // After the bench app took the lifecycle observer: both devices share from now on.
                 for host in world.hosts { host.performAndWait { _ in host.startSharingLifecycle() } }
@@ -65,7 +65,7 @@ extension NetworkBench {
             let arrived = receiverProbe.arm(receiverProbe.offer)
             origin.perform { _ in try? originApp.value.becomeCurrent(userInfo: userInfo, streams: false) }
             guard await arrived.wait(timeout: 5) != nil else { throw BenchError("an offer did not reach the peer within 5 s") }
-            pairs.append((receiver, receiverProbe, originID, QueueBound((originApp.value, receiverApp.value))))
+            pairs.append((receiver, receiverProbe, originID, Confined((originApp.value, receiverApp.value))))
         }
         var samples = [LatencySamples(), LatencySamples()]
         let timeout = max(10, options.fetchTimeout + 5)

@@ -1,5 +1,6 @@
 import DeviceAppKit
 import Foundation
+import HandoffCore
 import TerminalCells
 
 /// A flight to a searched place: the camera moves there in ``frameCount`` frames, zooming out
@@ -42,20 +43,6 @@ public struct MapFlight: Hashable, Sendable {
     }
 }
 
-/// A weak reference to the Map carried by a frame tick and dereferenced only in the work
-/// `AppEnvironment.perform` runs on the device's run loop.
-///
-/// The compiler cannot see the device's confinement rule (ARCHITECTURE.md, "Threading rule"),
-/// hence `@unchecked`: the reference is never read off the run loop.
-struct MapReference: @unchecked Sendable {
-    private weak var map: MapApp?
-
-    init(_ map: MapApp) { self.map = map }
-
-    /// The Map; call on the run loop only.
-    var value: MapApp? { map }
-}
-
 extension MapApp {
     /// Flies to `city` and highlights it: a few frames, each drawn when the device is woken, the
     /// last one showing the place at ``searchZoom`` or closer (the region changes, and needs
@@ -95,11 +82,11 @@ extension MapApp {
     private func scheduleFlightFrame(_ environment: AppEnvironment) {
         guard let number = flight?.number else { return }
         let perform = environment.perform
-        let reference = MapReference(self)
+        let reference = Confined(weak: self)
         Task.detached {
             try? await Task.sleep(for: MapFlight.frameInterval)
             perform {
-                guard let map = reference.value, map.flight?.number == number else { return }
+                guard let map = reference.value.object, map.flight?.number == number else { return }
                 map.advanceFlight()
             }
         }

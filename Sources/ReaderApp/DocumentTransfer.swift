@@ -271,17 +271,3 @@ private final class IdleWatch: Sendable {
     func touch() { last.withLock { $0 = .now } }
     var idleTime: Duration { last.withLock { ContinuousClock.now - $0 } }
 }
-
-/// A weak reference to a run-loop-confined object, carried through background work and
-/// dereferenced only in work that `AppEnvironment.perform` runs back on the device's run loop.
-///
-/// The compiler cannot see the device's confinement rule (ARCHITECTURE.md, "Threading rule"),
-/// hence `@unchecked`: the reference is never read off the run loop.
-struct RunLoopReference<Object: AnyObject>: @unchecked Sendable {
-    private weak var object: Object?
-
-    init(_ object: Object) { self.object = object }
-
-    /// The object; call on the run loop only.
-    var value: Object? { object }
-}

@@ -12,7 +12,7 @@ extension ReaderApp: UserActivityDelegate {
     public func userActivity(_ userActivity: UserActivity, didReceive streams: ContinuationStreams) {
         guard let environment else { return }
         let perform = environment.perform
-        let reference = RunLoopReference(self)
+        let reference = Confined(weak: self)
         guard let session = windows.lazy.compactMap(\.session).first(where: { $0.document.userActivity === userActivity }) else {
             environment.log("Reader: streams opened to an activity that is no longer open; refusing")
             Task.detached {
@@ -26,9 +26,9 @@ extension ReaderApp: UserActivityDelegate {
         environment.log("Reader: serving “\(session.url.lastPathComponent)” over continuation streams")
         Task.detached {
             let outcome = await server.serve(streams, progress: { progress in
-                perform { reference.value?.servingProgressed(progress, title: title) }
+                perform { reference.value.object?.servingProgressed(progress, title: title) }
             })
-            perform { reference.value?.servingEnded(outcome, title: title) }
+            perform { reference.value.object?.servingEnded(outcome, title: title) }
         }
     }
 
@@ -77,7 +77,7 @@ extension ReaderApp: UserActivityDelegate {
         message = nil
         let perform = environment.perform
         let localFolder = environment.localFolder
-        let reference = RunLoopReference(self)
+        let reference = Confined(weak: self)
         let receiver = DocumentReceiver(documentName: state.documentName, requesterName: environment.deviceName,
                                         limit: min(DocumentLibrary.maximumFileSize, DocumentTransferProtocol.maximumDocumentSize),
                                         idleTimeout: transferIdleTimeout)
@@ -86,7 +86,7 @@ extension ReaderApp: UserActivityDelegate {
         let timeout = transferIdleTimeout
         Task.detached {
             try? await Task.sleep(for: timeout)
-            perform { reference.value?.streamsDidNotOpen(id, state: state, after: timeout) }
+            perform { reference.value.object?.streamsDidNotOpen(id, state: state, after: timeout) }
         }
         activity.getContinuationStreams { [weak self] streams, error in
             guard let self, self.transferID == id else {
@@ -102,15 +102,15 @@ extension ReaderApp: UserActivityDelegate {
                 let result: Result<StoredDocument, DocumentTransferError>
                 do throws(DocumentTransferError) {
                     let received = try await receiver.receive(over: streams, progress: { progress in
-                        perform { reference.value?.transferProgressed(id, progress) }
+                        perform { reference.value.object?.transferProgressed(id, progress) }
                     }, arrived: { bytes, header in
-                        perform { reference.value?.transferArrived(id, bytes, size: header.size, target: state.position) }
+                        perform { reference.value.object?.transferArrived(id, bytes, size: header.size, target: state.position) }
                     })
                     result = .success(try StoredDocument.store(received, in: localFolder))
                 } catch {
                     result = .failure(error)
                 }
-                perform { reference.value?.transferEnded(id, state: state, result: result) }
+                perform { reference.value.object?.transferEnded(id, state: state, result: result) }
             }
         }
     }

@@ -325,8 +325,8 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
         let start = session.text
         let url = session.url
         let perform = environment.perform
-        let reader = RunLoopReference(self)
-        let sessionReference = RunLoopReference(session)
+        let reader = Confined(weak: self)
+        let sessionReference = Confined(weak: session)
         session.countingTask = Task.detached(priority: .utility) {
             var text = start
             if !text.isFinal {
@@ -338,7 +338,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
                 text.findPages(budget: 4 << 20)
             }
             let counted = text
-            perform { reader.value?.countingEnded(counted, for: sessionReference.value) }
+            perform { reader.value.object?.countingEnded(counted, for: sessionReference.value.object) }
         }
     }
 

@@ -374,7 +374,7 @@ struct HeadlessRunner {
         let readerCheck = apps.contains("reader") ? Self.readerCheck(version: readerVersion) : nil
         let controller = host.performAndWait { device in
             WebWiring.attachVerifier(folder: webFolder, to: device, host: deviceHost)
-            return QueueConfined(HeadlessController(device: device, apps: manifests, output: output, strict: strict, appModel: appModel,
+            return Confined(HeadlessController(device: device, apps: manifests, output: output, strict: strict, appModel: appModel,
                                                     continuationCheck: readerCheck.map { check in { _, activity in check(activity) } }))
         }
         try await host.start()
@@ -447,12 +447,6 @@ final class HeldLines: Sendable {
             lines = nil
         }
     }
-}
-
-/// A controller confined to the device's queue, carried through `Sendable` closures.
-struct QueueConfined<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 /// Line-buffered standard output shared by every thread.

@@ -121,7 +121,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
 
     /// Runs until the user quits or a signal arrives; returns the exit status.
     func run() async throws -> Int32 {
-        let apps = QueueConfined(try makeApps())
+        let apps = Confined(try makeApps())
         for folder in [cloudFolder, localFolder].compactMap({ $0 }) {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
@@ -162,19 +162,19 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     }
 
     /// The terminal thread: owns curses from start to stop.
-    private func loop(apps: QueueConfined<[any TerminalApp]>, wakeUp: WakeRelay) throws -> Int32 {
+    private func loop(apps: Confined<[any TerminalApp]>, wakeUp: WakeRelay) throws -> Int32 {
         try CursesTerminal.withTerminal { terminal in
             let runLoop: TerminalRunLoop
             do { runLoop = try TerminalRunLoop(terminal: terminal) } catch { throw RunnerError.terminal("\(error)") }
             wakeUp.attach(runLoop.waker)
             let logger = self.logger, accountName = self.accountName, host = self.host
-            let environment = QueueConfined(AppEnvironment(
+            let environment = Confined(AppEnvironment(
                 deviceName: host.identity.name, cloudFolder: cloudFolder, localFolder: localFolder,
                 log: { logger.info("\($0)") },
                 setNeedsDisplay: { wakeUp.wake() },
                 perform: { work in host.perform { _ in work() } }))
             let webFolder = self.webFolder
-            let screen: QueueConfined<DeviceScreen> = host.performAndWait { device in
+            let screen: Confined<DeviceScreen> = host.performAndWait { device in
                 WebWiring.attachVerifier(folder: webFolder, to: device, host: host)
                 let previous = device.onLifecycleEvent
                 device.onLifecycleEvent = { event in
@@ -189,7 +189,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                     // name it greeted with.
                     screen.receiveShared(from: SharedLifecycle.Sender(id: peer.id.rawValue, name: peer.name), entries, dropped: dropped)
                 }
-                return QueueConfined(screen)
+                return Confined(screen)
             }
             var deadline: Date?
             var status: Int32 = 0

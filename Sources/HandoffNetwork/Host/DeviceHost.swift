@@ -196,7 +196,7 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Says goodbye to peers and closes every channel.
     public func shutdown() async {
-        let (channel, sharing): (BeaconChannel?, QueueBound<LifecycleSharing?>) = await withCheckedContinuation { continuation in
+        let (channel, sharing): (BeaconChannel?, Confined<LifecycleSharing?>) = await withCheckedContinuation { continuation in
             queue.async {
                 self.stopped = true
                 self.timer?.cancel()
@@ -205,7 +205,7 @@ public final class DeviceHost: @unchecked Sendable {
                     self.beaconCounter += 1
                     channel.send(self.beacon(.leaving))
                 }
-                continuation.resume(returning: (self.beaconChannel, QueueBound(self.lifecycleSharing)))
+                continuation.resume(returning: (self.beaconChannel, Confined(self.lifecycleSharing)))
             }
         }
         await sharing.value?.stop()

@@ -106,7 +106,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     func openContinuationStreams(to peer: DeviceID, token: Data,
                                  completion: @escaping (Result<ContinuationStreams, any Error>) -> Void) {
         let host = self.host
-        let callback = QueueBound(completion)
+        let callback = Confined(completion)
         guard let address = host.peers[peer]?.address else {
             host.perform { _ in callback.value(.failure(ContinuationStreamError.unavailable("\(peer) is not nearby"))) }
             return
@@ -183,11 +183,4 @@ enum ServeAnswer: Sendable {
     /// No answer at all, and the connection stays open (the lab's no-answer fault): the serving
     /// deadline is cancelled too, so only the requester's fetch timeout ends the wait.
     case silence
-}
-
-/// A value that is only ever used on the device's queue, carried through `Sendable` closures.
-/// Package-wide for the bench (HandoffBench), whose app lives on a host's queue.
-package struct QueueBound<Value>: @unchecked Sendable {
-    package let value: Value
-    package init(_ value: Value) { self.value = value }
 }

@@ -356,7 +356,7 @@ package final class LifecycleSharing {
         }
         guard !isRetryScheduled else { return }
         isRetryScheduled = true
-        let bound = QueueBound(self)
+        let bound = Confined(self)
         host.queue.asyncAfter(deadline: .now() + soonest) {
             bound.value.isRetryScheduled = false
             bound.value.scheduleFlush()
@@ -369,7 +369,7 @@ package final class LifecycleSharing {
         // A while after the first event: a continuation's events are one frame, written once its
         // messages have crossed (sharing never competes with them for the link or the CPU).
         guard let host else { return }
-        let bound = QueueBound(self)
+        let bound = Confined(self)
         host.queue.asyncAfter(deadline: .now() + policy.batchDelay) { bound.value.flush() }
     }
 
