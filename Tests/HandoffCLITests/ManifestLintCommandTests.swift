@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import HandoffHeadless
 import HandoffTestSupport
 import Testing

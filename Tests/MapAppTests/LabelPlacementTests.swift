@@ -1,4 +1,5 @@
 @testable import MapApp
+import HandoffCore
 import TerminalCells
 import HandoffTestSupport
 import Testing
