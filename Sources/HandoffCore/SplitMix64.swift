@@ -1,6 +1,11 @@
-/// A small deterministic generator (SplitMix64) for loss injection and fuzzing in tests.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    var state: UInt64
+/// The one seeded generator of the project: SplitMix64 (Steele, Lea and Flood; Vigna's
+/// constants). The same seed always gives the same sequence, so whatever is drawn from it can be
+/// made again from the seed: a soak's faults, the bytes of `stream-send {"seed": S}`, the loss a
+/// test injects, generated test inputs.
+///
+/// Not for secrets: anything an attacker must not guess comes from `SystemRandomNumberGenerator`.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
 
     public init(seed: UInt64) { state = seed }
 
@@ -12,6 +17,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 
+    /// A double in `0..<1`, from the top 53 bits of the next output.
     public mutating func nextDouble() -> Double {
         Double(next() >> 11) / Double(1 << 53)
     }

@@ -27,7 +27,7 @@ public final class Neighbourhood {
     var transports: [DeviceID: Transport] = [:]
     var pending: [Message] = []
     var sequence = 0
-    var random: SeededRandom
+    var random: SplitMix64
     var nextRequest: UInt64 = 1
     /// Origin-side request id → (receiver, receiver's continuation id).
     var requests: [PayloadRequestID: (receiver: DeviceID, origin: DeviceID, continuation: ContinuationID)] = [:]
@@ -43,7 +43,7 @@ public final class Neighbourhood {
     }
 
     public init(seed: UInt64 = 1) {
-        random = SeededRandom(seed: seed)
+        random = SplitMix64(seed: seed)
     }
 
     /// Adds a device to the neighbourhood.
