@@ -81,7 +81,7 @@ extension ScreenView {
             grid.write(hintPieces([("↑↓", "event"), ("←→", "continuation"), ("Space", "more detail"), ("Esc", "close")],
                                   width: header.width), in: header)
         }
-        drawDiagram(into: &grid, area: diagram, model: model, selected: selected)
+        TimelineWidget(model, selected: selected).render(in: diagram, into: &grid)
         if TimelineView.isWide(state.size) {
             grid.fill(Rect(x: detail.x - 1, y: detail.y, width: 1, height: detail.height), with: "│", style: Style(.frame))
         } else {
@@ -143,5 +143,19 @@ extension ScreenView {
             return "\(sign)\(milliseconds / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)s"
         }
         return "\(sign)\(milliseconds / 1000)s"
+    }
+}
+
+extension TimelineWidget {
+    /// The lanes of F9's timeline: this device's lane says "(here)", and times count from the
+    /// continuation's first event (the beacon before it is negative).
+    init(_ model: TimelineModel, selected: Int?) {
+        let start = (model.rows.first { $0.entry.continuation != nil } ?? model.rows.first)?.entry.time
+        self.init(lanes: model.lanes.map { Lane(name: $0.isThisDevice ? "\($0.name) (here)" : $0.name) },
+                  events: model.rows.map { row in
+                      Event(lane: row.lane, time: start.map { ScreenView.offset(row.entry.time.timeIntervalSince($0)) } ?? "",
+                            kind: row.entry.kind, kindName: row.entry.kindName, detail: row.entry.detail)
+                  },
+                  arrows: model.arrows, selected: selected)
     }
 }
