@@ -6,7 +6,7 @@ import PackageDescription
 
 let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-payload", [.product(name: "HandoffCore", package: "Handoff")]),
-    ("fuzz-headless-json", [.product(name: "HandoffHeadless", package: "Handoff")]),
+    ("fuzz-headless-json", [.product(name: "HandoffCore", package: "Handoff")]),
     ("fuzz-userinfo-json", [.product(name: "HandoffHeadless", package: "Handoff"), .product(name: "HandoffCore", package: "Handoff")]),
     ("fuzz-beacon-plaintext", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-beacon-sealed", [.product(name: "HandoffNetwork", package: "Handoff")]),

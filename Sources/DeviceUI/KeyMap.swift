@@ -12,31 +12,87 @@ public struct KeyHelpSection: Hashable, Sendable {
     }
 }
 
+/// What one of the device's own keys does (``DeviceKey``).
+enum DeviceKeyAction: Hashable, Sendable {
+    case help, log, lock, switcher, moveFocus, continueOffer, stepMode, stepNext, faults, timeline, inspector
+    case cancelContinuation, redraw, quit
+}
+
+/// One of the device's own keys: the keys that do it, the letter that does it too outside apps
+/// (and where the app in front ignores it, for ``worksWhereTheAppIgnoresTheLetter``), what it does,
+/// and the help's words for it. ``ScreenState/deviceKeys`` is the one table: the help's "Anywhere"
+/// section is made from it, and ``ScreenState/update(_:device:)`` dispatches through it.
+struct DeviceKey: Hashable, Sendable {
+    var keys: [Key]
+    var letter: Key?
+    var worksWhereTheAppIgnoresTheLetter = false
+    var action: DeviceKeyAction
+    var help: String
+    /// Handled before any overlay (help, alerts, panels) sees the key.
+    var worksOverOverlays = false
+
+    init(_ keys: [Key], letter: Key? = nil, _ action: DeviceKeyAction, _ help: String) {
+        self.keys = keys
+        self.letter = letter
+        self.action = action
+        self.help = help
+    }
+
+    /// The help's line: the keys as the terminal names them, then the letter.
+    var hint: KeyHint {
+        KeyHint((keys + (letter.map { [$0] } ?? [])).map(\.description).joined(separator: "  "), help)
+    }
+}
+
 extension ScreenState {
+    /// The device's own keys, in the order the help lists them. Device keys never reach an app
+    /// (function keys, Tab, Ctrl-L, Ctrl-P, Ctrl-O and Ctrl-Q); Esc cancels only a continuation in
+    /// progress, and otherwise goes on to the app or the part with the focus. Their letters act
+    /// outside apps only (on the home screen, in Nearby, in the log), `?` also where the app in
+    /// front does not use it.
+    var deviceKeys: [DeviceKey] {
+        var help = DeviceKey([.function(1)], letter: .character("?"), .help, "this help (? where the app does not use it)")
+        help.worksWhereTheAppIgnoresTheLetter = true
+        help.worksOverOverlays = true
+        var quit = DeviceKey([.control("q")], .quit, "quit")
+        quit.worksOverOverlays = true
+        return [
+            help,
+            DeviceKey([.function(2)], letter: .character("l"), .log, "lifecycle log on/off (l outside apps)"),
+            DeviceKey([.function(3), .control("p")], .lock, "lock the device (the power button)"),
+            DeviceKey([.function(4)], .switcher, hasAppSwitcher ? "app switcher" : "focus the dock"),
+            DeviceKey([.tab, .backTab], .moveFocus, "focus: screen → Nearby → log (a narrow screen shows Nearby over it)"),
+            DeviceKey([.control("o")], .continueOffer, "continue the offered activity (the badge)"),
+            DeviceKey([.function(6)], .stepMode, "step mode on/off: pause at each continuation phase"),
+            DeviceKey([.function(7)], .stepNext, "go on from a step-mode pause"),
+            DeviceKey([.function(8)], .faults, "faults: make a continuation fail on purpose"),
+            DeviceKey([.function(9)], letter: .character("t"), .timeline,
+                      "timeline: both devices' lanes and what crossed the network (t outside apps)"),
+            DeviceKey([.function(10)], letter: .character("i"), .inspector, "inspector: the bytes that travelled (i outside apps)"),
+            DeviceKey([.escape], .cancelContinuation, "cancel a continuation in progress; close; back"),
+            DeviceKey([.control("l")], .redraw, "redraw the screen"),
+            quit,
+        ]
+    }
+
+    /// The device key `key` is, if any (not its letters).
+    func deviceKey(_ key: Key) -> DeviceKey? {
+        deviceKeys.first { $0.keys.contains(key) }
+    }
+
+    /// The device key whose letter `key` is, outside apps (`inApp`: where the app in front
+    /// ignored it).
+    func deviceKey(letter key: Key, inApp: Bool = false) -> DeviceKey? {
+        deviceKeys.first { $0.letter == key && (!inApp || $0.worksWhereTheAppIgnoresTheLetter) }
+    }
+
     /// Every key of the device, by where it applies, then the keys of the app in front.
     ///
-    /// Device keys never reach an app: function keys, Tab, Ctrl-L, Ctrl-P, Ctrl-O and Ctrl-Q. Every
-    /// other key goes to the app in front while it has the focus; Esc, h and ? do their device
-    /// job only when the app does not use them.
+    /// The first section is ``deviceKeys``; every other key goes to the app in front while it has
+    /// the focus; Esc, h and ? do their device job only when the app does not use them.
     public func helpSections(device snapshot: DeviceSnapshot) -> [KeyHelpSection] {
-        let switcher = hasAppSwitcher ? "app switcher" : "focus the dock"
         var sections = [
-            KeyHelpSection(title: "Anywhere", hints: [
-                KeyHint("F1  ?", "this help (? where the app does not use it)"),
-                KeyHint("F2  l", "lifecycle log on/off (l outside apps)"),
-                KeyHint("F3  Ctrl-P", "lock the device (the power button)"),
-                KeyHint("F4", switcher),
-                KeyHint("Tab  Shift-Tab", "focus: screen → Nearby → log (a narrow screen shows Nearby over it)"),
-                KeyHint("Ctrl-O", "continue the offered activity (the badge)"),
-                KeyHint("F6", "step mode on/off: pause at each continuation phase"),
-                KeyHint("F7", "go on from a step-mode pause"),
-                KeyHint("F8", "faults: make a continuation fail on purpose"),
-                KeyHint("F9  t", "timeline: both devices' lanes and what crossed the network (t outside apps)"),
-                KeyHint("F10  i", "inspector: the bytes that travelled (i outside apps)"),
-                KeyHint("Esc", "cancel a continuation in progress; close; back"),
-                KeyHint("Ctrl-L", "redraw the screen"),
-                KeyHint("Ctrl-Q", "quit"),
-            ]),
+            KeyHelpSection(title: "Anywhere", hints: deviceKeys.map(\.hint)),
             KeyHelpSection(title: device.kind == .laptop ? "Desktop" : "Home screen", hints: [
                 KeyHint("← → ↑ ↓", "choose an app"),
                 KeyHint("Enter  1-9", "open the chosen app, or app N"),

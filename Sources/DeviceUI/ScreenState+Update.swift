@@ -35,10 +35,8 @@ extension ScreenState {
     // MARK: Keys
 
     private mutating func handleKey(_ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
-        if key == .control("q") { return [.quit] }
-        if key == .function(1) {
-            toggleHelp()
-            return []
+        if let deviceKey = deviceKey(key), deviceKey.worksOverOverlays, let effects = perform(deviceKey.action, key, snapshot) {
+            return effects
         }
         switch overlay {
         case .help(let scroll):
@@ -59,55 +57,7 @@ extension ScreenState {
             break
         }
         if isLocked { return handleLockScreenKey(key, snapshot) }
-        if key == .escape, snapshot.pending != nil {
-            overlay = nil
-            return [.cancelContinuation]
-        }
-        switch key {
-        case .control("l"):
-            // Ctrl-L redraws the whole screen (the terminal runner does it); never the app's.
-            return []
-        case .function(3), .control("p"):
-            isLocked = true
-            overlay = nil
-            return []
-        case .function(2):
-            toggleLog()
-            return []
-        case .tab, .backTab:
-            moveFocus(forward: key == .tab)
-            return []
-        case .function(4):
-            toggleSwitcher(snapshot)
-            return []
-        case .function(8):
-            overlay = .faults(selection: 0)
-            return []
-        case .function(9):
-            overlay = .timeline(TimelineCursor())
-            return []
-        case .function(10):
-            openInspector(snapshot)
-            return []
-        case .function(6):
-            let on = !snapshot.isStepping
-            show(on ? "Step mode: a continuation pauses before each phase · F7 goes on" : "Step mode off", role: .accent)
-            return [.setStepping(on)]
-        case .function(7):
-            guard snapshot.pausedAt != nil else {
-                show(snapshot.isStepping ? "Nothing is paused: step mode waits for a continuation" : "Step mode is off (F6)", role: .dim)
-                return []
-            }
-            return [.stepNext]
-        case .control("o"):
-            guard let offer = snapshot.featuredOffer else {
-                show("No activity is offered nearby", role: .dim)
-                return []
-            }
-            return continueOffer(offer, snapshot)
-        default:
-            break
-        }
+        if let deviceKey = deviceKey(key), let effects = perform(deviceKey.action, key, snapshot) { return effects }
         if case .switcher(let selection) = overlay { return handleSwitcherKey(key, selection, snapshot) }
         switch focus {
         case .nearby:
@@ -121,15 +71,69 @@ extension ScreenState {
         }
     }
 
+    /// Does what a device key (``deviceKeys``) does; nil when it does nothing here, and the key
+    /// goes on (Esc with no continuation in progress).
+    private mutating func perform(_ action: DeviceKeyAction, _ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect]? {
+        switch action {
+        case .quit:
+            return [.quit]
+        case .help:
+            toggleHelp()
+        case .cancelContinuation:
+            guard snapshot.pending != nil else { return nil }
+            overlay = nil
+            return [.cancelContinuation]
+        case .redraw:
+            // Ctrl-L redraws the whole screen (the terminal runner does it); never the app's.
+            break
+        case .lock:
+            isLocked = true
+            overlay = nil
+        case .log:
+            toggleLog()
+        case .moveFocus:
+            moveFocus(forward: key == .tab)
+        case .switcher:
+            toggleSwitcher(snapshot)
+        case .faults:
+            overlay = .faults(selection: 0)
+        case .timeline:
+            overlay = .timeline(TimelineCursor())
+        case .inspector:
+            openInspector(snapshot)
+        case .stepMode:
+            let on = !snapshot.isStepping
+            show(on ? "Step mode: a continuation pauses before each phase · F7 goes on" : "Step mode off", role: .accent)
+            return [.setStepping(on)]
+        case .stepNext:
+            guard snapshot.pausedAt != nil else {
+                show(snapshot.isStepping ? "Nothing is paused: step mode waits for a continuation" : "Step mode is off (F6)", role: .dim)
+                return []
+            }
+            return [.stepNext]
+        case .continueOffer:
+            guard let offer = snapshot.featuredOffer else {
+                show("No activity is offered nearby", role: .dim)
+                return []
+            }
+            return continueOffer(offer, snapshot)
+        }
+        return []
+    }
+
+    /// Does what a device key's letter does outside apps (`inApp`: the app in front ignored it);
+    /// false when `key` is no device key's letter.
+    private mutating func performLetter(_ key: Key, _ snapshot: DeviceSnapshot, inApp: Bool = false) -> [ScreenEffect]? {
+        guard let deviceKey = deviceKey(letter: key, inApp: inApp) else { return nil }
+        return perform(deviceKey.action, key, snapshot)
+    }
+
     private mutating func handleKeyTheAppIgnored(_ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
         switch key {
         case .escape, .character("h"):
             return open(nil)
-        case .character("?"):
-            toggleHelp()
-            return []
         default:
-            return []
+            return performLetter(key, snapshot, inApp: true) ?? []
         }
     }
 
@@ -164,14 +168,6 @@ extension ScreenState {
             return open(apps[selected].bundleIdentifier)
         case .character("q"):
             return [.quit]
-        case .character("?"):
-            toggleHelp()
-        case .character("l"):
-            toggleLog()
-        case .character("t"):
-            overlay = .timeline(TimelineCursor())
-        case .character("i"):
-            openInspector(snapshot)
         case .character(let c) where c.isASCII && c.isWholeNumber && c != "0":
             let index = Int(String(c))! - 1
             guard index < apps.count else {
@@ -181,7 +177,7 @@ extension ScreenState {
             homeSelection = index
             return open(apps[index].bundleIdentifier)
         default:
-            break
+            return performLetter(key, snapshot) ?? []
         }
         return []
     }
@@ -190,9 +186,7 @@ extension ScreenState {
         let rows = nearbyRows(device: snapshot)
         guard let index = selectedNearbyIndex(in: rows) else {
             if key == .escape { focus = .main }
-            if key == .character("?") { toggleHelp() }
-            if key == .character("l") { toggleLog() }
-            return []
+            return performLetter(key, snapshot) ?? []
         }
         switch key {
         case .up, .character("k"): nearbySelection = rows[max(0, index - 1)].peer.id
@@ -207,11 +201,7 @@ extension ScreenState {
             }
             return continueOffer(offer, snapshot)
         case .escape: focus = .main
-        case .character("?"): toggleHelp()
-        case .character("l"): toggleLog()
-        case .character("t"): overlay = .timeline(TimelineCursor())
-        case .character("i"): openInspector(snapshot)
-        default: break
+        default: return performLetter(key, snapshot) ?? []
         }
         return []
     }
@@ -227,11 +217,7 @@ extension ScreenState {
         case .home: logScroll = oldest
         case .end: logScroll = newest
         case .escape: focus = .main
-        case .character("?"): toggleHelp()
-        case .character("l"): toggleLog()
-        case .character("t"): overlay = .timeline(TimelineCursor())
-        case .character("i"): openInspector(snapshot)
-        default: break
+        default: _ = performLetter(key, snapshot)
         }
         logScroll = min(max(newest, logScroll), oldest)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 
 extension Arguments {
     /// The latest date the simulator writes or reads anywhere (beacons, ISO 8601 text):

@@ -90,14 +90,14 @@ public final class HeadlessController {
         guard case .string(let cmd) = cmdValue else {
             return failed(command: nil, id: id, "\"cmd\" must be a string, not \(cmdValue.kindDescription)", input: line)
         }
-        guard let spec = Self.commands.first(where: { $0.name == cmd }) else {
+        guard let command = Self.commands.first(where: { $0.name == cmd }) else {
             return failed(command: cmd, id: id, "unknown command \"\(cmd)\" (commands: "
                 + Self.commands.map(\.name).joined(separator: ", ") + ")")
         }
         var fields = object
         fields["cmd"] = nil
         fields["id"] = nil
-        let known = spec.fieldNames
+        let known = command.fieldNames
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
             let accepted = known.isEmpty ? "it takes no fields" : "fields: " + known.joined(separator: ", ")
             return failed(command: cmd, id: id, "\(cmd): unknown field \"\(unknown)\" (\(accepted))")
@@ -105,7 +105,7 @@ public final class HeadlessController {
         let arguments = Arguments(command: cmd, fields: fields)
         let extra: [String: JSONValue]
         do {
-            extra = try run(cmd, arguments)
+            extra = try command.perform(self, arguments)
         } catch {
             return failed(command: cmd, id: id, error.message)
         }
@@ -176,50 +176,40 @@ public final class HeadlessController {
 
     // MARK: Commands
 
-    private func run(_ cmd: String, _ args: Arguments) throws(CommandError) -> [String: JSONValue] {
-        switch cmd {
-        case "become-current": return try becomeCurrent(args)
-        case "update": return try update(args)
-        case "set": return try set(args)
-        case "resign": return try resign()
-        case "invalidate": return try invalidate()
-        case "peers": return peers()
-        case "status": return status()
-        case "continue": return try continueOffer(args)
-        case "cancel": return cancel()
-        case "quit-app": return try quitApp(args)
-        case "fault": return try fault(args)
-        case "step":
-            device.isStepping = try args.bool("on") ?? true
-            return ["stepping": .bool(device.isStepping), "pausedAt": pausedAt]
-        case "next":
-            guard let phase = device.pausedAt else {
-                throw CommandError(device.isStepping ? "next: the device is not paused (it pauses before the next phase of a continuation)"
-                                                     : "next: step mode is off (turn it on with {\"cmd\":\"step\"})")
-            }
-            device.stepNext()
-            return ["went": .string(phase.name), "pausedAt": pausedAt]
-        case "decline-next":
-            declineNext = try args.bool("decline") ?? true
-            return ["declineNext": .bool(declineNext)]
-        case "streams-open": return try streamsOpen()
-        case "stream-send": return try streamSend(args)
-        case "stream-close": return try streamClose(args)
-        case "stream-mode":
-            let text = try args.requiredString("mode")
-            guard let mode = OriginStreamMode(rawValue: text) else {
-                throw CommandError("stream-mode: \"mode\" must be \"echo\" or \"sink\", not \"\(text)\"")
-            }
-            originMode = mode
-            return ["mode": .string(mode.rawValue)]
-        case "help":
-            return ["commands": .array(Self.commands.map { spec in
-                .object(["cmd": .string(spec.name), "fields": .array(spec.fields.map { .string($0) }),
-                         "summary": .string(spec.summary)])
-            })]
-        case "quit": return [:]
-        default: throw CommandError("unknown command \"\(cmd)\"")
+    func step(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        device.isStepping = try args.bool("on") ?? true
+        return ["stepping": .bool(device.isStepping), "pausedAt": pausedAt]
+    }
+
+    func next() throws(CommandError) -> [String: JSONValue] {
+        guard let phase = device.pausedAt else {
+            throw CommandError(device.isStepping ? "next: the device is not paused (it pauses before the next phase of a continuation)"
+                                                 : "next: step mode is off (turn it on with {\"cmd\":\"step\"})")
         }
+        device.stepNext()
+        return ["went": .string(phase.name), "pausedAt": pausedAt]
+    }
+
+    func decline(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        declineNext = try args.bool("decline") ?? true
+        return ["declineNext": .bool(declineNext)]
+    }
+
+    func streamMode(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let text = try args.requiredString("mode")
+        guard let mode = OriginStreamMode(rawValue: text) else {
+            throw CommandError("stream-mode: \"mode\" must be \"echo\" or \"sink\", not \"\(text)\"")
+        }
+        originMode = mode
+        return ["mode": .string(mode.rawValue)]
+    }
+
+    /// `help`: the command table, as it is.
+    func help() -> [String: JSONValue] {
+        ["commands": .array(Self.commands.map { command in
+            .object(["cmd": .string(command.name), "fields": .array(command.fields.map { .string($0) }),
+                     "summary": .string(command.summary)])
+        })]
     }
 
     var installedList: String { applications.map(\.bundleIdentifier).joined(separator: ", ") }
@@ -251,7 +241,7 @@ public final class HeadlessController {
         return object
     }
 
-    private func becomeCurrent(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+    func becomeCurrent(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         guard let type = try args.string("type") else {
             // Make the last activity current again.
             let activity = try requireActivity("become-current")
@@ -321,7 +311,7 @@ public final class HeadlessController {
         return describe(activity)
     }
 
-    private func update(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+    func update(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let activity = try requireActivity("update")
         guard let userInfo = try args.userInfo("userInfo") else { throw CommandError("update: \"userInfo\" is required") }
         let merge = try args.bool("merge") ?? true
@@ -344,7 +334,7 @@ public final class HeadlessController {
         return describe(activity)
     }
 
-    private func set(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+    func set(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let activity = try requireActivity("set")
         guard !args.fields.isEmpty else {
             throw CommandError("set: nothing to set (fields: \(Self.commands.first { $0.name == "set" }!.fieldNames.joined(separator: ", ")))")
@@ -377,7 +367,7 @@ public final class HeadlessController {
 
     /// The user quits an app from the app switcher: its activities end, its state is gone (the
     /// process ended), and its next launch is cold.
-    private func quitApp(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+    func quitApp(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let app: Application
         if let bundle = try args.string("app") {
             guard let found = applications.first(where: { $0.bundleIdentifier == bundle }) else {
@@ -406,7 +396,7 @@ public final class HeadlessController {
         .object(Dictionary(uniqueKeysWithValues: device.armedFaults.map { ($0.key.rawValue, JSONValue.bool($0.value)) }))
     }
 
-    private func fault(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+    func fault(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let kind = try args.requiredString("kind")
         let sticky = try args.bool("sticky") ?? false
         let off = try args.bool("off") ?? false
@@ -456,13 +446,13 @@ public final class HeadlessController {
         emit("scene-connected", fields)
     }
 
-    private func resign() throws(CommandError) -> [String: JSONValue] {
+    func resign() throws(CommandError) -> [String: JSONValue] {
         let activity = try requireActivity("resign")
         activity.resignCurrent()
         return describe(activity)
     }
 
-    private func invalidate() throws(CommandError) -> [String: JSONValue] {
+    func invalidate() throws(CommandError) -> [String: JSONValue] {
         let activity = try requireActivity("invalidate")
         activity.invalidate()
         if let bundle = activity.application?.bundleIdentifier, let state = states[bundle], state.userActivity === activity {
@@ -472,7 +462,7 @@ public final class HeadlessController {
         return ["activity": .string(activity.identifier.uuidString)]
     }
 
-    private func peers() -> [String: JSONValue] {
+    func peers() -> [String: JSONValue] {
         let offers = device.system.offers.values.sorted { ($0.peer.name, $0.peer.id) < ($1.peer.name, $1.peer.id) }
         return ["peers": .array(offers.map { .object(describe($0)) })]
     }
@@ -522,7 +512,7 @@ public final class HeadlessController {
         ]
     }
 
-    private func status() -> [String: JSONValue] {
+    func status() -> [String: JSONValue] {
         let info = device.info
         var result: [String: JSONValue] = [
             "device": ["id": .string(info.id.rawValue), "name": .string(info.name), "kind": .string(info.kind.rawValue)],
@@ -572,7 +562,7 @@ public final class HeadlessController {
         return result
     }
 
-    private func continueOffer(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+    func continueOffer(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let offers = device.system.offers.values.sorted { ($0.peer.name, $0.peer.id) < ($1.peer.name, $1.peer.id) }
         let offer: Offer
         if let wanted = try args.string("peer") {
@@ -601,7 +591,7 @@ public final class HeadlessController {
                 "route": .string(offer.route.description), "continuable": .bool(offer.route.isContinuable)]
     }
 
-    private func cancel() -> [String: JSONValue] {
+    func cancel() -> [String: JSONValue] {
         guard device.system.pendingContinuation != nil else { return ["cancelled": false] }
         device.cancelContinuation()
         return ["cancelled": true]
@@ -609,7 +599,7 @@ public final class HeadlessController {
 
     // MARK: Streams
 
-    private func streamsOpen() throws(CommandError) -> [String: JSONValue] {
+    func streamsOpen() throws(CommandError) -> [String: JSONValue] {
         guard let restored = lastRestored else {
             throw CommandError("streams-open: no activity was continued here yet: continue one first")
         }
@@ -668,7 +658,7 @@ public final class HeadlessController {
         return latest
     }
 
-    private func streamSend(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+    func streamSend(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let endpoint = try endpoint(args)
         let text = try args.string("text")
         let base64 = try args.string("base64")
@@ -711,7 +701,7 @@ public final class HeadlessController {
                 "queued": .integer(Int64(size)), "closing": .bool(close)]
     }
 
-    private func streamClose(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+    func streamClose(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let endpoint = try endpoint(args)
         guard let sender = endpoint.sender else {
             throw CommandError("stream-close: stream \(endpoint.id) echoes: it closes by itself when its input ends")

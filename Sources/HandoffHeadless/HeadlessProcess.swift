@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,12 +7,18 @@ import Glibc
 /// A `handoff device --headless` process driven through its JSON lines: for end-to-end tests
 /// and for `handoff scenario`.
 ///
-/// Every stdout line is parsed and kept; ``waitFor(_:timeout:where:)`` waits for a matching line
-/// with a deadline (never a fixed sleep).
+/// Every stdout line is parsed (HandoffCore's ``JSONValue``, the one JSON model) and kept;
+/// ``waitForMessage(after:timeout:where:)`` waits for a matching line with a deadline (never a
+/// fixed sleep). ``received`` and ``waitFor(after:timeout:where:)`` give the same lines as
+/// Foundation objects (`[String: Any]`, numbers as `NSNumber`, as `JSONSerialization` gave them),
+/// for the callers written against them.
 public final class HeadlessProcess: @unchecked Sendable {
     public let name: String
     public let process: ChildProcess
     private let lock = NSCondition()
+    /// The lines that are JSON objects.
+    private var messages: [[String: JSONValue]] = []
+    /// The same lines as Foundation objects, made once per line.
     private var lines: [[String: Any]] = []
     private var rawLines: [String] = []
     private var errorText = ""
@@ -61,18 +68,19 @@ public final class HeadlessProcess: @unchecked Sendable {
             partial = Data(partial[partial.index(after: newline)...])
             let line = String(decoding: lineData, as: UTF8.self)
             rawLines.append(line)
-            if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] {
-                lines.append(object)
+            if case .object(let object)? = try? JSONValue.parse(line) {
+                messages.append(object)
+                lines.append(object.mapValues(\.foundationObject))
             }
         }
         lock.broadcast()
         lock.unlock()
     }
 
-    /// Sends one command (a JSON object).
+    /// Sends one command (a JSON object of strings, numbers, Booleans, `NSNull`, arrays and
+    /// objects of them), written as one line with its keys sorted.
     public func send(_ command: [String: Any]) throws {
-        let data = try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys])
-        process.standardInput!.write(data + Data("\n".utf8))
+        sendLine(try JSONValue(foundationObject: command).jsonText)
     }
 
     /// Sends one line of text (a command already in JSON).
@@ -83,7 +91,31 @@ public final class HeadlessProcess: @unchecked Sendable {
     /// Closes standard input (the device quits).
     public func closeInput() { try? process.standardInput!.close() }
 
-    /// Every parsed line so far.
+    /// Every line so far that is a JSON object.
+    public var receivedMessages: [[String: JSONValue]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return messages
+    }
+
+    /// Waits until a JSON object line (after the first `after` of them) matches, or the deadline
+    /// passes. Returns the line, or nil on timeout.
+    public func waitForMessage(after start: Int = 0, timeout: TimeInterval = 10,
+                               where matches: ([String: JSONValue]) -> Bool) -> [String: JSONValue]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        var index = start
+        while true {
+            while index < messages.count {
+                if matches(messages[index]) { return messages[index] }
+                index += 1
+            }
+            if !lock.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Every parsed line so far, as Foundation objects.
     public var received: [[String: Any]] {
         lock.lock()
         defer { lock.unlock() }
@@ -168,5 +200,64 @@ public final class HeadlessProcess: @unchecked Sendable {
     /// Stops the process without letting it clean up.
     public func kill() {
         process.send(SIGKILL)
+    }
+}
+
+/// What a received line is as Foundation objects, and what a command given as them is in JSON.
+extension JSONValue {
+    /// The value as `JSONSerialization` gave it: `NSNull`, `NSNumber` (Booleans, integers and
+    /// doubles alike, so `as? Int`, `as? Double` and `as? Bool` answer as they did), `String`,
+    /// `[Any]`, `[String: Any]`.
+    var foundationObject: Any {
+        switch self {
+        case .null: NSNull()
+        case .bool(let flag): NSNumber(value: flag)
+        case .integer(let number): NSNumber(value: number)
+        case .double(let number): NSNumber(value: number)
+        case .string(let text): text
+        case .array(let elements): elements.map(\.foundationObject)
+        case .object(let members): members.mapValues(\.foundationObject)
+        }
+    }
+
+    /// Why a Foundation object is not JSON.
+    struct NotJSON: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The JSON of a Foundation object: Swift's `Bool`, integers, `Double`, `Float`, `String`,
+    /// arrays and `[String: Any]`, `NSNull`, `NSNumber` and `JSONValue` itself.
+    init(foundationObject object: Any) throws {
+        switch object {
+        case let value as JSONValue: self = value
+        case is NSNull: self = .null
+        case let text as String: self = .string(text)
+        case let members as [String: Any]: self = .object(try members.mapValues { try JSONValue(foundationObject: $0) })
+        case let elements as [Any]: self = .array(try elements.map { try JSONValue(foundationObject: $0) })
+        default:
+            // Numbers by their exact type: a native Int must not become a Boolean by bridging.
+            switch type(of: object) {
+            case is Bool.Type: self = .bool(object as! Bool)
+            case is Double.Type: self = .double(object as! Double)
+            case is Float.Type: self = .double(Double(object as! Float))
+            case is Int.Type: self = .integer(Int64(object as! Int))
+            case is Int64.Type: self = .integer(object as! Int64)
+            case is Int32.Type: self = .integer(Int64(object as! Int32))
+            case is UInt64.Type, is UInt.Type, is UInt32.Type:
+                guard let number = Int64(exactly: (object as! any BinaryInteger)) else {
+                    throw NotJSON(description: "\(object) does not fit in a JSON integer of 64 bits")
+                }
+                self = .integer(number)
+            case is NSNumber.Type:
+                let number = object as! NSNumber
+                switch String(cString: number.objCType) {
+                case "c", "B": self = .bool(number.boolValue)
+                case "f", "d": self = .double(number.doubleValue)
+                default: self = .integer(number.int64Value)
+                }
+            default:
+                throw NotJSON(description: "\(type(of: object)) is not a JSON value")
+            }
+        }
     }
 }

@@ -22,18 +22,12 @@ public enum OriginStreamMode: String, Sendable, Hashable, CaseIterable {
 /// each 64-bit output written little-endian, the last one cut to length. Any tool can regenerate
 /// them to check what arrived.
 public struct PseudoRandomBytes: Sendable {
-    private var state: UInt64
+    private var generator: SplitMix64
     private var buffered: [UInt8] = []
 
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    public mutating func nextWord() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func nextWord() -> UInt64 { generator.next() }
 
     /// The next `count` bytes of the sequence (however it is cut into calls, the bytes are the same).
     public mutating func next(_ count: Int) -> [UInt8] {

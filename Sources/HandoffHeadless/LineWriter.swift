@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import Synchronization
 
 /// A thread-safe sink for output lines: standard output in the real program, an array in tests.

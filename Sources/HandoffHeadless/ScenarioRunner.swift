@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 
 /// Plays a ``Scenario`` with real headless device processes in a private neighbourhood (a
 /// temporary accounts folder, a fresh account and a random discovery port, so that no other

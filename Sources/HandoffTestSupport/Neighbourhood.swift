@@ -27,7 +27,7 @@ public final class Neighbourhood {
     var transports: [DeviceID: Transport] = [:]
     var pending: [Message] = []
     var sequence = 0
-    var random: SeededRandom
+    var random: SplitMix64
     var nextRequest: UInt64 = 1
     /// Origin-side request id → (receiver, receiver's continuation id).
     var requests: [PayloadRequestID: (receiver: DeviceID, origin: DeviceID, continuation: ContinuationID)] = [:]
@@ -43,7 +43,7 @@ public final class Neighbourhood {
     }
 
     public init(seed: UInt64 = 1) {
-        random = SeededRandom(seed: seed)
+        random = SplitMix64(seed: seed)
     }
 
     /// Adds a device to the neighbourhood.
@@ -264,24 +264,5 @@ public final class Neighbourhood {
                 }
             }
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for loss injection and fuzzing in tests.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    public mutating func nextDouble() -> Double {
-        Double(next() >> 11) / Double(1 << 53)
     }
 }

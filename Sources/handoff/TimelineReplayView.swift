@@ -1,14 +1,18 @@
 import CursesTerminal
+import DeviceUI
 import Foundation
 import HandoffCore
 import HandoffHeadless
 import TerminalCells
 
 /// `handoff timeline FILE…` on a terminal: the recorded timeline replayed event by event, two
-/// (or more) lanes with the arrows of what crossed the network, and the shown event's detail.
-/// Draws only what it is given: the timeline and where the replay is.
+/// (or more) lanes with the arrows of what crossed the network (DeviceUI's ``TimelineWidget``,
+/// as on the device's F9), and the shown event's detail. Draws only what it is given: the
+/// timeline, its lanes and where the replay is.
 struct TimelineReplayView {
     let timeline: Timeline
+    /// The timeline's lanes, made once (``lanes(of:)``); each frame draws as many as are played.
+    let lanes: TimelineWidget
     let replay: TimelineReplay
 
     /// The width of the time column.
@@ -39,7 +43,10 @@ struct TimelineReplayView {
             let detailHeight = min(max(6, body.height / 3), 10)
             (diagram, detail) = body.splitBottom(detailHeight)
         }
-        drawDiagram(into: &grid, area: diagram)
+        var lanes = self.lanes
+        lanes.selected = replay.selected
+        lanes.drawnCount = replay.played
+        lanes.render(in: diagram, into: &grid)
         drawDetail(into: &grid, area: detail, beside: size.width >= 140)
         return grid
     }
@@ -66,74 +73,16 @@ struct TimelineReplayView {
         }
     }
 
-    // MARK: The diagram
+    // MARK: The lanes
 
-    /// One line of the diagram: an event (by row index) or an arrow (by arrow index).
-    enum Line: Hashable {
-        case event(Int)
-        case arrow(Int)
-    }
-
-    /// The played events in order, each followed by the arrows it sent whose other end has
-    /// been played too.
-    func lines() -> [Line] {
-        let played = replay.played
-        let arrowsFrom = Dictionary(grouping: timeline.arrows.indices, by: { timeline.arrows[$0].from })
-        var lines: [Line] = []
-        for row in 0..<played {
-            lines.append(.event(row))
-            for arrow in arrowsFrom[row] ?? [] where timeline.arrows[arrow].to < played { lines.append(.arrow(arrow)) }
-        }
-        return lines
-    }
-
-    func drawDiagram(into grid: inout Grid, area: Rect) {
-        let lanes = max(1, timeline.lanes.count)
-        let laneWidth = max(8, (area.width - Self.timeWidth) / lanes)
-        func laneX(_ lane: Int) -> Int { area.x + Self.timeWidth + lane * laneWidth }
-        // The lanes' names.
-        for (index, lane) in timeline.lanes.enumerated() {
-            let name = TextWidth.truncate("\(lane.name) (\(lane.kind))", to: laneWidth - 2)
-            grid.put(name, at: Point(x: laneX(index) + 2, y: area.y), style: Style(.title), clip: area)
-        }
-        grid.put(String(repeating: "─", count: area.width), at: Point(x: area.x, y: area.y + 1), style: Style(.frame), clip: area)
-        let room = area.inset(top: 2)
-        guard room.height > 0 else { return }
-        if timeline.rows.isEmpty {
-            grid.put("These recordings hold no events.", at: room.origin, style: Style(.dim), clip: room)
-            return
-        }
-        let lines = lines()
-        // Follow the shown event: its line and the arrows it sent stay in view.
-        let last = lines.count - 1
-        let first = max(0, last - room.height + 1)
-        for (offset, line) in lines.dropFirst(first).prefix(room.height).enumerated() {
-            let y = room.y + offset
-            for lane in 0..<lanes { grid.put("│", at: Point(x: laneX(lane), y: y), style: Style(.frame), clip: room) }
-            switch line {
-            case .event(let index):
-                let row = timeline.rows[index]
-                let isSelected = index == replay.selected
-                grid.put(Self.clock(row.event.time), at: Point(x: room.x, y: y), style: Style(isSelected ? .accent : .dim), clip: room)
-                let x = laneX(row.lane)
-                let cell = Rect(x: x, y: y, width: max(0, min(laneWidth, room.maxX - x)), height: 1)
-                let style = isSelected ? Style(.selection) : Self.style(row.event.kind)
-                if isSelected { grid.fill(cell, style: style) }
-                let text = "● \(row.event.kind.rawValue) \(row.event.detail)"
-                grid.put(TextWidth.truncate(text, to: max(0, cell.width - 1)), at: Point(x: x, y: y), style: style, clip: cell)
-            case .arrow(let index):
-                let arrow = timeline.arrows[index]
-                let from = timeline.rows[arrow.from].lane, to = timeline.rows[arrow.to].lane
-                let start = laneX(min(from, to)) + 1, end = laneX(max(from, to)) - 1
-                guard end > start else { continue }
-                let style = Style(.accent)
-                grid.put(String(repeating: "─", count: end - start + 1), at: Point(x: start, y: y), style: style, clip: room)
-                grid.put(from < to ? "▶" : "◀", at: Point(x: from < to ? end : start, y: y), style: style, clip: room)
-                let label = TextWidth.truncate(" \(arrow.label) ", to: max(0, end - start - 3))
-                let labelX = start + max(1, (end - start + 1 - TextWidth.of(label)) / 2)
-                grid.put(label, at: Point(x: labelX, y: y), style: style, clip: room)
-            }
-        }
+    /// The timeline's lanes, named with their device's kind, times as the recordings' clocks.
+    static func lanes(of timeline: Timeline) -> TimelineWidget {
+        TimelineWidget(lanes: timeline.lanes.map { TimelineWidget.Lane(name: "\($0.name) (\($0.kind))") },
+                       events: timeline.rows.map { row in
+                           TimelineWidget.Event(lane: row.lane, time: clock(row.event.time), kind: row.event.kind,
+                                                kindName: row.event.kind.rawValue, detail: row.event.detail)
+                       },
+                       arrows: timeline.arrows, timeWidth: timeWidth, emptyText: "These recordings hold no events.")
     }
 
     // MARK: The detail
@@ -174,15 +123,6 @@ struct TimelineReplayView {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
     }
 
-    static func style(_ kind: LifecycleEvent.Kind) -> Style {
-        switch kind {
-        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue: Style(.error)
-        case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored, .faultInjected: Style(.warning)
-        case .continued, .wasContinued: Style(.success)
-        default: Style(.normal)
-        }
-    }
-
     /// What a key does in the replay; nil for keys it does not use.
     static func command(for key: Key) -> TimelineReplay.Command? {
         switch key {
@@ -208,8 +148,9 @@ enum TimelineReplayTerminal {
         try CursesTerminal.withTerminal { terminal in
             let runLoop = try TerminalRunLoop(terminal: terminal)
             var replay = TimelineReplay(eventCount: timeline.rows.count)
+            let lanes = TimelineReplayView.lanes(of: timeline)
             while true {
-                terminal.draw(TimelineReplayView(timeline: timeline, replay: replay).render(size: terminal.size))
+                terminal.draw(TimelineReplayView(timeline: timeline, lanes: lanes, replay: replay).render(size: terminal.size))
                 let until = replay.isPlaying ? ContinuousClock.now + .milliseconds(Int(TimelineReplay.playInterval * 1000)) : nil
                 switch runLoop.nextEvent(until: until) {
                 case .key(.control("l")):

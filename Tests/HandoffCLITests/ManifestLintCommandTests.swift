@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import HandoffHeadless
 import HandoffTestSupport
 import Testing
@@ -158,7 +159,7 @@ struct ManifestLintCommandTests {
 
     @Test(arguments: 0..<8)
     func randomBytesExitTwoWithAClearMessage(_ seed: Int) throws {
-        var generator = SeededRandom(seed: UInt64(seed) &+ 0xC0FFEE)
+        var generator = SplitMix64(seed: UInt64(seed) &+ 0xC0FFEE)
         var bytes = (0..<(64 + seed * 97)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         if seed % 2 == 1 { bytes = Array("bplist00".utf8) + bytes }
         let directory = try TemporaryDirectory()

@@ -80,6 +80,11 @@ struct TimelineReplayEndToEndTests {
         }
     }
 
+    /// Whether the lanes show an event of `kind` (marked "▸" when selected, "●" otherwise).
+    static func drawsEvent(_ kind: String, in screen: String) -> Bool {
+        screen.contains("●" + kind) || screen.contains("▸" + kind)
+    }
+
     @Test(.enabled(if: TmuxSession.isAvailable))
     func theReplayStepsForwardAndBackAndPlaysAt80x24() throws {
         let executable = try #require(HandoffExecutable.url).path
@@ -87,7 +92,7 @@ struct TimelineReplayEndToEndTests {
         let session = try #require(try TmuxSession(width: 80, height: 24, command: command))
         defer { session.close() }
         try session.waitFor("the first event, paused") {
-            $0.contains("handoff timeline · Laptop ↔ Phone · event 1 of 23 · ⏸ paused") && $0.contains("● activityCreated")
+            $0.contains("handoff timeline · Laptop ↔ Phone · event 1 of 23 · ⏸ paused") && $0.contains("▸activityCreated")
                 && $0.contains("→ step") && $0.contains("q quit")
         }
         try session.sendKeys("Right")
@@ -118,7 +123,7 @@ struct TimelineReplayEndToEndTests {
         try session.waitFor("the replay") { $0.contains("handoff timeline · Laptop ↔ Phone · event 1 of") }
         try session.sendKeys("End")
         let screen = try session.waitFor("the failure and its detail beside the lanes") {
-            $0.contains("■ end") && $0.contains("● continuationFailed") && $0.contains("● faultInjected")
+            $0.contains("■ end") && Self.drawsEvent("continuationFailed", in: $0) && Self.drawsEvent("faultInjected", in: $0)
                 && $0.contains("Phone  continuationFailed") && $0.contains("4610")
         }
         // The detail is beside the diagram: its title shares a line with the lanes.

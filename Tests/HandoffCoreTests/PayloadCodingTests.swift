@@ -132,7 +132,7 @@ struct PayloadCodingTests {
     }
 
     @Test func largeValuesRoundTrip() throws {
-        var generator = SeededRandom(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let megabyte = Data((0..<1 << 20).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let manyElements = UserInfoValue.array((0..<10_000).map { .integer(Int64($0) * 1_000_003) })
         let payload = ActivityPayload.minimal(
@@ -698,7 +698,7 @@ struct PayloadCodingTests {
     // MARK: Hostile input: fuzzing
 
     @Test func randomBytesNeverCrash() {
-        var generator = SeededRandom(seed: 0x5EED_1234_ABCD_0001)
+        var generator = SplitMix64(seed: 0x5EED_1234_ABCD_0001)
         let header: [UInt8] = [0x48, 0x4F, 0x50, 0x4C, 0x01]
         let limits = PayloadLimits(maximumPayloadBytes: 1 << 16, maximumDepth: 8,
                                    maximumCollectionCount: 512, maximumValueCount: 2048)
@@ -723,7 +723,7 @@ struct PayloadCodingTests {
     }
 
     @Test func byteFlipsNeverCrash() {
-        var generator = SeededRandom(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for payload in [ActivityPayload.rich, .readerPosition] {
             let bytes = [UInt8](payload.encoded())
             for index in bytes.indices {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import HandoffHeadless
 @testable import HandoffHeadless
 import HandoffTestSupport

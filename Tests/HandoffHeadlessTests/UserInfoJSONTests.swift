@@ -179,4 +179,12 @@ struct UserInfoJSONTests {
         // SplitMix64's first output for seed 0 is 0xE220A8397B1DCDAF, written little-endian.
         #expect(PseudoRandomBytes.bytes(8, seed: 0) == [0xAF, 0xCD, 0x1D, 0x7B, 0x39, 0xA8, 0x20, 0xE2])
     }
+
+    /// `stream-send`'s bytes are HandoffCore's one generator, each output little-endian.
+    @Test func pseudoRandomBytesAreSplitMix64Outputs() {
+        var generator = SplitMix64(seed: 0x5EED)
+        let words = (0..<4).map { _ in generator.next() }
+        let expected = words.flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) } }
+        #expect(PseudoRandomBytes.bytes(32, seed: 0x5EED) == expected)
+    }
 }

@@ -229,7 +229,7 @@ struct BuildSettingsTests {
     }
 
     @Test func randomInputAlwaysTerminates() {
-        var generator = SeededRandom(seed: 0x5EED_0001)
+        var generator = SplitMix64(seed: 0x5EED_0001)
         let alphabet = Array("$(){}:=ABab.-_ ")
         let settings = ["A": "$(B)a", "B": "${A:lower}", "a": "$(b:default=$(A))", "b": "", "AB": "$(A)$(B)$(AB)"]
         for _ in 0..<2_000 {

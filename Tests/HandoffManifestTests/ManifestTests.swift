@@ -342,7 +342,7 @@ struct ManifestReadingTests {
     }
 
     @Test func randomBytesNeverCrashAndAlwaysThrow() {
-        var generator = SeededRandom(seed: 0xBAD_B17E5)
+        var generator = SplitMix64(seed: 0xBAD_B17E5)
         for round in 0..<1_000 {
             let count = Int(generator.next() % 512)
             var bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
@@ -359,7 +359,7 @@ struct ManifestReadingTests {
             "d": Data([1, 2]), "t": Date(timeIntervalSince1970: 0), "nested": ["k": ["x", 1, false]],
         ]
         let original = [UInt8](try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0))
-        var generator = SeededRandom(seed: 0xF022)
+        var generator = SplitMix64(seed: 0xF022)
         var parsed = 0
         for _ in 0..<5_000 {
             var bytes = original
@@ -374,7 +374,7 @@ struct ManifestReadingTests {
     @Test func mutatedXMLNeverCrashes() throws {
         let original = [UInt8](try ManifestFixture.data("Problems-Info.plist"))
         let alphabet = Array("<>/!-[]&;#?=\" \nkeystringarraydict0123".utf8)
-        var generator = SeededRandom(seed: 0x3A11)
+        var generator = SplitMix64(seed: 0x3A11)
         for _ in 0..<1_000 {
             var bytes = original
             for _ in 0...(generator.next() % 6) {

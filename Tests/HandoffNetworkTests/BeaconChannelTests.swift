@@ -34,7 +34,7 @@ import HandoffHeadless
         try feed([0xDE, 0xAD, 0xBE, 0xEF])                                               // malformed: too short
         try feed([UInt8](repeating: 1, count: 1_500))                                    // malformed: too long
         try feed([2] + first.dropFirst())                                                // malformed: version
-        var generator = SeededRandom(seed: 7)
+        var generator = SplitMix64(seed: 7)
         try feed([1] + (0..<127).map { _ in UInt8.random(in: 0...255, using: &generator) })  // authentication
         try feed(first)                                                                  // duplicate
         let second = F.sealer.seal(F.beacon(counter: 2, message: .goodbye))
@@ -92,7 +92,7 @@ import HandoffHeadless
         try channel.pipeline.syncOperations.addHandler(handler)
         let local = try SocketAddress(ipAddress: "127.0.0.1", port: 47_820)
         let valid = F.sealer.seal(F.beacon())
-        var generator = SeededRandom(seed: 99)
+        var generator = SplitMix64(seed: 99)
         for round in 0..<3_000 {
             var bytes: [UInt8]
             switch round % 3 {

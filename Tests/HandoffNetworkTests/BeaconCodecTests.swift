@@ -113,7 +113,7 @@ import Synchronization
 
     @Test func twoSealsOfTheSameBeaconAreUnlinkable() {
         let beacon = F.beacon(message: .advertisement(F.advertisement()))
-        var generator = SeededRandom(seed: 1)
+        var generator = SplitMix64(seed: 1)
         for _ in 0..<200 {
             let first = F.sealer.seal(beacon), second = F.sealer.seal(beacon)
             #expect(first[0] == Beacon.version && second[0] == Beacon.version)
@@ -192,7 +192,7 @@ import Synchronization
     }
 
     @Test func randomBytesNeverOpen() {
-        var generator = SeededRandom(seed: 0xBEAC0)
+        var generator = SplitMix64(seed: 0xBEAC0)
         var counts: [String: Int] = [:]
         for round in 0..<5_000 {
             let length = Int.random(in: 0...160, using: &generator)

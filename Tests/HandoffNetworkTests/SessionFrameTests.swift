@@ -99,7 +99,7 @@ struct SessionFrameTests {
     }
 
     @Test func randomBytesNeverCrashTheDecoder() throws {
-        var random = SeededRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         for _ in 0..<3000 {
             let channel = try makeChannel(maximum: 4096)
             let count = Int(random.next() % 64)

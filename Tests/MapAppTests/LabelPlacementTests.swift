@@ -1,4 +1,5 @@
 @testable import MapApp
+import HandoffCore
 import TerminalCells
 import HandoffTestSupport
 import Testing
@@ -46,7 +47,7 @@ struct LabelPlacementTests {
 
     /// Random crowds of random names: nothing overlaps, ever.
     @Test func randomCrowdsNeverOverlap() {
-        var generator = SeededRandom(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for round in 0..<300 {
             let area = Rect(x: Int(generator.next() % 5), y: Int(generator.next() % 5),
                             width: 1 + Int(generator.next() % 120), height: 1 + Int(generator.next() % 40))
@@ -65,7 +66,7 @@ struct LabelPlacementTests {
     /// name drawn is on screen as placed.
     @Test func theMapNeverOverlapsItsLabels() throws {
         let map = try standaloneMap()
-        var generator = SeededRandom(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for round in 0..<120 {
             let camera = MapCamera(latitude: Double(generator.next() % 140) - 70, longitude: Double(generator.next() % 360) - 180,
                                    zoom: Double(generator.next() % 6))

@@ -246,7 +246,7 @@ struct ResourceTests {
         for length in stride(from: 0, to: min(real.count, 4000), by: 7) {
             #expect(throws: MapError.self) { try GeoLevel(bytes: Array(real.prefix(length)), expectedIndex: 0, file: "geo-0.bin") }
         }
-        var generator = SeededRandom(seed: 14)
+        var generator = SplitMix64(seed: 14)
         for _ in 0..<40 {
             var damaged = real
             for _ in 0..<8 {

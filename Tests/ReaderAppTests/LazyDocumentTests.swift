@@ -6,20 +6,6 @@ import TerminalCells
 import Testing
 import Synchronization
 
-/// A small deterministic generator (SplitMix64), so that generated documents are the same in
-/// every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Documents found as far as they are shown")
 struct LazyDocumentTests {
     /// Pieces that exercise every rule of the pages: line endings of each kind, form feeds,
@@ -29,13 +15,13 @@ struct LazyDocumentTests {
                          "\u{1B}", "é", "京", "e\u{301}", "\u{FEFF}", "\u{07}", "\u{9B}1m", "word ",
                          String(repeating: "long ", count: 30), "\u{3000}", "x"]
 
-    static func randomDocument(_ generator: inout SeededGenerator) -> String {
+    static func randomDocument(_ generator: inout SplitMix64) -> String {
         let count = Int.random(in: 0...300, using: &generator)
         return (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
     }
 
     @Test func lazyPagesAreTheFullLayoutsPages() throws {
-        var generator = SeededGenerator(state: 13)
+        var generator = SplitMix64(seed: 13)
         var documents = (0..<400).map { _ in Self.randomDocument(&generator) }
         for name in ["handoff-guide.txt", "harrow-point.txt", "night-markets.txt"] {
             documents.append(try String(contentsOf: try readerResources().sampleDocuments.appendingPathComponent(name), encoding: .utf8))

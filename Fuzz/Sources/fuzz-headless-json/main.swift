@@ -1,6 +1,6 @@
 // The headless device's JSON parser (one stdin line = one command). Accepted text must print and
 // parse back to the same value; errors must name an offset inside the text.
-import HandoffHeadless
+import HandoffCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHeadlessJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

@@ -115,27 +115,31 @@ public struct SiteAssociationFile: Hashable, Sendable {
         guard data.count <= Self.maximumBytes else {
             throw .init(host: host, .tooLarge, "the file is \(data.count) bytes, over Apple's \(Self.maximumBytes / 1024) KB")
         }
-        let object: Any
+        // HandoffCore's one JSON model; a top-level value that is neither an object nor an array
+        // is not JSON here, as JSONSerialization (which read these files before) had it.
+        let object: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            guard let text = String(bytes: data, encoding: .utf8) else { throw JSONParseError(offset: 0, message: "not UTF-8") }
+            object = try JSONValue.parse(text)
+            guard object.objectValue != nil || object.arrayValue != nil else { throw JSONParseError(offset: 0, message: "a fragment") }
         } catch {
             let start = String(decoding: data.prefix(24), as: UTF8.self).filter { !$0.isNewline && $0.isASCII && !$0.asciiValue!.isControl }
             throw .init(host: host, .notJSON, data.isEmpty ? "the file is empty, not JSON" : "not JSON (it starts “\(start)”)")
         }
-        guard let root = object as? [String: Any] else {
+        guard let root = object.objectValue else {
             throw .init(host: host, .malformed, "the top level is not a JSON object")
         }
         guard let service = root["activitycontinuation"] else {
             self.init(host: host, approvedApplicationIdentifiers: [])
             return
         }
-        guard let dictionary = service as? [String: Any], let apps = dictionary["apps"] as? [Any] else {
+        guard let dictionary = service.objectValue, let apps = dictionary["apps"]?.arrayValue else {
             throw .init(host: host, .malformed, "\"activitycontinuation\" must be an object with an \"apps\" array")
         }
         var identifiers: Set<String> = []
         for app in apps {
-            guard let identifier = app as? String, Self.isApplicationIdentifier(identifier) else {
-                let shown = String(String(describing: app).prefix(60)).filter { !$0.isNewline }
+            guard let identifier = app.stringValue, Self.isApplicationIdentifier(identifier) else {
+                let shown = String((app.stringValue ?? app.jsonText).prefix(60)).filter { !$0.isNewline }
                 throw .init(host: host, .malformed, "\"activitycontinuation.apps\" holds \(shown), not an app ID (TEAMID.bundle.id)")
             }
             identifiers.insert(identifier)

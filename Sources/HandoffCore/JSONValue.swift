@@ -7,6 +7,11 @@ import Foundation
 /// fraction or an exponent is an ``integer(_:)``, any other number a ``double(_:)``. ``jsonText``
 /// writes one line with the keys of every object sorted, doubles in Swift's shortest round-trip
 /// form (`2.0` stays `2.0`, `-0.0` stays `-0.0`).
+///
+/// The project's one JSON model: headless commands and events, scenarios, recordings, the
+/// headless process driver and association files all read and write JSON through it. A
+/// `userInfo` is not JSON (it holds data, dates, URLs, UUIDs and sets): ``UserInfoValue`` stays
+/// its own type, and HandoffHeadless's `UserInfoJSON` is the one exact conversion between the two.
 public enum JSONValue: Sendable {
     case null
     case bool(Bool)
@@ -101,7 +106,7 @@ extension JSONValue: CustomStringConvertible {
     public var description: String { jsonText }
 
     /// The value as one line of JSON, keys sorted. Non-finite doubles, which JSON cannot carry,
-    /// are written as `null` (``UserInfoJSON`` never produces them; it tags them).
+    /// are written as `null` (`UserInfoJSON` never produces them; it tags them).
     public var jsonText: String {
         var out = ""
         write(into: &out)
