@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -117,7 +118,8 @@ public final class SoakRunner {
     let directory: URL
     let account: String
     let port: Int
-    var random: SplitMix
+    /// Seeded, so a soak's faults can be replayed with its seed.
+    var random: SplitMix64
     var origin: HeadlessProcess?
     var receiver: HeadlessProcess?
     var originID = ""
@@ -136,7 +138,7 @@ public final class SoakRunner {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-soak-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         account = "soak-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         port = DiscoveryPort.random()
-        random = SplitMix(seed: options.seed)
+        random = SplitMix64(seed: options.seed)
     }
 
     deinit {
@@ -650,18 +652,4 @@ public final class SoakRunner {
         }
         return descriptor
     }
-}
-
-/// SplitMix64: a small seeded generator, so a soak's faults can be replayed with its seed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
