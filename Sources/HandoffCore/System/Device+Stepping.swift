@@ -3,103 +3,100 @@ import Foundation
 extension Device {
     // MARK: Step mode
 
+    /// Step mode: the device pauses before each phase of a continuation (launching the app,
+    /// willContinue, the fetch, continue; on the origin, the save and the payload leaving) until
+    /// ``stepNext()``. While it is paused its timeouts are suspended: no tick reaches the state
+    /// machine, and going on moves its deadlines by the time spent paused. Turning it off goes on
+    /// through everything held. What pauses is ``StepGate``'s to say.
+    public var isStepping: Bool {
+        get { gate.isStepping }
+        set {
+            if newValue {
+                gate.start()
+            } else if let resumption = gate.stop(at: clock()) {
+                resume(resumption)
+            }
+        }
+    }
+
+    /// The phase the device is paused before, if it is.
+    public var pausedAt: StepPhase? { gate.pause?.phase }
+
+    /// When the device paused (nil: it is not paused): its timeouts are frozen since then.
+    public var pausedSince: Date? { gate.pause?.since }
+
     /// The next time a tick would change something, for a run loop's timer; nil while paused, as
     /// no tick reaches the state machine then (a deadline passed during the pause would otherwise
     /// wake the loop again and again until the user goes on).
-    public var nextDeadline: Date? { pausedAt == nil ? system.nextDeadline : nil }
-
-    /// What step mode holds: an effect of the state machine, or an app callback the runtime
-    /// calls (a restoration, opening streams; nil phase: not a pause of its own, only behind one).
-    enum HeldStep {
-        case effect(DeviceSystem.Effect)
-        case action(StepPhase?, () -> Void)
-    }
-
-    /// Runs `action` now, or holds it: behind a pause, or (with a phase, in step mode) as the next pause.
-    func step(_ phase: StepPhase?, continuation: ContinuationID?, _ action: @escaping () -> Void) {
-        if pausedAt != nil {
-            held.append(.action(phase, action))
-        } else if isStepping, let phase {
-            held = [.action(phase, action)]
-            pause(before: phase, continuation: continuation)
-        } else {
-            action()
-        }
-    }
-
-    /// Performs a held step without pausing (the phase the device paused before).
-    func run(_ step: HeldStep) {
-        switch step {
-        case .effect(let effect): perform(effect)
-        case .action(_, let action): action()
-        }
-    }
-
-    /// Performs `effect`, or holds it: behind a pause, or as the next pause in step mode.
-    func dispatch(_ effect: DeviceSystem.Effect) {
-        if pausedAt != nil {
-            held.append(.effect(effect))
-        } else if isStepping, let phase = stepPhase(of: effect) {
-            held = [.effect(effect)]
-            pause(before: phase, continuation: continuation(of: effect))
-        } else {
-            perform(effect)
-        }
-    }
-
-    func pause(before phase: StepPhase, continuation: ContinuationID?) {
-        pausedAt = phase
-        pausedSince = clock()
-        record(.stepPaused(continuation, phase))
-    }
+    public var nextDeadline: Date? { gate.suspendsTimeouts ? nil : system.nextDeadline }
 
     /// Goes on from the pause: the held phase happens, then everything behind it up to the next
     /// phase (in step mode). Returns false when the device was not paused.
     @discardableResult
     public func stepNext() -> Bool {
-        guard pausedAt != nil else { return false }
-        let suspended = pausedSince.map { clock().timeIntervalSince($0) } ?? 0
-        pausedAt = nil
-        pausedSince = nil
-        var pending = held
-        held = []
+        guard let resumption = gate.goOn(at: clock()) else { return false }
+        resume(resumption)
+        return true
+    }
+
+    /// Runs `action` now, or holds it, as the gate says.
+    func step(_ phase: StepPhase?, continuation: ContinuationID?, _ action: @escaping () -> Void) {
+        let now = clock()
+        follow(gate.admit(action, phase: phase, continuation: continuation, at: now), for: .callback(action, phase: phase), at: now)
+    }
+
+    /// Performs `effect`, or holds it, as the gate says.
+    func dispatch(_ effect: DeviceSystem.Effect) {
+        let now = clock()
+        follow(gate.admit(effect, in: stepContext, at: now), for: .effect(effect), at: now)
+    }
+
+    /// Carries out what the gate answered for `step`.
+    private func follow(_ admission: StepGate<() -> Void>.Admission, for step: StepGate<() -> Void>.Step, at now: Date) {
+        switch admission {
+        case .perform: run(step)
+        case .hold: break
+        case .pause(let phase, let continuation):
+            record(LifecycleEvent(time: now, device: info.name, .stepPaused(continuation, phase)), stamped: true)
+        }
+    }
+
+    /// Does what a resumption says: the time paused moves the deadlines, the step paused before
+    /// happens, and the gate is given the rest again. Events they post are handled after.
+    func resume(_ resumption: StepGate<() -> Void>.Resumption) {
         let wasDraining = draining
         draining = true
-        if suspended > 0 { queue.append(.timeoutsSuspended(for: suspended)) }
-        if !pending.isEmpty { run(pending.removeFirst()) }
-        // The rest as if just made: up to the next pause, and held behind it.
-        for next in pending {
-            switch next {
-            case .effect(let effect): dispatch(effect)
-            case .action(let phase, let action): step(phase, continuation: nil, action)
-            }
+        if let suspended = resumption.timeoutsSuspended { queue.append(.timeoutsSuspended(for: suspended)) }
+        if let next = resumption.next { run(next) }
+        for step in resumption.behind {
+            let now = clock()
+            follow(gate.readmit(step, in: stepContext, at: now), for: step, at: now)
         }
         if !wasDraining {
             drainQueue()
             draining = false
         }
-        return true
+        gate.resumed()
     }
 
-    /// The phase an effect starts, for step mode (nil: it does not pause).
-    func stepPhase(of effect: DeviceSystem.Effect) -> StepPhase? {
-        switch effect {
-        case .launch(let bundle, let kind, _, _): .launch(bundleIdentifier: bundle, kind)
-        case .callWillContinue(_, let bundle, let type): .willContinue(bundleIdentifier: bundle, activityType: type)
-        case .requestPayload(_, let peer, _): .fetch(from: system.name(of: peer))
-        case .deliver(_, let bundle, let payload, _): .continue(bundleIdentifier: bundle, activityType: payload.activityType)
-        case .save(let id, .beforeSending, _): .save(activityType: activities[id]?.activityType ?? "the activity")
-        case .sendPayload(_, let peer, let data): .send(bytes: data.count, to: system.name(of: peer))
-        default: nil
+    /// Performs a step (an effect, or an app callback).
+    private func run(_ step: StepGate<() -> Void>.Step) {
+        switch step {
+        case .effect(let effect): perform(effect)
+        case .callback(let action, _): action()
         }
     }
 
-    func continuation(of effect: DeviceSystem.Effect) -> ContinuationID? {
-        switch effect {
-        case .launch(_, _, let id, _), .callWillContinue(let id, _, _), .requestPayload(let id, _, _), .deliver(let id, _, _, _): id
-        case .save(_, _, let id): id
-        case .sendPayload(let request, _, _): system.serving[request]?.continuation
-        default: nil
-        }
-    }
+    /// What the gate reads to name a phase: the state machine's peers and requests, this
+    /// device's activities.
+    private var stepContext: DeviceStepContext { DeviceStepContext(device: self) }
+}
+
+/// A device's names and requests, as ``StepGate`` reads them.
+struct DeviceStepContext: StepContext {
+    unowned let device: Device
+
+    func name(of peer: DeviceID) -> String { device.system.name(of: peer) }
+    func activityType(of activity: UUID) -> String? { device.activities[activity]?.activityType }
+    func continuation(serving request: PayloadRequestID) -> ContinuationID? { device.system.serving[request]?.continuation }
 }

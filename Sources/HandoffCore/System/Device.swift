@@ -82,20 +82,8 @@ public final class Device {
 
     // MARK: Step mode
 
-    /// Step mode: the device pauses before each phase of a continuation (launching the app,
-    /// willContinue, the fetch, continue; on the origin, the save and the payload leaving) until
-    /// ``stepNext()``. While it is paused its timeouts are suspended: no tick reaches the state
-    /// machine, and going on moves its deadlines by the time spent paused. Turning it off goes on
-    /// through everything held.
-    public var isStepping = false {
-        didSet { if !isStepping { while pausedAt != nil { stepNext() } } }
-    }
-    /// The phase the device is paused before, if it is.
-    public internal(set) var pausedAt: StepPhase?
-    /// What waits behind the pause, in order.
-    var held: [HeldStep] = []
-    /// When the device paused (nil: it is not paused): its timeouts are frozen since then.
-    public internal(set) var pausedSince: Date?
+    /// Step mode's state (``StepGate``): what is held, and since when.
+    var gate = StepGate<() -> Void>()
 
     /// Records what happened, stamped with one read of the device's clock (never earlier than the
     /// previous event), and tells the observer.
