@@ -73,12 +73,10 @@ extension Device {
 
     func activityNeedsSave(_ activity: UserActivity) {
         guard activity.identifier != savingActivity, activities[activity.identifier] != nil else { return }
-        if let sticky = armedFaults[.forgetNeedsSave] {
-            // As if the app never set it: the flag goes back down unseen. Armed once, it forgets
-            // every needsSave until the next payload request (its occasion is one continuation),
-            // so a demo's few page changes are all lost, not only the first.
+        if faults.forgetsNeedsSave() {
+            // As if the app never set it: the flag goes back down unseen (armed once, until the
+            // next payload request: FaultPlan).
             record(.faultInjected(nil, .forgetNeedsSave))
-            if !sticky { forgetNeedsSaveStruck = true }
             savingActivity = activity.identifier
             activity.needsSave = false
             savingActivity = nil

@@ -75,16 +75,14 @@ extension Device {
                                                   expires: clock().addingTimeInterval(streamTokenLifetime))
             }
             var payload = activity.makePayload(streamToken: token)
-            if strikes(.oversizePayload, continuation) {
+            let struck = faults.faultsOnPayload(answering: request, of: continuation)
+            for fault in struck { record(.faultInjected(continuation, fault)) }
+            if struck.contains(.oversizePayload) {
                 // Padding past the limit: the origin's own size check refuses it.
                 payload.userInfo["lab.padding"] = .data(Data(count: system.configuration.payloadLimitBytes + 1))
             }
-            if strikes(.newerVersion, continuation) {
+            if struck.contains(.newerVersion) {
                 payload.userInfo[Self.handoffVersionKey] = Self.nextVersion(after: payload.userInfo[Self.handoffVersionKey])
-            }
-            if strikes(.slowLink, continuation) {
-                slowRequests[request] = continuation
-                slowContinuations.insert(continuation)
             }
             let encoded = payload.encoded()
             if encoded.count <= system.configuration.payloadLimitBytes * 2 {
@@ -92,10 +90,10 @@ extension Device {
             }
             post(.payloadEncoded(request, encoded, userInfo: payload.userInfo))
         case .sendPayload(let request, let peer, let data):
-            let delay = slowRequests.removeValue(forKey: request) != nil ? slowLink.delay(forBytes: data.count) : 0
+            let delay = faults.delay(answering: request, bytes: data.count)
             transport?.sendPayload(request, to: peer, result: .success(data), after: delay)
         case .sendPayloadError(let request, let peer, let error):
-            slowRequests[request] = nil
+            faults.errorAnswers(request)
             transport?.sendPayload(request, to: peer, result: .failure(error), after: 0)
         case .notifyContinued(let peer, let activityIdentifier, let continuation):
             transport?.notifyContinued(activityIdentifier, continuation: continuation, to: peer)

@@ -19,21 +19,28 @@ extension Device {
         }
     }
 
+    /// The faults armed on this device: true when it stays armed, false for the next time only.
+    public var armedFaults: [Fault: Bool] { faults.armedFaults }
+
+    /// How slow the slow-link fault makes what this device sends.
+    public var slowLink: SlowLink {
+        get { faults.slowLink }
+        set { faults.slowLink = newValue }
+    }
+
     /// Arms `fault` for its next occasion, or for every one while `sticky`.
     public func arm(_ fault: Fault, sticky: Bool = false) {
-        armedFaults[fault] = sticky
-        if fault == .forgetNeedsSave { forgetNeedsSaveStruck = false }
+        faults.arm(fault, sticky: sticky)
     }
 
     /// Disarms `fault`, or every fault.
     public func disarm(_ fault: Fault? = nil) {
-        if let fault { armedFaults[fault] = nil } else { armedFaults = [:] }
+        faults.disarm(fault)
     }
 
-    /// Whether `fault` strikes now (recorded when it does; a one-time fault is used up).
+    /// Whether `fault` strikes now, as the plan says (recorded when it does).
     func strikes(_ fault: Fault, _ continuation: ContinuationID? = nil) -> Bool {
-        guard let sticky = armedFaults[fault] else { return false }
-        if !sticky { armedFaults[fault] = nil }
+        guard faults.strikes(fault) else { return false }
         record(.faultInjected(continuation, fault))
         return true
     }

@@ -17,21 +17,20 @@ extension Device {
 
     public func receivePayloadRequest(_ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash,
                                       continuation: ContinuationID) {
-        // The lab's no-answer fault: the request is never answered, not even by the serving
-        // deadline; the requester's fetch timeout ends it.
-        if strikes(.noAnswer, continuation) {
+        let fate = faults.payloadRequestArrives()
+        if let fault = fate.fault { record(.faultInjected(continuation, fault)) }
+        switch fate {
+        case .leftUnanswered:
+            // The lab's no-answer fault: the request is never answered, not even by the serving
+            // deadline; the requester's fetch timeout ends it.
             transport?.leaveUnanswered(request, to: peer.id)
             return
-        }
-        // The lab's origin-leaves fault: the connection closes under the request.
-        if strikes(.originLeaves, continuation) {
+        case .hungUp:
+            // The lab's origin-leaves fault: the connection closes under the request.
             transport?.hangUp(request, to: peer.id)
             return
-        }
-        if forgetNeedsSaveStruck {
-            // A forget-needs-save armed once is used up by the continuation it made stale.
-            forgetNeedsSaveStruck = false
-            if armedFaults[.forgetNeedsSave] == false { armedFaults[.forgetNeedsSave] = nil }
+        case .served:
+            break
         }
         post(.payloadRequested(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation))
     }
@@ -90,7 +89,7 @@ extension Device {
             return .failure(.refused("the activity is gone or no longer supports streams"))
         }
         var (mine, theirs) = ContinuationStreams.makePipe()
-        if slowContinuations.contains(grant.continuation) || strikes(.slowLink, grant.continuation) {
+        if slowsStreams(of: grant.continuation) {
             // The lab's slow link: what the origin's app writes leaves slowly.
             mine = ContinuationStreams(input: mine.input, output: mine.output.throttled(by: slowLink))
         }
@@ -126,7 +125,7 @@ extension Device {
             guard let self else { return }
             switch result {
             case .success(var streams):
-                if self.slowContinuations.contains(origin.continuation) || self.strikes(.slowLink, origin.continuation) {
+                if self.slowsStreams(of: origin.continuation) {
                     // The lab's slow link: what the continuing app writes leaves slowly.
                     streams = ContinuationStreams(input: streams.input, output: streams.output.throttled(by: self.slowLink))
                 }
@@ -138,6 +137,18 @@ extension Device {
                 self.record(.streamsRefused(origin.continuation, origin.peer, activityType: activity.activityType, reason: "\(error)"))
                 completion(nil, error)
             }
+        }
+    }
+
+    /// Whether what this device writes on `continuation`'s streams leaves slowly, as the plan
+    /// says (a slow-link fault striking now is recorded).
+    private func slowsStreams(of continuation: ContinuationID) -> Bool {
+        switch faults.paceOfStreams(of: continuation) {
+        case .full: return false
+        case .slowedWithPayload: return true
+        case .slowedNow:
+            record(.faultInjected(continuation, .slowLink))
+            return true
         }
     }
 

@@ -68,17 +68,8 @@ public final class Device {
 
     // MARK: Faults
 
-    /// The faults armed on this device: true when it stays armed, false for the next time only.
-    public internal(set) var armedFaults: [Fault: Bool] = [:]
-    /// A forget-needs-save armed once has forgotten a needsSave: the next payload request uses it up.
-    var forgetNeedsSaveStruck = false
-    /// How slow the slow-link fault makes what this device sends.
-    public var slowLink = SlowLink.standard
-    /// Payload answers the slow link holds back, and the continuations it slowed (their streams too).
-    var slowRequests: [PayloadRequestID: ContinuationID] = [:]
-    var slowContinuations: Set<ContinuationID> = [] {
-        didSet { if slowContinuations.count > 64 { slowContinuations.removeFirst() } }
-    }
+    /// The faults armed on this device, and what they remember (``FaultPlan``).
+    var faults = FaultPlan()
 
     // MARK: Step mode
 
