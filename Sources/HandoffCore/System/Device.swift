@@ -19,8 +19,6 @@ public final class Device {
     /// every event past the capacity).
     public private(set) var lifecycle: [LifecycleEvent] = []
     public var lifecycleCapacity = 10_000
-    /// Called for each lifecycle event as it is recorded.
-    public var onLifecycleEvent: ((LifecycleEvent) -> Void)?
     /// Errors the system showed itself because the app did not handle them.
     public internal(set) var systemAlerts: [(bundleIdentifier: String, error: HandoffError)] = []
     /// How long a stream token from a payload stays usable.
@@ -41,6 +39,9 @@ public final class Device {
     var pendingBeacon: DeviceSystem.Effect?
     /// The time of the latest event recorded: the next is never earlier.
     private var lastEventTime: Date = .distantPast
+    /// Who is told of each lifecycle event, in the order they were added.
+    private var lifecycleObservers: [(token: LifecycleObserverToken, observer: (LifecycleEvent) -> Void)] = []
+    private var lastObserverSerial: UInt64 = 0
     var isBeaconFlushScheduled = false
     /// When set, a beacon change is sent later, by the work given here (the device's run loop runs
     /// it after what it is doing now), so changes made one after another by app code are one
@@ -77,9 +78,28 @@ public final class Device {
     var gate = StepGate<() -> Void>()
 
     /// Records what happened, stamped with one read of the device's clock (never earlier than the
-    /// previous event), and tells the observer.
+    /// previous event), and tells the observers.
     func record(_ occurrence: LifecycleEvent.Occurrence) {
         record(LifecycleEvent(time: clock(), device: info.name, occurrence), stamped: true)
+    }
+
+    // MARK: Lifecycle observers
+
+    /// Calls `observer` with every lifecycle event recorded from now on, after the observers added
+    /// before it. The token removes it (``removeLifecycleObserver(_:)``); an observer that lives
+    /// as long as the device may drop it.
+    @discardableResult
+    public func addLifecycleObserver(_ observer: @escaping (LifecycleEvent) -> Void) -> LifecycleObserverToken {
+        lastObserverSerial += 1
+        let token = LifecycleObserverToken(serial: lastObserverSerial)
+        lifecycleObservers.append((token, observer))
+        return token
+    }
+
+    /// Stops calling the observer `token` was given for (nothing happens if it was removed).
+    /// Added or removed while an event is being told, an observer counts from the next event.
+    public func removeLifecycleObserver(_ token: LifecycleObserverToken) {
+        lifecycleObservers.removeAll { $0.token == token }
     }
 
     /// `stamped`: the event's time was read from the device's clock just now; otherwise (an
@@ -92,7 +112,7 @@ public final class Device {
         if lifecycle.count > lifecycleCapacity + max(1, lifecycleCapacity / 4) {
             lifecycle.removeFirst(lifecycle.count - lifecycleCapacity)
         }
-        onLifecycleEvent?(event)
+        for (_, observer) in lifecycleObservers { observer(event) }
     }
 
     // MARK: The event loop
@@ -122,6 +142,11 @@ public final class Device {
             }
         }
     }
+}
+
+/// Names one lifecycle observer of a device, to remove it.
+public struct LifecycleObserverToken: Sendable, Hashable {
+    fileprivate let serial: UInt64
 }
 
 extension UserActivity {
