@@ -31,8 +31,7 @@ public final class DeviceScreen {
     private let inspections = InspectionCache()
 
     /// Installs `apps` on `device`, launches them, shows the home screen and starts listening to
-    /// the device's lifecycle events (a handler already set on `device.onLifecycleEvent` is
-    /// still called, first).
+    /// the device's lifecycle events (a lifecycle observer of it, told after those added before).
     ///
     /// The apps must not be installed already: the screen installs each app's manifest with its
     /// delegate, then calls `launch(application:environment:)` once, and tells every app the
@@ -58,11 +57,7 @@ public final class DeviceScreen {
         }
         tellAppsTheirAreaSize()
         device.bringToFront(nil)
-        let previous = device.onLifecycleEvent
-        device.onLifecycleEvent = { [weak self] event in
-            previous?(event)
-            self?.send(.lifecycleEventRecorded(event))
-        }
+        device.addLifecycleObserver { [weak self] event in self?.send(.lifecycleEventRecorded(event)) }
     }
 
     /// Handles a key from the terminal. Returns false when the user asked to quit.

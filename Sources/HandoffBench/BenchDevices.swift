@@ -112,7 +112,7 @@ final class BenchApp: ApplicationDelegate, UserActivityDelegate {
         self.probe = probe
         restorer = Restorer(probe: probe)
         application = device.install(Self.manifest, delegate: self)
-        device.onLifecycleEvent = { [probe] event in
+        device.addLifecycleObserver { [probe] event in
             if event.kind == .offerReceived { probe.fire(probe.offer, BenchClock.now()) }
         }
     }

@@ -5,7 +5,7 @@ import HandoffCore
 /// lines: the controller behind `handoff device --headless` (see docs/headless.md).
 ///
 /// It installs the given apps with a scripted delegate, reports every lifecycle event of the
-/// device (through `Device.onLifecycleEvent`), and answers each line given to ``handle(line:)``
+/// device (a lifecycle observer of it), and answers each line given to ``handle(line:)``
 /// with one result line. Like the device it drives, it is confined to the device's thread: call
 /// ``handle(line:)`` there. Continuation-stream I/O runs in tasks that touch only the
 /// ``LineWriter``.
@@ -39,7 +39,7 @@ public final class HeadlessController {
     var nextStreamID = 1
 
     /// Takes over `device`: installs `apps` (with the scripted delegate) and starts reporting its
-    /// lifecycle events to `output` (any `onLifecycleEvent` handler already set is still called).
+    /// lifecycle events to `output` (after the device's observers added before).
     /// - Parameter appModel: How the scripted apps talk to the system (app delegate or scenes).
     public init(device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false,
                 appModel: ScriptedAppModel = .delegate,
@@ -49,11 +49,7 @@ public final class HeadlessController {
         self.strict = strict
         self.continuationCheck = continuationCheck
         activityDelegate = ScriptedActivityDelegate(controller: self)
-        let previous = device.onLifecycleEvent
-        device.onLifecycleEvent = { [weak self] event in
-            previous?(event)
-            self?.report(event)
-        }
+        device.addLifecycleObserver { [weak self] event in self?.report(event) }
         for manifest in apps {
             // The Browser stand-in stays an app-delegate app; the scripted apps take the model.
             let model = manifest.isBrowser ? ScriptedAppModel.delegate : appModel

@@ -232,11 +232,7 @@ struct DeviceCommand: AsyncParsableCommand {
             let problem = host.performAndWait { device -> String? in
                 do {
                     let recorder = try LifecycleRecorder(path: record, device: device.info, account: account.name)
-                    let previous = device.onLifecycleEvent
-                    device.onLifecycleEvent = { event in
-                        previous?(event)
-                        recorder.record(event)
-                    }
+                    device.addLifecycleObserver { event in recorder.record(event) }
                     return nil
                 } catch {
                     return "\(error)"

@@ -176,9 +176,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             let webFolder = self.webFolder
             let screen: Confined<DeviceScreen> = host.performAndWait { device in
                 WebWiring.attachVerifier(folder: webFolder, to: device, host: host)
-                let previous = device.onLifecycleEvent
-                device.onLifecycleEvent = { event in
-                    previous?(event)
+                device.addLifecycleObserver { event in
                     logger.info("lifecycle \(event.logLine)", metadata: event.continuation.map { ["continuation": "\($0)"] })
                 }
                 let screen = DeviceScreen(device: device, account: accountName, apps: apps.value,

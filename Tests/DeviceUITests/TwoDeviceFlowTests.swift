@@ -217,7 +217,7 @@ struct TwoDeviceFlowTests {
         let hood = Neighbourhood()
         let device = hood.addDevice("Phone")
         var seen: [LifecycleEvent.Kind] = []
-        device.onLifecycleEvent = { seen.append($0.kind) }
+        device.addLifecycleObserver { seen.append($0.kind) }
         let app = PagesApp()
         let screen = DeviceScreen(device: device, account: "demo", apps: [app],
                                   environment: AppEnvironment(deviceName: "Phone", cloudFolder: nil,

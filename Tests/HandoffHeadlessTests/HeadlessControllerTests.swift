@@ -444,7 +444,7 @@ struct HeadlessControllerTests {
         let device = hood.addDevice("Solo")
         final class Counter { var count = 0 }
         let counter = Counter()
-        device.onLifecycleEvent = { _ in counter.count += 1 }
+        device.addLifecycleObserver { _ in counter.count += 1 }
         let node = HeadlessNode(device: device, apps: HeadlessWorld.apps)
         node.ok(["cmd": "become-current", "type": .string(readingType)])
         #expect(counter.count > 0)

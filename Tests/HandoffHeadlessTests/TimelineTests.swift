@@ -18,11 +18,7 @@ struct TimelineTests {
         for node in [laptop, phone] {
             let recorder = try LifecycleRecorder(path: "\(folder)/\(node.device.info.name).jsonl", device: node.device.info, account: "demo")
             recorders.append(recorder)
-            let previous = node.device.onLifecycleEvent
-            node.device.onLifecycleEvent = { event in
-                previous?(event)
-                recorder.record(event)
-            }
+            node.device.addLifecycleObserver { event in recorder.record(event) }
         }
         laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "Moby-Dick", "userInfo": ["page": 3]])
         if let fault { laptop.ok(["cmd": "fault", "kind": .string(fault.rawValue)]) }

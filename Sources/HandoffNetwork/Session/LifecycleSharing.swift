@@ -407,11 +407,7 @@ extension DeviceHost {
     package func startSharingLifecycle() {
         let sharing = LifecycleSharing(host: self, policy: options.lifecycleSharingPolicy)
         lifecycleSharing = sharing
-        let previous = device.onLifecycleEvent
-        device.onLifecycleEvent = { [weak sharing] event in
-            previous?(event)
-            sharing?.record(event)
-        }
+        device.addLifecycleObserver { [weak sharing] event in sharing?.record(event) }
     }
 
     /// A peer of the account shared lifecycle events (on the queue). Only the peer's own events
