@@ -165,8 +165,9 @@ public enum AccountError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Carries a swift-crypto key across concurrency domains.
 ///
-/// swift-crypto 3 (the version Package.resolved pins) does not declare its key types `Sendable`;
-/// they are immutable values (swift-crypto 4 declares them `Sendable`), so sharing one is safe.
+/// swift-crypto 3 (`Package.swift` asks for 3.12.3 up to, not including, 4) does not declare its
+/// key types `Sendable`; they are immutable values (swift-crypto 4 declares them `Sendable`), so
+/// sharing one is safe.
 struct ImmutableCryptoValue<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
