@@ -3,27 +3,27 @@ import TerminalCells
 
 /// The address being typed: text, a cursor, and whether the whole text is selected (as when
 /// editing starts: the first character typed replaces it).
-public struct AddressBar: Hashable, Sendable {
+package struct AddressBar: Hashable, Sendable {
     /// The longest address accepted, in characters.
-    public static let maximumLength = 2_048
+    package static let maximumLength = 2_048
 
-    public private(set) var text: [Character]
+    package private(set) var text: [Character]
     /// The cursor, from 0 (before the first character) to `text.count`.
-    public private(set) var cursor: Int
+    package private(set) var cursor: Int
     /// True while the whole text is selected: typing replaces it, Backspace clears it.
-    public private(set) var isAllSelected: Bool
+    package private(set) var isAllSelected: Bool
 
     /// Starts editing `text` with everything selected and the cursor at the end.
-    public init(editing text: String) {
+    package init(editing text: String) {
         self.text = Array(text.prefix(Self.maximumLength))
         cursor = self.text.count
         isAllSelected = !text.isEmpty
     }
 
-    public var string: String { String(text) }
+    package var string: String { String(text) }
 
     /// Applies an editing key; returns false for keys that do not edit (Enter, Esc and others).
-    public mutating func handle(_ key: Key) -> Bool {
+    package mutating func handle(_ key: Key) -> Bool {
         switch key {
         case .character(let character):
             if isAllSelected { clear() }
@@ -73,7 +73,7 @@ public struct AddressBar: Hashable, Sendable {
     /// text without one gets `https://` (`maps.handoffsim.example/?lat=1` →
     /// `https://maps.handoffsim.example/?lat=1`). Text with spaces inside, or that does not parse,
     /// is not an address (the simulator has no search engine).
-    public static func url(from typed: String) -> URL? {
+    package static func url(from typed: String) -> URL? {
         let text = typed.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty, !text.contains(where: { $0.isWhitespace }) else { return nil }
         let lower = text.lowercased()

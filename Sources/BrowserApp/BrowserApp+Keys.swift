@@ -10,7 +10,7 @@ extension BrowserApp {
     /// ← → Home End (Ctrl-A, Ctrl-E) move, Backspace Delete erase, Ctrl-U clears. Other keys
     /// (Esc on the page included) are the device's. Tab and Ctrl-L are the device's too, which is
     /// why the address bar is `g`.
-    public func handle(_ key: Key) -> Bool {
+    package func handle(_ key: Key) -> Bool {
         if addressBar != nil { return handleAddressKey(key) }
         switch key {
         case .character("g"), .character("e"):

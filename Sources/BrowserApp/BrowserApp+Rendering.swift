@@ -31,7 +31,7 @@ extension BrowserApp {
 
     /// Draws the Browser into `area` (and nowhere else): the address bar, a rule, the page and a
     /// status line (a message, the chosen link's address, or a hint). It only draws.
-    public func render(into grid: inout Grid, area: Rect) {
+    package func render(into grid: inout Grid, area: Rect) {
         guard !area.isEmpty else { return }
         grid.fill(area)
         let frame = frame(in: area)

@@ -26,39 +26,39 @@ import TerminalCells
 /// Create it with ``init()`` (it loads its manifest and sites from its resources), then let the
 /// device install it (`manifest`, `delegate`) and call ``launch(application:environment:)``. Like
 /// every app, it is used on its device's run loop only.
-public final class BrowserApp: TerminalApp, ApplicationDelegate {
+package final class BrowserApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Browser's Info.plist is expanded with.
-    public static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.browser", "DEVELOPMENT_TEAM": "SIMTEAM001"]
+    package static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.browser", "DEVELOPMENT_TEAM": "SIMTEAM001"]
     /// The page shown first.
-    public static let homeURL = URL(string: "https://handoffsim.example/")!
+    package static let homeURL = URL(string: "https://handoffsim.example/")!
 
-    public let manifest: AppManifest
-    public let glyph: Character = "⊕"
+    package let manifest: AppManifest
+    package let glyph: Character = "⊕"
     /// The sites served.
-    public let sites: SiteLibrary
+    package let sites: SiteLibrary
     /// Where pages come from over the network; nil reads ``sites`` from disk.
-    public var pageLoader: PageLoader?
+    package var pageLoader: PageLoader?
     /// The address being loaded over the network, until its answer arrives.
-    public private(set) var loading: URL?
+    package private(set) var loading: URL?
     /// Counts loads, so that only the answer of the latest is shown.
     private var loadSerial = 0
 
     /// The page shown (nil before launch).
-    public private(set) var page: WebPage?
+    package private(set) var page: WebPage?
     /// Back and forward.
-    public private(set) var history = BrowsingHistory()
+    package private(set) var history = BrowsingHistory()
     /// The chosen link (an index in `page.links`), when one is on screen.
-    public internal(set) var selectedLink: Int?
+    package internal(set) var selectedLink: Int?
     /// The first row of the page on screen.
-    public internal(set) var scrollOffset = 0
+    package internal(set) var scrollOffset = 0
     /// The address being typed, while the address bar is being edited.
-    public internal(set) var addressBar: AddressBar?
+    package internal(set) var addressBar: AddressBar?
     /// What the Browser tells the user, until the next key.
-    public internal(set) var message: BrowserMessage?
+    package internal(set) var message: BrowserMessage?
     /// True between `willContinue` and the end of the continuation (it shows it is loading).
-    public private(set) var isContinuing = false
+    package private(set) var isContinuing = false
     /// The browsing-web activity of the page shown (created when a web page is first shown).
-    public private(set) var userActivity: UserActivity?
+    package private(set) var userActivity: UserActivity?
 
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
@@ -71,7 +71,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     /// Loads the Browser's manifest and sites from its resources (see ``BrowserResources/locate()``).
     ///
     /// - Throws: ``BrowserError`` naming what is missing or wrong.
-    public convenience init() throws(BrowserError) {
+    package convenience init() throws(BrowserError) {
         try self.init(resources: BrowserResources.locate())
     }
 
@@ -80,7 +80,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     ///
     /// - Throws: ``BrowserError/manifest(_:)`` when the Info.plist cannot be read or has errors,
     ///   ``BrowserError/notABrowser(file:)`` when it does not claim the browsing-web type.
-    public convenience init(resources: BrowserResources, buildSettings: [String: String] = BrowserApp.buildSettings) throws(BrowserError) {
+    package convenience init(resources: BrowserResources, buildSettings: [String: String] = BrowserApp.buildSettings) throws(BrowserError) {
         let manifest: AppManifest
         do {
             manifest = try AppManifest(infoPlistAt: resources.infoPlist, buildSettings: buildSettings)
@@ -95,7 +95,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     ///
     /// - Throws: ``BrowserError/notABrowser(file:)`` when the manifest does not claim the
     ///   browsing-web activity type.
-    public init(manifest: AppManifest, sites: SiteLibrary, manifestFile: String = "Info.plist") throws(BrowserError) {
+    package init(manifest: AppManifest, sites: SiteLibrary, manifestFile: String = "Info.plist") throws(BrowserError) {
         guard manifest.isBrowser else { throw .notABrowser(file: manifestFile) }
         self.manifest = manifest
         self.sites = sites
@@ -103,9 +103,9 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 
     // MARK: TerminalApp
 
-    public var title: String { page?.title ?? "Browser" }
+    package var title: String { page?.title ?? "Browser" }
 
-    public var keyHints: [KeyHint] {
+    package var keyHints: [KeyHint] {
         if addressBar != nil {
             return [KeyHint("Enter", "go to the address"), KeyHint("Esc", "stop editing"), KeyHint("← →", "move"),
                     KeyHint("Ctrl-U", "clear")]
@@ -122,34 +122,34 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Shows the home page (it becomes the current activity when the Browser comes to the front).
-    public func launch(application: Application, environment: AppEnvironment) {
+    package func launch(application: Application, environment: AppEnvironment) {
         self.application = application
         self.environment = environment
         if page == nil { navigate(to: Self.homeURL) }
     }
 
-    public func setFrontmost(_ frontmost: Bool) {
+    package func setFrontmost(_ frontmost: Bool) {
         guard frontmost else { return }
         pageChanged()
     }
 
     /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
     /// goes, so it never stands under the new continuation's progress box.
-    public func continuationChosen() {
+    package func continuationChosen() {
         guard message?.kind == .error else { return }
         message = nil
         environment?.setNeedsDisplay()
     }
 
     /// The page keeps its first row on screen unless the end of the page would leave rows empty.
-    public func viewportChanged(to size: Size) {
+    package func viewportChanged(to size: Size) {
         areaSize = size
         scrollOffset = min(scrollOffset, layout().lastTop(height: viewport.height))
     }
 
     /// Opens `url` when it is an http or https address (the device brings the Browser to the
     /// front); returns false for any other scheme, which is not the Browser's.
-    public func open(_ url: URL) -> Bool {
+    package func open(_ url: URL) -> Bool {
         guard Self.isWebAddress(url) else { return false }
         addressBar = nil
         message = nil
@@ -161,7 +161,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 
     /// Shows the page at `url` and records the visit (unless `recordsVisit` is false: back,
     /// forward). The page's activity follows.
-    public func navigate(to url: URL, recordsVisit: Bool = true) {
+    package func navigate(to url: URL, recordsVisit: Bool = true) {
         guard let pageLoader, Self.isWebAddress(url) else {
             show(sites.page(for: url), recordsVisit: recordsVisit)
             return
@@ -207,7 +207,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Goes back a page; says so when there is none.
-    public func goBack() {
+    package func goBack() {
         guard let url = history.goBack() else {
             message = BrowserMessage(.info, "This is the first page: there is nothing to go back to.")
             return
@@ -217,7 +217,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Goes forward a page; says so when there is none.
-    public func goForward() {
+    package func goForward() {
         guard let url = history.goForward() else {
             message = BrowserMessage(.info, "This is the last page: there is nothing to go forward to.")
             return
@@ -227,7 +227,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Reads the page again (a site file changed on disk shows at once).
-    public func reload() {
+    package func reload() {
         guard let url = page?.url else { return }
         let top = scrollOffset
         navigate(to: url, recordsVisit: false)
@@ -235,7 +235,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Whether `url` is http or https (Handoff's web pages, and what the Browser opens for others).
-    public static func isWebAddress(_ url: URL) -> Bool {
+    package static func isWebAddress(_ url: URL) -> Bool {
         let scheme = url.scheme?.lowercased()
         return (scheme == "http" || scheme == "https") && !(url.host ?? "").isEmpty
     }
@@ -272,7 +272,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 
     // MARK: Continuation
 
-    public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
         isContinuing = true
         message = nil
         environment?.setNeedsDisplay()
@@ -282,7 +282,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
     /// Opens the continued activity's `webpageURL` (a page of another device's Browser, or the web
     /// version of an app this device does not have). An activity without a web page, or with one
     /// that is not http or https, is refused (false) and the Browser says why.
-    public func application(_ application: Application, continue userActivity: UserActivity,
+    package func application(_ application: Application, continue userActivity: UserActivity,
                             restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
         isContinuing = false
         addressBar = nil
@@ -302,7 +302,7 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
         return true
     }
 
-    public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
+    package func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
         isContinuing = false
         message = .continuationFailed(error)
@@ -328,5 +328,5 @@ public final class BrowserApp: TerminalApp, ApplicationDelegate {
 }
 
 /// A line the Browser shows the user.
-public typealias BrowserMessage = AppMessage
+package typealias BrowserMessage = AppMessage
 

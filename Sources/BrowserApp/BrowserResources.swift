@@ -10,23 +10,23 @@ import HandoffManifest
 /// `demos/sites` are symbolic links to them, so there is one copy of each. The Reader's web site
 /// shows the Reader's sample documents, which are the Reader's resources: they are looked up
 /// the same way (``locateReaderDocuments()``), and the site says so when they are not there.
-public struct BrowserResources: Hashable, Sendable {
+package struct BrowserResources: Hashable, Sendable {
     /// The Info.plist, with build-setting references (`$(PRODUCT_BUNDLE_IDENTIFIER)`) unexpanded.
-    public var infoPlist: URL
+    package var infoPlist: URL
     /// The folder of sites: one folder per host (`sites/HOST/`).
-    public var sites: URL
+    package var sites: URL
     /// The Reader's sample documents (`SLUG.txt`), shown by `reader.handoffsim.example`; nil when
     /// not found.
-    public var readerDocuments: URL?
+    package var readerDocuments: URL?
 
-    public init(infoPlist: URL, sites: URL, readerDocuments: URL?) {
+    package init(infoPlist: URL, sites: URL, readerDocuments: URL?) {
         self.infoPlist = infoPlist
         self.sites = sites
         self.readerDocuments = readerDocuments
     }
 
     /// The resources in `folder` (`Info.plist` and `sites/`).
-    public init(folder: URL, readerDocuments: URL?) {
+    package init(folder: URL, readerDocuments: URL?) {
         self.init(infoPlist: folder.appendingPathComponent("Info.plist", isDirectory: false),
                   sites: folder.appendingPathComponent("sites", isDirectory: true), readerDocuments: readerDocuments)
     }
@@ -39,7 +39,7 @@ public struct BrowserResources: Hashable, Sendable {
     /// checkout). A missing bundle is an error the caller can report, never a crash.
     ///
     /// - Throws: ``BrowserError/resourcesNotFound(searched:)`` listing the places searched.
-    public static func locate() throws(BrowserError) -> BrowserResources {
+    package static func locate() throws(BrowserError) -> BrowserResources {
         switch ResourceFolders.locate("Info.plist", bundleName: "Handoff_BrowserApp", sourceFolder: sourceFolder) {
         case .success(let folder): return BrowserResources(folder: folder, readerDocuments: locateReaderDocuments())
         case .failure(let notFound): throw .resourcesNotFound(searched: notFound.searched)
@@ -48,7 +48,7 @@ public struct BrowserResources: Hashable, Sendable {
 
     /// The Reader's sample documents: `Documents/` in the Reader's resource bundle, else in
     /// its source folder; nil when neither exists.
-    public static func locateReaderDocuments() -> URL? {
+    package static func locateReaderDocuments() -> URL? {
         let readerSource = sourceFolder.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("ReaderApp/Resources", isDirectory: true)
         for folder in ResourceFolders.candidates(bundleName: "Handoff_ReaderApp", sourceFolder: readerSource) {
@@ -68,7 +68,7 @@ public struct BrowserResources: Hashable, Sendable {
 }
 
 /// The Browser could not start.
-public enum BrowserError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum BrowserError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The module's resources (Info.plist and sites) were not found.
     case resourcesNotFound(searched: [String])
     /// The Info.plist could not be read or has errors (each names the file and the key).
@@ -76,7 +76,7 @@ public enum BrowserError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The Info.plist does not claim the browsing-web activity type.
     case notABrowser(file: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .resourcesNotFound(let searched):
             "the Browser's resources (Info.plist, sites) were not found; searched:\n"

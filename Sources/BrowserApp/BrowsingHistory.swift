@@ -4,25 +4,25 @@ import Foundation
 ///
 /// Visiting a page drops the pages ahead of the current one. At most ``capacity`` pages are
 /// kept (the oldest go first).
-public struct BrowsingHistory: Hashable, Sendable {
+package struct BrowsingHistory: Hashable, Sendable {
     /// The most pages kept.
-    public static let capacity = 100
+    package static let capacity = 100
 
     /// The pages, oldest first.
-    public private(set) var entries: [URL] = []
+    package private(set) var entries: [URL] = []
     /// The index of the current page in ``entries`` (nil before the first visit).
-    public private(set) var index: Int?
+    package private(set) var index: Int?
 
-    public init() {}
+    package init() {}
 
     /// The page shown now.
-    public var current: URL? { index.map { entries[$0] } }
-    public var canGoBack: Bool { (index ?? 0) > 0 }
-    public var canGoForward: Bool { index.map { $0 < entries.count - 1 } ?? false }
+    package var current: URL? { index.map { entries[$0] } }
+    package var canGoBack: Bool { (index ?? 0) > 0 }
+    package var canGoForward: Bool { index.map { $0 < entries.count - 1 } ?? false }
 
     /// Records a visit to `url`: it becomes the current page, and the pages ahead are dropped.
     /// Visiting the current page again (a reload) changes nothing.
-    public mutating func visit(_ url: URL) {
+    package mutating func visit(_ url: URL) {
         if url == current { return }
         if let index { entries.removeSubrange((index + 1)...) }
         entries.append(url)
@@ -31,14 +31,14 @@ public struct BrowsingHistory: Hashable, Sendable {
     }
 
     /// Moves back one page and returns it; nil (and no change) at the first page.
-    public mutating func goBack() -> URL? {
+    package mutating func goBack() -> URL? {
         guard canGoBack, let index else { return nil }
         self.index = index - 1
         return entries[index - 1]
     }
 
     /// Moves forward one page and returns it; nil (and no change) at the last page.
-    public mutating func goForward() -> URL? {
+    package mutating func goForward() -> URL? {
         guard canGoForward, let index else { return nil }
         self.index = index + 1
         return entries[index + 1]

@@ -7,9 +7,9 @@ import Foundation
 /// zoom 4", or what is wrong with the address), `map.latitude`, `map.longitude`, `map.zoom`
 /// (as given, once checked), `map.problem` (empty when the view is valid) and `map.zoomIn`,
 /// `map.zoomOut` (addresses one zoom step in and out, or the site's home).
-public struct MapQuery: Hashable, Sendable {
+package struct MapQuery: Hashable, Sendable {
     /// The Map's web site.
-    public static let host = "maps.handoffsim.example"
+    package static let host = "maps.handoffsim.example"
     /// The latitudes, longitudes and zoom levels accepted: every view the Map app can show and
     /// write into its activity's address. The zooms are the Map's own range,
     /// `MapCamera.minimumZoom...MapCamera.maximumZoom` (-1, the world 64 columns wide, to 10); the
@@ -17,17 +17,17 @@ public struct MapQuery: Hashable, Sendable {
     /// every address it writes stays in it; the Browser's: every zoom in it is accepted). The
     /// address carries the zoom with two decimals, so a fractional or negative zoom such as the
     /// whole world's (about -0.61) is valid.
-    public static let latitudes = -90.0...90.0
-    public static let longitudes = -180.0...180.0
-    public static let zooms = -1.0...10.0
+    package static let latitudes = -90.0...90.0
+    package static let longitudes = -180.0...180.0
+    package static let zooms = -1.0...10.0
 
-    public var latitude: Double?
-    public var longitude: Double?
-    public var zoom: Double?
+    package var latitude: Double?
+    package var longitude: Double?
+    package var zoom: Double?
     /// What is wrong with the address, or nil when it names a valid view.
-    public var problem: String?
+    package var problem: String?
 
-    public init(url: URL) {
+    package init(url: URL) {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         var problems: [String] = []
@@ -54,13 +54,13 @@ public struct MapQuery: Hashable, Sendable {
     }
 
     /// “Map of 48.86°N 2.35°E at zoom 4”, or nil when the view is not valid.
-    public var summary: String? {
+    package var summary: String? {
         guard problem == nil, let latitude, let longitude, let zoom else { return nil }
         return "Map of \(Self.describe(latitude: latitude, longitude: longitude)) at zoom \(Self.format(zoom))"
     }
 
     /// The variables the site's pages may use.
-    public var variables: [String: String] {
+    package var variables: [String: String] {
         var values = [
             "map.summary": summary ?? problem ?? "",
             "map.problem": problem ?? "",
@@ -81,7 +81,7 @@ public struct MapQuery: Hashable, Sendable {
     }
 
     /// “48.86°N 2.35°E” (two decimals; 0° has no hemisphere letter).
-    public static func describe(latitude: Double, longitude: Double) -> String {
+    package static func describe(latitude: Double, longitude: Double) -> String {
         func part(_ value: Double, _ positive: String, _ negative: String) -> String {
             let text = format(abs(value), decimals: 2)
             return text == "0" ? "0°" : text + "°" + (value > 0 ? positive : negative)
@@ -90,7 +90,7 @@ public struct MapQuery: Hashable, Sendable {
     }
 
     /// `value` with at most `decimals` decimals, trailing zeros removed (“4”, “4.5”, “-12.25”).
-    public static func format(_ value: Double, decimals: Int = 2) -> String {
+    package static func format(_ value: Double, decimals: Int = 2) -> String {
         var text = String(format: "%.\(decimals)f", value)
         if text.contains(".") {
             while text.hasSuffix("0") { text.removeLast() }

@@ -5,16 +5,16 @@ import HandoffCore
 /// few redirects) and calls `deliver` once, from any thread, with the response or why there is
 /// none. The composition root makes one from the local web (`handoff`'s `WebPageLoader`); without
 /// one the Browser reads its ``SiteLibrary`` from disk (tests, previews).
-public struct PageLoader: Sendable {
-    public var load: @Sendable (URL, @escaping @Sendable (PageLoadResult) -> Void) -> Void
+package struct PageLoader: Sendable {
+    package var load: @Sendable (URL, @escaping @Sendable (PageLoadResult) -> Void) -> Void
 
-    public init(load: @escaping @Sendable (URL, @escaping @Sendable (PageLoadResult) -> Void) -> Void) {
+    package init(load: @escaping @Sendable (URL, @escaping @Sendable (PageLoadResult) -> Void) -> Void) {
         self.load = load
     }
 }
 
 /// What a page load gave.
-public enum PageLoadResult: Sendable, Hashable {
+package enum PageLoadResult: Sendable, Hashable {
     /// The server answered; `url` is the address after redirects.
     case response(url: URL, status: Int, contentType: String, body: Data)
     /// No answer: why.
@@ -22,7 +22,7 @@ public enum PageLoadResult: Sendable, Hashable {
 }
 
 /// Why a page load got no answer.
-public enum PageLoadFailure: Sendable, Hashable, CustomStringConvertible {
+package enum PageLoadFailure: Sendable, Hashable, CustomStringConvertible {
     /// The device's hosts map has no address for the host.
     case noAddress(host: String, reason: String)
     /// No connection (refused, reset, TLS failed).
@@ -36,7 +36,7 @@ public enum PageLoadFailure: Sendable, Hashable, CustomStringConvertible {
     /// More redirects than the Browser follows.
     case tooManyRedirects([String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noAddress(let host, let reason): "no address for \(host): \(reason)"
         case .unreachable(let host, let reason): "\(host) is unreachable: \(reason)"
@@ -49,13 +49,13 @@ public enum PageLoadFailure: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The media type of the simulator's pages on the wire (the page format of ``PageParser``).
-public let pageMediaType = "text/x-handoff-page"
+package let pageMediaType = "text/x-handoff-page"
 
 extension WebPage {
     /// The page from a server's answer: pages in the page format are parsed (their `{{…}}`
     /// variables were filled in by the server, so none are filled here), association files are summarised, other
     /// text is shown as written; anything unusable gets a page saying why.
-    public static func fromResponse(url: URL, status: Int, contentType: String, body: Data) -> WebPage {
+    package static func fromResponse(url: URL, status: Int, contentType: String, body: Data) -> WebPage {
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         let kind: Kind = switch status {
         case 200..<300: .site
@@ -110,7 +110,7 @@ extension WebPage {
 
     /// The page in the page format, as a server sends it (``PageParser`` reads it back to the
     /// same blocks; lines that would read as another kind of block are indented).
-    public var source: String {
+    package var source: String {
         var lines = ["# " + Self.oneLine(title), ""]
         for block in blocks {
             switch block {
@@ -130,7 +130,7 @@ extension WebPage {
     }
 
     /// The HTTP status a server answers this page with.
-    public var status: Int {
+    package var status: Int {
         switch kind {
         case .site: 200
         case .notFound: 404

@@ -28,25 +28,25 @@ import TerminalCells
 /// CR become LF, a byte-order mark is ignored, values are cut at ``maximumValueLength`` characters
 /// and pages at ``maximumLines`` lines (with a note). Only files that are not UTF-8 or larger than
 /// ``maximumBytes`` are refused (``PageError``), and the Browser shows why.
-public enum PageParser {
+package enum PageParser {
     /// The largest page file read.
-    public static let maximumBytes = 256 * 1024
+    package static let maximumBytes = 256 * 1024
     /// The most lines of a page read; the rest is replaced by a note.
-    public static let maximumLines = 5_000
+    package static let maximumLines = 5_000
     /// The longest substituted value, in characters.
-    public static let maximumValueLength = 200
+    package static let maximumValueLength = 200
 
     /// Parses a page file's bytes.
     ///
     /// - Throws: ``PageError/tooLarge(bytes:)`` or ``PageError/notUTF8``.
-    public static func parse(_ data: Data, url: URL, variables: [String: String] = [:]) throws(PageError) -> WebPage {
+    package static func parse(_ data: Data, url: URL, variables: [String: String] = [:]) throws(PageError) -> WebPage {
         guard data.count <= maximumBytes else { throw .tooLarge(bytes: data.count) }
         guard let text = String(data: data, encoding: .utf8) else { throw .notUTF8 }
         return parse(text, url: url, variables: variables)
     }
 
     /// Parses page text (see the type's documentation for the format).
-    public static func parse(_ text: String, url: URL, variables: [String: String] = [:]) -> WebPage {
+    package static func parse(_ text: String, url: URL, variables: [String: String] = [:]) -> WebPage {
         let values = variables.mapValues(cleanValue)
         func fill(_ text: String) -> String { substitute(text, values) }
 
@@ -118,7 +118,7 @@ public enum PageParser {
 
     /// The variables every page gets from its address: `url`, `host`, `path`, `query` (the
     /// whole query, decoded) and `query.NAME` for each query item (the first of repeated names).
-    public static func variables(for url: URL) -> [String: String] {
+    package static func variables(for url: URL) -> [String: String] {
         var values = ["url": url.absoluteString, "host": url.host ?? "", "path": url.path.isEmpty ? "/" : url.path]
         let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         values["query"] = components?.query ?? ""
@@ -183,13 +183,13 @@ public enum PageParser {
 }
 
 /// Why a page file could not be used.
-public enum PageError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum PageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file is larger than ``PageParser/maximumBytes``.
     case tooLarge(bytes: Int)
     /// The file is not UTF-8 text.
     case notUTF8
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooLarge(let bytes):
             "the page file is \(bytes) bytes, over the \(PageParser.maximumBytes)-byte limit"

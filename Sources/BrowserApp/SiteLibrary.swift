@@ -20,18 +20,18 @@ import HandoffCore
 /// hosts compute pages: `maps.handoffsim.example` adds map variables to its pages
 /// (``MapQuery``), and `reader.handoffsim.example` shows the Reader's documents
 /// (``ReaderSite``).
-public struct SiteLibrary: Sendable {
+package struct SiteLibrary: Sendable {
     /// The extension of page files.
-    public static let pageExtension = "page"
+    package static let pageExtension = "page"
 
     /// The folder of sites; nil serves nothing (every address is "no network").
-    public let folder: URL?
+    package let folder: URL?
     /// The Reader's documents, for `reader.handoffsim.example`.
-    public let readerDocuments: URL?
+    package let readerDocuments: URL?
     /// The hosts served, sorted.
-    public let hosts: [String]
+    package let hosts: [String]
 
-    public init(folder: URL?, readerDocuments: URL?) {
+    package init(folder: URL?, readerDocuments: URL?) {
         self.folder = folder
         self.readerDocuments = readerDocuments
         hosts = folder.map(Self.hosts(in:)) ?? []
@@ -39,7 +39,7 @@ public struct SiteLibrary: Sendable {
 
     /// The hosts in `folder`: its subfolders whose names are host names (letters, digits,
     /// hyphens and dots, with at least one dot), lower-cased and sorted.
-    public static func hosts(in folder: URL) -> [String] {
+    package static func hosts(in folder: URL) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return names.filter { name in
             var isFolder: ObjCBool = false
@@ -56,7 +56,7 @@ public struct SiteLibrary: Sendable {
     }
 
     /// The page at `url`, or a page explaining why there is none.
-    public func page(for url: URL) -> WebPage {
+    package func page(for url: URL) -> WebPage {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else { return ErrorPages.unsupportedScheme(url, scheme: scheme) }
         guard let host = url.host?.lowercased(), !host.isEmpty else { return ErrorPages.noHost(url) }

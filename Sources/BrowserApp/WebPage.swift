@@ -6,9 +6,9 @@ import Foundation
 /// (the Reader's documents), or from the Browser itself (``WebPage/Kind``: not found, no network,
 /// refused addresses, errors). Every page keeps the address it was asked for, so even an error
 /// page shows it in full.
-public struct WebPage: Hashable, Sendable {
+package struct WebPage: Hashable, Sendable {
     /// What kind of page this is.
-    public enum Kind: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         /// A page of a site the simulator ships.
         case site
         /// The host is known but has no page at this path.
@@ -22,7 +22,7 @@ public struct WebPage: Hashable, Sendable {
     }
 
     /// One block of a page, drawn in order.
-    public enum Block: Hashable, Sendable {
+    package enum Block: Hashable, Sendable {
         /// A heading (level 1 or 2; 3 and deeper are drawn as 2).
         case heading(String, level: Int)
         /// Running text, wrapped to the screen.
@@ -38,15 +38,15 @@ public struct WebPage: Hashable, Sendable {
     }
 
     /// A link: the text shown and where it goes.
-    public struct Link: Hashable, Sendable {
+    package struct Link: Hashable, Sendable {
         /// The text shown (the target when the page gives none).
-        public var label: String
+        package var label: String
         /// The target as written in the page.
-        public var target: String
+        package var target: String
         /// The target resolved against the page's address; nil when it is not a usable address.
-        public var url: URL?
+        package var url: URL?
 
-        public init(label: String, target: String, url: URL?) {
+        package init(label: String, target: String, url: URL?) {
             self.label = label
             self.target = target
             self.url = url
@@ -54,12 +54,12 @@ public struct WebPage: Hashable, Sendable {
     }
 
     /// The address the page was asked for (shown in the address bar).
-    public var url: URL
-    public var title: String
-    public var blocks: [Block]
-    public var kind: Kind
+    package var url: URL
+    package var title: String
+    package var blocks: [Block]
+    package var kind: Kind
 
-    public init(url: URL, title: String, blocks: [Block], kind: Kind = .site) {
+    package init(url: URL, title: String, blocks: [Block], kind: Kind = .site) {
         self.url = url
         self.title = title
         self.blocks = blocks
@@ -67,7 +67,7 @@ public struct WebPage: Hashable, Sendable {
     }
 
     /// The page's links, in order (``BrowserApp`` selects among them).
-    public var links: [Link] {
+    package var links: [Link] {
         blocks.compactMap { block in
             if case .link(let link) = block { return link }
             return nil
@@ -75,7 +75,7 @@ public struct WebPage: Hashable, Sendable {
     }
 
     /// The page's text without styles, one block a line (for tests and the log).
-    public var plainText: String {
+    package var plainText: String {
         var lines = [title]
         for block in blocks {
             switch block {

@@ -14,7 +14,7 @@ import Glibc
 /// log file while curses runs gets its crash reports there. (`output-to=<file>` would work too,
 /// but `swift-backtrace` truncates that file, and the runtime still prints a line to standard
 /// error.) ``CursesTerminal`` restores the terminal before the runtime's handler runs.
-public enum CrashReports {
+package enum CrashReports {
     /// The settings added to `SWIFT_BACKTRACE`, after the user's own (later keys win).
     static let quietSettings = "interactive=no,color=no"
     static let standardErrorSetting = "output-to=stderr"
@@ -45,7 +45,7 @@ public enum CrashReports {
     /// program opens files or starts threads it would miss: on success it does not return.
     /// Returns when nothing needs to change, or when the program cannot be re-executed (then
     /// reports stay as they were).
-    public static func sendToStandardError() {
+    package static func sendToStandardError() {
         let current = getenv("SWIFT_BACKTRACE").map { String(cString: $0) }
         guard let settings = settings(replacing: current) else { return }
         // A program re-executed with these settings has them: never loop.

@@ -4,7 +4,7 @@ import Synchronization
 import TerminalCells
 
 /// Why the terminal could not start.
-public enum CursesTerminalError: Error, Hashable, CustomStringConvertible {
+package enum CursesTerminalError: Error, Hashable, CustomStringConvertible {
     /// Standard input or output is not a terminal.
     case notATerminal
     /// curses does not know this terminal type (`TERM`).
@@ -16,7 +16,7 @@ public enum CursesTerminalError: Error, Hashable, CustomStringConvertible {
     /// A system call failed, with its `errno`.
     case systemCallFailed(String, Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notATerminal: "standard input and output must be a terminal"
         case .unknownTerminal(let name): "unknown terminal type '\(name)' (set TERM)"
@@ -53,16 +53,16 @@ private let exitHookRegistration: Void = {
 ///
 /// Terminals without an alternate screen (`TERM=linux`) are cleared when the program leaves
 /// them, so that the shell's prompt is not drawn over the last frame.
-public final class CursesTerminal: TerminalBackend {
+package final class CursesTerminal: TerminalBackend {
     /// Whether curses is running (between ``start()`` and ``stop()``).
-    public private(set) var isActive = false
+    package private(set) var isActive = false
     /// Whether the terminal can show colours (known after ``start()``).
-    public private(set) var hasColors = false
+    package private(set) var hasColors = false
     /// Whether text is encoded as UTF-8 (after ``start()``). When not, non-ASCII shows as `?`.
-    public private(set) var isUTF8 = false
+    package private(set) var isUTF8 = false
     /// How roles look. ``start()`` sets the standard theme: colour unless `NO_COLOR` is set or
     /// the terminal has none. Setting it repaints everything on the next draw.
-    public var theme: Theme {
+    package var theme: Theme {
         didSet { themeChanged() }
     }
 
@@ -87,7 +87,7 @@ public final class CursesTerminal: TerminalBackend {
 
     /// - Parameter environment: the variables that choose the theme (`NO_COLOR`); nil reads
     ///   the process environment.
-    public init(environment: [String: String]? = nil) {
+    package init(environment: [String: String]? = nil) {
         self.environment = environment ?? Self.processEnvironment(["NO_COLOR"])
         theme = Theme(usesColor: false)
     }
@@ -98,7 +98,7 @@ public final class CursesTerminal: TerminalBackend {
 
     /// Starts a terminal, runs `body` with it, and stops it however `body` ends (return or
     /// throw). The usual way for a program to use the terminal.
-    public static func withTerminal<Result>(environment: [String: String]? = nil,
+    package static func withTerminal<Result>(environment: [String: String]? = nil,
                                             _ body: (CursesTerminal) throws -> Result) throws -> Result {
         let terminal = CursesTerminal(environment: environment)
         try terminal.start()
@@ -110,7 +110,7 @@ public final class CursesTerminal: TerminalBackend {
 
     /// Takes over the terminal: signals, locale, curses (cbreak, no echo, keypad, hidden
     /// cursor, short Esc delay) and colours.
-    public func start() throws(CursesTerminalError) {
+    package func start() throws(CursesTerminalError) {
         guard !isActive else { return }
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
         guard !cursesIsActive.exchange(true, ordering: .sequentiallyConsistent) else { throw .alreadyActive }
@@ -189,7 +189,7 @@ public final class CursesTerminal: TerminalBackend {
 
     /// Gives the terminal back as it was (`endwin`, signal dispositions). Idempotent; also
     /// called on deinit.
-    public func stop() {
+    package func stop() {
         guard isActive else { return }
         isActive = false
         handBack()
@@ -204,7 +204,7 @@ public final class CursesTerminal: TerminalBackend {
     // MARK: Drawing
 
     /// The terminal's size in cells (zero when not started).
-    public var size: Size {
+    package var size: Size {
         guard isActive else { return .zero }
         return Size(width: Int(shim_cols()), height: Int(shim_lines()))
     }
@@ -212,7 +212,7 @@ public final class CursesTerminal: TerminalBackend {
     /// Shows `grid`, drawing only the cells that changed since the last grid (all of them after
     /// a resize, a theme change or ``redrawAll()``), then updates the screen. After Ctrl-Z and
     /// `fg` this takes the terminal again; in the background (`bg`) it draws nothing until `fg`.
-    public func draw(_ grid: Grid) {
+    package func draw(_ grid: Grid) {
         guard isActive, let window = shim_stdscr() else { return }
         guard isInForeground else {
             needsRepaint = true
@@ -240,7 +240,7 @@ public final class CursesTerminal: TerminalBackend {
 
     /// Repaints the whole screen on the next draw (for Ctrl-L, or after something else wrote
     /// to the terminal).
-    public func redrawAll() {
+    package func redrawAll() {
         needsRepaint = true
     }
 

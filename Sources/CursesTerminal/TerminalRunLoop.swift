@@ -2,7 +2,7 @@ import Glibc
 import TerminalCells
 
 /// What woke a ``TerminalRunLoop``.
-public enum TerminalEvent: Hashable, Sendable {
+package enum TerminalEvent: Hashable, Sendable {
     /// A key was pressed.
     case key(Key)
     /// The terminal now has this size; the next ``CursesTerminal/draw(_:)`` repaints it all.
@@ -68,9 +68,9 @@ extension TerminalEventSource {
 ///     }
 /// }
 /// ```
-public final class TerminalRunLoop {
+package final class TerminalRunLoop {
     /// Wakes this loop from any thread.
-    public let waker: TerminalWaker
+    package let waker: TerminalWaker
     private let source: any TerminalEventSource
     private var pending: [TerminalEvent] = []
     private var pendingIndex = 0
@@ -78,7 +78,7 @@ public final class TerminalRunLoop {
     private var fruitlessReads = 0
 
     /// A loop reading `terminal`, which must be started.
-    public convenience init(terminal: CursesTerminal) throws(CursesTerminalError) {
+    package convenience init(terminal: CursesTerminal) throws(CursesTerminalError) {
         guard terminal.isActive else { throw .notStarted }
         try self.init(source: terminal)
     }
@@ -90,14 +90,14 @@ public final class TerminalRunLoop {
 
     /// Whether events already read are waiting, so that ``nextEvent(until:)`` returns at once.
     /// Skip drawing while this is true to handle a burst of keys with one draw.
-    public var hasPendingEvents: Bool { pendingIndex < pending.count }
+    package var hasPendingEvents: Bool { pendingIndex < pending.count }
 
     /// Blocks until the next event, or until `deadline` (nil: no deadline).
     ///
     /// A received signal comes first, then Ctrl-Z (the terminal is given back and the process
     /// stops here until continued, then ``TerminalEvent/resumed``), then events already read
     /// (in order), then whatever the sleep brings.
-    public func nextEvent(until deadline: ContinuousClock.Instant? = nil) -> TerminalEvent {
+    package func nextEvent(until deadline: ContinuousClock.Instant? = nil) -> TerminalEvent {
         while true {
             if let signal = source.receivedSignal { return .signal(signal) }
             if hungUp { return .signal(SIGHUP) }

@@ -6,7 +6,7 @@ import Synchronization
 /// Wake-ups coalesce: several calls before the loop runs produce one event. Whoever calls
 /// ``wake()`` must have stored its news (say, in a ``TerminalInbox``) before the call, and the
 /// loop's owner reads that news after each `.wake`.
-public final class TerminalWaker: Sendable {
+package final class TerminalWaker: Sendable {
     /// The read end of the pipe the loop sleeps on.
     let descriptor: Int32
     private let writeDescriptor: Int32
@@ -22,7 +22,7 @@ public final class TerminalWaker: Sendable {
     }
 
     /// Makes the loop return ``TerminalEvent/wake`` soon. Safe from any thread, never blocks.
-    public func wake() {
+    package func wake() {
         guard !isPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
         _ = write(writeDescriptor, &byte, 1)
@@ -45,22 +45,22 @@ public final class TerminalWaker: Sendable {
 /// network.onBeacon = { beacon in inbox.post(.beaconReceived(beacon)) }   // any thread
 /// // on the loop: case .wake: for message in inbox.drain() { state.update(message) }
 /// ```
-public final class TerminalInbox<Message: Sendable>: Sendable {
+package final class TerminalInbox<Message: Sendable>: Sendable {
     private let messages = Mutex<[Message]>([])
     private let waker: TerminalWaker
 
-    public init(waker: TerminalWaker) {
+    package init(waker: TerminalWaker) {
         self.waker = waker
     }
 
     /// Appends `message` and wakes the loop. Safe from any thread.
-    public func post(_ message: Message) {
+    package func post(_ message: Message) {
         messages.withLock { $0.append(message) }
         waker.wake()
     }
 
     /// Takes every message posted so far, oldest first.
-    public func drain() -> [Message] {
+    package func drain() -> [Message] {
         messages.withLock { messages in
             defer { messages.removeAll() }
             return messages

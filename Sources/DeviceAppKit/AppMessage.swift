@@ -2,28 +2,28 @@ import HandoffCore
 import TerminalCells
 
 /// What an app tells the user until the next key: the same three kinds in every demo app.
-public struct AppMessage: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
+package struct AppMessage: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         case info, warning, error
     }
 
-    public var kind: Kind
-    public var text: String
+    package var kind: Kind
+    package var text: String
 
-    public init(_ kind: Kind, _ text: String) {
+    package init(_ kind: Kind, _ text: String) {
         self.kind = kind
         self.text = text
     }
 
     /// The message an app shows when a continuation failed, or nil when the user cancelled it
     /// (nothing to say); what was on screen stays.
-    public static func continuationFailed(_ error: HandoffError) -> AppMessage? {
+    package static func continuationFailed(_ error: HandoffError) -> AppMessage? {
         error.code == .userCancelled ? nil
             : AppMessage(.error, "Could not continue: \(error.code.meaning) (\(error.code.rawValue)). Nothing changed here.")
     }
 
     /// The role that colours the message.
-    public var role: Role {
+    package var role: Role {
         switch kind {
         case .info: .success
         case .warning: .warning
@@ -33,7 +33,7 @@ public struct AppMessage: Hashable, Sendable {
 
     /// The message wrapped at `width`, at most `limit` rows (the last one ends with "…" when
     /// cut), each with the message's style.
-    public func lines(width: Int, limit: Int) -> [(text: String, style: Style)] {
+    package func lines(width: Int, limit: Int) -> [(text: String, style: Style)] {
         guard width > 0, limit > 0 else { return [] }
         var lines = TextWidth.wrap(text, width: width)
         if lines.count > limit {

@@ -12,19 +12,19 @@ import TerminalCells
 /// coming to the front makes that part's activity current. Application callbacks go to the part
 /// that claims the activity's type. It uses the app delegate only (no scene manifest): its parts'
 /// scene delegates are not installed.
-public final class CompositeApp: TerminalApp, ApplicationDelegate {
-    public let manifest: AppManifest
-    public let glyph: Character
-    public let parts: [any TerminalApp]
+package final class CompositeApp: TerminalApp, ApplicationDelegate {
+    package let manifest: AppManifest
+    package let glyph: Character
+    package let parts: [any TerminalApp]
     /// The index of the part shown.
-    public private(set) var selected = 0
+    package private(set) var selected = 0
     private var isFrontmost = false
 
-    public enum CompositionError: Error, Hashable, CustomStringConvertible {
+    package enum CompositionError: Error, Hashable, CustomStringConvertible {
         case noParts
         case teamsDiffer([String])
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .noParts: "a composite app needs at least one part"
             case .teamsDiffer(let teams): "the parts of a composite app must share a team, not \(teams.joined(separator: ", "))"
@@ -33,7 +33,7 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
     }
 
     /// - Throws: ``CompositionError`` when there are no parts or their teams differ.
-    public init(bundleIdentifier: String, displayName: String, glyph: Character, parts: [any TerminalApp]) throws(CompositionError) {
+    package init(bundleIdentifier: String, displayName: String, glyph: Character, parts: [any TerminalApp]) throws(CompositionError) {
         guard let first = parts.first else { throw .noParts }
         let teams = Set(parts.map(\.manifest.teamIdentifier))
         guard teams.count == 1 else { throw .teamsDiffer(teams.sorted()) }
@@ -52,24 +52,24 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
 
     var current: any TerminalApp { parts[selected] }
 
-    public var title: String { "\(manifest.displayName) · \(current.title)" }
+    package var title: String { "\(manifest.displayName) · \(current.title)" }
 
-    public var keyHints: [KeyHint] {
+    package var keyHints: [KeyHint] {
         let next = parts[(selected + 1) % parts.count].manifest.displayName
         return [KeyHint("F5", "switch to \(next)")] + current.keyHints
     }
 
-    public func launch(application: Application, environment: AppEnvironment) {
+    package func launch(application: Application, environment: AppEnvironment) {
         for part in parts { part.launch(application: application, environment: environment) }
     }
 
-    public func setFrontmost(_ frontmost: Bool) {
+    package func setFrontmost(_ frontmost: Bool) {
         isFrontmost = frontmost
         current.setFrontmost(frontmost)
     }
 
     /// Shows part `index` (its activity becomes current when the app is in front).
-    public func select(_ index: Int) {
+    package func select(_ index: Int) {
         guard parts.indices.contains(index), index != selected else { return }
         if isFrontmost { current.setFrontmost(false) }
         selected = index
@@ -77,12 +77,12 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Every part is told the area below the bar of parts (where ``render(into:area:)`` draws it).
-    public func viewportChanged(to size: Size) {
+    package func viewportChanged(to size: Size) {
         let partSize = size.height > 1 ? Size(width: size.width, height: size.height - 1) : size
         for part in parts { part.viewportChanged(to: partSize) }
     }
 
-    public func render(into grid: inout Grid, area: Rect) {
+    package func render(into grid: inout Grid, area: Rect) {
         guard area.size.height > 1 else { return current.render(into: &grid, area: area) }
         let bar = Rect(origin: area.origin, size: Size(width: area.size.width, height: 1))
         grid.fill(bar)
@@ -96,7 +96,7 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
                                                size: Size(width: area.size.width, height: area.size.height - 1)))
     }
 
-    public func handle(_ key: Key) -> Bool {
+    package func handle(_ key: Key) -> Bool {
         if key == .function(5) {
             select((selected + 1) % parts.count)
             return true
@@ -105,16 +105,16 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Every part forgets what it showed; the first part shows next time, as in a new process.
-    public func terminate() {
+    package func terminate() {
         for part in parts { part.terminate() }
         selected = 0
     }
 
-    public func continuationChosen() {
+    package func continuationChosen() {
         for part in parts { part.continuationChosen() }
     }
 
-    public func open(_ url: URL) -> Bool {
+    package func open(_ url: URL) -> Bool {
         for (index, part) in parts.enumerated() where part.open(url) {
             select(index)
             return true
@@ -129,20 +129,20 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
         parts.firstIndex { $0.manifest.continuableActivityTypes.contains(activityType) }
     }
 
-    public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
         guard let index = part(for: activityType) else { return false }
         select(index)
         return parts[index].delegate.application(application, willContinueUserActivityWithType: activityType)
     }
 
-    public func application(_ application: Application, continue userActivity: UserActivity,
+    package func application(_ application: Application, continue userActivity: UserActivity,
                             restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
         guard let index = part(for: userActivity.activityType) else { return false }
         select(index)
         return parts[index].delegate.application(application, continue: userActivity, restorationHandler: restorationHandler)
     }
 
-    public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
+    package func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
         guard let index = part(for: activityType) else {
             // No part claims it: Apple's default (the system shows the error).
@@ -152,7 +152,7 @@ public final class CompositeApp: TerminalApp, ApplicationDelegate {
         parts[index].delegate.application(application, didFailToContinueUserActivityWithType: activityType, error: error)
     }
 
-    public func application(_ application: Application, didUpdate userActivity: UserActivity) {
+    package func application(_ application: Application, didUpdate userActivity: UserActivity) {
         guard let index = part(for: userActivity.activityType) else { return }
         parts[index].delegate.application(application, didUpdate: userActivity)
     }

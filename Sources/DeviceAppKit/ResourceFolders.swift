@@ -4,13 +4,13 @@ import Foundation
 /// binary (as a symbolic link or not) or in the main bundle, else the module's source folder (a
 /// development checkout). Unlike SwiftPM's generated `Bundle.module`, a missing bundle is an
 /// error the caller can report, not a crash.
-public enum ResourceFolders {
+package enum ResourceFolders {
     /// The folders where a module's `Resources` may be, in the order to try.
     ///
     /// - Parameters:
     ///   - bundleName: SwiftPM's name for the module's bundle (`PACKAGE_TARGET`).
     ///   - sourceFolder: the module's `Resources` folder in the source tree it was built from.
-    public static func candidates(bundleName: String, sourceFolder: URL) -> [URL] {
+    package static func candidates(bundleName: String, sourceFolder: URL) -> [URL] {
         var places: [URL] = [Bundle.main.bundleURL]
         if let resources = Bundle.main.resourceURL { places.append(resources) }
         if let executable = Bundle.main.executableURL {
@@ -28,7 +28,7 @@ public enum ResourceFolders {
     }
 
     /// The first candidate folder that holds `file`, or every folder searched (for the error).
-    public static func locate(_ file: String, bundleName: String, sourceFolder: URL) -> Result<URL, NotFound> {
+    package static func locate(_ file: String, bundleName: String, sourceFolder: URL) -> Result<URL, NotFound> {
         var searched: [String] = []
         for folder in candidates(bundleName: bundleName, sourceFolder: sourceFolder) {
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path) { return .success(folder) }
@@ -38,7 +38,7 @@ public enum ResourceFolders {
     }
 
     /// No candidate folder held the file.
-    public struct NotFound: Error, Hashable, Sendable {
-        public var searched: [String]
+    package struct NotFound: Error, Hashable, Sendable {
+        package var searched: [String]
     }
 }

@@ -5,22 +5,22 @@ import TerminalCells
 /// What the simulated device offers its apps: the "SDK" services besides the activity core.
 ///
 /// Like everything an app touches, it is used on the device's run loop only.
-public struct AppEnvironment {
+package struct AppEnvironment {
     /// This device's name (e.g. "Phone").
-    public var deviceName: String
+    package var deviceName: String
     /// The account's simulated cloud folder (the same URL on every device of the account), or
     /// nil when the device runs without cloud documents (`--no-cloud`).
-    public var cloudFolder: URL?
+    package var cloudFolder: URL?
     /// This device's private folder for local-only documents.
-    public var localFolder: URL
+    package var localFolder: URL
     /// The device clock.
-    public var now: () -> Date
+    package var now: () -> Date
     /// Asks the system to open `url` (http/https opens the Browser, when installed).
-    public var openURL: (URL) -> Void
+    package var openURL: (URL) -> Void
     /// Writes a line to the device's log file (never to the screen).
-    public var log: (String) -> Void
+    package var log: (String) -> Void
     /// Asks the device to redraw soon (for example when background work has progressed).
-    public var setNeedsDisplay: () -> Void
+    package var setNeedsDisplay: () -> Void
     /// Runs `work` later on the device's run loop; callable from any thread or task.
     ///
     /// This is how background work (continuation stream transfers) hands its results back to an
@@ -28,9 +28,9 @@ public struct AppEnvironment {
     /// default uses the main dispatch queue, which is right only for a device whose run loop is
     /// the main thread: a device that runs elsewhere (`DeviceHost`'s queue) must pass its own,
     /// e.g. `{ work in host.perform { _ in work() } }`.
-    public var perform: @Sendable (@escaping @Sendable () -> Void) -> Void
+    package var perform: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    public init(deviceName: String, cloudFolder: URL?, localFolder: URL, now: @escaping () -> Date = Date.init,
+    package init(deviceName: String, cloudFolder: URL?, localFolder: URL, now: @escaping () -> Date = Date.init,
                 openURL: @escaping (URL) -> Void = { _ in }, log: @escaping (String) -> Void = { _ in },
                 setNeedsDisplay: @escaping () -> Void = {},
                 perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { work in DispatchQueue.main.async(execute: work) }) {
@@ -46,11 +46,11 @@ public struct AppEnvironment {
 }
 
 /// A key and what it does, for the device's footer and help overlay.
-public struct KeyHint: Hashable, Sendable {
-    public var keys: String
-    public var action: String
+package struct KeyHint: Hashable, Sendable {
+    package var keys: String
+    package var action: String
 
-    public init(_ keys: String, _ action: String) {
+    package init(_ keys: String, _ action: String) {
         self.keys = keys
         self.action = action
     }
@@ -67,7 +67,7 @@ public struct KeyHint: Hashable, Sendable {
 ///
 /// Rendering only draws: what the app shows, scrolls by or hands off follows the size it was
 /// told, never the area of the last frame (a frame may be skipped, or drawn for a picture).
-public protocol TerminalApp: AnyObject {
+package protocol TerminalApp: AnyObject {
     /// The app's Info.plist (and entitlements), as parsed.
     var manifest: AppManifest { get }
     /// The application delegate to install (often the app itself).
@@ -113,7 +113,7 @@ public protocol TerminalApp: AnyObject {
 }
 
 /// How an app talks to the system for Handoff (`handoff device --app-model`).
-public enum AppModel: String, CaseIterable, Sendable {
+package enum AppModel: String, CaseIterable, Sendable {
     /// The app delegate's callbacks (`application(_:continue:restorationHandler:)`), Apple's path
     /// before scenes and still AppKit's: an Info.plist without `UIApplicationSceneManifest`.
     case delegate
@@ -123,16 +123,16 @@ public enum AppModel: String, CaseIterable, Sendable {
 }
 
 extension TerminalApp {
-    public var delegate: any ApplicationDelegate {
+    package var delegate: any ApplicationDelegate {
         guard let delegate = self as? any ApplicationDelegate else {
             preconditionFailure("\(type(of: self)) must provide an application delegate")
         }
         return delegate
     }
-    public var sceneDelegateClasses: [any SceneDelegate.Type] { [] }
-    public func setFrontmost(_ frontmost: Bool) {}
-    public func viewportChanged(to size: Size) {}
-    public func open(_ url: URL) -> Bool { false }
-    public func terminate() {}
-    public func continuationChosen() {}
+    package var sceneDelegateClasses: [any SceneDelegate.Type] { [] }
+    package func setFrontmost(_ frontmost: Bool) {}
+    package func viewportChanged(to size: Size) {}
+    package func open(_ url: URL) -> Bool { false }
+    package func terminate() {}
+    package func continuationChosen() {}
 }

@@ -9,12 +9,12 @@ import TerminalCells
 /// Like the device and its apps, it is confined to the device's run loop: call every method
 /// from there. It never reads a clock: times come with ``render(size:now:)`` (and the device's
 /// lifecycle events carry their own).
-public final class DeviceScreen {
-    public let device: Device
+package final class DeviceScreen {
+    package let device: Device
     /// The screen's state after the latest message (for tests and diagnostics).
-    public private(set) var state: ScreenState
+    package private(set) var state: ScreenState
     /// True once the user asked to quit.
-    public private(set) var isQuitRequested = false
+    package private(set) var isQuitRequested = false
 
     private let apps: [any TerminalApp]
     private let account: String
@@ -39,7 +39,7 @@ public final class DeviceScreen {
     /// see ``TerminalApp/viewportChanged(to:)``. The environment's `openURL`
     /// is wrapped: a URL goes to the first app whose `open(_:)` takes it, which comes to the
     /// front; only when none does is the given `openURL` called.
-    public init(device: Device, account: String, apps: [any TerminalApp], environment: AppEnvironment,
+    package init(device: Device, account: String, apps: [any TerminalApp], environment: AppEnvironment,
                 timeZone: TimeZone = .current, now: Date, logMode: ScreenState.LogMode = .hidden) {
         self.device = device
         self.apps = apps
@@ -62,19 +62,19 @@ public final class DeviceScreen {
 
     /// Handles a key from the terminal. Returns false when the user asked to quit.
     @discardableResult
-    public func handle(_ key: Key) -> Bool {
+    package func handle(_ key: Key) -> Bool {
         send(.keyPressed(key))
         return !isQuitRequested
     }
 
     /// Takes the network's latest state and peers.
-    public func update(network: NetworkStatus) {
+    package func update(network: NetworkStatus) {
         guard network != state.network else { return }
         send(.networkChanged(network))
     }
 
     /// Renders a frame of `size` for the time `now`.
-    public func render(size: Size, now: Date) -> Grid {
+    package func render(size: Size, now: Date) -> Grid {
         if size != state.size { send(.terminalResized(size)) }
         send(.clockTicked(now))
         let view = ScreenView(state: state, device: snapshot())
@@ -88,12 +88,12 @@ public final class DeviceScreen {
 
     /// When the screen next changes by itself (the clock's minute, an age, a spinner, a notice
     /// going away), from the time of the latest frame; redraw then.
-    public var nextDeadline: Date? {
+    package var nextDeadline: Date? {
         renderedDeadline ?? ScreenView(state: state, device: snapshot()).nextChange
     }
 
     /// A picture of the device as the views see it.
-    public func snapshot() -> DeviceSnapshot {
+    package func snapshot() -> DeviceSnapshot {
         var snapshot = DeviceSnapshot(device: device, account: account, terminalApps: apps)
         snapshot.sharedLifecycle = sharedLifecycle
         if case .inspector(let inspector) = state.overlay {
@@ -103,7 +103,7 @@ public final class DeviceScreen {
     }
 
     /// Lifecycle events `peer` shared (it left out `dropped` over its rate limit), for the timeline.
-    public func receiveShared(from peer: SharedLifecycle.Sender, _ entries: [LifecycleEntry], dropped: Int = 0, at now: Date = Date()) {
+    package func receiveShared(from peer: SharedLifecycle.Sender, _ entries: [LifecycleEntry], dropped: Int = 0, at now: Date = Date()) {
         sharedLifecycle.ownName = device.info.name
         sharedLifecycle.receive(entries, from: peer, at: now, dropped: dropped)
         renderedDeadline = nil

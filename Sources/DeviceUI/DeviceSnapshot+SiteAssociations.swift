@@ -4,17 +4,17 @@ import HandoffCore
 extension DeviceSnapshot {
     /// What the device knows about one app's `activitycontinuation:` domain: the outcome of the
     /// last fetch of the site's association file (Nearby's "why not" for web offers).
-    public struct SiteAssociationInfo: Hashable, Sendable {
-        public var appName: String
-        public var bundleIdentifier: String
+    package struct SiteAssociationInfo: Hashable, Sendable {
+        package var appName: String
+        package var bundleIdentifier: String
         /// The entitlement's domain, `*.` included for a wildcard.
-        public var domain: String
+        package var domain: String
         /// The latest fetch's outcome; nil before the first.
-        public var outcome: AssociationOutcome?
+        package var outcome: AssociationOutcome?
         /// Whether pages of the domain go to the app now (an approval is kept while it is cached).
-        public var isApproved: Bool
+        package var isApproved: Bool
 
-        public init(appName: String, bundleIdentifier: String, domain: String, outcome: AssociationOutcome?, isApproved: Bool) {
+        package init(appName: String, bundleIdentifier: String, domain: String, outcome: AssociationOutcome?, isApproved: Bool) {
             self.appName = appName
             self.bundleIdentifier = bundleIdentifier
             self.domain = domain
@@ -24,7 +24,7 @@ extension DeviceSnapshot {
 
         /// The outcome in a few words: "approved", "not listed", "404", "not JSON", "wrong content
         /// type", "redirected", "unreachable", … or "not checked yet".
-        public var summary: String {
+        package var summary: String {
             guard let outcome else { return "not checked yet" }
             let latest: String = switch outcome {
             case .approved: "approved"
@@ -45,7 +45,7 @@ extension DeviceSnapshot {
         }
 
         /// One line: "✓ Map · maps.example: approved" or "✗ Map · maps.example: 404".
-        public var line: String {
+        package var line: String {
             "\(isApproved ? "✓" : "✗") \(appName) · \(domain): \(summary)"
         }
     }

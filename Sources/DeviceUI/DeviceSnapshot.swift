@@ -4,19 +4,19 @@ import HandoffCore
 
 /// A read-only picture of the device at one moment: everything the views and the reducer need,
 /// as plain values, so both stay pure and can be tested without a ``Device``.
-public struct DeviceSnapshot: Hashable, Sendable {
+package struct DeviceSnapshot: Hashable, Sendable {
     /// An installed app, as the home screen, dock and sidebar show it.
-    public struct App: Hashable, Sendable {
-        public var bundleIdentifier: String
-        public var name: String
-        public var glyph: Character
+    package struct App: Hashable, Sendable {
+        package var bundleIdentifier: String
+        package var name: String
+        package var glyph: Character
         /// The title of the app's current screen.
-        public var title: String
-        public var keyHints: [KeyHint]
+        package var title: String
+        package var keyHints: [KeyHint]
         /// Whether the device can show the app (a terminal app, not only a manifest).
-        public var canOpen: Bool
+        package var canOpen: Bool
 
-        public init(bundleIdentifier: String, name: String, glyph: Character, title: String = "",
+        package init(bundleIdentifier: String, name: String, glyph: Character, title: String = "",
                     keyHints: [KeyHint] = [], canOpen: Bool = true) {
             self.bundleIdentifier = bundleIdentifier
             self.name = name
@@ -28,21 +28,21 @@ public struct DeviceSnapshot: Hashable, Sendable {
     }
 
     /// An activity a peer offers, and where it would go here.
-    public struct OfferInfo: Hashable, Sendable {
-        public var peer: PeerInfo
+    package struct OfferInfo: Hashable, Sendable {
+        package var peer: PeerInfo
         /// When this activity was first offered (a new activity resets it).
-        public var firstSeen: Date
+        package var firstSeen: Date
         /// When the last beacon for it arrived.
-        public var lastSeen: Date
+        package var lastSeen: Date
         /// When the origin last saved the activity's state.
-        public var savedAt: Date
-        public var expiresAt: Date?
-        public var options: Advertisement.Options
-        public var route: Route
+        package var savedAt: Date
+        package var expiresAt: Date?
+        package var options: Advertisement.Options
+        package var route: Route
         /// The payload size of the last continuation from this offer, once known.
-        public var payloadSize: Int?
+        package var payloadSize: Int?
 
-        public init(peer: PeerInfo, firstSeen: Date, lastSeen: Date, savedAt: Date, expiresAt: Date? = nil,
+        package init(peer: PeerInfo, firstSeen: Date, lastSeen: Date, savedAt: Date, expiresAt: Date? = nil,
                     options: Advertisement.Options = [.isEligibleForHandoff], route: Route, payloadSize: Int? = nil) {
             self.peer = peer
             self.firstSeen = firstSeen
@@ -55,7 +55,7 @@ public struct DeviceSnapshot: Hashable, Sendable {
         }
 
         /// The app that would continue the activity here, if the route names one yet.
-        public var targetBundleIdentifier: String? {
+        package var targetBundleIdentifier: String? {
             switch route {
             case .app(let bundle, _): bundle
             case .browser(let bundle, _): bundle
@@ -65,7 +65,7 @@ public struct DeviceSnapshot: Hashable, Sendable {
         }
 
         /// The activity type, when an app here claims its hash (the beacon carries only the hash).
-        public var activityType: String? {
+        package var activityType: String? {
             switch route {
             case .app(_, let type): type
             case .web: UserActivity.browsingWebType
@@ -75,8 +75,8 @@ public struct DeviceSnapshot: Hashable, Sendable {
     }
 
     /// The continuation in progress on this device.
-    public struct PendingInfo: Hashable, Sendable {
-        public enum Phase: Hashable, Sendable {
+    package struct PendingInfo: Hashable, Sendable {
+        package enum Phase: Hashable, Sendable {
             /// The app is being asked (`willContinueUserActivity(withType:)`).
             case askingApp
             /// The payload is on its way; the attempt gives up at `deadline`.
@@ -85,17 +85,17 @@ public struct DeviceSnapshot: Hashable, Sendable {
             case restoring
         }
 
-        public var peer: PeerInfo
+        package var peer: PeerInfo
         /// The app that receives it (nil for a web activity until its payload arrived).
-        public var bundleIdentifier: String?
-        public var activityType: String
-        public var phase: Phase
-        public var chosenAt: Date
+        package var bundleIdentifier: String?
+        package var activityType: String
+        package var phase: Phase
+        package var chosenAt: Date
         /// The app delegate's `willContinueUserActivityWithType` returned true: the app tells the
         /// user itself, so the system draws no progress of its own (Apple's reference).
-        public var appShowsProgress: Bool
+        package var appShowsProgress: Bool
 
-        public init(peer: PeerInfo, bundleIdentifier: String?, activityType: String, phase: Phase, chosenAt: Date,
+        package init(peer: PeerInfo, bundleIdentifier: String?, activityType: String, phase: Phase, chosenAt: Date,
                     appShowsProgress: Bool = false) {
             self.peer = peer
             self.bundleIdentifier = bundleIdentifier
@@ -107,14 +107,14 @@ public struct DeviceSnapshot: Hashable, Sendable {
     }
 
     /// The activity this device itself offers to its peers.
-    public struct OwnActivity: Hashable, Sendable {
-        public var bundleIdentifier: String
-        public var activityType: String
-        public var title: String?
+    package struct OwnActivity: Hashable, Sendable {
+        package var bundleIdentifier: String
+        package var activityType: String
+        package var title: String?
         /// Whether a beacon currently carries it.
-        public var isAdvertised: Bool
+        package var isAdvertised: Bool
 
-        public init(bundleIdentifier: String, activityType: String, title: String? = nil, isAdvertised: Bool = true) {
+        package init(bundleIdentifier: String, activityType: String, title: String? = nil, isAdvertised: Bool = true) {
             self.bundleIdentifier = bundleIdentifier
             self.activityType = activityType
             self.title = title
@@ -122,34 +122,34 @@ public struct DeviceSnapshot: Hashable, Sendable {
         }
     }
 
-    public var info: PeerInfo
-    public var account: String
+    package var info: PeerInfo
+    package var account: String
     /// The installed apps, in home-screen order.
-    public var apps: [App]
+    package var apps: [App]
     /// The app the device system has in front (nil: home).
-    public var frontmostApp: String?
+    package var frontmostApp: String?
     /// Offers from peers, by peer name.
-    public var offers: [OfferInfo]
-    public var pending: PendingInfo?
-    public var ownActivity: OwnActivity?
+    package var offers: [OfferInfo]
+    package var pending: PendingInfo?
+    package var ownActivity: OwnActivity?
     /// Every lifecycle event of this device, oldest first.
-    public var lifecycle: [LifecycleEvent]
+    package var lifecycle: [LifecycleEvent]
     /// Whether step mode is on, and the phase the device is paused before.
-    public var isStepping = false
-    public var pausedAt: StepPhase?
+    package var isStepping = false
+    package var pausedAt: StepPhase?
     /// Since when the device is paused: its timeouts stand still from then until it goes on.
-    public var pausedSince: Date?
+    package var pausedSince: Date?
     /// The lab's armed faults: true when one stays armed.
-    public var armedFaults: [Fault: Bool] = [:]
+    package var armedFaults: [Fault: Bool] = [:]
     /// Web → native: each app's `activitycontinuation:` domains and what their sites' association
     /// files said (``SiteAssociationInfo``).
-    public var siteAssociations: [SiteAssociationInfo] = []
+    package var siteAssociations: [SiteAssociationInfo] = []
     /// What the inspector (F10) shows, made only while it is open (nil otherwise).
-    public var inspection: Inspection?
+    package var inspection: Inspection?
     /// What peers of the account shared of their lifecycle (the timeline view's other lanes).
-    public var sharedLifecycle = SharedLifecycle()
+    package var sharedLifecycle = SharedLifecycle()
 
-    public init(info: PeerInfo, account: String, apps: [App] = [], frontmostApp: String? = nil, offers: [OfferInfo] = [],
+    package init(info: PeerInfo, account: String, apps: [App] = [], frontmostApp: String? = nil, offers: [OfferInfo] = [],
                 pending: PendingInfo? = nil, ownActivity: OwnActivity? = nil, lifecycle: [LifecycleEvent] = []) {
         self.info = info
         self.account = account
@@ -161,18 +161,18 @@ public struct DeviceSnapshot: Hashable, Sendable {
         self.lifecycle = lifecycle
     }
 
-    public func app(_ bundleIdentifier: String?) -> App? {
+    package func app(_ bundleIdentifier: String?) -> App? {
         guard let bundleIdentifier else { return nil }
         return apps.first { $0.bundleIdentifier == bundleIdentifier }
     }
 
-    public func offer(from peer: DeviceID) -> OfferInfo? {
+    package func offer(from peer: DeviceID) -> OfferInfo? {
         offers.first { $0.peer.id == peer }
     }
 
     /// The offer the device puts forward (lock-screen prompt, dock badge): the newest continuable
     /// one, as Apple shows the most recent activity.
-    public var featuredOffer: OfferInfo? {
+    package var featuredOffer: OfferInfo? {
         offers.filter(\.route.isContinuable).max { ($0.firstSeen, $1.peer.name) < ($1.firstSeen, $0.peer.name) }
     }
 }
@@ -180,7 +180,7 @@ public struct DeviceSnapshot: Hashable, Sendable {
 extension DeviceSnapshot {
     /// Reads `device` as it is now. Apps are listed in the order of `terminalApps`, then any other
     /// installed app (which the device cannot show).
-    public init(device: Device, account: String, terminalApps: [any TerminalApp]) {
+    package init(device: Device, account: String, terminalApps: [any TerminalApp]) {
         let system = device.system
         var apps: [App] = terminalApps.map { app in
             App(bundleIdentifier: app.manifest.bundleIdentifier, name: app.manifest.displayName, glyph: app.glyph,

@@ -5,9 +5,9 @@ import HandoffCore
 /// is known here, its size against Apple's guidance and the limit, and the bytes that travelled
 /// with their fields (the payload and the peer's last beacon), all as plain values made before
 /// drawing: the view only draws them.
-public struct Inspection: Hashable, Sendable {
+package struct Inspection: Hashable, Sendable {
     /// What the inspector was opened on.
-    public enum Subject: Hashable, Sendable {
+    package enum Subject: Hashable, Sendable {
         /// The latest continuation of this device, either side (or the featured offer).
         case latest
         /// The offer or last continuation of this peer (Nearby's selection).
@@ -15,14 +15,14 @@ public struct Inspection: Hashable, Sendable {
     }
 
     /// One side's userInfo.
-    public struct Side: Hashable, Sendable {
+    package struct Side: Hashable, Sendable {
         /// The device's name.
-        public var device: String
+        package var device: String
         /// What it is: "saved by the origin", "restored by the receiver"…
-        public var role: String
-        public var userInfo: UserInfo
+        package var role: String
+        package var userInfo: UserInfo
 
-        public init(device: String, role: String, userInfo: UserInfo) {
+        package init(device: String, role: String, userInfo: UserInfo) {
             self.device = device
             self.role = role
             self.userInfo = userInfo
@@ -30,18 +30,18 @@ public struct Inspection: Hashable, Sendable {
     }
 
     /// The payload's bytes as they left or arrived here.
-    public struct PayloadBytes: Hashable, Sendable {
+    package struct PayloadBytes: Hashable, Sendable {
         /// "sent to Phone", "received from Laptop".
-        public var direction: String
-        public var size: Int
+        package var direction: String
+        package var size: Int
         /// The encoding with its fields; nil when the bytes are not a payload this codec writes.
-        public var annotated: AnnotatedBytes?
+        package var annotated: AnnotatedBytes?
         /// The raw bytes (kept only when there are no fields to draw).
-        public var raw: [UInt8]
+        package var raw: [UInt8]
         /// Why there are no fields.
-        public var problem: String?
+        package var problem: String?
 
-        public init(direction: String, size: Int, annotated: AnnotatedBytes?, raw: [UInt8] = [], problem: String? = nil) {
+        package init(direction: String, size: Int, annotated: AnnotatedBytes?, raw: [UInt8] = [], problem: String? = nil) {
             self.direction = direction
             self.size = size
             self.annotated = annotated
@@ -51,13 +51,13 @@ public struct Inspection: Hashable, Sendable {
     }
 
     /// The last beacon opened from the peer.
-    public struct Beacon: Hashable, Sendable {
-        public var peer: String
-        public var received: Date
-        public var bytes: BeaconBytes?
-        public var problem: String?
+    package struct Beacon: Hashable, Sendable {
+        package var peer: String
+        package var received: Date
+        package var bytes: BeaconBytes?
+        package var problem: String?
 
-        public init(peer: String, received: Date, bytes: BeaconBytes?, problem: String? = nil) {
+        package init(peer: String, received: Date, bytes: BeaconBytes?, problem: String? = nil) {
             self.peer = peer
             self.received = received
             self.bytes = bytes
@@ -66,23 +66,23 @@ public struct Inspection: Hashable, Sendable {
     }
 
     /// One line naming what is inspected ("Continuation 1a2b3c4d: Laptop → Phone").
-    public var title: String
-    public private(set) var origin: Side?
-    public private(set) var receiver: Side?
+    package var title: String
+    package private(set) var origin: Side?
+    package private(set) var receiver: Side?
     /// Where the side not known here lives, when one is missing.
-    public var missingSide: String?
-    public var payload: PayloadBytes?
-    public var beacon: Beacon?
+    package var missingSide: String?
+    package var payload: PayloadBytes?
+    package var beacon: Beacon?
     /// Apple's guidance for a payload (3 KB) and this device's hard limit (4611 above it).
-    public var guidanceBytes: Int
-    public var limitBytes: Int
+    package var guidanceBytes: Int
+    package var limitBytes: Int
     /// When nothing has travelled yet: what to do.
-    public var emptyReason: String?
+    package var emptyReason: String?
     /// The tree of both sides with their differences, made once with the inspection (a userInfo
     /// may hold thousands of keys).
-    public private(set) var treeRows: [UserInfoTreeRow] = []
+    package private(set) var treeRows: [UserInfoTreeRow] = []
 
-    public init(title: String, origin: Side? = nil, receiver: Side? = nil, missingSide: String? = nil,
+    package init(title: String, origin: Side? = nil, receiver: Side? = nil, missingSide: String? = nil,
                 payload: PayloadBytes? = nil, beacon: Beacon? = nil, guidanceBytes: Int = 3 * 1024,
                 limitBytes: Int = 512 * 1024, emptyReason: String? = nil) {
         self.title = title
@@ -98,7 +98,7 @@ public struct Inspection: Hashable, Sendable {
     }
 
     /// The payload's size: the bytes that travelled, else the size a lifecycle event gave.
-    public var size: Int? { payload?.size }
+    package var size: Int? { payload?.size }
 }
 
 // MARK: - Building from the device
@@ -108,7 +108,7 @@ extension Inspection {
     /// traffic (the payload bytes, the peer's last beacon, opened again with the device's
     /// `beaconInspector`), and what peers of the account shared of theirs (`shared`: the other
     /// side's userInfo, when the peer shares its lifecycle).
-    public init(subject: Subject, device: Device, shared: [LifecycleEntry] = []) {
+    package init(subject: Subject, device: Device, shared: [LifecycleEntry] = []) {
         let lifecycle = device.lifecycle
         let configuration = device.system.configuration
         let guidance = configuration.payloadWarningBytes, limit = configuration.payloadLimitBytes
@@ -242,7 +242,7 @@ extension Inspection {
 /// The last inspection made and what it was made from, so that frames and keys while the
 /// inspector is open do not decrypt, decode and lay out again: a new one is made only when the
 /// subject, the lifecycle, the traffic or what peers shared changed.
-public final class InspectionCache {
+package final class InspectionCache {
     private struct Key: Hashable {
         var subject: Inspection.Subject
         var lifecycleCount: Int
@@ -257,9 +257,9 @@ public final class InspectionCache {
     private var key: Key?
     private var inspection: Inspection?
 
-    public init() {}
+    package init() {}
 
-    public func inspection(subject: Inspection.Subject, device: Device, shared: [LifecycleEntry]) -> Inspection {
+    package func inspection(subject: Inspection.Subject, device: Device, shared: [LifecycleEntry]) -> Inspection {
         let traffic = device.traffic
         let key = Key(subject: subject, lifecycleCount: device.lifecycle.count, lastEvent: device.lifecycle.last?.time,
                       sent: traffic.sent?.time, received: traffic.received?.time,
@@ -276,8 +276,8 @@ public final class InspectionCache {
 
 /// One line of the userInfo tree: a key (or index) at a depth, its value on each side, and
 /// whether the sides differ.
-public struct UserInfoTreeRow: Hashable, Sendable {
-    public enum Mark: Hashable, Sendable {
+package struct UserInfoTreeRow: Hashable, Sendable {
+    package enum Mark: Hashable, Sendable {
         /// Both sides hold the same (or only one side is known).
         case same
         /// Both sides hold the key, with different values.
@@ -288,14 +288,14 @@ public struct UserInfoTreeRow: Hashable, Sendable {
         case removed
     }
 
-    public var depth: Int
-    public var key: String
+    package var depth: Int
+    package var key: String
     /// The value's text on the origin's side; nil when that side lacks it (or is not known).
-    public var origin: String?
-    public var receiver: String?
-    public var mark: Mark
+    package var origin: String?
+    package var receiver: String?
+    package var mark: Mark
 
-    public init(depth: Int, key: String, origin: String?, receiver: String?, mark: Mark) {
+    package init(depth: Int, key: String, origin: String?, receiver: String?, mark: Mark) {
         self.depth = depth
         self.key = key
         self.origin = origin
@@ -304,10 +304,10 @@ public struct UserInfoTreeRow: Hashable, Sendable {
     }
 }
 
-public enum UserInfoTree {
+package enum UserInfoTree {
     /// The rows of both sides' userInfo, keys sorted, collections opened; differences marked.
     /// With one side nil (not known here), the other side's rows, unmarked.
-    public static func rows(origin: UserInfo?, receiver: UserInfo?) -> [UserInfoTreeRow] {
+    package static func rows(origin: UserInfo?, receiver: UserInfo?) -> [UserInfoTreeRow] {
         var rows: [UserInfoTreeRow] = []
         switch (origin, receiver) {
         case (nil, nil): break
@@ -370,7 +370,7 @@ public enum UserInfoTree {
     }
 
     /// A value in a few words: scalars in full (long text cut), collections by kind and count.
-    public static func summary(_ value: UserInfoValue) -> String {
+    package static func summary(_ value: UserInfoValue) -> String {
         switch value {
         case .array(let array): "array (\(array.count))"
         case .dictionary(let dictionary): "dictionary (\(dictionary.count))"

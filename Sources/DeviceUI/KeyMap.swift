@@ -2,11 +2,11 @@ import DeviceAppKit
 import TerminalCells
 
 /// A titled group of keys in the help overlay.
-public struct KeyHelpSection: Hashable, Sendable {
-    public var title: String
-    public var hints: [KeyHint]
+package struct KeyHelpSection: Hashable, Sendable {
+    package var title: String
+    package var hints: [KeyHint]
 
-    public init(title: String, hints: [KeyHint]) {
+    package init(title: String, hints: [KeyHint]) {
         self.title = title
         self.hints = hints
     }
@@ -90,7 +90,7 @@ extension ScreenState {
     ///
     /// The first section is ``deviceKeys``; every other key goes to the app in front while it has
     /// the focus; Esc, h and ? do their device job only when the app does not use them.
-    public func helpSections(device snapshot: DeviceSnapshot) -> [KeyHelpSection] {
+    package func helpSections(device snapshot: DeviceSnapshot) -> [KeyHelpSection] {
         var sections = [
             KeyHelpSection(title: "Anywhere", hints: deviceKeys.map(\.hint)),
             KeyHelpSection(title: device.kind == .laptop ? "Desktop" : "Home screen", hints: [

@@ -5,13 +5,13 @@ import TerminalCells
 /// Nearby sidebar (or, when the width is short, a one-line Nearby badge and the sidebar drawn over
 /// the screen on demand), the lifecycle log (beside, below, or over the device when there is no
 /// room for both) and the footer.
-public struct ScreenLayout: Hashable, Sendable {
+package struct ScreenLayout: Hashable, Sendable {
     /// The smallest terminal a device of `kind` is drawn in: its frame and bars around an app
     /// area of at least ``minimumAppArea``, the footer, and the Nearby badge.
     ///
     /// A phone and a tablet have a rounded frame with a status bar and a bottom bar; a laptop also
     /// has a margin of one column on each side and a keyboard deck below its screen.
-    public static func minimumSize(for kind: PeerInfo.Kind) -> Size {
+    package static func minimumSize(for kind: PeerInfo.Kind) -> Size {
         let app = minimumAppArea
         // Rows: footer, badge, frame top and bottom, status bar, app bar, bottom bar (+ deck).
         switch kind {
@@ -24,12 +24,12 @@ public struct ScreenLayout: Hashable, Sendable {
 
     /// The smallest area an app is given: the Reader's page, the Map's viewport and the
     /// Browser's page all stay usable down to it.
-    public static let minimumAppArea = Size(width: 32, height: 11)
+    package static let minimumAppArea = Size(width: 32, height: 11)
 
     /// The width the device's column needs before the Nearby sidebar gets a column of its own:
     /// a phone's whole frame, a tablet's smallest comfortable frame, a laptop's screen as it is at
     /// 80 columns.
-    public static func comfortableDeviceWidth(for kind: PeerInfo.Kind) -> Int {
+    package static func comfortableDeviceWidth(for kind: PeerInfo.Kind) -> Int {
         switch kind {
         case .phone: DeviceFrameLayout.phoneMaximumWidth
         case .tablet: 60
@@ -38,10 +38,10 @@ public struct ScreenLayout: Hashable, Sendable {
     }
 
     /// From this width on, the log goes beside the device instead of below it.
-    public static let sideBySideWidth = 140
+    package static let sideBySideWidth = 140
 
     /// Where the lifecycle log is drawn, when it is visible.
-    public enum LogPlacement: Hashable, Sendable {
+    package enum LogPlacement: Hashable, Sendable {
         /// A column to the right of the device and the sidebar.
         case beside
         /// A band below the device and the sidebar.
@@ -50,25 +50,25 @@ public struct ScreenLayout: Hashable, Sendable {
         case covering
     }
 
-    public let kind: PeerInfo.Kind
-    public let size: Size
-    public let isTooSmall: Bool
+    package let kind: PeerInfo.Kind
+    package let size: Size
+    package let isTooSmall: Bool
     /// The column the device is drawn in (its frame may be narrower, centred in it); empty when
     /// the log covers it.
-    public let device: Rect
+    package let device: Rect
     /// The Nearby sidebar's own column; nil when it is collapsed to ``nearbyBadge``.
-    public let nearby: Rect?
+    package let nearby: Rect?
     /// The one-line Nearby badge shown instead of the sidebar when the width is short.
-    public let nearbyBadge: Rect?
+    package let nearbyBadge: Rect?
     /// Where the sidebar is drawn over the screen while it has the focus and is collapsed.
-    public let nearbyOverlay: Rect
+    package let nearbyOverlay: Rect
     /// Nil when the log is hidden.
-    public let log: Rect?
+    package let log: Rect?
     /// Where the log is, when it is visible.
-    public let logPlacement: LogPlacement?
-    public let footer: Rect
+    package let logPlacement: LogPlacement?
+    package let footer: Rect
 
-    public init(kind: PeerInfo.Kind, size: Size, isLogVisible: Bool) {
+    package init(kind: PeerInfo.Kind, size: Size, isLogVisible: Bool) {
         self.kind = kind
         self.size = size
         let minimum = Self.minimumSize(for: kind)
@@ -127,28 +127,28 @@ public struct ScreenLayout: Hashable, Sendable {
     }
 
     /// Whether the device is drawn (the log does not cover it).
-    public var showsDevice: Bool { logPlacement != .covering }
+    package var showsDevice: Bool { logPlacement != .covering }
 }
 
 /// The parts of a device's frame, which differ by kind: a phone and a tablet have a status bar
 /// and a bottom bar (home indicator, or the tablet's dock); a laptop has a menu bar, a dock and
 /// a keyboard deck below its screen.
-public struct DeviceFrameLayout: Hashable, Sendable {
+package struct DeviceFrameLayout: Hashable, Sendable {
     /// The frame's border.
-    public let frame: Rect
+    package let frame: Rect
     /// The status bar (menu bar on a laptop).
-    public let statusBar: Rect
+    package let statusBar: Rect
     /// The device's screen between the bars: home, apps, lock screen.
-    public let screen: Rect
+    package let screen: Rect
     /// The home indicator (phone) or the dock (tablet, laptop).
-    public let bottomBar: Rect
+    package let bottomBar: Rect
     /// The laptop's keyboard deck below the screen.
-    public let base: Rect?
+    package let base: Rect?
 
-    public static let phoneMaximumWidth = 46
-    public static let tabletMaximumWidth = 100
+    package static let phoneMaximumWidth = 46
+    package static let tabletMaximumWidth = 100
 
-    public init(kind: PeerInfo.Kind, in area: Rect) {
+    package init(kind: PeerInfo.Kind, in area: Rect) {
         var outer = area
         var base: Rect?
         switch kind {
@@ -172,7 +172,7 @@ public struct DeviceFrameLayout: Hashable, Sendable {
     }
 
     /// The row at the top of the screen that shows the app's name and title (and notices).
-    public var appBar: Rect { screen.row(0) }
+    package var appBar: Rect { screen.row(0) }
     /// Where the app in front draws.
-    public var appArea: Rect { screen.inset(top: 1) }
+    package var appArea: Rect { screen.inset(top: 1) }
 }

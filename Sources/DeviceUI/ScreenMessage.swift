@@ -3,7 +3,7 @@ import HandoffCore
 import TerminalCells
 
 /// What happened, for ``ScreenState/update(_:device:)``.
-public enum ScreenMessage: Hashable, Sendable {
+package enum ScreenMessage: Hashable, Sendable {
     /// The user pressed a key.
     case keyPressed(Key)
     /// The app in front did not use a key the screen passed to it.
@@ -21,7 +21,7 @@ public enum ScreenMessage: Hashable, Sendable {
 }
 
 /// What the screen asks the device (and its apps) to do, in order.
-public enum ScreenEffect: Hashable, Sendable {
+package enum ScreenEffect: Hashable, Sendable {
     /// The user chose to continue the activity this peer offers.
     case chooseOffer(DeviceID)
     /// The user cancelled the continuation in progress.
@@ -45,15 +45,15 @@ public enum ScreenEffect: Hashable, Sendable {
 }
 
 /// One line of the Nearby sidebar: a peer of the account and what it offers.
-public struct NearbyRow: Hashable, Sendable {
-    public var peer: PeerInfo
-    public var lastSeen: Date
+package struct NearbyRow: Hashable, Sendable {
+    package var peer: PeerInfo
+    package var lastSeen: Date
     /// Nil when the peer offers no activity.
-    public var offer: DeviceSnapshot.OfferInfo?
+    package var offer: DeviceSnapshot.OfferInfo?
 }
 
 /// An entry of the app switcher (phone, tablet) or the dock (laptop).
-public enum SwitcherItem: Hashable, Sendable {
+package enum SwitcherItem: Hashable, Sendable {
     /// The Handoff item: the activity a peer offers.
     case handoff(DeviceSnapshot.OfferInfo)
     case app(bundleIdentifier: String)
@@ -62,7 +62,7 @@ public enum SwitcherItem: Hashable, Sendable {
 
 extension ScreenState {
     /// The peers of the account, from the network's list and the device's offers, by name.
-    public func nearbyRows(device snapshot: DeviceSnapshot) -> [NearbyRow] {
+    package func nearbyRows(device snapshot: DeviceSnapshot) -> [NearbyRow] {
         var rows: [DeviceID: NearbyRow] = [:]
         for peer in network.peers where peer.info.id != device.id {
             rows[peer.info.id] = NearbyRow(peer: peer.info, lastSeen: peer.lastSeen, offer: nil)
@@ -75,7 +75,7 @@ extension ScreenState {
     }
 
     /// The index of the highlighted Nearby row (nil when there are none).
-    public func selectedNearbyIndex(in rows: [NearbyRow]) -> Int? {
+    package func selectedNearbyIndex(in rows: [NearbyRow]) -> Int? {
         guard !rows.isEmpty else { return nil }
         return rows.firstIndex { $0.peer.id == nearbySelection } ?? 0
     }
@@ -83,7 +83,7 @@ extension ScreenState {
     /// The switcher's entries: on a phone or tablet the recent apps, home, then the Handoff
     /// item (at the bottom, as iOS shows it); on a laptop the Handoff item at the dock's left
     /// end, then every app.
-    public func switcherItems(device snapshot: DeviceSnapshot) -> [SwitcherItem] {
+    package func switcherItems(device snapshot: DeviceSnapshot) -> [SwitcherItem] {
         let handoff = snapshot.featuredOffer.map { [SwitcherItem.handoff($0)] } ?? []
         if hasAppSwitcher {
             let recent = recentApps.filter { snapshot.app($0)?.canOpen == true }.map { SwitcherItem.app(bundleIdentifier: $0) }
@@ -93,10 +93,10 @@ extension ScreenState {
     }
 
     /// Whether the lock screen offers to continue incoming activities (phone and tablet, as iOS).
-    public var promptsOnLockScreen: Bool { device.kind != .laptop }
+    package var promptsOnLockScreen: Bool { device.kind != .laptop }
 
     /// The layout for the current terminal size.
-    public var layout: ScreenLayout {
+    package var layout: ScreenLayout {
         // One layout, not two: `whenRoom` keeps the layout with the log unless it covers the device.
         guard logMode == .whenRoom else { return ScreenLayout(kind: device.kind, size: size, isLogVisible: logMode == .shown) }
         let withLog = ScreenLayout(kind: device.kind, size: size, isLogVisible: true)
@@ -104,5 +104,5 @@ extension ScreenState {
     }
 
     /// The device frame for the current terminal size.
-    public var frameLayout: DeviceFrameLayout { DeviceFrameLayout(kind: device.kind, in: layout.device) }
+    package var frameLayout: DeviceFrameLayout { DeviceFrameLayout(kind: device.kind, in: layout.device) }
 }

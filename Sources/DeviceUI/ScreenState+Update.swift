@@ -5,7 +5,7 @@ import TerminalCells
 extension ScreenState {
     /// Applies what happened to the screen's state and returns what the device should do, in
     /// order. Pure: `device` is a picture of the device taken just before.
-    public mutating func update(_ message: ScreenMessage, device snapshot: DeviceSnapshot) -> [ScreenEffect] {
+    package mutating func update(_ message: ScreenMessage, device snapshot: DeviceSnapshot) -> [ScreenEffect] {
         if let app = foregroundApp, snapshot.app(app)?.canOpen != true { foregroundApp = nil }
         switch message {
         case .keyPressed(let key):

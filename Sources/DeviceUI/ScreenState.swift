@@ -6,9 +6,9 @@ import TerminalCells
 ///
 /// The device's own state (apps, offers, the continuation in progress, the lifecycle) is not
 /// kept here: it is read fresh from a ``DeviceSnapshot`` for every update and every frame.
-public struct ScreenState: Hashable, Sendable {
+package struct ScreenState: Hashable, Sendable {
     /// Which part of the screen receives the keys that are not the device's.
-    public enum Focus: Hashable, Sendable {
+    package enum Focus: Hashable, Sendable {
         /// The home screen or the app in front.
         case main
         /// The Nearby sidebar (offers from peers).
@@ -18,7 +18,7 @@ public struct ScreenState: Hashable, Sendable {
     }
 
     /// Something drawn over the screen that takes the keys until it is closed.
-    public enum Overlay: Hashable, Sendable {
+    package enum Overlay: Hashable, Sendable {
         /// The list of keys, scrolled down by `scroll` lines.
         case help(scroll: Int)
         /// A failed continuation.
@@ -37,15 +37,15 @@ public struct ScreenState: Hashable, Sendable {
     }
 
     /// A transient line at the top of the device's screen ("Continued on Phone").
-    public struct Notice: Hashable, Sendable {
-        public var text: String
+    package struct Notice: Hashable, Sendable {
+        package var text: String
         /// Shorter wordings of `text`, longest first: the app bar shows the longest that fits,
         /// so a narrow device keeps whole words (the error's code) instead of a cut sentence.
-        public var shorter: [String]
-        public var role: Role
-        public var expires: Date
+        package var shorter: [String]
+        package var role: Role
+        package var expires: Date
 
-        public init(text: String, shorter: [String] = [], role: Role, expires: Date) {
+        package init(text: String, shorter: [String] = [], role: Role, expires: Date) {
             self.text = text
             self.shorter = shorter
             self.role = role
@@ -54,7 +54,7 @@ public struct ScreenState: Hashable, Sendable {
 
         /// The longest wording that fits `width` cells after `mark`; the shortest one cut at a
         /// word when none does.
-        public func wording(width: Int, mark: String = "") -> String {
+        package func wording(width: Int, mark: String = "") -> String {
             let wordings = [text] + shorter
             let markWidth = TextWidth.of(mark)
             let chosen = wordings.first { markWidth + TextWidth.of($0) <= width } ?? wordings[wordings.count - 1]
@@ -63,32 +63,32 @@ public struct ScreenState: Hashable, Sendable {
     }
 
     /// What this device's identity is, for the chrome.
-    public var device: PeerInfo
-    public var account: String
+    package var device: PeerInfo
+    package var account: String
     /// The time of the latest tick: the clock, ages and spinners are drawn for it.
-    public var now: Date
+    package var now: Date
     /// The time zone of the clock and the log's timestamps.
-    public var timeZone: TimeZone
+    package var timeZone: TimeZone
     /// The terminal's size at the latest frame.
-    public var size: Size
-    public var network: NetworkStatus
+    package var size: Size
+    package var network: NetworkStatus
 
-    public var isLocked = false
+    package var isLocked = false
     /// The app shown in the main area (nil: the home screen).
-    public var foregroundApp: String?
+    package var foregroundApp: String?
     /// Apps opened on this device, the most recent first (the app switcher's order).
-    public var recentApps: [String] = []
+    package var recentApps: [String] = []
     /// The highlighted icon on the home screen.
-    public var homeSelection = 0
-    public var focus: Focus = .main
+    package var homeSelection = 0
+    package var focus: Focus = .main
     /// The highlighted peer in the Nearby sidebar (nil: the first).
-    public var nearbySelection: DeviceID?
-    public var overlay: Overlay?
+    package var nearbySelection: DeviceID?
+    package var overlay: Overlay?
     /// Whether the lifecycle log is shown: F2 hides or shows it.
-    public var logMode = LogMode.hidden
+    package var logMode = LogMode.hidden
     /// Whether the lifecycle log is drawn now: always when shown, when the terminal has room
     /// for it beside or below the device in ``LogMode/whenRoom``.
-    public var isLogVisible: Bool {
+    package var isLogVisible: Bool {
         get {
             switch logMode {
             case .hidden: false
@@ -99,13 +99,13 @@ public struct ScreenState: Hashable, Sendable {
         set { logMode = newValue ? .shown : .hidden }
     }
     /// How many lifecycle events the log is scrolled back from the newest (0: follows new events).
-    public var logScroll = 0
-    public var notice: Notice?
+    package var logScroll = 0
+    package var notice: Notice?
     /// The device of the last continuation that failed, for the system's alert that may follow.
     var failedFrom: String?
 
     /// When the lifecycle log is drawn.
-    public enum LogMode: String, Hashable, Sendable, CaseIterable {
+    package enum LogMode: String, Hashable, Sendable, CaseIterable {
         /// Only after F2.
         case hidden
         /// Beside or below the device, or over it when the terminal has no room for both.
@@ -115,7 +115,7 @@ public struct ScreenState: Hashable, Sendable {
         case whenRoom = "when-room"
     }
 
-    public init(device: PeerInfo, account: String, now: Date, timeZone: TimeZone = .current,
+    package init(device: PeerInfo, account: String, now: Date, timeZone: TimeZone = .current,
                 size: Size = Size(width: 80, height: 24), network: NetworkStatus = .offline) {
         self.device = device
         self.account = account
@@ -126,26 +126,26 @@ public struct ScreenState: Hashable, Sendable {
     }
 
     /// How long a notice stays on screen.
-    public static let noticeDuration: TimeInterval = 6
+    package static let noticeDuration: TimeInterval = 6
 
     /// The kinds with a lock screen that prompts for incoming activities and an app switcher;
     /// a laptop has a dock instead.
-    public var hasAppSwitcher: Bool { device.kind != .laptop }
+    package var hasAppSwitcher: Bool { device.kind != .laptop }
 }
 
 /// A continuation failure as the alert shows it.
-public struct ContinuationAlert: Hashable, Sendable {
-    public var code: HandoffError.Code
+package struct ContinuationAlert: Hashable, Sendable {
+    package var code: HandoffError.Code
     /// What happened this time (the error's reason).
-    public var reason: String
+    package var reason: String
     /// The device the activity came from, if known.
-    public var peer: String?
+    package var peer: String?
     /// The app that was to continue it, if known.
-    public var bundleIdentifier: String?
+    package var bundleIdentifier: String?
     /// True when the app did not handle the failure and the system showed it.
-    public var shownBySystem: Bool
+    package var shownBySystem: Bool
 
-    public init(code: HandoffError.Code, reason: String, peer: String? = nil, bundleIdentifier: String? = nil,
+    package init(code: HandoffError.Code, reason: String, peer: String? = nil, bundleIdentifier: String? = nil,
                 shownBySystem: Bool = false) {
         self.code = code
         self.reason = reason
@@ -157,7 +157,7 @@ public struct ContinuationAlert: Hashable, Sendable {
     /// What happened and what to try, in a sentence or two naming the other device. A lost
     /// connection's own reason (socket errors, addresses) is left to the lifecycle log and the
     /// log file; the core's reasons (expired, too large, declined…) are plain words and shown.
-    public var explanation: String {
+    package var explanation: String {
         let origin = peer ?? "the other device"
         switch code {
         case .connectionUnavailable:
@@ -183,12 +183,12 @@ public struct ContinuationAlert: Hashable, Sendable {
 
 /// Why something the user asked for cannot happen, when nothing failed: shown like an alert, in
 /// the normal role, dismissed with Enter.
-public struct Explanation: Hashable, Sendable {
-    public var title: String
+package struct Explanation: Hashable, Sendable {
+    package var title: String
     /// One or two sentences: what is the matter and what to try.
-    public var text: String
+    package var text: String
 
-    public init(title: String, text: String) {
+    package init(title: String, text: String) {
         self.title = title
         self.text = text
     }

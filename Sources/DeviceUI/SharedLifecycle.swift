@@ -11,41 +11,41 @@ import HandoffCore
 /// device's name gets a lane of its own, never that device's), times are clamped to this
 /// device's clock when they arrive, and an entry over ``maximumEntryBytes`` is counted as
 /// dropped rather than kept.
-public struct SharedLifecycle: Hashable, Sendable {
+package struct SharedLifecycle: Hashable, Sendable {
     /// Who shared: the device identifier its certificate names, and the name it greeted with.
-    public struct Sender: Hashable, Sendable {
-        public var id: String
-        public var name: String
+    package struct Sender: Hashable, Sendable {
+        package var id: String
+        package var name: String
 
-        public init(id: String, name: String) {
+        package init(id: String, name: String) {
             self.id = id
             self.name = name
         }
     }
 
-    public private(set) var entries: [LifecycleEntry] = []
+    package private(set) var entries: [LifecycleEntry] = []
     /// Events each peer (by lane name) left out: over its rate limit, or too large to keep.
-    public private(set) var dropped: [String: Int] = [:]
+    package private(set) var dropped: [String: Int] = [:]
     private var seen: Set<String> = []
-    public var capacity = 4000
+    package var capacity = 4000
     /// The bytes kept at most (``LifecycleEntry/approximateBytes``), trimmed to three quarters.
-    public var byteCapacity = 8 << 20
+    package var byteCapacity = 8 << 20
     /// About how many bytes ``entries`` hold.
-    public private(set) var bytes = 0
+    package private(set) var bytes = 0
     /// The largest entry kept; the sender's own limits allow far larger (64 strings of 4 KB).
-    public static let maximumEntryBytes = 32 * 1024
+    package static let maximumEntryBytes = 32 * 1024
     /// A shared event this far behind the clock when it arrives is placed at that limit.
-    public static let oldestShared: TimeInterval = 24 * 3600
+    package static let oldestShared: TimeInterval = 24 * 3600
     /// This device's own name: no peer's lane may take it.
-    public var ownName: String?
+    package var ownName: String?
     /// Each sender's lane, by device identifier.
     private var lanes: [String: String] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The lane of `sender`: its name, unless this device or another identifier already has a
     /// lane of that name; then the name with the start of its identifier ("Laptop · 8d3e5c1a").
-    public mutating func lane(for sender: Sender) -> String {
+    package mutating func lane(for sender: Sender) -> String {
         if let lane = lanes[sender.id], lane == sender.name || lane.hasPrefix(sender.name + " · ") { return lane }
         let taken = Set(lanes.filter { $0.key != sender.id }.values).union(ownName.map { [$0] } ?? [])
         let lane = taken.contains(sender.name) ? "\(sender.name) · \(sender.id.prefix(8))" : sender.name
@@ -55,7 +55,7 @@ public struct SharedLifecycle: Hashable, Sendable {
 
     /// Adds what `sender` shared, received at `now`: its own events only (the caller keeps
     /// those that name it), in its lane, on this clock.
-    public mutating func receive(_ newEntries: [LifecycleEntry], from sender: Sender, at now: Date, dropped count: Int = 0) {
+    package mutating func receive(_ newEntries: [LifecycleEntry], from sender: Sender, at now: Date, dropped count: Int = 0) {
         let lane = lane(for: sender)
         var kept: [LifecycleEntry] = []
         var tooLarge = 0
@@ -71,7 +71,7 @@ public struct SharedLifecycle: Hashable, Sendable {
     }
 
     /// Adds what `peer` shared.
-    public mutating func add(_ newEntries: [LifecycleEntry], droppedBy peer: String? = nil, dropped count: Int = 0) {
+    package mutating func add(_ newEntries: [LifecycleEntry], droppedBy peer: String? = nil, dropped count: Int = 0) {
         if let peer, count > 0 { dropped[peer, default: 0] += count }
         let before = entries.count
         for entry in newEntries where seen.insert(Self.key(entry)).inserted {

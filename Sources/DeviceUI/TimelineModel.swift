@@ -5,29 +5,29 @@ import HandoffCore
 /// before any, the latest events) on one lane per device, with the arrows between lanes for what
 /// crossed the network. Pure; the layout and the pairing are HandoffCore's ``TimelineLayout``,
 /// the same as `handoff timeline`'s.
-public struct TimelineModel: Sendable {
-    public struct Lane: Sendable, Hashable {
-        public var name: String
-        public var isThisDevice: Bool
+package struct TimelineModel: Sendable {
+    package struct Lane: Sendable, Hashable {
+        package var name: String
+        package var isThisDevice: Bool
     }
 
-    public struct Row: Sendable, Hashable {
-        public var lane: Int
-        public var entry: LifecycleEntry
+    package struct Row: Sendable, Hashable {
+        package var lane: Int
+        package var entry: LifecycleEntry
     }
 
-    public var lanes: [Lane]
+    package var lanes: [Lane]
     /// The events, oldest first.
-    public var rows: [Row]
-    public var arrows: [TimelineArrow]
+    package var rows: [Row]
+    package var arrows: [TimelineArrow]
     /// The continuation shown (lower-case UUID text), nil before the first.
-    public var continuation: String?
+    package var continuation: String?
     /// How many continuations there are, and which one is shown (1: the oldest).
-    public var continuationCount: Int
-    public var position: Int
+    package var continuationCount: Int
+    package var position: Int
     /// Peers whose events are missing: named when a continuation's peer shared nothing, or left
     /// events out over its rate limit.
-    public var notes: [String]
+    package var notes: [String]
 
     /// Events shown before the first continuation.
     static let recentCount = 40
@@ -35,7 +35,7 @@ public struct TimelineModel: Sendable {
     static let beaconLookBack = 24
 
     /// The timeline of the continuation `back` steps before the newest (0: the newest).
-    public init(snapshot: DeviceSnapshot, back: Int) {
+    package init(snapshot: DeviceSnapshot, back: Int) {
         let device = snapshot.info.name
         let local = snapshot.lifecycle
         let shared = snapshot.sharedLifecycle.entries
@@ -93,7 +93,7 @@ public struct TimelineModel: Sendable {
     }
 
     /// The arrows that leave or reach row `index`.
-    public func arrows(touching index: Int) -> [TimelineArrow] {
+    package func arrows(touching index: Int) -> [TimelineArrow] {
         arrows.filter { $0.from == index || $0.to == index }
     }
 }

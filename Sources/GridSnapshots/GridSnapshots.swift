@@ -7,7 +7,7 @@ import Testing
 /// Set `RECORD_SNAPSHOTS=1` to write the files instead (`RECORD_SNAPSHOTS=1 swift test
 /// --filter SomeTests`); a test that records fails, so a recording never passes for a
 /// comparison. A missing file is recorded the same way. A difference is reported row by row.
-public func expectSnapshot(_ grid: Grid, named name: String, in folder: URL, sourceLocation: SourceLocation = #_sourceLocation) {
+package func expectSnapshot(_ grid: Grid, named name: String, in folder: URL, sourceLocation: SourceLocation = #_sourceLocation) {
     let file = folder.appendingPathComponent(name + ".txt")
     let actual = grid.text() + "\n"
     let expected = try? String(contentsOf: file, encoding: .utf8)

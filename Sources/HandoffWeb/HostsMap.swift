@@ -9,38 +9,38 @@ import Foundation
 /// ```json
 /// {"hosts": {"maps.handoffsim.example": {"address": "127.0.0.1", "https": 17843, "http": 17844}}}
 /// ```
-public struct HostsMap: Hashable, Sendable, Codable {
+package struct HostsMap: Hashable, Sendable, Codable {
     /// Where one host is served.
-    public struct Entry: Hashable, Sendable, Codable {
+    package struct Entry: Hashable, Sendable, Codable {
         /// A loopback address (`127.x.y.z` or `::1`).
-        public var address: String
+        package var address: String
         /// The HTTPS port.
-        public var https: Int?
+        package var https: Int?
         /// The plain-HTTP port.
-        public var http: Int?
+        package var http: Int?
 
-        public init(address: String = "127.0.0.1", https: Int?, http: Int?) {
+        package init(address: String = "127.0.0.1", https: Int?, http: Int?) {
             self.address = address
             self.https = https
             self.http = http
         }
 
         /// The port for `scheme` (`https` or `http`).
-        public func port(forScheme scheme: String) -> Int? {
+        package func port(forScheme scheme: String) -> Int? {
             scheme.lowercased() == "https" ? https : (scheme.lowercased() == "http" ? http : nil)
         }
     }
 
     /// Host (lower case) → where it is served.
-    public var hosts: [String: Entry]
+    package var hosts: [String: Entry]
 
-    public init(hosts: [String: Entry] = [:]) {
+    package init(hosts: [String: Entry] = [:]) {
         self.hosts = Dictionary(hosts.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Where `host` is served: its own entry, else the entry of the nearest parent domain that is
     /// served (a wildcard site's subdomains reach their parent's server).
-    public func entry(for host: String) -> Entry? {
+    package func entry(for host: String) -> Entry? {
         var name = host.lowercased()
         while true {
             if let entry = hosts[name] { return entry }
@@ -50,12 +50,12 @@ public struct HostsMap: Hashable, Sendable, Codable {
     }
 
     /// The largest hosts file read.
-    public static let maximumBytes = 256 * 1024
+    package static let maximumBytes = 256 * 1024
 
     /// Reads `file`, hostile-input safe.
     ///
     /// - Throws: ``WebError/file(_:_:)`` naming the file and, for a bad entry, the host.
-    public static func read(from file: URL) throws(WebError) -> HostsMap {
+    package static func read(from file: URL) throws(WebError) -> HostsMap {
         let data: Data
         do {
             let handle = try FileHandle(forReadingFrom: file)
@@ -83,7 +83,7 @@ public struct HostsMap: Hashable, Sendable, Codable {
     }
 
     /// Writes the map (replacing the file atomically).
-    public func write(to file: URL) throws(WebError) {
+    package func write(to file: URL) throws(WebError) {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -94,7 +94,7 @@ public struct HostsMap: Hashable, Sendable, Codable {
     }
 
     /// `127.0.0.0/8` or `::1`.
-    public static func isLoopback(_ address: String) -> Bool {
+    package static func isLoopback(_ address: String) -> Bool {
         if address == "::1" { return true }
         let parts = address.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "127" else { return false }

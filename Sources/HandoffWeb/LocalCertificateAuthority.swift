@@ -9,21 +9,21 @@ import X509
 /// hosts. The simulated devices trust it, and only it, for HTTPS: Apple requires the association
 /// file over HTTPS with a valid certificate, and this is how a machine with no public name gets
 /// one. Everything cryptographic is swift-certificates and swift-crypto; TLS is NIOSSL.
-public struct LocalCertificateAuthority {
-    public let key: P256.Signing.PrivateKey
-    public let certificate: Certificate
+package struct LocalCertificateAuthority {
+    package let key: P256.Signing.PrivateKey
+    package let certificate: Certificate
 
     static let clockSkewAllowance: TimeInterval = 86_400
     static let authorityLifetime: TimeInterval = 10 * 365 * 86_400
     static let serverLifetime: TimeInterval = 365 * 86_400
 
-    public init(key: P256.Signing.PrivateKey, certificate: Certificate) {
+    package init(key: P256.Signing.PrivateKey, certificate: Certificate) {
         self.key = key
         self.certificate = certificate
     }
 
     /// A new authority (not stored).
-    public static func make(now: Date = Date()) throws(WebError) -> LocalCertificateAuthority {
+    package static func make(now: Date = Date()) throws(WebError) -> LocalCertificateAuthority {
         let key = P256.Signing.PrivateKey()
         do {
             let name = try DistinguishedName {
@@ -50,7 +50,7 @@ public struct LocalCertificateAuthority {
     ///
     /// - Throws: ``WebError`` naming the file when one exists but cannot be used (it is never
     ///   replaced silently: devices trust the one they have).
-    public static func loadOrCreate(in folder: WebFolder) throws(WebError) -> LocalCertificateAuthority {
+    package static func loadOrCreate(in folder: WebFolder) throws(WebError) -> LocalCertificateAuthority {
         let manager = FileManager.default
         if manager.fileExists(atPath: folder.authorityCertificate.path) || manager.fileExists(atPath: folder.authorityKey.path) {
             let certificate = try trustedCertificate(in: folder)
@@ -76,7 +76,7 @@ public struct LocalCertificateAuthority {
     }
 
     /// The authority's certificate as devices read it: `ca.pem` in `folder`.
-    public static func trustedCertificate(in folder: WebFolder) throws(WebError) -> Certificate {
+    package static func trustedCertificate(in folder: WebFolder) throws(WebError) -> Certificate {
         let text = try readText(folder.authorityCertificate)
         guard let certificate = try? Certificate(pemEncoded: text) else {
             throw .file(folder.authorityCertificate.path, "not a certificate in PEM")
@@ -85,13 +85,13 @@ public struct LocalCertificateAuthority {
     }
 
     /// The certificate in PEM.
-    public var certificatePEM: String {
+    package var certificatePEM: String {
         (try? certificate.serializeAsPEM().pemString) ?? ""
     }
 
     /// A server certificate for `hosts` (and each one's subdomains, `*.host`, and `localhost`),
     /// with its new key, as NIOSSL wants them.
-    public func issueServerIdentity(hosts: [String], now: Date = Date()) throws(WebError)
+    package func issueServerIdentity(hosts: [String], now: Date = Date()) throws(WebError)
         -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey)
     {
         let serverKey = P256.Signing.PrivateKey()
@@ -124,7 +124,7 @@ public struct LocalCertificateAuthority {
     }
 
     /// The authority as a NIOSSL trust root.
-    public static func trustRoot(_ certificate: Certificate) throws(WebError) -> NIOSSLCertificate {
+    package static func trustRoot(_ certificate: Certificate) throws(WebError) -> NIOSSLCertificate {
         do {
             return try NIOSSLCertificate(bytes: der(certificate), format: .der)
         } catch {

@@ -9,15 +9,15 @@ import HandoffCore
 /// Set ``verify(_:deliver:)`` as a device's `siteAssociationVerifier`: it reads the
 /// ``WebFolder`` again for each request (a server started after the device is found), fetches
 /// every domain at once, and hands each ``SiteAssociationCheck`` to `deliver` as it completes.
-public struct SiteAssociationVerifier: Sendable {
+package struct SiteAssociationVerifier: Sendable {
     /// Where the hosts map and the authority are.
-    public var folder: WebFolder
+    package var folder: WebFolder
     /// How long a fetch may take, connection included.
-    public var timeout: Double
+    package var timeout: Double
     /// The clock checks are stamped with.
-    public var clock: @Sendable () -> Date
+    package var clock: @Sendable () -> Date
 
-    public init(folder: WebFolder, timeout: Double = 5, clock: @escaping @Sendable () -> Date = { Date() }) {
+    package init(folder: WebFolder, timeout: Double = 5, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.folder = folder
         self.timeout = timeout
         self.clock = clock
@@ -25,7 +25,7 @@ public struct SiteAssociationVerifier: Sendable {
 
     /// Fetches the file of each domain of `request` in a task; `deliver` gets each check (from
     /// that task: hand it to the device's run loop).
-    public func verify(_ request: SiteAssociationRequest, deliver: @escaping @Sendable (SiteAssociationCheck) -> Void) {
+    package func verify(_ request: SiteAssociationRequest, deliver: @escaping @Sendable (SiteAssociationCheck) -> Void) {
         let verifier = self
         Task {
             await withTaskGroup(of: Void.self) { group in
@@ -40,7 +40,7 @@ public struct SiteAssociationVerifier: Sendable {
     }
 
     /// Fetches the file that verifies `domain` and judges it for `applicationIdentifier`.
-    public func check(_ domain: AssociatedDomain, applicationIdentifier: String, bundleIdentifier: String) async -> SiteAssociationCheck {
+    package func check(_ domain: AssociatedDomain, applicationIdentifier: String, bundleIdentifier: String) async -> SiteAssociationCheck {
         let started = clock()
         let fetched = await fetch(host: domain.fileHost)
         let now = clock()
@@ -52,22 +52,22 @@ public struct SiteAssociationVerifier: Sendable {
     }
 
     /// What one host's association file fetch gave.
-    public struct Fetched: Sendable, Hashable {
-        public enum Result: Sendable, Hashable {
+    package struct Fetched: Sendable, Hashable {
+        package enum Result: Sendable, Hashable {
             /// A usable file.
             case file(SiteAssociationFile)
             /// Anything else, as the outcome it is for every app.
             case failure(AssociationOutcome)
         }
 
-        public var host: String
-        public var result: Result
+        package var host: String
+        package var result: Result
         /// `Cache-Control: max-age` (0 for `no-store`, `no-cache`), nil when absent.
-        public var maxAge: TimeInterval?
-        public var milliseconds: Double?
+        package var maxAge: TimeInterval?
+        package var milliseconds: Double?
 
         /// The outcome for an app.
-        public func outcome(for applicationIdentifier: String) -> AssociationOutcome {
+        package func outcome(for applicationIdentifier: String) -> AssociationOutcome {
             switch result {
             case .file(let file):
                 file.approvedApplicationIdentifiers.contains(applicationIdentifier)
@@ -80,7 +80,7 @@ public struct SiteAssociationVerifier: Sendable {
 
     /// Fetches and judges `host`'s association file (for `handoff manifest lint --check-sites`
     /// too).
-    public func fetch(host: String) async -> Fetched {
+    package func fetch(host: String) async -> Fetched {
         let client: WebClient
         do {
             client = try WebClient(folder: folder)
@@ -106,7 +106,7 @@ public struct SiteAssociationVerifier: Sendable {
 
     /// Apple's rules on a response: 200, no redirect, `application/json`, at most 128 KB, JSON in
     /// the association file's shape.
-    public static func judge(_ response: WebResponse, host: String) -> Fetched.Result {
+    package static func judge(_ response: WebResponse, host: String) -> Fetched.Result {
         switch response.status {
         case 200: break
         case 301, 302, 303, 307, 308:
@@ -131,7 +131,7 @@ public struct SiteAssociationVerifier: Sendable {
 
     /// `max-age=N` → N; `no-store` or `no-cache` → 0; nil when neither is there (or the header
     /// is absent). Directives are case-insensitive; a malformed value counts as absent.
-    public static func maxAge(cacheControl: String?) -> TimeInterval? {
+    package static func maxAge(cacheControl: String?) -> TimeInterval? {
         guard let cacheControl else { return nil }
         var result: TimeInterval?
         for directive in cacheControl.split(separator: ",") {

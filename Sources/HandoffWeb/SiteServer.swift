@@ -9,12 +9,12 @@ import NIOSSL
 import Synchronization
 
 /// What a site answers for a page (made by the sites' owner: the Browser's `SiteLibrary`).
-public struct SiteResponse: Sendable, Hashable {
-    public var status: Int
-    public var contentType: String
-    public var body: Data
+package struct SiteResponse: Sendable, Hashable {
+    package var status: Int
+    package var contentType: String
+    package var body: Data
 
-    public init(status: Int, contentType: String, body: Data) {
+    package init(status: Int, contentType: String, body: Data) {
         self.status = status
         self.contentType = contentType
         self.body = body
@@ -23,7 +23,7 @@ public struct SiteResponse: Sendable, Hashable {
 
 /// A way a site serves its association file wrong on purpose, to rehearse what a device does
 /// then (`handoff web serve --rehearse HOST=MODE`).
-public enum Rehearsal: String, Sendable, Hashable, CaseIterable {
+package enum Rehearsal: String, Sendable, Hashable, CaseIterable {
     /// The file as it is in the site's folder (404 when there is none).
     case normal
     /// 404, as if the site had no file.
@@ -45,7 +45,7 @@ public enum Rehearsal: String, Sendable, Hashable, CaseIterable {
     /// Never answers any request to the host (the connection stays open).
     case hang
 
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .normal: "the site's file"
         case .missing: "404"
@@ -68,49 +68,49 @@ public enum Rehearsal: String, Sendable, Hashable, CaseIterable {
 /// `Cache-Control: max-age`, or as a ``Rehearsal`` says; every other path is a page, made by
 /// `pages`. Start one with ``start(_:)``; it writes the ``HostsMap`` (and keeps the
 /// ``LocalCertificateAuthority``) in the ``WebFolder`` so devices reach it.
-public final class SiteServer: Sendable {
+package final class SiteServer: Sendable {
     /// The ports `handoff web serve` listens on unless told otherwise: below Linux's ephemeral
     /// range (32768–60999), from which every socket bound to port 0 takes its port.
-    public static let defaultHTTPSPort = 17_843
-    public static let defaultHTTPPort = 17_844
+    package static let defaultHTTPSPort = 17_843
+    package static let defaultHTTPPort = 17_844
 
     /// 256 connections per listener, fewer when this process may open fewer descriptors (two
     /// listeners and a margin for everything else must fit under the soft limit).
-    public static var defaultMaximumConnections: Int {
+    package static var defaultMaximumConnections: Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else { return 256 }
         return max(8, min(256, (Int(clamping: limit.rlim_cur) - 64) / 2))
     }
 
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The folder of sites, one folder per host.
-        public var sites: URL
+        package var sites: URL
         /// The hosts served (lower case).
-        public var hosts: [String]
+        package var hosts: [String]
         /// The pages of a site: the answer to a `GET` of `url` (never the association file).
-        public var pages: @Sendable (URL) -> SiteResponse
+        package var pages: @Sendable (URL) -> SiteResponse
         /// Where the authority and the hosts map are kept.
-        public var folder: WebFolder
+        package var folder: WebFolder
         /// The HTTPS port (0: any free port).
-        public var httpsPort: Int
+        package var httpsPort: Int
         /// The HTTP port (0: any free port; nil: no plain HTTP).
-        public var httpPort: Int?
+        package var httpPort: Int?
         /// Hosts whose association file is served wrong on purpose.
-        public var rehearsals: [String: Rehearsal]
+        package var rehearsals: [String: Rehearsal]
         /// `Cache-Control: max-age` of association files (seconds).
-        public var maxAge: Int
+        package var maxAge: Int
         /// Whether to write the hosts map into `folder`.
-        public var writesHostsMap: Bool
+        package var writesHostsMap: Bool
         /// A connection that sends nothing for this long is closed: before its first request
         /// (a TLS handshake or headers that never finish included), and between requests. A
         /// request being answered (a `hang` rehearsal) is not cut.
-        public var idleTimeout: Duration
+        package var idleTimeout: Duration
         /// Connections open at once, per listener; past it the server stops accepting until one
         /// closes (waiting connections stay in the kernel's queue), so a flood of silent
         /// connections neither takes every descriptor nor makes it spin.
-        public var maximumConnections: Int
+        package var maximumConnections: Int
 
-        public init(sites: URL, hosts: [String], pages: @escaping @Sendable (URL) -> SiteResponse, folder: WebFolder,
+        package init(sites: URL, hosts: [String], pages: @escaping @Sendable (URL) -> SiteResponse, folder: WebFolder,
                     httpsPort: Int = 0, httpPort: Int? = 0, rehearsals: [String: Rehearsal] = [:], maxAge: Int = 300,
                     writesHostsMap: Bool = true, idleTimeout: Duration = .seconds(10),
                     maximumConnections: Int = SiteServer.defaultMaximumConnections) {
@@ -128,12 +128,12 @@ public final class SiteServer: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The bound ports.
-    public let httpsPort: Int
-    public let httpPort: Int?
+    package let httpsPort: Int
+    package let httpPort: Int?
     /// The hosts map devices use to reach this server.
-    public let hostsMap: HostsMap
+    package let hostsMap: HostsMap
     private let tasks: [Task<Void, any Error>]
     /// Requests answered, by host and status (for the server's log).
     private let log: @Sendable (String) -> Void
@@ -154,7 +154,7 @@ public final class SiteServer: Sendable {
     ///
     /// - Throws: ``WebError`` naming the port that could not be bound or the file that could not
     ///   be written.
-    public static func start(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in })
+    package static func start(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in })
         async throws(WebError) -> SiteServer
     {
         let authority = try LocalCertificateAuthority.loadOrCreate(in: configuration.folder)
@@ -200,13 +200,13 @@ public final class SiteServer: Sendable {
     }
 
     /// Stops both listeners (requests in progress, a hanging one included, end).
-    public func stop() async {
+    package func stop() async {
         for task in tasks { task.cancel() }
         for task in tasks { _ = await task.result }
     }
 
     /// Waits until the server stops (a listener failed, or ``stop()``).
-    public func wait() async {
+    package func wait() async {
         for task in tasks { _ = await task.result }
     }
 

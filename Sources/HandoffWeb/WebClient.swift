@@ -7,30 +7,30 @@ import NIOSSL
 import X509
 
 /// An HTTP response as the local web's client read it.
-public struct WebResponse: Sendable, Hashable {
-    public var status: Int
+package struct WebResponse: Sendable, Hashable {
+    package var status: Int
     /// Header names in lower case (the last value of a repeated header).
-    public var headers: [String: String]
-    public var body: Data
+    package var headers: [String: String]
+    package var body: Data
     /// From the request to the last byte.
-    public var milliseconds: Double
+    package var milliseconds: Double
 
-    public init(status: Int, headers: [String: String], body: Data, milliseconds: Double) {
+    package init(status: Int, headers: [String: String], body: Data, milliseconds: Double) {
         self.status = status
         self.headers = headers
         self.body = body
         self.milliseconds = milliseconds
     }
 
-    public var contentType: String { headers["content-type"] ?? "" }
+    package var contentType: String { headers["content-type"] ?? "" }
     /// The media type alone, lower case (`application/json` of `application/json; charset=utf-8`).
-    public var mediaType: String {
+    package var mediaType: String {
         contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
     }
 }
 
 /// Why a request got no response.
-public enum WebFetchError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum WebFetchError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The hosts map has no address for the host (or could not be read).
     case noAddress(host: String, reason: String)
     /// No connection: refused, reset, TLS failed.
@@ -42,7 +42,7 @@ public enum WebFetchError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Not an http or https address.
     case unsupported(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noAddress(let host, let reason): "no address for \(host): \(reason)"
         case .unreachable(let host, let reason): "\(host) is unreachable: \(reason)"
@@ -57,15 +57,15 @@ public enum WebFetchError: Error, Hashable, Sendable, CustomStringConvertible {
 /// authority (host names checked), with a deadline for the whole exchange and a cap on the body.
 /// It never follows redirects: the caller sees the 3xx and decides (Apple follows none for
 /// association files; the Browser follows a few). SwiftNIO and NIOSSL do the work.
-public struct WebClient: Sendable {
+package struct WebClient: Sendable {
     /// Where the hosts are.
-    public var hostsMap: HostsMap
+    package var hostsMap: HostsMap
     /// The trusted authority (nil: HTTPS fails).
-    public var authority: NIOSSLCertificate?
+    package var authority: NIOSSLCertificate?
     /// Where `hostsMap` came from, for messages.
-    public var hostsFile: String
+    package var hostsFile: String
 
-    public init(hostsMap: HostsMap, authority: NIOSSLCertificate?, hostsFile: String = "the hosts map") {
+    package init(hostsMap: HostsMap, authority: NIOSSLCertificate?, hostsFile: String = "the hosts map") {
         self.hostsMap = hostsMap
         self.authority = authority
         self.hostsFile = hostsFile
@@ -74,14 +74,14 @@ public struct WebClient: Sendable {
     /// The client for the local web kept in `folder`.
     ///
     /// - Throws: ``WebError`` naming the file that is missing or unusable.
-    public init(folder: WebFolder) throws(WebError) {
+    package init(folder: WebFolder) throws(WebError) {
         let map = try HostsMap.read(from: folder.hostsMap)
         let root = try LocalCertificateAuthority.trustRoot(LocalCertificateAuthority.trustedCertificate(in: folder))
         self.init(hostsMap: map, authority: root, hostsFile: folder.hostsMap.path)
     }
 
     /// `GET url`, answered within `timeout` seconds with at most `maximumBytes` of body.
-    public func get(_ url: URL, timeout: Double, maximumBytes: Int) async throws(WebFetchError) -> WebResponse {
+    package func get(_ url: URL, timeout: Double, maximumBytes: Int) async throws(WebFetchError) -> WebResponse {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "https" || scheme == "http", let host = url.host?.lowercased(), !host.isEmpty else {
             throw .unsupported(url.absoluteString)

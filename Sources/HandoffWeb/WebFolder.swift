@@ -6,15 +6,15 @@ import Foundation
 /// --check-sites` read them.
 ///
 /// By default `$XDG_STATE_HOME/handoff/web` (`~/.local/state/handoff/web`), next to the logs.
-public struct WebFolder: Hashable, Sendable {
-    public var url: URL
+package struct WebFolder: Hashable, Sendable {
+    package var url: URL
 
-    public init(url: URL) {
+    package init(url: URL) {
         self.url = url
     }
 
     /// `$XDG_STATE_HOME/handoff/web`, else `~/.local/state/handoff/web`.
-    public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> WebFolder {
+    package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> WebFolder {
         let state: URL
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
             state = URL(fileURLWithPath: xdg, isDirectory: true)
@@ -25,14 +25,14 @@ public struct WebFolder: Hashable, Sendable {
     }
 
     /// The authority's certificate, which devices trust.
-    public var authorityCertificate: URL { url.appendingPathComponent("ca.pem") }
+    package var authorityCertificate: URL { url.appendingPathComponent("ca.pem") }
     /// The authority's private key (0600).
-    public var authorityKey: URL { url.appendingPathComponent("ca-key.pem") }
+    package var authorityKey: URL { url.appendingPathComponent("ca-key.pem") }
     /// Where each demo host is served on loopback.
-    public var hostsMap: URL { url.appendingPathComponent("hosts.json") }
+    package var hostsMap: URL { url.appendingPathComponent("hosts.json") }
 
     /// Creates the folder (user-only) when missing.
-    public func create() throws(WebError) {
+    package func create() throws(WebError) {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -43,7 +43,7 @@ public struct WebFolder: Hashable, Sendable {
 }
 
 /// Something the local web could not do, naming the file, host or address.
-public enum WebError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum WebError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A file could not be read, written or used.
     case file(String, String)
     /// The server could not start.
@@ -53,7 +53,7 @@ public enum WebError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Another program already listens on the port (`scheme` is HTTPS or HTTP).
     case portInUse(scheme: String, port: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .file(let path, let reason): "\(path): \(reason)"
         case .server(let reason): "the local web server: \(reason)"

@@ -1,13 +1,13 @@
 import TerminalCells
 
 /// A city to label: where its marker goes and its name.
-public struct LabelCandidate: Hashable, Sendable {
-    public var marker: Point
-    public var text: String
+package struct LabelCandidate: Hashable, Sendable {
+    package var marker: Point
+    package var text: String
     /// The text's width in cells.
-    public var width: Int
+    package var width: Int
 
-    public init(marker: Point, text: String) {
+    package init(marker: Point, text: String) {
         self.init(marker: marker, text: text, width: TextWidth.of(text))
     }
 
@@ -21,9 +21,9 @@ public struct LabelCandidate: Hashable, Sendable {
 
 /// A marker that was placed, with its label when one fitted; or a name without a marker (a
 /// country's), centred on its point.
-public struct PlacedLabel: Hashable, Sendable {
+package struct PlacedLabel: Hashable, Sendable {
     /// Where the label goes relative to its marker.
-    public enum Position: Hashable, Sendable, CaseIterable {
+    package enum Position: Hashable, Sendable, CaseIterable {
         case right, left, above, below
         /// On the point itself (a name without a marker).
         case centred
@@ -32,17 +32,17 @@ public struct PlacedLabel: Hashable, Sendable {
         static let aroundMarker: [Position] = [.right, .left, .above, .below]
     }
 
-    public var marker: Point
-    public var text: String
+    package var marker: Point
+    package var text: String
     /// Nil: the marker alone (no position for the name was free).
-    public var position: Position?
+    package var position: Position?
     /// The cells of the name (empty without one).
-    public var textFrame: Rect
+    package var textFrame: Rect
     /// A name without a marker (``marker`` is only its point).
-    public var isName = false
+    package var isName = false
 
     /// The marker's cell (none for a name alone) and the name's cells.
-    public var cells: [Rect] {
+    package var cells: [Rect] {
         (isName ? [textFrame] : [Rect(origin: marker, size: Size(width: 1, height: 1)), textFrame]).filter { !$0.isEmpty }
     }
 }
@@ -57,23 +57,23 @@ public struct PlacedLabel: Hashable, Sendable {
 /// and right, are free and inside the area takes the name; when none is free, the marker stays
 /// alone. Names never cover a marker or another name, and two names on one row are at least a
 /// cell apart.
-public struct LabelPlacer: Sendable {
-    public var area: Rect
+package struct LabelPlacer: Sendable {
+    package var area: Rect
     private var occupied: [Bool]
 
-    public init(area: Rect) {
+    package init(area: Rect) {
         self.area = area
         occupied = Array(repeating: false, count: max(0, area.width * area.height))
     }
 
     /// Places `candidates` (most important first) and returns those placed, in that order.
-    public static func place(_ candidates: [LabelCandidate], in area: Rect) -> [PlacedLabel] {
+    package static func place(_ candidates: [LabelCandidate], in area: Rect) -> [PlacedLabel] {
         var placer = LabelPlacer(area: area)
         return candidates.compactMap { placer.place($0) }
     }
 
     /// Places one candidate, or returns nil when its marker's cell is taken or outside.
-    public mutating func place(_ candidate: LabelCandidate) -> PlacedLabel? {
+    package mutating func place(_ candidate: LabelCandidate) -> PlacedLabel? {
         let marker = candidate.marker
         guard area.contains(marker), isFree(Rect(origin: marker, size: Size(width: 1, height: 1))) else { return nil }
         let width = candidate.width
@@ -96,7 +96,7 @@ public struct LabelPlacer: Sendable {
 
     /// Places a name without a marker, centred on `point`, with a free cell either side; nil
     /// when its cells are taken or leave the area.
-    public mutating func placeName(_ text: String, centredAt point: Point) -> PlacedLabel? {
+    package mutating func placeName(_ text: String, centredAt point: Point) -> PlacedLabel? {
         let width = TextWidth.of(text)
         guard width > 0 else { return nil }
         let frame = Self.frame(of: .centred, marker: point, width: width)

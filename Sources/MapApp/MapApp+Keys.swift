@@ -8,7 +8,7 @@ extension MapApp {
     /// and half blocks. A key pressed during a flight lands it first. The search field:
     /// characters type, Backspace deletes, ↑ ↓ choose a match, Enter flies there, Esc closes.
     /// Other keys are the device's.
-    public func handle(_ key: Key) -> Bool {
+    package func handle(_ key: Key) -> Bool {
         if let search {
             return handleSearch(key, search)
         }

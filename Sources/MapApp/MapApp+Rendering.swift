@@ -10,7 +10,7 @@ extension MapApp {
     /// when it is shown, a status line at the bottom (the centre or the cursor's position, the
     /// zoom and a scale bar), or instead a message, which takes the map's last row when it needs
     /// two, and the search field over the map's top left while it is open. It only draws.
-    public func render(into grid: inout Grid, area: Rect) {
+    package func render(into grid: inout Grid, area: Rect) {
         let area = area.intersection(grid.bounds)
         guard !area.isEmpty else { return }
         let (mapArea, footer) = area.splitBottom(area.height - Self.mapSize(in: area.size).height)

@@ -10,19 +10,19 @@ import HandoffManifest
 extension MapResources {
     /// The Info.plist of the scenes model: the same keys as ``infoPlist`` and a
     /// `UIApplicationSceneManifest` naming ``MapSceneDelegate``.
-    public var sceneInfoPlist: URL { folder.appendingPathComponent("Info-Scenes.plist", isDirectory: false) }
+    package var sceneInfoPlist: URL { folder.appendingPathComponent("Info-Scenes.plist", isDirectory: false) }
     /// The entitlements (`activitycontinuation:maps.handoffsim.example`), read when present.
-    public var entitlements: URL { folder.appendingPathComponent("Map.entitlements", isDirectory: false) }
+    package var entitlements: URL { folder.appendingPathComponent("Map.entitlements", isDirectory: false) }
 
     /// The Info.plist the Map of `model` uses.
-    public func infoPlist(for model: AppModel) -> URL {
+    package func infoPlist(for model: AppModel) -> URL {
         model == .scenes ? sceneInfoPlist : infoPlist
     }
 }
 
 extension MapApp {
     /// Loads the Map of `model` from its resources (see ``MapResources/locate()``).
-    public convenience init(model: AppModel) throws(MapError) {
+    package convenience init(model: AppModel) throws(MapError) {
         try self.init(resources: MapResources.locate(), model: model)
     }
 
@@ -30,7 +30,7 @@ extension MapApp {
     /// file is there, both expanded with `buildSettings`.
     ///
     /// - Throws: ``MapError`` naming the Info.plist or the entitlements when either is missing or wrong.
-    public convenience init(resources: MapResources, model: AppModel, buildSettings: [String: String] = MapApp.buildSettings)
+    package convenience init(resources: MapResources, model: AppModel, buildSettings: [String: String] = MapApp.buildSettings)
         throws(MapError)
     {
         let infoPlist = resources.infoPlist(for: model)
@@ -46,7 +46,7 @@ extension MapApp {
 
     /// With scenes, the system creates the scene's delegate from this class (named in
     /// `Info-Scenes.plist`).
-    public var sceneDelegateClasses: [any SceneDelegate.Type] { [MapSceneDelegate.self] }
+    package var sceneDelegateClasses: [any SceneDelegate.Type] { [MapSceneDelegate.self] }
 
     /// Shows that an activity of `activityType` is on its way (either model).
     func prepareForContinuation(of activityType: String) {
@@ -78,7 +78,7 @@ extension MapApp {
     /// The user quit the Map from the app switcher (the system already ended its scene and its
     /// activity): the whole world, no search, cursor or flight, as a new process starts. The
     /// next time it comes to the front it makes a new activity.
-    public func terminate() {
+    package func terminate() {
         mapView.userActivity = nil
         flightNumber += 1
         show(MapCamera.world)

@@ -2,7 +2,7 @@ import Foundation
 import HandoffCore
 
 /// Why a page of the Map's web site cannot be shown.
-public enum MapWebError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum MapWebError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The activity has no `webpageURL`.
     case noPage
     /// The page is on another site.
@@ -10,7 +10,7 @@ public enum MapWebError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `lat`, `lon` or `z` is missing or out of range.
     case badView(URL, problem: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noPage:
             "The web activity has no page, so there is no region to show. The map stays as it was."
@@ -28,7 +28,7 @@ extension MapCamera {
     /// ``minimumZoom``…``maximumZoom``).
     ///
     /// - Throws: ``MapWebError`` for another host, or a missing or bad value (named).
-    public init(webpageURL url: URL) throws(MapWebError) {
+    package init(webpageURL url: URL) throws(MapWebError) {
         guard let host = url.host?.lowercased(), host == MapRegion.webHost else { throw .otherHost(url.host ?? "no host") }
         let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
         func number(_ name: String, _ what: String, in range: ClosedRange<Double>) throws(MapWebError) -> Double {

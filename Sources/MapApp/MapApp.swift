@@ -17,41 +17,41 @@ import TerminalCells
 /// Create it with ``init()`` (it loads its manifest and geography from its resources), then let
 /// the device install it and call ``launch(application:environment:)``. Like every app, it is
 /// used on its device's run loop only.
-public final class MapApp: TerminalApp, ApplicationDelegate {
+package final class MapApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Map's Info.plist is expanded with.
-    public static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.map", "DEVELOPMENT_TEAM": "SIMTEAM001"]
+    package static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.map", "DEVELOPMENT_TEAM": "SIMTEAM001"]
     /// The zoom a search flies to (at least).
-    public static let searchZoom = 6.0
+    package static let searchZoom = 6.0
     /// The most characters a search may hold.
     static let maximumQueryLength = 40
 
-    public let manifest: AppManifest
-    public let glyph: Character = "◍"
+    package let manifest: AppManifest
+    package let glyph: Character = "◍"
     /// The activity type the Map hands off (`com.handoffsim.map.region`).
-    public let regionActivityType: String
-    public let renderer: MapRenderer
+    package let regionActivityType: String
+    package let renderer: MapRenderer
 
     /// What the map shows.
-    public private(set) var camera = MapCamera.world
+    package private(set) var camera = MapCamera.world
     /// How land is drawn (`m` switches).
-    public private(set) var rendering = MapRendering.braille
+    package private(set) var rendering = MapRendering.braille
     /// The city found last, drawn first and highlighted until the next move.
-    public internal(set) var highlighted: City?
+    package internal(set) var highlighted: City?
     /// The search field, while it is open.
-    public private(set) var search: MapSearch?
+    package private(set) var search: MapSearch?
     /// What the app tells the user, until the next key.
-    public internal(set) var message: MapMessage?
+    package internal(set) var message: MapMessage?
     /// True between `willContinue` and the end of the continuation.
-    public internal(set) var isContinuing = false
+    package internal(set) var isContinuing = false
     /// The size of the map: the app's area (``viewportChanged(to:)``) less the status line. The
     /// region handed off is what a map of this size shows, whatever was drawn last.
-    public private(set) var viewport = Size(width: 80, height: 20)
+    package private(set) var viewport = Size(width: 80, height: 20)
     /// The flight to a searched place in progress, if any.
-    public internal(set) var flight: MapFlight?
+    package internal(set) var flight: MapFlight?
     /// The cursor's cell relative to the map's centre cell, while it is shown (`c`).
-    public internal(set) var cursor: Point?
+    package internal(set) var cursor: Point?
     /// What the Map draws (shared by every Map of the process).
-    public let data: MapData
+    package let data: MapData
 
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
@@ -60,7 +60,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     var flightNumber = 0
 
     /// Loads the Map's manifest and geography from its resources (see ``MapResources/locate()``).
-    public convenience init() throws(MapError) {
+    package convenience init() throws(MapError) {
         try self.init(resources: MapResources.locate())
     }
 
@@ -70,14 +70,14 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     /// damaged does not stop the Map: it shows what loaded and says which file was not.
     ///
     /// - Throws: ``MapError`` naming the Info.plist or entitlements when either is missing or wrong.
-    public convenience init(resources: MapResources, buildSettings: [String: String] = MapApp.buildSettings) throws(MapError) {
+    package convenience init(resources: MapResources, buildSettings: [String: String] = MapApp.buildSettings) throws(MapError) {
         try self.init(resources: resources, model: .delegate, buildSettings: buildSettings)
     }
 
     /// A Map with a manifest and geography read elsewhere.
     ///
     /// - Throws: ``MapError/noRegionActivity(file:)`` when the manifest declares no `.region` type.
-    public init(manifest: AppManifest, data: MapData, manifestFile: String = "Info.plist") throws(MapError) {
+    package init(manifest: AppManifest, data: MapData, manifestFile: String = "Info.plist") throws(MapError) {
         guard let type = manifest.activityTypes.first(where: { $0.hasSuffix(".region") }) else {
             throw .noRegionActivity(file: manifestFile)
         }
@@ -91,11 +91,11 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
 
     // MARK: TerminalApp
 
-    public var title: String {
+    package var title: String {
         "Map · \(MapRegion.describe(latitude: camera.latitude, longitude: camera.longitude, decimals: 1))"
     }
 
-    public var keyHints: [KeyHint] {
+    package var keyHints: [KeyHint] {
         if search != nil {
             return [KeyHint("type", "a place's name"), KeyHint("↑ ↓", "choose"), KeyHint("Enter", "fly there"), KeyHint("Esc", "close the search")]
         }
@@ -110,9 +110,9 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     }
 
     /// The activity the map view shares: created here and made current.
-    public var activity: UserActivity? { mapView.userActivity }
+    package var activity: UserActivity? { mapView.userActivity }
 
-    public func launch(application: Application, environment: AppEnvironment) {
+    package func launch(application: Application, environment: AppEnvironment) {
         self.application = application
         self.environment = environment
         for problem in data.problems { environment.log("Map: \(problem)") }
@@ -120,7 +120,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
 
     /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
     /// goes, so it never stands under the new continuation's progress box.
-    public func continuationChosen() {
+    package func continuationChosen() {
         guard message?.kind == .error else { return }
         message = nil
         environment?.setNeedsDisplay()
@@ -128,7 +128,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
 
     /// The map takes the area less its status line; a new size shows another region, so the
     /// activity needs saving (with no frame drawn: the region does not wait for one).
-    public func viewportChanged(to size: Size) {
+    package func viewportChanged(to size: Size) {
         let map = Self.mapSize(in: size)
         guard map != viewport else { return }
         viewport = map
@@ -147,7 +147,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
 
     /// The map view's activity is made when the user first opens the Map (an app nobody opened
     /// describes nothing the user is doing), then made current each time the Map comes to the front.
-    public func setFrontmost(_ frontmost: Bool) {
+    package func setFrontmost(_ frontmost: Bool) {
         guard frontmost, let application else { return }
         data.geography.decodeInBackground()
         // With scenes, the user opening the Map connects its scene.
@@ -169,7 +169,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     // MARK: Moving
 
     /// Shows `camera` (ending a flight); when the region changes, the activity needs saving.
-    public func show(_ camera: MapCamera) {
+    package func show(_ camera: MapCamera) {
         flight = nil
         guard camera != self.camera else { return }
         self.camera = camera
@@ -177,7 +177,7 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     }
 
     /// Shows `city` (centred, at ``searchZoom`` or closer) and highlights it, at once.
-    public func show(_ city: City) {
+    package func show(_ city: City) {
         highlighted = city
         show(Self.camera(showing: city, from: camera))
     }
@@ -193,17 +193,17 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
     func showFrame(_ camera: MapCamera) { self.camera = camera }
 
     /// The cursor's position on the map, when it is shown.
-    public var cursorCoordinate: (latitude: Double, longitude: Double)? {
+    package var cursorCoordinate: (latitude: Double, longitude: Double)? {
         guard let cursor else { return nil }
         return (latitude: min(max(camera.latitude - Double(cursor.y) * 2 * camera.degreesPerColumn, -90), 90),
                 longitude: MapCamera.wrap(camera.longitude + Double(cursor.x) * camera.degreesPerColumn))
     }
 
     /// The region the map shows now, on a map of ``viewport``.
-    public var visibleRegion: MapRegion { camera.region(in: viewport) }
+    package var visibleRegion: MapRegion { camera.region(in: viewport) }
 
     /// The markers and names the map shows now (in the map's own cells, from its top left).
-    public var placedLabels: [PlacedLabel] {
+    package var placedLabels: [PlacedLabel] {
         renderer.placeLabels(camera, highlighted: highlighted, area: Rect(origin: .zero, size: viewport))
     }
 
@@ -224,19 +224,19 @@ public final class MapApp: TerminalApp, ApplicationDelegate {
 
     // MARK: Continuation
 
-    public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
         prepareForContinuation(of: activityType)
         return true
     }
 
     /// Hands the map view to the restoration handler; it shows the activity's region. A page of
     /// the Map's site shows its view (``continueWebActivity(_:)``, with scenes too).
-    public func application(_ application: Application, continue userActivity: UserActivity,
+    package func application(_ application: Application, continue userActivity: UserActivity,
                             restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
         continueActivity(userActivity, restore: restorationHandler)
     }
 
-    public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
+    package func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
         continuationFailed(activityType, error: error)
     }
@@ -279,13 +279,13 @@ final class MapView: Responder {
 }
 
 /// A line the Map shows the user.
-public typealias MapMessage = AppMessage
+package typealias MapMessage = AppMessage
 
 /// The search field: what was typed, the cities it matches, the one chosen.
-public struct MapSearch: Hashable, Sendable {
-    public var query = ""
-    public var matches: [City] = []
-    public var selection = 0
+package struct MapSearch: Hashable, Sendable {
+    package var query = ""
+    package var matches: [City] = []
+    package var selection = 0
 
-    public init() {}
+    package init() {}
 }

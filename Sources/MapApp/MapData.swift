@@ -6,18 +6,18 @@ import Synchronization
 ///
 /// A damaged or missing file does not stop the Map: it draws what loaded and says what did not
 /// (``problems``, one error naming each file).
-public struct MapData: Sendable {
-    public let geography: MapGeography
-    public let cities: CityCatalog
-    public let countries: [CountryLabel]
+package struct MapData: Sendable {
+    package let geography: MapGeography
+    package let cities: CityCatalog
+    package let countries: [CountryLabel]
     /// What could not be read, one error per file: the geography's levels, then the places and the
     /// countries' names.
-    public var problems: [MapError] { geography.problems + otherProblems }
+    package var problems: [MapError] { geography.problems + otherProblems }
     private let otherProblems: [MapError]
     /// How long reading took.
-    public let loadTime: Duration
+    package let loadTime: Duration
 
-    public init(geography: MapGeography, cities: CityCatalog, countries: [CountryLabel], problems: [MapError] = [],
+    package init(geography: MapGeography, cities: CityCatalog, countries: [CountryLabel], problems: [MapError] = [],
                 loadTime: Duration = .zero) {
         self.geography = geography
         self.cities = cities
@@ -27,7 +27,7 @@ public struct MapData: Sendable {
     }
 
     /// Reads every file of `resources` now (no cache).
-    public init(reading resources: MapResources) {
+    package init(reading resources: MapResources) {
         let clock = ContinuousClock()
         let start = clock.now
         let geography = MapGeography(resources: resources)
@@ -49,7 +49,7 @@ public struct MapData: Sendable {
 
     /// The data of `resources`, read once per process and folder (every Map of a process, and
     /// every test, shares it: it never changes while the program runs).
-    public static func load(_ resources: MapResources) -> MapData {
+    package static func load(_ resources: MapResources) -> MapData {
         let key = resources.folder.standardizedFileURL.path
         // Read under the lock: a second Map starting meanwhile waits for this reading rather than
         // doing it again.
@@ -64,7 +64,7 @@ public struct MapData: Sendable {
     private static let cache = Mutex<[String: MapData]>([:])
 
     /// One line for the user about what could not be read, or nil when everything was.
-    public var problemSummary: String? {
+    package var problemSummary: String? {
         guard let first = problems.first else { return nil }
         let more = problems.count > 1 ? " (and \(problems.count - 1) more file\(problems.count > 2 ? "s" : ""); see the log)" : ""
         return "Some map data could not be read; showing what could. \(first)\(more)"

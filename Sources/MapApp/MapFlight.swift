@@ -6,16 +6,16 @@ import TerminalCells
 /// A flight to a searched place: the camera moves there in ``frameCount`` frames, zooming out
 /// on the way when the places are far apart (so the user sees where the map goes) and easing in
 /// and out.
-public struct MapFlight: Hashable, Sendable {
+package struct MapFlight: Hashable, Sendable {
     /// Frames from the start to the landing.
-    public static let frameCount = 8
+    package static let frameCount = 8
     /// The time between frames.
-    public static let frameInterval = Duration.milliseconds(45)
+    package static let frameInterval = Duration.milliseconds(45)
 
-    public let from: MapCamera
-    public let to: MapCamera
+    package let from: MapCamera
+    package let to: MapCamera
     /// The frames shown so far (the flight lands at ``frameCount``).
-    public internal(set) var frame = 0
+    package internal(set) var frame = 0
     /// Tells this flight's frame ticks from an earlier flight's.
     let number: Int
     /// How far the flight zooms out midway.
@@ -33,7 +33,7 @@ public struct MapFlight: Hashable, Sendable {
     }
 
     /// The camera at `frame` (0 the start, ``frameCount`` the landing).
-    public func camera(atFrame frame: Int) -> MapCamera {
+    package func camera(atFrame frame: Int) -> MapCamera {
         guard frame < Self.frameCount else { return to }
         let t = Double(max(frame, 0)) / Double(Self.frameCount)
         let s = t * t * (3 - 2 * t)  // ease in and out
@@ -47,7 +47,7 @@ extension MapApp {
     /// Flies to `city` and highlights it: a few frames, each drawn when the device is woken, the
     /// last one showing the place at ``searchZoom`` or closer (the region changes, and needs
     /// saving, once, on landing). Without a device to draw the frames it is there at once.
-    public func fly(to city: City) {
+    package func fly(to city: City) {
         let target = Self.camera(showing: city, from: camera)
         guard let environment, target != camera else {
             show(city)
@@ -60,7 +60,7 @@ extension MapApp {
     }
 
     /// Shows the flight's next frame, or lands it.
-    public func advanceFlight() {
+    package func advanceFlight() {
         guard var flight else { return }
         flight.frame += 1
         if flight.frame >= MapFlight.frameCount {
@@ -74,7 +74,7 @@ extension MapApp {
     }
 
     /// Lands the flight in progress at once (a key pressed during it acts from the landing).
-    public func landFlight() {
+    package func landFlight() {
         guard let flight else { return }
         show(flight.to)
     }

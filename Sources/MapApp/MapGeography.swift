@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The kinds of geometry a level holds, in the order a tile stores them.
-public enum GeoKind: Int, CaseIterable, Sendable {
+package enum GeoKind: Int, CaseIterable, Sendable {
     /// Land polygons (filled); their edges that are not tile sides are the coast.
     case land = 0
     /// Lake polygons (cleared out of the land); their edges are shores.
@@ -24,18 +24,18 @@ public enum GeoKind: Int, CaseIterable, Sendable {
 /// south-west corner. A point's x is stored shifted left by one, its low bit saying whether the
 /// edge from it to the next point is drawn (a coast or a shore: 1; a tile side that only closes
 /// a polygon for filling: 0); lines have the bit set on every point.
-public struct GeoLevel: Sendable {
+package struct GeoLevel: Sendable {
     /// The level's number (0 is the coarsest).
-    public let index: Int
+    package let index: Int
     /// Degrees per coordinate unit.
-    public let quantum: Double
+    package let quantum: Double
     /// Coordinate units per tile side.
-    public let tileSize: Int
+    package let tileSize: Int
     /// Degrees per tile side.
-    public var tileDegrees: Double { Double(tileSize) * quantum }
+    package var tileDegrees: Double { Double(tileSize) * quantum }
     /// Tiles around the world and from pole to pole.
-    public let columns: Int
-    public let rows: Int
+    package let columns: Int
+    package let rows: Int
     /// For each tile of the grid (row-major from the south-west), its number in ``tileOrigins``, or -1.
     let grid: [Int32]
     /// Each tile's column and row.
@@ -51,9 +51,9 @@ public struct GeoLevel: Sendable {
     let partBoxes: [Int32]
 
     /// The number of tiles with any geometry.
-    public var tileCount: Int { tileOrigins.count }
+    package var tileCount: Int { tileOrigins.count }
     /// The number of points of every kind.
-    public var pointCount: Int { points.count / 2 }
+    package var pointCount: Int { points.count / 2 }
 
     /// The tile at `column`, `row` of the grid (`column` wraps around the world), or nil where
     /// the level has nothing.
@@ -84,7 +84,7 @@ public struct GeoLevel: Sendable {
     ///   outside the grid or the file, a truncated or overlong varint, an unknown or repeated kind,
     ///   empty parts, a coordinate outside its tile, or a tile whose bytes do not end with its
     ///   last part.
-    public init(bytes: [UInt8], expectedIndex: Int, file: String) throws(MapError) {
+    package init(bytes: [UInt8], expectedIndex: Int, file: String) throws(MapError) {
         try self.init(header: LevelHeader(bytes: bytes, expectedIndex: expectedIndex, file: file), bytes: bytes, file: file)
     }
 
@@ -289,24 +289,24 @@ struct VarintReader {
 /// the front), so starting costs a few milliseconds whatever the finest level weighs. A level
 /// that is missing or damaged is left out, and its zooms are drawn from the nearest level that
 /// loaded.
-public struct MapGeography: Sendable {
+package struct MapGeography: Sendable {
     /// The zoom from which each level is used (level 0 below level 1's). A level's tolerance is
     /// half a braille dot a quarter of a zoom step past its first zoom (`scripts/map/README.md`),
     /// so a level is used until then: a coarser level is less to draw.
-    public static let levelZooms: [Double] = [-.infinity, 0, 1.25, 3.25, 5.25, 7.25]
+    package static let levelZooms: [Double] = [-.infinity, 0, 1.25, 3.25, 5.25, 7.25]
     private let slots: [LevelSlot]
     /// What could not be read or checked when the Map started.
     private let startProblems: [MapError]
 
     /// Levels already decoded (nil for one that is missing).
-    public init(levels: [GeoLevel?], problems: [MapError] = []) {
+    package init(levels: [GeoLevel?], problems: [MapError] = []) {
         slots = levels.map { LevelSlot(decoded: $0) }
         startProblems = problems
     }
 
     /// Reads every level's file from `resources` and checks its header and index; the tiles are
     /// decoded when first needed.
-    public init(resources: MapResources) {
+    package init(resources: MapResources) {
         var slots: [LevelSlot] = []
         var problems: [MapError] = []
         for index in Self.levelZooms.indices {
@@ -331,18 +331,18 @@ public struct MapGeography: Sendable {
     }
 
     /// Every level, decoded now (nil for one that could not be).
-    public var levels: [GeoLevel?] { slots.map { $0.level() } }
+    package var levels: [GeoLevel?] { slots.map { $0.level() } }
 
     /// What could not be loaded, one error per file: at start, and any level whose tiles turned
     /// out damaged when decoded.
-    public var problems: [MapError] { startProblems + slots.compactMap(\.decodingProblem) }
+    package var problems: [MapError] { startProblems + slots.compactMap(\.decodingProblem) }
 
     /// How many levels have been decoded (or found damaged) so far.
     var decodedLevelCount: Int { slots.count { !$0.isWaiting } }
 
     /// Decodes every level not decoded yet (the Map does it in the background once it is first
     /// brought to the front).
-    public func decodeAll() {
+    package func decodeAll() {
         for slot in slots { _ = slot.level() }
     }
 
@@ -350,14 +350,14 @@ public struct MapGeography: Sendable {
     /// them; nothing when every level is decoded. The Map calls it when it comes to the front: a
     /// device whose Map is never opened keeps only the files' bytes (the decoded levels take about
     /// 28 MB).
-    public func decodeInBackground() {
+    package func decodeInBackground() {
         guard slots.contains(where: \.isWaiting) else { return }
         Thread.detachNewThread { decodeAll() }
     }
 
     /// The level for `zoom` (the finest whose zoom has been reached), or the nearest one that
     /// loaded; nil when none did.
-    public func level(forZoom zoom: Double) -> GeoLevel? {
+    package func level(forZoom zoom: Double) -> GeoLevel? {
         let wanted = Self.levelZooms.lastIndex { $0 <= zoom } ?? 0
         let order = slots.indices.sorted { (abs($0 - wanted), -$0) < (abs($1 - wanted), -$1) }
         for index in order { if let level = slots[index].level() { return level } }

@@ -7,58 +7,58 @@ import TerminalCells
 /// At zoom 0 the world is 128 columns wide; each step in doubles the scale. A terminal cell is
 /// about twice as tall as wide, so a row spans twice the degrees of a column and the map keeps
 /// its shape (plate carrée).
-public struct MapCamera: Hashable, Sendable, CustomStringConvertible {
+package struct MapCamera: Hashable, Sendable, CustomStringConvertible {
     /// The widest view: the world 64 columns wide.
-    public static let minimumZoom = -1.0
+    package static let minimumZoom = -1.0
     /// The closest view: a braille dot about 150 m wide (Natural Earth's 1:10m data holds a
     /// coast's shape to about this scale).
-    public static let maximumZoom = 10.0
+    package static let maximumZoom = 10.0
     /// The world, centred on the equator and the prime meridian.
-    public static let world = MapCamera(latitude: 10, longitude: 0, zoom: 0)
+    package static let world = MapCamera(latitude: 10, longitude: 0, zoom: 0)
 
     /// The centre's latitude, -90...90.
-    public private(set) var latitude: Double
+    package private(set) var latitude: Double
     /// The centre's longitude, -180..<180 (wrapped).
-    public private(set) var longitude: Double
+    package private(set) var longitude: Double
     /// ``minimumZoom``...``maximumZoom``.
-    public private(set) var zoom: Double
+    package private(set) var zoom: Double
 
     /// A camera with every value brought into range (non-finite values become 0).
-    public init(latitude: Double, longitude: Double, zoom: Double) {
+    package init(latitude: Double, longitude: Double, zoom: Double) {
         self.latitude = latitude.isFinite ? min(max(latitude, -90), 90) : 0
         self.longitude = Self.wrap(longitude.isFinite ? longitude : 0)
         self.zoom = zoom.isFinite ? min(max(zoom, Self.minimumZoom), Self.maximumZoom) : 0
     }
 
     /// The camera that shows the whole of `region` in a view of `size` cells, as large as it fits.
-    public init(fitting region: MapRegion, in size: Size) {
+    package init(fitting region: MapRegion, in size: Size) {
         let columns = Double(max(size.width, 1)), rows = Double(max(size.height, 1))
         let degreesPerColumn = max(region.longitudeDelta / columns, region.latitudeDelta / (2 * rows))
         self.init(latitude: region.latitude, longitude: region.longitude, zoom: log2(360 / (128 * degreesPerColumn)))
     }
 
     /// Degrees of longitude per column (a row spans twice as many degrees of latitude).
-    public var degreesPerColumn: Double { 360 / (128 * exp2(zoom)) }
+    package var degreesPerColumn: Double { 360 / (128 * exp2(zoom)) }
 
     /// The region a view of `size` cells shows (spans capped at the whole world).
-    public func region(in size: Size) -> MapRegion {
+    package func region(in size: Size) -> MapRegion {
         MapRegion(latitude: latitude, longitude: longitude,
                   latitudeDelta: min(Double(size.height) * 2 * degreesPerColumn, 180),
                   longitudeDelta: min(Double(size.width) * degreesPerColumn, 360))
     }
 
     /// Moved by `columns` and `rows` (east and south positive).
-    public func panned(columns: Double, rows: Double) -> MapCamera {
+    package func panned(columns: Double, rows: Double) -> MapCamera {
         MapCamera(latitude: latitude - rows * 2 * degreesPerColumn, longitude: longitude + columns * degreesPerColumn, zoom: zoom)
     }
 
     /// Zoomed by `steps` (in positive), keeping the centre.
-    public func zoomed(by steps: Double) -> MapCamera {
+    package func zoomed(by steps: Double) -> MapCamera {
         MapCamera(latitude: latitude, longitude: longitude, zoom: zoom + steps)
     }
 
     /// The page a browser shows for this view: `https://maps.handoffsim.example/?lat=…&lon=…&z=…`.
-    public var webpageURL: URL {
+    package var webpageURL: URL {
         var components = URLComponents()
         components.scheme = "https"
         components.host = MapRegion.webHost
@@ -72,7 +72,7 @@ public struct MapCamera: Hashable, Sendable, CustomStringConvertible {
         return url
     }
 
-    public var description: String {
+    package var description: String {
         "\(MapRegion.describe(latitude: latitude, longitude: longitude)) zoom \(MapRegion.format(zoom, decimals: 2))"
     }
 
@@ -85,24 +85,24 @@ public struct MapCamera: Hashable, Sendable, CustomStringConvertible {
 /// A region of the map as it hands off: a centre and spans in degrees (MapKit's
 /// `MKCoordinateRegion`, which Apple's MapOff sample hands off), written into `userInfo` as four
 /// plain numbers.
-public struct MapRegion: Hashable, Sendable {
+package struct MapRegion: Hashable, Sendable {
     /// The `userInfo` keys the Map writes, each a floating-point number of degrees.
-    public enum Key {
-        public static let latitude = "latitude"
-        public static let longitude = "longitude"
-        public static let latitudeDelta = "latitudeDelta"
-        public static let longitudeDelta = "longitudeDelta"
+    package enum Key {
+        package static let latitude = "latitude"
+        package static let longitude = "longitude"
+        package static let latitudeDelta = "latitudeDelta"
+        package static let longitudeDelta = "longitudeDelta"
     }
 
     /// The host of ``MapCamera/webpageURL``, which the Browser knows.
-    public static let webHost = "maps.handoffsim.example"
+    package static let webHost = "maps.handoffsim.example"
 
-    public var latitude: Double
-    public var longitude: Double
-    public var latitudeDelta: Double
-    public var longitudeDelta: Double
+    package var latitude: Double
+    package var longitude: Double
+    package var latitudeDelta: Double
+    package var longitudeDelta: Double
 
-    public init(latitude: Double, longitude: Double, latitudeDelta: Double, longitudeDelta: Double) {
+    package init(latitude: Double, longitude: Double, latitudeDelta: Double, longitudeDelta: Double) {
         self.latitude = latitude
         self.longitude = longitude
         self.latitudeDelta = latitudeDelta
@@ -110,7 +110,7 @@ public struct MapRegion: Hashable, Sendable {
     }
 
     /// The four numbers, as doubles.
-    public var userInfo: UserInfo {
+    package var userInfo: UserInfo {
         [
             Key.latitude: .double(latitude),
             Key.longitude: .double(longitude),
@@ -124,7 +124,7 @@ public struct MapRegion: Hashable, Sendable {
     /// ±180, the spans above 0 and at most 180 and 360 degrees.
     ///
     /// - Throws: ``MapRestoreError`` naming the first key that is missing or wrong.
-    public init(userInfo: UserInfo) throws(MapRestoreError) {
+    package init(userInfo: UserInfo) throws(MapRestoreError) {
         func number(_ key: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false,
                     expected: String) throws(MapRestoreError) -> Double {
             guard let value = userInfo[key] else { throw .missingKey(key) }
@@ -142,7 +142,7 @@ public struct MapRegion: Hashable, Sendable {
     }
 
     /// "48.86°N 2.35°E".
-    public static func describe(latitude: Double, longitude: Double, decimals: Int = 2) -> String {
+    package static func describe(latitude: Double, longitude: Double, decimals: Int = 2) -> String {
         let ns = latitude < 0 ? "S" : "N", ew = longitude < 0 ? "W" : "E"
         return "\(format(abs(latitude), decimals: decimals))°\(ns) \(format(abs(longitude), decimals: decimals))°\(ew)"
     }
@@ -159,11 +159,11 @@ public struct MapRegion: Hashable, Sendable {
 }
 
 /// Why a continued activity's region could not be shown; the Map keeps its view and says this.
-public enum MapRestoreError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum MapRestoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case missingKey(String)
     case badValue(key: String, found: UserInfoValue, expected: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingKey(let key):
             "The activity has no \"\(key)\", so there is no region to show. Nothing changed here."

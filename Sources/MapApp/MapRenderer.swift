@@ -2,7 +2,7 @@ import Foundation
 import TerminalCells
 
 /// How land is drawn.
-public enum MapRendering: String, Hashable, Sendable, CaseIterable {
+package enum MapRendering: String, Hashable, Sendable, CaseIterable {
     /// Braille patterns: 2x4 dots per cell (the finest).
     case braille
     /// Half blocks (▀ ▄ █): 1x2 pixels per cell (reads in any font).
@@ -16,12 +16,12 @@ public enum MapRendering: String, Hashable, Sendable, CaseIterable {
 /// as dotted gaps;
 /// then country names and places (● and their names) placed without overlaps by
 /// ``LabelPlacer``, drawn last so no line crosses a name.
-public struct MapRenderer: Sendable {
-    public let geography: MapGeography
-    public let cities: CityCatalog
-    public let countries: [CountryLabel]
+package struct MapRenderer: Sendable {
+    package let geography: MapGeography
+    package let cities: CityCatalog
+    package let countries: [CountryLabel]
 
-    public init(geography: MapGeography, cities: CityCatalog, countries: [CountryLabel] = []) {
+    package init(geography: MapGeography, cities: CityCatalog, countries: [CountryLabel] = []) {
         self.geography = geography
         self.cities = cities
         self.countries = countries
@@ -29,14 +29,14 @@ public struct MapRenderer: Sendable {
 
     /// The most place names drawn at `zoom` in `area` (the places beyond it are left out), so
     /// that the coasts stay readable: a dozen for the world, then one name for every 80 cells.
-    public static func nameLimit(zoom: Double, area: Rect) -> Int {
+    package static func nameLimit(zoom: Double, area: Rect) -> Int {
         let byZoom = zoom < 1 ? 12 : zoom < 2 ? 30 : zoom < 3 ? 60 : Int.max
         return min(byZoom, max(8, area.width * area.height / 80))
     }
 
     /// The smallest population of a place shown at `zoom`: the larger places appear first, the
     /// small towns only close in.
-    public static func minimumPopulation(zoom: Double) -> Int {
+    package static func minimumPopulation(zoom: Double) -> Int {
         switch zoom {
         case ..<1: 3_000_000
         case ..<2: 1_000_000
@@ -51,16 +51,16 @@ public struct MapRenderer: Sendable {
 
     /// Whether country borders are drawn at `zoom`: from zoom 1 (coarser, they would riddle the
     /// continents).
-    public static func drawsBorders(zoom: Double) -> Bool { zoom >= 1 }
+    package static func drawsBorders(zoom: Double) -> Bool { zoom >= 1 }
 
     /// Whether states and provinces are drawn at `zoom`: from zoom 5 (closer to the world, their
     /// dotted lines would be a texture over the land).
-    public static func drawsSubdivisions(zoom: Double) -> Bool { zoom >= 5 }
+    package static func drawsSubdivisions(zoom: Double) -> Bool { zoom >= 5 }
 
     /// Draws the map of `camera` into `area` (and nowhere else); `highlighted` is placed first
     /// and stands out. Returns the markers and names placed.
     @discardableResult
-    public func render(_ camera: MapCamera, rendering: MapRendering = .braille, highlighted: City? = nil,
+    package func render(_ camera: MapCamera, rendering: MapRendering = .braille, highlighted: City? = nil,
                        into grid: inout Grid, area: Rect) -> [PlacedLabel] {
         let area = area.intersection(grid.bounds)
         guard !area.isEmpty else { return [] }
@@ -172,7 +172,7 @@ public struct MapRenderer: Sendable {
     // MARK: Labels
 
     /// The cell of a point in a view of `area` centred on `camera` (possibly outside the area).
-    public static func cell(latitude: Double, longitude: Double, camera: MapCamera, area: Rect) -> Point {
+    package static func cell(latitude: Double, longitude: Double, camera: MapCamera, area: Rect) -> Point {
         let east = MapCamera.wrap(longitude - camera.longitude) / camera.degreesPerColumn
         let south = (camera.latitude - latitude) / (2 * camera.degreesPerColumn)
         let x = (Double(area.width) / 2 + east).rounded(.down)
@@ -189,7 +189,7 @@ public struct MapRenderer: Sendable {
     }
 
     /// The places in `area` large enough for the zoom, largest first (the highlighted one before all).
-    public func candidates(_ camera: MapCamera, highlighted: City?, area: Rect) -> [LabelCandidate] {
+    package func candidates(_ camera: MapCamera, highlighted: City?, area: Rect) -> [LabelCandidate] {
         let smallest = Self.minimumPopulation(zoom: camera.zoom)
         var list: [LabelCandidate] = []
         if let first = highlightedCandidate(camera, highlighted: highlighted, area: area) { list.append(first) }
@@ -213,7 +213,7 @@ public struct MapRenderer: Sendable {
     /// The markers and names of a view of `camera` in `area` (what ``render(_:rendering:highlighted:into:area:)``
     /// draws over the land): `highlighted`, when in view, first; then the countries named at this
     /// zoom; then the places, largest first.
-    public func placeLabels(_ camera: MapCamera, highlighted: City?, area: Rect) -> [PlacedLabel] {
+    package func placeLabels(_ camera: MapCamera, highlighted: City?, area: Rect) -> [PlacedLabel] {
         var placer = LabelPlacer(area: area)
         var placed: [PlacedLabel] = []
         var candidates = candidates(camera, highlighted: highlighted, area: area)

@@ -2,17 +2,17 @@ import Foundation
 import TerminalCells
 
 /// A populated place of Natural Earth.
-public struct City: Hashable, Sendable {
-    public var name: String
-    public var latitude: Double
-    public var longitude: Double
+package struct City: Hashable, Sendable {
+    package var name: String
+    package var latitude: Double
+    package var longitude: Double
     /// The most people Natural Earth gives it (its `POP_MAX`): larger places are labelled first.
-    public var population: Int
+    package var population: Int
     /// Natural Earth's `ADM0_A3` (ISO 3166-1 alpha-3 for most), e.g. "JPN".
-    public var countryCode: String
-    public var country: String
+    package var countryCode: String
+    package var country: String
 
-    public init(name: String, latitude: Double, longitude: Double, population: Int = 0, countryCode: String = "", country: String = "") {
+    package init(name: String, latitude: Double, longitude: Double, population: Int = 0, countryCode: String = "", country: String = "") {
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
@@ -23,19 +23,19 @@ public struct City: Hashable, Sendable {
 }
 
 /// The places the Map labels and searches.
-public struct CityCatalog: Hashable, Sendable {
+package struct CityCatalog: Hashable, Sendable {
     /// Largest first (then by name), the order labels are placed in.
-    public let cities: [City]
+    package let cities: [City]
     /// Each city's name and country folded for search (``fold(_:)``), in the order of ``cities``.
     private let folded: [(name: String, country: String, code: String)]
     /// Each city's name's width in cells, in the order of ``cities`` (measured once: a frame
     /// places hundreds of names).
     let nameWidths: [Int]
 
-    public static func == (lhs: CityCatalog, rhs: CityCatalog) -> Bool { lhs.cities == rhs.cities }
-    public func hash(into hasher: inout Hasher) { hasher.combine(cities) }
+    package static func == (lhs: CityCatalog, rhs: CityCatalog) -> Bool { lhs.cities == rhs.cities }
+    package func hash(into hasher: inout Hasher) { hasher.combine(cities) }
 
-    public init(cities: [City]) {
+    package init(cities: [City]) {
         self.cities = cities.sorted { ($0.population, $1.name) > ($1.population, $0.name) }
         folded = self.cities.map { (Self.fold($0.name), Self.fold($0.country), Self.fold($0.countryCode)) }
         nameWidths = self.cities.map { MapRenderer.narrowWidth($0.name) ?? TextWidth.of($0.name) }
@@ -45,7 +45,7 @@ public struct CityCatalog: Hashable, Sendable {
     /// population, country code, country (tab-separated; the last three may be empty).
     ///
     /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
-    public init(tsv text: String, file: String = "places.tsv") throws(MapError) {
+    package init(tsv text: String, file: String = "places.tsv") throws(MapError) {
         var cities: [City] = []
         for row in try PlaceRow.rows(of: text, file: file, minimumFields: 3, expected: "at least 3 tab-separated fields (name, latitude, longitude)") {
             let (number, fields) = (row.line, row.fields)
@@ -64,7 +64,7 @@ public struct CityCatalog: Hashable, Sendable {
     }
 
     /// Reads the catalogue at `url`.
-    public init(contentsOf url: URL) throws(MapError) {
+    package init(contentsOf url: URL) throws(MapError) {
         try self.init(tsv: Self.text(of: url), file: url.lastPathComponent)
     }
 
@@ -85,7 +85,7 @@ public struct CityCatalog: Hashable, Sendable {
     /// accents, names that equal it, then names starting with it, then names with a word
     /// starting with it, then names containing it; then places of the country it names; larger
     /// places first among equals.
-    public func search(_ query: String, limit: Int = 8) -> [City] {
+    package func search(_ query: String, limit: Int = 8) -> [City] {
         let needle = Self.fold(query.trimmingCharacters(in: .whitespaces))
         guard !needle.isEmpty, limit > 0 else { return [] }
         var ranked: [(rank: Int, index: Int)] = []
@@ -111,15 +111,15 @@ public struct CityCatalog: Hashable, Sendable {
 }
 
 /// A country's name and where Natural Earth puts it.
-public struct CountryLabel: Hashable, Sendable {
-    public var name: String
-    public var latitude: Double
-    public var longitude: Double
+package struct CountryLabel: Hashable, Sendable {
+    package var name: String
+    package var latitude: Double
+    package var longitude: Double
     /// The Map's zoom from which the name is shown.
-    public var minimumZoom: Double
-    public var code: String
+    package var minimumZoom: Double
+    package var code: String
 
-    public init(name: String, latitude: Double, longitude: Double, minimumZoom: Double, code: String = "") {
+    package init(name: String, latitude: Double, longitude: Double, minimumZoom: Double, code: String = "") {
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
@@ -131,7 +131,7 @@ public struct CountryLabel: Hashable, Sendable {
     /// zoom, code (tab-separated), most important first.
     ///
     /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
-    public static func read(tsv text: String, file: String = "countries.tsv") throws(MapError) -> [CountryLabel] {
+    package static func read(tsv text: String, file: String = "countries.tsv") throws(MapError) -> [CountryLabel] {
         var labels: [CountryLabel] = []
         for row in try PlaceRow.rows(of: text, file: file, minimumFields: 4, expected: "4 or 5 tab-separated fields (name, latitude, longitude, zoom)") {
             let (number, fields) = (row.line, row.fields)
@@ -145,7 +145,7 @@ public struct CountryLabel: Hashable, Sendable {
     }
 
     /// Reads the labels at `url`.
-    public static func read(contentsOf url: URL) throws(MapError) -> [CountryLabel] {
+    package static func read(contentsOf url: URL) throws(MapError) -> [CountryLabel] {
         try read(tsv: CityCatalog.text(of: url), file: url.lastPathComponent)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import TerminalCells
 
 /// Where a document lives.
-public enum DocumentLocation: String, Hashable, Sendable {
+package enum DocumentLocation: String, Hashable, Sendable {
     /// The account's cloud folder: the same URL on every device of the account, so the document
     /// hands off.
     case cloud
@@ -11,20 +11,20 @@ public enum DocumentLocation: String, Hashable, Sendable {
 }
 
 /// A document in the list, from a bounded read of its start (a list never reads whole files).
-public struct DocumentEntry: Hashable, Sendable {
-    public var url: URL
-    public var location: DocumentLocation
+package struct DocumentEntry: Hashable, Sendable {
+    package var url: URL
+    package var location: DocumentLocation
     /// The document's first line, or its file name when it is blank or unreadable.
-    public var title: String
+    package var title: String
     /// The number of logical pages when the list read the whole file (it is no longer than
     /// ``DocumentLibrary/listingReadSize``), else nil.
-    public var pageCount: Int?
+    package var pageCount: Int?
     /// The file's size in bytes, or nil when the file could not be read.
-    public var size: Int?
+    package var size: Int?
     /// False when the file could not be read, or its start is not UTF-8 text.
-    public var isReadable: Bool
+    package var isReadable: Bool
 
-    public init(url: URL, location: DocumentLocation, title: String, pageCount: Int?, size: Int? = nil, isReadable: Bool = true) {
+    package init(url: URL, location: DocumentLocation, title: String, pageCount: Int?, size: Int? = nil, isReadable: Bool = true) {
         self.url = url
         self.location = location
         self.title = title
@@ -34,35 +34,35 @@ public struct DocumentEntry: Hashable, Sendable {
     }
 
     /// The file name, e.g. `harrow-point.txt`.
-    public var name: String { url.lastPathComponent }
+    package var name: String { url.lastPathComponent }
 }
 
 /// The two folders the Reader reads from: the account's cloud folder and the device's local one.
-public struct DocumentLibrary: Hashable, Sendable {
+package struct DocumentLibrary: Hashable, Sendable {
     /// The file name extensions of the documents listed (plain UTF-8 text).
-    public static let fileExtensions: Set<String> = ["txt", "text"]
+    package static let fileExtensions: Set<String> = ["txt", "text"]
     /// The largest document received over continuation streams (room for the 5 MB transfer
     /// demo). Documents in the folders may be of any size: they are read as far as shown.
-    public static let maximumFileSize = 16 << 20
+    package static let maximumFileSize = 16 << 20
     /// The bytes of a document read when it opens (its first pages); the rest is read and its
     /// pages counted off the run loop.
-    public static let openingReadSize = 256 << 10
+    package static let openingReadSize = 256 << 10
     /// The bytes of each file the list reads: its title, and its pages when that is all of it
     /// (a longer file is listed with its size).
-    public static let listingReadSize = 64 << 10
+    package static let listingReadSize = 64 << 10
 
     /// The account's cloud folder, or nil when the device runs without one.
-    public var cloudFolder: URL?
+    package var cloudFolder: URL?
     /// This device's local folder.
-    public var localFolder: URL
+    package var localFolder: URL
 
-    public init(cloudFolder: URL?, localFolder: URL) {
+    package init(cloudFolder: URL?, localFolder: URL) {
         self.cloudFolder = cloudFolder
         self.localFolder = localFolder
     }
 
     /// The documents of both folders, the cloud folder's first, each folder's by file name.
-    public func documents() -> [DocumentEntry] {
+    package func documents() -> [DocumentEntry] {
         var entries: [DocumentEntry] = []
         if let cloudFolder { entries += Self.documents(in: cloudFolder, location: .cloud) }
         entries += Self.documents(in: localFolder, location: .local)
@@ -70,7 +70,7 @@ public struct DocumentLibrary: Hashable, Sendable {
     }
 
     /// Which of the two folders holds `url` directly, if any.
-    public func location(of url: URL) -> DocumentLocation? {
+    package func location(of url: URL) -> DocumentLocation? {
         let folder = Self.canonicalPath(url.deletingLastPathComponent())
         if let cloudFolder, Self.canonicalPath(cloudFolder) == folder { return .cloud }
         if Self.canonicalPath(localFolder) == folder { return .local }
@@ -88,7 +88,7 @@ public struct DocumentLibrary: Hashable, Sendable {
     /// originating device for it over the activity's continuation streams, when it supports them.
     ///
     /// - Throws: ``ReadingRestoreError/documentNotFound(name:)``.
-    public func locate(_ state: ReadingState) throws(ReadingRestoreError) -> URL {
+    package func locate(_ state: ReadingState) throws(ReadingRestoreError) -> URL {
         if let url = state.documentURL, location(of: url) != nil, Self.isFile(url) { return url }
         if let cloudFolder {
             let url = cloudFolder.appendingPathComponent(state.documentName, isDirectory: false)
@@ -103,7 +103,7 @@ public struct DocumentLibrary: Hashable, Sendable {
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when the file cannot be read or
     ///   what was read is not UTF-8 text.
-    public static func open(_ url: URL) throws(ReadingRestoreError) -> DocumentText {
+    package static func open(_ url: URL) throws(ReadingRestoreError) -> DocumentText {
         try readStart(of: url, count: openingReadSize)
     }
 
@@ -111,14 +111,14 @@ public struct DocumentLibrary: Hashable, Sendable {
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when the file cannot be read or
     ///   is not UTF-8 text.
-    public static func read(_ url: URL) throws(ReadingRestoreError) -> DocumentText {
+    package static func read(_ url: URL) throws(ReadingRestoreError) -> DocumentText {
         try checked(DocumentText(bytes: try readWhole(url), isFinal: true), name: url.lastPathComponent)
     }
 
     /// The bytes of the file at `url`.
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when it cannot be read.
-    public static func readWhole(_ url: URL) throws(ReadingRestoreError) -> Data {
+    package static func readWhole(_ url: URL) throws(ReadingRestoreError) -> Data {
         do {
             return try Data(contentsOf: url)
         } catch {
@@ -130,7 +130,7 @@ public struct DocumentLibrary: Hashable, Sendable {
     /// end.
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when it cannot be read.
-    public static func read(_ url: URL, from offset: Int, count: Int) throws(ReadingRestoreError) -> (Data, atEnd: Bool) {
+    package static func read(_ url: URL, from offset: Int, count: Int) throws(ReadingRestoreError) -> (Data, atEnd: Bool) {
         do {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }

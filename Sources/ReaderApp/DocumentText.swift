@@ -3,13 +3,13 @@ import TerminalCells
 
 /// Where a logical page lies in a document's bytes: from the start of its first line to the end
 /// of its last (blank lines at its edges are not part of it, as ``PagedText`` drops them).
-public struct PageSpan: Hashable, Sendable {
+package struct PageSpan: Hashable, Sendable {
     /// The byte offset of the page's first line.
-    public var start: Int
+    package var start: Int
     /// The byte offset just after the page's last line (before its line break).
-    public var end: Int
+    package var end: Int
     /// The number of source lines on the page (at least 1).
-    public var lineCount: Int
+    package var lineCount: Int
 }
 
 /// Finds a document's logical pages in its bytes as far as they are needed: a value-type state
@@ -20,7 +20,7 @@ public struct PageSpan: Hashable, Sendable {
 /// (``PlainText/sanitized(_:keepingFormFeeds:)``) never carries over a line break (LF, CR, CR LF)
 /// or a form feed, so each line is cleaned alone, and a line of printable ASCII needs no cleaning
 /// at all. Pages are kept as byte ranges (``PageSpan``); a page's lines are made when asked for.
-public struct PageScanner: Hashable, Sendable {
+package struct PageScanner: Hashable, Sendable {
     /// A line of the page being filled.
     private struct PendingLine: Hashable, Sendable {
         var start: Int
@@ -30,26 +30,26 @@ public struct PageScanner: Hashable, Sendable {
     }
 
     /// The pages found so far, in order.
-    public private(set) var pages: [PageSpan] = []
+    package private(set) var pages: [PageSpan] = []
     /// How many bytes were read into lines so far (the next line starts here).
-    public private(set) var scannedBytes = 0
+    package private(set) var scannedBytes = 0
     /// Whether every page was found (the bytes were final and all read, or bad text ended them).
-    public private(set) var isComplete = false
+    package private(set) var isComplete = false
     /// Where the first line that is not UTF-8 starts, if one was met (the pages end before it).
-    public private(set) var invalidTextOffset: Int?
+    package private(set) var invalidTextOffset: Int?
     /// The first line of the first page without the white space around it, once it was met (nil
     /// before, and for a blank document).
-    public private(set) var title: String?
+    package private(set) var title: String?
     private var current: [PendingLine] = []
     private var used = 0
 
-    public init() {}
+    package init() {}
 
     /// Reads further lines of `bytes` (the document from its start; more than last time, or the
     /// same) until `pages` has `pageTarget` pages, `byteBudget` more bytes were read, or the bytes
     /// run out. `isFinal` says that `bytes` is the whole document: its last line then needs no
     /// line break and the last page ends with it.
-    public mutating func scan(_ bytes: UnsafeRawBufferPointer, isFinal: Bool, untilPageCount pageTarget: Int = .max,
+    package mutating func scan(_ bytes: UnsafeRawBufferPointer, isFinal: Bool, untilPageCount pageTarget: Int = .max,
                               byteBudget: Int = .max) {
         guard !isComplete else { return }
         let count = bytes.count
@@ -156,7 +156,7 @@ public struct PageScanner: Hashable, Sendable {
     }
 
     /// The source lines of `span` in `bytes`, cleaned as ``PagedText`` cleans them.
-    public static func lines(of span: PageSpan, in bytes: UnsafeRawBufferPointer) -> [String] {
+    package static func lines(of span: PageSpan, in bytes: UnsafeRawBufferPointer) -> [String] {
         var lines: [String] = []
         lines.reserveCapacity(span.lineCount)
         var position = span.start
@@ -201,18 +201,18 @@ public struct PageScanner: Hashable, Sendable {
 /// reads just far enough for a page, ``findAllPages()`` to the end (the Reader does that off the
 /// run loop, and takes the result back with ``adopt(_:)``). Until every page is found, the number
 /// of pages is estimated from the bytes per page so far (``estimatedPageCount``).
-public struct DocumentText: Sendable {
+package struct DocumentText: Sendable {
     /// The document's bytes known so far, from its start.
-    public private(set) var bytes: Data
+    package private(set) var bytes: Data
     /// Whether ``bytes`` is the whole document.
-    public private(set) var isFinal: Bool
+    package private(set) var isFinal: Bool
     /// The document's size when known (a file's size, a transfer's header), else nil.
-    public private(set) var expectedSize: Int?
-    public private(set) var scanner = PageScanner()
+    package private(set) var expectedSize: Int?
+    package private(set) var scanner = PageScanner()
 
     /// A text of `bytes`, the whole document when `isFinal`, of `expectedSize` bytes in all
     /// when known. Finds the first page.
-    public init(bytes: Data, isFinal: Bool, expectedSize: Int? = nil) {
+    package init(bytes: Data, isFinal: Bool, expectedSize: Int? = nil) {
         self.bytes = bytes
         self.isFinal = isFinal
         self.expectedSize = isFinal ? bytes.count : expectedSize
@@ -220,26 +220,26 @@ public struct DocumentText: Sendable {
     }
 
     /// A complete text of `string` (its UTF-8), every page found.
-    public init(_ string: String) {
+    package init(_ string: String) {
         self.init(bytes: Data(string.utf8), isFinal: true)
         findAllPages()
     }
 
     /// Whether every page is known.
-    public var isComplete: Bool { scanner.isComplete }
+    package var isComplete: Bool { scanner.isComplete }
     /// The first line of the first page without the white space around it (nil for a blank
     /// document, or while its first line did not arrive).
-    public var title: String? { scanner.title }
+    package var title: String? { scanner.title }
     /// The pages found so far (at least 1 once complete: an empty document has one empty page).
-    public var knownPageCount: Int { isComplete ? max(1, scanner.pages.count) : scanner.pages.count }
+    package var knownPageCount: Int { isComplete ? max(1, scanner.pages.count) : scanner.pages.count }
     /// The number of pages, once every page is known.
-    public var pageCount: Int? { isComplete ? knownPageCount : nil }
+    package var pageCount: Int? { isComplete ? knownPageCount : nil }
     /// Where the first bytes that are not UTF-8 text start, if there are any among those read.
-    public var invalidTextOffset: Int? { scanner.invalidTextOffset }
+    package var invalidTextOffset: Int? { scanner.invalidTextOffset }
 
     /// The number of pages: exact once known, else estimated from the bytes per page so far
     /// (at least the pages known, and one more when more is to come).
-    public var estimatedPageCount: Int {
+    package var estimatedPageCount: Int {
         if let pageCount { return pageCount }
         let known = scanner.pages.count
         guard known > 0, let size = expectedSize, scanner.scannedBytes > 0 else { return known + 1 }
@@ -248,33 +248,33 @@ public struct DocumentText: Sendable {
     }
 
     /// How far the count of pages got, from 0 to 1 (1 once complete).
-    public var countedFraction: Double {
+    package var countedFraction: Double {
         if isComplete { return 1 }
         guard let size = expectedSize, size > 0 else { return 0 }
         return min(1, Double(scanner.scannedBytes) / Double(size))
     }
 
     /// Reads on until page `page` is known (or every page is).
-    public mutating func findPages(through page: Int) {
+    package mutating func findPages(through page: Int) {
         guard !scanner.isComplete, scanner.pages.count < page else { return }
         let isFinal = isFinal
         bytes.withUnsafeBytes { scanner.scan($0, isFinal: isFinal, untilPageCount: page) }
     }
 
     /// Reads on to the end of the bytes known.
-    public mutating func findAllPages() {
+    package mutating func findAllPages() {
         let isFinal = isFinal
         bytes.withUnsafeBytes { scanner.scan($0, isFinal: isFinal) }
     }
 
     /// Reads on by at most `budget` bytes (for work done a piece at a time).
-    public mutating func findPages(budget: Int) {
+    package mutating func findPages(budget: Int) {
         let isFinal = isFinal
         bytes.withUnsafeBytes { scanner.scan($0, isFinal: isFinal, byteBudget: budget) }
     }
 
     /// More of the document arrived (`final`: it is all there now). A final text takes no more.
-    public mutating func append(_ more: some Sequence<UInt8>, isFinal final: Bool = false) {
+    package mutating func append(_ more: some Sequence<UInt8>, isFinal final: Bool = false) {
         guard !isFinal else { return }
         bytes.append(contentsOf: more)
         isFinal = final
@@ -283,20 +283,20 @@ public struct DocumentText: Sendable {
 
     /// Takes `other`, the same document read further (from the background), when it knows
     /// more pages than this one.
-    public mutating func adopt(_ other: DocumentText) {
+    package mutating func adopt(_ other: DocumentText) {
         guard other.bytes.count >= bytes.count, other.isComplete || other.scanner.scannedBytes > scanner.scannedBytes else { return }
         self = other
     }
 
     /// The source lines of page `number` (from 1); empty when it is not known (yet).
-    public func lines(ofPage number: Int) -> [String] {
+    package func lines(ofPage number: Int) -> [String] {
         guard scanner.pages.indices.contains(number - 1) else { return [] }
         let span = scanner.pages[number - 1]
         return bytes.withUnsafeBytes { PageScanner.lines(of: span, in: $0) }
     }
 
     /// Every page's lines (all pages must be known): for tests and comparisons with ``PagedText``.
-    public var pages: [[String]] {
+    package var pages: [[String]] {
         isComplete && scanner.pages.isEmpty ? [[]] : (1...max(1, scanner.pages.count)).map { lines(ofPage: $0) }
     }
 }

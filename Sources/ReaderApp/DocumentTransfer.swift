@@ -3,19 +3,19 @@ import HandoffCore
 import Synchronization
 
 /// How far a document transfer got, for the progress shown in the Reader.
-public struct TransferProgress: Hashable, Sendable {
+package struct TransferProgress: Hashable, Sendable {
     /// The document asked for.
-    public var documentName: String
+    package var documentName: String
     /// The sending device, once its header arrived.
-    public var senderName: String?
+    package var senderName: String?
     /// Document bytes received so far.
-    public var receivedBytes: Int
+    package var receivedBytes: Int
     /// The document's size, once the header arrived.
-    public var totalBytes: Int?
+    package var totalBytes: Int?
     /// Since the request left.
-    public var elapsed: Duration
+    package var elapsed: Duration
 
-    public init(documentName: String, senderName: String? = nil, receivedBytes: Int = 0, totalBytes: Int? = nil,
+    package init(documentName: String, senderName: String? = nil, receivedBytes: Int = 0, totalBytes: Int? = nil,
                 elapsed: Duration = .zero) {
         self.documentName = documentName
         self.senderName = senderName
@@ -25,12 +25,12 @@ public struct TransferProgress: Hashable, Sendable {
     }
 
     /// How fast the bytes came so far, e.g. "256.0 kB/s" (nil before any arrived).
-    public var rate: String? {
+    package var rate: String? {
         receivedBytes > 0 ? ByteCount.rate(receivedBytes, in: DurationText.seconds(elapsed)) : nil
     }
 
     /// From 0 to 1, once the size is known.
-    public var fraction: Double? {
+    package var fraction: Double? {
         guard let totalBytes else { return nil }
         return totalBytes == 0 ? 1 : min(1, Double(receivedBytes) / Double(totalBytes))
     }
@@ -40,47 +40,47 @@ public struct TransferProgress: Hashable, Sendable {
 ///
 /// Only the document the activity is about is served, whatever the request names, so a peer
 /// cannot read other files of the device.
-public struct DocumentServer: Sendable {
+package struct DocumentServer: Sendable {
     /// The document of the activity whose streams were opened.
-    public var documentURL: URL
+    package var documentURL: URL
     /// This device's name, sent in the header.
-    public var senderName: String
+    package var senderName: String
     /// The size of the chunks written.
-    public var chunkSize = 64 << 10
+    package var chunkSize = 64 << 10
 
-    public init(documentURL: URL, senderName: String) {
+    package init(documentURL: URL, senderName: String) {
         self.documentURL = documentURL
         self.senderName = senderName
     }
 
     /// A document sent whole.
-    public struct Served: Hashable, Sendable {
+    package struct Served: Hashable, Sendable {
         /// What was sent.
-        public var header: DocumentHeader
+        package var header: DocumentHeader
         /// The device that asked for it, as its request names it (may be empty).
-        public var requesterName: String
+        package var requesterName: String
         /// From the request's arrival until the last byte was handed to the stream.
-        public var elapsed: Duration
+        package var elapsed: Duration
     }
 
     /// How far sending got, for the origin's screen.
-    public struct Progress: Hashable, Sendable {
-        public var documentName: String
+    package struct Progress: Hashable, Sendable {
+        package var documentName: String
         /// The device that asked, as its request names it (may be empty).
-        public var requesterName: String
-        public var sentBytes: Int
-        public var totalBytes: Int
+        package var requesterName: String
+        package var sentBytes: Int
+        package var totalBytes: Int
         /// Since the request arrived.
-        public var elapsed: Duration
+        package var elapsed: Duration
 
         /// How fast the bytes left so far, e.g. "256.0 kB/s" (nil before any left).
-        public var rate: String? {
+        package var rate: String? {
             sentBytes > 0 ? ByteCount.rate(sentBytes, in: DurationText.seconds(elapsed)) : nil
         }
     }
 
     /// What happened, for the origin's log and message.
-    public enum Outcome: Hashable, Sendable {
+    package enum Outcome: Hashable, Sendable {
         case served(Served)
         case refused(DocumentRefusal)
         case failed(String)
@@ -88,7 +88,7 @@ public struct DocumentServer: Sendable {
 
     /// Reads the request, then writes the response and closes the output. Never throws: a bad
     /// request is answered with a refusal, a broken stream ends the work.
-    public func serve(_ streams: ContinuationStreams, progress: @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
+    package func serve(_ streams: ContinuationStreams, progress: @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
         let clock = ContinuousClock()
         var start = clock.now
         var decoder = DocumentRequestDecoder()
@@ -166,17 +166,17 @@ public struct DocumentServer: Sendable {
 }
 
 /// The continuing half: asks for a document and receives it, with progress and an idle timeout.
-public struct DocumentReceiver: Sendable {
+package struct DocumentReceiver: Sendable {
     /// The document to ask for.
-    public var documentName: String
+    package var documentName: String
     /// This device's name, sent in the request.
-    public var requesterName: String
+    package var requesterName: String
     /// The largest document accepted.
-    public var limit: Int
+    package var limit: Int
     /// The longest wait for the next bytes (from the start, then between chunks).
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
 
-    public init(documentName: String, requesterName: String = "", limit: Int = DocumentTransferProtocol.maximumDocumentSize,
+    package init(documentName: String, requesterName: String = "", limit: Int = DocumentTransferProtocol.maximumDocumentSize,
                 idleTimeout: Duration = .seconds(30)) {
         self.documentName = documentName
         self.requesterName = requesterName
@@ -190,7 +190,7 @@ public struct DocumentReceiver: Sendable {
     /// then at each progress report, so that the first page can be shown while the rest arrives.
     ///
     /// - Throws: ``DocumentTransferError``; on any failure both streams are closed.
-    public func receive(over streams: ContinuationStreams,
+    package func receive(over streams: ContinuationStreams,
                         progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
                         arrived: @escaping @Sendable (_ bytes: [UInt8], _ header: DocumentHeader) -> Void = { _, _ in })
         async throws(DocumentTransferError) -> ReceivedDocument {

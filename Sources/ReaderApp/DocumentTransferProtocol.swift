@@ -18,41 +18,41 @@ import HandoffCore
 /// Both decoders take their input in chunks of any size (a byte at a time included) and treat it
 /// as hostile: every length is checked against a bound as soon as it is read, before the bytes
 /// it announces are awaited, so a peer cannot make the Reader buffer more than the limits below.
-public enum DocumentTransferProtocol {
+package enum DocumentTransferProtocol {
     /// The version both frames carry (2: the request names the requesting device).
-    public static let version: UInt8 = 2
+    package static let version: UInt8 = 2
     /// The largest document either side accepts (a receiver may ask for less).
-    public static let maximumDocumentSize = 64 << 20
+    package static let maximumDocumentSize = 64 << 20
     /// The longest document or device name, in UTF-8 bytes.
-    public static let maximumNameLength = 255
+    package static let maximumNameLength = 255
     /// The longest refusal message, in UTF-8 bytes.
-    public static let maximumMessageLength = 1024
+    package static let maximumMessageLength = 1024
 
     static let requestMagic = Array("RDRQ".utf8)
     static let responseMagic = Array("RDRS".utf8)
 
     /// Whether `name` may name a document in a transfer: a plain file name (no folders, not
     /// hidden, no control characters) of at most ``maximumNameLength`` bytes.
-    public static func isAcceptableDocumentName(_ name: String) -> Bool {
+    package static func isAcceptableDocumentName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= maximumNameLength && !name.hasPrefix(".") && !name.contains("/")
             && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }
 
 /// The continuing Reader's request: send me this document.
-public struct DocumentRequest: Hashable, Sendable {
+package struct DocumentRequest: Hashable, Sendable {
     /// The document's file name, e.g. `harrow-point.txt`.
-    public var documentName: String
+    package var documentName: String
     /// The requesting device's name (e.g. "Phone 1"), for the origin's message; may be empty.
-    public var requesterName: String
+    package var requesterName: String
 
-    public init(documentName: String, requesterName: String = "") {
+    package init(documentName: String, requesterName: String = "") {
         self.documentName = documentName
         self.requesterName = requesterName
     }
 
     /// The request's bytes.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes = DocumentTransferProtocol.requestMagic
         bytes.append(DocumentTransferProtocol.version)
         bytes.appendString(documentName)
@@ -62,22 +62,22 @@ public struct DocumentRequest: Hashable, Sendable {
 }
 
 /// The header of a document the origin sends.
-public struct DocumentHeader: Hashable, Sendable {
+package struct DocumentHeader: Hashable, Sendable {
     /// The document's file name.
-    public var documentName: String
+    package var documentName: String
     /// The number of document bytes after the header.
-    public var size: Int
+    package var size: Int
     /// The sending device's name (e.g. "Laptop").
-    public var senderName: String
+    package var senderName: String
 
-    public init(documentName: String, size: Int, senderName: String) {
+    package init(documentName: String, size: Int, senderName: String) {
         self.documentName = documentName
         self.size = size
         self.senderName = senderName
     }
 
     /// The response's first bytes; the document's bytes follow.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes = DocumentTransferProtocol.responseMagic
         bytes.append(DocumentTransferProtocol.version)
         bytes.append(0)
@@ -89,37 +89,37 @@ public struct DocumentHeader: Hashable, Sendable {
 }
 
 /// Why the origin did not send the document.
-public struct DocumentRefusal: Hashable, Sendable, CustomStringConvertible {
+package struct DocumentRefusal: Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, as a code both sides know (an unknown code is kept as it is).
-    public struct Code: RawRepresentable, Hashable, Sendable {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package struct Code: RawRepresentable, Hashable, Sendable {
+        package var rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
 
         /// The request could not be read.
-        public static let badRequest = Code(rawValue: 1)
+        package static let badRequest = Code(rawValue: 1)
         /// The activity is about another document.
-        public static let notThisDocument = Code(rawValue: 2)
+        package static let notThisDocument = Code(rawValue: 2)
         /// The document is no longer on the origin.
-        public static let notFound = Code(rawValue: 3)
+        package static let notFound = Code(rawValue: 3)
         /// The document is larger than the protocol allows.
-        public static let tooLarge = Code(rawValue: 4)
+        package static let tooLarge = Code(rawValue: 4)
         /// The document could not be read.
-        public static let unreadable = Code(rawValue: 5)
+        package static let unreadable = Code(rawValue: 5)
     }
 
-    public var code: Code
+    package var code: Code
     /// A sentence for the user, from the origin.
-    public var message: String
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// The whole response.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes = DocumentTransferProtocol.responseMagic
         bytes.append(DocumentTransferProtocol.version)
         bytes.append(1)
@@ -130,7 +130,7 @@ public struct DocumentRefusal: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Why a document could not be passed over the streams.
-public enum DocumentTransferError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum DocumentTransferError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The bytes are not a Reader transfer frame (or are inconsistent).
     case malformed(String)
     /// The peer speaks a version of the protocol this Reader does not know.
@@ -146,7 +146,7 @@ public enum DocumentTransferError: Error, Hashable, Sendable, CustomStringConver
     /// The streams could not be opened, or broke.
     case streams(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let why): "the origin's answer is not a document (\(why))"
         case .unsupportedVersion(let version): "the other Reader uses transfer version \(version), which this Reader does not know"
@@ -167,19 +167,19 @@ public enum DocumentTransferError: Error, Hashable, Sendable, CustomStringConver
 }
 
 /// Reads a ``DocumentRequest`` from chunks of any size.
-public struct DocumentRequestDecoder {
+package struct DocumentRequestDecoder {
     private var buffer: [UInt8] = []
     /// The request, once complete.
-    public private(set) var request: DocumentRequest?
+    package private(set) var request: DocumentRequest?
 
-    public init() {}
+    package init() {}
 
     /// Takes the next bytes; returns the request once it is complete.
     ///
     /// - Throws: ``DocumentTransferError`` when the bytes cannot be a request (wrong magic or
     ///   version, a name too long or not acceptable, bytes after the request).
     @discardableResult
-    public mutating func consume(_ bytes: some Collection<UInt8>) throws(DocumentTransferError) -> DocumentRequest? {
+    package mutating func consume(_ bytes: some Collection<UInt8>) throws(DocumentTransferError) -> DocumentRequest? {
         guard request == nil else {
             if bytes.isEmpty { return request }
             throw .malformed("bytes after the request")
@@ -202,36 +202,36 @@ public struct DocumentRequestDecoder {
 }
 
 /// A document received whole.
-public struct ReceivedDocument: Hashable, Sendable {
-    public var header: DocumentHeader
-    public var bytes: [UInt8]
+package struct ReceivedDocument: Hashable, Sendable {
+    package var header: DocumentHeader
+    package var bytes: [UInt8]
     /// From the request until the last byte (zero when not measured).
-    public var elapsed: Duration = .zero
+    package var elapsed: Duration = .zero
 }
 
 /// Reads the origin's response from chunks of any size: the header, then the document's bytes.
-public struct DocumentResponseDecoder {
+package struct DocumentResponseDecoder {
     /// The largest document accepted (at most ``DocumentTransferProtocol/maximumDocumentSize``).
-    public let limit: Int
+    package let limit: Int
     /// The header, once it arrived.
-    public private(set) var header: DocumentHeader?
+    package private(set) var header: DocumentHeader?
     /// The document bytes received so far.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     private var buffer: [UInt8] = []
 
-    public init(limit: Int = DocumentTransferProtocol.maximumDocumentSize) {
+    package init(limit: Int = DocumentTransferProtocol.maximumDocumentSize) {
         self.limit = min(max(limit, 0), DocumentTransferProtocol.maximumDocumentSize)
     }
 
     /// Whether the header and every byte it announced arrived.
-    public var isComplete: Bool { header.map { bytes.count == $0.size } ?? false }
+    package var isComplete: Bool { header.map { bytes.count == $0.size } ?? false }
 
     /// Takes the next bytes of the response.
     ///
     /// - Throws: ``DocumentTransferError/refused(_:)`` when the origin refused,
     ///   ``DocumentTransferError/tooLarge(size:limit:)`` as soon as the header announces more
     ///   than ``limit``, and the other cases for bytes that cannot be a response.
-    public mutating func consume(_ chunk: some Collection<UInt8>) throws(DocumentTransferError) {
+    package mutating func consume(_ chunk: some Collection<UInt8>) throws(DocumentTransferError) {
         if let header {
             guard bytes.count + chunk.count <= header.size else { throw .malformed("more bytes than the header announced") }
             bytes.append(contentsOf: chunk)
@@ -269,7 +269,7 @@ public struct DocumentResponseDecoder {
     ///
     /// - Throws: ``DocumentTransferError/truncated(received:expected:)`` when the header or some
     ///   of the document's bytes are missing.
-    public func finish() throws(DocumentTransferError) -> ReceivedDocument {
+    package func finish() throws(DocumentTransferError) -> ReceivedDocument {
         guard let header else { throw .truncated(received: buffer.count, expected: nil) }
         guard bytes.count == header.size else { throw .truncated(received: bytes.count, expected: header.size) }
         return ReceivedDocument(header: header, bytes: bytes)

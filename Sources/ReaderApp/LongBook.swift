@@ -3,13 +3,13 @@ import Foundation
 /// A generated document large enough that its transfer over continuation streams can be watched
 /// (`handoff device --sample-document 8MB`, used by `handoff demo streams`): plain text, chapters
 /// of numbered paragraphs, the same bytes for the same size.
-public enum LongBook {
+package enum LongBook {
     /// The file name in the device's folder.
-    public static let fileName = "a-long-book.txt"
-    public static let title = "A Long Book"
+    package static let fileName = "a-long-book.txt"
+    package static let title = "A Long Book"
 
     /// The text, `bytes` long at least (it ends at a whole paragraph).
-    public static func text(bytes: Int) -> String {
+    package static func text(bytes: Int) -> String {
         var text = "\(title)\n\nA document this size arrives over continuation streams in pieces; the Reader shows how far it got.\n\n"
         var chapter = 0, paragraph = 0
         let sentences = [
@@ -35,7 +35,7 @@ public enum LongBook {
     /// than one paragraph).
     /// - Returns: The file's URL.
     @discardableResult
-    public static func write(bytes: Int, into folder: URL) throws -> URL {
+    package static func write(bytes: Int, into folder: URL) throws -> URL {
         let manager = FileManager.default
         try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let url = folder.appendingPathComponent(fileName, isDirectory: false)

@@ -5,22 +5,22 @@ import TerminalCells
 ///
 /// Lines are word-wrapped with `TextWidth.wrap`. Leading spaces of a line (an indented line of
 /// verse, say) are kept as an indent on each of its rows, up to half the width.
-public struct PageLayout: Hashable, Sendable {
+package struct PageLayout: Hashable, Sendable {
     /// A row on screen.
-    public struct Row: Hashable, Sendable {
+    package struct Row: Hashable, Sendable {
         /// What to draw.
-        public var text: String
+        package var text: String
         /// The source line it comes from, from 0.
-        public var line: Int
+        package var line: Int
         /// The character of that line the row starts with, from 0.
-        public var character: Int
+        package var character: Int
     }
 
-    public let width: Int
-    public let rows: [Row]
+    package let width: Int
+    package let rows: [Row]
 
     /// Wraps `lines` at `width` cells (no rows when `width` is below 1).
-    public init(lines: [String], width: Int) {
+    package init(lines: [String], width: Int) {
         self.width = width
         guard width > 0 else {
             rows = []
@@ -35,7 +35,7 @@ public struct PageLayout: Hashable, Sendable {
 
     /// The index of the row that shows `line`/`character`: the last row starting at or before
     /// it (0 when there are no rows).
-    public func rowIndex(line: Int, character: Int) -> Int {
+    package func rowIndex(line: Int, character: Int) -> Int {
         rows.lastIndex { ($0.line, $0.character) <= (line, character) } ?? 0
     }
 
@@ -49,7 +49,7 @@ public struct PageLayout: Hashable, Sendable {
         return rows[row]
     }
 
-    public func lastTopRow(height: Int) -> Int {
+    package func lastTopRow(height: Int) -> Int {
         max(0, rows.count - max(1, height))
     }
 

@@ -8,7 +8,7 @@ extension ReaderApp {
     /// window (when there are several). While a document is being received, Esc stops that
     /// first, and the moving keys read the pages that arrived (the document then opens where the
     /// reader got to). Other keys are the device's.
-    public func handle(_ key: Key) -> Bool {
+    package func handle(_ key: Key) -> Bool {
         if let transfer, key == .escape {
             cancelTransfer()
             message = ReaderMessage(.warning, "Stopped receiving “\(transfer.documentName)”. Nothing changed here.")

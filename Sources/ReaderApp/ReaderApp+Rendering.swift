@@ -35,7 +35,7 @@ extension ReaderApp {
 
     /// Draws the list or the reading view into `area` (and nowhere else): a title bar, a rule,
     /// the content, and a status line at the bottom (a message, when there is one). It only draws.
-    public func render(into grid: inout Grid, area: Rect) {
+    package func render(into grid: inout Grid, area: Rect) {
         guard !area.isEmpty else { return }
         grid.fill(area)
         let frame = frame(in: area)

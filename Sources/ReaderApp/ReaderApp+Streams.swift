@@ -9,7 +9,7 @@ import HandoffCore
 extension ReaderApp: UserActivityDelegate {
     /// The origin's half: a continuing Reader opened streams to an open document's activity.
     /// Its document is served (``DocumentServer``), whatever the request names.
-    public func userActivity(_ userActivity: UserActivity, didReceive streams: ContinuationStreams) {
+    package func userActivity(_ userActivity: UserActivity, didReceive streams: ContinuationStreams) {
         guard let environment else { return }
         let perform = environment.perform
         let reference = Confined(weak: self)

@@ -3,12 +3,12 @@ import HandoffCore
 
 extension ReaderApp {
     /// The web site that shows the Reader's documents, for devices without the Reader.
-    public static let webHost = "reader.handoffsim.example"
+    package static let webHost = "reader.handoffsim.example"
 
     /// The page a device without the Reader opens in its Browser for `state`:
     /// `https://reader.handoffsim.example/SLUG?page=N`, where the slug is the file name without
     /// its extension, percent-encoded (e.g. `night markets.txt` → `night%20markets`).
-    public static func webpageURL(for state: ReadingState) -> URL {
+    package static func webpageURL(for state: ReadingState) -> URL {
         let stem = (state.documentName as NSString).deletingPathExtension
         let slug = stem.isEmpty ? state.documentName : stem
         var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
@@ -20,7 +20,7 @@ extension ReaderApp {
 }
 
 /// Why a page of the Reader's web site cannot open here.
-public enum ReaderWebError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum ReaderWebError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The activity has no `webpageURL`.
     case noPage
     /// The page is on another site.
@@ -32,7 +32,7 @@ public enum ReaderWebError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No document of this name is on this device.
     case notHere(slug: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noPage:
             "The web activity has no page, so there is nothing to open. Nothing changed here."
@@ -55,7 +55,7 @@ extension ReaderApp {
     ///
     /// - Throws: ``ReaderWebError`` for another host, a page without a slug, or a page number
     ///   that is missing or not a whole number from 1.
-    public static func webPage(_ url: URL) throws(ReaderWebError) -> (slug: String, page: Int) {
+    package static func webPage(_ url: URL) throws(ReaderWebError) -> (slug: String, page: Int) {
         guard let host = url.host?.lowercased(), host == webHost else { throw .otherHost(url.host ?? "no host") }
         let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         let path = components?.percentEncodedPath ?? ""

@@ -9,7 +9,7 @@ extension ReaderApp {
     /// The `targetContentIdentifier` of a document's activity, and what a window showing it
     /// prefers: the document's file name, which both devices share (the cloud folder holds one
     /// document of each name; a document received over streams keeps its name).
-    public static func targetContentIdentifier(forDocumentNamed name: String) -> String { name }
+    package static func targetContentIdentifier(forDocumentNamed name: String) -> String { name }
 
     /// Whether the Reader can have several windows here: a laptop (AppKit windows, or scenes) or
     /// a tablet with scenes that support several; a phone shows one app window (iPhone has one

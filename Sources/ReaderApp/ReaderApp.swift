@@ -31,37 +31,37 @@ import TerminalCells
 /// device install it (`manifest`, `delegate`, `sceneDelegateClasses`) and call
 /// ``launch(application:environment:)``. Like every app, it is used on its device's run loop
 /// only; stream transfers run in tasks and come back through `AppEnvironment.perform`.
-public final class ReaderApp: TerminalApp, ApplicationDelegate {
+package final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Reader's Info.plist is expanded with.
-    public static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.reader", "DEVELOPMENT_TEAM": "SIMTEAM001"]
+    package static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.reader", "DEVELOPMENT_TEAM": "SIMTEAM001"]
     /// The content type of the Reader's documents.
-    public static let contentType = "public.plain-text"
+    package static let contentType = "public.plain-text"
 
-    public let manifest: AppManifest
-    public let glyph: Character = "▤"
+    package let manifest: AppManifest
+    package let glyph: Character = "▤"
     /// The folder of sample documents copied into the library on launch (nil: none).
-    public let sampleDocuments: URL?
+    package let sampleDocuments: URL?
 
     /// The documents listed, cloud folder first (read on launch, when coming to the front,
     /// when the list is shown again, and on `r`).
-    public private(set) var documents: [DocumentEntry] = []
+    package private(set) var documents: [DocumentEntry] = []
     /// The index in ``documents`` of the document chosen in the list.
-    public internal(set) var selection = 0
+    package internal(set) var selection = 0
     /// What the app tells the user, until the next key.
-    public internal(set) var message: ReaderMessage?
+    package internal(set) var message: ReaderMessage?
     /// True between `willContinue` (or a scene connected for a continuation) and the end of the
     /// continuation (it shows it is loading).
-    public internal(set) var isContinuing = false
+    package internal(set) var isContinuing = false
     /// The type of the activity being continued, while ``isContinuing``.
     var continuingActivityType: String?
     /// The handoff version of the keys this Reader writes (``ReadingState/writableVersions``).
-    public let version: Int
+    package let version: Int
     /// The handoff versions this Reader reads: the supported ones, and its own.
-    public var readableVersions: ClosedRange<Int> { ReadingState.readableVersions(writing: version) }
+    package var readableVersions: ClosedRange<Int> { ReadingState.readableVersions(writing: version) }
     /// The document being received over continuation streams, if any.
-    public internal(set) var transfer: TransferProgress?
+    package internal(set) var transfer: TransferProgress?
     /// The longest wait for the next bytes of a transfer.
-    public var transferIdleTimeout: Duration = .seconds(30)
+    package var transferIdleTimeout: Duration = .seconds(30)
 
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
@@ -95,7 +95,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     ///   - model: the app delegate (`Info.plist`) or scenes (`Info-Scenes.plist`).
     /// - Throws: ``ReaderError`` naming the file (and the key, for a bad manifest), or
     ///   ``ReaderError/unsupportedVersion(_:)``.
-    public convenience init(version: Int = ReadingState.currentVersion, model: AppModel = .delegate) throws(ReaderError) {
+    package convenience init(version: Int = ReadingState.currentVersion, model: AppModel = .delegate) throws(ReaderError) {
         try self.init(resources: ReaderResources.locate(), version: version, model: model)
     }
 
@@ -106,7 +106,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     ///   read or have errors, ``ReaderError/noDocumentActivity(file:)`` when it declares no
     ///   document activity, ``ReaderError/unsupportedVersion(_:)`` for a version outside
     ///   ``ReadingState/writableVersions``.
-    public convenience init(resources: ReaderResources, buildSettings: [String: String] = ReaderApp.buildSettings,
+    package convenience init(resources: ReaderResources, buildSettings: [String: String] = ReaderApp.buildSettings,
                             version: Int = ReadingState.currentVersion, model: AppModel = .delegate) throws(ReaderError) {
         let infoPlist = resources.infoPlist(for: model)
         let entitlements = FileManager.default.fileExists(atPath: resources.entitlements.path) ? resources.entitlements : nil
@@ -125,7 +125,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// - Throws: ``ReaderError/noDocumentActivity(file:)`` when the manifest declares no
     ///   plain-text document type with a ubiquitous activity type,
     ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/writableVersions``.
-    public init(manifest: AppManifest, sampleDocuments: URL?, manifestFile: String = "Info.plist",
+    package init(manifest: AppManifest, sampleDocuments: URL?, manifestFile: String = "Info.plist",
                 version: Int = ReadingState.currentVersion) throws(ReaderError) {
         guard manifest.documentTypes.contains(where: { $0.contentTypes.contains(Self.contentType) && $0.ubiquitousActivityType != nil })
         else { throw .noDocumentActivity(file: manifestFile) }
@@ -140,7 +140,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     /// With scenes, the system creates each scene's delegate from this class (named in
     /// `Info-Scenes.plist`).
-    public var sceneDelegateClasses: [any SceneDelegate.Type] { [ReaderSceneDelegate.self] }
+    package var sceneDelegateClasses: [any SceneDelegate.Type] { [ReaderSceneDelegate.self] }
 
     /// The window shown.
     var frontWindow: ReaderWindow { windows[min(frontIndex, windows.count - 1)] }
@@ -149,13 +149,13 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// The window shown's reading view.
     var readingView: ReadingView { frontWindow.readingView }
 
-    public var title: String {
+    package var title: String {
         if let preview = shownPreview { return preview.title }
         guard let session else { return "Documents" }
         return session.title
     }
 
-    public var keyHints: [KeyHint] {
+    package var keyHints: [KeyHint] {
         if transfer != nil, session == nil || shownPreview != nil {
             let reading = shownPreview != nil ? [KeyHint("Space/b", "page what arrived"), KeyHint("↑ ↓", "scroll")] : []
             return [KeyHint("Esc", "stop receiving the document")] + reading
@@ -180,7 +180,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// reads the list. A device without a cloud folder (`--no-cloud`) gets no copies: the samples
     /// are cloud documents, so such a device truly lacks them, and one continued from another
     /// device arrives over continuation streams.
-    public func launch(application: Application, environment: AppEnvironment) {
+    package func launch(application: Application, environment: AppEnvironment) {
         self.application = application
         self.environment = environment
         library = DocumentLibrary(cloudFolder: environment.cloudFolder, localFolder: environment.localFolder)
@@ -200,14 +200,14 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     /// A new continuation was chosen: an error shown for the last one ("Could not continue …")
     /// goes, so it never stands under the new continuation's progress box.
-    public func continuationChosen() {
+    package func continuationChosen() {
         guard message?.kind == .error else { return }
         message = nil
         environment?.setNeedsDisplay()
     }
 
     /// The open documents are wrapped again for the new width now, not while drawing.
-    public func viewportChanged(to size: Size) {
+    package func viewportChanged(to size: Size) {
         areaSize = size
         for window in windows { window.session?.resize(width: viewport.width) }
         transferPreview?.resize(width: viewport.width)
@@ -216,7 +216,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// Coming to the front: a Reader with scenes and none connected (the user opened it) asks for
     /// its first scene; the window shown's activity becomes current (it is on a responder on
     /// screen), or the list is read again.
-    public func setFrontmost(_ frontmost: Bool) {
+    package func setFrontmost(_ frontmost: Bool) {
         guard frontmost else { return }
         if let application, application.usesScenes, application.connectedScenes.isEmpty {
             application.requestScene()
@@ -231,7 +231,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// The user quit the Reader from the app switcher (the system already ended its scenes,
     /// documents and activities): one empty window, the list, nothing being continued or
     /// received, as a new process starts.
-    public func terminate() {
+    package func terminate() {
         cancelTransfer()
         for window in windows {
             window.readingView.userActivity = nil
@@ -252,7 +252,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     // MARK: Documents
 
     /// Reads the list again, keeping the chosen document chosen when it is still there.
-    public func reloadDocuments() {
+    package func reloadDocuments() {
         let chosen = documents.indices.contains(selection) ? documents[selection].url : nil
         documents = library?.documents() ?? []
         selection = chosen.flatMap { url in documents.firstIndex { $0.url == url } } ?? min(selection, max(documents.count - 1, 0))
@@ -371,7 +371,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     // MARK: Continuation
 
     /// Adds the handoff version, after every responder wrote its keys (Apple's pattern).
-    public func application(_ application: Application, didUpdate userActivity: UserActivity) {
+    package func application(_ application: Application, didUpdate userActivity: UserActivity) {
         addHandoffVersion(to: userActivity)
     }
 
@@ -382,7 +382,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     }
 
     /// The Reader shows that it is loading (it tells the user itself: true).
-    public func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
         prepareForContinuation(of: activityType)
         return true
     }
@@ -404,7 +404,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// shown) to the restoration handler, which opens the document at the activity's place
     /// (``restore(from:in:)``). A page of the Reader's web site opens its document at its page
     /// (``continueWebActivity(_:in:)``).
-    public func application(_ application: Application, continue userActivity: UserActivity,
+    package func application(_ application: Application, continue userActivity: UserActivity,
                             restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
         isContinuing = false
         continuingActivityType = nil
@@ -426,7 +426,7 @@ public final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     /// Says in the app that the continuation failed (quietly when the user cancelled it); what
     /// was on screen stays.
-    public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
+    package func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
                             error: HandoffError) {
         continuationFailed(activityType, message: .continuationFailed(error), log: "\(error)")
     }
@@ -497,4 +497,4 @@ extension ReaderApp {
 }
 
 /// A line the Reader shows the user.
-public typealias ReaderMessage = AppMessage
+package typealias ReaderMessage = AppMessage

@@ -10,19 +10,19 @@ import HandoffManifest
 /// the `Handoff_ReaderApp` resource bundle next to the binary). `demos/apps/Reader/Info.plist`,
 /// `Info-Scenes.plist`, `Reader.entitlements` and `demos/documents` are symbolic links to them,
 /// so there is one copy of each.
-public struct ReaderResources: Hashable, Sendable {
+package struct ReaderResources: Hashable, Sendable {
     /// The Info.plist of the app-delegate model, with build-setting references
     /// (`$(PRODUCT_BUNDLE_IDENTIFIER)`) unexpanded.
-    public var infoPlist: URL
+    package var infoPlist: URL
     /// The Info.plist of the scenes model: the same keys and a `UIApplicationSceneManifest`
     /// naming ``ReaderSceneDelegate``.
-    public var sceneInfoPlist: URL
+    package var sceneInfoPlist: URL
     /// The entitlements (`activitycontinuation:reader.handoffsim.example`), read when present.
-    public var entitlements: URL
+    package var entitlements: URL
     /// The folder of sample documents.
-    public var sampleDocuments: URL
+    package var sampleDocuments: URL
 
-    public init(infoPlist: URL, sceneInfoPlist: URL? = nil, entitlements: URL? = nil, sampleDocuments: URL) {
+    package init(infoPlist: URL, sceneInfoPlist: URL? = nil, entitlements: URL? = nil, sampleDocuments: URL) {
         let folder = infoPlist.deletingLastPathComponent()
         self.infoPlist = infoPlist
         self.sceneInfoPlist = sceneInfoPlist ?? folder.appendingPathComponent("Info-Scenes.plist", isDirectory: false)
@@ -32,13 +32,13 @@ public struct ReaderResources: Hashable, Sendable {
 
     /// The resources in `folder` (`Info.plist`, `Info-Scenes.plist`, `Reader.entitlements` and
     /// `Documents/`).
-    public init(folder: URL) {
+    package init(folder: URL) {
         self.init(infoPlist: folder.appendingPathComponent("Info.plist", isDirectory: false),
                   sampleDocuments: folder.appendingPathComponent("Documents", isDirectory: true))
     }
 
     /// The Info.plist the Reader of `model` uses.
-    public func infoPlist(for model: AppModel) -> URL {
+    package func infoPlist(for model: AppModel) -> URL {
         model == .scenes ? sceneInfoPlist : infoPlist
     }
 
@@ -51,7 +51,7 @@ public struct ReaderResources: Hashable, Sendable {
     /// caller can report, not a crash.
     ///
     /// - Throws: ``ReaderError/resourcesNotFound(searched:)`` listing the places searched.
-    public static func locate() throws(ReaderError) -> ReaderResources {
+    package static func locate() throws(ReaderError) -> ReaderResources {
         switch ResourceFolders.locate("Info.plist", bundleName: bundleName, sourceFolder: sourceFolder) {
         case .success(let folder): return ReaderResources(folder: folder)
         case .failure(let notFound): throw .resourcesNotFound(searched: notFound.searched)
@@ -68,7 +68,7 @@ public struct ReaderResources: Hashable, Sendable {
 }
 
 /// The Reader could not start.
-public enum ReaderError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum ReaderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The module's resources (Info.plist and sample documents) were not found.
     case resourcesNotFound(searched: [String])
     /// The Info.plist could not be read or has errors (each names the file and the key).
@@ -78,7 +78,7 @@ public enum ReaderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The Reader was asked to write a handoff version it does not know.
     case unsupportedVersion(Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .resourcesNotFound(let searched):
             "the Reader's resources (Info.plist, Documents) were not found; searched:\n"

@@ -6,27 +6,27 @@
 /// position restored on a narrower or wider device starts with the same words. (A scroll offset
 /// in screen rows would not survive a change of width; an offset in rows at some reference width
 /// would need the same mapping back to the text, with a less natural value.)
-public struct ReadingPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct ReadingPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The logical page, from 1.
-    public var page: Int
+    package var page: Int
     /// The source line of the page at the top of the view, from 0.
-    public var line: Int
+    package var line: Int
     /// Characters (grapheme clusters) into that line where the top row starts, from 0; not 0
     /// only when a long line wraps and the view starts inside it.
-    public var character: Int
+    package var character: Int
 
-    public init(page: Int, line: Int = 0, character: Int = 0) {
+    package init(page: Int, line: Int = 0, character: Int = 0) {
         self.page = page
         self.line = line
         self.character = character
     }
 
     /// The top of the first page.
-    public static let start = ReadingPosition(page: 1)
+    package static let start = ReadingPosition(page: 1)
 
-    public static func < (lhs: ReadingPosition, rhs: ReadingPosition) -> Bool {
+    package static func < (lhs: ReadingPosition, rhs: ReadingPosition) -> Bool {
         (lhs.page, lhs.line, lhs.character) < (rhs.page, rhs.line, rhs.character)
     }
 
-    public var description: String { "page \(page), line \(line), character \(character)" }
+    package var description: String { "page \(page), line \(line), character \(character)" }
 }

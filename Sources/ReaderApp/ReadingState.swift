@@ -20,55 +20,55 @@ import HandoffCore
 /// it cannot tell what the newer keys mean, so it does not guess a place. To rehearse that with
 /// two devices, a Reader can stand in for a newer one (``rehearsalVersion``): it writes the
 /// current keys under the next version number, and reads up to it.
-public struct ReadingState: Hashable, Sendable {
+package struct ReadingState: Hashable, Sendable {
     /// The handoff version this Reader writes by default.
-    public static let currentVersion = 2
+    package static let currentVersion = 2
     /// The versions this Reader reads (and can write).
-    public static let supportedVersions = 1...currentVersion
+    package static let supportedVersions = 1...currentVersion
     /// The version of a newer Reader that does not exist yet: a Reader started with it (`handoff
     /// device --reader-version 3`) writes the current keys with this version, so that a current
     /// Reader refuses its activities.
-    public static let rehearsalVersion = currentVersion + 1
+    package static let rehearsalVersion = currentVersion + 1
     /// Every version a Reader can be started with: the supported ones and ``rehearsalVersion``.
-    public static let writableVersions = 1...rehearsalVersion
+    package static let writableVersions = 1...rehearsalVersion
 
     /// The versions a Reader that writes `version` reads: every supported version, and its own.
-    public static func readableVersions(writing version: Int) -> ClosedRange<Int> {
+    package static func readableVersions(writing version: Int) -> ClosedRange<Int> {
         1...max(currentVersion, version)
     }
 
     /// The `userInfo` keys the Reader writes (version 2).
-    public enum Key {
+    package enum Key {
         /// Integer: the handoff version of the keys below (added in `didUpdate`).
-        public static let handoffVersion = "handoffVersion"
+        package static let handoffVersion = "handoffVersion"
         /// String: the document's file name, e.g. `harrow-point.txt`.
-        public static let documentName = "documentName"
+        package static let documentName = "documentName"
         /// Integer: the logical page, from 1.
-        public static let page = "page"
+        package static let page = "page"
         /// Integer: the source line of the page at the top of the view, from 0.
-        public static let line = "line"
+        package static let line = "line"
         /// Integer: characters into that line where the view starts, from 0.
-        public static let character = "character"
+        package static let character = "character"
     }
 
     /// The `userInfo` keys of version 1 (a Reader started with `--reader-version 1` writes them).
-    public enum VersionOneKey {
+    package enum VersionOneKey {
         /// String: the document's file name.
-        public static let name = "name"
+        package static let name = "name"
         /// Integer: the logical page, from 1.
-        public static let pageNumber = "pageNumber"
+        package static let pageNumber = "pageNumber"
         /// Integer: the source line of the page at the top of the view, from 0 (version 1 had no
         /// position within a wrapped line).
-        public static let offset = "offset"
+        package static let offset = "offset"
     }
 
     /// The document's file name.
-    public var documentName: String
+    package var documentName: String
     /// The document's URL on the device that wrote the state (from the document URL key).
-    public var documentURL: URL?
-    public var position: ReadingPosition
+    package var documentURL: URL?
+    package var position: ReadingPosition
 
-    public init(documentName: String, documentURL: URL? = nil, position: ReadingPosition) {
+    package init(documentName: String, documentURL: URL? = nil, position: ReadingPosition) {
         self.documentName = documentName
         self.documentURL = documentURL
         self.position = position
@@ -76,11 +76,11 @@ public struct ReadingState: Hashable, Sendable {
 
     /// The Reader's own keys in the current version (the document URL is the document's to
     /// write, the version key the app delegate's).
-    public var userInfo: UserInfo { userInfo(version: Self.currentVersion) }
+    package var userInfo: UserInfo { userInfo(version: Self.currentVersion) }
 
     /// The Reader's own keys as a Reader of `version` writes them (version 1 its own keys, every
     /// later version the current keys).
-    public func userInfo(version: Int) -> UserInfo {
+    package func userInfo(version: Int) -> UserInfo {
         if version == 1 {
             return [
                 VersionOneKey.name: .string(documentName),
@@ -101,7 +101,7 @@ public struct ReadingState: Hashable, Sendable {
     ///
     /// - Throws: ``ReadingRestoreError/badValue(key:found:expected:)`` for a version that is not
     ///   a whole number from 1.
-    public static func version(of userInfo: UserInfo) throws(ReadingRestoreError) -> Int {
+    package static func version(of userInfo: UserInfo) throws(ReadingRestoreError) -> Int {
         guard let value = userInfo[Key.handoffVersion] else {
             let isVersionOne = userInfo[Key.page] == nil && userInfo[Key.documentName] == nil
                 && (userInfo[VersionOneKey.pageNumber] != nil || userInfo[VersionOneKey.name] != nil)
@@ -117,7 +117,7 @@ public struct ReadingState: Hashable, Sendable {
     ///   `readable`, ``ReadingRestoreError/badValue(key:found:expected:)`` for a version that is
     ///   not a whole number from 1.
     @discardableResult
-    public static func checkVersion(of userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions)
+    package static func checkVersion(of userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions)
         throws(ReadingRestoreError) -> Int
     {
         let version = try version(of: userInfo)
@@ -135,7 +135,7 @@ public struct ReadingState: Hashable, Sendable {
     ///
     /// - Throws: ``ReadingRestoreError/newerVersion(_:newest:)`` for a version from a newer Reader
     ///   (no key is read then), else ``ReadingRestoreError`` naming the key that is missing or wrong.
-    public init(userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions) throws(ReadingRestoreError) {
+    package init(userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions) throws(ReadingRestoreError) {
         let version = try Self.checkVersion(of: userInfo, readable: readable)
         let (nameKey, pageKey, lineKey) = version == 1
             ? (VersionOneKey.name, VersionOneKey.pageNumber, VersionOneKey.offset)
@@ -175,7 +175,7 @@ public struct ReadingState: Hashable, Sendable {
 }
 
 /// Why a continued activity could not be shown; the Reader keeps what it showed and says this.
-public enum ReadingRestoreError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum ReadingRestoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A required key is missing from the activity's `userInfo`.
     case missingKey(String)
     /// A key holds a value of the wrong kind or range.
@@ -189,7 +189,7 @@ public enum ReadingRestoreError: Error, Hashable, Sendable, CustomStringConverti
     /// (`newest` is the newest this one reads).
     case newerVersion(Int, newest: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingKey(let key):
             "The activity has no \"\(key)\", so there is nothing to open. Nothing changed here."

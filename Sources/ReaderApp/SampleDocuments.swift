@@ -2,7 +2,7 @@ import Foundation
 
 /// The documents that ship with the Reader (`demos/documents`, a resource of this module), put
 /// into the folder the Reader lists on first use.
-public enum SampleDocuments {
+package enum SampleDocuments {
     /// Copies each sample document of `source` that `folder` does not have yet into `folder`,
     /// creating the folder if needed. An existing file of the same name is never replaced, even
     /// when another device of the account copies the same sample at the same moment (the file is
@@ -11,7 +11,7 @@ public enum SampleDocuments {
     /// - Returns: The URLs of the documents copied now, by name.
     /// - Throws: When `folder` cannot be created or a sample cannot be read or written.
     @discardableResult
-    public static func install(from source: URL, into folder: URL) throws -> [URL] {
+    package static func install(from source: URL, into folder: URL) throws -> [URL] {
         let manager = FileManager.default
         try manager.createDirectory(at: folder, withIntermediateDirectories: true)
         let names = try manager.contentsOfDirectory(atPath: source.path)

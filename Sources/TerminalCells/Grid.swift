@@ -2,13 +2,13 @@
 ///
 /// A wide glyph occupies two cells: the first holds the glyph (`width` 2), the second is a
 /// continuation (`isContinuation`), drawn by nobody.
-public struct Cell: Hashable, Sendable {
-    public var character: Character
-    public var style: Style
-    public var width: Int
-    public var isContinuation: Bool
+package struct Cell: Hashable, Sendable {
+    package var character: Character
+    package var style: Style
+    package var width: Int
+    package var isContinuation: Bool
 
-    public init(_ character: Character = " ", style: Style = .normal) {
+    package init(_ character: Character = " ", style: Style = .normal) {
         self.character = character
         self.style = style
         self.width = max(1, TextWidth.of(character))
@@ -22,7 +22,7 @@ public struct Cell: Hashable, Sendable {
         return cell
     }
 
-    public static let blank = Cell()
+    package static let blank = Cell()
 }
 
 /// A rectangle of styled cells that views render into and backends draw (ratatui's buffer).
@@ -30,18 +30,18 @@ public struct Cell: Hashable, Sendable {
 /// Every write is clipped to the grid (and to an optional clip rectangle), so a view can never
 /// write outside its area or crash on a small terminal. A wide glyph that does not fit whole is
 /// replaced by a space.
-public struct Grid: Hashable, Sendable {
-    public private(set) var size: Size
+package struct Grid: Hashable, Sendable {
+    package private(set) var size: Size
     private var cells: [Cell]
 
-    public init(size: Size, fill: Cell = .blank) {
+    package init(size: Size, fill: Cell = .blank) {
         self.size = size
         cells = Array(repeating: fill, count: size.width * size.height)
     }
 
-    public var bounds: Rect { Rect(origin: .zero, size: size) }
+    package var bounds: Rect { Rect(origin: .zero, size: size) }
 
-    public subscript(x: Int, y: Int) -> Cell {
+    package subscript(x: Int, y: Int) -> Cell {
         get {
             guard x >= 0, y >= 0, x < size.width, y < size.height else { return .blank }
             return cells[y * size.width + x]
@@ -55,7 +55,7 @@ public struct Grid: Hashable, Sendable {
     /// Writes `text` from `point` on one line, clipped to `clip` (default: the whole grid).
     /// Control characters are skipped. Returns the column after the last cell written.
     @discardableResult
-    public mutating func put(_ text: some StringProtocol, at point: Point, style: Style = .normal, clip: Rect? = nil) -> Int {
+    package mutating func put(_ text: some StringProtocol, at point: Point, style: Style = .normal, clip: Rect? = nil) -> Int {
         let area = clip.map { $0.intersection(bounds) } ?? bounds
         var x = point.x
         guard point.y >= area.minY, point.y < area.maxY else { return x + TextWidth.of(text) }
@@ -91,7 +91,7 @@ public struct Grid: Hashable, Sendable {
     }
 
     /// Fills `rect` with `character` in `style`.
-    public mutating func fill(_ rect: Rect, with character: Character = " ", style: Style = .normal) {
+    package mutating func fill(_ rect: Rect, with character: Character = " ", style: Style = .normal) {
         let area = rect.intersection(bounds)
         guard !area.isEmpty else { return }
         let line = String(repeating: character, count: max(1, area.width / max(1, TextWidth.of(character))))
@@ -99,7 +99,7 @@ public struct Grid: Hashable, Sendable {
     }
 
     /// Sets the style of every cell in `rect`, keeping the characters.
-    public mutating func restyle(_ rect: Rect, style: Style) {
+    package mutating func restyle(_ rect: Rect, style: Style) {
         let area = rect.intersection(bounds)
         guard !area.isEmpty else { return }
         for y in area.minY..<area.maxY {
@@ -108,16 +108,16 @@ public struct Grid: Hashable, Sendable {
     }
 
     /// Box-drawing characters for ``box(_:style:title:titleStyle:lines:)``.
-    public struct Lines: Sendable {
-        public var horizontal, vertical, topLeft, topRight, bottomLeft, bottomRight: Character
-        public static let light = Lines(horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘")
-        public static let rounded = Lines(horizontal: "─", vertical: "│", topLeft: "╭", topRight: "╮", bottomLeft: "╰", bottomRight: "╯")
-        public static let heavy = Lines(horizontal: "━", vertical: "┃", topLeft: "┏", topRight: "┓", bottomLeft: "┗", bottomRight: "┛")
-        public static let double = Lines(horizontal: "═", vertical: "║", topLeft: "╔", topRight: "╗", bottomLeft: "╚", bottomRight: "╝")
+    package struct Lines: Sendable {
+        package var horizontal, vertical, topLeft, topRight, bottomLeft, bottomRight: Character
+        package static let light = Lines(horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘")
+        package static let rounded = Lines(horizontal: "─", vertical: "│", topLeft: "╭", topRight: "╮", bottomLeft: "╰", bottomRight: "╯")
+        package static let heavy = Lines(horizontal: "━", vertical: "┃", topLeft: "┏", topRight: "┓", bottomLeft: "┗", bottomRight: "┛")
+        package static let double = Lines(horizontal: "═", vertical: "║", topLeft: "╔", topRight: "╗", bottomLeft: "╚", bottomRight: "╝")
     }
 
     /// Draws a border along the edge of `rect`, with an optional title in the top edge.
-    public mutating func box(_ rect: Rect, style: Style = Style(.frame), title: String? = nil,
+    package mutating func box(_ rect: Rect, style: Style = Style(.frame), title: String? = nil,
                              titleStyle: Style = Style(.title), lines: Lines = .light) {
         guard rect.width >= 2, rect.height >= 2 else { return }
         let horizontal = String(repeating: lines.horizontal, count: rect.width - 2)
@@ -134,7 +134,7 @@ public struct Grid: Hashable, Sendable {
     }
 
     /// Copies `other` onto this grid with its top-left corner at `point` (clipped).
-    public mutating func paste(_ other: Grid, at point: Point) {
+    package mutating func paste(_ other: Grid, at point: Point) {
         for y in 0..<other.size.height {
             for x in 0..<other.size.width {
                 let cell = other[x, y]
@@ -151,12 +151,12 @@ public struct Grid: Hashable, Sendable {
 
     /// The grid as text, one line per row with trailing blanks removed: what a snapshot stores
     /// and what a person reads. Continuation cells of wide glyphs produce nothing.
-    public func text() -> String {
+    package func text() -> String {
         (0..<size.height).map(line(_:)).joined(separator: "\n")
     }
 
     /// Row `y` as text, trailing blanks removed.
-    public func line(_ y: Int) -> String {
+    package func line(_ y: Int) -> String {
         var line = ""
         for x in 0..<size.width {
             let cell = self[x, y]
@@ -168,7 +168,7 @@ public struct Grid: Hashable, Sendable {
 
     /// A style mask for snapshots: one character per cell from `legend` (by role; emphasis is
     /// ignored), `.` for roles missing from it. Trailing dots are kept so columns line up.
-    public func styleMask(_ legend: [Role: Character]) -> String {
+    package func styleMask(_ legend: [Role: Character]) -> String {
         (0..<size.height).map { y in
             String((0..<size.width).map { x in legend[self[x, y].style.role] ?? "." })
         }.joined(separator: "\n")

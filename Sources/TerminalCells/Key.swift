@@ -1,5 +1,5 @@
 /// A key press as the run loop delivers it, independent of curses.
-public enum Key: Hashable, Sendable, CustomStringConvertible {
+package enum Key: Hashable, Sendable, CustomStringConvertible {
     /// A printable character (including space).
     case character(Character)
     /// Control plus a letter, e.g. `.control("l")` for Ctrl-L.
@@ -9,7 +9,7 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
     case pageUp, pageDown, home, end
     case function(Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .character(" "): "Space"
         case .character(let c): String(c)

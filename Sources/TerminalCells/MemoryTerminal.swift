@@ -1,7 +1,7 @@
 /// Something that shows grids: a real terminal (`CursesTerminal`) or ``MemoryTerminal`` in tests.
 ///
 /// A backend is owned by one thread (the run loop's); it is not meant to be shared.
-public protocol TerminalBackend: AnyObject {
+package protocol TerminalBackend: AnyObject {
     /// The visible area in cells.
     var size: Size { get }
     /// Shows `grid`, replacing what was shown before.
@@ -15,28 +15,28 @@ public protocol TerminalBackend: AnyObject {
 /// terminal.draw(view.render(size: terminal.size))
 /// #expect(terminal.text.contains("Nearby"))
 /// ```
-public final class MemoryTerminal: TerminalBackend {
+package final class MemoryTerminal: TerminalBackend {
     /// The visible area; set it to simulate a resize.
-    public var size: Size
+    package var size: Size
     /// The last grid drawn, or nil before the first draw.
-    public private(set) var lastGrid: Grid?
+    package private(set) var lastGrid: Grid?
     /// How many times ``draw(_:)`` was called.
-    public private(set) var drawCount = 0
+    package private(set) var drawCount = 0
 
-    public init(size: Size = Size(width: 80, height: 24)) {
+    package init(size: Size = Size(width: 80, height: 24)) {
         self.size = size
     }
 
-    public func draw(_ grid: Grid) {
+    package func draw(_ grid: Grid) {
         lastGrid = grid
         drawCount += 1
     }
 
     /// The last grid as text (see ``Grid/text()``); empty before the first draw.
-    public var text: String { lastGrid?.text() ?? "" }
+    package var text: String { lastGrid?.text() ?? "" }
 
     /// Forgets the last grid and resets the draw count.
-    public func reset() {
+    package func reset() {
         lastGrid = nil
         drawCount = 0
     }

@@ -19,20 +19,20 @@
 ///
 /// A page keeps its source lines (paragraphs, for text written one paragraph per line); each
 /// screen wraps them at its own width.
-public struct PagedText: Hashable, Sendable {
+package struct PagedText: Hashable, Sendable {
     /// The width, in cells, at which lines are measured to fill pages (never the screen's).
-    public static let referenceWidth = 80
+    package static let referenceWidth = 80
     /// The most reference rows on a page.
-    public static let pageBudget = 40
+    package static let pageBudget = 40
 
     /// The pages, each a list of source lines (never empty: at least one page).
-    public let pages: [[String]]
+    package let pages: [[String]]
     /// The first line of the first page, without the white space around it (nil for a blank
     /// document).
-    public let title: String?
+    package let title: String?
 
     /// Cleans `text` and splits it into pages.
-    public init(_ text: String) {
+    package init(_ text: String) {
         let clean = PlainText.sanitized(text, keepingFormFeeds: true)
         var pages: [[String]] = []
         for section in clean.split(separator: "\u{0C}", omittingEmptySubsequences: false) {
@@ -48,15 +48,15 @@ public struct PagedText: Hashable, Sendable {
     }
 
     /// The number of pages (at least 1).
-    public var pageCount: Int { pages.count }
+    package var pageCount: Int { pages.count }
 
     /// The source lines of page `number` (from 1); empty when there is no such page.
-    public func lines(ofPage number: Int) -> [String] {
+    package func lines(ofPage number: Int) -> [String] {
         pages.indices.contains(number - 1) ? pages[number - 1] : []
     }
 
     /// How many reference rows `line` takes (at least 1).
-    public static func referenceRows(of line: String) -> Int {
+    package static func referenceRows(of line: String) -> Int {
         max(1, (TextWidth.of(line) + referenceWidth - 1) / referenceWidth)
     }
 

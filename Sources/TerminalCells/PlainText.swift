@@ -1,11 +1,11 @@
 /// Text from outside (a document, a page file) made safe to measure and to draw in cells.
-public enum PlainText {
+package enum PlainText {
     /// `text` with line endings normalised to LF and tabs to four spaces; terminal escape
     /// sequences (CSI such as `ESC [ 2 J`, OSC such as `ESC ] 0 ; title BEL`, and two-character
     /// escapes) removed whole; other control characters, bidirectional overrides and a byte-order
     /// mark dropped. Form feeds (U+000C, which end pages: ``PagedText``) are kept when
     /// `keepingFormFeeds`, dropped otherwise.
-    public static func sanitized(_ text: String, keepingFormFeeds: Bool = false) -> String {
+    package static func sanitized(_ text: String, keepingFormFeeds: Bool = false) -> String {
         var scalars = String.UnicodeScalarView()
         var afterCarriageReturn = false
         var escape = EscapeState.none

@@ -2,7 +2,7 @@
 ///
 /// Attributes down, messages up: a view never picks a colour, so NO_COLOR and monochrome
 /// terminals get the same screens with emphasis only.
-public enum Role: String, CaseIterable, Hashable, Sendable {
+package enum Role: String, CaseIterable, Hashable, Sendable {
     /// Ordinary text.
     case normal
     /// Secondary text: hints, ages, explanations.
@@ -41,41 +41,41 @@ public enum Role: String, CaseIterable, Hashable, Sendable {
 }
 
 /// A cell's style: a role plus emphasis.
-public struct Style: Hashable, Sendable {
-    public var role: Role
-    public var bold: Bool
-    public var underline: Bool
-    public var reverse: Bool
+package struct Style: Hashable, Sendable {
+    package var role: Role
+    package var bold: Bool
+    package var underline: Bool
+    package var reverse: Bool
 
-    public init(_ role: Role = .normal, bold: Bool = false, underline: Bool = false, reverse: Bool = false) {
+    package init(_ role: Role = .normal, bold: Bool = false, underline: Bool = false, reverse: Bool = false) {
         self.role = role
         self.bold = bold
         self.underline = underline
         self.reverse = reverse
     }
 
-    public static let normal = Style()
-    public var bolded: Style { var copy = self; copy.bold = true; return copy }
-    public var reversed: Style { var copy = self; copy.reverse.toggle(); return copy }
-    public var underlined: Style { var copy = self; copy.underline = true; return copy }
+    package static let normal = Style()
+    package var bolded: Style { var copy = self; copy.bold = true; return copy }
+    package var reversed: Style { var copy = self; copy.reverse.toggle(); return copy }
+    package var underlined: Style { var copy = self; copy.underline = true; return copy }
 }
 
 /// One of the eight basic terminal colours, or the terminal's default.
-public enum TerminalColor: Int, Hashable, Sendable {
+package enum TerminalColor: Int, Hashable, Sendable {
     case `default` = -1
     case black = 0, red, green, yellow, blue, magenta, cyan, white
 }
 
 /// How a role looks on a colour terminal, and on a monochrome one.
-public struct Appearance: Hashable, Sendable {
-    public var foreground: TerminalColor
-    public var background: TerminalColor
-    public var bold: Bool
-    public var dim: Bool
-    public var reverse: Bool
-    public var underline: Bool
+package struct Appearance: Hashable, Sendable {
+    package var foreground: TerminalColor
+    package var background: TerminalColor
+    package var bold: Bool
+    package var dim: Bool
+    package var reverse: Bool
+    package var underline: Bool
 
-    public init(foreground: TerminalColor = .default, background: TerminalColor = .default, bold: Bool = false,
+    package init(foreground: TerminalColor = .default, background: TerminalColor = .default, bold: Bool = false,
                 dim: Bool = false, reverse: Bool = false, underline: Bool = false) {
         self.foreground = foreground
         self.background = background
@@ -87,25 +87,25 @@ public struct Appearance: Hashable, Sendable {
 }
 
 /// Maps roles to appearances. `monochrome` uses emphasis only (bold, dim, reverse, underline).
-public struct Theme: Sendable {
-    public var usesColor: Bool
+package struct Theme: Sendable {
+    package var usesColor: Bool
     private var colored: [Role: Appearance]
     private var mono: [Role: Appearance]
 
-    public init(usesColor: Bool) {
+    package init(usesColor: Bool) {
         self.usesColor = usesColor
         colored = Theme.defaultColored
         mono = Theme.defaultMonochrome
     }
 
     /// The standard theme; colour unless `NO_COLOR` is set (any value) or the terminal has none.
-    public static func standard(environment: [String: String], terminalHasColor: Bool) -> Theme {
+    package static func standard(environment: [String: String], terminalHasColor: Bool) -> Theme {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         return Theme(usesColor: terminalHasColor && !noColor)
     }
 
     /// The appearance of `style` (its role's look, plus the style's own emphasis).
-    public func appearance(of style: Style) -> Appearance {
+    package func appearance(of style: Style) -> Appearance {
         var look = (usesColor ? colored[style.role] : mono[style.role]) ?? Appearance()
         if style.bold { look.bold = true }
         if style.underline { look.underline = true }
@@ -113,7 +113,7 @@ public struct Theme: Sendable {
         return look
     }
 
-    public mutating func set(_ appearance: Appearance, for role: Role, monochrome: Bool = false) {
+    package mutating func set(_ appearance: Appearance, for role: Role, monochrome: Bool = false) {
         if monochrome { mono[role] = appearance } else { colored[role] = appearance }
     }
 

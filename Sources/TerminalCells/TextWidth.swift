@@ -4,10 +4,10 @@
 /// Wide (2 cells): East Asian Wide and Fullwidth ranges and emoji with emoji presentation.
 /// Zero: combining marks, zero-width joiners and variation selectors (they join the previous
 /// glyph). Everything else is 1 cell. Control characters are 0 and never drawn.
-public enum TextWidth {
+package enum TextWidth {
     /// The width of one grapheme cluster: the width of its first scalar, or 2 when it is turned
     /// into an emoji by a variation selector 16 or is an emoji sequence.
-    public static func of(_ character: Character) -> Int {
+    package static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         let base = width(of: first)
@@ -20,12 +20,12 @@ public enum TextWidth {
     }
 
     /// The width of a string in cells.
-    public static func of(_ text: some StringProtocol) -> Int {
+    package static func of(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + of($1) }
     }
 
     /// The width of one scalar: 0, 1 or 2.
-    public static func width(of scalar: Unicode.Scalar) -> Int {
+    package static func width(of scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
         if v < 0x20 || (0x7F..<0xA0).contains(v) { return 0 }
         if v < 0x300 { return 1 }
@@ -77,7 +77,7 @@ public enum TextWidth {
     /// "open the chosen app, or ap…". A word is cut inside only when the boundary would leave
     /// less than half the room (an identifier, a path, one long word), and then the ellipsis
     /// still says so. Every view cuts through this one helper.
-    public static func truncate(_ text: String, to width: Int, ellipsis: String = "…") -> String {
+    package static func truncate(_ text: String, to width: Int, ellipsis: String = "…") -> String {
         guard width > 0 else { return "" }
         if of(text) <= width { return text }
         let room = width - of(ellipsis)
@@ -111,7 +111,7 @@ public enum TextWidth {
     static let separators: Set<Character> = ["·", "•", "—", "–", "-", "|", "→", "←", "/"]
 
     /// `text` padded with spaces (or cut) to exactly `width` cells.
-    public static func pad(_ text: String, to width: Int, ellipsis: String = "…") -> String {
+    package static func pad(_ text: String, to width: Int, ellipsis: String = "…") -> String {
         let cut = truncate(text, to: width, ellipsis: ellipsis)
         return cut + String(repeating: " ", count: max(0, width - of(cut)))
     }
@@ -120,7 +120,7 @@ public enum TextWidth {
     /// longer than a line is broken after a `.`, `/`, `-` or `_`, or before a capital letter
     /// (`com.example.` | `notes.editing`, `NSUserActivity` | `HandoffUserInfoTooLargeError`), and
     /// inside only when no such place leaves half a line.
-    public static func wrap(_ text: String, width: Int) -> [String] {
+    package static func wrap(_ text: String, width: Int) -> [String] {
         guard width > 0 else { return [] }
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -1,7 +1,7 @@
 // The Reader's document protocol over continuation streams (`DocumentRequestDecoder` on the
 // origin, `DocumentResponseDecoder` on the continuing device), fed in chunks whose size comes
 // from the input. The first byte picks the decoder and the chunk size.
-import ReaderApp
+@testable import ReaderApp
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReaderDocument(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

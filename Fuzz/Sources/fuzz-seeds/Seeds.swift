@@ -7,7 +7,7 @@ import HandoffCore
 import HandoffHeadless
 @testable import HandoffNetwork
 import NIOCore
-import ReaderApp
+@testable import ReaderApp
 
 // Built like the fuzz targets (libFuzzer provides `main`): the work is done in
 // `LLVMFuzzerInitialize`, which libFuzzer calls first, and the process exits there.

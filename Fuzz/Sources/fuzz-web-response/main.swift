@@ -3,7 +3,7 @@
 // and `maxAge` of Cache-Control). The input is a status (2 bytes), header lines up to an empty
 // line, then the body. The same response is judged the same way twice.
 import Foundation
-import HandoffWeb
+@testable import HandoffWeb
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWebResponse(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

@@ -3,11 +3,11 @@ import HandoffCore
 import TerminalCells
 
 /// The inspector's state in the screen (F10): what it was opened on, the tab and the scroll.
-public struct InspectorState: Hashable, Sendable {
-    public enum Tab: Int, Hashable, Sendable, CaseIterable {
+package struct InspectorState: Hashable, Sendable {
+    package enum Tab: Int, Hashable, Sendable, CaseIterable {
         case userInfo, payload, beacon
 
-        public var title: String {
+        package var title: String {
             switch self {
             case .userInfo: "userInfo"
             case .payload: "payload bytes"
@@ -16,12 +16,12 @@ public struct InspectorState: Hashable, Sendable {
         }
     }
 
-    public var subject: Inspection.Subject
-    public var tab: Tab
+    package var subject: Inspection.Subject
+    package var tab: Tab
     /// Lines scrolled past at the top of the body.
-    public var scroll: Int
+    package var scroll: Int
 
-    public init(subject: Inspection.Subject, tab: Tab = .userInfo, scroll: Int = 0) {
+    package init(subject: Inspection.Subject, tab: Tab = .userInfo, scroll: Int = 0) {
         self.subject = subject
         self.tab = tab
         self.scroll = scroll

@@ -4,18 +4,18 @@ import TerminalCells
 
 /// Draws the whole screen for a state and a picture of the device (the Elm view): pure, except
 /// that the app in front draws itself through `drawApp`.
-public struct ScreenView {
-    public let state: ScreenState
-    public let device: DeviceSnapshot
+package struct ScreenView {
+    package let state: ScreenState
+    package let device: DeviceSnapshot
 
-    public init(state: ScreenState, device: DeviceSnapshot) {
+    package init(state: ScreenState, device: DeviceSnapshot) {
         self.state = state
         self.device = device
     }
 
     /// Draws everything into a grid of `state.size`. `drawApp` draws the app with this bundle
     /// identifier into the given area of a grid of its own (so it can never draw over the chrome).
-    public func render(drawApp: (_ bundleIdentifier: String, _ grid: inout Grid, _ area: Rect) -> Void = { _, _, _ in }) -> Grid {
+    package func render(drawApp: (_ bundleIdentifier: String, _ grid: inout Grid, _ area: Rect) -> Void = { _, _, _ in }) -> Grid {
         var grid = Grid(size: state.size)
         let layout = state.layout
         if layout.isTooSmall {
@@ -57,7 +57,7 @@ public struct ScreenView {
     }
 
     /// Where the clock, ages and spinners next change (or a notice goes away), after `state.now`.
-    public var nextChange: Date {
+    package var nextChange: Date {
         let now = state.now
         var dates = [Date(timeIntervalSinceReferenceDate: ((now.timeIntervalSinceReferenceDate / 60).rounded(.down) + 1) * 60)]
         if let notice = state.notice { dates.append(notice.expires) }

@@ -4,13 +4,13 @@ import TerminalCells
 
 /// Where the timeline view (F9) is: which continuation, counted back from the newest, and which
 /// event is selected (nil: the newest).
-public struct TimelineCursor: Hashable, Sendable {
-    public var back: Int
-    public var selection: Int?
+package struct TimelineCursor: Hashable, Sendable {
+    package var back: Int
+    package var selection: Int?
     /// Pages the selected event's detail is scrolled by (Space; a new selection starts at 0).
-    public var detailPage: Int
+    package var detailPage: Int
 
-    public init(back: Int = 0, selection: Int? = nil, detailPage: Int = 0) {
+    package init(back: Int = 0, selection: Int? = nil, detailPage: Int = 0) {
         self.back = back
         self.selection = selection
         self.detailPage = detailPage

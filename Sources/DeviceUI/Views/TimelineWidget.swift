@@ -10,24 +10,24 @@ import TerminalCells
 /// A widget in ratatui's sense: a value that draws itself into the area of a grid it is given
 /// (``render(in:into:)``), and does nothing else. The device's timeline screen (F9) and
 /// `handoff timeline`'s replay both draw their lanes with it, each from its own events.
-public struct TimelineWidget: Sendable, Hashable {
-    public struct Lane: Sendable, Hashable {
+package struct TimelineWidget: Sendable, Hashable {
+    package struct Lane: Sendable, Hashable {
         /// The name on the lane's first row ("Phone (here)", "Laptop (laptop)").
-        public var name: String
+        package var name: String
 
-        public init(name: String) { self.name = name }
+        package init(name: String) { self.name = name }
     }
 
-    public struct Event: Sendable, Hashable {
-        public var lane: Int
+    package struct Event: Sendable, Hashable {
+        package var lane: Int
         /// What the time column says for it ("+0.042s", "06:13:16.799").
-        public var time: String
+        package var time: String
         /// Nil for a kind this build does not know (drawn plainly).
-        public var kind: LifecycleEvent.Kind?
-        public var kindName: String
-        public var detail: String
+        package var kind: LifecycleEvent.Kind?
+        package var kindName: String
+        package var detail: String
 
-        public init(lane: Int, time: String, kind: LifecycleEvent.Kind?, kindName: String, detail: String) {
+        package init(lane: Int, time: String, kind: LifecycleEvent.Kind?, kindName: String, detail: String) {
             self.lane = lane
             self.time = time
             self.kind = kind
@@ -36,22 +36,22 @@ public struct TimelineWidget: Sendable, Hashable {
         }
     }
 
-    public var lanes: [Lane]
+    package var lanes: [Lane]
     /// Every event, in the order drawn (time order).
-    public var events: [Event]
+    package var events: [Event]
     /// Arrows between events (indices into ``events``).
-    public var arrows: [TimelineArrow]
+    package var arrows: [TimelineArrow]
     /// The event marked (and kept in view); nil: none.
-    public var selected: Int?
+    package var selected: Int?
     /// How many events are drawn, from the first (a replay draws those played so far), with the
     /// arrows between them; nil: all.
-    public var drawnCount: Int?
+    package var drawnCount: Int?
     /// The width of the time column.
-    public var timeWidth: Int
+    package var timeWidth: Int
     /// What the diagram says when there are no events.
-    public var emptyText: String
+    package var emptyText: String
 
-    public init(lanes: [Lane], events: [Event], arrows: [TimelineArrow], selected: Int? = nil, drawnCount: Int? = nil,
+    package init(lanes: [Lane], events: [Event], arrows: [TimelineArrow], selected: Int? = nil, drawnCount: Int? = nil,
                 timeWidth: Int = 8, emptyText: String = "No lifecycle events yet.") {
         self.lanes = lanes
         self.events = events
@@ -81,7 +81,7 @@ public struct TimelineWidget: Sendable, Hashable {
     }
 
     /// Draws the diagram into `area` of `grid` (nothing below 20x3 or without lanes).
-    public func render(in area: Rect, into grid: inout Grid) {
+    package func render(in area: Rect, into grid: inout Grid) {
         guard area.height >= 3, area.width >= 20, !lanes.isEmpty else { return }
         let laneWidth = max(8, (area.width - timeWidth) / lanes.count)
         func laneX(_ lane: Int) -> Int { area.x + timeWidth + lane * laneWidth }
@@ -149,7 +149,7 @@ public struct TimelineWidget: Sendable, Hashable {
     /// The one style of each kind of event, wherever a timeline draws it: failures as errors,
     /// what went wrong without failing (and the lab's faults and pauses) as warnings, the
     /// continuation's success as success.
-    public static func style(_ kind: LifecycleEvent.Kind?) -> Style {
+    package static func style(_ kind: LifecycleEvent.Kind?) -> Style {
         switch kind {
         case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue: Style(.error)
         case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored, .faultInjected, .stepPaused: Style(.warning)
