@@ -166,7 +166,7 @@ public enum NetworkBench {
         let originProbe = BenchProbe(), receiverProbe = BenchProbe()
         let originApp = origin.performAndWait { Confined(BenchApp(on: $0, probe: originProbe)) }
         let receiverApp = receiver.performAndWait { Confined(BenchApp(on: $0, probe: receiverProbe)) }
-        guard await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.peers[originID] != nil } }) else {
+        guard await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.directory.peers[originID] != nil } }) else {
             throw BenchError("the two bench devices did not discover each other within 5 s")
         }
         let userInfo = payloadUserInfo(aimingAt: options.payloadBytes)
@@ -291,7 +291,7 @@ public enum NetworkBench {
         for host in world.hosts {
             let done = NIOLockedValueBox(false)
             host.onWork = { [unowned host] in
-                guard host.peers.count >= count - 1, !done.withLockedValue({ $0 }) else { return }
+                guard host.directory.peers.count >= count - 1, !done.withLockedValue({ $0 }) else { return }
                 done.withLockedValue { $0 = true }
                 let now = BenchClock.now()
                 if seenAll.withLockedValue({ $0.append(now); return $0.count }) == count { complete.fulfil(()) }
@@ -309,7 +309,7 @@ public enum NetworkBench {
         let finished = await complete.wait(timeout: 10) != nil
         let last = seenAll.withLockedValue { $0.max() }
         let dropsAfter = udpReceiveBufferErrors()
-        let pairs = await world.hosts.asyncMap { host in host.performAndWait { _ in host.peers.count } }.reduce(0, +)
+        let pairs = await world.hosts.asyncMap { host in host.performAndWait { _ in host.directory.peers.count } }.reduce(0, +)
         let met = await world.hosts.asyncMap { host in host.performAndWait { _ in host.beaconStatistics } }
         var idleRate: Double?, idleBeyondRefresh: Double?
         if finished, idleSeconds > 0 {

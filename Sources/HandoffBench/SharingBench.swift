@@ -59,7 +59,7 @@ extension NetworkBench {
                 for host in world.hosts { host.performAndWait { _ in host.startSharingLifecycle() } }
             }
             let originID = origin.identity.id
-            guard await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.peers[originID] != nil } }) else {
+            guard await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.directory.peers[originID] != nil } }) else {
                 throw BenchError("the two bench devices did not discover each other within 5 s")
             }
             let arrived = receiverProbe.arm(receiverProbe.offer)

@@ -248,13 +248,13 @@ struct LifecycleSharingTests {
             let (alpha, beta, gamma) = (world.hosts[0], world.hosts[1], world.hosts[2])
             let betaID = beta.identity.id, alphaID = alpha.identity.id
             try await Self.waitUntil("Alpha and Beta to meet") {
-                alpha.performAndWait { _ in alpha.peers[betaID] != nil } && beta.performAndWait { _ in beta.peers[alphaID] != nil }
+                alpha.performAndWait { _ in alpha.directory.peers[betaID] != nil } && beta.performAndWait { _ in beta.directory.peers[alphaID] != nil }
             }
             // Gamma hears beacons it cannot open: it never knows Alpha. Point Alpha at Gamma anyway.
             let gammaInfo = gamma.identity.peerInfo
             let gammaPort = gamma.sessionPort
             alpha.performAndWait { _ in
-                alpha.peers[gammaInfo.id] = (gammaInfo, try! SocketAddress(ipAddress: "127.0.0.1", port: gammaPort), Date())
+                _ = alpha.directory.heard(gammaInfo, at: try! SocketAddress(ipAddress: "127.0.0.1", port: gammaPort), boot: 1, now: Date())
             }
             Self.makeActivity(on: alpha, page: 3)
             try await Self.waitUntil("Alpha's events on Beta") {
@@ -292,18 +292,18 @@ struct LifecycleSharingTests {
             // Alpha knows Beta only from here (they hear no beacons of each other), first at a port
             // where nothing listens.
             let nowhere = try SocketAddress(ipAddress: "127.0.0.1", port: 1)
-            alpha.performAndWait { _ in alpha.peers[betaInfo.id] = (betaInfo, nowhere, Date()) }
+            alpha.performAndWait { _ in _ = alpha.directory.heard(betaInfo, at: nowhere, boot: 1, now: Date()) }
             Self.makeActivity(on: alpha, page: 3)
             try await Self.waitUntil("Alpha to find that its batch missed Beta") {
                 alpha.performAndWait { _ in
-                    alpha.peers[betaInfo.id]?.lastSeen = Date()
+                    alpha.directory.heard(betaInfo, at: nowhere, boot: 1, now: Date())
                     return alpha.lifecycleSharing?.peersAwaitingRetry.contains(betaInfo.id) == true
                 }
             }
             #expect(world.entries(on: 1).isEmpty)
             let there = try SocketAddress(ipAddress: "127.0.0.1", port: betaPort)
             try await Self.waitUntil("the missed events on Beta") {
-                alpha.performAndWait { _ in alpha.peers[betaInfo.id] = (betaInfo, there, Date()) }
+                alpha.performAndWait { _ in _ = alpha.directory.heard(betaInfo, at: there, boot: 1, now: Date()) }
                 let kinds = world.entries(on: 1).flatMap(\.entries).compactMap(\.kind)
                 return kinds.contains(.becameCurrent) && kinds.contains(.advertised)
             }
@@ -323,7 +323,7 @@ struct LifecycleSharingTests {
             try await world.start()
             let (alpha, beta) = (world.hosts[0], world.hosts[1])
             let betaID = beta.identity.id
-            try await Self.waitUntil("Alpha to know Beta") { alpha.performAndWait { _ in alpha.peers[betaID] != nil } }
+            try await Self.waitUntil("Alpha to know Beta") { alpha.performAndWait { _ in alpha.directory.peers[betaID] != nil } }
             let dropped = Counter()
             beta.performAndWait { _ in
                 let previous = beta.onSharedLifecycle

@@ -73,7 +73,7 @@ struct NewPeerReplyTests {
             let before = early.performAndWait { _ in early.beaconStatistics }
             try await late.start()
             let earlyID = early.identity.id
-            let met = await NetworkBench.eventually(timeout: 30) { late.performAndWait { _ in late.peers[earlyID] != nil } }
+            let met = await NetworkBench.eventually(timeout: 30) { late.performAndWait { _ in late.directory.peers[earlyID] != nil } }
             #expect(met)
             let after = early.performAndWait { _ in early.beaconStatistics }
             #expect(after.replies == 1 || after.sent > before.sent,

@@ -23,7 +23,7 @@ struct PeerSessionTests {
         try await expectContinued(phone, from: laptop)
 
         let laptopID = laptop.identity.id
-        let session = try #require(phone.performAndWait { _ in phone.transport?.session(for: laptopID) })
+        let session = try #require(phone.performAndWait { _ in phone.directory.session(for: laptopID) })
         let first = try #require(await session.currentChannel, "the continuation left a pooled connection")
         await session.close()
         #expect(await session.isClosed)

@@ -93,7 +93,7 @@ struct UnicastReplyTests {
             try await late.start()
             let earlyID = early.identity.id, lateID = late.identity.id
             let met = await NetworkBench.eventually(timeout: 30) {
-                late.performAndWait { _ in late.peers[earlyID] != nil } && early.performAndWait { _ in early.peers[lateID] != nil }
+                late.performAndWait { _ in late.directory.peers[earlyID] != nil } && early.performAndWait { _ in early.directory.peers[lateID] != nil }
             }
             #expect(met)
             let stats = early.performAndWait { _ in early.beaconStatistics }

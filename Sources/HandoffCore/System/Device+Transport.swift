@@ -9,6 +9,13 @@ extension Device {
 
     public func receiveGoodbye(from peer: DeviceID) { post(.goodbyeReceived(peer)) }
 
+    /// A beacon from `peer` that advertises nothing (presence, or a goodbye): its offer, if this
+    /// device has one, is withdrawn. The device looks at its own offers, so a peer that offers
+    /// nothing costs no event.
+    public func receivePresence(from peer: DeviceID) {
+        if system.offers[peer] != nil { post(.goodbyeReceived(peer)) }
+    }
+
     /// The network opened and accepted this beacon datagram from `peer`: kept (the last per
     /// peer) for the inspector.
     public func beaconOpened(_ datagram: [UInt8], from peer: PeerInfo) {

@@ -28,29 +28,20 @@ public final class DeviceHost: @unchecked Sendable {
     /// Established sessions accepted from peers, by peer (see ``NetworkOptions/maximumSessions``).
     let sessionRoster: ConnectionRoster<DeviceID>
     let sealer: BeaconSealer
-    let bootIdentifier: UInt64
-    /// Confined to `queue`.
-    var schedule: BeaconSchedule
-    var beaconCounter: UInt64 = 0
-    /// Readable in the package for the bench (HandoffBench), on the queue, like ``nearbyPeers``
-    /// but without copying and sorting on every piece of work.
-    package internal(set) var peers: [DeviceID: (info: PeerInfo, address: SocketAddress, lastSeen: Date)] = [:]
-    /// The boot each peer was last heard from: a beacon of another boot is a process that
-    /// restarted, and gets an answer as a newcomer does.
-    private var peerBoots: [DeviceID: UInt64] = [:]
+    /// How this device opens sessions to its peers (credentials, event loops, limits, greeting).
+    let dialer: SessionDialer
+    /// What the network knows of each nearby peer: the one place (confined to `queue`). Readable
+    /// in the package for the bench (HandoffBench), on the queue, like ``nearbyPeers`` but without
+    /// copying and sorting on every piece of work.
+    package let directory: PeerDirectory
+    /// What this device says on the discovery channel, and when (confined to `queue`).
+    let announcer: BeaconAnnouncer
     var timer: (any DispatchSourceTimer)?
     /// When `timer` is set to fire (nil: not armed).
     private var timerDeadline: Date?
-    /// Newcomers waiting for a unicast reply, and when it goes out.
-    private var newcomers: [SocketAddress] = []
-    private var newcomersDue: Date?
-    /// When the next peer may fall silent (nil: look at the peers at the next piece of work). A
-    /// peer heard again only moves it later, so until then no peer needs to be looked at.
-    private var silenceCheckAt: Date?
     /// Blocks queued or running through ``perform(_:)``, ``performAndWait(_:)`` and
     /// ``performInline(_:)`` (0: the queue is idle as far as they know).
     private let inFlight = Atomic<Int>(0)
-    var beaconChannel: BeaconChannel?
     var server: SessionServer?
     var transport: NetworkTransport?
     /// Sends this device's lifecycle to its peers when ``NetworkOptions/shareLifecycle`` is on.
@@ -89,10 +80,13 @@ public final class DeviceHost: @unchecked Sendable {
         sessionRoster = ConnectionRoster(total: DescriptorLimit.cap(options.maximumSessions, share: 0.5),
                                          perGroup: options.maximumSessionsPerPeer)
         sealer = BeaconSealer(accountKey: account.beaconKey)
-        bootIdentifier = UInt64(Date().timeIntervalSince1970 * 1000)
-        schedule = BeaconSchedule(profile: options.timing)
+        dialer = SessionDialer(security: security, group: group, options: options, budget: readBudget,
+                               hello: .hello(name: identity.name, kind: identity.kind))
+        announcer = BeaconAnnouncer(device: identity.peerInfo, bootIdentifier: UInt64(Date().timeIntervalSince1970 * 1000),
+                                    schedule: BeaconSchedule(profile: options.timing))
+        directory = PeerDirectory(silenceTimeout: announcer.schedule.peerSilenceTimeout)
         var configuration = configuration
-        configuration.offerLifetime = schedule.peerSilenceTimeout
+        configuration.offerLifetime = announcer.schedule.peerSilenceTimeout
         device = Device(info: identity.peerInfo, configuration: configuration)
         device.beaconInspector = { [sealer] datagram in try? sealer.inspect(datagram) }
     }
@@ -115,23 +109,19 @@ public final class DeviceHost: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.server = server
-                self.beaconChannel = channel
-                let transport = NetworkTransport(host: self)
+                self.announcer.attach(channel, sessionPort: server.port)
+                let transport = NetworkTransport(queue: self, directory: self.directory, announcer: self.announcer,
+                                                 dialer: self.dialer)
                 self.transport = transport
                 self.device.transport = transport
                 if self.options.shareLifecycle { self.startSharingLifecycle() }
                 // Beacon changes made in one turn of the queue go out once, at the end of it.
                 self.device.deferBeacons = { [weak self] flush in self?.perform(flush) }
-                self.schedule.change(to: .presence, at: Date())
+                self.announcer.change(to: .presence, at: Date())
                 self.afterWork()
                 continuation.resume()
             }
         }
-    }
-
-    /// Limits for a connection this device opens (`idle`: closed after the idle timeout).
-    func clientLimits(idle: Bool) -> SessionLimits {
-        SessionLimits(options: options, budget: readBudget, idle: idle)
     }
 
     /// The TCP port this device's sessions listen on.
@@ -140,7 +130,7 @@ public final class DeviceHost: @unchecked Sendable {
     /// The peers heard from recently, with when each was last heard. Call on the device's queue
     /// (inside ``perform(_:)`` or ``performAndWait(_:)``).
     public var nearbyPeers: [(info: PeerInfo, lastSeen: Date)] {
-        peers.values.map { ($0.info, $0.lastSeen) }.sorted { $0.info.name < $1.info.name }
+        directory.peers.values.map { ($0.info, $0.lastSeen) }.sorted { $0.info.name < $1.info.name }
     }
 
     /// Whether ``shutdown()`` has begun. Call on the device's queue.
@@ -148,10 +138,10 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// What the discovery channel sent, received and dropped so far (the bench counts a device's
     /// beacons with it). Call on the device's queue.
-    package var beaconStatistics: BeaconStatistics { beaconChannel?.statistics ?? BeaconStatistics() }
+    package var beaconStatistics: BeaconStatistics { announcer.channel?.statistics ?? BeaconStatistics() }
 
     /// What the discovery channel does (e.g. "loopback broadcast 127.255.255.255:17820").
-    public var discoveryMode: String { beaconChannel?.mode ?? "not started" }
+    public var discoveryMode: String { announcer.channel?.mode ?? "not started" }
 
     /// Runs `work` on the device's queue, then lets due deadlines and beacons happen.
     public func perform(_ work: @escaping @Sendable (Device) -> Void) {
@@ -201,11 +191,8 @@ public final class DeviceHost: @unchecked Sendable {
                 self.stopped = true
                 self.timer?.cancel()
                 self.timer = nil
-                if let channel = self.beaconChannel {
-                    self.beaconCounter += 1
-                    channel.send(self.beacon(.leaving))
-                }
-                continuation.resume(returning: (self.beaconChannel, Confined(self.lifecycleSharing)))
+                self.announcer.sayLeaving()
+                continuation.resume(returning: (self.announcer.channel, Confined(self.lifecycleSharing)))
             }
         }
         await sharing.value?.stop()
@@ -215,11 +202,6 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     // MARK: On the queue
-
-    func beacon(_ message: Beacon.Message) -> Beacon {
-        Beacon(device: identity.peerInfo, bootIdentifier: bootIdentifier, counter: beaconCounter, sentAt: Date(),
-               sessionPort: UInt16(clamping: sessionPort), message: message)
-    }
 
     /// A beacon was accepted; `byReply`: it came to this device's own socket, a peer's answer
     /// to this device's own beacon.
@@ -235,108 +217,45 @@ public final class DeviceHost: @unchecked Sendable {
         }
     }
 
+    /// A beacon arrived: the directory learns the peer's network facts, a newcomer is answered,
+    /// and the device hears what the peer offers (its own view, ``DeviceSystem/offers``).
     func received(_ beacon: Beacon, from address: SocketAddress, byReply: Bool = false) {
         let id = beacon.device.id
         if case .leaving = beacon.message {
-            peers[id] = nil
-            peerBoots[id] = nil
-            transport?.forget(id)
+            directory.remove(id)
             device.receiveGoodbye(from: id)
             return
         }
         var sessionAddress = address
         sessionAddress.port = Int(beacon.sessionPort)
+        let arrival = directory.heard(beacon.device, at: sessionAddress, boot: beacon.bootIdentifier, now: Date())
         // A newcomer (or a peer whose process restarted: another boot) may have missed this
         // device's last beacon; answering now spares it the wait for the next refresh. A first
         // beacon read late, from a peer already heard from in the same boot (a reply overtook
         // it), is not answered again: a device with nothing new to say stays quiet.
-        if !byReply, peers[id] == nil || peerBoots[id] != beacon.bootIdentifier { answerNewcomer(beacon, at: address) }
-        peerBoots[id] = beacon.bootIdentifier
-        if peers[id] == nil { lifecycleSharing?.peerAppeared() }
-        peers[id] = (beacon.device, sessionAddress, Date())
+        if !byReply, arrival != .known { announcer.answer(newcomer: beacon, at: address) }
+        if arrival == .new { lifecycleSharing?.peerAppeared() }
         switch beacon.message {
         case .advertisement(let advertisement):
             device.receiveAdvertisement(advertisement, from: beacon.device)
         case .goodbye, .presence:
-            if device.system.offers[id] != nil { device.receiveGoodbye(from: id) }
+            device.receivePresence(from: id)
         case .leaving:
             break
         }
     }
 
-    func announce(_ message: Beacon.Message) {
-        schedule.change(to: message, at: Date())
-    }
-
     /// Sends due beacons, drops silent peers, ticks the device and sleeps until the next deadline.
     func afterWork(notify: Bool = true) {
         let now = Date()
-        while let message = schedule.due(at: now) {
-            beaconCounter += 1
-            beaconChannel?.send(beacon(message))
-        }
-        answerNewcomers(at: now)
-        if silenceCheckAt.map({ now >= $0 }) ?? true {
-            // Only when a peer may have fallen silent: with hundreds of peers, looking at all of
-            // them after every beacon cost more than the beacon.
-            var oldest: Date?
-            for (id, peer) in peers {
-                if now.timeIntervalSince(peer.lastSeen) > schedule.peerSilenceTimeout {
-                    peers[id] = nil
-                    peerBoots[id] = nil
-                    transport?.forget(id)
-                } else {
-                    oldest = min(oldest ?? peer.lastSeen, peer.lastSeen)
-                }
-            }
-            silenceCheckAt = oldest?.addingTimeInterval(schedule.peerSilenceTimeout + 0.01)
-        }
+        announcer.sendDue(at: now)
+        directory.dropSilent(at: now)
         device.tick()
-        var wake = schedule.nextWake
+        var wake = announcer.nextWake
         if let deadline = device.nextDeadline { wake = min(wake ?? deadline, deadline) }
-        if let silence = silenceCheckAt { wake = min(wake ?? silence, silence) }
-        if let due = newcomersDue { wake = min(wake ?? due, due) }
+        if let silence = directory.nextSilenceCheck { wake = min(wake ?? silence, silence) }
         arm(at: wake)
         if notify { onWork?() }
-    }
-
-    /// A newcomer (or a restarted peer) may have missed this device's last beacon. One that
-    /// sends from a socket of its own (its beacons do not come from the shared discovery port)
-    /// gets the current state soon, sent to that socket only: the devices that already know
-    /// this one do not receive it. Others (a LAN peer, whose beacons come from the discovery
-    /// port, or a profile with rate limits) get the coalesced broadcast reply.
-    ///
-    /// A peer on this machine that sent any beacon before this device's last broadcast had its
-    /// discovery socket bound by then (it binds before it sends), so that broadcast reached it:
-    /// it needs no answer. (One clock for both, as they share the machine; `sentAt` travels in
-    /// whole milliseconds, hence the margin.) When many devices start at once, this spares about
-    /// half of the replies: those to peers that had heard this device already.
-    ///
-    /// Unicast replies wait the same coalescing delay as broadcast ones
-    /// (``BeaconSchedule/replyCoalescing``): the newcomers of a burst get one beacon sealed once,
-    /// and a newcomer is answered after it had a moment to finish starting.
-    private func answerNewcomer(_ newcomer: Beacon, at address: SocketAddress) {
-        if BeaconInboundHandler.isLoopback(address), let last = schedule.lastSentAt,
-           newcomer.sentAt.addingTimeInterval(0.002) < last {
-            return
-        }
-        if let channel = beaconChannel, address.port != channel.port, schedule.immediateReply() != nil {
-            if !newcomers.contains(address) { newcomers.append(address) }
-            if newcomersDue == nil { newcomersDue = Date().addingTimeInterval(BeaconSchedule.replyCoalescing) }
-            return
-        }
-        schedule.replyToNewPeer(at: Date())
-    }
-
-    /// Sends the waiting unicast replies (those that cannot go out get the broadcast reply).
-    private func answerNewcomers(at now: Date) {
-        guard let due = newcomersDue, now >= due else { return }
-        let addresses = newcomers
-        newcomers = []
-        newcomersDue = nil
-        guard let channel = beaconChannel, let message = schedule.immediateReply() else { return }
-        beaconCounter += 1
-        if !channel.reply(beacon(message), to: addresses).isEmpty { schedule.replyToNewPeer(at: now) }
     }
 
     /// Sets the one timer of the queue to fire at `date` (nil: not at all). Rescheduling an
@@ -364,3 +283,16 @@ public final class DeviceHost: @unchecked Sendable {
         }
     }
 }
+
+/// Where work for a device is handed over: its serial queue. The network's parts (the transport)
+/// are given the host as this, not the host itself: they post work and answers, and reach
+/// nothing else of it.
+protocol DeviceWorkQueue: AnyObject, Sendable {
+    /// Runs `work` on the device's queue (see ``DeviceHost/perform(_:)``).
+    func perform(_ work: @escaping @Sendable (Device) -> Void)
+    /// Runs `work` at once on the calling thread when the queue is idle, else queues it (see
+    /// ``DeviceHost/performInline(_:)``); for event loops, never from the queue itself.
+    func performInline(_ work: @escaping @Sendable (Device) -> Void)
+}
+
+extension DeviceHost: DeviceWorkQueue {}

@@ -3,12 +3,22 @@ import HandoffCore
 import NIOCore
 import Synchronization
 
-/// The ``DeviceTransport`` of a device on the real network. Called on the host's queue; every
-/// answer comes back through ``DeviceHost/perform(_:)``, never synchronously.
+/// The ``DeviceTransport`` of a device on the real network. Called on the device's queue; every
+/// answer comes back through the queue (``DeviceWorkQueue``), never synchronously.
+///
+/// It is given what it needs and reaches nothing else: what the device says goes to the
+/// ``BeaconAnnouncer`` (whose schedule decides when the channel sends it), payload requests,
+/// notifications and streams go to the peers the ``PeerDirectory`` knows, over connections the
+/// ``SessionDialer`` opens, and what comes back is posted to the queue.
 final class NetworkTransport: DeviceTransport, @unchecked Sendable {
-    unowned let host: DeviceHost
-    /// Pooled sessions to peers, and payload fetches in flight (touched on the host's queue).
-    private var sessions: [DeviceID: PeerSession] = [:]
+    /// The device's queue (the host, seen only as that).
+    private unowned let queue: any DeviceWorkQueue
+    /// The nearby peers' addresses and pooled sessions (confined to the queue).
+    private let directory: PeerDirectory
+    /// What the device says on the discovery channel (confined to the queue).
+    private let announcer: BeaconAnnouncer
+    private let dialer: SessionDialer
+    /// Payload fetches in flight (touched on the device's queue).
     private var fetches: [ContinuationID: Task<Void, Never>] = [:]
     /// Payload requests sent the short way (``DirectRequests``), waiting for their answer.
     private var directFetches: [ContinuationID: (session: PeerSession, id: UInt64)] = [:]
@@ -17,24 +27,27 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     private let serving = Mutex<[PayloadRequestID: (answer: @Sendable (ServeAnswer) -> Void, deadline: Scheduled<Void>)]>([:])
     private let nextServe = Mutex<UInt64>(1)
 
-    init(host: DeviceHost) {
-        self.host = host
+    init(queue: any DeviceWorkQueue, directory: PeerDirectory, announcer: BeaconAnnouncer, dialer: SessionDialer) {
+        self.queue = queue
+        self.directory = directory
+        self.announcer = announcer
+        self.dialer = dialer
     }
 
-    // MARK: DeviceTransport (on the host's queue)
+    // MARK: DeviceTransport (on the device's queue)
 
     func advertise(_ advertisement: Advertisement, from device: PeerInfo) {
-        host.announce(.advertisement(advertisement))
+        announcer.change(to: .advertisement(advertisement), at: Date())
     }
 
     func withdraw(from device: PeerInfo) {
-        host.announce(.goodbye)
+        announcer.change(to: .goodbye, at: Date())
     }
 
     func requestPayload(_ continuation: ContinuationID, from peer: DeviceID, activityTypeHash: ActivityTypeHash) {
-        let host = self.host
-        guard let session = session(for: peer) else {
-            host.perform { device in
+        let queue = self.queue, dialer = self.dialer
+        guard let session = directory.session(for: peer) else {
+            queue.perform { device in
                 device.receivePayload(continuation, .failure(HandoffError(.connectionUnavailable,
                     "no known address for \(peer): the device is not nearby")))
             }
@@ -42,29 +55,26 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         }
         // An open session to a peer the account still trusts: the request goes straight into
         // the channel, and the answer comes back from the event loop (see ``DirectRequests``).
-        if session.direct.isOpen, (try? host.security.ensureNotRevoked(peer)) != nil,
+        if session.direct.isOpen, (try? dialer.security.ensureNotRevoked(peer)) != nil,
            let id = session.direct.request(continuation: continuation, activityTypeHash: activityTypeHash, answer: { result in
-               host.performInline { device in
-                   guard let transport = host.transport,
-                         transport.directFetches.removeValue(forKey: continuation) != nil else { return }
+               queue.performInline { device in
+                   guard self.directFetches.removeValue(forKey: continuation) != nil else { return }
                    device.receivePayload(continuation, result.map { Data($0) })
                }
            }) {
             directFetches[continuation] = (session, id)
             return
         }
-        let security = host.security, group = host.group, limits = host.clientLimits(idle: true)
-        let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
         fetches[continuation] = Task {
             let result: Result<Data, HandoffError>
             do {
-                try await session.connectIfNeeded(security: security, group: group, limits: limits, hello: hello)
+                try await dialer.connect(session)
                 result = await session.requestPayload(continuation: continuation, activityTypeHash: activityTypeHash).map { Data($0) }
             } catch {
                 result = .failure(HandoffError(.connectionUnavailable, "could not reach \(peer): \(NetworkErrorWords.describe(error))"))
             }
             guard !Task.isCancelled else { return }
-            host.perform { device in device.receivePayload(continuation, result) }
+            queue.perform { device in device.receivePayload(continuation, result) }
         }
     }
 
@@ -94,49 +104,30 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     }
 
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
-        guard let session = session(for: peer) else { return }
-        let security = host.security, group = host.group, limits = host.clientLimits(idle: true)
-        let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
+        guard let session = directory.session(for: peer) else { return }
+        let dialer = self.dialer
         Task {
-            try? await session.connectIfNeeded(security: security, group: group, limits: limits, hello: hello)
+            try? await dialer.connect(session)
             try? await session.send(.continued(activityIdentifier: activityIdentifier, continuation: continuation.rawValue))
         }
     }
 
     func openContinuationStreams(to peer: DeviceID, token: Data,
                                  completion: @escaping (Result<ContinuationStreams, any Error>) -> Void) {
-        let host = self.host
+        let queue = self.queue, dialer = self.dialer
         let callback = Confined(completion)
-        guard let address = host.peers[peer]?.address else {
-            host.perform { _ in callback.value(.failure(ContinuationStreamError.unavailable("\(peer) is not nearby"))) }
+        guard let address = directory.peers[peer]?.address else {
+            queue.perform { _ in callback.value(.failure(ContinuationStreamError.unavailable("\(peer) is not nearby"))) }
             return
         }
-        let security = host.security, group = host.group, limits = host.clientLimits(idle: false)
-        let hello = SessionFrame.hello(name: host.identity.name, kind: host.identity.kind)
         Task {
-            let result = await StreamClient.open(to: address, peer: peer, token: Array(token), hello: hello,
-                                                 security: security, group: group, limits: limits)
-            host.perform { _ in callback.value(result) }
+            let result = await StreamClient.open(to: address, peer: peer, token: Array(token), hello: dialer.hello,
+                                                 security: dialer.security, group: dialer.group, limits: dialer.limits(idle: false))
+            queue.perform { _ in callback.value(result) }
         }
     }
 
-    // MARK: Helpers
-
-    /// The pooled session to `peer` (created on first use), if its address is known.
-    func session(for peer: DeviceID) -> PeerSession? {
-        guard let address = host.peers[peer]?.address else { return nil }
-        if let existing = sessions[peer], existing.address == address { return existing }
-        let session = PeerSession(peer: peer, address: address)
-        sessions[peer] = session
-        return session
-    }
-
-    /// A peer left or fell silent: drop its pooled session.
-    func forget(_ peer: DeviceID) {
-        if let session = sessions.removeValue(forKey: peer) {
-            Task { await session.close() }
-        }
-    }
+    // MARK: Serving (any thread)
 
     /// Serves a payload request that arrived on a session (any thread): asks the device and
     /// calls `answer` once with what it answers, from the thread it answers on (an event loop or
@@ -160,7 +151,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         let work: @Sendable (Device) -> Void = { device in
             device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
         }
-        if inline { host.performInline(work) } else { host.perform(work) }
+        if inline { queue.performInline(work) } else { queue.perform(work) }
     }
 
     /// The long way's form of ``servePayload(from:activityTypeHash:continuation:timeout:timers:inline:answer:)``

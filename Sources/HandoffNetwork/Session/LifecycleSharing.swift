@@ -239,8 +239,7 @@ package final class LifecycleSharing {
         let report: @Sendable (Outcome) -> Void = { [weak host] outcome in
             queue.async { [weak host] in host?.lifecycleSharing?.delivered(outcome) }
         }
-        sender = Self.sender(for: stream, security: host.security, loops: host.group, limits: host.clientLimits(idle: true),
-                             hello: SessionFrame.hello(name: host.identity.name, kind: host.identity.kind), report: report)
+        sender = Self.sender(for: stream, dialer: host.dialer, report: report)
     }
 
     /// Which peers a batch reached and which it did not.
@@ -250,8 +249,7 @@ package final class LifecycleSharing {
     }
 
     /// The task that writes each batch, in order, to its peers.
-    private static func sender(for stream: AsyncStream<Batch>, security: SessionSecurity, loops: any EventLoopGroup,
-                               limits: SessionLimits, hello: SessionFrame,
+    private static func sender(for stream: AsyncStream<Batch>, dialer: SessionDialer,
                                report: @escaping @Sendable (Outcome) -> Void) -> Task<Void, Never> {
         Task {
             for await batch in stream {
@@ -262,8 +260,7 @@ package final class LifecycleSharing {
                         let entries = batch.newPeers.contains(where: { $0 === session }) ? first : events
                         guard !entries.isEmpty else { continue }
                         tasks.addTask {
-                            let sent = await send(entries, dropped: batch.dropped, over: session, security: security, loops: loops,
-                                                  limits: limits, hello: hello)
+                            let sent = await send(entries, dropped: batch.dropped, over: session, dialer: dialer)
                             return (session.peer, sent)
                         }
                     }
@@ -280,10 +277,10 @@ package final class LifecycleSharing {
 
     /// Writes `entries` to one peer in frames of at most ``LifecycleShare/maximumEntries``; false
     /// when the peer could not be reached (or went away while they were written).
-    private static func send(_ entries: [LifecycleEntry], dropped: UInt32, over session: PeerSession, security: SessionSecurity,
-                             loops: any EventLoopGroup, limits: SessionLimits, hello: SessionFrame) async -> Bool {
+    private static func send(_ entries: [LifecycleEntry], dropped: UInt32, over session: PeerSession,
+                             dialer: SessionDialer) async -> Bool {
         do {
-            try await session.connectIfNeeded(security: security, group: loops, limits: limits, hello: hello)
+            try await dialer.connect(session)
             for start in stride(from: 0, to: entries.count, by: LifecycleShare.maximumEntries) {
                 let part = Array(entries[start..<min(entries.count, start + LifecycleShare.maximumEntries)])
                 try await session.send(.lifecycle(LifecycleShare(entries: part, dropped: start == 0 ? dropped : 0)))
@@ -383,12 +380,12 @@ package final class LifecycleSharing {
             return
         }
         postponements = 0
-        let nearby = Set(host.peers.keys)
+        let nearby = Set(host.directory.peers.keys)
         sharedWith.formIntersection(nearby)
         retryDelays = retryDelays.filter { nearby.contains($0.key) }
         var peers: [PeerSession] = [], newPeers: [PeerSession] = []
         for id in nearby.sorted(by: { $0.rawValue < $1.rawValue }) {
-            guard let session = host.transport?.session(for: id) else { continue }
+            guard let session = host.directory.session(for: id) else { continue }
             if sharedWith.insert(id).inserted { newPeers.append(session) } else { peers.append(session) }
         }
         let events = pending

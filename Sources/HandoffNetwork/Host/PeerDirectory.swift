@@ -1,0 +1,92 @@
+import Foundation
+import HandoffCore
+import NIOCore
+
+/// What the network knows of each nearby peer, in one place: where its sessions listen, the boot
+/// it was last heard from, when, and the pooled session to it. A peer enters when a beacon of it
+/// is heard, and leaves, its session closed, when it says it is leaving or falls silent.
+///
+/// Confined to the device's queue. The device's own view of its neighbours (the offers,
+/// ``DeviceSystem/offers``) is fed by the events the host passes on and is never read here.
+package final class PeerDirectory {
+    package struct Peer {
+        var info: PeerInfo
+        /// Where the peer's sessions listen: its beacons' source address, at their session port.
+        var address: SocketAddress
+        /// The boot the peer was last heard from: a beacon of another boot is a process that
+        /// restarted, and gets an answer as a newcomer does.
+        var boot: UInt64
+        var lastSeen: Date
+        /// The pooled session to the peer (nil until first used; replaced when its address changed).
+        var session: PeerSession?
+    }
+
+    /// What a beacon heard made of its sender.
+    enum Arrival {
+        /// Not known before.
+        case new
+        /// Known, from another boot: its process restarted.
+        case restarted
+        /// Known, from the same boot.
+        case known
+    }
+
+    package private(set) var peers: [DeviceID: Peer] = [:]
+    /// How long after its last beacon a silent peer is forgotten.
+    let silenceTimeout: TimeInterval
+    /// When the next peer may fall silent (nil: look at the peers at the next piece of work). A
+    /// peer heard again only moves it later, so until then no peer needs to be looked at.
+    private(set) var nextSilenceCheck: Date?
+
+    init(silenceTimeout: TimeInterval) {
+        self.silenceTimeout = silenceTimeout
+    }
+
+    /// A beacon (other than `leaving`) was heard from `info`, whose sessions listen at `address`.
+    @discardableResult
+    func heard(_ info: PeerInfo, at address: SocketAddress, boot: UInt64, now: Date) -> Arrival {
+        guard var peer = peers[info.id] else {
+            peers[info.id] = Peer(info: info, address: address, boot: boot, lastSeen: now)
+            return .new
+        }
+        let arrival: Arrival = peer.boot == boot ? .known : .restarted
+        peer.info = info
+        peer.address = address
+        peer.boot = boot
+        peer.lastSeen = now
+        peers[info.id] = peer
+        return arrival
+    }
+
+    /// The peer left (or fell silent): forgotten, and its pooled session closed.
+    func remove(_ id: DeviceID) {
+        if let session = peers.removeValue(forKey: id)?.session {
+            Task { await session.close() }
+        }
+    }
+
+    /// Forgets the peers silent for longer than ``silenceTimeout``, if one may be by `now`.
+    func dropSilent(at now: Date) {
+        // Only when a peer may have fallen silent: with hundreds of peers, looking at all of
+        // them after every beacon cost more than the beacon.
+        guard nextSilenceCheck.map({ now >= $0 }) ?? true else { return }
+        var oldest: Date?
+        for (id, peer) in peers {
+            if now.timeIntervalSince(peer.lastSeen) > silenceTimeout {
+                remove(id)
+            } else {
+                oldest = min(oldest ?? peer.lastSeen, peer.lastSeen)
+            }
+        }
+        nextSilenceCheck = oldest?.addingTimeInterval(silenceTimeout + 0.01)
+    }
+
+    /// The pooled session to `id` (created on first use), if the peer is known.
+    func session(for id: DeviceID) -> PeerSession? {
+        guard let peer = peers[id] else { return nil }
+        if let existing = peer.session, existing.address == peer.address { return existing }
+        let session = PeerSession(peer: id, address: peer.address)
+        peers[id]?.session = session
+        return session
+    }
+}

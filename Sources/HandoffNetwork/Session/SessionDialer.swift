@@ -1,0 +1,25 @@
+import HandoffCore
+import NIOCore
+
+/// How a device opens sessions to its peers: its credentials, event loops, the limits of a
+/// connection it opens, and its greeting. A value, given to the parts that connect (the
+/// transport, lifecycle sharing) instead of the host.
+struct SessionDialer: Sendable {
+    let security: SessionSecurity
+    let group: any EventLoopGroup
+    let options: NetworkOptions
+    /// Incomplete frames across every session of this device.
+    let budget: SessionReadBudget
+    /// What this device says of itself on a session it opens.
+    let hello: SessionFrame
+
+    /// Limits for a connection this device opens (`idle`: closed after the idle timeout).
+    func limits(idle: Bool) -> SessionLimits {
+        SessionLimits(options: options, budget: budget, idle: idle)
+    }
+
+    /// Connects the pooled `session` unless it is open (closed after the idle timeout).
+    func connect(_ session: PeerSession) async throws {
+        try await session.connectIfNeeded(security: security, group: group, limits: limits(idle: true), hello: hello)
+    }
+}
