@@ -26,6 +26,7 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-recording", [.product(name: "HandoffHeadless", package: "Handoff")]),
     ("fuzz-web-request", [
         .product(name: "HandoffWeb", package: "Handoff"), .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
         .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -9,10 +9,12 @@
 import Foundation
 @testable import HandoffWeb
 import Hummingbird
+import HummingbirdCore
 import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
+import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import Synchronization
 
@@ -28,7 +30,7 @@ func responder(_ rehearsal: Rehearsal?) -> Responder {
         sites: sites, hosts: hosts,
         pages: { url in SiteResponse(status: 200, contentType: "text/plain", body: Data(url.absoluteString.utf8.prefix(4096))) },
         folder: WebFolder(url: URL(fileURLWithPath: "/nonexistent/handoff-fuzz")),
-        rehearsals: rehearsal.map { Dictionary(uniqueKeysWithValues: hosts.map { ($0, $0 == "maps.handoffsim.example" ? $1 : .normal) }) } ?? [:],
+        rehearsals: rehearsal.map { rehearsal in ["maps.handoffsim.example": rehearsal] } ?? [:],
         writesHostsMap: false)
     return Responder(configuration: configuration, log: { line in logged.withLock { $0.append(line) } })
 }
