@@ -2,29 +2,29 @@ import Foundation
 
 /// One row of the bench table. Latencies are in microseconds (`p50`, `p99`), throughputs in MB/s
 /// (10^6 bytes per second) and durations in milliseconds (`value`).
-public struct BenchRow: Sendable, Hashable, Codable {
-    public var key: String
-    public var label: String
+package struct BenchRow: Sendable, Hashable, Codable {
+    package var key: String
+    package var label: String
     /// "us", "MB/s", "ms" or "/s" (events per second).
-    public var unit: String
-    public var p50: Double?
-    public var p99: Double?
+    package var unit: String
+    package var p50: Double?
+    package var p99: Double?
     /// The slowest latency sample (the first continuation, which opens the session, is often it).
-    public var max: Double?
-    public var value: Double?
+    package var max: Double?
+    package var value: Double?
     /// Latency samples, throughput runs, or 1.
-    public var samples: Int
+    package var samples: Int
     /// The floor this row is compared with, and how: ours ÷ floor for latencies (p50 and p99),
     /// ours ÷ floor for throughput (`ratio`, a fraction).
-    public var floorKey: String?
-    public var ratioP50: Double?
-    public var ratioP99: Double?
-    public var ratio: Double?
-    public var target: String?
+    package var floorKey: String?
+    package var ratioP50: Double?
+    package var ratioP99: Double?
+    package var ratio: Double?
+    package var target: String?
     /// nil for floors (no target).
-    public var pass: Bool?
+    package var pass: Bool?
 
-    public init(key: String, label: String, unit: String, samples: Int) {
+    package init(key: String, label: String, unit: String, samples: Int) {
         self.key = key
         self.label = label
         self.unit = unit
@@ -61,17 +61,17 @@ public struct BenchRow: Sendable, Hashable, Codable {
 }
 
 /// Everything one `handoff bench` run measured.
-public struct BenchReport: Sendable, Hashable, Codable {
+package struct BenchReport: Sendable, Hashable, Codable {
     /// "release" or "debug".
-    public var build: String
-    public var processors: Int
-    public var iterations: Int
-    public var devices: Int
-    public var streamBytes: Int
-    public var streamRuns: Int
-    public var rows: [BenchRow]
+    package var build: String
+    package var processors: Int
+    package var iterations: Int
+    package var devices: Int
+    package var streamBytes: Int
+    package var streamRuns: Int
+    package var rows: [BenchRow]
 
-    public init(build: String, processors: Int, iterations: Int, devices: Int, streamBytes: Int, streamRuns: Int,
+    package init(build: String, processors: Int, iterations: Int, devices: Int, streamBytes: Int, streamRuns: Int,
                 rows: [BenchRow]) {
         self.build = build
         self.processors = processors
@@ -82,7 +82,7 @@ public struct BenchReport: Sendable, Hashable, Codable {
         self.rows = rows
     }
 
-    public static var currentBuild: String {
+    package static var currentBuild: String {
         #if DEBUG
         "debug"
         #else
@@ -90,20 +90,20 @@ public struct BenchReport: Sendable, Hashable, Codable {
         #endif
     }
 
-    public func row(_ key: String) -> BenchRow? { rows.first { $0.key == key } }
+    package func row(_ key: String) -> BenchRow? { rows.first { $0.key == key } }
 
     /// Whether every row with a target met it.
-    public var allPass: Bool { rows.allSatisfy { $0.pass ?? true } }
+    package var allPass: Bool { rows.allSatisfy { $0.pass ?? true } }
 
     /// The report as pretty-printed JSON with sorted keys.
-    public func json() throws -> String {
+    package func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
     /// The table, one line per row, preceded by a line saying what was run.
-    public func table() -> String {
+    package func table() -> String {
         let header = ["Measurement", "p50 / value", "p99", "vs floor", "Target", "Result"]
         var lines: [[String]] = []
         for row in rows {

@@ -33,8 +33,8 @@ struct LatencySamples: Sendable {
 }
 
 /// Why the bench could not take a measurement.
-public struct BenchError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct BenchError: Error, Sendable, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 
     static func posix(_ what: String) -> BenchError {

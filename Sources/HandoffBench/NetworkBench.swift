@@ -5,32 +5,32 @@ import NIOConcurrencyHelpers
 
 /// `handoff bench`: the physical floors of loopback networking and the simulator's own figures,
 /// measured in one run and reported in one table (see docs/bench.md).
-public enum NetworkBench {
-    public struct Options: Sendable {
+package enum NetworkBench {
+    package struct Options: Sendable {
         /// Samples per latency row (floors included).
-        public var iterations: Int
+        package var iterations: Int
         /// Devices in the discovery row.
-        public var devices: Int
+        package var devices: Int
         /// Bytes per throughput run, and runs per throughput row (the median is reported).
-        public var streamBytes: Int
-        public var streamRuns: Int
+        package var streamBytes: Int
+        package var streamRuns: Int
         /// The size the continued activity's encoded payload aims at.
-        public var payloadBytes: Int
+        package var payloadBytes: Int
         /// Idle time before each latency sample, so every sample starts from sleeping threads.
-        public var gap: TimeInterval
+        package var gap: TimeInterval
         /// Told what is being measured (for a progress line).
-        public var progress: (@Sendable (String) -> Void)?
+        package var progress: (@Sendable (String) -> Void)?
         /// How long a continuing device waits for a payload, and for a session's handshake and
         /// greeting (tests under load give them longer).
-        public var fetchTimeout: TimeInterval
-        public var connectTimeout: TimeInterval
+        package var fetchTimeout: TimeInterval
+        package var connectTimeout: TimeInterval
         /// More discovery rows, one per count (`--devices 128,256` gives 256 here).
-        public var moreDevices: [Int]
+        package var moreDevices: [Int]
         /// How long the first discovery row's devices stay idle after they all met, to count the
         /// beacons of devices with nothing new to say (0: no idle row).
-        public var idleSeconds: TimeInterval
+        package var idleSeconds: TimeInterval
 
-        public init(iterations: Int = 200, devices: Int = 32, streamBytes: Int = 64 << 20, streamRuns: Int = 3,
+        package init(iterations: Int = 200, devices: Int = 32, streamBytes: Int = 64 << 20, streamRuns: Int = 3,
                     payloadBytes: Int = 3000, gap: TimeInterval = 0.001, fetchTimeout: TimeInterval = 5,
                     connectTimeout: TimeInterval = 2, moreDevices: [Int] = [], idleSeconds: TimeInterval = 3,
                     progress: (@Sendable (String) -> Void)? = nil) {
@@ -49,21 +49,21 @@ public enum NetworkBench {
     }
 
     /// Row keys, in table order (also the `key` of each row in the JSON output).
-    public enum Key {
-        public static let udpFloor = "udp-broadcast-one-way"
-        public static let tcpFloor = "tcp-connect-round-trip"
-        public static let throughputFloor = "tcp-throughput"
-        public static let offer = "offer-propagation"
-        public static let `continue` = "continue"
-        public static let streams = "stream-throughput"
-        public static let discovery = "discovery"
+    package enum Key {
+        package static let udpFloor = "udp-broadcast-one-way"
+        package static let tcpFloor = "tcp-connect-round-trip"
+        package static let throughputFloor = "tcp-throughput"
+        package static let offer = "offer-propagation"
+        package static let `continue` = "continue"
+        package static let streams = "stream-throughput"
+        package static let discovery = "discovery"
         /// A further discovery row (`discovery-256`).
-        public static func discovery(_ devices: Int) -> String { "discovery-\(devices)" }
-        public static let idleBeacons = "idle-beacons"
+        package static func discovery(_ devices: Int) -> String { "discovery-\(devices)" }
+        package static let idleBeacons = "idle-beacons"
     }
 
     /// Measures everything, floors first.
-    public static func run(_ options: Options) async throws -> BenchReport {
+    package static func run(_ options: Options) async throws -> BenchReport {
         guard options.iterations > 0, options.devices >= 2, options.moreDevices.allSatisfy({ $0 >= 2 }), options.streamBytes > 0,
               options.streamRuns > 0, options.idleSeconds >= 0 else {
             throw BenchError("iterations and stream runs must be positive, stream bytes positive, and devices at least 2")

@@ -8,7 +8,7 @@ import NIOConcurrencyHelpers
 /// measured alternately with a pair that does not share, so both see the same machine. Sharing
 /// must not slow a continuation by more than 10% (issue 11).
 extension NetworkBench {
-    public static let continueSharingKey = "continue-sharing"
+    package static let continueSharingKey = "continue-sharing"
 
     /// The row, compared with its interleaved pair without sharing.
     static func continueWithSharingRow(_ options: Options, progress: (String) -> Void) async throws -> BenchRow {

@@ -10,15 +10,15 @@ import X509
 /// every device's identity (sessions). The authority's private key stays in the ``AccountStore``;
 /// it is read only when a device identity is issued, never kept in this value. See
 /// docs/security.md for the trust model.
-public struct Account: Sendable {
-    public let name: String
-    public let identifier: UUID
+package struct Account: Sendable {
+    package let name: String
+    package let identifier: UUID
     /// The account's shared discovery secret (32 bytes): beacons are sealed with keys derived from it.
-    public var beaconKey: SymmetricKey { beaconKeyStorage.value }
+    package var beaconKey: SymmetricKey { beaconKeyStorage.value }
     /// The account's certificate authority certificate (P-256, CA:true, keyCertSign).
-    public let authorityCertificate: Certificate
-    public let createdAt: Date
-    public var revokedDevices: Set<DeviceID>
+    package let authorityCertificate: Certificate
+    package let createdAt: Date
+    package var revokedDevices: Set<DeviceID>
     private let beaconKeyStorage: ImmutableCryptoValue<SymmetricKey>
 
     init(name: String, identifier: UUID, beaconKey: SymmetricKey, authorityCertificate: Certificate, createdAt: Date,
@@ -33,28 +33,28 @@ public struct Account: Sendable {
 
     /// The SHA-256 of the authority certificate's DER encoding, as colon-separated upper-case hex
     /// (the form `openssl x509 -fingerprint -sha256` prints).
-    public var authorityFingerprint: String {
+    package var authorityFingerprint: String {
         let der = (try? CertificateAuthority.derBytes(of: authorityCertificate)) ?? []
         return SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
     }
 
     /// Whether `id` is on the account's revocation list.
-    public func isRevoked(_ id: DeviceID) -> Bool { revokedDevices.contains(id) }
+    package func isRevoked(_ id: DeviceID) -> Bool { revokedDevices.contains(id) }
 }
 
 /// One device's identity in an account: its own P-256 key pair and a certificate the account's
 /// authority issued for it.
-public struct DeviceIdentity: Sendable {
+package struct DeviceIdentity: Sendable {
     /// A lowercase UUID string, stable per (account, device name) in one store.
-    public let id: DeviceID
-    public let name: String
-    public let kind: PeerInfo.Kind
-    public let accountName: String
-    public var privateKey: P256.Signing.PrivateKey { privateKeyStorage.value }
+    package let id: DeviceID
+    package let name: String
+    package let kind: PeerInfo.Kind
+    package let accountName: String
+    package var privateKey: P256.Signing.PrivateKey { privateKeyStorage.value }
     /// Issued by the account CA: subject CN = id, SAN dNSName = id, EKU serverAuth + clientAuth.
-    public let certificate: Certificate
+    package let certificate: Certificate
     /// When the identity was issued.
-    public let createdAt: Date
+    package let createdAt: Date
 
     private let privateKeyStorage: ImmutableCryptoValue<P256.Signing.PrivateKey>
 
@@ -69,23 +69,23 @@ public struct DeviceIdentity: Sendable {
         self.createdAt = createdAt
     }
 
-    public var peerInfo: PeerInfo { PeerInfo(id: id, name: name, kind: kind) }
+    package var peerInfo: PeerInfo { PeerInfo(id: id, name: name, kind: kind) }
 
     /// What the store lists about this device.
-    public func record(isRevoked: Bool) -> DeviceRecord {
+    package func record(isRevoked: Bool) -> DeviceRecord {
         DeviceRecord(id: id, name: name, kind: kind, createdAt: createdAt, isRevoked: isRevoked)
     }
 }
 
 /// What an account knows about one of the devices issued on this host.
-public struct DeviceRecord: Sendable, Hashable, Codable {
-    public let id: DeviceID
-    public let name: String
-    public let kind: PeerInfo.Kind
-    public let createdAt: Date
-    public let isRevoked: Bool
+package struct DeviceRecord: Sendable, Hashable, Codable {
+    package let id: DeviceID
+    package let name: String
+    package let kind: PeerInfo.Kind
+    package let createdAt: Date
+    package let isRevoked: Bool
 
-    public init(id: DeviceID, name: String, kind: PeerInfo.Kind, createdAt: Date, isRevoked: Bool) {
+    package init(id: DeviceID, name: String, kind: PeerInfo.Kind, createdAt: Date, isRevoked: Bool) {
         self.id = id
         self.name = name
         self.kind = kind
@@ -95,7 +95,7 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
 }
 
 /// Why an account operation failed. Every case names the account, file or field concerned.
-public enum AccountError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum AccountError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The account name is not `[A-Za-z0-9._-]{1,64}` (or starts with a dot).
     case invalidAccountName(String, reason: String)
     case invalidDeviceName(String, reason: String)
@@ -121,7 +121,7 @@ public enum AccountError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A peer's certificate names a device the account has revoked.
     case deviceRevoked(DeviceID, account: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidAccountName(let name, let reason):
             "invalid account name \(Self.quoted(name)): \(reason)"

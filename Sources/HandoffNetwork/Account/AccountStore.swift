@@ -16,15 +16,15 @@ import X509
 /// of a complete directory, and issuing an identity or changing the account file holds the
 /// account's lock. Every read treats the files as hostile and fails with an ``AccountError`` that
 /// names the file and field.
-public final class AccountStore: Sendable {
-    public let directory: URL
+package final class AccountStore: Sendable {
+    package let directory: URL
 
-    public init(directory: URL) {
+    package init(directory: URL) {
         self.directory = directory.standardizedFileURL
     }
 
     /// `$XDG_CONFIG_HOME/handoff/accounts`, else `~/.config/handoff/accounts` (HOME from the environment).
-    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    package static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         // The XDG base directory specification ignores a relative or empty XDG_CONFIG_HOME.
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return URL(fileURLWithPath: config, isDirectory: true)
@@ -39,7 +39,7 @@ public final class AccountStore: Sendable {
     }
 
     /// The directory of the account `name` (whether or not it exists).
-    public func directory(ofAccount name: String) -> URL {
+    package func directory(ofAccount name: String) -> URL {
         directory.appendingPathComponent(name, isDirectory: true)
     }
 
@@ -64,7 +64,7 @@ public final class AccountStore: Sendable {
     // MARK: Accounts
 
     /// Creates an account with a new identifier, beacon key and certificate authority.
-    public func createAccount(named name: String) throws(AccountError) -> Account {
+    package func createAccount(named name: String) throws(AccountError) -> Account {
         try validate(accountName: name)
         let createdAt = AccountFileFormat.now()
         let identifier = RandomIdentifier.uuid()
@@ -76,12 +76,12 @@ public final class AccountStore: Sendable {
     }
 
     /// Reads the account from disk (every call: revocations made since apply at once).
-    public func account(named name: String) throws(AccountError) -> Account {
+    package func account(named name: String) throws(AccountError) -> Account {
         try load(name).account
     }
 
     /// The account, created first if there is none of this name. Safe when several processes do it at once.
-    public func accountCreatingIfNeeded(named name: String) throws(AccountError) -> Account {
+    package func accountCreatingIfNeeded(named name: String) throws(AccountError) -> Account {
         do {
             return try account(named: name)
         } catch .accountNotFound {
@@ -94,7 +94,7 @@ public final class AccountStore: Sendable {
     }
 
     /// The names of the accounts in the store, sorted.
-    public func accountNames() throws(AccountError) -> [String] {
+    package func accountNames() throws(AccountError) -> [String] {
         guard SecureFile.isDirectory(directory.path) else { return [] }
         let entries: [String]
         do {
@@ -108,7 +108,7 @@ public final class AccountStore: Sendable {
     }
 
     /// Removes the account and every device identity issued in it on this host.
-    public func removeAccount(named name: String) throws(AccountError) {
+    package func removeAccount(named name: String) throws(AccountError) {
         try validate(accountName: name)
         let accountDirectory = directory(ofAccount: name)
         guard SecureFile.isDirectory(accountDirectory.path) else {
@@ -177,12 +177,12 @@ public final class AccountStore: Sendable {
     /// A pasteable single-line code, `handoff-account-v1:<base64url>`, that carries the account
     /// (authority key and certificate, beacon key, revocations, identifier, name) to another host.
     /// Whoever holds it can join the account: treat it as a password.
-    public func exportAccount(named name: String) throws(AccountError) -> String {
+    package func exportAccount(named name: String) throws(AccountError) -> String {
         try AccountCode.encode(load(name))
     }
 
     /// Writes the export code (and a newline) to `file`, created with mode 0600.
-    public func exportAccount(named name: String, to file: URL) throws(AccountError) {
+    package func exportAccount(named name: String, to file: URL) throws(AccountError) {
         let code = try exportAccount(named: name)
         try SecureFile.writeAtomically(Data((code + "\n").utf8), to: file)
     }
@@ -194,7 +194,7 @@ public final class AccountStore: Sendable {
     /// how revocations travel between hosts) and the local device identities are kept. An
     /// existing account with another identifier is an ``AccountError/accountExists(name:path:)``.
     @discardableResult
-    public func importAccount(from code: String, as newName: String? = nil) throws(AccountError) -> Account {
+    package func importAccount(from code: String, as newName: String? = nil) throws(AccountError) -> Account {
         let imported = try AccountCode.decode(code, as: newName)
         do {
             try install(imported)
@@ -227,7 +227,7 @@ public final class AccountStore: Sendable {
     // MARK: Devices
 
     /// The devices issued in the account on this host, oldest first.
-    public func devices(in accountName: String) throws(AccountError) -> [DeviceRecord] {
+    package func devices(in accountName: String) throws(AccountError) -> [DeviceRecord] {
         let stored = try load(accountName)
         return try loadDevices(of: stored.account).map { $0.record(isRevoked: stored.account.isRevoked($0.id)) }
     }
@@ -235,7 +235,7 @@ public final class AccountStore: Sendable {
     /// Adds `id` to the account's revocation list: from the next session on, the other devices of
     /// this host refuse it. Other hosts learn of it only when the account is exported again and
     /// imported there. The ID need not belong to a device issued on this host.
-    public func revokeDevice(_ id: DeviceID, in accountName: String) throws(AccountError) {
+    package func revokeDevice(_ id: DeviceID, in accountName: String) throws(AccountError) {
         guard let canonical = CertificateAuthority.canonicalDeviceID(id.rawValue) else {
             throw .invalidDeviceID(id.rawValue)
         }
@@ -252,7 +252,7 @@ public final class AccountStore: Sendable {
     ///
     /// A revoked device keeps its identity (the other devices refuse it); the `kind` of an existing
     /// identity is the one it was issued with.
-    public func deviceIdentity(named deviceName: String, kind: PeerInfo.Kind, in accountName: String)
+    package func deviceIdentity(named deviceName: String, kind: PeerInfo.Kind, in accountName: String)
         throws(AccountError) -> DeviceIdentity
     {
         if let problem = AccountFileFormat.problemWithDeviceName(deviceName) {

@@ -13,7 +13,7 @@ import X509
 /// says which device the peer proved to be (and whether it is revoked), and the session compares
 /// it with the device the beacon named.
 extension DeviceIdentity {
-    public func makeServerTLSConfiguration(trusting account: Account) throws(AccountError) -> TLSConfiguration {
+    package func makeServerTLSConfiguration(trusting account: Account) throws(AccountError) -> TLSConfiguration {
         let material = try tlsMaterial(trusting: account)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(material.certificate)], privateKey: .privateKey(material.key))
@@ -21,7 +21,7 @@ extension DeviceIdentity {
         return configuration
     }
 
-    public func makeClientTLSConfiguration(trusting account: Account) throws(AccountError) -> TLSConfiguration {
+    package func makeClientTLSConfiguration(trusting account: Account) throws(AccountError) -> TLSConfiguration {
         let material = try tlsMaterial(trusting: account)
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateChain = [.certificate(material.certificate)]
@@ -60,7 +60,7 @@ extension Account {
     ///
     /// The check stands on its own: it verifies the authority's signature and the validity period
     /// again rather than trusting that the certificate came through a verified handshake.
-    public func verifiedDeviceID(of peerCertificate: NIOSSLCertificate) -> Result<DeviceID, AccountError> {
+    package func verifiedDeviceID(of peerCertificate: NIOSSLCertificate) -> Result<DeviceID, AccountError> {
         guard let der = try? peerCertificate.toDERBytes(), let certificate = try? Certificate(derEncoded: der) else {
             return .failure(.invalidCertificate("it cannot be parsed"))
         }
@@ -68,7 +68,7 @@ extension Account {
     }
 
     /// ``verifiedDeviceID(of:)-(NIOSSLCertificate)`` for a swift-certificates value.
-    public func verifiedDeviceID(of certificate: Certificate, at now: Date = Date()) -> Result<DeviceID, AccountError> {
+    package func verifiedDeviceID(of certificate: Certificate, at now: Date = Date()) -> Result<DeviceID, AccountError> {
         guard CertificateAuthority.isIssued(certificate, by: authorityCertificate) else {
             return .failure(.notIssuedByAccount(account: name))
         }

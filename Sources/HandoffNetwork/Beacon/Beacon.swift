@@ -4,8 +4,8 @@ import HandoffCore
 
 /// One discovery beacon: what a device tells the other devices of its account, sealed with the
 /// account's beacon key (see ``BeaconSealer`` and `docs/wire.md`, "Beacons").
-public struct Beacon: Sendable, Hashable {
-    public enum Message: Sendable, Hashable {
+package struct Beacon: Sendable, Hashable {
+    package enum Message: Sendable, Hashable {
         /// The device is here, with no current activity.
         case presence
         /// Its current activity. On the wire `Advertisement.device` is not carried: the receiver
@@ -20,18 +20,18 @@ public struct Beacon: Sendable, Hashable {
     /// The sender. `id` should be a UUID string (``DeviceID``); on the wire it is the UUID's 16
     /// bytes, so the receiver sees it in lower-case UUID form (see ``wireID(for:)``). `name` is
     /// truncated at a character boundary to ``maximumNameBytes`` bytes of UTF-8.
-    public var device: PeerInfo
+    package var device: PeerInfo
     /// Milliseconds since 1970 when the sending process started: increases across restarts.
-    public var bootIdentifier: UInt64
+    package var bootIdentifier: UInt64
     /// +1 per beacon sent in this boot.
-    public var counter: UInt64
+    package var counter: UInt64
     /// When the sender sealed the beacon, by its clock (carried in whole milliseconds).
-    public var sentAt: Date
+    package var sentAt: Date
     /// The sender's own TCP port for sessions (never the shared discovery port).
-    public var sessionPort: UInt16
-    public var message: Message
+    package var sessionPort: UInt16
+    package var message: Message
 
-    public init(device: PeerInfo, bootIdentifier: UInt64, counter: UInt64, sentAt: Date, sessionPort: UInt16,
+    package init(device: PeerInfo, bootIdentifier: UInt64, counter: UInt64, sentAt: Date, sessionPort: UInt16,
                 message: Message) {
         self.device = device
         self.bootIdentifier = bootIdentifier
@@ -42,17 +42,17 @@ public struct Beacon: Sendable, Hashable {
     }
 
     /// The layout version in the clear first byte.
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// Every sealed beacon is exactly this long (padding hides the message kind and name length).
-    public static let maximumLength = 128
+    package static let maximumLength = 128
     /// The longest device name carried, in bytes of UTF-8; longer names are cut at a character
     /// boundary. The same for every message kind, so a peer's name never flickers.
-    public static let maximumNameBytes = 30
+    package static let maximumNameBytes = 30
 
     /// The device ID as a receiver will see it: a lower-case UUID string, the form account
     /// identities use. An ID that is not a UUID is mapped to a stable name-based UUID (SHA-256 of the ID),
     /// so it still identifies the device, but not by the same string.
-    public static func wireID(for id: DeviceID) -> DeviceID {
+    package static func wireID(for id: DeviceID) -> DeviceID {
         DeviceID(uuid(for: id).uuidString.lowercased())
     }
 
@@ -66,7 +66,7 @@ public struct Beacon: Sendable, Hashable {
     }
 
     /// `name` cut at a character boundary so that its UTF-8 form is at most `limit` bytes.
-    public static func truncatedName(_ name: String, toBytes limit: Int = maximumNameBytes) -> String {
+    package static func truncatedName(_ name: String, toBytes limit: Int = maximumNameBytes) -> String {
         if name.utf8.count <= limit { return name }
         var result = ""
         var used = 0
@@ -81,7 +81,7 @@ public struct Beacon: Sendable, Hashable {
 }
 
 /// Why a datagram is not a beacon this device accepts. Every case is a drop, never a crash.
-public enum BeaconError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum BeaconError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Fewer bytes than the smallest beacon.
     case tooShort
     /// More than ``Beacon/maximumLength`` bytes.
@@ -93,7 +93,7 @@ public enum BeaconError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Authentic, but its content breaks the layout (only a buggy sender of the account can do this).
     case malformed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooShort: "beacon too short"
         case .tooLong: "beacon longer than \(Beacon.maximumLength) bytes"

@@ -8,37 +8,37 @@ import Glibc
 #endif
 
 /// What a beacon channel sent, received and dropped, and why.
-public struct BeaconStatistics: Sendable, Hashable {
+package struct BeaconStatistics: Sendable, Hashable {
     /// Beacons handed to ``BeaconChannel/send(_:)`` (one per beacon, whatever the number of destinations).
-    public var sent = 0
+    package var sent = 0
     /// Datagrams that arrived.
-    public var received = 0
+    package var received = 0
     /// Beacons passed on to the listener.
-    public var accepted = 0
+    package var accepted = 0
     /// This device's own beacons (every device hears its own broadcast).
-    public var droppedOwn = 0
+    package var droppedOwn = 0
     /// Too short, too long, another layout version, or authentic but not following the layout.
-    public var droppedMalformed = 0
+    package var droppedMalformed = 0
     /// The AEAD tag did not verify: another account's beacon, or tampered bytes.
-    public var droppedAuthentication = 0
+    package var droppedAuthentication = 0
     /// Not newer than the last beacon accepted from that device (a replay).
-    public var droppedReplay = 0
+    package var droppedReplay = 0
     /// `sentAt` outside the allowed clock skew (too old, or from the future).
-    public var droppedStale = 0
+    package var droppedStale = 0
     /// A second copy of the beacon last accepted from that device (it came by two paths, e.g.
     /// loopback broadcast and multicast with `--lan`). A replay of the newest beacon counts here too.
-    public var droppedDuplicate = 0
+    package var droppedDuplicate = 0
     /// From another host while the channel is not on the LAN.
-    public var droppedNotLocal = 0
+    package var droppedNotLocal = 0
     /// Datagrams the kernel refused to send (e.g. no route for LAN broadcast).
-    public var sendFailures = 0
+    package var sendFailures = 0
     /// Beacons sent to one newcomer's own socket only (``BeaconChannel/reply(_:to:)``), not counted in `sent`.
-    public var replies = 0
+    package var replies = 0
 
-    public init() {}
+    package init() {}
 
     /// Every dropped datagram, whatever the reason.
-    public var dropped: Int {
+    package var dropped: Int {
         droppedOwn + droppedMalformed + droppedAuthentication + droppedReplay + droppedStale + droppedDuplicate
             + droppedNotLocal
     }
@@ -59,8 +59,8 @@ final class BeaconCounters: Sendable {
 /// beacons (by device ID) and, unless on the LAN, beacons from other hosts, applies the
 /// ``ReplayGuard``, counts every drop, and hands accepted beacons with the sender's address to
 /// `onBeacon`. Hostile datagrams are dropped and counted, never thrown.
-public final class BeaconInboundHandler: ChannelInboundHandler {
-    public typealias InboundIn = AddressedEnvelope<ByteBuffer>
+package final class BeaconInboundHandler: ChannelInboundHandler {
+    package typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     private let sealer: BeaconSealer
     private let ownDevice: DeviceID
@@ -73,7 +73,7 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
     /// - Parameters:
     ///   - acceptsOtherHosts: accept beacons from non-loopback addresses (`--lan`).
     ///   - now: the receiver's clock (tests pass a manual one).
-    public convenience init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool = false,
+    package convenience init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool = false,
                             replayGuard: ReplayGuard = ReplayGuard(), now: @escaping @Sendable () -> Date = { Date() },
                             onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) {
         self.init(sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts, replayGuard: SharedReplayGuard(replayGuard),
@@ -93,14 +93,14 @@ public final class BeaconInboundHandler: ChannelInboundHandler {
     }
 
     /// What this handler received and dropped so far (thread-safe).
-    public var statistics: BeaconStatistics { counters.value }
+    package var statistics: BeaconStatistics { counters.value }
 
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         handle(Array(envelope.data.readableBytesView), from: envelope.remoteAddress)
     }
 
-    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A UDP socket reports errors such as ICMP unreachables here; the channel stays usable.
     }
 
@@ -160,19 +160,19 @@ extension BeaconInboundHandler: Sendable {}
 /// joined through the routing table and on every LAN interface) and, where the routing table has
 /// no route for the group, to each LAN interface's subnet broadcast address (see
 /// ``joinLAN(_:port:interfaces:)``). Sessions never use this port.
-public final class BeaconChannel: Sendable {
-    public struct Options: Sendable {
+package final class BeaconChannel: Sendable {
+    package struct Options: Sendable {
         /// The shared discovery port.
-        public var port: Int = NetworkOptions.defaultDiscoveryPort
+        package var port: Int = NetworkOptions.defaultDiscoveryPort
         /// Also reach other hosts of the LAN, and accept their beacons.
-        public var lan: Bool = false
-        public var bindHost: String = "0.0.0.0"
+        package var lan: Bool = false
+        package var bindHost: String = "0.0.0.0"
         /// How far a beacon's `sentAt` may be from this device's clock.
-        public var maximumClockSkew: TimeInterval = 30
+        package var maximumClockSkew: TimeInterval = 30
         /// The receive buffer asked for on both sockets (see ``BeaconReplySocket/setReceiveBuffer(_:bytes:)``).
-        public var receiveBufferBytes: Int = 2 << 20
+        package var receiveBufferBytes: Int = 2 << 20
 
-        public init(port: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, bindHost: String = "0.0.0.0",
+        package init(port: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, bindHost: String = "0.0.0.0",
                     maximumClockSkew: TimeInterval = 30) {
             self.port = port
             self.lan = lan
@@ -181,9 +181,9 @@ public final class BeaconChannel: Sendable {
         }
     }
 
-    public static let loopbackBroadcastAddress = "127.255.255.255"
-    public static let multicastGroup = "239.255.72.79"
-    public static let lanBroadcastAddress = "255.255.255.255"
+    package static let loopbackBroadcastAddress = "127.255.255.255"
+    package static let multicastGroup = "239.255.72.79"
+    package static let lanBroadcastAddress = "255.255.255.255"
 
     private let channel: any Channel
     private let sealer: BeaconSealer
@@ -194,12 +194,12 @@ public final class BeaconChannel: Sendable {
     private let replySocket: BeaconReplySocket?
     private let replyChannel: (any Channel)?
     /// The discovery port actually bound.
-    public let port: Int
+    package let port: Int
     /// The port of this device's own socket, which its loopback beacons come from and peers'
     /// unicast replies go to (nil without one).
-    public var replyPort: Int? { replySocket?.port }
+    package var replyPort: Int? { replySocket?.port }
     /// What the channel does, e.g. "loopback broadcast 127.255.255.255:17820 + multicast 239.255.72.79:17820 (TTL 1)".
-    public let mode: String
+    package let mode: String
 
     private init(channel: any Channel, sealer: BeaconSealer, counters: BeaconCounters, destinations: [SocketAddress],
                  replySocket: BeaconReplySocket?, replyChannel: (any Channel)?, port: Int, mode: String) {
@@ -214,7 +214,7 @@ public final class BeaconChannel: Sendable {
     }
 
     /// Binds the discovery socket and starts receiving. Throws if the port cannot be bound.
-    public static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
+    package static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
                              onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) async throws -> BeaconChannel {
         try await start(on: group, options: options, sealer: sealer, ownDevice: ownDevice,
                         onOpened: { beacon, _, address in onBeacon(beacon, address) })
@@ -224,7 +224,7 @@ public final class BeaconChannel: Sendable {
     /// datagram it was opened from (the device keeps the last one per peer for its inspector).
     /// Beacons that arrive on this device's own socket (unicast replies) go to `onReply` when
     /// given, else to `onOpened` too.
-    public static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
+    package static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
                              onOpened: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void,
                              onReply: (@Sendable (Beacon, [UInt8], SocketAddress) -> Void)? = nil) async throws -> BeaconChannel {
         let counters = BeaconCounters()
@@ -349,7 +349,7 @@ public final class BeaconChannel: Sendable {
     /// The loopback broadcast leaves through this device's own socket, on the calling thread;
     /// the LAN destinations (whose multicast settings are the discovery socket's) through the
     /// discovery socket's event loop.
-    public func send(_ beacon: Beacon) {
+    package func send(_ beacon: Beacon) {
         let bytes = sealer.seal(beacon)
         counters.update { $0.sent += 1 }
         let counters = self.counters
@@ -366,7 +366,7 @@ public final class BeaconChannel: Sendable {
     /// from (sealed once for all of them). Other devices, which already know this one, are not
     /// disturbed. Returns the addresses it could not be sent to that way (no own socket, or the
     /// kernel refused it): the caller broadcasts instead.
-    public func reply(_ beacon: Beacon, to addresses: [SocketAddress]) -> [SocketAddress] {
+    package func reply(_ beacon: Beacon, to addresses: [SocketAddress]) -> [SocketAddress] {
         guard let replySocket else { return addresses }
         let bytes = sealer.seal(beacon)
         let failed = addresses.filter { !replySocket.send(bytes, to: $0) }
@@ -378,10 +378,10 @@ public final class BeaconChannel: Sendable {
     }
 
     /// Sent, received and dropped counts (thread-safe).
-    public var statistics: BeaconStatistics { counters.value }
+    package var statistics: BeaconStatistics { counters.value }
 
     /// Closes the sockets. Send a `leaving` beacon first, and give it a moment to go out.
-    public func close() async {
+    package func close() async {
         replySocket?.markClosed()
         try? await replyChannel?.close().get()
         try? await channel.close().get()

@@ -2,7 +2,7 @@ import Foundation
 import HandoffCore
 
 /// How eagerly a device broadcasts (`--timing`).
-public enum TimingProfile: String, Sendable, CaseIterable {
+package enum TimingProfile: String, Sendable, CaseIterable {
     /// A change is broadcast at once; refresh every second; a silent peer expires after 4 s.
     case instant
     /// Apple's advertising cadence (the notes, §1 and §8.7): at least 0.5 s between beacons, at
@@ -18,27 +18,27 @@ public enum TimingProfile: String, Sendable, CaseIterable {
 /// change waiting on the rate limit goes out (as the newest state only) as soon as it may: a burst
 /// of changes is coalesced, and the last state is always eventually sent. Rate limits apply to
 /// every beacon except `leaving`, which goes out at once.
-public struct BeaconSchedule: Sendable {
-    public struct Parameters: Sendable, Hashable {
+package struct BeaconSchedule: Sendable {
+    package struct Parameters: Sendable, Hashable {
         /// Least time between two beacons.
-        public var minimumGap: TimeInterval
+        package var minimumGap: TimeInterval
         /// At most `maximumPerWindow` beacons in any `window` (nil: no limit).
-        public var maximumPerWindow: Int?
-        public var window: TimeInterval
+        package var maximumPerWindow: Int?
+        package var window: TimeInterval
         /// A beacon is re-sent this long after the last one when nothing changed.
-        public var refreshInterval: TimeInterval
+        package var refreshInterval: TimeInterval
         /// How long a goodbye keeps being repeated before the device falls back to presence
         /// (0: sent once, presence follows at the next refresh).
-        public var goodbyeDuration: TimeInterval
-        public var goodbyeRepeatInterval: TimeInterval
+        package var goodbyeDuration: TimeInterval
+        package var goodbyeRepeatInterval: TimeInterval
         /// How long after its last beacon a silent peer is dropped.
-        public var peerSilenceTimeout: TimeInterval
+        package var peerSilenceTimeout: TimeInterval
         /// How long after its last save an advertisement is current / still valid (nil: no limit;
         /// the peer's silence timeout alone decides).
-        public var advertisementCurrentLifetime: TimeInterval?
-        public var advertisementValidLifetime: TimeInterval?
+        package var advertisementCurrentLifetime: TimeInterval?
+        package var advertisementValidLifetime: TimeInterval?
 
-        public init(minimumGap: TimeInterval, maximumPerWindow: Int?, window: TimeInterval, refreshInterval: TimeInterval,
+        package init(minimumGap: TimeInterval, maximumPerWindow: Int?, window: TimeInterval, refreshInterval: TimeInterval,
                     goodbyeDuration: TimeInterval, goodbyeRepeatInterval: TimeInterval, peerSilenceTimeout: TimeInterval,
                     advertisementCurrentLifetime: TimeInterval? = nil, advertisementValidLifetime: TimeInterval? = nil) {
             self.minimumGap = minimumGap
@@ -52,18 +52,18 @@ public struct BeaconSchedule: Sendable {
             self.advertisementValidLifetime = advertisementValidLifetime
         }
 
-        public static let instant = Parameters(
+        package static let instant = Parameters(
             minimumGap: 0, maximumPerWindow: nil, window: 10, refreshInterval: 1, goodbyeDuration: 0,
             goodbyeRepeatInterval: 1, peerSilenceTimeout: 4)
 
         /// Worst gap between two beacons: 5 sent within 2 s, the next allowed 10 s after the
         /// first (8 s); 12 s of silence tolerates that plus one lost 3-s refresh.
-        public static let apple = Parameters(
+        package static let apple = Parameters(
             minimumGap: 0.5, maximumPerWindow: 5, window: 10, refreshInterval: 3, goodbyeDuration: 2,
             goodbyeRepeatInterval: 1, peerSilenceTimeout: 12, advertisementCurrentLifetime: 248,
             advertisementValidLifetime: 256)
 
-        public static func profile(_ profile: TimingProfile) -> Parameters {
+        package static func profile(_ profile: TimingProfile) -> Parameters {
             switch profile {
             case .instant: instant
             case .apple: apple
@@ -71,12 +71,12 @@ public struct BeaconSchedule: Sendable {
         }
     }
 
-    public let parameters: Parameters
+    package let parameters: Parameters
     /// The state the device is in (nil before the first ``change(to:at:)``).
-    public private(set) var current: Beacon.Message?
+    package private(set) var current: Beacon.Message?
     /// The message of the last beacon handed out by ``due(at:)``.
-    public private(set) var lastSent: Beacon.Message?
-    public private(set) var lastSentAt: Date?
+    package private(set) var lastSent: Beacon.Message?
+    package private(set) var lastSentAt: Date?
     private var pending = false
     private var changedAt = Date.distantPast
     private var goodbyeEndsAt: Date?
@@ -84,20 +84,20 @@ public struct BeaconSchedule: Sendable {
     /// Send times, newest last, at most `maximumPerWindow` of them.
     private var recentSends: [Date] = []
 
-    public init(profile: TimingProfile) {
+    package init(profile: TimingProfile) {
         self.init(parameters: .profile(profile))
     }
 
-    public init(parameters: Parameters) {
+    package init(parameters: Parameters) {
         self.parameters = parameters
     }
 
-    public var peerSilenceTimeout: TimeInterval { parameters.peerSilenceTimeout }
-    public var refreshInterval: TimeInterval { parameters.refreshInterval }
+    package var peerSilenceTimeout: TimeInterval { parameters.peerSilenceTimeout }
+    package var refreshInterval: TimeInterval { parameters.refreshInterval }
 
     /// The device's state changed. A goodbye is only said if peers may have seen an
     /// advertisement; otherwise it is plain presence. After `leaving`, a new change starts over.
-    public mutating func change(to message: Beacon.Message, at now: Date) {
+    package mutating func change(to message: Beacon.Message, at now: Date) {
         var message = message
         if case .goodbye = message {
             if case .goodbye = current { return }
@@ -143,7 +143,7 @@ public struct BeaconSchedule: Sendable {
     }
 
     /// What to send now, if anything. Call at or after ``nextWake``, and again until it returns nil.
-    public mutating func due(at now: Date) -> Beacon.Message? {
+    package mutating func due(at now: Date) -> Beacon.Message? {
         advance(to: now)
         guard !finished, let current else { return nil }
         if case .leaving = current {
@@ -162,7 +162,7 @@ public struct BeaconSchedule: Sendable {
     }
 
     /// When ``due(at:)`` next has something to say (nil: nothing until the next change).
-    public var nextWake: Date? {
+    package var nextWake: Date? {
         guard !finished, let current else { return nil }
         if case .leaving = current { return changedAt }
         var wake = nextSendTime ?? .distantFuture

@@ -5,7 +5,7 @@ import HandoffCore
 /// Seals and opens beacons with a key derived (HKDF-SHA256, with a versioned info string) from the
 /// account's 32-byte beacon key. AES-256-GCM, a fresh random 96-bit nonce per beacon, a 128-bit
 /// tag; the only clear bytes are the version and the nonce. Layout: `docs/wire.md`, "Beacons".
-public struct BeaconSealer: Sendable {
+package struct BeaconSealer: Sendable {
     /// The derived AEAD key's bytes (`SymmetricKey` is not `Sendable` in swift-crypto 3); the
     /// account key itself is never used directly.
     private let keyBytes: [UInt8]
@@ -28,27 +28,27 @@ public struct BeaconSealer: Sendable {
     /// The shortest datagram that can hold a beacon (no advertisement, empty name, no padding).
     static let minimumLength = overhead + fixedPlaintextLength + 1
 
-    public init(accountKey: SymmetricKey) {
+    package init(accountKey: SymmetricKey) {
         let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: accountKey, salt: Self.salt, info: Self.info,
                                          outputByteCount: 32)
         keyBytes = key.withUnsafeBytes { Array($0) }
     }
 
     /// Seals `beacon` into exactly ``Beacon/maximumLength`` bytes, with a fresh random nonce.
-    public func seal(_ beacon: Beacon) -> [UInt8] {
+    package func seal(_ beacon: Beacon) -> [UInt8] {
         seal(plaintext: Self.encode(beacon))
     }
 
     /// Opens a datagram, reconstructing an advertisement's `savedAt` and `expiresAt` relative to
     /// the beacon's `sentAt` (the sender's clock).
-    public func open(_ bytes: [UInt8]) throws(BeaconError) -> Beacon {
+    package func open(_ bytes: [UInt8]) throws(BeaconError) -> Beacon {
         try Self.decode(try openPlaintext(bytes), receivedAt: nil)
     }
 
     /// Opens a datagram, reconstructing an advertisement's `savedAt` and `expiresAt` relative to
     /// `receivedAt` (the receiver's clock), so a skewed sender clock does not shift them.
     /// `sentAt` stays as sent (the ``ReplayGuard`` judges it).
-    public func open(_ bytes: [UInt8], receivedAt: Date) throws(BeaconError) -> Beacon {
+    package func open(_ bytes: [UInt8], receivedAt: Date) throws(BeaconError) -> Beacon {
         try Self.decode(try openPlaintext(bytes), receivedAt: receivedAt)
     }
 
@@ -180,7 +180,7 @@ public struct BeaconSealer: Sendable {
     /// (`docs/wire.md`, "Beacons").
     ///
     /// - Throws: ``BeaconError`` when the datagram is not a beacon of this account.
-    public func inspect(_ datagram: [UInt8]) throws(BeaconError) -> BeaconBytes {
+    package func inspect(_ datagram: [UInt8]) throws(BeaconError) -> BeaconBytes {
         let plaintext = try openPlaintext(datagram)
         let beacon = try Self.decode(plaintext, receivedAt: nil)
         var fields: [ByteField]? = []

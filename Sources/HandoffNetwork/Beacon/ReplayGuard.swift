@@ -12,8 +12,8 @@ import Synchronization
 ///
 /// Only beacons that authenticated are checked, so only the account's own devices can move the
 /// per-device state; a malicious device of the account is outside this threat model.
-public struct ReplayGuard: Sendable {
-    public enum Verdict: Sendable, Hashable {
+package struct ReplayGuard: Sendable {
+    package enum Verdict: Sendable, Hashable {
         case accepted
         /// Not newer than the last beacon accepted from that device (same or older boot and counter).
         case replayed
@@ -29,18 +29,18 @@ public struct ReplayGuard: Sendable {
         var lastAccepted: Date
     }
 
-    public let maximumClockSkew: TimeInterval
+    package let maximumClockSkew: TimeInterval
     /// Most devices remembered; beyond it the longest-silent one is forgotten.
-    public let capacity: Int
+    package let capacity: Int
     private var records: [DeviceID: Record] = [:]
 
-    public init(maximumClockSkew: TimeInterval = 30, capacity: Int = 4096) {
+    package init(maximumClockSkew: TimeInterval = 30, capacity: Int = 4096) {
         self.maximumClockSkew = maximumClockSkew
         self.capacity = max(1, capacity)
     }
 
     /// Judges `beacon` and, if it is accepted, remembers it as the newest from its device.
-    public mutating func check(_ beacon: Beacon, receivedAt now: Date) -> Verdict {
+    package mutating func check(_ beacon: Beacon, receivedAt now: Date) -> Verdict {
         let skew = beacon.sentAt.timeIntervalSince(now)
         if skew < -maximumClockSkew { return .stale }
         if skew > maximumClockSkew { return .fromTheFuture }
@@ -60,13 +60,13 @@ public struct ReplayGuard: Sendable {
 
     /// Whether `beacon` is the very beacon last accepted from its device (same boot and counter):
     /// the second copy of a beacon that arrived by two paths (loopback broadcast and multicast).
-    public func isDuplicateOfLastAccepted(_ beacon: Beacon) -> Bool {
+    package func isDuplicateOfLastAccepted(_ beacon: Beacon) -> Bool {
         guard let record = records[beacon.device.id] else { return false }
         return record.bootIdentifier == beacon.bootIdentifier && record.counter == beacon.counter
     }
 
     /// How many devices are remembered.
-    public var count: Int { records.count }
+    package var count: Int { records.count }
 }
 
 /// One ``ReplayGuard`` for the two sockets a device receives beacons on (the shared discovery

@@ -13,9 +13,9 @@ import Synchronization
 /// threads (NIO's, stdin readers, stream tasks) hand work over with ``perform(_:)``. The queue
 /// sleeps until something happens or the next deadline (a coalesced save, a timeout, a beacon
 /// refresh, a peer falling silent): there is no polling.
-public final class DeviceHost: @unchecked Sendable {
-    public let identity: DeviceIdentity
-    public let options: NetworkOptions
+package final class DeviceHost: @unchecked Sendable {
+    package let identity: DeviceIdentity
+    package let options: NetworkOptions
     let queue: DispatchQueue
     /// Confined to `queue`.
     let device: Device
@@ -48,14 +48,14 @@ public final class DeviceHost: @unchecked Sendable {
     package var lifecycleSharing: LifecycleSharing?
     /// Called on the queue with lifecycle events a peer of the account shared (set it before
     /// ``start()``): the events, and how many the peer left out over its rate limit.
-    public var onSharedLifecycle: ((_ peer: PeerInfo, _ entries: [LifecycleEntry], _ dropped: Int) -> Void)?
+    package var onSharedLifecycle: ((_ peer: PeerInfo, _ entries: [LifecycleEntry], _ dropped: Int) -> Void)?
     private var stopped = false
     /// Called on the queue after every piece of work (set it before ``start()``): the terminal
     /// device uses it to wake its run loop and redraw.
-    public var onWork: (@Sendable () -> Void)?
+    package var onWork: (@Sendable () -> Void)?
 
     /// Creates the host; the device is configured for the timing profile. Call ``start()`` next.
-    public convenience init(identity: DeviceIdentity, account: Account, store: AccountStore,
+    package convenience init(identity: DeviceIdentity, account: Account, store: AccountStore,
                             options: NetworkOptions = NetworkOptions(),
                             configuration: DeviceConfiguration = DeviceConfiguration()) throws {
         try self.init(identity: identity, account: account, store: store, options: options, configuration: configuration,
@@ -92,7 +92,7 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     /// Binds the session server and the discovery channel and starts announcing this device.
-    public func start() async throws {
+    package func start() async throws {
         let server = try await SessionServer.start(host: self)
         let channel: BeaconChannel
         do {
@@ -125,26 +125,26 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     /// The TCP port this device's sessions listen on.
-    public var sessionPort: Int { server?.port ?? 0 }
+    package var sessionPort: Int { server?.port ?? 0 }
 
     /// The peers heard from recently, with when each was last heard. Call on the device's queue
     /// (inside ``perform(_:)`` or ``performAndWait(_:)``).
-    public var nearbyPeers: [(info: PeerInfo, lastSeen: Date)] {
+    package var nearbyPeers: [(info: PeerInfo, lastSeen: Date)] {
         directory.peers.values.map { ($0.info, $0.lastSeen) }.sorted { $0.info.name < $1.info.name }
     }
 
     /// Whether ``shutdown()`` has begun. Call on the device's queue.
-    public var isStopped: Bool { stopped }
+    package var isStopped: Bool { stopped }
 
     /// What the discovery channel sent, received and dropped so far (the bench counts a device's
     /// beacons with it). Call on the device's queue.
     package var beaconStatistics: BeaconStatistics { announcer.channel?.statistics ?? BeaconStatistics() }
 
     /// What the discovery channel does (e.g. "loopback broadcast 127.255.255.255:17820").
-    public var discoveryMode: String { announcer.channel?.mode ?? "not started" }
+    package var discoveryMode: String { announcer.channel?.mode ?? "not started" }
 
     /// Runs `work` on the device's queue, then lets due deadlines and beacons happen.
-    public func perform(_ work: @escaping @Sendable (Device) -> Void) {
+    package func perform(_ work: @escaping @Sendable (Device) -> Void) {
         inFlight.add(1, ordering: .acquiringAndReleasing)
         queue.async {
             defer { self.inFlight.subtract(1, ordering: .releasing) }
@@ -174,7 +174,7 @@ public final class DeviceHost: @unchecked Sendable {
     ///
     /// Due deadlines and beacons happen afterwards, as with ``perform(_:)``, but ``onWork`` is not
     /// called: the caller already knows, and a run loop that renders with this must not wake itself.
-    public func performAndWait<T: Sendable>(_ work: @Sendable (Device) -> T) -> T {
+    package func performAndWait<T: Sendable>(_ work: @Sendable (Device) -> T) -> T {
         inFlight.add(1, ordering: .acquiringAndReleasing)
         defer { inFlight.subtract(1, ordering: .releasing) }
         return queue.sync {
@@ -185,7 +185,7 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     /// Says goodbye to peers and closes every channel.
-    public func shutdown() async {
+    package func shutdown() async {
         let (channel, sharing): (BeaconChannel?, Confined<LifecycleSharing?>) = await withCheckedContinuation { continuation in
             queue.async {
                 self.stopped = true

@@ -8,8 +8,8 @@ import Glibc
 ///
 /// The claim is an `flock` on a file under the account's run directory: it is released when the
 /// process exits, however it exits.
-public final class DeviceNameClaim: Sendable {
-    public let name: String
+package final class DeviceNameClaim: Sendable {
+    package let name: String
     private let descriptor: Int32
 
     private init(name: String, descriptor: Int32) {
@@ -20,7 +20,7 @@ public final class DeviceNameClaim: Sendable {
     deinit { close(descriptor) }
 
     /// Claims `name`, or returns nil when another running process holds it.
-    public static func claim(_ name: String, in directory: URL) -> DeviceNameClaim? {
+    package static func claim(_ name: String, in directory: URL) -> DeviceNameClaim? {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
         let safe = String(name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? Character($0) : "_" })
@@ -35,7 +35,7 @@ public final class DeviceNameClaim: Sendable {
     }
 
     /// Claims the first free name among "`base` 1", "`base` 2", ...
-    public static func claimFirstFree(base: String, in directory: URL, limit: Int = 64) -> DeviceNameClaim? {
+    package static func claimFirstFree(base: String, in directory: URL, limit: Int = 64) -> DeviceNameClaim? {
         for index in 1...limit {
             if let claim = claim("\(base) \(index)", in: directory) { return claim }
         }

@@ -1,44 +1,44 @@
 import Foundation
 
 /// How a device joins the network.
-public struct NetworkOptions: Sendable {
+package struct NetworkOptions: Sendable {
     /// The shared UDP discovery port (every device on the machine uses the same one).
-    public var discoveryPort: Int
+    package var discoveryPort: Int
     /// Also discover devices on other hosts of the LAN (multicast or subnet broadcast), and
     /// accept sessions on every interface instead of loopback only.
-    public var lan: Bool
-    public var timing: TimingProfile
+    package var lan: Bool
+    package var timing: TimingProfile
     /// How long to wait for a TCP connection, and separately for its TLS handshake (then 4609).
     /// On both ends the connection is closed when the handshake has not finished in time.
-    public var connectTimeout: TimeInterval
+    package var connectTimeout: TimeInterval
     /// The largest session frame accepted (bounds payloads and stream chunks on the wire).
-    public var maximumFrameLength: Int
+    package var maximumFrameLength: Int
     /// The bytes of incomplete frames one device holds across all its connections.
-    public var sessionReadBudget: Int
+    package var sessionReadBudget: Int
     /// Accepted connections still in their TLS handshake: at most this many in all…
-    public var maximumPendingHandshakes: Int
+    package var maximumPendingHandshakes: Int
     /// …and at most this many from one source address (the oldest is closed to make room).
-    public var maximumPendingHandshakesPerAddress: Int
+    package var maximumPendingHandshakesPerAddress: Int
     /// Sessions accepted from peers and established (handshake done, peer verified): at most
     /// this many in all (fewer when the process may hold few descriptors)…
-    public var maximumSessions: Int
+    package var maximumSessions: Int
     /// …and at most this many from one peer; over either cap, the least recently active is
     /// closed to make room (a peer reconnects when it next needs one).
-    public var maximumSessionsPerPeer: Int
+    package var maximumSessionsPerPeer: Int
     /// A pooled request session with no frame either way for this long is closed by the
     /// continuing device; the origin closes one idle for twice as long.
-    public var idleSessionTimeout: TimeInterval
+    package var idleSessionTimeout: TimeInterval
     /// Share this device's lifecycle events with the peers of its account over the sessions
     /// (`handoff device --share-lifecycle`), within ``lifecycleSharingPolicy``.
-    public var shareLifecycle = false
-    public var lifecycleSharingPolicy = LifecycleSharingPolicy()
+    package var shareLifecycle = false
+    package var lifecycleSharingPolicy = LifecycleSharingPolicy()
 
     /// The discovery port devices share unless told otherwise: below Linux's ephemeral range
     /// (32768–60999), from which every socket bound to port 0 takes its port, so no such socket
     /// can hold it when a device starts.
-    public static let defaultDiscoveryPort = 17_820
+    package static let defaultDiscoveryPort = 17_820
 
-    public init(discoveryPort: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, timing: TimingProfile = .instant,
+    package init(discoveryPort: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, timing: TimingProfile = .instant,
                 connectTimeout: TimeInterval = 2, maximumFrameLength: Int = 8 << 20,
                 sessionReadBudget: Int = 64 << 20, maximumPendingHandshakes: Int = 64,
                 maximumPendingHandshakesPerAddress: Int = 32, maximumSessions: Int = 128, maximumSessionsPerPeer: Int = 16,
@@ -62,14 +62,14 @@ public struct NetworkOptions: Sendable {
 
 /// The discovery port is held by a program that does not share it (devices share theirs with
 /// `SO_REUSEADDR` and `SO_REUSEPORT`; a socket bound without them keeps everyone else out).
-public struct DiscoveryPortInUse: Error, Equatable, CustomStringConvertible {
-    public let port: Int
+package struct DiscoveryPortInUse: Error, Equatable, CustomStringConvertible {
+    package let port: Int
 
-    public init(port: Int) {
+    package init(port: Int) {
         self.port = port
     }
 
-    public var description: String {
+    package var description: String {
         "the UDP discovery port \(port) is in use by another program, which does not share it"
     }
 }

@@ -8,30 +8,30 @@ import NIOCore
 ///
 /// Decoding treats the body as hostile: counts, key and value lengths and the whole body are
 /// bounded, keys are unique, and every entry names its time, device and kind.
-public struct LifecycleShare: Sendable, Hashable {
+package struct LifecycleShare: Sendable, Hashable {
     /// The events, oldest first.
-    public var entries: [LifecycleEntry]
+    package var entries: [LifecycleEntry]
     /// Events the sender left out since its last frame (over its rate limit).
-    public var dropped: UInt32
+    package var dropped: UInt32
 
-    public init(entries: [LifecycleEntry], dropped: UInt32 = 0) {
+    package init(entries: [LifecycleEntry], dropped: UInt32 = 0) {
         self.entries = entries
         self.dropped = dropped
     }
 
     /// The most entries in one frame.
-    public static let maximumEntries = 64
+    package static let maximumEntries = 64
     /// The most fields in one entry.
-    public static let maximumFields = 48
+    package static let maximumFields = 48
     /// The longest key, in bytes.
-    public static let maximumKeyBytes = 64
+    package static let maximumKeyBytes = 64
     /// The longest string value, in bytes.
-    public static let maximumStringBytes = 4096
+    package static let maximumStringBytes = 4096
     /// The largest encoded userInfo of one entry; a larger one is left out when sharing
     /// (`userInfoOmitted` says its size).
-    public static let maximumUserInfoBytes = 16 * 1024
+    package static let maximumUserInfoBytes = 16 * 1024
     /// The largest frame body.
-    public static let maximumBodyBytes = 256 * 1024
+    package static let maximumBodyBytes = 256 * 1024
 
     enum Tag: UInt8 {
         case string = 1, integer, double, bool, userInfo
@@ -179,12 +179,12 @@ public struct LifecycleShare: Sendable, Hashable {
 /// ``LifecycleShare/maximumUserInfoBytes``, sent ``batchDelay`` after the first event of a batch
 /// (a continuation's events travel together, after its critical path rather than during it); a
 /// peer heard from for the first time gets the last ``backlog`` events first.
-public struct LifecycleSharingPolicy: Sendable, Hashable {
-    public var eventsPerSecond: Int
-    public var backlog: Int
-    public var batchDelay: TimeInterval
+package struct LifecycleSharingPolicy: Sendable, Hashable {
+    package var eventsPerSecond: Int
+    package var backlog: Int
+    package var batchDelay: TimeInterval
 
-    public init(eventsPerSecond: Int = 100, backlog: Int = 64, batchDelay: TimeInterval = 0.05) {
+    package init(eventsPerSecond: Int = 100, backlog: Int = 64, batchDelay: TimeInterval = 0.05) {
         self.eventsPerSecond = max(1, eventsPerSecond)
         self.backlog = max(0, backlog)
         self.batchDelay = max(0, batchDelay)

@@ -10,14 +10,14 @@ import Glibc
 #endif
 
 /// Why a session could not be set up or went away.
-public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut(String)
     case closed
     case untrustedPeer(String)
     case wrongPeer(expected: DeviceID, actual: DeviceID)
     case protocolViolation(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .timedOut(let what): "timed out: \(what)"
         case .closed: "the connection closed"

@@ -7,7 +7,7 @@ import NIOCore
 /// On the wire (see docs/wire.md, "Sessions"): a 4-byte big-endian length of what follows, then a
 /// version byte, a type byte and the body. Decoding treats its input as hostile: the length is
 /// bounded, every body is checked for size, and anything malformed is a typed error.
-public enum SessionFrame: Sendable, Hashable {
+package enum SessionFrame: Sendable, Hashable {
     /// Who this side is (the device ID itself is proven by the TLS certificate, not by this frame).
     case hello(name: String, kind: PeerInfo.Kind)
     /// `continuation` is minted by the continuing device; the origin stamps its events with it.
@@ -32,9 +32,9 @@ public enum SessionFrame: Sendable, Hashable {
 }
 
 /// A session frame that could not be decoded.
-public struct SessionFrameError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var message: String
-    public var description: String { "bad session frame: \(message)" }
+package struct SessionFrameError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var message: String
+    package var description: String { "bad session frame: \(message)" }
     init(_ message: String) { self.message = message }
 }
 
@@ -54,15 +54,15 @@ extension SessionFrameError {
 }
 
 /// Decodes length-prefixed session frames, refusing frames longer than `maximumFrameLength`.
-public struct SessionFrameDecoder: ByteToMessageDecoder {
-    public typealias InboundOut = SessionFrame
-    public let maximumFrameLength: Int
+package struct SessionFrameDecoder: ByteToMessageDecoder {
+    package typealias InboundOut = SessionFrame
+    package let maximumFrameLength: Int
 
-    public init(maximumFrameLength: Int = 8 << 20) {
+    package init(maximumFrameLength: Int = 8 << 20) {
         self.maximumFrameLength = maximumFrameLength
     }
 
-    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
         guard length >= 2 else { throw SessionFrameError("frame of \(length) bytes is shorter than its header") }
         guard Int(length) <= maximumFrameLength else {
@@ -75,13 +75,13 @@ public struct SessionFrameDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    package mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         return .needMoreData
     }
 
     /// Decodes one frame body (version, type and the rest).
-    public static func decodeBody(_ body: inout ByteBuffer) throws -> SessionFrame {
+    package static func decodeBody(_ body: inout ByteBuffer) throws -> SessionFrame {
         guard let version = body.readInteger(as: UInt8.self), let rawKind = body.readInteger(as: UInt8.self) else {
             throw SessionFrameError("missing version or type")
         }
@@ -172,12 +172,12 @@ extension SessionFrameDecoder {
 }
 
 /// Encodes session frames with their length prefix.
-public struct SessionFrameEncoder: MessageToByteEncoder {
-    public typealias OutboundIn = SessionFrame
+package struct SessionFrameEncoder: MessageToByteEncoder {
+    package typealias OutboundIn = SessionFrame
 
-    public init() {}
+    package init() {}
 
-    public func encode(data frame: SessionFrame, out: inout ByteBuffer) throws {
+    package func encode(data frame: SessionFrame, out: inout ByteBuffer) throws {
         let start = out.writerIndex
         out.writeInteger(UInt32(0))
         out.writeInteger(HandoffNetwork.protocolVersion)
