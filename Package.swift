@@ -10,6 +10,7 @@ let package = Package(
         // For the fuzzing package (Fuzz/), which depends on this one by path.
         .library(name: "HandoffNetwork", targets: ["HandoffNetwork"]),
         .library(name: "HandoffHeadless", targets: ["HandoffHeadless"]),
+        .library(name: "HandoffRecordings", targets: ["HandoffRecordings"]),
         .library(name: "HandoffManifest", targets: ["HandoffManifest"]),
         .library(name: "ReaderApp", targets: ["ReaderApp"]),
         .library(name: "BrowserApp", targets: ["BrowserApp"]),
@@ -79,6 +80,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The JSON-lines device (`handoff device --headless`): commands in, lifecycle events out,
+        // scripted apps and continuation streams; UserInfoJSON, the userInfo's JSON form.
         .target(
             name: "HandoffHeadless",
             dependencies: [
@@ -86,11 +89,21 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Child processes: posix_spawn with nothing inherited, pipes drained on threads of their
+        // own, a headless device as a child (HeadlessProcess), private tmux servers (TmuxSession),
+        // private discovery ports. Used by scenarios, the soak, the UI bench and the tests.
+        .target(name: "HandoffProcesses", dependencies: ["HandoffCore"]),
+        // Scripted scenarios (`handoff scenario`) and the soak (`handoff soak`), run with headless
+        // device processes.
+        .target(name: "HandoffScenarios", dependencies: ["HandoffCore", "HandoffProcesses"]),
+        // Lifecycle recordings (`--record`, written with the headless device's event fields) and
+        // the timeline drawn from them (`handoff timeline`: text, SVG, replay).
+        .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless"]),
         .target(name: "TerminalCells"),
         .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
         .target(name: "CursesTerminal", dependencies: ["CNcursesw", "TerminalCells"]),
-        .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffTestSupport", "HandoffHeadless"]),
+        .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffProcesses"]),
         .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
         .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
         .target(name: "ReaderApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
@@ -103,7 +116,7 @@ let package = Package(
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
         .target(
             name: "HandoffTestSupport",
-            dependencies: ["HandoffCore", "HandoffHeadless"]
+            dependencies: ["HandoffCore", "HandoffProcesses"]
         ),
         .executableTarget(
             name: "handoff",
@@ -113,6 +126,9 @@ let package = Package(
                 "HandoffNetwork",
                 "HandoffBench",
                 "HandoffHeadless",
+                "HandoffProcesses",
+                "HandoffScenarios",
+                "HandoffRecordings",
                 "TerminalCells",
                 "CursesTerminal",
                 "DeviceAppKit",
@@ -136,16 +152,20 @@ let package = Package(
         ),
         .testTarget(
             name: "HandoffCLITests",
-            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffTestSupport", "TestThreads"]
+            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffProcesses", "HandoffRecordings", "HandoffTestSupport", "TestThreads"]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",
-            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffTestSupport", "TestThreads"]
+            dependencies: [
+                "HandoffCore", "HandoffHeadless", "HandoffProcesses", "HandoffScenarios", "HandoffRecordings",
+                "HandoffTestSupport", "TestThreads",
+            ]
         ),
         .testTarget(
             name: "HandoffNetworkTests",
             dependencies: [
-                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffHeadless", "TestThreads",
+                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffProcesses", "HandoffScenarios",
+                "TestThreads",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -165,7 +185,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CursesTerminalTests",
-            dependencies: ["CursesTerminal", "TerminalCells", "HandoffTestSupport", "terminal-probe", "TestThreads"]
+            dependencies: ["CursesTerminal", "TerminalCells", "HandoffProcesses", "HandoffTestSupport", "terminal-probe", "TestThreads"]
         ),
         .testTarget(
             name: "DeviceUITests",

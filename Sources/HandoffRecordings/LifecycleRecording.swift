@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffHeadless
 
 /// A device's typed lifecycle written as JSON lines (`handoff device --record FILE`), for
 /// `handoff timeline` to replay.

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffProcesses
 
 /// A scripted continuation flow for headless devices: which devices take part, and the steps —
 /// commands sent to a device, events expected from one (within a deadline), and narration.

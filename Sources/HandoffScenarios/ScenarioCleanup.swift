@@ -1,4 +1,5 @@
 import Foundation
+import HandoffProcesses
 import Synchronization
 
 /// What scenario runs leave behind while they run: their temporary accounts folders (which hold

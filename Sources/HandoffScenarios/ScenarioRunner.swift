@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffProcesses
 
 /// Plays a ``Scenario`` with real headless device processes in a private neighbourhood (a
 /// temporary accounts folder, a fresh account and a random discovery port, so that no other

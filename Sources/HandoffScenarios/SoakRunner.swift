@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffProcesses
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -22,5 +22,3 @@ public enum HandoffExecutable {
         return nil
     }()
 }
-
-@_exported import class HandoffHeadless.HeadlessProcess

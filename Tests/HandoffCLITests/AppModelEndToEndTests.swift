@@ -2,10 +2,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffProcesses
 import HandoffTestSupport
 import Testing
 import TestThreads
-import HandoffHeadless
 
 /// Real terminal devices (`handoff device` in private tmux servers) and the app models: a phone's
 /// Reader with scenes (the phone's default), quit from the app switcher, continues a laptop's

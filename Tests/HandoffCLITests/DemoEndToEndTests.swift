@@ -2,10 +2,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffProcesses
 import HandoffTestSupport
 import Testing
 import TestThreads
-import HandoffHeadless
 
 /// `handoff demo` as a new user runs it: inside tmux, at the sizes people have, its panes, its
 /// stories, and what a pane does when its device quits.

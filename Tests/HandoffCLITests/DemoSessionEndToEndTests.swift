@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandoffHeadless
+import HandoffProcesses
 import HandoffTestSupport
 import Testing
 import TestThreads

@@ -2,10 +2,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffProcesses
 import HandoffTestSupport
 import Testing
 import TestThreads
-import HandoffHeadless
 
 /// Whether `screen` shows the whole home screen of the device `name`: its title, the app, and
 /// the key hints on its last row.

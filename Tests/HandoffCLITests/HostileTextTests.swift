@@ -1,9 +1,10 @@
 import Foundation
 import HandoffCore
-import HandoffHeadless
+import HandoffProcesses
+import HandoffRecordings
 import HandoffTestSupport
-import Testing
 import TestThreads
+import Testing
 
 /// Text that came from elsewhere (a recording someone handed over, a peer's name) reaches the
 /// terminal only through the sanitizer: an escape sequence in it is shown, never obeyed.

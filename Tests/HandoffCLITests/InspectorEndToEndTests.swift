@@ -1,8 +1,8 @@
 import Foundation
+import HandoffProcesses
 import HandoffTestSupport
-import Testing
 import TestThreads
-import HandoffHeadless
+import Testing
 
 /// The inspector (F10) on two real terminal devices after a continuation: each side shows what
 /// it knows, read off the screens.

@@ -1,9 +1,9 @@
 import Foundation
 import HandoffCore
-import HandoffHeadless
+import HandoffProcesses
 import HandoffTestSupport
-import Testing
 import TestThreads
+import Testing
 
 /// End-to-end tests of `handoff manifest lint`: they run the built executable as a process.
 @Suite("handoff manifest lint (end to end)", .ownThread)

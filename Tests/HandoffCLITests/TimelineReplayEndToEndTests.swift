@@ -1,8 +1,8 @@
 import Foundation
-import HandoffHeadless
+import HandoffProcesses
 import HandoffTestSupport
-import Testing
 import TestThreads
+import Testing
 
 /// `handoff timeline` as a user runs it: the interactive replay in a terminal, the plain text,
 /// and bad recordings refused with the file and the line. The recordings are real ones, made by

@@ -2,11 +2,11 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffProcesses
 import HandoffTestSupport
 import Synchronization
 import Testing
 import TestThreads
-import HandoffHeadless
 
 /// Web → native over the real local web: `handoff web serve` on loopback (HTTPS with the local
 /// certificate authority, the hosts map in a private web folder) and two headless devices that

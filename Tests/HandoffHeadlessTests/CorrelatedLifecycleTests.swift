@@ -1,8 +1,8 @@
 import Foundation
-import HandoffHeadless
+import HandoffProcesses
 import HandoffTestSupport
-import Testing
 import TestThreads
+import Testing
 
 /// One continuation between two real headless processes on loopback: the continuing device's
 /// events in Apple's order, one `continuation` on both devices, time never going back, and the

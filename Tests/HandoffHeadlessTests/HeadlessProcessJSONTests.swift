@@ -1,8 +1,8 @@
 import Foundation
 import HandoffCore
-@testable import HandoffHeadless
-import Testing
+@testable import HandoffProcesses
 import TestThreads
+import Testing
 
 /// The process driver parses its child's lines with HandoffCore's one JSON model; its
 /// `[String: Any]` view answers `as?` as JSONSerialization's objects did, and a command given as

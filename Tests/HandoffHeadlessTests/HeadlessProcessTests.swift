@@ -1,8 +1,8 @@
 import Foundation
+import HandoffProcesses
 import Synchronization
-import HandoffHeadless
-import Testing
 import TestThreads
+import Testing
 
 /// The process driver under churn: many children started and ended at once, from several
 /// threads, as the end-to-end suites do in parallel. Their pipes are read by blocking reads on

@@ -3,8 +3,8 @@ import Foundation
 import HandoffCore
 import HandoffHeadless
 import HandoffTestSupport
-import Testing
 import TestThreads
+import Testing
 
 @Suite("Headless continuation streams", .ownThread)
 struct HeadlessStreamTests {

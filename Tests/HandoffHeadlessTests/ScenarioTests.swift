@@ -1,10 +1,11 @@
 import Foundation
 import HandoffCore
-import HandoffHeadless
 @testable import HandoffHeadless
+import HandoffProcesses
+import HandoffScenarios
 import HandoffTestSupport
-import Testing
 import TestThreads
+import Testing
 
 @Suite("Scenario files", .ownThread)
 struct ScenarioTests {

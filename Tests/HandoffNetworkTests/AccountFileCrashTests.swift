@@ -3,10 +3,10 @@ import Foundation
 import Glibc
 #endif
 @testable import HandoffNetwork
+import HandoffProcesses
 import HandoffTestSupport
 import Testing
 import TestThreads
-import HandoffHeadless
 
 /// Account files and device identities are written whole or not at all: `handoff` processes that
 /// write them are killed (SIGKILL) at moments spread over their whole run, and after each the

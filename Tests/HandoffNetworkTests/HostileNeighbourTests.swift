@@ -2,7 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandoffHeadless
+import HandoffProcesses
+import HandoffScenarios
 import HandoffTestSupport
 import Testing
 import TestThreads

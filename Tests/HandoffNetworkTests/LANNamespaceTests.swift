@@ -2,10 +2,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffProcesses
 import HandoffTestSupport
 import Testing
 import TestThreads
-import HandoffHeadless
 
 /// Two "hosts" on one LAN: Linux network namespaces joined by a veth pair, each running a real
 /// `handoff device --headless --lan` (through `ip netns exec`). Nothing but the veth link joins

@@ -2,10 +2,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HandoffProcesses
 import HandoffTestSupport
 import Testing
 import TestThreads
-import HandoffHeadless
 
 /// Real `handoff device --headless` processes on loopback, each test with its own account,
 /// configuration directory and discovery port, so they never see a device someone else runs.

@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 #endif
 import HandoffCore
-import HandoffHeadless
 import HandoffNetwork
 import HandoffTestSupport
 import NIOCore

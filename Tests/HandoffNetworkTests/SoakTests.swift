@@ -1,5 +1,5 @@
 import Foundation
-import HandoffHeadless
+import HandoffScenarios
 import HandoffTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffProcesses
 import HandoffTestSupport
 import Testing
 import TestThreads
