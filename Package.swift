@@ -109,15 +109,7 @@ let package = Package(
         .target(name: "ReaderApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
         .target(name: "MapApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
         .target(name: "BrowserApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
-        // Snapshot comparison for the apps' test targets (test-only: it imports Testing).
-        .target(name: "GridSnapshots", dependencies: ["TerminalCells"]),
-        // A test trait that runs each end-to-end test on a thread of its own (test-only: it imports Testing).
-        .target(name: "TestThreads"),
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
-        .target(
-            name: "HandoffTestSupport",
-            dependencies: ["HandoffCore", "HandoffProcesses"]
-        ),
         .executableTarget(
             name: "handoff",
             dependencies: [
@@ -141,6 +133,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Test-only modules (they import Testing), under Tests/: what the tests share (manual
+        // clock, in-memory neighbourhood, sample manifests, the handoff executable, the
+        // `.ownThread` trait and the `.endToEnd` tag), and the one snapshot comparison.
+        .target(name: "HandoffTestSupport", dependencies: ["HandoffCore"], path: "Tests/HandoffTestSupport"),
+        .target(name: "GridSnapshots", dependencies: ["TerminalCells"], path: "Tests/GridSnapshots"),
         .testTarget(
             name: "HandoffCoreTests",
             dependencies: ["HandoffCore", "HandoffTestSupport"]
@@ -150,22 +147,31 @@ let package = Package(
             dependencies: ["HandoffManifest", "HandoffCore", "HandoffTestSupport"],
             resources: [.copy("Fixtures")]
         ),
+        // The end-to-end tier: every suite that spawns a process or a tmux server (the handoff
+        // executable, the terminal probe, a shell). `swift test --skip HandoffEndToEndTests` runs
+        // the rest (README, "Test").
         .testTarget(
-            name: "HandoffCLITests",
-            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffProcesses", "HandoffRecordings", "HandoffTestSupport", "TestThreads"]
+            name: "HandoffEndToEndTests",
+            dependencies: [
+                "HandoffCore", "HandoffNetwork", "HandoffProcesses", "HandoffRecordings", "HandoffScenarios", "HandoffTestSupport",
+                "TerminalCells", "terminal-probe",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",
             dependencies: [
                 "HandoffCore", "HandoffHeadless", "HandoffProcesses", "HandoffScenarios", "HandoffRecordings",
-                "HandoffTestSupport", "TestThreads",
+                "HandoffTestSupport",
             ]
         ),
         .testTarget(
             name: "HandoffNetworkTests",
             dependencies: [
-                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffProcesses", "HandoffScenarios",
-                "TestThreads",
+                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffProcesses",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -185,7 +191,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CursesTerminalTests",
-            dependencies: ["CursesTerminal", "TerminalCells", "HandoffProcesses", "HandoffTestSupport", "terminal-probe", "TestThreads"]
+            dependencies: ["CursesTerminal", "TerminalCells", "HandoffTestSupport"]
         ),
         .testTarget(
             name: "DeviceUITests",

@@ -6,12 +6,11 @@ import Glibc
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// Account files and device identities are written whole or not at all: `handoff` processes that
 /// write them are killed (SIGKILL) at moments spread over their whole run, and after each the
 /// account and every device identity still read back, with user-only permissions.
-@Suite("Account files survive a kill mid-write", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("Account files survive a kill mid-write", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct AccountFileCrashTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-crash-\(UUID().uuidString)")
 

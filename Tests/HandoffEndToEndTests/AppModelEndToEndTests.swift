@@ -5,12 +5,11 @@ import Glibc
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// Real terminal devices (`handoff device` in private tmux servers) and the app models: a phone's
 /// Reader with scenes (the phone's default), quit from the app switcher, continues a laptop's
 /// document on a cold launch.
-@Suite("App models end to end", .ownThread, .serialized,
+@Suite("App models end to end", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct AppModelEndToEndTests {
     /// A private neighbourhood: one folder (accounts, logs), one account, one port.

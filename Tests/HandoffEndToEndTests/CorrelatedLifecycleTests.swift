@@ -1,13 +1,12 @@
 import Foundation
 import HandoffProcesses
 import HandoffTestSupport
-import TestThreads
 import Testing
 
 /// One continuation between two real headless processes on loopback: the continuing device's
 /// events in Apple's order, one `continuation` on both devices, time never going back, and the
 /// userInfo where state moves.
-@Suite("One continuation, correlated across two processes", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("One continuation, correlated across two processes", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct CorrelatedLifecycleTests {
     @Test func bothDevicesTellOneContinuationInAppleOrder() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-corr-\(UUID().uuidString)")

@@ -5,11 +5,10 @@ import Glibc
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// `handoff demo` as a new user runs it: inside tmux, at the sizes people have, its panes, its
 /// stories, and what a pane does when its device quits.
-@Suite("The demo end to end", .ownThread, .serialized,
+@Suite("The demo end to end", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct DemoEndToEndTests {
     /// A private account, configuration folder, state folder and discovery port.

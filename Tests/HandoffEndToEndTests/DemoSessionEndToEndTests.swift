@@ -5,13 +5,12 @@ import Glibc
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// `handoff demo` started from a plain terminal (not inside tmux), as the README's first command
 /// is: the tmux it starts, its signals, a resize, `--stop`, and a second demo replacing the
 /// first. The plain terminal is a pane of a private tmux server with `TMUX` unset; the demo's
 /// own tmux server lives in a private `TMUX_TMPDIR`, so nothing reaches the user's tmux.
-@Suite("The demo from a plain terminal", .ownThread, .serialized,
+@Suite("The demo from a plain terminal", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct DemoSessionEndToEndTests {
     /// A private account, configuration and state folders, discovery port and demo tmux server.

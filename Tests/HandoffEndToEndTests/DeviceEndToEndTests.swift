@@ -5,7 +5,6 @@ import Glibc
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// Whether `screen` shows the whole home screen of the device `name`: its title, the app, and
 /// the key hints on its last row.
@@ -46,7 +45,7 @@ private let crashReportTraces = ["crashed", "Crashed", "Backtrac", "Press space"
 /// Two real terminal devices (`handoff device`), each in its own private tmux server, in a
 /// private account, configuration folder and discovery port: the reading hand-off a person
 /// does in two terminals, driven by keys and checked on the screens.
-@Suite("Terminal devices end to end", .ownThread, .serialized,
+@Suite("Terminal devices end to end", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct DeviceEndToEndTests {
     /// A private neighbourhood: one folder (accounts, logs), one account, one port.
@@ -450,7 +449,7 @@ struct DeviceEndToEndTests {
 }
 
 /// The shipped scenarios, replayed by `handoff scenario` with real headless processes.
-@Suite("Scenarios end to end", .ownThread, .enabled(if: HandoffExecutable.url != nil))
+@Suite("Scenarios end to end", .tags(.endToEnd), .ownThread, .enabled(if: HandoffExecutable.url != nil))
 struct ScenarioEndToEndTests {
     @Test func everyShippedScenarioPasses() throws {
         let executable = try #require(HandoffExecutable.url)

@@ -1,7 +1,8 @@
 import Foundation
+import HandoffCore
 import HandoffProcesses
+import HandoffTestSupport
 import Synchronization
-import TestThreads
 import Testing
 
 /// The process driver under churn: many children started and ended at once, from several
@@ -9,7 +10,7 @@ import Testing
 /// threads of their own (`drainOnOwnThread`); with `FileHandle.readabilityHandler` this churn
 /// arms and cancels libdispatch read sources concurrently, which can crash the whole process in
 /// `_dispatch_event_loop_drain` (swift-corelibs-libdispatch#949).
-@Suite("The headless process driver", .ownThread)
+@Suite("The headless process driver", .tags(.endToEnd), .ownThread)
 struct HeadlessProcessTests {
     static let shell = URL(fileURLWithPath: "/bin/sh")
 
@@ -68,5 +69,25 @@ struct HeadlessProcessTests {
         private let list = Mutex<[String]>([])
         func add(_ failure: String) { list.withLock { $0.append(failure) } }
         var all: [String] { list.withLock { $0 } }
+    }
+}
+
+/// The driver's JSON through a real child (`HeadlessProcessJSONTests`, a unit suite, checks the
+/// parsing of the same line without a process).
+@Suite("The headless process driver's JSON, through a child", .tags(.endToEnd))
+struct HeadlessProcessJSONEndToEndTests {
+    static let line = #"{"event":"x","int":7,"zero":0,"one":1,"double":2.0,"half":0.5,"yes":true,"no":false,"none":null,"# +
+        #""text":"é\n","list":[1,"a",false],"object":{"inner":[{"k":-3}]}}"#
+
+    /// End to end through a child: what it prints arrives as JSONValue objects and as the view.
+    @Test(.ownThread) func aChildsLinesArriveInBothForms() throws {
+        let child = try HeadlessProcess(name: "hpjson", command: ["-c", "printf '%s\\n' 'not json' '[1]' '\(Self.line)'"],
+                                        executable: URL(fileURLWithPath: "/bin/sh"))
+        let message = try #require(child.waitForMessage(timeout: 20) { $0["event"] == "x" })
+        #expect(message["object"]?["inner"]?.arrayValue?.first?["k"] == -3)
+        #expect(message["double"] == .double(2.0) && message["int"] == .integer(7))
+        #expect(child.waitFor(timeout: 20) { $0["event"] as? String == "x" }?["int"] as? Int == 7)
+        #expect(child.receivedMessages.count == 1 && child.received.count == 1, "only the object line")
+        _ = child.waitForExit(timeout: 20)
     }
 }

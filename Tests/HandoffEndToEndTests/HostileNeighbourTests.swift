@@ -6,13 +6,12 @@ import HandoffProcesses
 import HandoffScenarios
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// The probes of a hostile neighbour, as regression tests with real device processes: silent and
 /// slow connections on the session port, a stopped origin, garbage and replayed datagrams on the
 /// discovery port, hostile JSON lines on the headless device's input. Each ends with another
 /// device continuing, or the device answering, to show nothing was held or broken.
-@Suite("Hostile neighbours", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("Hostile neighbours", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct HostileNeighbourTests {
     typealias World = MultiProcessTests.World
     let helpers = MultiProcessTests()

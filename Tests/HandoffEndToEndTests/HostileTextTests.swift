@@ -3,12 +3,11 @@ import HandoffCore
 import HandoffProcesses
 import HandoffRecordings
 import HandoffTestSupport
-import TestThreads
 import Testing
 
 /// Text that came from elsewhere (a recording someone handed over, a peer's name) reaches the
 /// terminal only through the sanitizer: an escape sequence in it is shown, never obeyed.
-@Suite("Hostile text on the terminal", .ownThread, .enabled(if: HandoffExecutable.url != nil))
+@Suite("Hostile text on the terminal", .tags(.endToEnd), .ownThread, .enabled(if: HandoffExecutable.url != nil))
 struct HostileTextTests {
     @Test func aRecordingWithEscapeSequencesPrintsThemAsCodePoints() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-hostile-\(UUID().uuidString)")

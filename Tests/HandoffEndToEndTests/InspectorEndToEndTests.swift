@@ -1,12 +1,11 @@
 import Foundation
 import HandoffProcesses
 import HandoffTestSupport
-import TestThreads
 import Testing
 
 /// The inspector (F10) on two real terminal devices after a continuation: each side shows what
 /// it knows, read off the screens.
-@Suite("Inspector end to end", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
+@Suite("Inspector end to end", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct InspectorEndToEndTests {
     /// Two devices in private tmux servers, one account, one folder, one port.
     final class Pair {

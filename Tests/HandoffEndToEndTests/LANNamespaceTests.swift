@@ -5,7 +5,6 @@ import Glibc
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// Two "hosts" on one LAN: Linux network namespaces joined by a veth pair, each running a real
 /// `handoff device --headless --lan` (through `ip netns exec`). Nothing but the veth link joins
@@ -13,7 +12,7 @@ import TestThreads
 /// link by multicast or subnet broadcast.
 ///
 /// Needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and iproute2; skipped otherwise.
-@Suite("LAN across network namespaces", .ownThread, .serialized,
+@Suite("LAN across network namespaces", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil, "the handoff executable was not built next to the tests"),
        .enabled(if: NamespacePair.isAvailable,
                 "network namespaces are not available here: needs root, iproute2's `ip` and permission for `ip netns add`"))

@@ -2,11 +2,10 @@ import Foundation
 import HandoffCore
 import HandoffProcesses
 import HandoffTestSupport
-import TestThreads
 import Testing
 
 /// End-to-end tests of `handoff manifest lint`: they run the built executable as a process.
-@Suite("handoff manifest lint (end to end)", .ownThread)
+@Suite("handoff manifest lint (end to end)", .tags(.endToEnd), .ownThread)
 struct ManifestLintCommandTests {
     // MARK: Exit status 0
 
@@ -373,7 +372,7 @@ struct ManifestLintCommandTests {
 
 /// The top-level command line: unknown commands and the device's options are reported with the
 /// right usage.
-@Suite("handoff usage errors (end to end)", .ownThread)
+@Suite("handoff usage errors (end to end)", .tags(.endToEnd), .ownThread)
 struct HandoffUsageTests {
     @Test func anUnknownCommandIsNamedWithTheTopLevelUsage() throws {
         let result = try Handoff.run("bogus")
@@ -489,7 +488,7 @@ private final class TemporaryDirectory {
 
 
 /// `handoff manifest lint` on Info.plists as shipping apps write them.
-@Suite("handoff manifest lint on real-world Info.plists (end to end)", .ownThread)
+@Suite("handoff manifest lint on real-world Info.plists (end to end)", .tags(.endToEnd), .ownThread)
 struct RealWorldManifestLintCommandTests {
     @Test func netNewsWireStyleExitsZeroWithWarnings() throws {
         let plist = Fixture.path("RealWorld/NetNewsWire/Info.plist")

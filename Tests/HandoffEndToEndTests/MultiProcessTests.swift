@@ -5,11 +5,10 @@ import Glibc
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// Real `handoff device --headless` processes on loopback, each test with its own account,
 /// configuration directory and discovery port, so they never see a device someone else runs.
-@Suite("Devices in separate processes", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("Devices in separate processes", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct MultiProcessTests {
     /// A private neighbourhood of processes.
     final class World {

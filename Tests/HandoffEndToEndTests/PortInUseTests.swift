@@ -5,11 +5,10 @@ import Glibc
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// A port that another program holds is one clear line naming the port and the option that
 /// chooses another, for the device's discovery port and for the local web's ports.
-@Suite("A port in use", .ownThread, .enabled(if: HandoffExecutable.url != nil))
+@Suite("A port in use", .tags(.endToEnd), .ownThread, .enabled(if: HandoffExecutable.url != nil))
 struct PortInUseTests {
     /// A socket of `type` bound to `address`:`port` without SO_REUSEADDR (a program that does
     /// not share the port); listening when it is TCP.
@@ -81,7 +80,7 @@ struct PortInUseTests {
 }
 
 /// Lab options with a mistake in them are refused before anything starts, naming the mistake.
-@Suite("The lab's options", .ownThread, .enabled(if: HandoffExecutable.url != nil))
+@Suite("The lab's options", .tags(.endToEnd), .ownThread, .enabled(if: HandoffExecutable.url != nil))
 struct LabOptionTests {
     @Test(arguments: [
         (["--fault", "slow-link:"], "write KIND or KIND:sticky"),

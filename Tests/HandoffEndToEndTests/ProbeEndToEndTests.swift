@@ -3,7 +3,6 @@ import HandoffProcesses
 import HandoffTestSupport
 import TerminalCells
 import Testing
-import TestThreads
 
 /// The probe built with the tests (`terminal-probe`), or nil.
 private let probe = TmuxSession.builtExecutable(named: "terminal-probe")
@@ -89,7 +88,7 @@ private func cpuTime(of pid: pid_t) throws -> Duration {
     return .milliseconds(ticks * 1000 / sysconf(Int32(_SC_CLK_TCK)))
 }
 
-@Suite("terminal-probe in tmux", .ownThread, .enabled(if: TmuxSession.isAvailable && probe != nil, "needs tmux and terminal-probe"))
+@Suite("terminal-probe in tmux", .tags(.endToEnd), .ownThread, .enabled(if: TmuxSession.isAvailable && probe != nil, "needs tmux and terminal-probe"))
 struct ProbeEndToEndTests {
     @Test func firstFrameLinesUpWideGlyphs() throws {
         let tmux = try startProbe()
@@ -373,7 +372,7 @@ struct ProbeEndToEndTests {
     }
 }
 
-@Suite("TmuxSession", .ownThread, .enabled(if: TmuxSession.isAvailable, "needs tmux"))
+@Suite("TmuxSession", .tags(.endToEnd), .ownThread, .enabled(if: TmuxSession.isAvailable, "needs tmux"))
 struct TmuxSessionTests {
     @Test func closeKillsTheServerAndRemovesItsDirectory() throws {
         let tmux = try #require(try TmuxSession(width: 40, height: 10, command: "exec sleep 60"))

@@ -11,13 +11,12 @@ import NIOSSL
 import NIOTLS
 import Synchronization
 import Testing
-import TestThreads
 
 /// A peer of the account that opens session after session (it holds the account's credentials,
 /// so every handshake succeeds): the device caps established sessions per peer and in all, closes
 /// the idlest to make room, never runs out of descriptors, never spins, and another device of the
 /// account still continues.
-@Suite("Session caps", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("Session caps", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct SessionCapTests {
     typealias World = MultiProcessTests.World
     let helpers = MultiProcessTests()

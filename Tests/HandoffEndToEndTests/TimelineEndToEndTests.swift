@@ -2,13 +2,12 @@ import Foundation
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// The timeline view (F9) on a real terminal device: two `handoff device` processes sharing
 /// their lifecycle (`--share-lifecycle`), a document continued from one to the other, and the
 /// continuing device's timeline showing the origin's lane with the origin's events and the
 /// arrows for what crossed the network.
-@Suite("Timeline end to end", .ownThread, .serialized,
+@Suite("Timeline end to end", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct TimelineEndToEndTests {
     @Test func theContinuingDeviceShowsTheOriginsLaneAndTheArrows() throws {

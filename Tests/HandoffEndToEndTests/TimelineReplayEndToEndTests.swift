@@ -1,13 +1,12 @@
 import Foundation
 import HandoffProcesses
 import HandoffTestSupport
-import TestThreads
 import Testing
 
 /// `handoff timeline` as a user runs it: the interactive replay in a terminal, the plain text,
 /// and bad recordings refused with the file and the line. The recordings are real ones, made by
 /// two headless devices (`--record`), kept as the fuzzing seeds of `fuzz-recording`.
-@Suite("handoff timeline replay end to end", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("handoff timeline replay end to end", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct TimelineReplayEndToEndTests {
     static let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/fuzz-recording")

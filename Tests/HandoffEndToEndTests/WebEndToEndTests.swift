@@ -6,12 +6,11 @@ import HandoffProcesses
 import HandoffTestSupport
 import Synchronization
 import Testing
-import TestThreads
 
 /// Web → native over the real local web: `handoff web serve` on loopback (HTTPS with the local
 /// certificate authority, the hosts map in a private web folder) and two headless devices that
 /// fetch association files through it.
-@Suite("Web to native over the local web (end to end)", .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("Web to native over the local web (end to end)", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct WebEndToEndTests {
     /// `handoff web serve --port 0` with its own web folder, until stopped.
     final class WebServer {

@@ -3,7 +3,6 @@ import Foundation
 import HandoffCore
 import HandoffHeadless
 import HandoffTestSupport
-import TestThreads
 import Testing
 
 @Suite("Headless continuation streams", .ownThread)

@@ -2,13 +2,12 @@ import Foundation
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// The README's "Asymmetric apps" demo: Studio's reading and map continue in the phone's
 /// Reader and Map; the tablet's app of another team cannot continue either, and says so.
 /// Three devices need 110x20 side by side, so it runs at 120x40 only (80x24 does not fit: the
 /// demo says so and starts nothing), inside and outside tmux.
-@Suite("README: asymmetric apps", .ownThread, .serialized,
+@Suite("README: asymmetric apps", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct AsymmetricWalkthroughTests {
     @Test(arguments: [WalkthroughSetup.insideLarge, .plainLarge])

@@ -2,11 +2,10 @@ import Foundation
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// The README's map hand-off, the failures lab, and record and replay, with the keys it gives in
 /// the order it gives them.
-@Suite("README: the map, the lab, record and replay", .ownThread, .serialized,
+@Suite("README: the map, the lab, record and replay", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct MapAndLabWalkthroughTests {
     /// Both devices up, each listing the other.

@@ -2,11 +2,10 @@ import Foundation
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// The README's first walkthrough, "continue reading on the other device", with the keys it
 /// gives in the order it gives them, inside and outside tmux, at 80x24 and 120x40.
-@Suite("README: continue reading", .ownThread, .serialized,
+@Suite("README: continue reading", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct ReadingWalkthroughTests {
     @Test(arguments: WalkthroughSetup.all)

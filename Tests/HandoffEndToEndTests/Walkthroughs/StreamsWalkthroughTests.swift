@@ -2,12 +2,11 @@ import Foundation
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// The README's "A document over streams" demo: a 2 MB book crosses the lab's slow link in
 /// about 8 s while both devices say how far it got and how fast, inside and outside tmux, at
 /// 80x24 and 120x40.
-@Suite("README: a document over streams", .ownThread, .serialized,
+@Suite("README: a document over streams", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct StreamsWalkthroughTests {
     @Test(arguments: [WalkthroughSetup.insideSmall, .plainLarge])

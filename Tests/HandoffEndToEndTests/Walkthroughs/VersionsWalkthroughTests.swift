@@ -2,13 +2,12 @@ import Foundation
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// The README's "Handoff versions" demo: an older Reader's activity restored by the current
 /// one, a newer Reader's refused, and what the system makes of the refusal with scenes. Three
 /// devices need 110x20 side by side, so it runs at 120x40 only (80x24 does not fit: the demo
 /// says so and starts nothing), inside and outside tmux.
-@Suite("README: Handoff versions", .ownThread, .serialized,
+@Suite("README: Handoff versions", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct VersionsWalkthroughTests {
     @Test(arguments: [WalkthroughSetup.insideLarge, .plainLarge])

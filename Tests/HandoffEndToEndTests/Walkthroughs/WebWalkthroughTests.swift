@@ -2,13 +2,12 @@ import Foundation
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// The README's "Web ↔ native over a local web" walkthrough (steps 1–4, the rehearsal of a
 /// broken site included) and the "Web → native" bullet of "More demos", with the keys and
 /// commands they give in the order they give them. It waits out a 10 s cache, so it runs in
 /// two setups that cover both terminals and both sizes.
-@Suite("README: web ↔ native", .ownThread, .serialized,
+@Suite("README: web ↔ native", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct WebWalkthroughTests {
     @Test(arguments: [WalkthroughSetup.insideSmall, .plainLarge])
