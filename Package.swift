@@ -195,7 +195,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceUITests",
-            dependencies: ["DeviceUI", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            dependencies: ["DeviceUI", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
             exclude: ["Snapshots"]
         ),
         .testTarget(
