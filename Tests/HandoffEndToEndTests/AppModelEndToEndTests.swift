@@ -12,63 +12,24 @@ import Testing
 @Suite("App models end to end", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct AppModelEndToEndTests {
-    /// A private neighbourhood: one folder (accounts, logs), one account, one port.
-    final class World {
-        let directory: URL
-        let account = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = DiscoveryPort.random()
-        var sessions: [TmuxSession] = []
-
-        init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// Starts `handoff device` named `name` in a new tmux server of `world` and waits for its
+    /// whole home screen (its last row ends with the key hints' "Ctrl-Q quit").
+    func start(_ name: String, in world: TerminalDevicesWorld, kind: String, width: Int, height: Int,
+               extra: [String] = []) throws -> TmuxSession {
+        let command = try world.deviceCommand(name, kind: kind, extra: extra) + "; exec sleep 120"
+        let session = try #require(try TmuxSession(width: width, height: height, command: command))
+        world.sessions.append(session)
+        try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { screen in
+            screen.contains("\(name) · \(kind)") && screen.contains("Reader")
+                && screen.split(separator: "\n").last { !$0.allSatisfy(\.isWhitespace) }?.hasSuffix("Ctrl-Q quit") == true
         }
-
-        /// Starts `handoff device` named `name` in a new tmux server and waits for its whole home
-        /// screen (its last row ends with the key hints' "Ctrl-Q quit").
-        func start(_ name: String, kind: String, width: Int, height: Int, extra: [String] = []) throws -> TmuxSession {
-            let executable = try #require(HandoffExecutable.url).path
-            let arguments = ["device", "--name", name, "--kind", kind, "--account", account, "--port", String(port),
-                             "--config-dir", directory.appendingPathComponent("config").path,
-                             "--log-file", directory.appendingPathComponent("\(name).log").path] + extra
-            let command = "'\(executable)' " + arguments.map { "'\($0)'" }.joined(separator: " ") + "; exec sleep 120"
-            let session = try #require(try TmuxSession(width: width, height: height, command: command))
-            sessions.append(session)
-            try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { screen in
-                screen.contains("\(name) · \(kind)") && screen.contains("Reader")
-                    && screen.split(separator: "\n").last { !$0.allSatisfy(\.isWhitespace) }?.hasSuffix("Ctrl-Q quit") == true
-            }
-            return session
-        }
-
-        func log(of name: String) -> String {
-            (try? String(contentsOf: directory.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
-        }
-
-        /// Waits until the log of `name` contains every one of `texts`; returns the log.
-        @discardableResult
-        func waitForLog(of name: String, containing texts: [String], timeout: Duration = .seconds(10)) throws -> String {
-            let deadline = ContinuousClock.now + timeout
-            while true {
-                let log = log(of: name)
-                if texts.allSatisfy(log.contains) { return log }
-                if ContinuousClock.now >= deadline {
-                    throw TmuxSession.Failure("timed out after \(timeout) waiting for \(texts) in the log of \(name):\n\(log.suffix(3000))")
-                }
-                usleep(25_000)
-            }
-        }
-
-        deinit {
-            for session in sessions { session.close() }
-            try? FileManager.default.removeItem(at: directory)
-        }
+        return session
     }
 
     @Test func aSceneReaderQuitFromTheSwitcherContinuesALaptopsDocumentOnAColdLaunch() throws {
-        let world = try World()
-        let laptop = try world.start("Alpha", kind: "laptop", width: 100, height: 30, extra: ["--apps", "reader"])
-        let phone = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader"])
+        let world = try TerminalDevicesWorld()
+        let laptop = try start("Alpha", in: world, kind: "laptop", width: 100, height: 30, extra: ["--apps", "reader"])
+        let phone = try start("Beta", in: world, kind: "phone", width: 80, height: 24, extra: ["--apps", "reader"])
         try phone.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
 
         // The phone's Reader runs with scenes (the phone's default): opening it connects a scene.

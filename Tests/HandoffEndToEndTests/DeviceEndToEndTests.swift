@@ -6,12 +6,6 @@ import HandoffProcesses
 import HandoffTestSupport
 import Testing
 
-/// Whether `screen` shows the whole home screen of the device `name`: its title, the app, and
-/// the key hints on its last row.
-private func isHomeScreen(_ screen: String, of name: String, kind: String, app: String) -> Bool {
-    screen.contains("\(name) · \(kind)") && screen.contains(app)
-}
-
 /// Whether the device's whole frame is on `screen`: its last row, the key hints, ends with
 /// "Ctrl-Q quit" (curses draws a frame top to bottom, and the terminal may show part of it).
 private func isWholeDeviceFrame(_ screen: String) -> Bool {
@@ -48,76 +42,8 @@ private let crashReportTraces = ["crashed", "Crashed", "Backtrac", "Press space"
 @Suite("Terminal devices end to end", .tags(.endToEnd), .ownThread, .serialized,
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct DeviceEndToEndTests {
-    /// A private neighbourhood: one folder (accounts, logs), one account, one port.
-    final class World {
-        let directory: URL
-        let account = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = DiscoveryPort.random()
-        var sessions: [TmuxSession] = []
-
-        init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-
-        /// The command line that runs a device named `name` in this world.
-        func deviceCommand(_ name: String, kind: String, extra: [String]) throws -> String {
-            let executable = try #require(HandoffExecutable.url).path
-            let arguments = ["device", "--name", name, "--kind", kind, "--account", account, "--port", String(port),
-                             "--config-dir", directory.appendingPathComponent("config").path,
-                             "--log-file", directory.appendingPathComponent("\(name).log").path] + extra
-            return "'\(executable)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
-        }
-
-        /// Starts a device in a new tmux server. The shell around it records the terminal's
-        /// settings before and compares them after, prints the exit status, and keeps the pane.
-        func start(_ name: String, kind: String, width: Int = 100, height: Int = 30, extra: [String] = [],
-                   environment: [String: String] = [:], expecting app: String = "Reader") throws -> TmuxSession {
-            let command = "before=$(stty -g); " + (try deviceCommand(name, kind: kind, extra: extra))
-                + #"; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi; exec sleep 120"#
-            let session = try #require(try TmuxSession(width: width, height: height, environment: environment, command: command))
-            sessions.append(session)
-            try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { isHomeScreen($0, of: name, kind: kind, app: app) }
-            return session
-        }
-
-        /// Starts a device from an interactive shell (job control: Ctrl-Z, `fg`, `kill %1`) in a
-        /// new tmux server; the shell's `before` holds the terminal's settings from before, and
-        /// it reports a job's end at once (`set -b`: "[1]+  Exit 143 ...").
-        func startInShell(_ name: String, kind: String, width: Int = 100, height: Int = 30) throws -> TmuxSession {
-            let session = try #require(try TmuxSession(width: width, height: height, command: "exec bash --norc --noprofile"))
-            sessions.append(session)
-            try session.sendText("set -b; before=$(stty -g); " + (try deviceCommand(name, kind: kind, extra: [])) + "\n")
-            try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { isHomeScreen($0, of: name, kind: kind, app: "Reader") }
-            return session
-        }
-
-        func log(of name: String) -> String {
-            (try? String(contentsOf: directory.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
-        }
-
-        /// Waits until the log of `name` contains every one of `texts`; returns the log.
-        @discardableResult
-        func waitForLog(of name: String, containing texts: [String], timeout: Duration = .seconds(10)) throws -> String {
-            let deadline = ContinuousClock.now + timeout
-            while true {
-                let log = log(of: name)
-                if texts.allSatisfy(log.contains) { return log }
-                if ContinuousClock.now >= deadline {
-                    throw TmuxSession.Failure("timed out after \(timeout) waiting for \(texts) in the log of \(name):\n\(log.suffix(3000))")
-                }
-                usleep(25_000)
-            }
-        }
-
-        deinit {
-            for session in sessions { session.close() }
-            try? FileManager.default.removeItem(at: directory)
-        }
-    }
-
     @Test func aDocumentReadOnOneDeviceContinuesAtTheSamePageOnTheOther() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop")
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24)
         try a.waitFor("Beta in Alpha's sidebar", timeout: .seconds(10)) { $0.contains("Beta phone") }
@@ -175,7 +101,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func theMapRegionHandsOffBetweenTwoDevices() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "map"], expecting: "Map")
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "map"], expecting: "Map")
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
@@ -196,7 +122,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func ctrlZThenSIGTERMEndsTheStoppedDeviceWithTheTerminalAsBefore() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.startInShell("Alpha", kind: "laptop")
         let pid = try #require(try a.programPID(named: "handoff"))
         try a.sendKeys("C-z")
@@ -217,7 +143,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func ctrlZThenFgRedrawsTheDeviceAndItKeepsWorking() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.startInShell("Alpha", kind: "laptop")
         let home = try a.waitFor("the whole home screen") { $0.contains("Alpha · laptop") && isWholeDeviceFrame($0) }
         try a.sendKeys("C-z")
@@ -240,7 +166,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func ctrlLRepaintsTheWholeScreenAndNeverReachesTheApp() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "browser"], expecting: "Browser")
         try a.sendKeys("Enter")
         // The page settled: loaded (not "Loading handoffsim.example…") and offered in the sidebar.
@@ -280,7 +206,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func aTerminalWithoutAlternateScreenIsClearedWhenTheDeviceQuits() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", environment: ["TERM": "linux"])
         try a.sendKeys("C-q")
         let exit = try waitForExit(of: a)
@@ -292,7 +218,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func aCrashRestoresTheTerminalAndTheReportGoesToTheLog() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop")
         // A segmentation fault as `kill` sends it: the runtime's crash handler runs as for a real one.
         kill(try #require(try a.programPID(named: "handoff")), SIGSEGV)
@@ -346,7 +272,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func aDocumentMissingOnTheContinuingDeviceArrivesOverStreams() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "reader"])
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader", "--no-cloud"])
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
@@ -362,7 +288,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func aVersionOneReaderHandsOffToTheCurrentOne() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "reader", "--reader-version", "1"])
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader"])
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
@@ -374,7 +300,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func anAllInOneAppHandsOffToSeparateAppsAndAnotherTeamsAppIsNeverChosen() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "studio"], expecting: "Studio")
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader,map"])
         let c = try world.start("Gamma", kind: "phone", width: 80, height: 24, extra: ["--apps", "other"], expecting: "▥")
@@ -396,7 +322,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func aMapActivityOnADeviceWithoutTheMapOpensTheBrowserAtItsWebPage() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "map"], expecting: "Map")
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "browser"], expecting: "Browser")
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
@@ -408,7 +334,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func aDeviceWithAnUnknownAppSaysSoBeforeTakingTheTerminal() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let executable = try #require(HandoffExecutable.url).path
         let command = "'\(executable)' device --apps reader,atlas --config-dir '\(world.directory.path)' --port \(world.port); echo EXIT=$?; exec sleep 60"
         let session = try #require(try TmuxSession(command: command))
@@ -420,7 +346,7 @@ struct DeviceEndToEndTests {
     }
 
     @Test func theDemoOpensTwoDevicesThatFindEachOther() throws {
-        let world = try World()
+        let world = try TerminalDevicesWorld()
         let executable = try #require(HandoffExecutable.url).path
         let command = "'\(executable)' demo --account \(world.account) --port \(world.port) "
             + "--config-dir '\(world.directory.appendingPathComponent("config").path)'; exec sleep 120"

@@ -13,7 +13,6 @@ import Testing
 /// device continuing, or the device answering, to show nothing was held or broken.
 @Suite("Hostile neighbours", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct HostileNeighbourTests {
-    typealias World = MultiProcessTests.World
     let helpers = MultiProcessTests()
 
     static func sessionPort(_ process: HeadlessProcess) -> Int? {
@@ -57,7 +56,7 @@ struct HostileNeighbourTests {
     }
 
     @Test func threeHundredSilentConnectionsAreClosedAndAnotherDeviceStillContinues() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         // Started with few descriptors, as in the report: 300 connections would exhaust them.
         let laptop = try world.start("Laptop", kind: "laptop", fileLimit: 128)
         let phone = try world.start("Phone")
@@ -94,7 +93,7 @@ struct HostileNeighbourTests {
     }
 
     @Test func slowlorisConnectionsAreClosedAtTheHandshakeDeadline() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try helpers.offer(from: laptop, to: phone)
@@ -119,7 +118,7 @@ struct HostileNeighbourTests {
     }
 
     @Test func continuingAStoppedOriginFailsAtTheHandshakeDeadlineNotTheFetchTimeout() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try helpers.offer(from: laptop, to: phone)
@@ -135,7 +134,7 @@ struct HostileNeighbourTests {
     }
 
     @Test func garbageAndReplayedDatagramsOnTheDiscoveryPortChangeNothing() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try helpers.offer(from: laptop, to: phone)
@@ -194,7 +193,7 @@ struct HostileNeighbourTests {
     }
 
     @Test func hostileJSONLinesGetShortClearErrorsAndTheDeviceCarriesOn() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let phone = try world.start("Phone")
         func answer(to line: String, id: String) throws -> (object: [String: Any], raw: String)? {
             let mark = phone.rawLineCount

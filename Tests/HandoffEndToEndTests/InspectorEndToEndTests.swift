@@ -7,34 +7,15 @@ import Testing
 /// it knows, read off the screens.
 @Suite("Inspector end to end", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct InspectorEndToEndTests {
-    /// Two devices in private tmux servers, one account, one folder, one port.
-    final class Pair {
-        let directory: URL
-        let account = "e2e-inspect-\(UUID().uuidString.prefix(8).lowercased())"
-        let port = DiscoveryPort.random()
-        var sessions: [TmuxSession] = []
-
-        init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-inspect-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-
-        func start(_ name: String, kind: String, width: Int, height: Int, extra: [String] = []) throws -> TmuxSession {
-            let executable = try #require(HandoffExecutable.url).path
-            let arguments = ["device", "--name", name, "--kind", kind, "--account", account, "--port", String(port),
-                             "--apps", "map", "--config-dir", directory.appendingPathComponent("config").path,
-                             "--log-file", directory.appendingPathComponent("\(name).log").path] + extra
-            let command = "'\(executable)' " + arguments.map { "'\($0)'" }.joined(separator: " ") + "; exec sleep 120"
-            let session = try #require(try TmuxSession(width: width, height: height, command: command))
-            sessions.append(session)
-            try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { $0.contains("\(name) · \(kind)") && $0.contains("Map") }
-            return session
-        }
-
-        deinit {
-            for session in sessions { session.close() }
-            try? FileManager.default.removeItem(at: directory)
-        }
+    /// Starts `handoff device` with the Map named `name` in a new tmux server of `world` and
+    /// waits for its home screen.
+    func start(_ name: String, in world: TerminalDevicesWorld, kind: String, width: Int, height: Int,
+               extra: [String] = []) throws -> TmuxSession {
+        let command = try world.deviceCommand(name, kind: kind, extra: ["--apps", "map"] + extra) + "; exec sleep 120"
+        let session = try #require(try TmuxSession(width: width, height: height, command: command))
+        world.sessions.append(session)
+        try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { $0.contains("\(name) · \(kind)") && $0.contains("Map") }
+        return session
     }
 
     /// Waits until every one of `texts` is on the screen at once; returns that screen.
@@ -63,9 +44,9 @@ struct InspectorEndToEndTests {
     }
 
     @Test func afterAContinuationBothSidesInspectWhatTravelled() throws {
-        let pair = try Pair()
-        let alpha = try pair.start("Alpha", kind: "laptop", width: 100, height: 30)
-        let beta = try pair.start("Beta", kind: "phone", width: 200, height: 50)
+        let world = try TerminalDevicesWorld()
+        let alpha = try start("Alpha", in: world, kind: "laptop", width: 100, height: 30)
+        let beta = try start("Beta", in: world, kind: "phone", width: 200, height: 50)
         try continueTheMap(from: alpha, to: beta)
 
         // The receiver: what it restored, the meter, then the payload's and the beacon's fields.
@@ -93,9 +74,9 @@ struct InspectorEndToEndTests {
     }
 
     @Test func withLifecycleSharingTheReceiverSeesBothSidesAt80x24() throws {
-        let pair = try Pair()
-        let alpha = try pair.start("Alpha", kind: "laptop", width: 100, height: 30, extra: ["--share-lifecycle"])
-        let beta = try pair.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--share-lifecycle"])
+        let world = try TerminalDevicesWorld()
+        let alpha = try start("Alpha", in: world, kind: "laptop", width: 100, height: 30, extra: ["--share-lifecycle"])
+        let beta = try start("Beta", in: world, kind: "phone", width: 80, height: 24, extra: ["--share-lifecycle"])
         try continueTheMap(from: alpha, to: beta)
         try beta.sendKeys("F10")
         try waitForAll(["Inspector · Continuation", "Origin Alpha", "saved by the origin (shared)", "Receiver Beta",

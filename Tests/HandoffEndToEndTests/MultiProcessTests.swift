@@ -10,42 +10,6 @@ import Testing
 /// configuration directory and discovery port, so they never see a device someone else runs.
 @Suite("Devices in separate processes", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct MultiProcessTests {
-    /// A private neighbourhood of processes.
-    final class World {
-        let directory: URL
-        let account: String
-        let port: Int
-        var processes: [HeadlessProcess] = []
-
-        init(account: String = "t-\(UUID().uuidString.prefix(8).lowercased())", port: Int = DiscoveryPort.random(),
-             directory: URL? = nil) throws {
-            self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("handoff-mp-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
-            self.account = account
-            self.port = port
-        }
-
-        func start(_ name: String, kind: String = "phone", account: String? = nil, extra: [String] = [],
-                   fileLimit: Int? = nil) throws -> HeadlessProcess {
-            let executable = try #require(HandoffExecutable.url)
-            let process = try HeadlessProcess(name: name, arguments: [
-                "--kind", kind, "--account", account ?? self.account, "--port", String(port),
-                "--config-dir", directory.path, "--fetch-timeout", "3",
-            ] + extra, executable: executable, fileLimit: fileLimit)
-            processes.append(process)
-            _ = try #require(process.waitFor(timeout: 30) { $0["event"] as? String == "ready" }, "\(name) did not start: \(process.standardError)")
-            return process
-        }
-
-        deinit {
-            for process in processes {
-                process.closeInput()
-                if process.waitForExit(timeout: 5) == nil { process.kill() }
-            }
-            try? FileManager.default.removeItem(at: directory)
-        }
-    }
-
     static let readingType = "com.handoffsim.reader.reading"
 
     func id(of process: HeadlessProcess) -> String? {
@@ -63,7 +27,7 @@ struct MultiProcessTests {
     }
 
     @Test func discoverOfferAndContinueWithTheOriginsState() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone, userInfo: ["page": 3, "scroll": 0.25, "document": "moby.txt", "chapters": [1, 2, 3]])
@@ -81,7 +45,7 @@ struct MultiProcessTests {
     }
 
     @Test func invalidateWithdrawsTheOfferWithinOneSecond() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
@@ -93,7 +57,7 @@ struct MultiProcessTests {
     }
 
     @Test func threeDevicesSeeEachOther() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let tablet = try world.start("Tablet", kind: "tablet")
         let phone = try world.start("Phone")
@@ -108,7 +72,7 @@ struct MultiProcessTests {
     }
 
     @Test func devicesOfAnotherAccountAreNeverSeen() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let stranger = try world.start("Stranger", account: "other-\(UUID().uuidString.prefix(6).lowercased())")
         let phone = try world.start("Phone")
@@ -119,7 +83,7 @@ struct MultiProcessTests {
     }
 
     @Test func streamsRoundTrip10MiBWithAChecksum() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone, streams: true)
@@ -136,7 +100,7 @@ struct MultiProcessTests {
     }
 
     @Test func originKilledBeforeTheFetch() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
@@ -151,7 +115,7 @@ struct MultiProcessTests {
     }
 
     @Test func originKilledDuringTheFetch() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
@@ -168,7 +132,7 @@ struct MultiProcessTests {
     }
 
     @Test func originKilledDuringAStreamEndsItWithAnError() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone, streams: true)
@@ -184,7 +148,7 @@ struct MultiProcessTests {
     }
 
     @Test func aRevokedDeviceCanNoLongerContinue() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
@@ -212,7 +176,7 @@ struct MultiProcessTests {
     }
 
     @Test func garbageOnTheSessionPortNeverHurtsTheDevice() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
@@ -239,7 +203,7 @@ struct MultiProcessTests {
     }
 
     @Test func aThousandContinuationsLeakNoFileDescriptors() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)

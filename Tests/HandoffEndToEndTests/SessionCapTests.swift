@@ -18,7 +18,6 @@ import Testing
 /// account still continues.
 @Suite("Session caps", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct SessionCapTests {
-    typealias World = MultiProcessTests.World
     let helpers = MultiProcessTests()
 
     /// Counts a client connection's completed handshake and its end.
@@ -57,7 +56,7 @@ struct SessionCapTests {
     }
 
     @Test func oneMoreSessionThanTheDescriptorsAllowIsCappedAndAnotherDeviceStillContinues() throws {
-        let world = try World()
+        let world = try HeadlessProcessWorld()
         // As in the report: few descriptors, and more sessions than they can hold.
         let laptop = try world.start("Laptop", kind: "laptop", fileLimit: 128)
         let phone = try world.start("Phone")

@@ -11,7 +11,7 @@ import Testing
        .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct TimelineEndToEndTests {
     @Test func theContinuingDeviceShowsTheOriginsLaneAndTheArrows() throws {
-        let world = try DeviceEndToEndTests.World()
+        let world = try TerminalDevicesWorld()
         let flows = DeviceEndToEndTests()
         let alpha = try world.start("Alpha", kind: "laptop", extra: ["--share-lifecycle"])
         let beta = try world.start("Beta", kind: "phone", width: 130, height: 40, extra: ["--share-lifecycle"])

@@ -77,7 +77,7 @@ struct WebEndToEndTests {
     }
 
     @Test func aMapPageContinuesInTheMapAppAfterTheFetchAndInTheBrowserOnceTheServerIsGone() throws {
-        let world = try MultiProcessWorld()
+        let world = try HeadlessProcessWorld(configFolder: "config", fetchTimeout: 5)
         let webDirectory = world.directory.appendingPathComponent("web")
         // A short max-age: the approval expires soon after the server stops.
         let server = try WebServer(webDirectory: webDirectory, maxAge: 2)
@@ -137,41 +137,5 @@ struct WebEndToEndTests {
         #expect(inBrowser["app"] as? String == "com.handoffsim.browser")
         #expect(inBrowser["webpageURL"] as? String == Self.page)
         #expect((inBrowser["userInfo"] as? [String: Any])?.isEmpty == true)
-    }
-}
-
-/// A private neighbourhood of headless processes: one folder, one account, one port.
-final class MultiProcessWorld {
-    let directory: URL
-    let account = "w-\(UUID().uuidString.prefix(8).lowercased())"
-    let port = DiscoveryPort.random()
-    var processes: [HeadlessProcess] = []
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-web-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    func start(_ name: String, kind: String = "phone", extra: [String] = []) throws -> HeadlessProcess {
-        let executable = try #require(HandoffExecutable.url)
-        let process = try HeadlessProcess(name: name, arguments: [
-            "--kind", kind, "--account", account, "--port", String(port),
-            "--config-dir", directory.appendingPathComponent("config").path, "--fetch-timeout", "5",
-        ] + extra, executable: executable)
-        processes.append(process)
-        _ = try #require(process.waitFor(timeout: 30) { $0["event"] as? String == "ready" }, "\(name) did not start: \(process.standardError)")
-        return process
-    }
-
-    func id(of process: HeadlessProcess) -> String? {
-        (process.received.first { $0["event"] as? String == "ready" }?["device"] as? [String: Any])?["id"] as? String
-    }
-
-    deinit {
-        for process in processes {
-            process.closeInput()
-            if process.waitForExit(timeout: 5) == nil { process.kill() }
-        }
-        try? FileManager.default.removeItem(at: directory)
     }
 }
