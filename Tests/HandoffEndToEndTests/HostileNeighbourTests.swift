@@ -62,7 +62,7 @@ struct HostileNeighbourTests {
         let phone = try world.start("Phone")
         try helpers.offer(from: laptop, to: phone)
         let port = try #require(Self.sessionPort(laptop))
-        let laptopID = try #require(helpers.id(of: laptop))
+        let laptopID = try #require(world.id(of: laptop))
         let baseline = Self.descriptors(laptop)
         let cpuBefore = Self.cpuSeconds(laptop)
         let start = Date()
@@ -113,7 +113,7 @@ struct HostileNeighbourTests {
         }
         #expect(stillOpen.isEmpty, "\(stillOpen.count) slow connections still open after \(sent) bytes each")
         let mark = phone.received.count
-        try phone.send(["cmd": "continue", "peer": try #require(helpers.id(of: laptop))])
+        try phone.send(["cmd": "continue", "peer": try #require(world.id(of: laptop))])
         #expect(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" } != nil)
     }
 
@@ -122,7 +122,7 @@ struct HostileNeighbourTests {
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try helpers.offer(from: laptop, to: phone)
-        let laptopID = try #require(helpers.id(of: laptop))
+        let laptopID = try #require(world.id(of: laptop))
         Foundation.kill(laptop.process.processIdentifier, SIGSTOP)
         defer { Foundation.kill(laptop.process.processIdentifier, SIGCONT) }
         let mark = phone.received.count
@@ -187,7 +187,7 @@ struct HostileNeighbourTests {
         }
         // Both devices still see each other and continue.
         let mark = phone.received.count
-        try phone.send(["cmd": "continue", "peer": try #require(helpers.id(of: laptop))])
+        try phone.send(["cmd": "continue", "peer": try #require(world.id(of: laptop))])
         #expect(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" } != nil,
                 "after the flood: \(phone.received.suffix(5))")
     }

@@ -12,10 +12,6 @@ import Testing
 struct MultiProcessTests {
     static let readingType = "com.handoffsim.reader.reading"
 
-    func id(of process: HeadlessProcess) -> String? {
-        (process.received.first { $0["event"] as? String == "ready" }?["device"] as? [String: Any])?["id"] as? String
-    }
-
     /// Makes a reading activity current on `origin` and waits until `receiver` lists the offer.
     func offer(from origin: HeadlessProcess, to receiver: HeadlessProcess, userInfo: [String: Any] = ["page": 3],
                streams: Bool = false) throws {
@@ -34,7 +30,7 @@ struct MultiProcessTests {
         // The state changes after the offer; the origin saves right before the payload leaves.
         try laptop.send(["cmd": "update", "userInfo": ["page": 4]])
         let mark = phone.received.count
-        try phone.send(["cmd": "continue", "peer": try #require(id(of: laptop))])
+        try phone.send(["cmd": "continue", "peer": try #require(world.id(of: laptop))])
         let restored = try #require(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" })
         let userInfo = try #require(restored["userInfo"] as? [String: Any])
         #expect(userInfo["page"] as? Int == 4)
@@ -87,7 +83,7 @@ struct MultiProcessTests {
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone, streams: true)
-        try phone.send(["cmd": "continue", "peer": try #require(id(of: laptop))])
+        try phone.send(["cmd": "continue", "peer": try #require(world.id(of: laptop))])
         _ = try #require(phone.waitFor(timeout: 10) { $0["event"] as? String == "restored" })
         try phone.send(["cmd": "streams-open"])
         _ = try #require(phone.waitFor(timeout: 10) { $0["event"] as? String == "streams-opened" }, "streams did not open")
@@ -104,7 +100,7 @@ struct MultiProcessTests {
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
-        let laptopID = try #require(id(of: laptop))
+        let laptopID = try #require(world.id(of: laptop))
         laptop.kill()
         _ = laptop.waitForExit()
         let mark = phone.received.count
@@ -119,7 +115,7 @@ struct MultiProcessTests {
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
-        let laptopID = try #require(id(of: laptop))
+        let laptopID = try #require(world.id(of: laptop))
         // Freeze the origin so the fetch is in flight, then kill it.
         Foundation.kill(laptop.process.processIdentifier, SIGSTOP)
         let mark = phone.received.count
@@ -136,7 +132,7 @@ struct MultiProcessTests {
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone, streams: true)
-        try phone.send(["cmd": "continue", "peer": try #require(id(of: laptop))])
+        try phone.send(["cmd": "continue", "peer": try #require(world.id(of: laptop))])
         _ = try #require(phone.waitFor(timeout: 10) { $0["event"] as? String == "restored" })
         try phone.send(["cmd": "streams-open"])
         _ = try #require(phone.waitFor(timeout: 10) { $0["event"] as? String == "streams-opened" })
@@ -152,8 +148,8 @@ struct MultiProcessTests {
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
-        let laptopID = try #require(id(of: laptop))
-        let phoneID = try #require(id(of: phone))
+        let laptopID = try #require(world.id(of: laptop))
+        let phoneID = try #require(world.id(of: phone))
         // Revoke the phone on this host; the laptop re-reads the account for every session.
         let revoke = try ChildProcess.run(try #require(HandoffExecutable.url).path,
                                           ["account", "devices", world.account, "--revoke", phoneID, "--config-dir", world.directory.path])
@@ -197,7 +193,7 @@ struct MultiProcessTests {
             close(descriptor)
         }
         let mark = phone.received.count
-        try phone.send(["cmd": "continue", "peer": try #require(id(of: laptop))])
+        try phone.send(["cmd": "continue", "peer": try #require(world.id(of: laptop))])
         #expect(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" } != nil,
                 "the origin did not survive: \(laptop.standardError)")
     }
@@ -207,7 +203,7 @@ struct MultiProcessTests {
         let laptop = try world.start("Laptop", kind: "laptop")
         let phone = try world.start("Phone")
         try offer(from: laptop, to: phone)
-        let laptopID = try #require(id(of: laptop))
+        let laptopID = try #require(world.id(of: laptop))
         func descriptors(_ process: HeadlessProcess) -> Int {
             (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.process.processIdentifier)/fd").count) ?? -1
         }

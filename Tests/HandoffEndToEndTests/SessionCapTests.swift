@@ -62,7 +62,7 @@ struct SessionCapTests {
         let phone = try world.start("Phone")
         try helpers.offer(from: laptop, to: phone)
         let port = try #require(HostileNeighbourTests.sessionPort(laptop))
-        let laptopID = try #require(helpers.id(of: laptop))
+        let laptopID = try #require(world.id(of: laptop))
         let baseline = HostileNeighbourTests.descriptors(laptop)
 
         // A device of the same account, issued by the account's own authority.

@@ -1,7 +1,6 @@
 import Foundation
 import HandoffCore
 @testable import HandoffProcesses
-import HandoffTestSupport
 import Testing
 
 /// The process driver parses its child's lines with HandoffCore's one JSON model; its
