@@ -10,6 +10,7 @@ let package = Package(
         // For the fuzzing package (Fuzz/), which depends on this one by path.
         .library(name: "HandoffNetwork", targets: ["HandoffNetwork"]),
         .library(name: "HandoffHeadless", targets: ["HandoffHeadless"]),
+        .library(name: "HandoffRecordings", targets: ["HandoffRecordings"]),
         .library(name: "HandoffManifest", targets: ["HandoffManifest"]),
         .library(name: "ReaderApp", targets: ["ReaderApp"]),
         .library(name: "BrowserApp", targets: ["BrowserApp"]),
@@ -77,6 +78,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The JSON-lines device (`handoff device --headless`): commands in, lifecycle events out,
+        // scripted apps and continuation streams; UserInfoJSON, the userInfo's JSON form.
         .target(
             name: "HandoffHeadless",
             dependencies: [
@@ -84,25 +87,27 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Child processes: posix_spawn with nothing inherited, pipes drained on threads of their
+        // own, a headless device as a child (HeadlessProcess), private tmux servers (TmuxSession),
+        // private discovery ports. Used by scenarios, the soak, the UI bench and the tests.
+        .target(name: "HandoffProcesses", dependencies: ["HandoffCore"]),
+        // Scripted scenarios (`handoff scenario`) and the soak (`handoff soak`), run with headless
+        // device processes.
+        .target(name: "HandoffScenarios", dependencies: ["HandoffCore", "HandoffProcesses"]),
+        // Lifecycle recordings (`--record`, written with the headless device's event fields) and
+        // the timeline drawn from them (`handoff timeline`: text, SVG, replay).
+        .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless"]),
         .target(name: "TerminalCells"),
         .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
         .target(name: "CursesTerminal", dependencies: ["CNcursesw", "TerminalCells"]),
-        .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffTestSupport", "HandoffHeadless"]),
+        .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffProcesses"]),
         .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
         .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
         .target(name: "ReaderApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
         .target(name: "MapApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
         .target(name: "BrowserApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
-        // Snapshot comparison for the apps' test targets (test-only: it imports Testing).
-        .target(name: "GridSnapshots", dependencies: ["TerminalCells"]),
-        // A test trait that runs each end-to-end test on a thread of its own (test-only: it imports Testing).
-        .target(name: "TestThreads"),
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
-        .target(
-            name: "HandoffTestSupport",
-            dependencies: ["HandoffCore", "HandoffHeadless"]
-        ),
         .executableTarget(
             name: "handoff",
             dependencies: [
@@ -111,6 +116,9 @@ let package = Package(
                 "HandoffNetwork",
                 "HandoffBench",
                 "HandoffHeadless",
+                "HandoffProcesses",
+                "HandoffScenarios",
+                "HandoffRecordings",
                 "TerminalCells",
                 "CursesTerminal",
                 "DeviceAppKit",
@@ -123,6 +131,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Test-only modules (they import Testing), under Tests/: what the tests share (manual
+        // clock, in-memory neighbourhood, sample manifests, the handoff executable, the
+        // `.ownThread` trait and the `.endToEnd` tag), and the one snapshot comparison.
+        .target(name: "HandoffTestSupport", dependencies: ["HandoffCore"], path: "Tests/HandoffTestSupport"),
+        .target(name: "GridSnapshots", dependencies: ["TerminalCells"], path: "Tests/GridSnapshots"),
         .testTarget(
             name: "HandoffCoreTests",
             dependencies: ["HandoffCore", "HandoffTestSupport"]
@@ -132,18 +145,31 @@ let package = Package(
             dependencies: ["HandoffManifest", "HandoffCore", "HandoffTestSupport"],
             resources: [.copy("Fixtures")]
         ),
+        // The end-to-end tier: every suite that spawns a process or a tmux server (the handoff
+        // executable, the terminal probe, a shell). `swift test --skip HandoffEndToEndTests` runs
+        // the rest (README, "Test").
         .testTarget(
-            name: "HandoffCLITests",
-            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffTestSupport", "TestThreads"]
+            name: "HandoffEndToEndTests",
+            dependencies: [
+                "HandoffCore", "HandoffNetwork", "HandoffProcesses", "HandoffRecordings", "HandoffScenarios", "HandoffTestSupport",
+                "TerminalCells", "terminal-probe",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",
-            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffTestSupport", "TestThreads"]
+            dependencies: [
+                "HandoffCore", "HandoffHeadless", "HandoffProcesses", "HandoffScenarios", "HandoffRecordings",
+                "HandoffTestSupport",
+            ]
         ),
         .testTarget(
             name: "HandoffNetworkTests",
             dependencies: [
-                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffHeadless", "TestThreads",
+                "HandoffCore", "HandoffNetwork", "HandoffBench", "HandoffTestSupport", "HandoffProcesses",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -163,11 +189,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CursesTerminalTests",
-            dependencies: ["CursesTerminal", "TerminalCells", "HandoffTestSupport", "terminal-probe", "TestThreads"]
+            dependencies: ["CursesTerminal", "TerminalCells", "HandoffTestSupport"]
         ),
         .testTarget(
             name: "DeviceUITests",
-            dependencies: ["DeviceUI", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport"],
+            dependencies: ["DeviceUI", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
             exclude: ["Snapshots"]
         ),
         .testTarget(

@@ -23,7 +23,7 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-page-parser", [.product(name: "BrowserApp", package: "Handoff")]),
     ("fuzz-reader-document", [.product(name: "ReaderApp", package: "Handoff")]),
     ("fuzz-web-response", [.product(name: "HandoffWeb", package: "Handoff")]),
-    ("fuzz-recording", [.product(name: "HandoffHeadless", package: "Handoff")]),
+    ("fuzz-recording", [.product(name: "HandoffRecordings", package: "Handoff")]),
     ("fuzz-web-request", [
         .product(name: "HandoffWeb", package: "Handoff"), .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -24,8 +24,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandoffTestSupport
-import HandoffHeadless
+import HandoffProcesses
 
 struct Options {
     var keys = 200

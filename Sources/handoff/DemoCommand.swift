@@ -2,8 +2,8 @@ import ArgumentParser
 import DeviceUI
 import Foundation
 import HandoffCore
-import HandoffHeadless
 import HandoffNetwork
+import HandoffProcesses
 import HandoffWeb
 import TerminalCells
 

@@ -1,5 +1,4 @@
 import Foundation
-import HandoffHeadless
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -6,6 +6,7 @@ import HandoffCore
 import HandoffHeadless
 import HandoffManifest
 import HandoffNetwork
+import HandoffRecordings
 import HandoffWeb
 import ReaderApp
 import Synchronization

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import HandoffHeadless
+import HandoffScenarios
 
 /// `handoff scenario`: replays scripted continuation flows with real headless devices.
 struct ScenarioCommand: ParsableCommand {

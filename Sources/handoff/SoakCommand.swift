@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HandoffHeadless
+import HandoffScenarios
 import MapApp
 
 /// `handoff soak`: two headless device processes and many continuations under random faults

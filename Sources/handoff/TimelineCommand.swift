@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandoffCore
-import HandoffHeadless
+import HandoffRecordings
 
 /// `handoff timeline FILE…`: several devices' recorded lifecycles as one sequence diagram.
 struct TimelineCommand: ParsableCommand {

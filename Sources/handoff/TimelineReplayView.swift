@@ -2,7 +2,7 @@ import CursesTerminal
 import DeviceUI
 import Foundation
 import HandoffCore
-import HandoffHeadless
+import HandoffRecordings
 import TerminalCells
 
 /// `handoff timeline FILE…` on a terminal: the recorded timeline replayed event by event, two

@@ -3,8 +3,8 @@ import Foundation
 import Dispatch
 import Glibc
 import TerminalCells
+import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// A keyboard made of a pipe: each byte written is a key.
 private final class PipeKeyboard: TerminalEventSource {

@@ -1,4 +1,4 @@
-@testable import HandoffHeadless
+@testable import HandoffProcesses
 import Testing
 
 /// Private runs pick their discovery port where no socket bound to port 0 can already hold it.

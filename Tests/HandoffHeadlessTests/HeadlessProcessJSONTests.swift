@@ -1,8 +1,7 @@
 import Foundation
 import HandoffCore
-@testable import HandoffHeadless
+@testable import HandoffProcesses
 import Testing
-import TestThreads
 
 /// The process driver parses its child's lines with HandoffCore's one JSON model; its
 /// `[String: Any]` view answers `as?` as JSONSerialization's objects did, and a command given as
@@ -48,17 +47,5 @@ struct HeadlessProcessJSONTests {
         #expect(try JSONValue(foundationObject: JSONValue.double(2.0).foundationObject) == .double(2.0))
         #expect(throws: (any Error).self) { try JSONValue(foundationObject: Date()) }
         #expect(throws: (any Error).self) { try JSONValue(foundationObject: UInt64.max) }
-    }
-
-    /// End to end through a child: what it prints arrives as JSONValue objects and as the view.
-    @Test(.ownThread) func aChildsLinesArriveInBothForms() throws {
-        let child = try HeadlessProcess(name: "hpjson", command: ["-c", "printf '%s\\n' 'not json' '[1]' '\(Self.line)'"],
-                                        executable: URL(fileURLWithPath: "/bin/sh"))
-        let message = try #require(child.waitForMessage(timeout: 20) { $0["event"] == "x" })
-        #expect(message["object"]?["inner"]?.arrayValue?.first?["k"] == -3)
-        #expect(message["double"] == .double(2.0) && message["int"] == .integer(7))
-        #expect(child.waitFor(timeout: 20) { $0["event"] as? String == "x" }?["int"] as? Int == 7)
-        #expect(child.receivedMessages.count == 1 && child.received.count == 1, "only the object line")
-        _ = child.waitForExit(timeout: 20)
     }
 }

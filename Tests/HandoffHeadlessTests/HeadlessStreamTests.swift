@@ -4,7 +4,6 @@ import HandoffCore
 import HandoffHeadless
 import HandoffTestSupport
 import Testing
-import TestThreads
 
 @Suite("Headless continuation streams", .ownThread)
 struct HeadlessStreamTests {

@@ -2,8 +2,8 @@ import Foundation
 import HandoffCore
 import HandoffHeadless
 import HandoffTestSupport
-import Testing
 import Synchronization
+import Testing
 
 /// Output lines collected from any thread.
 final class CollectedLines: Sendable {

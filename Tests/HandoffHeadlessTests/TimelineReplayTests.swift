@@ -1,4 +1,4 @@
-import HandoffHeadless
+import HandoffRecordings
 import Testing
 
 /// The interactive replay of `handoff timeline`: forward, back, step and play, within bounds.

@@ -1,6 +1,6 @@
 import Foundation
 import HandoffCore
-@testable import HandoffHeadless
+@testable import HandoffRecordings
 import HandoffTestSupport
 import Testing
 

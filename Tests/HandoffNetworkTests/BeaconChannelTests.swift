@@ -1,12 +1,12 @@
 import Foundation
 import HandoffCore
 import HandoffNetwork
+import HandoffProcesses
+import HandoffTestSupport
 import NIOCore
 import NIOEmbedded
 import NIOPosix
-import HandoffTestSupport
 import Testing
-import HandoffHeadless
 
 @Suite struct BeaconChannelTests {
     typealias F = BeaconFixtures

@@ -8,8 +8,8 @@ import NIOCore
 import NIOEmbedded
 import NIOPosix
 import Synchronization
+import HandoffTestSupport
 import Testing
-import TestThreads
 
 /// What bounds a session: the read budget across connections, the handshake deadline and gate,
 /// the idle closer, and a deadline that does not wait for an operation ignoring cancellation.

@@ -1,11 +1,11 @@
 import Foundation
-import NIOCore
-import NIOPosix
 @testable import HandoffBench
 import HandoffCore
 @testable import HandoffNetwork
+import HandoffProcesses
+import NIOCore
+import NIOPosix
 import Testing
-import HandoffHeadless
 
 /// A newcomer is answered on its own socket: the devices that already know the answering device
 /// hear nothing more, so many devices started at once exchange one beacon per pair instead of a

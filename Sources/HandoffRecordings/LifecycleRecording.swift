@@ -1,0 +1,239 @@
+import Foundation
+import HandoffCore
+import HandoffHeadless
+
+/// A device's typed lifecycle written as JSON lines (`handoff device --record FILE`), for
+/// `handoff timeline` to replay.
+///
+/// The first line is a header naming the format, the device and its account; every other line
+/// is one lifecycle event with exactly the fields of the headless `lifecycle` events
+/// (docs/headless.md), so a recording and a headless transcript read alike.
+///
+/// ```json
+/// {"recording":"handoff-lifecycle","version":1,"device":"Laptop","deviceID":"…","kind":"laptop","account":"demo"}
+/// {"time":"2026-11-24T09:30:00.250Z","device":"Laptop","kind":"activityCreated",…}
+/// ```
+public final class LifecycleRecorder {
+    /// The format's name in the header.
+    public static let format = "handoff-lifecycle"
+    /// The version this build writes and reads.
+    public static let version = 1
+
+    private let handle: FileHandle
+    public let path: String
+
+    /// Creates (or truncates) the file at `path` and writes the header.
+    ///
+    /// - Throws: ``RecordingError`` naming the file when it cannot be written.
+    public init(path: String, device: PeerInfo, account: String) throws(RecordingError) {
+        self.path = path
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: path)
+        else {
+            throw RecordingError(file: path, line: nil, reason: "cannot be written")
+        }
+        self.handle = handle
+        write(.object([
+            "recording": .string(Self.format), "version": .integer(Int64(Self.version)),
+            "device": .string(device.name), "deviceID": .string(device.id.rawValue), "kind": .string(device.kind.rawValue),
+            "account": .string(account),
+        ]))
+    }
+
+    deinit { try? handle.close() }
+
+    /// Appends one event (on the device's run loop, as it is recorded).
+    public func record(_ event: LifecycleEvent) {
+        var object = HeadlessController.fields(of: event)
+        object["event"] = nil
+        write(.object(object))
+    }
+
+    private func write(_ value: JSONValue) {
+        handle.write(Data((value.jsonText + "\n").utf8))
+    }
+}
+
+/// A recording could not be read: the file, the line (1-based) when one is at fault, and why.
+public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var reason: String
+
+    public var description: String {
+        "\(file)\(line.map { ":\($0)" } ?? ""): \(reason)"
+    }
+}
+
+/// One event of a recording, with the fields the timeline draws.
+public struct RecordedEvent: Sendable {
+    public var time: Date
+    /// The recorded text of the time, as written.
+    public var timeText: String
+    public var device: String
+    public var kind: LifecycleEvent.Kind
+    public var continuation: String?
+    public var peer: String?
+    public var detail: String
+    public var explanation: String
+    /// Every field as recorded, for the inspector and the detail view.
+    public var fields: [String: JSONValue]
+
+    public func string(_ key: String) -> String? { fields[key]?.stringValue }
+    public func integer(_ key: String) -> Int64? { fields[key]?.integerValue }
+}
+
+/// A recording read back: its device, its account and its events in order.
+public struct LifecycleRecording: Sendable {
+    public var file: String
+    public var device: String
+    public var deviceID: String
+    public var deviceKind: String
+    public var account: String
+    public var events: [RecordedEvent]
+    /// Bytes of events before the part that was read, left out (0: the whole recording).
+    public var skippedBytes = 0
+
+    /// The most bytes of events read of one recording: a longer one is read from its header and
+    /// its last this many bytes (some 60,000 events), so a recording left running for days
+    /// prints in seconds and a few hundred megabytes of memory at most, not gigabytes (a long
+    /// session's recording is a few megabytes).
+    public static let maximumBytes = 16 * 1024 * 1024
+
+    /// Reads the recording at `path`.
+    ///
+    /// - Throws: ``RecordingError`` naming the file and line: not a recording, truncated, not
+    ///   JSON, a newer version, an unknown event kind, or another device's events.
+    public init(contentsOf path: String) throws(RecordingError) {
+        var data: Data
+        var skipped = 0
+        do {
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw RecordingError(file: path, line: nil, reason: "cannot be read")
+            }
+            defer { try? handle.close() }
+            let size = Int(try handle.seekToEnd())
+            try handle.seek(toOffset: 0)
+            if size <= Self.maximumBytes {
+                data = try handle.readToEnd() ?? Data()
+            } else {
+                // The header line, then the last `maximumBytes` from the first whole line on.
+                let start = try handle.read(upToCount: 64 * 1024) ?? Data()
+                guard let headerEnd = start.firstIndex(of: 0x0A) else {
+                    throw RecordingError(file: path, line: 1, reason: "the header line is longer than 64 KiB (not a recording?)")
+                }
+                try handle.seek(toOffset: UInt64(size - Self.maximumBytes))
+                var tail = try handle.readToEnd() ?? Data()
+                let cut = (tail.firstIndex(of: 0x0A) ?? tail.endIndex) - tail.startIndex
+                tail = Data(tail.dropFirst(min(cut + 1, tail.count)))
+                skipped = size - tail.count - (headerEnd - start.startIndex + 1)
+                data = Data(start[...headerEnd]) + tail
+            }
+        } catch let error as RecordingError {
+            throw error
+        } catch {
+            throw RecordingError(file: path, line: nil, reason: "cannot be read (\(error.localizedDescription))")
+        }
+        do {
+            try self.init(data: data, file: path)
+        } catch where skipped > 0 {
+            // Line numbers count from the part read: say so rather than name a wrong line.
+            throw RecordingError(file: path, line: nil, reason: "in its last \(Self.maximumBytes / (1024 * 1024)) MiB: \(error.reason)")
+        }
+        skippedBytes = skipped
+    }
+
+    /// Reads a recording's bytes, naming `file` in errors.
+    public init(data: Data, file: String) throws(RecordingError) {
+        self.file = file
+        guard let text = String(data: data, encoding: .utf8) else {
+            // Name the first line that is not UTF-8 (a recording is text: a binary file fails on line 1).
+            let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let bad = lines.firstIndex { String(data: Data($0), encoding: .utf8) == nil }
+            throw RecordingError(file: file, line: bad.map { $0 + 1 }, reason: "not UTF-8 text (not a recording?)")
+        }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let endsWithNewline = lines.last == ""
+        if endsWithNewline { lines.removeLast() }
+        guard let first = lines.first, !first.isEmpty else {
+            throw RecordingError(file: file, line: nil, reason: "empty: a recording starts with a header line")
+        }
+        func parse(_ line: String, _ number: Int) throws(RecordingError) -> [String: JSONValue] {
+            let value: JSONValue
+            do {
+                value = try JSONValue.parse(line)
+            } catch {
+                let truncated = number == lines.count && !endsWithNewline
+                throw RecordingError(file: file, line: number, reason: truncated ? "truncated (the last line ends early: \(error))" : "not JSON (\(error))")
+            }
+            guard case .object(let object) = value else {
+                throw RecordingError(file: file, line: number, reason: "a line must be a JSON object, not \(value.kindDescription)")
+            }
+            return object
+        }
+        let header = try parse(first, 1)
+        guard header["recording"]?.stringValue == LifecycleRecorder.format else {
+            throw RecordingError(file: file, line: 1, reason: "not a lifecycle recording (the header must say \"recording\":\"\(LifecycleRecorder.format)\"; record one with handoff device --record FILE)")
+        }
+        guard let version = header["version"]?.integerValue else {
+            throw RecordingError(file: file, line: 1, reason: "the header has no version")
+        }
+        guard version <= Int64(LifecycleRecorder.version) else {
+            throw RecordingError(file: file, line: 1, reason: "recorded by a newer version (\(version)); this build reads version \(LifecycleRecorder.version)")
+        }
+        guard let device = header["device"]?.stringValue, let account = header["account"]?.stringValue else {
+            throw RecordingError(file: file, line: 1, reason: "the header must name the \"device\" and its \"account\"")
+        }
+        self.device = device
+        self.account = account
+        deviceID = header["deviceID"]?.stringValue ?? device
+        deviceKind = header["kind"]?.stringValue ?? "phone"
+        var events: [RecordedEvent] = []
+        for (index, line) in lines.enumerated().dropFirst() where !line.isEmpty {
+            let number = index + 1
+            let object = try parse(line, number)
+            guard let timeText = object["time"]?.stringValue, let time = Self.date(timeText) else {
+                throw RecordingError(file: file, line: number, reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
+            }
+            guard let kindText = object["kind"]?.stringValue else {
+                throw RecordingError(file: file, line: number, reason: "no \"kind\"")
+            }
+            guard let kind = LifecycleEvent.Kind(rawValue: kindText) else {
+                throw RecordingError(file: file, line: number, reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
+            }
+            let eventDevice = object["device"]?.stringValue ?? device
+            guard eventDevice == device else {
+                throw RecordingError(file: file, line: number, reason: "an event of \"\(eventDevice.prefix(60))\" in \(device)'s recording")
+            }
+            events.append(RecordedEvent(
+                time: time, timeText: timeText, device: device, kind: kind, continuation: object["continuation"]?.stringValue,
+                peer: object["peer"]?.stringValue, detail: object["detail"]?.stringValue ?? "",
+                explanation: object["explanation"]?.stringValue ?? kind.explanation, fields: object))
+        }
+        self.events = events
+    }
+
+    static func date(_ text: String) -> Date? {
+        try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// Reads several recordings of one continuation (one per device).
+    ///
+    /// - Throws: ``RecordingError`` for the first unreadable file, for two recordings of one
+    ///   device, or for recordings of different accounts (devices share their lifecycle only
+    ///   within one account).
+    public static func load(_ paths: [String]) throws(RecordingError) -> [LifecycleRecording] {
+        var recordings: [LifecycleRecording] = []
+        for path in paths {
+            let recording = try LifecycleRecording(contentsOf: path)
+            if let first = recordings.first, first.account != recording.account {
+                throw RecordingError(file: path, line: 1, reason: "\(recording.device) is in account \(recording.account), but \(first.file) is in account \(first.account): a timeline shows one account's devices")
+            }
+            if let same = recordings.first(where: { $0.deviceID == recording.deviceID }) {
+                throw RecordingError(file: path, line: 1, reason: "\(recording.device) was already given (\(same.file))")
+            }
+            recordings.append(recording)
+        }
+        return recordings
+    }
+}
