@@ -4,11 +4,11 @@ import HandoffCore
 /// A command the headless controller understands: its name, its fields, its help and what it
 /// does. ``HeadlessController/commands`` is the one table of them: `help` lists it, a line's
 /// command and fields are looked up in it, and its ``perform`` runs the command.
-public struct HeadlessCommand: Sendable {
-    public var name: String
+package struct HeadlessCommand: Sendable {
+    package var name: String
     /// The fields it accepts besides `cmd` and `id` (a trailing `?` marks an optional one).
-    public var fields: [String]
-    public var summary: String
+    package var fields: [String]
+    package var summary: String
     /// Runs the command on the controller with its checked fields; returns the result's fields
     /// (besides `result`, `ok` and `id`).
     let perform: @Sendable (HeadlessController, Arguments) throws(CommandError) -> [String: JSONValue]
@@ -28,7 +28,7 @@ extension HeadlessController {
     /// Every command, in the order `help` lists them. A new command is one entry here: its
     /// handler is a method of the controller taking its ``Arguments`` (docs/headless.md lists it
     /// for people).
-    public static let commands: [HeadlessCommand] = [
+    package static let commands: [HeadlessCommand] = [
         .init("become-current",
               fields: ["type?", "app?", "title?", "userInfo?", "webpageURL?", "streams?", "eligible?", "expiresIn?", "requiredKeys?"],
               "create an activity in an app, attached to the app's state, and make it current (without type: make the last activity current again)",

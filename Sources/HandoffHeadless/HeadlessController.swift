@@ -9,20 +9,20 @@ import HandoffCore
 /// with one result line. Like the device it drives, it is confined to the device's thread: call
 /// ``handle(line:)`` there. Continuation-stream I/O runs in tasks that touch only the
 /// ``LineWriter``.
-public final class HeadlessController {
-    public let device: Device
+package final class HeadlessController {
+    package let device: Device
     /// When true, the first bad command ends the program (``exitStatus`` 2).
-    public let strict: Bool
+    package let strict: Bool
     /// 0 after `quit` (or while running), 2 after a bad command in strict mode.
-    public private(set) var exitStatus: Int32 = 0
+    package private(set) var exitStatus: Int32 = 0
     /// True once ``handle(line:)`` returned false; later lines are ignored.
-    public private(set) var isFinished = false
+    package private(set) var isFinished = false
     /// What an installed app checks before it restores a continued activity: the reason it
     /// refuses the activity, or nil to restore it. A refused activity is not restored: the app's
     /// `continue` returns false (Apple: "the app did not handle the activity"), so the origin is
     /// not told it was continued, and a `continue-refused` event says why. The default refuses
     /// nothing; `handoff device --headless` gives the Reader stand-in the Reader's version rule.
-    public var continuationCheck: ((Application, UserActivity) -> String?)?
+    package var continuationCheck: ((Application, UserActivity) -> String?)?
 
     let output: LineWriter
     /// The installed apps, in the order given.
@@ -41,7 +41,7 @@ public final class HeadlessController {
     /// Takes over `device`: installs `apps` (with the scripted delegate) and starts reporting its
     /// lifecycle events to `output` (after the device's observers added before).
     /// - Parameter appModel: How the scripted apps talk to the system (app delegate or scenes).
-    public init(device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false,
+    package init(device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false,
                 appModel: ScriptedAppModel = .delegate,
                 continuationCheck: ((Application, UserActivity) -> String?)? = nil) {
         self.device = device
@@ -67,7 +67,7 @@ public final class HeadlessController {
     ///
     /// Returns false when the program should exit: after `quit`, or in strict mode after a bad
     /// command (its error result already written). Never traps on bad input.
-    public func handle(line: String) -> Bool {
+    package func handle(line: String) -> Bool {
         guard !isFinished else { return false }
         let value: JSONValue
         do {
@@ -121,7 +121,7 @@ public final class HeadlessController {
 
     /// Writes an error result; in strict mode also ends the program.
     /// Answers a line that was not read as a command (longer than ``HeadlessInput/maximumLineBytes``).
-    public func reject(line: HeadlessInput.Line) -> Bool {
+    package func reject(line: HeadlessInput.Line) -> Bool {
         guard !isFinished, case .tooLong(let bytes) = line else { return !isFinished }
         return failed(command: nil, id: nil, HeadlessInput.Line.tooLongMessage(bytes: bytes))
     }
@@ -154,7 +154,7 @@ public final class HeadlessController {
 
     /// A lifecycle event's fields as JSON: the core's one presentation of the typed value
     /// (`LifecycleEvent.fields`), never parsed back from text.
-    public static func fields(of event: LifecycleEvent) -> [String: JSONValue] {
+    package static func fields(of event: LifecycleEvent) -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         for (key, value) in event.fields {
             object[key] = switch value {

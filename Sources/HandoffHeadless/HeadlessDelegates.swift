@@ -58,7 +58,7 @@ final class ScriptedActivityDelegate: UserActivityDelegate {
 
 /// How the scripted apps talk to the system: Apple's app-delegate path, or scenes (an
 /// Info.plist with `UIApplicationSceneManifest`), correctly or with the commonest scene bug.
-public enum ScriptedAppModel: String, CaseIterable, Sendable {
+package enum ScriptedAppModel: String, CaseIterable, Sendable {
     /// `application(_:willContinueUserActivityWithType:)`, `application(_:continue:restorationHandler:)`…
     case delegate
     /// A scene delegate that implements every Handoff callback.

@@ -11,17 +11,17 @@ import Glibc
 /// far below the limit. A longer line is read through to its end without being kept and comes
 /// out as ``Line/tooLong(bytes:)``, which the device answers with an error, and the next line is
 /// read as usual.
-public struct HeadlessInput {
+package struct HeadlessInput {
     /// The longest command line accepted, in bytes (without its newline).
-    public static let maximumLineBytes = 8 << 20
+    package static let maximumLineBytes = 8 << 20
 
-    public enum Line: Sendable, Hashable {
+    package enum Line: Sendable, Hashable {
         case text(String)
         /// A line of `bytes` bytes (at least, when the input ended inside it) over the limit.
         case tooLong(bytes: Int)
 
         /// The error a too-long line gets.
-        public static func tooLongMessage(bytes: Int, limit: Int = HeadlessInput.maximumLineBytes) -> String {
+        package static func tooLongMessage(bytes: Int, limit: Int = HeadlessInput.maximumLineBytes) -> String {
             "line of \(bytes) bytes is longer than the \(limit)-byte limit of a command; it was skipped"
         }
     }
@@ -34,13 +34,13 @@ public struct HeadlessInput {
     private var chunkEnd = 0
     private var atEnd = false
 
-    public init(descriptor: Int32 = 0, limit: Int = HeadlessInput.maximumLineBytes) {
+    package init(descriptor: Int32 = 0, limit: Int = HeadlessInput.maximumLineBytes) {
         self.descriptor = descriptor
         self.limit = limit
     }
 
     /// The next line, or nil at the end of the input. A final line without a newline counts.
-    public mutating func next() -> Line? {
+    package mutating func next() -> Line? {
         buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
         var skipped = 0
         while true {

@@ -3,7 +3,7 @@ import Foundation
 import HandoffCore
 
 /// Which end of a pair of continuation streams a device holds.
-public enum StreamSide: String, Sendable, Hashable, CaseIterable {
+package enum StreamSide: String, Sendable, Hashable, CaseIterable {
     /// The continuing device: it opened the streams with `getContinuationStreams`.
     case continuing
     /// The originating device: its activity delegate received them.
@@ -11,7 +11,7 @@ public enum StreamSide: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What the originating side does with the streams its activity delegate receives.
-public enum OriginStreamMode: String, Sendable, Hashable, CaseIterable {
+package enum OriginStreamMode: String, Sendable, Hashable, CaseIterable {
     /// Writes back everything it reads, and closes its output when the input ends.
     case echo
     /// Reads everything (reporting its size and SHA-256) and leaves its output to commands.
@@ -21,16 +21,16 @@ public enum OriginStreamMode: String, Sendable, Hashable, CaseIterable {
 /// The deterministic bytes `stream-send {"bytes": N, "seed": S}` sends: SplitMix64 seeded with S,
 /// each 64-bit output written little-endian, the last one cut to length. Any tool can regenerate
 /// them to check what arrived.
-public struct PseudoRandomBytes: Sendable {
+package struct PseudoRandomBytes: Sendable {
     private var generator: SplitMix64
     private var buffered: [UInt8] = []
 
-    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    package init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    public mutating func nextWord() -> UInt64 { generator.next() }
+    package mutating func nextWord() -> UInt64 { generator.next() }
 
     /// The next `count` bytes of the sequence (however it is cut into calls, the bytes are the same).
-    public mutating func next(_ count: Int) -> [UInt8] {
+    package mutating func next(_ count: Int) -> [UInt8] {
         var bytes = [UInt8]()
         bytes.reserveCapacity(count)
         let fromBuffer = min(count, buffered.count)
@@ -47,7 +47,7 @@ public struct PseudoRandomBytes: Sendable {
     }
 
     /// `count` bytes from the start of the sequence for `seed`.
-    public static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+    package static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var generator = PseudoRandomBytes(seed: seed)
         return generator.next(count)
     }

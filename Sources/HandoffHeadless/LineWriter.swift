@@ -6,16 +6,16 @@ import Synchronization
 ///
 /// Every ``write(_:)`` delivers exactly one complete line (without its newline) to the closure,
 /// and lines written from different threads never interleave: the closure is called under a lock.
-public final class LineWriter: Sendable {
+package final class LineWriter: Sendable {
     private let sink: @Sendable (String) -> Void
     private let lock = Mutex(())
 
-    public init(_ write: @escaping @Sendable (String) -> Void) {
+    package init(_ write: @escaping @Sendable (String) -> Void) {
         sink = write
     }
 
     /// Writes `object` as one line of JSON (keys sorted).
-    public func write(_ object: JSONValue) {
+    package func write(_ object: JSONValue) {
         let line = object.jsonText
         lock.withLock { _ in sink(line) }
     }

@@ -3,10 +3,10 @@ import HandoffCore
 
 /// Why a JSON value is not a valid `userInfo`: where (a JSON path such as
 /// `userInfo.items[2].when`) and what is wrong there.
-public struct UserInfoJSONError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-    public var description: String {
+package struct UserInfoJSONError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var path: String
+    package var message: String
+    package var description: String {
         // A path through many long keys is cut in the middle: its start and its end say where.
         // Cut by bytes, never by characters (one character can carry any number of combining marks).
         let shown = path.utf8.count > 240
@@ -40,18 +40,18 @@ public struct UserInfoJSONError: Error, Sendable, Hashable, CustomStringConverti
 /// ``json(from:)`` always writes the tagged form for integral doubles, so tools whose JSON
 /// libraries print `2.0` as `2` still round-trip. An object of one key starting with `$` that is
 /// not one of these tags is an error (it is almost always a typo).
-public enum UserInfoJSON {
+package enum UserInfoJSON {
     /// The tags ``json(from:)`` writes and ``userInfo(from:)`` reads.
-    public static let tags: [String] = ["$data", "$date", "$url", "$uuid", "$set", "$double", "$int", "$dict"]
+    package static let tags: [String] = ["$data", "$date", "$url", "$uuid", "$set", "$double", "$int", "$dict"]
 
     /// The `userInfo` a JSON object describes. The top level is always a plain dictionary (its
     /// keys are never tags).
-    public static func userInfo(from json: JSONValue) throws(UserInfoJSONError) -> UserInfo {
+    package static func userInfo(from json: JSONValue) throws(UserInfoJSONError) -> UserInfo {
         try userInfo(from: json, path: "userInfo")
     }
 
     /// The same, naming the root of error paths `path`.
-    public static func userInfo(from json: JSONValue, path: String) throws(UserInfoJSONError) -> UserInfo {
+    package static func userInfo(from json: JSONValue, path: String) throws(UserInfoJSONError) -> UserInfo {
         guard case .object(let object) = json else {
             throw UserInfoJSONError(path: path, message: "userInfo must be a JSON object, not \(json.kindDescription)")
         }
@@ -66,7 +66,7 @@ public enum UserInfoJSON {
     /// The payload codec's bounds (docs/payload.md, "Limits"), checked here where a value enters
     /// so that a userInfo the device accepts is one every device can decode: a deeper or larger
     /// one is refused with its path instead of failing a continuation later with 4608.
-    public static let limits = PayloadLimits.default
+    package static let limits = PayloadLimits.default
 
     /// Counts values as the payload decoder does (every value at every depth, collections
     /// included, the top-level userInfo not).
@@ -82,12 +82,12 @@ public enum UserInfoJSON {
     }
 
     /// The JSON form of a `userInfo` (a plain object at the top level).
-    public static func json(from userInfo: UserInfo) -> JSONValue {
+    package static func json(from userInfo: UserInfo) -> JSONValue {
         .object(userInfo.mapValues { json(from: $0) })
     }
 
     /// The JSON form of one value.
-    public static func json(from value: UserInfoValue) -> JSONValue {
+    package static func json(from value: UserInfoValue) -> JSONValue {
         switch value {
         case .string(let s): return .string(s)
         case .bool(let b): return .bool(b)
@@ -124,7 +124,7 @@ public enum UserInfoJSON {
     }
 
     /// One value from its JSON form; `path` names it in errors.
-    public static func value(from json: JSONValue, path: String) throws(UserInfoJSONError) -> UserInfoValue {
+    package static func value(from json: JSONValue, path: String) throws(UserInfoJSONError) -> UserInfoValue {
         var counter = ValueCounter()
         return try value(from: json, path: path, depth: 1, counter: &counter)
     }

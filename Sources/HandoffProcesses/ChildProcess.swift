@@ -19,9 +19,9 @@ import Glibc
 /// and 2 only: every other descriptor of this process stays here (SwiftNIO's sockets lack
 /// close-on-exec). It also starts as a shell would start it: no signal blocked, whatever the
 /// spawning thread blocks, and every signal's default action (this process ignores SIGPIPE).
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     /// Where a standard stream of the child goes.
-    public enum Stream: Sendable {
+    package enum Stream: Sendable {
         /// `/dev/null`.
         case nullDevice
         /// A pipe to or from this process: see ``standardInput``, ``standardOutput`` and
@@ -36,18 +36,18 @@ public final class ChildProcess: Sendable {
     }
 
     /// How a child ended.
-    public enum Termination: Sendable, Equatable, CustomStringConvertible {
+    package enum Termination: Sendable, Equatable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
 
         /// The exit code, or the signal's number, as Foundation's `terminationStatus` gives it.
-        public var status: Int32 {
+        package var status: Int32 {
             switch self {
             case .exited(let code), .signalled(let code): code
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .exited(let code): "exit \(code)"
             case .signalled(let signal): "killed by signal \(signal)"
@@ -55,26 +55,26 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    public struct SpawnError: Error, CustomStringConvertible {
-        public let executable: String
-        public let reason: String
+    package struct SpawnError: Error, CustomStringConvertible {
+        package let executable: String
+        package let reason: String
         /// The system's error number when `posix_spawn` itself failed (such as ETXTBSY).
-        public var errorNumber: Int32?
-        public var description: String { "cannot start \(executable): \(reason)" }
+        package var errorNumber: Int32?
+        package var description: String { "cannot start \(executable): \(reason)" }
     }
 
-    public let processIdentifier: pid_t
+    package let processIdentifier: pid_t
     /// The write end of the child's standard input, when it is ``Stream/pipe``.
-    public let standardInput: FileHandle?
+    package let standardInput: FileHandle?
     /// The read end of the child's standard output, when it is ``Stream/pipe``.
-    public let standardOutput: FileHandle?
+    package let standardOutput: FileHandle?
     /// The read end of the child's standard error, when it is ``Stream/pipe``.
-    public let standardError: FileHandle?
+    package let standardError: FileHandle?
     private let ending: Ending
 
     /// Starts `executable` with `arguments` and `environment` (this process's when nil), in
     /// `currentDirectory` (this process's when nil).
-    public init(executable: String, arguments: [String], environment: [String: String]? = nil,
+    package init(executable: String, arguments: [String], environment: [String: String]? = nil,
                 currentDirectory: String? = nil,
                 standardInput input: Stream = .nullDevice, standardOutput output: Stream = .nullDevice,
                 standardError errors: Stream = .nullDevice) throws(SpawnError) {
@@ -174,29 +174,29 @@ public final class ChildProcess: Sendable {
     }
 
     /// Whether the child has not yet been seen to end.
-    public var isRunning: Bool { ending.termination == nil }
+    package var isRunning: Bool { ending.termination == nil }
 
     /// How the child ended, or nil while it runs.
-    public var termination: Termination? { ending.termination }
+    package var termination: Termination? { ending.termination }
 
     /// Waits until the child ends or `timeout` passes; how it ended, or nil on timeout.
     @discardableResult
-    public func waitForExit(timeout: TimeInterval? = nil) -> Termination? {
+    package func waitForExit(timeout: TimeInterval? = nil) -> Termination? {
         ending.wait(until: timeout.map { Date().addingTimeInterval($0) })
     }
 
     /// Sends `signal` to the child, unless it has already ended (its number may since belong to
     /// another process).
-    public func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         ending.whileRunning { kill(processIdentifier, signal) }
     }
 
     /// Asks the child to stop (SIGTERM).
-    public func terminate() { send(SIGTERM) }
+    package func terminate() { send(SIGTERM) }
 
     /// Runs a program to its end, its standard output and error read together; how it ended
     /// and what it wrote.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                            standardInput: Data? = nil) throws(SpawnError) -> (termination: Termination, output: String) {
         let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment,
                                      standardInput: standardInput == nil ? .nullDevice : .pipe,

@@ -5,8 +5,8 @@ import Foundation
 /// which every socket bound to port 0 takes its port (a device's own beacon socket among them).
 /// A port picked at random inside that range was sometimes already taken by such a socket, and
 /// the device could not start ("Address already in use").
-public enum DiscoveryPort {
-    public static func random() -> Int {
+package enum DiscoveryPort {
+    package static func random() -> Int {
         let ephemeral = ephemeralRange()
         if ephemeral.lowerBound > 21_024 { return Int.random(in: 20_000..<ephemeral.lowerBound) }
         if ephemeral.upperBound < 64_511 { return Int.random(in: (ephemeral.upperBound + 1)...65_535) }

@@ -12,9 +12,9 @@ import Glibc
 /// fixed sleep). ``received`` and ``waitFor(after:timeout:where:)`` give the same lines as
 /// Foundation objects (`[String: Any]`, numbers as `NSNumber`, as `JSONSerialization` gave them),
 /// for the callers written against them.
-public final class HeadlessProcess: @unchecked Sendable {
-    public let name: String
-    public let process: ChildProcess
+package final class HeadlessProcess: @unchecked Sendable {
+    package let name: String
+    package let process: ChildProcess
     private let lock = NSCondition()
     /// The lines that are JSON objects.
     private var messages: [[String: JSONValue]] = []
@@ -25,14 +25,14 @@ public final class HeadlessProcess: @unchecked Sendable {
 
     /// Starts a headless device. `arguments` come after `device --headless`. `fileLimit` starts
     /// it with at most that many open descriptors (`ulimit -n`), as a starved device would be.
-    public convenience init(name: String, arguments: [String], executable: URL, fileLimit: Int? = nil) throws {
+    package convenience init(name: String, arguments: [String], executable: URL, fileLimit: Int? = nil) throws {
         try self.init(name: name, command: ["device", "--headless", "--name", name] + arguments, executable: executable,
                       fileLimit: fileLimit)
     }
 
     /// Starts `executable` with `command` (another of its commands, such as `web serve`), read
     /// line by line the same way.
-    public init(name: String, command: [String], executable: URL, fileLimit: Int? = nil) throws {
+    package init(name: String, command: [String], executable: URL, fileLimit: Int? = nil) throws {
         self.name = name
         if let fileLimit {
             process = try ChildProcess(executable: "/bin/sh",
@@ -79,20 +79,20 @@ public final class HeadlessProcess: @unchecked Sendable {
 
     /// Sends one command (a JSON object of strings, numbers, Booleans, `NSNull`, arrays and
     /// objects of them), written as one line with its keys sorted.
-    public func send(_ command: [String: Any]) throws {
+    package func send(_ command: [String: Any]) throws {
         sendLine(try JSONValue(foundationObject: command).jsonText)
     }
 
     /// Sends one line of text (a command already in JSON).
-    public func sendLine(_ line: String) {
+    package func sendLine(_ line: String) {
         process.standardInput!.write(Data((line + "\n").utf8))
     }
 
     /// Closes standard input (the device quits).
-    public func closeInput() { try? process.standardInput!.close() }
+    package func closeInput() { try? process.standardInput!.close() }
 
     /// Every line so far that is a JSON object.
-    public var receivedMessages: [[String: JSONValue]] {
+    package var receivedMessages: [[String: JSONValue]] {
         lock.lock()
         defer { lock.unlock() }
         return messages
@@ -100,7 +100,7 @@ public final class HeadlessProcess: @unchecked Sendable {
 
     /// Waits until a JSON object line (after the first `after` of them) matches, or the deadline
     /// passes. Returns the line, or nil on timeout.
-    public func waitForMessage(after start: Int = 0, timeout: TimeInterval = 10,
+    package func waitForMessage(after start: Int = 0, timeout: TimeInterval = 10,
                                where matches: ([String: JSONValue]) -> Bool) -> [String: JSONValue]? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
@@ -116,13 +116,13 @@ public final class HeadlessProcess: @unchecked Sendable {
     }
 
     /// Every parsed line so far, as Foundation objects.
-    public var received: [[String: Any]] {
+    package var received: [[String: Any]] {
         lock.lock()
         defer { lock.unlock() }
         return lines
     }
 
-    public var standardError: String {
+    package var standardError: String {
         lock.lock()
         defer { lock.unlock() }
         return errorText
@@ -130,7 +130,7 @@ public final class HeadlessProcess: @unchecked Sendable {
 
     /// Waits until a line (after the first `after` lines) matches, or the deadline passes.
     /// Returns the line, or nil on timeout.
-    public func waitFor(after start: Int = 0, timeout: TimeInterval = 10, where matches: ([String: Any]) -> Bool) -> [String: Any]? {
+    package func waitFor(after start: Int = 0, timeout: TimeInterval = 10, where matches: ([String: Any]) -> Bool) -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
@@ -145,21 +145,21 @@ public final class HeadlessProcess: @unchecked Sendable {
     }
 
     /// How many lines (JSON or not) arrived so far.
-    public var rawLineCount: Int {
+    package var rawLineCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return rawLines.count
     }
 
     /// The lines from index `start` on, as received.
-    public func rawLines(from start: Int) -> [String] {
+    package func rawLines(from start: Int) -> [String] {
         lock.lock()
         defer { lock.unlock() }
         return start < rawLines.count ? Array(rawLines[max(0, start)...]) : []
     }
 
     /// The last `count` lines, as received.
-    public func lastRawLines(_ count: Int) -> [String] {
+    package func lastRawLines(_ count: Int) -> [String] {
         lock.lock()
         defer { lock.unlock() }
         return Array(rawLines.suffix(count))
@@ -167,7 +167,7 @@ public final class HeadlessProcess: @unchecked Sendable {
 
     /// Waits until a raw line at index `start` or later satisfies `matches`; returns it with its
     /// index, or nil when the deadline passes.
-    public func waitForRawLine(from start: Int, timeout: TimeInterval, where matches: (String) -> Bool) -> (index: Int, line: String)? {
+    package func waitForRawLine(from start: Int, timeout: TimeInterval, where matches: (String) -> Bool) -> (index: Int, line: String)? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
@@ -182,23 +182,23 @@ public final class HeadlessProcess: @unchecked Sendable {
     }
 
     /// Waits for a lifecycle event of `kind`.
-    public func waitForLifecycle(_ kind: String, after start: Int = 0, timeout: TimeInterval = 10,
+    package func waitForLifecycle(_ kind: String, after start: Int = 0, timeout: TimeInterval = 10,
                                  where extra: ([String: Any]) -> Bool = { _ in true }) -> [String: Any]? {
         waitFor(after: start, timeout: timeout) { $0["event"] as? String == "lifecycle" && $0["kind"] as? String == kind && extra($0) }
     }
 
     /// Waits for the process to exit; returns its status, or nil on timeout.
-    public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
+    package func waitForExit(timeout: TimeInterval = 10) -> Int32? {
         process.waitForExit(timeout: timeout)?.status
     }
 
     /// Asks the process to stop (SIGTERM): a headless device says goodbye and exits.
-    public func terminate() {
+    package func terminate() {
         process.terminate()
     }
 
     /// Stops the process without letting it clean up.
-    public func kill() {
+    package func kill() {
         process.send(SIGKILL)
     }
 }

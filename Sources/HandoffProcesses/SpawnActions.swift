@@ -13,7 +13,7 @@ private let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_a
 /// and SwiftNIO's sockets lack it. A child that outlives the call (tmux's server does) would
 /// then hold, say, the listening socket of a server this process has since stopped, and that
 /// port would go on accepting connections that nobody answers.
-public func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+package func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
     if let addCloseFrom {
         _ = addCloseFrom(&actions, 3)
         return
@@ -48,7 +48,7 @@ func changeDirectory(_ actions: inout posix_spawn_file_actions_t, to directory: 
 /// `handoff demo` runs tmux so: a tmux server started from a blocked mask kept SIGHUP, SIGTERM,
 /// SIGCHLD and SIGWINCH blocked in every pane, so a resize never reached the devices and ending
 /// the session left its processes running.
-public func replaceProcess(executable: String, arguments: [String]) -> Int32 {
+package func replaceProcess(executable: String, arguments: [String]) -> Int32 {
     for signal in 1..<32 where signal != SIGKILL && signal != SIGSTOP {
         Glibc.signal(Int32(signal), SIG_DFL)
     }

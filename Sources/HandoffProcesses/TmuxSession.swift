@@ -17,25 +17,25 @@ import Glibc
 /// try tmux.sendKeys("Down", "Enter")
 /// try tmux.waitFor("the selection moved") { $0.contains("> Paris") }
 /// ```
-public final class TmuxSession {
+package final class TmuxSession {
     /// Why a tmux command or a wait failed; the description includes the screen, if any.
-    public struct Failure: Error, CustomStringConvertible {
-        public var message: String
-        public var screen: String?
+    package struct Failure: Error, CustomStringConvertible {
+        package var message: String
+        package var screen: String?
 
-        public init(_ message: String, screen: String? = nil) {
+        package init(_ message: String, screen: String? = nil) {
             self.message = message
             self.screen = screen
         }
 
-        public var description: String {
+        package var description: String {
             guard let screen else { return message }
             return "\(message)\nscreen:\n>>>>\n\(screen)\n<<<<"
         }
     }
 
     /// The tmux executable on `PATH`, or nil when tmux is not installed.
-    public static let tmuxPath: String? = {
+    package static let tmuxPath: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = "\(directory)/tmux"
@@ -45,14 +45,14 @@ public final class TmuxSession {
     }()
 
     /// Whether tmux is installed (use it to skip end-to-end tests: `.enabled(if: TmuxSession.isAvailable)`).
-    public static var isAvailable: Bool { tmuxPath != nil }
+    package static var isAvailable: Bool { tmuxPath != nil }
 
     /// The temporary directory holding the socket (and free for the test's own files).
-    public let directory: String
+    package let directory: String
     /// The session's name.
-    public let name = "e2e"
+    package let name = "e2e"
     /// The pane the session started with (a tmux pane id such as `%0`).
-    public let mainPane: String
+    package let mainPane: String
     private let tmux: String
     private let socket: String
     private let environment: [String: String]
@@ -65,7 +65,7 @@ public final class TmuxSession {
     /// terminal without an alternate screen; `TERM` becomes the server's `default-terminal`,
     /// since tmux sets a pane's `TERM` from that option, not from `-e`).
     /// Returns nil when tmux is not installed.
-    public init?(width: Int = 80, height: Int = 24, environment: [String: String] = [:], command: String) throws {
+    package init?(width: Int = 80, height: Int = 24, environment: [String: String] = [:], command: String) throws {
         guard let tmux = Self.tmuxPath else { return nil }
         self.tmux = tmux
         var template = Array("/tmp/handoff-tmux.XXXXXX".utf8CString)
@@ -103,7 +103,7 @@ public final class TmuxSession {
 
     /// Kills the server (and the programs in its panes) and removes the temporary directory.
     /// Idempotent.
-    public func close() {
+    package func close() {
         guard !isClosed else { return }
         _ = try? run(["kill-server"])
         isClosed = true
@@ -114,7 +114,7 @@ public final class TmuxSession {
 
     /// Runs a tmux command on this server and returns its standard output.
     @discardableResult
-    public func run(_ arguments: [String]) throws -> String {
+    package func run(_ arguments: [String]) throws -> String {
         guard !isClosed else { throw Failure("the tmux session is closed") }
         commandCount += 1
         return try Self.run(tmux, socket: socket, environment: environment, directory: directory,
@@ -123,25 +123,25 @@ public final class TmuxSession {
 
     /// Sends named keys (`"Up"`, `"Enter"`, `"C-c"`, `"F5"`, `"BTab"`, ...) to `pane` (default:
     /// the main pane). Plain words are typed too, but use ``sendText(_:to:)`` for text.
-    public func sendKeys(_ keys: String..., to pane: String? = nil) throws {
+    package func sendKeys(_ keys: String..., to pane: String? = nil) throws {
         try run(["send-keys", "-t", pane ?? mainPane] + keys)
     }
 
     /// Types `text` literally (UTF-8 included) into `pane`.
-    public func sendText(_ text: String, to pane: String? = nil) throws {
+    package func sendText(_ text: String, to pane: String? = nil) throws {
         try run(["send-keys", "-t", pane ?? mainPane, "-l", text])
     }
 
     /// The visible screen of `pane`, one line per row, trailing blanks trimmed. With `colors`,
     /// SGR escape sequences are kept (`capture-pane -e`).
-    public func capture(_ pane: String? = nil, colors: Bool = false) throws -> String {
+    package func capture(_ pane: String? = nil, colors: Bool = false) throws -> String {
         try run(["capture-pane", "-p"] + (colors ? ["-e"] : []) + ["-t", pane ?? mainPane])
     }
 
     /// Polls the screen of `pane` every 25 ms until `predicate` accepts it, and returns that
     /// screen; throws after `timeout`, with the last screen in the error.
     @discardableResult
-    public func waitFor(_ description: String, in pane: String? = nil, colors: Bool = false,
+    package func waitFor(_ description: String, in pane: String? = nil, colors: Bool = false,
                         timeout: Duration = .seconds(5), until predicate: (String) throws -> Bool) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -155,13 +155,13 @@ public final class TmuxSession {
     }
 
     /// One thing to see on the screen of a pane, for ``waitUntilSeen(_:timeout:)``.
-    public struct Sighting {
-        public var session: TmuxSession
-        public var pane: String?
-        public var description: String
-        public var predicate: (String) -> Bool
+    package struct Sighting {
+        package var session: TmuxSession
+        package var pane: String?
+        package var description: String
+        package var predicate: (String) -> Bool
 
-        public init(_ description: String, on session: TmuxSession, in pane: String? = nil, where predicate: @escaping (String) -> Bool) {
+        package init(_ description: String, on session: TmuxSession, in pane: String? = nil, where predicate: @escaping (String) -> Bool) {
             self.session = session
             self.pane = pane
             self.description = description
@@ -175,7 +175,7 @@ public final class TmuxSession {
     /// notice that goes away after a few seconds): waiting for one, then the other, could miss
     /// the second. Throws after `timeout`, with the screens of the sightings still missing.
     @discardableResult
-    public static func waitUntilSeen(_ sightings: [Sighting], timeout: Duration = .seconds(10)) throws -> [String] {
+    package static func waitUntilSeen(_ sightings: [Sighting], timeout: Duration = .seconds(10)) throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         var seen = [String?](repeating: nil, count: sightings.count)
         while true {
@@ -197,7 +197,7 @@ public final class TmuxSession {
     /// `["EXIT=", "STTY-"]` when the shell prints a status and then compares the settings),
     /// and returns that screen.
     @discardableResult
-    public func waitFor(all texts: [String], in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
+    package func waitFor(all texts: [String], in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
         try waitFor(texts.map { "\"\($0)\"" }.joined(separator: " and "), in: pane, timeout: timeout) { screen in
             texts.allSatisfy(screen.contains)
         }
@@ -205,41 +205,41 @@ public final class TmuxSession {
 
     /// Waits until the screen of `pane` contains a match for the regular expression `pattern`.
     @discardableResult
-    public func waitFor(matching pattern: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
+    package func waitFor(matching pattern: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
         let regex = try Regex(pattern)
         return try waitFor("/\(pattern)/", in: pane, timeout: timeout) { $0.contains(regex) }
     }
 
     /// Resizes the session's window (the programs in it get SIGWINCH).
-    public func resizeWindow(width: Int, height: Int) throws {
+    package func resizeWindow(width: Int, height: Int) throws {
         try run(["resize-window", "-t", name, "-x", String(width), "-y", String(height)])
     }
 
     /// Splits the pane (side by side when `horizontal`) to run `command`; returns the new pane.
-    public func splitWindow(horizontal: Bool = true, of pane: String? = nil, command: String) throws -> String {
+    package func splitWindow(horizontal: Bool = true, of pane: String? = nil, command: String) throws -> String {
         try Self.firstLine(of: run(["split-window", horizontal ? "-h" : "-v", "-t", pane ?? mainPane,
                                     "-P", "-F", "#{pane_id}", command]))
     }
 
     /// Opens a new window running `command`; returns its pane.
-    public func newWindow(command: String) throws -> String {
+    package func newWindow(command: String) throws -> String {
         try Self.firstLine(of: run(["new-window", "-t", name, "-P", "-F", "#{pane_id}", command]))
     }
 
     /// A tmux format expanded for `pane` (`#{alternate_on}`, `#{cursor_flag}`, `#{pane_tty}`...).
-    public func display(_ format: String, in pane: String? = nil) throws -> String {
+    package func display(_ format: String, in pane: String? = nil) throws -> String {
         try run(["display-message", "-p", "-t", pane ?? mainPane, format]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Whether `pane` shows its alternate screen (a full-screen program that has not given the
     /// terminal back).
-    public func isAlternateScreenOn(in pane: String? = nil) throws -> Bool {
+    package func isAlternateScreenOn(in pane: String? = nil) throws -> Bool {
         try display("#{alternate_on}", in: pane) == "1"
     }
 
     /// Writes `text` straight to the terminal of `pane`, as another program writing over the
     /// screen would (to test that a program repaints it).
-    public func scribble(_ text: String, on pane: String? = nil) throws {
+    package func scribble(_ text: String, on pane: String? = nil) throws {
         let tty = try display("#{pane_tty}", in: pane)
         let descriptor = open(tty, O_WRONLY | O_NOCTTY)
         guard descriptor >= 0 else { throw Failure("cannot open \(tty): errno \(errno)") }
@@ -251,7 +251,7 @@ public final class TmuxSession {
     // MARK: Processes
 
     /// The pid of the process tmux started in `pane` (often a shell).
-    public func panePID(_ pane: String? = nil) throws -> pid_t {
+    package func panePID(_ pane: String? = nil) throws -> pid_t {
         let text = try Self.firstLine(of: run(["display-message", "-p", "-t", pane ?? mainPane, "#{pane_pid}"]))
         guard let pid = pid_t(text) else { throw Failure("no pane pid in '\(text)'") }
         return pid
@@ -259,7 +259,7 @@ public final class TmuxSession {
 
     /// The pid of the process named `name` (as in `/proc/PID/comm`, at most 15 characters) in
     /// `pane`: the pane's own process or one of its descendants. Nil when there is none.
-    public func programPID(named name: String, in pane: String? = nil) throws -> pid_t? {
+    package func programPID(named name: String, in pane: String? = nil) throws -> pid_t? {
         let root = try panePID(pane)
         var queue = [root]
         while !queue.isEmpty {
@@ -271,7 +271,7 @@ public final class TmuxSession {
     }
 
     /// Waits until a process named `name` runs in `pane`, and returns its pid.
-    public func waitForProgram(named name: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> pid_t {
+    package func waitForProgram(named name: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> pid_t {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let pid = try programPID(named: name, in: pane) { return pid }
@@ -284,14 +284,14 @@ public final class TmuxSession {
 
     /// Whether `pid` has exited: gone, or a zombie its parent has not reaped yet (a shell may
     /// take its time, and its job report is no sure sign either).
-    public static func hasExited(_ pid: pid_t) -> Bool {
+    package static func hasExited(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let end = stat.lastIndex(of: ")") else { return true }
         return stat[stat.index(after: end)...].split(separator: " ").first == "Z"
     }
 
     /// Waits until the process `pid` has exited (see ``hasExited(_:)``).
-    public func waitForExit(ofProcess pid: pid_t, timeout: Duration = .seconds(10)) throws {
+    package func waitForExit(ofProcess pid: pid_t, timeout: Duration = .seconds(10)) throws {
         let deadline = ContinuousClock.now + timeout
         while !Self.hasExited(pid) {
             if ContinuousClock.now >= deadline {
@@ -302,7 +302,7 @@ public final class TmuxSession {
     }
 
     /// The direct children of `pid`, from `/proc` (no pgrep needed).
-    public static func children(of pid: pid_t) -> [pid_t] {
+    package static func children(of pid: pid_t) -> [pid_t] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         return entries.compactMap { entry in
             guard let child = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
@@ -314,7 +314,7 @@ public final class TmuxSession {
     }
 
     /// `/proc/PID/comm`, or nil when the process is gone.
-    public static func commandName(of pid: pid_t) -> String? {
+    package static func commandName(of pid: pid_t) -> String? {
         (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -323,7 +323,7 @@ public final class TmuxSession {
 
     /// An executable built with the tests (`swift test` runs the test binary from the build
     /// directory, where the package's executables are), or nil.
-    public static func builtExecutable(named name: String) -> URL? {
+    package static func builtExecutable(named name: String) -> URL? {
         let binaries = [CommandLine.arguments.first.map { URL(fileURLWithPath: $0) }, Bundle.main.executableURL]
         for binary in binaries.compactMap({ $0?.resolvingSymlinksInPath() }) {
             var directory = binary.deletingLastPathComponent()

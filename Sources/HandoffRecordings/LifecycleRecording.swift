@@ -13,19 +13,19 @@ import HandoffHeadless
 /// {"recording":"handoff-lifecycle","version":1,"device":"Laptop","deviceID":"…","kind":"laptop","account":"demo"}
 /// {"time":"2026-11-24T09:30:00.250Z","device":"Laptop","kind":"activityCreated",…}
 /// ```
-public final class LifecycleRecorder {
+package final class LifecycleRecorder {
     /// The format's name in the header.
-    public static let format = "handoff-lifecycle"
+    package static let format = "handoff-lifecycle"
     /// The version this build writes and reads.
-    public static let version = 1
+    package static let version = 1
 
     private let handle: FileHandle
-    public let path: String
+    package let path: String
 
     /// Creates (or truncates) the file at `path` and writes the header.
     ///
     /// - Throws: ``RecordingError`` naming the file when it cannot be written.
-    public init(path: String, device: PeerInfo, account: String) throws(RecordingError) {
+    package init(path: String, device: PeerInfo, account: String) throws(RecordingError) {
         self.path = path
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path)
@@ -43,7 +43,7 @@ public final class LifecycleRecorder {
     deinit { try? handle.close() }
 
     /// Appends one event (on the device's run loop, as it is recorded).
-    public func record(_ event: LifecycleEvent) {
+    package func record(_ event: LifecycleEvent) {
         var object = HeadlessController.fields(of: event)
         object["event"] = nil
         write(.object(object))
@@ -55,56 +55,56 @@ public final class LifecycleRecorder {
 }
 
 /// A recording could not be read: the file, the line (1-based) when one is at fault, and why.
-public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var file: String
-    public var line: Int?
-    public var reason: String
+package struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var file: String
+    package var line: Int?
+    package var reason: String
 
-    public var description: String {
+    package var description: String {
         "\(file)\(line.map { ":\($0)" } ?? ""): \(reason)"
     }
 }
 
 /// One event of a recording, with the fields the timeline draws.
-public struct RecordedEvent: Sendable {
-    public var time: Date
+package struct RecordedEvent: Sendable {
+    package var time: Date
     /// The recorded text of the time, as written.
-    public var timeText: String
-    public var device: String
-    public var kind: LifecycleEvent.Kind
-    public var continuation: String?
-    public var peer: String?
-    public var detail: String
-    public var explanation: String
+    package var timeText: String
+    package var device: String
+    package var kind: LifecycleEvent.Kind
+    package var continuation: String?
+    package var peer: String?
+    package var detail: String
+    package var explanation: String
     /// Every field as recorded, for the inspector and the detail view.
-    public var fields: [String: JSONValue]
+    package var fields: [String: JSONValue]
 
-    public func string(_ key: String) -> String? { fields[key]?.stringValue }
-    public func integer(_ key: String) -> Int64? { fields[key]?.integerValue }
+    package func string(_ key: String) -> String? { fields[key]?.stringValue }
+    package func integer(_ key: String) -> Int64? { fields[key]?.integerValue }
 }
 
 /// A recording read back: its device, its account and its events in order.
-public struct LifecycleRecording: Sendable {
-    public var file: String
-    public var device: String
-    public var deviceID: String
-    public var deviceKind: String
-    public var account: String
-    public var events: [RecordedEvent]
+package struct LifecycleRecording: Sendable {
+    package var file: String
+    package var device: String
+    package var deviceID: String
+    package var deviceKind: String
+    package var account: String
+    package var events: [RecordedEvent]
     /// Bytes of events before the part that was read, left out (0: the whole recording).
-    public var skippedBytes = 0
+    package var skippedBytes = 0
 
     /// The most bytes of events read of one recording: a longer one is read from its header and
     /// its last this many bytes (some 60,000 events), so a recording left running for days
     /// prints in seconds and a few hundred megabytes of memory at most, not gigabytes (a long
     /// session's recording is a few megabytes).
-    public static let maximumBytes = 16 * 1024 * 1024
+    package static let maximumBytes = 16 * 1024 * 1024
 
     /// Reads the recording at `path`.
     ///
     /// - Throws: ``RecordingError`` naming the file and line: not a recording, truncated, not
     ///   JSON, a newer version, an unknown event kind, or another device's events.
-    public init(contentsOf path: String) throws(RecordingError) {
+    package init(contentsOf path: String) throws(RecordingError) {
         var data: Data
         var skipped = 0
         do {
@@ -144,7 +144,7 @@ public struct LifecycleRecording: Sendable {
     }
 
     /// Reads a recording's bytes, naming `file` in errors.
-    public init(data: Data, file: String) throws(RecordingError) {
+    package init(data: Data, file: String) throws(RecordingError) {
         self.file = file
         guard let text = String(data: data, encoding: .utf8) else {
             // Name the first line that is not UTF-8 (a recording is text: a binary file fails on line 1).
@@ -222,7 +222,7 @@ public struct LifecycleRecording: Sendable {
     /// - Throws: ``RecordingError`` for the first unreadable file, for two recordings of one
     ///   device, or for recordings of different accounts (devices share their lifecycle only
     ///   within one account).
-    public static func load(_ paths: [String]) throws(RecordingError) -> [LifecycleRecording] {
+    package static func load(_ paths: [String]) throws(RecordingError) -> [LifecycleRecording] {
         var recordings: [LifecycleRecording] = []
         for path in paths {
             let recording = try LifecycleRecording(contentsOf: path)

@@ -5,29 +5,29 @@ import HandoffCore
 /// for what crosses the network, paired by what both ends record (the beacon by device, serial
 /// and type hash; everything of a continuation by its identifier). `handoff timeline` draws it
 /// as text (`--print`) or as a picture (`--svg`).
-public struct Timeline: Sendable {
-    public struct Lane: Sendable, Hashable {
-        public var name: String
-        public var kind: String
+package struct Timeline: Sendable {
+    package struct Lane: Sendable, Hashable {
+        package var name: String
+        package var kind: String
     }
 
     /// One event on its lane.
-    public struct Row: Sendable {
-        public var lane: Int
-        public var event: RecordedEvent
+    package struct Row: Sendable {
+        package var lane: Int
+        package var event: RecordedEvent
     }
 
     /// Something that crossed the network: from one row to another.
-    public typealias Arrow = TimelineArrow
+    package typealias Arrow = TimelineArrow
 
-    public var lanes: [Lane]
+    package var lanes: [Lane]
     /// Every event of every lane, oldest first.
-    public var rows: [Row]
-    public var arrows: [Arrow]
+    package var rows: [Row]
+    package var arrows: [Arrow]
 
     /// Lays out `recordings`; with `continuation`, only that continuation's events and the
     /// beacon that made its offer.
-    public init(recordings: [LifecycleRecording], continuation: String? = nil) {
+    package init(recordings: [LifecycleRecording], continuation: String? = nil) {
         lanes = recordings.map { Lane(name: $0.device, kind: $0.deviceKind) }
         var rows = TimelineLayout.rows(recordings.map(\.events))
         if let continuation { rows = TimelineLayout.rows(rows, ofContinuation: continuation) }
@@ -40,7 +40,7 @@ public struct Timeline: Sendable {
 
     /// The timeline as plain text: a time column, then one column per lane; each arrow is a
     /// line of its own under the event that sent it.
-    public func text(laneWidth: Int = 44) -> String {
+    package func text(laneWidth: Int = 44) -> String {
         let width = max(16, laneWidth)
         var lines: [String] = []
         func pad(_ text: String, _ count: Int) -> String {
@@ -90,7 +90,7 @@ public struct Timeline: Sendable {
     // MARK: SVG
 
     /// The same sequence diagram as an SVG picture.
-    public func svg() -> String {
+    package func svg() -> String {
         let laneWidth = 320, left = 110, top = 70, rowHeight = 30
         let width = left + lanes.count * laneWidth + 20
         let height = top + rows.count * rowHeight + 40
@@ -152,7 +152,7 @@ public struct Timeline: Sendable {
 }
 
 extension RecordedEvent: TimelineEvent {
-    public var timelineKind: LifecycleEvent.Kind? { kind }
+    package var timelineKind: LifecycleEvent.Kind? { kind }
 }
 
 extension String {

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// The first event is shown from the start; stepping forward plays the next one, stepping back
 /// takes the last one back. Playing steps forward once per ``playInterval`` and stops at the end.
-public struct TimelineReplay: Sendable, Hashable {
+package struct TimelineReplay: Sendable, Hashable {
     /// What the user asks.
-    public enum Command: Sendable, Hashable {
+    package enum Command: Sendable, Hashable {
         /// One event forward (and stop playing).
         case step
         /// One event back (and stop playing).
@@ -24,29 +24,29 @@ public struct TimelineReplay: Sendable, Hashable {
     }
 
     /// How many events a page moves.
-    public static let pageSize = 10
+    package static let pageSize = 10
     /// How long each event is shown while playing.
-    public static let playInterval: TimeInterval = 0.4
+    package static let playInterval: TimeInterval = 0.4
 
     /// The number of events in the timeline.
-    public let eventCount: Int
+    package let eventCount: Int
     /// How many events are shown: 1 to ``eventCount`` (0 only when there are none).
-    public private(set) var played: Int
-    public private(set) var isPlaying = false
+    package private(set) var played: Int
+    package private(set) var isPlaying = false
 
-    public init(eventCount: Int) {
+    package init(eventCount: Int) {
         self.eventCount = max(0, eventCount)
         played = min(1, self.eventCount)
     }
 
     /// The event shown last, which the detail describes (nil when there are none).
-    public var selected: Int? { played > 0 ? played - 1 : nil }
+    package var selected: Int? { played > 0 ? played - 1 : nil }
 
-    public var isAtEnd: Bool { played == eventCount }
+    package var isAtEnd: Bool { played == eventCount }
 
     /// Applies `command`; returns whether anything changed.
     @discardableResult
-    public mutating func apply(_ command: Command) -> Bool {
+    package mutating func apply(_ command: Command) -> Bool {
         let before = self
         let first = min(1, eventCount)
         switch command {

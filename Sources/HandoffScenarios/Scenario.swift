@@ -22,22 +22,22 @@ import HandoffProcesses
 /// An `expect` pattern matches a line when every key it names is present with a matching value:
 /// objects match as subsets, recursively; arrays and other values must be equal (numbers compare
 /// by value). Each device's lines are searched in order from just after its last match.
-public struct Scenario: Sendable, Hashable {
-    public struct Device: Sendable, Hashable {
-        public var name: String
+package struct Scenario: Sendable, Hashable {
+    package struct Device: Sendable, Hashable {
+        package var name: String
         /// phone, tablet or laptop.
-        public var kind: String
+        package var kind: String
         /// The stand-in apps the headless device has (reader, map, browser); nil: all.
-        public var apps: [String]?
+        package var apps: [String]?
         /// The team identifier of the device's scripted app (to stage a third-party app).
-        public var team: String?
+        package var team: String?
         /// Extra activity types the scripted app claims.
-        public var claims: [String]
+        package var claims: [String]
         /// Any other `handoff device` options, as given.
-        public var options: [String]
+        package var options: [String]
     }
 
-    public enum Step: Sendable, Hashable {
+    package enum Step: Sendable, Hashable {
         /// Narration, printed as is.
         case say(String)
         /// Sends `command` to `device` and waits for its result; it must succeed unless
@@ -49,24 +49,24 @@ public struct Scenario: Sendable, Hashable {
         case expectNone(device: String, pattern: JSONValue, within: Double, note: String?)
     }
 
-    public var name: String
-    public var about: String
-    public var devices: [Device]
-    public var steps: [Step]
+    package var name: String
+    package var about: String
+    package var devices: [Device]
+    package var steps: [Step]
     /// Whether the run starts a local web (`handoff web serve`) that every device fetches
     /// association files through (`"web": true`).
-    public var web = false
+    package var web = false
     /// The folder of the scenario's file: relative paths in devices' `--install` options are
     /// read from there.
-    public var folder: URL?
+    package var folder: URL?
 
     /// The kinds of device a scenario may name.
     static let kinds: Set<String> = ["phone", "tablet", "laptop"]
     /// The stand-in apps of a headless device.
-    public static let headlessApps: Set<String> = ["reader", "map", "browser"]
+    package static let headlessApps: Set<String> = ["reader", "map", "browser"]
 
     /// Reads a scenario from JSON text; `file` names the source in errors.
-    public static func parse(_ text: String, file: String) throws(ScenarioError) -> Scenario {
+    package static func parse(_ text: String, file: String) throws(ScenarioError) -> Scenario {
         let root: JSONValue
         do {
             root = try JSONValue.parse(text)
@@ -78,7 +78,7 @@ public struct Scenario: Sendable, Hashable {
     }
 
     /// Reads the scenario file at `url`.
-    public static func load(_ url: URL) throws(ScenarioError) -> Scenario {
+    package static func load(_ url: URL) throws(ScenarioError) -> Scenario {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -214,12 +214,12 @@ public struct Scenario: Sendable, Hashable {
 }
 
 /// A scenario file that cannot be used: the file, the JSON path and what is wrong.
-public struct ScenarioError: Error, Hashable, CustomStringConvertible {
-    public var file: String
-    public var path: String
-    public var message: String
+package struct ScenarioError: Error, Hashable, CustomStringConvertible {
+    package var file: String
+    package var path: String
+    package var message: String
 
-    public var description: String {
+    package var description: String {
         path.isEmpty ? "\(file): \(message)" : "\(file): \(path): \(message)"
     }
 }
@@ -227,7 +227,7 @@ public struct ScenarioError: Error, Hashable, CustomStringConvertible {
 extension JSONValue {
     /// Whether `self` matches `pattern`: objects as subsets (recursively), numbers by value,
     /// everything else by equality.
-    public func matches(_ pattern: JSONValue) -> Bool {
+    package func matches(_ pattern: JSONValue) -> Bool {
         switch (self, pattern) {
         case let (.object(object), .object(wanted)):
             return wanted.allSatisfy { key, value in object[key].map { $0.matches(value) } ?? false }

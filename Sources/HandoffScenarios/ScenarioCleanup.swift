@@ -7,7 +7,7 @@ import Synchronization
 /// creates them and removes them when it ends; when the program is interrupted (SIGINT, SIGTERM)
 /// before that, ``cleanUpNow(grace:)`` stops the processes and deletes the folders, so nothing
 /// is left in the temporary folder and no device keeps running.
-public final class ScenarioCleanup: Sendable {
+package final class ScenarioCleanup: Sendable {
     private struct State {
         var folders: [URL] = []
         var processes: [ObjectIdentifier: HeadlessProcess] = [:]
@@ -16,13 +16,13 @@ public final class ScenarioCleanup: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// True once ``cleanUpNow(grace:)`` began: the run is being abandoned.
-    public var isCleaningUp: Bool { state.withLock { $0.isCleaningUp } }
+    package var isCleaningUp: Bool { state.withLock { $0.isCleaningUp } }
 
     /// The folders and processes registered now (for tests and messages).
-    public var registered: (folders: [URL], processes: Int) {
+    package var registered: (folders: [URL], processes: Int) {
         state.withLock { ($0.folders, $0.processes.count) }
     }
 
@@ -37,7 +37,7 @@ public final class ScenarioCleanup: Sendable {
     ///
     /// - Returns: How many processes were stopped and folders removed.
     @discardableResult
-    public func cleanUpNow(grace: TimeInterval = 2) -> (processes: Int, folders: Int) {
+    package func cleanUpNow(grace: TimeInterval = 2) -> (processes: Int, folders: Int) {
         let (processes, folders) = state.withLock { state in
             state.isCleaningUp = true
             let taken = (Array(state.processes.values), state.folders)

@@ -6,20 +6,20 @@ import HandoffProcesses
 /// temporary accounts folder, a fresh account and a random discovery port, so that no other
 /// device takes part), printing each step as it passes, and stopping at the first failure with
 /// the failing device's latest lines.
-public final class ScenarioRunner {
-    public let scenario: Scenario
-    public let executable: URL
+package final class ScenarioRunner {
+    package let scenario: Scenario
+    package let executable: URL
     /// Where the run registers its accounts folder and device processes while it runs.
-    public let cleanup: ScenarioCleanup
+    package let cleanup: ScenarioCleanup
     private let write: (String) -> Void
 
     /// The outcome of a run.
-    public struct Outcome: Sendable, Hashable {
-        public var passed: Bool
-        public var stepsRun: Int
-        public var seconds: Double
+    package struct Outcome: Sendable, Hashable {
+        package var passed: Bool
+        package var stepsRun: Int
+        package var seconds: Double
         /// Why the run failed (nil when it passed).
-        public var failure: String?
+        package var failure: String?
     }
 
     /// - Parameters:
@@ -28,7 +28,7 @@ public final class ScenarioRunner {
     ///     interrupted (give every run of a program the same one, and call its
     ///     ``ScenarioCleanup/cleanUpNow(grace:)`` on SIGINT and SIGTERM).
     ///   - write: receives each line of the report.
-    public init(scenario: Scenario, executable: URL, cleanup: ScenarioCleanup = ScenarioCleanup(),
+    package init(scenario: Scenario, executable: URL, cleanup: ScenarioCleanup = ScenarioCleanup(),
                 write: @escaping (String) -> Void) {
         self.scenario = scenario
         self.executable = executable
@@ -47,7 +47,7 @@ public final class ScenarioRunner {
         return resolved
     }
 
-    public func run() -> Outcome {
+    package func run() -> Outcome {
         let start = Date()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-scenario-\(UUID().uuidString)")
         cleanup.add(folder: folder)

@@ -15,23 +15,23 @@ import Glibc
 /// as restored or with a documented code (4608, 4609, 4610) within its deadline; memory and
 /// descriptors (of the web server too) are sampled after warm-up and at the end. `handoff soak`
 /// runs it; the suite runs a short one.
-public final class SoakRunner {
-    public struct Options: Sendable {
-        public var continuations: Int
+package final class SoakRunner {
+    package struct Options: Sendable {
+        package var continuations: Int
         /// Chance that a continuation gets a fault (0…1).
-        public var faultRate: Double
-        public var seed: UInt64
+        package var faultRate: Double
+        package var seed: UInt64
         /// The longest a continuation may take to end, either way.
-        public var deadline: TimeInterval
+        package var deadline: TimeInterval
         /// The Map's Info.plist: with it, the local web server runs in the loop and the continuing
         /// device has the Map, which web pages of its domain continue into (nil: no web).
-        public var mapManifest: URL?
+        package var mapManifest: URL?
         /// Both devices share their lifecycle events (`--share-lifecycle`).
-        public var shareLifecycle: Bool
+        package var shareLifecycle: Bool
         /// Where to say what happens (nil: quiet).
-        public var progress: (@Sendable (String) -> Void)?
+        package var progress: (@Sendable (String) -> Void)?
 
-        public init(continuations: Int = 2000, faultRate: Double = 0.25, seed: UInt64 = 1, deadline: TimeInterval = 20,
+        package init(continuations: Int = 2000, faultRate: Double = 0.25, seed: UInt64 = 1, deadline: TimeInterval = 20,
                     mapManifest: URL? = nil, shareLifecycle: Bool = true, progress: (@Sendable (String) -> Void)? = nil) {
             self.continuations = continuations
             self.faultRate = faultRate
@@ -43,7 +43,7 @@ public final class SoakRunner {
         }
     }
 
-    public enum Fault: String, CaseIterable, Sendable {
+    package enum Fault: String, CaseIterable, Sendable {
         case killOrigin = "origin killed and restarted"
         case stopOrigin = "origin stopped and continued"
         case silentConnections = "silent connections held"
@@ -55,48 +55,48 @@ public final class SoakRunner {
         var needsWeb: Bool { self == .hostileWebClients }
     }
 
-    public struct Report: Sendable, CustomStringConvertible {
-        public var continuations = 0
-        public var restored = 0
+    package struct Report: Sendable, CustomStringConvertible {
+        package var continuations = 0
+        package var restored = 0
         /// Failures by code.
-        public var failed: [Int: Int] = [:]
+        package var failed: [Int: Int] = [:]
         /// Ended with a code that is not one of the documented ones, or not at all in time.
-        public var unexpected: [String] = []
-        public var hangs = 0
-        public var faults: [Fault: Int] = [:]
-        public var originRestarts = 0
-        public var seconds: Double = 0
+        package var unexpected: [String] = []
+        package var hangs = 0
+        package var faults: [Fault: Int] = [:]
+        package var originRestarts = 0
+        package var seconds: Double = 0
         /// The continuing device (never restarted): resident memory in KiB after warm-up and at the end.
-        public var receiverMemory: (warm: Int, end: Int) = (0, 0)
+        package var receiverMemory: (warm: Int, end: Int) = (0, 0)
         /// Open descriptors of the continuing device after warm-up and at the end (faults cleared).
-        public var receiverDescriptors: (baseline: Int, end: Int) = (0, 0)
+        package var receiverDescriptors: (baseline: Int, end: Int) = (0, 0)
         /// The same for the origin since its last restart.
-        public var originMemory: (warm: Int, end: Int) = (0, 0)
-        public var originDescriptors: (baseline: Int, end: Int) = (0, 0)
+        package var originMemory: (warm: Int, end: Int) = (0, 0)
+        package var originDescriptors: (baseline: Int, end: Int) = (0, 0)
         /// The local web server, when it runs: its descriptors, and whether it was still running.
-        public var webDescriptors: (baseline: Int, end: Int)?
-        public var webRunning = true
+        package var webDescriptors: (baseline: Int, end: Int)?
+        package var webRunning = true
         /// Web pages continued: into the Map (its association approved), and into the Browser.
-        public var webInApp = 0
-        public var webInBrowser = 0
-        public var sharing = false
+        package var webInApp = 0
+        package var webInBrowser = 0
+        package var sharing = false
         /// The continuing device's resident memory (KiB) every tenth of the run, for the trend.
-        public var receiverMemorySeries: [Int] = []
+        package var receiverMemorySeries: [Int] = []
         /// What each device's descriptors were at the end, by kind, when they did not come back.
-        public var descriptorKinds: (receiver: String, origin: String)?
+        package var descriptorKinds: (receiver: String, origin: String)?
 
         /// Memory within 16 MiB and 25 % of its warm value on the continuing device.
-        public var memoryFlat: Bool {
+        package var memoryFlat: Bool {
             receiverMemory.end <= receiverMemory.warm + max(16 * 1024, receiverMemory.warm / 4)
         }
         /// Descriptors back to their baseline (two of slack for a pooled session being replaced).
-        public var descriptorsBack: Bool {
+        package var descriptorsBack: Bool {
             receiverDescriptors.end <= receiverDescriptors.baseline + 2 && originDescriptors.end <= originDescriptors.baseline + 2
                 && webDescriptors.map { $0.end <= $0.baseline + 2 } ?? true
         }
-        public var passed: Bool { hangs == 0 && unexpected.isEmpty && restored > 0 && memoryFlat && descriptorsBack && webRunning }
+        package var passed: Bool { hangs == 0 && unexpected.isEmpty && restored > 0 && memoryFlat && descriptorsBack && webRunning }
 
-        public var description: String {
+        package var description: String {
             let codes = failed.keys.sorted().map { "\($0): \(failed[$0]!)" }.joined(separator: ", ")
             let faultText = Fault.allCases.map { "\($0.rawValue) \(faults[$0, default: 0])" }.joined(separator: ", ")
             return """
@@ -133,7 +133,7 @@ public final class SoakRunner {
     /// The fault of the continuation before, named when a continuation without one fails.
     var previousFault: Fault?
 
-    public init(executable: URL, options: Options) {
+    package init(executable: URL, options: Options) {
         self.executable = executable
         self.options = options
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-soak-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
@@ -266,7 +266,7 @@ public final class SoakRunner {
     }
 
     /// Runs the soak; the report says what happened (``Report/passed``).
-    public func run() throws -> Report {
+    package func run() throws -> Report {
         let begin = Date()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if options.mapManifest != nil { try startWeb() }
@@ -699,7 +699,7 @@ public final class SoakRunner {
     }
 
     /// A TCP connection to 127.0.0.1:`port` (its descriptor), or -1: a neighbour's probe.
-    public static func connectTCP(_ port: Int) -> Int32 {
+    package static func connectTCP(_ port: Int) -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return -1 }
         var address = sockaddr_in()

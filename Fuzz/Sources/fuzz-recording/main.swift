@@ -3,7 +3,7 @@
 // is in the file, in a short message; what is read lays out as a timeline whose arrows join its
 // rows, whose text and picture draw, and whose replay stays within its events.
 import Foundation
-import HandoffRecordings
+@testable import HandoffRecordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRecording(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

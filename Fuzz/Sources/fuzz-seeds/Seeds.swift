@@ -4,7 +4,7 @@
 import Crypto
 import Foundation
 import HandoffCore
-import HandoffHeadless
+@testable import HandoffHeadless
 @testable import HandoffNetwork
 import NIOCore
 @testable import ReaderApp

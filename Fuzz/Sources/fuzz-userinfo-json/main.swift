@@ -2,7 +2,7 @@
 // write back to JSON that reads to the same userInfo, and encode as a payload.
 import Foundation
 import HandoffCore
-import HandoffHeadless
+@testable import HandoffHeadless
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzUserInfoJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
