@@ -31,7 +31,7 @@ let package = Package(
         .target(
             name: "HandoffCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ]
         ),
         // Manifest tooling: property-list reading, build settings, lint, AppManifest from Info.plist.
@@ -104,9 +104,15 @@ let package = Package(
         .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffProcesses"]),
         .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
         .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
-        .target(name: "ReaderApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
-        .target(name: "MapApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
-        .target(name: "BrowserApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"], resources: [.copy("Resources")]),
+        .target(
+            name: "ReaderApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"],
+            resources: [.copy("Resources")]),
+        .target(
+            name: "MapApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"],
+            resources: [.copy("Resources")]),
+        .target(
+            name: "BrowserApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"],
+            resources: [.copy("Resources")]),
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
         .executableTarget(
             name: "handoff",
@@ -151,7 +157,8 @@ let package = Package(
         .testTarget(
             name: "HandoffEndToEndTests",
             dependencies: [
-                "HandoffCore", "HandoffNetwork", "HandoffProcesses", "HandoffRecordings", "HandoffScenarios", "HandoffTestSupport",
+                "HandoffCore", "HandoffNetwork", "HandoffProcesses", "HandoffRecordings", "HandoffScenarios",
+                "HandoffTestSupport",
                 "TerminalCells", "terminal-probe",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -181,7 +188,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HandoffWebTests",
-            dependencies: ["HandoffWeb", "HandoffCore", "HandoffTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [
+                "HandoffWeb", "HandoffCore", "HandoffTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "TerminalCellsTests",
@@ -193,22 +202,33 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceUITests",
-            dependencies: ["DeviceUI", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots"],
+            dependencies: [
+                "DeviceUI", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffTestSupport", "GridSnapshots",
+            ],
             exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "ReaderAppTests",
-            dependencies: ["ReaderApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport", "GridSnapshots"],
+            dependencies: [
+                "ReaderApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport",
+                "GridSnapshots",
+            ],
             exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "MapAppTests",
-            dependencies: ["MapApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport", "GridSnapshots"],
+            dependencies: [
+                "MapApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport",
+                "GridSnapshots",
+            ],
             exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "BrowserAppTests",
-            dependencies: ["BrowserApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport", "GridSnapshots"],
+            dependencies: [
+                "BrowserApp", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest", "HandoffTestSupport",
+                "GridSnapshots",
+            ],
             exclude: ["Snapshots"]
         ),
     ],

@@ -7,14 +7,23 @@ import PackageDescription
 let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-payload", [.product(name: "HandoffCore", package: "Handoff")]),
     ("fuzz-headless-json", [.product(name: "HandoffCore", package: "Handoff")]),
-    ("fuzz-userinfo-json", [.product(name: "HandoffHeadless", package: "Handoff"), .product(name: "HandoffCore", package: "Handoff")]),
+    (
+        "fuzz-userinfo-json",
+        [.product(name: "HandoffHeadless", package: "Handoff"), .product(name: "HandoffCore", package: "Handoff")]
+    ),
     ("fuzz-beacon-plaintext", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-beacon-sealed", [.product(name: "HandoffNetwork", package: "Handoff")]),
-    ("fuzz-session-frame", [.product(name: "HandoffNetwork", package: "Handoff"), .product(name: "NIOCore", package: "swift-nio")]),
-    ("fuzz-session-frame-reader", [
-        .product(name: "HandoffNetwork", package: "Handoff"), .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOEmbedded", package: "swift-nio"),
-    ]),
+    (
+        "fuzz-session-frame",
+        [.product(name: "HandoffNetwork", package: "Handoff"), .product(name: "NIOCore", package: "swift-nio")]
+    ),
+    (
+        "fuzz-session-frame-reader",
+        [
+            .product(name: "HandoffNetwork", package: "Handoff"), .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ]
+    ),
     ("fuzz-account-file", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-account-code", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-manifest-plist", [.product(name: "HandoffManifest", package: "Handoff")]),
@@ -24,13 +33,18 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-reader-document", [.product(name: "ReaderApp", package: "Handoff")]),
     ("fuzz-web-response", [.product(name: "HandoffWeb", package: "Handoff")]),
     ("fuzz-recording", [.product(name: "HandoffRecordings", package: "Handoff")]),
-    ("fuzz-web-request", [
-        .product(name: "HandoffWeb", package: "Handoff"), .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
-        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-    ]),
+    (
+        "fuzz-web-request",
+        [
+            .product(name: "HandoffWeb", package: "Handoff"), .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]
+    ),
 ]
 
 let package = Package(
@@ -44,10 +58,16 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: targets.map { .executableTarget(name: $0.name, dependencies: $0.dependencies) }
-        + [.executableTarget(name: "fuzz-seeds", dependencies: [
-            .product(name: "HandoffCore", package: "Handoff"), .product(name: "HandoffHeadless", package: "Handoff"),
-            .product(name: "HandoffNetwork", package: "Handoff"), .product(name: "ReaderApp", package: "Handoff"),
-            .product(name: "NIOCore", package: "swift-nio"),
-        ])],
+        + [
+            .executableTarget(
+                name: "fuzz-seeds",
+                dependencies: [
+                    .product(name: "HandoffCore", package: "Handoff"),
+                    .product(name: "HandoffHeadless", package: "Handoff"),
+                    .product(name: "HandoffNetwork", package: "Handoff"),
+                    .product(name: "ReaderApp", package: "Handoff"),
+                    .product(name: "NIOCore", package: "swift-nio"),
+                ])
+        ],
     swiftLanguageModes: [.v6]
 )

@@ -77,15 +77,19 @@ package struct AddressBar: Hashable, Sendable {
         let text = typed.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty, !text.contains(where: { $0.isWhitespace }) else { return nil }
         let lower = text.lowercased()
-        let hasScheme = lower.contains("://")
-            || ["mailto:", "javascript:", "data:", "about:", "tel:", "file:", "ftp:", "news:", "sms:"].contains { lower.hasPrefix($0) }
+        let hasScheme =
+            lower.contains("://")
+            || ["mailto:", "javascript:", "data:", "about:", "tel:", "file:", "ftp:", "news:", "sms:"].contains {
+                lower.hasPrefix($0)
+            }
         let candidate = hasScheme ? text : "https://" + text
         if let url = URL(string: candidate), url.scheme != nil { return validHost(url) ? url : nil }
         // Characters a URL may not hold as typed (é, |, ^): percent-encode them.
         var allowed = CharacterSet.urlQueryAllowed
         allowed.insert(charactersIn: "#%")
         guard let encoded = candidate.addingPercentEncoding(withAllowedCharacters: allowed),
-              let url = URL(string: encoded), url.scheme != nil, validHost(url) else { return nil }
+            let url = URL(string: encoded), url.scheme != nil, validHost(url)
+        else { return nil }
         return url
     }
 

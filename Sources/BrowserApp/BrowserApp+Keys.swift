@@ -55,10 +55,12 @@ extension BrowserApp {
         case .enter:
             let typed = bar.string
             guard let url = AddressBar.url(from: typed) else {
-                message = BrowserMessage(.error, typed.trimmingCharacters(in: .whitespaces).isEmpty
-                    ? "Type an address, such as maps.handoffsim.example, then Enter (Esc: stop editing)."
-                    : "“\(PageParser.cleanValue(typed))” is not a web address, and the simulator has no search engine. "
-                        + "Try maps.handoffsim.example/?lat=48.85&lon=2.35&z=4")
+                message = BrowserMessage(
+                    .error,
+                    typed.trimmingCharacters(in: .whitespaces).isEmpty
+                        ? "Type an address, such as maps.handoffsim.example, then Enter (Esc: stop editing)."
+                        : "“\(PageParser.cleanValue(typed))” is not a web address, and the simulator has no search engine. "
+                            + "Try maps.handoffsim.example/?lat=48.85&lon=2.35&z=4")
                 return true
             }
             addressBar = nil
@@ -84,13 +86,16 @@ extension BrowserApp {
         let visible = scrollOffset..<(scrollOffset + height)
         let links = page?.links.indices ?? 0..<0
         let current = selectedLink
-        let candidates = forward
+        let candidates =
+            forward
             ? Array(links.filter { link in current.map { link > $0 } ?? true })
             : Array(links.filter { link in current.map { link < $0 } ?? false }.reversed())
         if let next = candidates.first, let rows = layout.rows(ofLink: next), rows.overlaps(visible) {
             selectedLink = next
             // Show the whole link when it runs past the screen's edge.
-            if rows.upperBound > visible.upperBound { scrollOffset = min(rows.upperBound - height, layout.lastTop(height: height)) }
+            if rows.upperBound > visible.upperBound {
+                scrollOffset = min(rows.upperBound - height, layout.lastTop(height: height))
+            }
             if rows.lowerBound < visible.lowerBound { scrollOffset = rows.lowerBound }
             return
         }
@@ -106,8 +111,11 @@ extension BrowserApp {
 
     private func followSelectedLink() {
         guard let page, let selectedLink, page.links.indices.contains(selectedLink) else {
-            message = BrowserMessage(.info, page?.links.isEmpty ?? true ? "This page has no links: g types an address."
-                : "No link is chosen: ↑ ↓ choose one.")
+            message = BrowserMessage(
+                .info,
+                page?.links.isEmpty ?? true
+                    ? "This page has no links: g types an address."
+                    : "No link is chosen: ↑ ↓ choose one.")
             return
         }
         let link = page.links[selectedLink]

@@ -25,8 +25,10 @@ extension BrowserApp {
         let columnX = body.x + (body.width - columnWidth) / 2
         let status = statusLines(width: columnWidth, available: body.height - 1)
         let (content, footer) = body.splitBottom(body.height > 1 ? max(1, status.count) : 0)
-        return Frame(header: header, body: body, page: Rect(x: columnX, y: content.y, width: columnWidth, height: content.height),
-                     footer: Rect(x: columnX, y: footer.y, width: columnWidth, height: footer.height), status: status)
+        return Frame(
+            header: header, body: body,
+            page: Rect(x: columnX, y: content.y, width: columnWidth, height: content.height),
+            footer: Rect(x: columnX, y: footer.y, width: columnWidth, height: footer.height), status: status)
     }
 
     /// Draws the Browser into `area` (and nowhere else): the address bar, a rule, the page and a
@@ -40,7 +42,8 @@ extension BrowserApp {
             let rule = frame.header.row(1)
             grid.put(String(repeating: "─", count: rule.width), at: rule.origin, style: Style(.frame), clip: rule)
         }
-        let pageArea = frame.page, body = frame.body
+        let pageArea = frame.page
+        let body = frame.body
         let layout = layout(width: pageArea.width)
         // The page's first row as it was scrolled, or higher when the page ends before the view does.
         let top = min(scrollOffset, layout.lastTop(height: pageArea.height))
@@ -76,7 +79,8 @@ extension BrowserApp {
                 guard x + width <= field.maxX else { break }
                 let isCursor = index == bar.cursor
                 let character = index < bar.text.count ? bar.text[index] : " "
-                let style = isCursor ? Style(.normal, reverse: true) : bar.isAllSelected ? Style(.selection) : Style.normal
+                let style =
+                    isCursor ? Style(.normal, reverse: true) : bar.isAllSelected ? Style(.selection) : Style.normal
                 grid.put(String(character), at: Point(x: x, y: row.y), style: style, clip: field)
                 x += width
             }
@@ -91,12 +95,13 @@ extension BrowserApp {
             x += 4
         }
         let address = page?.url.absoluteString ?? ""
-        let style: Style = switch page?.kind {
-        case .site?: Style(.normal, bold: true)
-        case .noNetwork?, .notFound?: Style(.warning)
-        case .refused?, .error?: Style(.error)
-        case nil: Style.normal
-        }
+        let style: Style =
+            switch page?.kind {
+            case .site?: Style(.normal, bold: true)
+            case .noNetwork?, .notFound?: Style(.warning)
+            case .refused?, .error?: Style(.error)
+            case nil: Style.normal
+            }
         grid.put(TextWidth.truncate(address, to: row.maxX - x), at: Point(x: x, y: row.y), style: style, clip: row)
     }
 
@@ -105,7 +110,11 @@ extension BrowserApp {
         for (offset, row) in layout.rows.dropFirst(top).prefix(area.height).enumerated() {
             let line = area.row(offset)
             let selected = row.link != nil && row.link == selectedLink
-            if selected { grid.fill(Rect(x: line.x, y: line.y, width: min(line.width, TextWidth.of(row.text)), height: 1), style: Style(.selection)) }
+            if selected {
+                grid.fill(
+                    Rect(x: line.x, y: line.y, width: min(line.width, TextWidth.of(row.text)), height: 1),
+                    style: Style(.selection))
+            }
             grid.put(row.text, at: line.origin, style: selected ? Style(.selection, bold: true) : row.style, clip: line)
         }
     }

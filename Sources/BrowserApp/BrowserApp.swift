@@ -28,7 +28,9 @@ import TerminalCells
 /// every app, it is used on its device's run loop only.
 package final class BrowserApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Browser's Info.plist is expanded with.
-    package static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.browser", "DEVELOPMENT_TEAM": "SIMTEAM001"]
+    package static let buildSettings = [
+        "PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.browser", "DEVELOPMENT_TEAM": "SIMTEAM001",
+    ]
     /// The page shown first.
     package static let homeURL = URL(string: "https://handoffsim.example/")!
 
@@ -80,15 +82,18 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
     ///
     /// - Throws: ``BrowserError/manifest(_:)`` when the Info.plist cannot be read or has errors,
     ///   ``BrowserError/notABrowser(file:)`` when it does not claim the browsing-web type.
-    package convenience init(resources: BrowserResources, buildSettings: [String: String] = BrowserApp.buildSettings) throws(BrowserError) {
+    package convenience init(
+        resources: BrowserResources, buildSettings: [String: String] = BrowserApp.buildSettings
+    ) throws(BrowserError) {
         let manifest: AppManifest
         do {
             manifest = try AppManifest(infoPlistAt: resources.infoPlist, buildSettings: buildSettings)
         } catch {
             throw .manifest(error)
         }
-        try self.init(manifest: manifest, sites: SiteLibrary(folder: resources.sites, readerDocuments: resources.readerDocuments),
-                      manifestFile: resources.infoPlist.path)
+        try self.init(
+            manifest: manifest, sites: SiteLibrary(folder: resources.sites, readerDocuments: resources.readerDocuments),
+            manifestFile: resources.infoPlist.path)
     }
 
     /// A Browser with a manifest read elsewhere.
@@ -107,8 +112,10 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
 
     package var keyHints: [KeyHint] {
         if addressBar != nil {
-            return [KeyHint("Enter", "go to the address"), KeyHint("Esc", "stop editing"), KeyHint("← →", "move"),
-                    KeyHint("Ctrl-U", "clear")]
+            return [
+                KeyHint("Enter", "go to the address"), KeyHint("Esc", "stop editing"), KeyHint("← →", "move"),
+                KeyHint("Ctrl-U", "clear"),
+            ]
         }
         return [
             KeyHint("g", "type an address"),
@@ -174,7 +181,9 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
         let browser = Confined(weak: self)
         let perform = environment?.perform
         pageLoader.load(url) { result in
-            let deliver: @Sendable () -> Void = { browser.value.object?.finishLoading(serial, url: url, result, recordsVisit: recordsVisit) }
+            let deliver: @Sendable () -> Void = {
+                browser.value.object?.finishLoading(serial, url: url, result, recordsVisit: recordsVisit)
+            }
             if let perform { perform(deliver) } else { deliver() }
         }
     }
@@ -184,12 +193,13 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
         guard serial == loadSerial else { return }
         loading = nil
         if message?.text.hasPrefix("Loading ") == true { message = nil }
-        let page: WebPage = switch result {
-        case .response(let final, let status, let contentType, let body):
-            WebPage.fromResponse(url: final, status: status, contentType: contentType, body: body)
-        case .failed(let address, let failure):
-            ErrorPages.loadFailed(address, failure)
-        }
+        let page: WebPage =
+            switch result {
+            case .response(let final, let status, let contentType, let body):
+                WebPage.fromResponse(url: final, status: status, contentType: contentType, body: body)
+            case .failed(let address, let failure):
+                ErrorPages.loadFailed(address, failure)
+            }
         show(page, recordsVisit: recordsVisit)
     }
 
@@ -272,7 +282,8 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
 
     // MARK: Continuation
 
-    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool
+    {
         isContinuing = true
         message = nil
         environment?.setNeedsDisplay()
@@ -282,18 +293,23 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
     /// Opens the continued activity's `webpageURL` (a page of another device's Browser, or the web
     /// version of an app this device does not have). An activity without a web page, or with one
     /// that is not http or https, is refused (false) and the Browser says why.
-    package func application(_ application: Application, continue userActivity: UserActivity,
-                            restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    package func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         isContinuing = false
         addressBar = nil
         defer { environment?.setNeedsDisplay() }
         guard let url = userActivity.webpageURL else {
-            message = BrowserMessage(.error, "The activity from another device has no web page to open. Nothing changed here.")
+            message = BrowserMessage(
+                .error, "The activity from another device has no web page to open. Nothing changed here.")
             environment?.log("Browser: \(userActivity.activityType) has no webpageURL")
             return false
         }
         guard Self.isWebAddress(url) else {
-            message = BrowserMessage(.error, "The activity's page \(url.absoluteString) is not an http or https address. Nothing changed here.")
+            message = BrowserMessage(
+                .error,
+                "The activity's page \(url.absoluteString) is not an http or https address. Nothing changed here.")
             return false
         }
         navigate(to: url)
@@ -302,8 +318,10 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
         return true
     }
 
-    package func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                            error: HandoffError) {
+    package func application(
+        _ application: Application, didFailToContinueUserActivityWithType activityType: String,
+        error: HandoffError
+    ) {
         isContinuing = false
         message = .continuationFailed(error)
         environment?.log("Browser: continuation of \(activityType) failed: \(error)")
@@ -322,11 +340,11 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
         let layout = layout()
         let visible = scrollOffset..<(scrollOffset + max(1, viewport.height))
         if let selectedLink, let rows = layout.rows(ofLink: selectedLink), rows.overlaps(visible) { return }
-        selectedLink = layout.rows[min(visible.lowerBound, layout.rows.count)..<min(visible.upperBound, layout.rows.count)]
+        selectedLink =
+            layout.rows[min(visible.lowerBound, layout.rows.count)..<min(visible.upperBound, layout.rows.count)]
             .first { $0.link != nil }?.link
     }
 }
 
 /// A line the Browser shows the user.
 package typealias BrowserMessage = AppMessage
-

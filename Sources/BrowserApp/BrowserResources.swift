@@ -27,8 +27,9 @@ package struct BrowserResources: Hashable, Sendable {
 
     /// The resources in `folder` (`Info.plist` and `sites/`).
     package init(folder: URL, readerDocuments: URL?) {
-        self.init(infoPlist: folder.appendingPathComponent("Info.plist", isDirectory: false),
-                  sites: folder.appendingPathComponent("sites", isDirectory: true), readerDocuments: readerDocuments)
+        self.init(
+            infoPlist: folder.appendingPathComponent("Info.plist", isDirectory: false),
+            sites: folder.appendingPathComponent("sites", isDirectory: true), readerDocuments: readerDocuments)
     }
 
     /// Finds the module's resources, and the Reader's documents.
@@ -63,7 +64,8 @@ package struct BrowserResources: Hashable, Sendable {
 
     /// The resources folder in the source tree this module was built from.
     static var sourceFolder: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources", isDirectory: true)
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Resources", isDirectory: true)
     }
 }
 

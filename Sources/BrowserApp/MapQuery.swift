@@ -36,9 +36,12 @@ package struct MapQuery: Hashable, Sendable {
                 problems.append("\(name) (\(what)) is missing")
                 return nil
             }
-            guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, range.contains(number) else {
-                problems.append("\(name) “\(PageParser.cleanValue(String(text.prefix(24))))” is not a number from "
-                    + "\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+            guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite,
+                range.contains(number)
+            else {
+                problems.append(
+                    "\(name) “\(PageParser.cleanValue(String(text.prefix(24))))” is not a number from "
+                        + "\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
                 return nil
             }
             return number
@@ -77,7 +80,8 @@ package struct MapQuery: Hashable, Sendable {
     func address(zoomedBy steps: Double) -> String {
         guard problem == nil, let latitude, let longitude, let zoom else { return "https://\(Self.host)/" }
         let newZoom = min(max(zoom + steps, Self.zooms.lowerBound), Self.zooms.upperBound)
-        return "https://\(Self.host)/?lat=\(Self.format(latitude, decimals: 4))&lon=\(Self.format(longitude, decimals: 4))&z=\(Self.format(newZoom))"
+        return
+            "https://\(Self.host)/?lat=\(Self.format(latitude, decimals: 4))&lon=\(Self.format(longitude, decimals: 4))&z=\(Self.format(newZoom))"
     }
 
     /// “48.86°N 2.35°E” (two decimals; 0° has no hemisphere letter).

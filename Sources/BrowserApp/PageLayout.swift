@@ -34,7 +34,10 @@ struct PageLayout {
             case .quote(let text):
                 append(wrapping: text, style: Style(.dim), first: "│ ", rest: "│ ")
             case .preformatted(let lines):
-                for line in lines { rows.append(Row(text: TextWidth.truncate(line, to: self.width, ellipsis: "›"), style: Style(.accent))) }
+                for line in lines {
+                    rows.append(
+                        Row(text: TextWidth.truncate(line, to: self.width, ellipsis: "›"), style: Style(.accent)))
+                }
             }
             previous = block
         }
@@ -49,7 +52,9 @@ struct PageLayout {
         }
     }
 
-    private mutating func append(wrapping text: String, style: Style, first: String = "", rest: String = "", link: Int? = nil) {
+    private mutating func append(
+        wrapping text: String, style: Style, first: String = "", rest: String = "", link: Int? = nil
+    ) {
         let indent = TextWidth.of(first)
         guard width > indent + 1 else {
             for line in TextWidth.wrap(text, width: width) { rows.append(Row(text: line, style: style, link: link)) }
@@ -63,7 +68,8 @@ struct PageLayout {
     /// The rows of link `index`.
     func rows(ofLink index: Int) -> Range<Int>? {
         guard let first = rows.firstIndex(where: { $0.link == index }),
-              let last = rows.lastIndex(where: { $0.link == index }) else { return nil }
+            let last = rows.lastIndex(where: { $0.link == index })
+        else { return nil }
         return first..<(last + 1)
     }
 

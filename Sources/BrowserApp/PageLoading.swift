@@ -56,14 +56,18 @@ extension WebPage {
     /// variables were filled in by the server, so none are filled here), association files are summarised, other
     /// text is shown as written; anything unusable gets a page saying why.
     package static func fromResponse(url: URL, status: Int, contentType: String, body: Data) -> WebPage {
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        let kind: Kind = switch status {
-        case 200..<300: .site
-        case 404: .notFound
-        case 400, 403: .refused
-        case 502: .noNetwork
-        default: .error
-        }
+        let mediaType =
+            contentType.split(separator: ";", maxSplits: 1).first.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            } ?? ""
+        let kind: Kind =
+            switch status {
+            case 200..<300: .site
+            case 404: .notFound
+            case 400, 403: .refused
+            case 502: .noNetwork
+            default: .error
+            }
         let segments = url.path.split(separator: "/").map(String.init)
         if segments.last == SiteAssociationFile.fileName, status == 200 {
             return associationPage(url: url, mediaType: mediaType, body: body)
@@ -80,10 +84,13 @@ extension WebPage {
         case "text/plain", "application/json", "":
             let text = PageParser.sanitized(String(decoding: body.prefix(PageParser.maximumBytes), as: UTF8.self))
             let title = status == 200 ? (url.host ?? "") + url.path : "HTTP \(status)"
-            return WebPage(url: url, title: title, blocks: [.preformatted(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))],
-                           kind: kind)
+            return WebPage(
+                url: url, title: title,
+                blocks: [.preformatted(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))],
+                kind: kind)
         default:
-            return ErrorPages.unusableFile(url, file: url.absoluteString, reason: "the server sent \(mediaType), which the Browser does not show")
+            return ErrorPages.unusableFile(
+                url, file: url.absoluteString, reason: "the server sent \(mediaType), which the Browser does not show")
         }
     }
 
@@ -93,13 +100,20 @@ extension WebPage {
         let host = url.host?.lowercased() ?? ""
         var blocks: [Block] = []
         if mediaType != "application/json" {
-            blocks.append(.paragraph("A device would refuse this file: it is served as \(mediaType.isEmpty ? "no type" : mediaType), not application/json."))
+            blocks.append(
+                .paragraph(
+                    "A device would refuse this file: it is served as \(mediaType.isEmpty ? "no type" : mediaType), not application/json."
+                ))
         }
         do {
             let association = try SiteAssociationFile(host: host, data: body)
             let apps = association.approvedApplicationIdentifiers.sorted()
-            blocks.append(.paragraph(apps.isEmpty ? "This site approves no app for Handoff (activity continuation)."
-                : "This site approves these apps for Handoff (activity continuation): \(apps.joined(separator: ", "))."))
+            blocks.append(
+                .paragraph(
+                    apps.isEmpty
+                        ? "This site approves no app for Handoff (activity continuation)."
+                        : "This site approves these apps for Handoff (activity continuation): \(apps.joined(separator: ", "))."
+                ))
         } catch {
             blocks.append(.paragraph("This file cannot be used: \(error.reason)."))
         }
@@ -114,9 +128,11 @@ extension WebPage {
         var lines = ["# " + Self.oneLine(title), ""]
         for block in blocks {
             switch block {
-            case .heading(let text, let level): lines.append(String(repeating: "#", count: max(2, level)) + " " + Self.oneLine(text))
+            case .heading(let text, let level):
+                lines.append(String(repeating: "#", count: max(2, level)) + " " + Self.oneLine(text))
             case .paragraph(let text): lines.append(Self.safe(Self.oneLine(text)))
-            case .link(let link): lines.append("=> \(link.url?.absoluteString ?? link.target) \(Self.oneLine(link.label))")
+            case .link(let link):
+                lines.append("=> \(link.url?.absoluteString ?? link.target) \(Self.oneLine(link.label))")
             case .listItem(let text): lines.append("* " + Self.oneLine(text))
             case .quote(let text): lines.append("> " + Self.oneLine(text))
             case .preformatted(let rows):
@@ -152,24 +168,39 @@ extension WebPage {
 
 extension ErrorPages {
     static func loadFailed(_ url: URL, _ failure: PageLoadFailure) -> WebPage {
-        let (title, what): (String, String) = switch failure {
-        case .noAddress(let host, let reason):
-            ("Server not found", "The Browser has no address for \(host): \(reason). Is the local web running (`handoff web serve`)?")
-        case .unreachable(let host, let reason):
-            ("Cannot reach the site", "The Browser could not connect to \(host): \(reason). Is the local web running (`handoff web serve`)?")
-        case .timedOut(let host, let seconds):
-            ("The site did not answer", "\(host) accepted the connection but sent nothing in \(seconds.formatted()) seconds.")
-        case .tooLarge(let host, let limit):
-            ("Page too large", "\(host) sent more than \(limit / 1024) KB; the Browser stops there.")
-        case .redirectLoop(let chain):
-            ("Redirect loop", "The site redirects in a circle: \(chain.joined(separator: " → ")).")
-        case .tooManyRedirects(let chain):
-            ("Too many redirects", "The Browser followed \(chain.count - 1) redirects and stopped: \(chain.joined(separator: " → ")).")
-        }
-        return WebPage(url: url, title: title, blocks: [
-            .paragraph(what),
-            .heading("Address", level: 2),
-            .paragraph(url.absoluteString),
-        ], kind: .error)
+        let (title, what): (String, String) =
+            switch failure {
+            case .noAddress(let host, let reason):
+                (
+                    "Server not found",
+                    "The Browser has no address for \(host): \(reason). Is the local web running (`handoff web serve`)?"
+                )
+            case .unreachable(let host, let reason):
+                (
+                    "Cannot reach the site",
+                    "The Browser could not connect to \(host): \(reason). Is the local web running (`handoff web serve`)?"
+                )
+            case .timedOut(let host, let seconds):
+                (
+                    "The site did not answer",
+                    "\(host) accepted the connection but sent nothing in \(seconds.formatted()) seconds."
+                )
+            case .tooLarge(let host, let limit):
+                ("Page too large", "\(host) sent more than \(limit / 1024) KB; the Browser stops there.")
+            case .redirectLoop(let chain):
+                ("Redirect loop", "The site redirects in a circle: \(chain.joined(separator: " → ")).")
+            case .tooManyRedirects(let chain):
+                (
+                    "Too many redirects",
+                    "The Browser followed \(chain.count - 1) redirects and stopped: \(chain.joined(separator: " → "))."
+                )
+            }
+        return WebPage(
+            url: url, title: title,
+            blocks: [
+                .paragraph(what),
+                .heading("Address", level: 2),
+                .paragraph(url.absoluteString),
+            ], kind: .error)
     }
 }

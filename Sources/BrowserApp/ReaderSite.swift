@@ -33,19 +33,21 @@ struct ReaderSite {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: documents.path)) ?? [])
             .filter { $0.hasSuffix(".txt") && !$0.hasPrefix(".") }.sorted()
         guard !names.isEmpty else { return [.quote("There are no documents yet.")] }
-        return [.heading("Documents", level: 2)] + names.map { name in
-            let slug = String(name.dropLast(4))
-            let title = (try? load(slug))?.title ?? slug
-            let target = "/" + (slug.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? slug)
-            let url = URL(string: "https://\(Self.host)\(target)")
-            return .link(WebPage.Link(label: title, target: target, url: url))
-        }
+        return [.heading("Documents", level: 2)]
+            + names.map { name in
+                let slug = String(name.dropLast(4))
+                let title = (try? load(slug))?.title ?? slug
+                let target = "/" + (slug.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? slug)
+                let url = URL(string: "https://\(Self.host)\(target)")
+                return .link(WebPage.Link(label: title, target: target, url: url))
+            }
     }
 
     /// The page of the document `segments` names (one segment, the slug), with `?page=N`.
     func page(for url: URL, segments: [String]) -> WebPage {
         let slug = segments[0]
-        let asked = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems?.first { $0.name == "page" }?.value
+        let asked = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems?.first { $0.name == "page" }?
+            .value
         let requested = asked.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let document: Document
         do {
@@ -56,14 +58,17 @@ struct ReaderSite {
         var notes: [WebPage.Block] = []
         var number = requested ?? 1
         if asked != nil, requested == nil {
-            notes.append(.quote("“\(PageParser.cleanValue(String(asked!.prefix(24))))” is not a page number: showing page 1."))
+            notes.append(
+                .quote("“\(PageParser.cleanValue(String(asked!.prefix(24))))” is not a page number: showing page 1."))
             number = 1
         } else if number < 1 {
             notes.append(.quote("There is no page \(number): showing page 1."))
             number = 1
         } else if number > document.pages.count {
-            notes.append(.quote("“\(document.title)” has \(document.pages.count) page\(document.pages.count == 1 ? "" : "s"); "
-                + "page \(number) was asked for: showing the last page."))
+            notes.append(
+                .quote(
+                    "“\(document.title)” has \(document.pages.count) page\(document.pages.count == 1 ? "" : "s"); "
+                        + "page \(number) was asked for: showing the last page."))
             number = document.pages.count
         }
         var blocks: [WebPage.Block] = notes
@@ -80,25 +85,29 @@ struct ReaderSite {
         }
         if number > 1 { blocks.append(link("← Page \(number - 1)", number - 1)) }
         if number < document.pages.count { blocks.append(link("Page \(number + 1) →", number + 1)) }
-        blocks.append(.link(WebPage.Link(label: "All documents", target: "/", url: URL(string: "https://\(Self.host)/"))))
+        blocks.append(
+            .link(WebPage.Link(label: "All documents", target: "/", url: URL(string: "https://\(Self.host)/"))))
         return WebPage(url: url, title: document.title, blocks: blocks)
     }
 
     private func missing(_ url: URL, slug: String, page: Int, reason: ReaderSiteError) -> WebPage {
         let name = PageParser.cleanValue(slug)
-        let explanation: String = switch reason {
-        case .notInstalled:
-            "The Reader's documents are not installed with this Browser, so page \(page) of “\(name)” cannot be shown here."
-        case .notFound:
-            "This site has no document named “\(name)” (page \(page) was asked for). It may be a document that lives only "
-                + "on the device that handed it off: open it in the Reader there, or on a device with the Reader."
-        case .unusable(let why):
-            "The document “\(name)” cannot be shown: \(why) (page \(page) was asked for)."
-        }
-        return WebPage(url: url, title: "“\(name)”, page \(page)", blocks: [
-            .paragraph(explanation),
-            .link(WebPage.Link(label: "All documents", target: "/", url: URL(string: "https://\(Self.host)/"))),
-        ], kind: .notFound)
+        let explanation: String =
+            switch reason {
+            case .notInstalled:
+                "The Reader's documents are not installed with this Browser, so page \(page) of “\(name)” cannot be shown here."
+            case .notFound:
+                "This site has no document named “\(name)” (page \(page) was asked for). It may be a document that lives only "
+                    + "on the device that handed it off: open it in the Reader there, or on a device with the Reader."
+            case .unusable(let why):
+                "The document “\(name)” cannot be shown: \(why) (page \(page) was asked for)."
+            }
+        return WebPage(
+            url: url, title: "“\(name)”, page \(page)",
+            blocks: [
+                .paragraph(explanation),
+                .link(WebPage.Link(label: "All documents", target: "/", url: URL(string: "https://\(Self.host)/"))),
+            ], kind: .notFound)
     }
 
     enum ReaderSiteError: Error {

@@ -44,7 +44,7 @@ package struct SiteLibrary: Sendable {
         return names.filter { name in
             var isFolder: ObjCBool = false
             guard isHostName(name),
-                  FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
             else { return false }
             return isFolder.boolValue
         }.map { $0.lowercased() }.sorted()
@@ -52,7 +52,8 @@ package struct SiteLibrary: Sendable {
 
     static func isHostName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 253 && name.contains(".") && !name.hasPrefix(".") && !name.hasSuffix(".")
-            && !name.contains("..") && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
+            && !name.contains("..")
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
     }
 
     /// The page at `url`, or a page explaining why there is none.
@@ -106,7 +107,8 @@ package struct SiteLibrary: Sendable {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            return ErrorPages.unusableFile(url, file: "\(host)/\(relative)", reason: "it could not be read (\(error.localizedDescription))")
+            return ErrorPages.unusableFile(
+                url, file: "\(host)/\(relative)", reason: "it could not be read (\(error.localizedDescription))")
         }
         var variables = PageParser.variables(for: url)
         if host == MapQuery.host { variables.merge(MapQuery(url: url).variables) { _, new in new } }

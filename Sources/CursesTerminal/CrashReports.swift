@@ -71,8 +71,8 @@ package enum CrashReports {
     }
 }
 
-private extension Substring {
-    func trimmingBlanks() -> String {
+extension Substring {
+    fileprivate func trimmingBlanks() -> String {
         String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
     }
 }

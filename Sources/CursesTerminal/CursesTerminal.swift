@@ -98,8 +98,10 @@ package final class CursesTerminal: TerminalBackend {
 
     /// Starts a terminal, runs `body` with it, and stops it however `body` ends (return or
     /// throw). The usual way for a program to use the terminal.
-    package static func withTerminal<Result>(environment: [String: String]? = nil,
-                                            _ body: (CursesTerminal) throws -> Result) throws -> Result {
+    package static func withTerminal<Result>(
+        environment: [String: String]? = nil,
+        _ body: (CursesTerminal) throws -> Result
+    ) throws -> Result {
         let terminal = CursesTerminal(environment: environment)
         try terminal.start()
         defer { terminal.stop() }
@@ -139,11 +141,11 @@ package final class CursesTerminal: TerminalBackend {
         trap.saveResetSequence(clearScreen: clearOnLeaving)
 
         let window = shim_stdscr()
-        cbreak()                    // keys at once, but Ctrl-C still raises SIGINT
-        Self.disableFlowControl()   // Ctrl-S and Ctrl-Q reach the program (Ctrl-Q quits)
+        cbreak()  // keys at once, but Ctrl-C still raises SIGINT
+        Self.disableFlowControl()  // Ctrl-S and Ctrl-Q reach the program (Ctrl-Q quits)
         noecho()
         keypad(window, true)
-        wtimeout(window, 0)         // reads never block: the run loop sleeps in poll instead
+        wtimeout(window, 0)  // reads never block: the run loop sleeps in poll instead
         set_escdelay(25)
         curs_set(0)
 
@@ -166,7 +168,8 @@ package final class CursesTerminal: TerminalBackend {
     /// The terminal's `clear` string when it has no alternate screen to leave, else empty.
     private static func clearSequenceWithoutAlternateScreen() -> [UInt8] {
         guard shim_terminfo_string("smcup") == nil || shim_terminfo_string("rmcup") == nil,
-              let clear = shim_terminfo_string("clear") else { return [] }
+            let clear = shim_terminfo_string("clear")
+        else { return [] }
         return Array(String(cString: clear).utf8)
     }
 
@@ -275,11 +278,11 @@ package final class CursesTerminal: TerminalBackend {
             return ([32], false)
         }
         if cell.width == 2 && !fitsWide { return ([32], false) }
-        if !utf8 && first.value > 0x7E { return ([63], cell.width == 2) }       // "?"
+        if !utf8 && first.value > 0x7E { return ([63], cell.width == 2) }  // "?"
         let spacing = wchar_t(bitPattern: first.value)
         let spacingWidth = wcwidth(spacing)
         if spacingWidth < 1 || (spacingWidth == 2 && cell.width != 2) {
-            return ([0xFFFD], cell.width == 2)      // a glyph the C library would misplace
+            return ([0xFFFD], cell.width == 2)  // a glyph the C library would misplace
         }
         var characters = [spacing]
         for scalar in scalars.dropFirst() where characters.count < 5 {
@@ -382,7 +385,7 @@ extension CursesTerminal: TerminalEventSource {
         if trap.takeSuspendRequest() {
             handBack()
             trap.stopProcess()
-            _ = trap.takeContinued()        // the SIGCONT that woke us, when it already ran
+            _ = trap.takeContinued()  // the SIGCONT that woke us, when it already ran
         } else if trap.takeContinued() {
             // So that the next refresh restores program mode; in the foreground only (a
             // process in the background gives the terminal back when it is brought to the front).
@@ -391,7 +394,7 @@ extension CursesTerminal: TerminalEventSource {
             return false
         }
         needsRepaint = true
-        trap.wakeRunLoop()      // the size may have changed while stopped: see the keys after the next draw
+        trap.wakeRunLoop()  // the size may have changed while stopped: see the keys after the next draw
         return true
     }
 

@@ -42,7 +42,7 @@ private func notifyRunLoop() {
     let descriptor = notificationDescriptor.load(ordering: .acquiring)
     guard descriptor >= 0 else { return }
     var byte: UInt8 = 1
-    _ = write(descriptor, &byte, 1)     // a full pipe already holds a pending wake-up
+    _ = write(descriptor, &byte, 1)  // a full pipe already holds a pending wake-up
 }
 
 /// The handler for SIGINT, SIGTERM and SIGHUP: record the signal and wake the run loop, which
@@ -60,13 +60,16 @@ private func handleTerminatingSignal(_ signal: Int32) {
 /// The SIGWINCH handler chained after ncurses's: ncurses records the resize (it reports
 /// `KEY_RESIZE` on the next read), and the run loop is woken even when the signal lands on
 /// another thread than the one sleeping in `poll`.
-private func handleResizeSignal(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?,
-                                _ context: UnsafeMutableRawPointer?) {
+private func handleResizeSignal(
+    _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?,
+    _ context: UnsafeMutableRawPointer?
+) {
     let savedErrno = errno
     let previous = previousResizeHandler.load(ordering: .acquiring)
     if previous != 0 {
         if previousResizeHandlerTakesInfo.load(ordering: .relaxed) {
-            typealias Handler = @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void
+            typealias Handler =
+                @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void
             unsafeBitCast(previous, to: Handler.self)(signal, info, context)
         } else {
             typealias Handler = @convention(c) (Int32) -> Void
@@ -123,8 +126,10 @@ private func restoreTerminalAndExit(_ signal: Int32) -> Never {
 /// called here, then the signal's default action ends the process. (The Swift 6.3 runtime's
 /// handler returns after reporting a sent signal, and the program would go on running, with the
 /// runtime's memory-server thread spinning.)
-private func handleCrashSignal(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?,
-                               _ context: UnsafeMutableRawPointer?) {
+private func handleCrashSignal(
+    _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?,
+    _ context: UnsafeMutableRawPointer?
+) {
     restoreTerminal()
     let previous = previousCrashActions + Int(signal)
     sigaction(signal, previous, nil)
@@ -144,7 +149,7 @@ private func handleCrashSignal(_ signal: Int32, _ info: UnsafeMutablePointer<sig
         if let handler = previous.pointee.__sigaction_handler.sa_sigaction { handler(signal, info, context) }
     } else {
         let bits = unsafeBitCast(previous.pointee.__sigaction_handler.sa_handler, to: Int.self)
-        if bits == 1 { return }                                 // SIG_IGN: ignored before us, ignored now
+        if bits == 1 { return }  // SIG_IGN: ignored before us, ignored now
         if bits != 0, let handler = previous.pointee.__sigaction_handler.sa_handler { handler(signal) }
     }
     var defaultAction = sigaction()
@@ -202,7 +207,7 @@ final class SignalTrap {
         for signal in Self.terminatingSignals { install(handleTerminatingSignal, for: signal) }
         var stopAction = sigaction()
         sigaction(SIGTSTP, nil, &stopAction)
-        if unsafeBitCast(stopAction.__sigaction_handler.sa_handler, to: Int.self) != 1 {     // not SIG_IGN
+        if unsafeBitCast(stopAction.__sigaction_handler.sa_handler, to: Int.self) != 1 {  // not SIG_IGN
             install(handleStopSignal, for: SIGTSTP)
             handlesStopSignal = true
         }
@@ -259,7 +264,7 @@ final class SignalTrap {
     func stopProcess() {
         guard isInstalled, handlesStopSignal else { return }
         var defaultAction = sigaction()
-        defaultAction.__sigaction_handler.sa_handler = nil       // SIG_DFL
+        defaultAction.__sigaction_handler.sa_handler = nil  // SIG_DFL
         sigemptyset(&defaultAction.sa_mask)
         var ours = sigaction()
         sigaction(SIGTSTP, &defaultAction, &ours)
@@ -279,7 +284,8 @@ final class SignalTrap {
         var current = sigaction()
         sigaction(SIGWINCH, nil, &current)
         let takesInfo = current.sa_flags & SA_SIGINFO != 0
-        let bits = takesInfo
+        let bits =
+            takesInfo
             ? unsafeBitCast(current.__sigaction_handler.sa_sigaction, to: Int.self)
             : unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
         // SIG_DFL (0), SIG_IGN (1) and SIG_ERR (-1) are not functions to call.

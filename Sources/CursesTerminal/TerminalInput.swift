@@ -34,13 +34,13 @@ enum TerminalInput: Hashable, Sendable {
     /// A character as typed: control characters become their keys, the rest is printable text.
     static func key(forCharacter code: UInt32) -> Key? {
         switch code {
-        case 10, 13: return .enter                  // "\n" in nl() mode, "\r" otherwise
+        case 10, 13: return .enter  // "\n" in nl() mode, "\r" otherwise
         case 9: return .tab
         case 27: return .escape
-        case 8, 127: return .backspace              // ^H and DEL, whichever the terminal sends
-        case 1...26:                                // Ctrl-A ... Ctrl-Z, less the ones above
+        case 8, 127: return .backspace  // ^H and DEL, whichever the terminal sends
+        case 1...26:  // Ctrl-A ... Ctrl-Z, less the ones above
             return .control(Character(Unicode.Scalar(UInt8(code) + 0x60)))
-        case 0..<32, 0x80..<0xA0:                   // other C0 and C1 controls
+        case 0..<32, 0x80..<0xA0:  // other C0 and C1 controls
             return nil
         default:
             guard let scalar = Unicode.Scalar(code) else { return nil }

@@ -133,9 +133,9 @@ package final class TerminalRunLoop {
         let count = poll(&descriptors, nfds_t(descriptors.count), timeout)
         if count < 0 {
             if errno == EINTR {
-                enqueue(source.readEvents())    // a resize (SIGWINCH) lands here
+                enqueue(source.readEvents())  // a resize (SIGWINCH) lands here
             } else {
-                hungUp = true                   // poll itself failed: nothing left to wait on
+                hungUp = true  // poll itself failed: nothing left to wait on
             }
             return
         }

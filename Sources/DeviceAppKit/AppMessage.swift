@@ -18,8 +18,10 @@ package struct AppMessage: Hashable, Sendable {
     /// The message an app shows when a continuation failed, or nil when the user cancelled it
     /// (nothing to say); what was on screen stays.
     package static func continuationFailed(_ error: HandoffError) -> AppMessage? {
-        error.code == .userCancelled ? nil
-            : AppMessage(.error, "Could not continue: \(error.code.meaning) (\(error.code.rawValue)). Nothing changed here.")
+        error.code == .userCancelled
+            ? nil
+            : AppMessage(
+                .error, "Could not continue: \(error.code.meaning) (\(error.code.rawValue)). Nothing changed here.")
     }
 
     /// The role that colours the message.

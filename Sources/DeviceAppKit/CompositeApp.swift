@@ -27,13 +27,16 @@ package final class CompositeApp: TerminalApp, ApplicationDelegate {
         package var description: String {
             switch self {
             case .noParts: "a composite app needs at least one part"
-            case .teamsDiffer(let teams): "the parts of a composite app must share a team, not \(teams.joined(separator: ", "))"
+            case .teamsDiffer(let teams):
+                "the parts of a composite app must share a team, not \(teams.joined(separator: ", "))"
             }
         }
     }
 
     /// - Throws: ``CompositionError`` when there are no parts or their teams differ.
-    package init(bundleIdentifier: String, displayName: String, glyph: Character, parts: [any TerminalApp]) throws(CompositionError) {
+    package init(
+        bundleIdentifier: String, displayName: String, glyph: Character, parts: [any TerminalApp]
+    ) throws(CompositionError) {
         guard let first = parts.first else { throw .noParts }
         let teams = Set(parts.map(\.manifest.teamIdentifier))
         guard teams.count == 1 else { throw .teamsDiffer(teams.sorted()) }
@@ -88,12 +91,17 @@ package final class CompositeApp: TerminalApp, ApplicationDelegate {
         grid.fill(bar)
         var x = area.origin.x + 1
         for (index, part) in parts.enumerated() {
-            x = grid.put(" \(part.glyph) \(part.manifest.displayName) ", at: Point(x: x, y: area.origin.y),
-                          style: Style(index == selected ? .selection : .dim), clip: bar) + 1
+            x =
+                grid.put(
+                    " \(part.glyph) \(part.manifest.displayName) ", at: Point(x: x, y: area.origin.y),
+                    style: Style(index == selected ? .selection : .dim), clip: bar) + 1
         }
         _ = grid.put("F5 switches", at: Point(x: x, y: area.origin.y), style: Style(.dim), clip: bar)
-        current.render(into: &grid, area: Rect(origin: Point(x: area.origin.x, y: area.origin.y + 1),
-                                               size: Size(width: area.size.width, height: area.size.height - 1)))
+        current.render(
+            into: &grid,
+            area: Rect(
+                origin: Point(x: area.origin.x, y: area.origin.y + 1),
+                size: Size(width: area.size.width, height: area.size.height - 1)))
     }
 
     package func handle(_ key: Key) -> Bool {
@@ -129,27 +137,34 @@ package final class CompositeApp: TerminalApp, ApplicationDelegate {
         parts.firstIndex { $0.manifest.continuableActivityTypes.contains(activityType) }
     }
 
-    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool
+    {
         guard let index = part(for: activityType) else { return false }
         select(index)
         return parts[index].delegate.application(application, willContinueUserActivityWithType: activityType)
     }
 
-    package func application(_ application: Application, continue userActivity: UserActivity,
-                            restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    package func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         guard let index = part(for: userActivity.activityType) else { return false }
         select(index)
-        return parts[index].delegate.application(application, continue: userActivity, restorationHandler: restorationHandler)
+        return parts[index].delegate.application(
+            application, continue: userActivity, restorationHandler: restorationHandler)
     }
 
-    package func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                            error: HandoffError) {
+    package func application(
+        _ application: Application, didFailToContinueUserActivityWithType activityType: String,
+        error: HandoffError
+    ) {
         guard let index = part(for: activityType) else {
             // No part claims it: Apple's default (the system shows the error).
             SystemDefaults().application(application, didFailToContinueUserActivityWithType: activityType, error: error)
             return
         }
-        parts[index].delegate.application(application, didFailToContinueUserActivityWithType: activityType, error: error)
+        parts[index].delegate.application(
+            application, didFailToContinueUserActivityWithType: activityType, error: error)
     }
 
     package func application(_ application: Application, didUpdate userActivity: UserActivity) {

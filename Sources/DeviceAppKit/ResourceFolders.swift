@@ -20,7 +20,8 @@ package enum ResourceFolders {
         var folders: [URL] = []
         for place in places {
             folders.append(place.appendingPathComponent("\(bundleName).resources/Resources", isDirectory: true))
-            folders.append(place.appendingPathComponent("\(bundleName).bundle/Contents/Resources/Resources", isDirectory: true))
+            folders.append(
+                place.appendingPathComponent("\(bundleName).bundle/Contents/Resources/Resources", isDirectory: true))
             folders.append(place.appendingPathComponent("\(bundleName).bundle/Resources", isDirectory: true))
         }
         folders.append(sourceFolder)
@@ -31,7 +32,9 @@ package enum ResourceFolders {
     package static func locate(_ file: String, bundleName: String, sourceFolder: URL) -> Result<URL, NotFound> {
         var searched: [String] = []
         for folder in candidates(bundleName: bundleName, sourceFolder: sourceFolder) {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path) { return .success(folder) }
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path) {
+                return .success(folder)
+            }
             if !searched.contains(folder.path) { searched.append(folder.path) }
         }
         return .failure(NotFound(searched: searched))

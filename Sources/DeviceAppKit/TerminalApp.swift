@@ -30,10 +30,14 @@ package struct AppEnvironment {
     /// e.g. `{ work in host.perform { _ in work() } }`.
     package var perform: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    package init(deviceName: String, cloudFolder: URL?, localFolder: URL, now: @escaping () -> Date = Date.init,
-                openURL: @escaping (URL) -> Void = { _ in }, log: @escaping (String) -> Void = { _ in },
-                setNeedsDisplay: @escaping () -> Void = {},
-                perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { work in DispatchQueue.main.async(execute: work) }) {
+    package init(
+        deviceName: String, cloudFolder: URL?, localFolder: URL, now: @escaping () -> Date = Date.init,
+        openURL: @escaping (URL) -> Void = { _ in }, log: @escaping (String) -> Void = { _ in },
+        setNeedsDisplay: @escaping () -> Void = {},
+        perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { work in
+            DispatchQueue.main.async(execute: work)
+        }
+    ) {
         self.deviceName = deviceName
         self.cloudFolder = cloudFolder
         self.localFolder = localFolder

@@ -39,8 +39,10 @@ package final class DeviceScreen {
     /// see ``TerminalApp/viewportChanged(to:)``. The environment's `openURL`
     /// is wrapped: a URL goes to the first app whose `open(_:)` takes it, which comes to the
     /// front; only when none does is the given `openURL` called.
-    package init(device: Device, account: String, apps: [any TerminalApp], environment: AppEnvironment,
-                timeZone: TimeZone = .current, now: Date, logMode: ScreenState.LogMode = .hidden) {
+    package init(
+        device: Device, account: String, apps: [any TerminalApp], environment: AppEnvironment,
+        timeZone: TimeZone = .current, now: Date, logMode: ScreenState.LogMode = .hidden
+    ) {
         self.device = device
         self.apps = apps
         self.account = account
@@ -52,7 +54,8 @@ package final class DeviceScreen {
             guard let self, self.open(url) else { return fallback(url) }
         }
         for app in apps {
-            let application = device.install(app.manifest, delegate: app.delegate, sceneDelegates: app.sceneDelegateClasses)
+            let application = device.install(
+                app.manifest, delegate: app.delegate, sceneDelegates: app.sceneDelegateClasses)
             app.launch(application: application, environment: appEnvironment)
         }
         tellAppsTheirAreaSize()
@@ -97,13 +100,16 @@ package final class DeviceScreen {
         var snapshot = DeviceSnapshot(device: device, account: account, terminalApps: apps)
         snapshot.sharedLifecycle = sharedLifecycle
         if case .inspector(let inspector) = state.overlay {
-            snapshot.inspection = inspections.inspection(subject: inspector.subject, device: device, shared: sharedLifecycle.entries)
+            snapshot.inspection = inspections.inspection(
+                subject: inspector.subject, device: device, shared: sharedLifecycle.entries)
         }
         return snapshot
     }
 
     /// Lifecycle events `peer` shared (it left out `dropped` over its rate limit), for the timeline.
-    package func receiveShared(from peer: SharedLifecycle.Sender, _ entries: [LifecycleEntry], dropped: Int = 0, at now: Date = Date()) {
+    package func receiveShared(
+        from peer: SharedLifecycle.Sender, _ entries: [LifecycleEntry], dropped: Int = 0, at now: Date = Date()
+    ) {
         sharedLifecycle.ownName = device.info.name
         sharedLifecycle.receive(entries, from: peer, at: now, dropped: dropped)
         renderedDeadline = nil

@@ -14,7 +14,9 @@ extension DeviceSnapshot {
         /// Whether pages of the domain go to the app now (an approval is kept while it is cached).
         package var isApproved: Bool
 
-        package init(appName: String, bundleIdentifier: String, domain: String, outcome: AssociationOutcome?, isApproved: Bool) {
+        package init(
+            appName: String, bundleIdentifier: String, domain: String, outcome: AssociationOutcome?, isApproved: Bool
+        ) {
             self.appName = appName
             self.bundleIdentifier = bundleIdentifier
             self.domain = domain
@@ -26,19 +28,20 @@ extension DeviceSnapshot {
         /// type", "redirected", "unreachable", … or "not checked yet".
         package var summary: String {
             guard let outcome else { return "not checked yet" }
-            let latest: String = switch outcome {
-            case .approved: "approved"
-            case .notListed: "not listed"
-            case .notFound: "404"
-            case .httpStatus(let status): "HTTP \(status)"
-            case .notJSON: "not JSON"
-            case .malformed: "not an association file"
-            case .wrongContentType: "wrong content type"
-            case .redirected: "redirected"
-            case .tooLarge: "too large"
-            case .timedOut: "no answer"
-            case .unreachable: "unreachable"
-            }
+            let latest: String =
+                switch outcome {
+                case .approved: "approved"
+                case .notListed: "not listed"
+                case .notFound: "404"
+                case .httpStatus(let status): "HTTP \(status)"
+                case .notJSON: "not JSON"
+                case .malformed: "not an association file"
+                case .wrongContentType: "wrong content type"
+                case .redirected: "redirected"
+                case .tooLarge: "too large"
+                case .timedOut: "no answer"
+                case .unreachable: "unreachable"
+                }
             // A failed fetch while an earlier approval is still cached.
             if isApproved, outcome != .approved { return "approved (kept; last fetch: \(latest))" }
             return latest
@@ -55,9 +58,11 @@ extension DeviceSnapshot {
     static func siteAssociations(of system: DeviceSystem, at now: Date) -> [SiteAssociationInfo] {
         system.apps.flatMap { app in
             app.activityContinuationEntries.map { domain in
-                let record = system.siteAssociations[SiteAssociationKey(bundleIdentifier: app.bundleIdentifier, domain: domain)]
-                return SiteAssociationInfo(appName: app.displayName, bundleIdentifier: app.bundleIdentifier, domain: domain.description,
-                                           outcome: record?.latest.outcome, isApproved: record?.isApproved(at: now) ?? false)
+                let record = system.siteAssociations[
+                    SiteAssociationKey(bundleIdentifier: app.bundleIdentifier, domain: domain)]
+                return SiteAssociationInfo(
+                    appName: app.displayName, bundleIdentifier: app.bundleIdentifier, domain: domain.description,
+                    outcome: record?.latest.outcome, isApproved: record?.isApproved(at: now) ?? false)
             }
         }
     }

@@ -1,5 +1,5 @@
-import Foundation
 import DeviceAppKit
+import Foundation
 import HandoffCore
 
 /// A read-only picture of the device at one moment: everything the views and the reducer need,
@@ -16,8 +16,10 @@ package struct DeviceSnapshot: Hashable, Sendable {
         /// Whether the device can show the app (a terminal app, not only a manifest).
         package var canOpen: Bool
 
-        package init(bundleIdentifier: String, name: String, glyph: Character, title: String = "",
-                    keyHints: [KeyHint] = [], canOpen: Bool = true) {
+        package init(
+            bundleIdentifier: String, name: String, glyph: Character, title: String = "",
+            keyHints: [KeyHint] = [], canOpen: Bool = true
+        ) {
             self.bundleIdentifier = bundleIdentifier
             self.name = name
             self.glyph = glyph
@@ -42,8 +44,10 @@ package struct DeviceSnapshot: Hashable, Sendable {
         /// The payload size of the last continuation from this offer, once known.
         package var payloadSize: Int?
 
-        package init(peer: PeerInfo, firstSeen: Date, lastSeen: Date, savedAt: Date, expiresAt: Date? = nil,
-                    options: Advertisement.Options = [.isEligibleForHandoff], route: Route, payloadSize: Int? = nil) {
+        package init(
+            peer: PeerInfo, firstSeen: Date, lastSeen: Date, savedAt: Date, expiresAt: Date? = nil,
+            options: Advertisement.Options = [.isEligibleForHandoff], route: Route, payloadSize: Int? = nil
+        ) {
             self.peer = peer
             self.firstSeen = firstSeen
             self.lastSeen = lastSeen
@@ -95,8 +99,10 @@ package struct DeviceSnapshot: Hashable, Sendable {
         /// user itself, so the system draws no progress of its own (Apple's reference).
         package var appShowsProgress: Bool
 
-        package init(peer: PeerInfo, bundleIdentifier: String?, activityType: String, phase: Phase, chosenAt: Date,
-                    appShowsProgress: Bool = false) {
+        package init(
+            peer: PeerInfo, bundleIdentifier: String?, activityType: String, phase: Phase, chosenAt: Date,
+            appShowsProgress: Bool = false
+        ) {
             self.peer = peer
             self.bundleIdentifier = bundleIdentifier
             self.activityType = activityType
@@ -149,8 +155,10 @@ package struct DeviceSnapshot: Hashable, Sendable {
     /// What peers of the account shared of their lifecycle (the timeline view's other lanes).
     package var sharedLifecycle = SharedLifecycle()
 
-    package init(info: PeerInfo, account: String, apps: [App] = [], frontmostApp: String? = nil, offers: [OfferInfo] = [],
-                pending: PendingInfo? = nil, ownActivity: OwnActivity? = nil, lifecycle: [LifecycleEvent] = []) {
+    package init(
+        info: PeerInfo, account: String, apps: [App] = [], frontmostApp: String? = nil, offers: [OfferInfo] = [],
+        pending: PendingInfo? = nil, ownActivity: OwnActivity? = nil, lifecycle: [LifecycleEvent] = []
+    ) {
         self.info = info
         self.account = account
         self.apps = apps
@@ -183,40 +191,51 @@ extension DeviceSnapshot {
     package init(device: Device, account: String, terminalApps: [any TerminalApp]) {
         let system = device.system
         var apps: [App] = terminalApps.map { app in
-            App(bundleIdentifier: app.manifest.bundleIdentifier, name: app.manifest.displayName, glyph: app.glyph,
+            App(
+                bundleIdentifier: app.manifest.bundleIdentifier, name: app.manifest.displayName, glyph: app.glyph,
                 title: app.title, keyHints: app.keyHints)
         }
         for manifest in system.apps where !apps.contains(where: { $0.bundleIdentifier == manifest.bundleIdentifier }) {
-            apps.append(App(bundleIdentifier: manifest.bundleIdentifier, name: manifest.displayName, glyph: "◇", canOpen: false))
+            apps.append(
+                App(bundleIdentifier: manifest.bundleIdentifier, name: manifest.displayName, glyph: "◇", canOpen: false)
+            )
         }
         let offers = system.offers.values.map { offer in
-            OfferInfo(peer: offer.peer, firstSeen: offer.firstSeen, lastSeen: offer.lastSeen,
-                      savedAt: offer.advertisement.savedAt, expiresAt: offer.advertisement.expiresAt,
-                      options: offer.advertisement.options, route: offer.route, payloadSize: offer.payloadSize)
+            OfferInfo(
+                peer: offer.peer, firstSeen: offer.firstSeen, lastSeen: offer.lastSeen,
+                savedAt: offer.advertisement.savedAt, expiresAt: offer.advertisement.expiresAt,
+                options: offer.advertisement.options, route: offer.route, payloadSize: offer.payloadSize)
         }
         let pending = system.pendingContinuation.map { pending in
-            let phase: PendingInfo.Phase = switch pending {
-            case .askingApp: .askingApp
-            case .fetching(_, _, _, let deadline): .fetching(deadline: deadline)
-            case .delivering: .restoring
-            }
+            let phase: PendingInfo.Phase =
+                switch pending {
+                case .askingApp: .askingApp
+                case .fetching(_, _, _, let deadline): .fetching(deadline: deadline)
+                case .delivering: .restoring
+                }
             // The app's answer is the continuation's own willContinue event, recorded after the
             // continueChosen that began it: look back no further than that.
             var appShowsProgress = false
             for event in device.lifecycle.reversed() where event.continuation == pending.attempt.id {
-                if case .willContinue(_, _, _, _, let shows) = event.occurrence { appShowsProgress = shows; break }
+                if case .willContinue(_, _, _, _, let shows) = event.occurrence {
+                    appShowsProgress = shows
+                    break
+                }
                 if event.kind == .continueChosen { break }
             }
-            return PendingInfo(peer: pending.peer, bundleIdentifier: pending.target?.bundleIdentifier,
-                               activityType: pending.target?.activityType ?? UserActivity.browsingWebType, phase: phase,
-                               chosenAt: pending.attempt.chosenAt, appShowsProgress: appShowsProgress)
+            return PendingInfo(
+                peer: pending.peer, bundleIdentifier: pending.target?.bundleIdentifier,
+                activityType: pending.target?.activityType ?? UserActivity.browsingWebType, phase: phase,
+                chosenAt: pending.attempt.chosenAt, appShowsProgress: appShowsProgress)
         }
         let own = system.currentActivity.flatMap { system.activities[$0] }.map { activity in
-            OwnActivity(bundleIdentifier: activity.bundleIdentifier, activityType: activity.activityType,
-                        title: activity.title, isAdvertised: system.advertisement != nil)
+            OwnActivity(
+                bundleIdentifier: activity.bundleIdentifier, activityType: activity.activityType,
+                title: activity.title, isAdvertised: system.advertisement != nil)
         }
-        self.init(info: device.info, account: account, apps: apps, frontmostApp: system.frontmostApp, offers: offers,
-                  pending: pending, ownActivity: own, lifecycle: device.lifecycle)
+        self.init(
+            info: device.info, account: account, apps: apps, frontmostApp: system.frontmostApp, offers: offers,
+            pending: pending, ownActivity: own, lifecycle: device.lifecycle)
         isStepping = device.isStepping
         pausedAt = device.pausedAt
         pausedSince = device.pausedAt == nil ? nil : device.pausedSince

@@ -41,7 +41,9 @@ package struct Inspection: Hashable, Sendable {
         /// Why there are no fields.
         package var problem: String?
 
-        package init(direction: String, size: Int, annotated: AnnotatedBytes?, raw: [UInt8] = [], problem: String? = nil) {
+        package init(
+            direction: String, size: Int, annotated: AnnotatedBytes?, raw: [UInt8] = [], problem: String? = nil
+        ) {
             self.direction = direction
             self.size = size
             self.annotated = annotated
@@ -82,9 +84,11 @@ package struct Inspection: Hashable, Sendable {
     /// may hold thousands of keys).
     package private(set) var treeRows: [UserInfoTreeRow] = []
 
-    package init(title: String, origin: Side? = nil, receiver: Side? = nil, missingSide: String? = nil,
-                payload: PayloadBytes? = nil, beacon: Beacon? = nil, guidanceBytes: Int = 3 * 1024,
-                limitBytes: Int = 512 * 1024, emptyReason: String? = nil) {
+    package init(
+        title: String, origin: Side? = nil, receiver: Side? = nil, missingSide: String? = nil,
+        payload: PayloadBytes? = nil, beacon: Beacon? = nil, guidanceBytes: Int = 3 * 1024,
+        limitBytes: Int = 512 * 1024, emptyReason: String? = nil
+    ) {
         self.title = title
         self.origin = origin
         self.receiver = receiver
@@ -111,31 +115,39 @@ extension Inspection {
     package init(subject: Subject, device: Device, shared: [LifecycleEntry] = []) {
         let lifecycle = device.lifecycle
         let configuration = device.system.configuration
-        let guidance = configuration.payloadWarningBytes, limit = configuration.payloadLimitBytes
+        let guidance = configuration.payloadWarningBytes
+        let limit = configuration.payloadLimitBytes
         // The continuation: the newest one this device took part in (with that peer).
         var continuation: ContinuationID?
         var peer: PeerReference?
         for event in lifecycle.reversed() {
-            let found: (ContinuationID, PeerReference)? = switch event.occurrence {
-            case .continueChosen(let id, let from, _): (id, from)
-            case .payloadRequested(let id, let by, _): (id, by)
-            default: nil
-            }
+            let found: (ContinuationID, PeerReference)? =
+                switch event.occurrence {
+                case .continueChosen(let id, let from, _): (id, from)
+                case .payloadRequested(let id, let by, _): (id, by)
+                default: nil
+                }
             guard let found else { continue }
             if case .peer(let wanted) = subject, found.1.id != wanted { continue }
             (continuation, peer) = found
             break
         }
-        let subjectPeer: DeviceID? = if case .peer(let id) = subject { id } else { peer?.id ?? Self.featuredPeer(device) }
+        let subjectPeer: DeviceID? =
+            if case .peer(let id) = subject { id } else { peer?.id ?? Self.featuredPeer(device) }
         let peerName = peer?.name ?? subjectPeer.flatMap { id in device.system.offers[id]?.peer.name }
         let beacon = subjectPeer.flatMap { Self.beacon(from: $0, device: device) }
         guard let continuation else {
             let title = peerName.map { "Offer from \($0): no continuation yet" } ?? "Nothing has travelled yet"
-            self.init(title: title, beacon: beacon, guidanceBytes: guidance, limitBytes: limit,
-                      emptyReason: "No payload has travelled. Continue an activity here (Ctrl-O, or Enter in Nearby), or from another device, then open the inspector (F10) again.")
+            self.init(
+                title: title, beacon: beacon, guidanceBytes: guidance, limitBytes: limit,
+                emptyReason:
+                    "No payload has travelled. Continue an activity here (Ctrl-O, or Enter in Nearby), or from another device, then open the inspector (F10) again."
+            )
             return
         }
-        var origin: Side?, receiver: Side?, received: Side?
+        var origin: Side?
+        var receiver: Side?
+        var received: Side?
         var isOrigin = false
         var refusal: HandoffError?
         for event in lifecycle {
@@ -163,19 +175,24 @@ extension Inspection {
         let id = continuation.description
         var sharedReceived: Side?
         for entry in shared where entry.continuation == id {
-            let role: String? = switch entry.kind {
-            case .payloadSent where origin == nil: "saved by the origin (shared)"
-            case .restoreUserActivityState where receiver == nil: "restored by the receiver (shared)"
-            case .payloadReceived where receiver == nil: "received by the receiver (shared)"
-            default: nil
-            }
+            let role: String? =
+                switch entry.kind {
+                case .payloadSent where origin == nil: "saved by the origin (shared)"
+                case .restoreUserActivityState where receiver == nil: "restored by the receiver (shared)"
+                case .payloadReceived where receiver == nil: "received by the receiver (shared)"
+                default: nil
+                }
             guard let role else { continue }
             guard let userInfo = entry.userInfo else {
                 if let bytes = entry.integer("userInfoOmitted") { omitted = (entry.device, Int(bytes)) }
                 continue
             }
             let side = Side(device: entry.device, role: role, userInfo: userInfo)
-            if entry.kind == .payloadSent { origin = side } else if entry.kind == .payloadReceived { sharedReceived = side } else {
+            if entry.kind == .payloadSent {
+                origin = side
+            } else if entry.kind == .payloadReceived {
+                sharedReceived = side
+            } else {
                 receiver = side
             }
         }
@@ -186,26 +203,32 @@ extension Inspection {
         if origin == nil, receiver != nil {
             missing = "What the origin saved is known on \(other) (its inspector shows it)."
         } else if receiver == nil, origin != nil {
-            missing = isOrigin ? "What the receiver restored is known on \(other) (its inspector shows it)."
+            missing =
+                isOrigin
+                ? "What the receiver restored is known on \(other) (its inspector shows it)."
                 : "Nothing was restored here."
         } else if origin == nil, receiver == nil {
             missing = "No userInfo travelled: the continuation stopped before the payload."
             title += " (no payload)"
         }
         if let omitted {
-            missing = (missing.map { $0 + " " } ?? "")
+            missing =
+                (missing.map { $0 + " " } ?? "")
                 + "\(omitted.device) shared this step without its userInfo (\(omitted.bytes) bytes, over the sharing limit)."
         }
         var payload: PayloadBytes?
         let traffic = device.traffic
         if let sent = traffic.sent, sent.continuation == continuation, isOrigin {
-            let direction = refusal.map { "encoded for \(other) but refused (\($0.code.rawValue)), never sent" } ?? "sent to \(other)"
+            let direction =
+                refusal.map { "encoded for \(other) but refused (\($0.code.rawValue)), never sent" }
+                ?? "sent to \(other)"
             payload = Self.payload(sent.bytes, direction: direction)
         } else if let arrived = traffic.received, arrived.continuation == continuation {
             payload = Self.payload(arrived.bytes, direction: "received from \(other)")
         }
-        self.init(title: title, origin: origin, receiver: receiver, missingSide: missing, payload: payload,
-                  beacon: beacon, guidanceBytes: guidance, limitBytes: limit)
+        self.init(
+            title: title, origin: origin, receiver: receiver, missingSide: missing, payload: payload,
+            beacon: beacon, guidanceBytes: guidance, limitBytes: limit)
     }
 
     static func featuredPeer(_ device: Device) -> DeviceID? {
@@ -217,21 +240,25 @@ extension Inspection {
             if let annotated = try ActivityPayload.annotated(data) {
                 return PayloadBytes(direction: direction, size: data.count, annotated: annotated)
             }
-            return PayloadBytes(direction: direction, size: data.count, annotated: nil, raw: Array(data.prefix(4096)),
-                                problem: "These bytes decode, but not as this codec writes them: no fields shown.")
+            return PayloadBytes(
+                direction: direction, size: data.count, annotated: nil, raw: Array(data.prefix(4096)),
+                problem: "These bytes decode, but not as this codec writes them: no fields shown.")
         } catch {
-            return PayloadBytes(direction: direction, size: data.count, annotated: nil, raw: Array(data.prefix(4096)),
-                                problem: "Not a payload: \(error)")
+            return PayloadBytes(
+                direction: direction, size: data.count, annotated: nil, raw: Array(data.prefix(4096)),
+                problem: "Not a payload: \(error)")
         }
     }
 
     static func beacon(from peer: DeviceID, device: Device) -> Beacon? {
         guard let kept = device.traffic.beacons[peer] else { return nil }
         guard let inspector = device.beaconInspector else {
-            return Beacon(peer: kept.peer.name, received: kept.time, bytes: nil, problem: "This device cannot open beacons.")
+            return Beacon(
+                peer: kept.peer.name, received: kept.time, bytes: nil, problem: "This device cannot open beacons.")
         }
         guard let bytes = inspector(kept.datagram) else {
-            return Beacon(peer: kept.peer.name, received: kept.time, bytes: nil, problem: "The beacon could not be opened again.")
+            return Beacon(
+                peer: kept.peer.name, received: kept.time, bytes: nil, problem: "The beacon could not be opened again.")
         }
         return Beacon(peer: kept.peer.name, received: kept.time, bytes: bytes)
     }
@@ -261,9 +288,10 @@ package final class InspectionCache {
 
     package func inspection(subject: Inspection.Subject, device: Device, shared: [LifecycleEntry]) -> Inspection {
         let traffic = device.traffic
-        let key = Key(subject: subject, lifecycleCount: device.lifecycle.count, lastEvent: device.lifecycle.last?.time,
-                      sent: traffic.sent?.time, received: traffic.received?.time,
-                      beacons: traffic.beacons.values.map(\.time).sorted(), shared: shared.count, sharedLast: shared.last?.time)
+        let key = Key(
+            subject: subject, lifecycleCount: device.lifecycle.count, lastEvent: device.lifecycle.last?.time,
+            sent: traffic.sent?.time, received: traffic.received?.time,
+            beacons: traffic.beacons.values.map(\.time).sorted(), shared: shared.count, sharedLast: shared.last?.time)
         if key == self.key, let inspection { return inspection }
         let made = Inspection(subject: subject, device: device, shared: shared)
         self.key = key
@@ -313,7 +341,10 @@ package enum UserInfoTree {
         case (nil, nil): break
         case (let origin?, nil): add(entries(.dictionary(origin)), nil, depth: 0, known: (true, false), into: &rows)
         case (nil, let receiver?): add(nil, entries(.dictionary(receiver)), depth: 0, known: (false, true), into: &rows)
-        case (let origin?, let receiver?): add(entries(.dictionary(origin)), entries(.dictionary(receiver)), depth: 0, known: (true, true), into: &rows)
+        case (let origin?, let receiver?):
+            add(
+                entries(.dictionary(origin)), entries(.dictionary(receiver)), depth: 0, known: (true, true), into: &rows
+            )
         }
         return rows
     }
@@ -332,16 +363,23 @@ package enum UserInfoTree {
         }
     }
 
-    private static func add(_ origin: [(key: String, value: UserInfoValue)]?, _ receiver: [(key: String, value: UserInfoValue)]?,
-                            depth: Int, known: (Bool, Bool), into rows: inout [UserInfoTreeRow]) {
+    private static func add(
+        _ origin: [(key: String, value: UserInfoValue)]?, _ receiver: [(key: String, value: UserInfoValue)]?,
+        depth: Int, known: (Bool, Bool), into rows: inout [UserInfoTreeRow]
+    ) {
         var keys: [String] = []
         var seen: Set<String> = []
-        for key in (origin ?? []).map(\.key) + (receiver ?? []).map(\.key) where seen.insert(key).inserted { keys.append(key) }
+        for key in (origin ?? []).map(\.key) + (receiver ?? []).map(\.key) where seen.insert(key).inserted {
+            keys.append(key)
+        }
         if origin != nil, receiver != nil { keys.sort(by: keyPrecedes) }
-        let originValues = Dictionary((origin ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let receiverValues = Dictionary((receiver ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let originValues = Dictionary(
+            (origin ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let receiverValues = Dictionary(
+            (receiver ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         for key in keys {
-            let left = originValues[key], right = receiverValues[key]
+            let left = originValues[key]
+            let right = receiverValues[key]
             let mark: UserInfoTreeRow.Mark
             if !known.0 || !known.1 {
                 mark = .same
@@ -352,8 +390,11 @@ package enum UserInfoTree {
             }
             let isSet = key.hasPrefix("∈ ")
             let shownKey = isSet ? "∈" : key
-            rows.append(UserInfoTreeRow(depth: depth, key: shownKey, origin: left.map(summary), receiver: right.map(summary), mark: mark))
-            let leftChildren = left.flatMap(entries), rightChildren = right.flatMap(entries)
+            rows.append(
+                UserInfoTreeRow(
+                    depth: depth, key: shownKey, origin: left.map(summary), receiver: right.map(summary), mark: mark))
+            let leftChildren = left.flatMap(entries)
+            let rightChildren = right.flatMap(entries)
             if leftChildren != nil || rightChildren != nil, !isSet {
                 add(leftChildren, rightChildren, depth: depth + 1, known: known, into: &rows)
             }
@@ -386,11 +427,13 @@ package enum UserInfoTree {
         case .integer(let integer): return "\(integer)"
         case .double(let double): return "\(double)"
         case .string(let string):
-            return string.count > 60 ? String(String(string.prefix(60)).debugDescription.dropLast()) + "…\"" : string.debugDescription
+            return string.count > 60
+                ? String(String(string.prefix(60)).debugDescription.dropLast()) + "…\"" : string.debugDescription
         case .data(let data): return "<\(ByteCount.text(data.count)) of data>"
         case .date(let date):
             let seconds = date.timeIntervalSinceReferenceDate
-            return seconds.isFinite && abs(seconds) < 1e11 ? date.formatted(Date.ISO8601FormatStyle()) : "date \(seconds)"
+            return seconds.isFinite && abs(seconds) < 1e11
+                ? date.formatted(Date.ISO8601FormatStyle()) : "date \(seconds)"
         case .url(let url): return url.absoluteString
         case .uuid(let uuid): return uuid.uuidString
         case .array, .dictionary, .set: return summary(value)

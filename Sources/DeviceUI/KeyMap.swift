@@ -51,7 +51,8 @@ extension ScreenState {
     /// outside apps only (on the home screen, in Nearby, in the log), `?` also where the app in
     /// front does not use it.
     var deviceKeys: [DeviceKey] {
-        var help = DeviceKey([.function(1)], letter: .character("?"), .help, "this help (? where the app does not use it)")
+        var help = DeviceKey(
+            [.function(1)], letter: .character("?"), .help, "this help (? where the app does not use it)")
         help.worksWhereTheAppIgnoresTheLetter = true
         help.worksOverOverlays = true
         var quit = DeviceKey([.control("q")], .quit, "quit")
@@ -61,14 +62,18 @@ extension ScreenState {
             DeviceKey([.function(2)], letter: .character("l"), .log, "lifecycle log on/off (l outside apps)"),
             DeviceKey([.function(3), .control("p")], .lock, "lock the device (the power button)"),
             DeviceKey([.function(4)], .switcher, hasAppSwitcher ? "app switcher" : "focus the dock"),
-            DeviceKey([.tab, .backTab], .moveFocus, "focus: screen → Nearby → log (a narrow screen shows Nearby over it)"),
+            DeviceKey(
+                [.tab, .backTab], .moveFocus, "focus: screen → Nearby → log (a narrow screen shows Nearby over it)"),
             DeviceKey([.control("o")], .continueOffer, "continue the offered activity (the badge)"),
             DeviceKey([.function(6)], .stepMode, "step mode on/off: pause at each continuation phase"),
             DeviceKey([.function(7)], .stepNext, "go on from a step-mode pause"),
             DeviceKey([.function(8)], .faults, "faults: make a continuation fail on purpose"),
-            DeviceKey([.function(9)], letter: .character("t"), .timeline,
-                      "timeline: both devices' lanes and what crossed the network (t outside apps)"),
-            DeviceKey([.function(10)], letter: .character("i"), .inspector, "inspector: the bytes that travelled (i outside apps)"),
+            DeviceKey(
+                [.function(9)], letter: .character("t"), .timeline,
+                "timeline: both devices' lanes and what crossed the network (t outside apps)"),
+            DeviceKey(
+                [.function(10)], letter: .character("i"), .inspector,
+                "inspector: the bytes that travelled (i outside apps)"),
             DeviceKey([.escape], .cancelContinuation, "cancel a continuation in progress; close; back"),
             DeviceKey([.control("l")], .redraw, "redraw the screen"),
             quit,
@@ -93,53 +98,71 @@ extension ScreenState {
     package func helpSections(device snapshot: DeviceSnapshot) -> [KeyHelpSection] {
         var sections = [
             KeyHelpSection(title: "Anywhere", hints: deviceKeys.map(\.hint)),
-            KeyHelpSection(title: device.kind == .laptop ? "Desktop" : "Home screen", hints: [
-                KeyHint("← → ↑ ↓", "choose an app"),
-                KeyHint("Enter  1-9", "open the chosen app, or app N"),
-                KeyHint("q", "quit"),
-            ]),
-            KeyHelpSection(title: "In an app", hints: [
-                KeyHint("(other keys)", "go to the app"),
-                KeyHint("Esc  h", "home, when the app does not use the key"),
-            ]),
-            KeyHelpSection(title: "Nearby (Tab)", hints: [
-                KeyHint("↑ ↓", "choose a device"),
-                KeyHint("Enter", "continue its activity"),
-                KeyHint("Esc", "back to the screen"),
-            ]),
-            KeyHelpSection(title: "Inspector (F10)", hints: [
-                KeyHint("←→  Tab  1-3", "userInfo (both sides, differences marked) · payload bytes · beacon bytes"),
-                KeyHint("↑↓ PgUp PgDn", "scroll"),
-                KeyHint("Esc  F10", "close"),
-                KeyHint("i", "opens it too, outside apps: some terminals take F10 for their menu"),
-            ]),
-            KeyHelpSection(title: "Timeline (F9)", hints: [
-                KeyHint("↑ ↓", "choose an event: what Apple does and why, userInfo, sizes"),
-                KeyHint("PgUp  PgDn", "a page of events"),
-                KeyHint("← →", "an older or newer continuation"),
-                KeyHint("Esc  F9", "close"),
-            ]),
-            KeyHelpSection(title: "Lifecycle log (Tab)", hints: [
-                KeyHint("↑ ↓", "scroll one event"),
-                KeyHint("PgUp  PgDn", "scroll a page"),
-                KeyHint("Home  End", "oldest event; newest (follow)"),
-                KeyHint("Esc", "back to the screen"),
-            ]),
+            KeyHelpSection(
+                title: device.kind == .laptop ? "Desktop" : "Home screen",
+                hints: [
+                    KeyHint("← → ↑ ↓", "choose an app"),
+                    KeyHint("Enter  1-9", "open the chosen app, or app N"),
+                    KeyHint("q", "quit"),
+                ]),
+            KeyHelpSection(
+                title: "In an app",
+                hints: [
+                    KeyHint("(other keys)", "go to the app"),
+                    KeyHint("Esc  h", "home, when the app does not use the key"),
+                ]),
+            KeyHelpSection(
+                title: "Nearby (Tab)",
+                hints: [
+                    KeyHint("↑ ↓", "choose a device"),
+                    KeyHint("Enter", "continue its activity"),
+                    KeyHint("Esc", "back to the screen"),
+                ]),
+            KeyHelpSection(
+                title: "Inspector (F10)",
+                hints: [
+                    KeyHint("←→  Tab  1-3", "userInfo (both sides, differences marked) · payload bytes · beacon bytes"),
+                    KeyHint("↑↓ PgUp PgDn", "scroll"),
+                    KeyHint("Esc  F10", "close"),
+                    KeyHint("i", "opens it too, outside apps: some terminals take F10 for their menu"),
+                ]),
+            KeyHelpSection(
+                title: "Timeline (F9)",
+                hints: [
+                    KeyHint("↑ ↓", "choose an event: what Apple does and why, userInfo, sizes"),
+                    KeyHint("PgUp  PgDn", "a page of events"),
+                    KeyHint("← →", "an older or newer continuation"),
+                    KeyHint("Esc  F9", "close"),
+                ]),
+            KeyHelpSection(
+                title: "Lifecycle log (Tab)",
+                hints: [
+                    KeyHint("↑ ↓", "scroll one event"),
+                    KeyHint("PgUp  PgDn", "scroll a page"),
+                    KeyHint("Home  End", "oldest event; newest (follow)"),
+                    KeyHint("Esc", "back to the screen"),
+                ]),
         ]
         if promptsOnLockScreen {
-            sections.append(KeyHelpSection(title: "Lock screen", hints: [
-                KeyHint("Enter", "continue the activity shown (unlocks)"),
-                KeyHint("Space", "unlock"),
-            ]))
+            sections.append(
+                KeyHelpSection(
+                    title: "Lock screen",
+                    hints: [
+                        KeyHint("Enter", "continue the activity shown (unlocks)"),
+                        KeyHint("Space", "unlock"),
+                    ]))
         } else {
             sections.append(KeyHelpSection(title: "Lock screen", hints: [KeyHint("Enter  Space", "unlock")]))
         }
-        sections.append(KeyHelpSection(title: hasAppSwitcher ? "App switcher (F4)" : "Dock (F4)", hints: [
-            KeyHint("← → ↑ ↓", "choose"),
-            KeyHint("Enter", "switch to it, or continue the Handoff item"),
-            KeyHint("x  Delete", "quit the chosen app (its next launch is cold)"),
-            KeyHint("Esc  F4", "close"),
-        ]))
+        sections.append(
+            KeyHelpSection(
+                title: hasAppSwitcher ? "App switcher (F4)" : "Dock (F4)",
+                hints: [
+                    KeyHint("← → ↑ ↓", "choose"),
+                    KeyHint("Enter", "switch to it, or continue the Handoff item"),
+                    KeyHint("x  Delete", "quit the chosen app (its next launch is cold)"),
+                    KeyHint("Esc  F4", "close"),
+                ]))
         sections.append(KeyHelpSection(title: "Alert", hints: [KeyHint("Enter  Esc", "dismiss")]))
         if let app = snapshot.app(foregroundApp), !app.keyHints.isEmpty {
             sections.append(KeyHelpSection(title: "\(app.name) (when the app has the focus)", hints: app.keyHints))

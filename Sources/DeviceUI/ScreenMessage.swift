@@ -86,7 +86,9 @@ extension ScreenState {
     package func switcherItems(device snapshot: DeviceSnapshot) -> [SwitcherItem] {
         let handoff = snapshot.featuredOffer.map { [SwitcherItem.handoff($0)] } ?? []
         if hasAppSwitcher {
-            let recent = recentApps.filter { snapshot.app($0)?.canOpen == true }.map { SwitcherItem.app(bundleIdentifier: $0) }
+            let recent = recentApps.filter { snapshot.app($0)?.canOpen == true }.map {
+                SwitcherItem.app(bundleIdentifier: $0)
+            }
             return recent + [.home] + handoff
         }
         return handoff + snapshot.apps.filter(\.canOpen).map { .app(bundleIdentifier: $0.bundleIdentifier) }
@@ -98,9 +100,12 @@ extension ScreenState {
     /// The layout for the current terminal size.
     package var layout: ScreenLayout {
         // One layout, not two: `whenRoom` keeps the layout with the log unless it covers the device.
-        guard logMode == .whenRoom else { return ScreenLayout(kind: device.kind, size: size, isLogVisible: logMode == .shown) }
+        guard logMode == .whenRoom else {
+            return ScreenLayout(kind: device.kind, size: size, isLogVisible: logMode == .shown)
+        }
         let withLog = ScreenLayout(kind: device.kind, size: size, isLogVisible: true)
-        return withLog.logPlacement != .covering ? withLog : ScreenLayout(kind: device.kind, size: size, isLogVisible: false)
+        return withLog.logPlacement != .covering
+            ? withLog : ScreenLayout(kind: device.kind, size: size, isLogVisible: false)
     }
 
     /// The device frame for the current terminal size.

@@ -35,7 +35,9 @@ extension ScreenState {
     // MARK: Keys
 
     private mutating func handleKey(_ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
-        if let deviceKey = deviceKey(key), deviceKey.worksOverOverlays, let effects = perform(deviceKey.action, key, snapshot) {
+        if let deviceKey = deviceKey(key), deviceKey.worksOverOverlays,
+            let effects = perform(deviceKey.action, key, snapshot)
+        {
             return effects
         }
         switch overlay {
@@ -73,7 +75,8 @@ extension ScreenState {
 
     /// Does what a device key (``deviceKeys``) does; nil when it does nothing here, and the key
     /// goes on (Esc with no continuation in progress).
-    private mutating func perform(_ action: DeviceKeyAction, _ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect]? {
+    private mutating func perform(_ action: DeviceKeyAction, _ key: Key, _ snapshot: DeviceSnapshot) -> [ScreenEffect]?
+    {
         switch action {
         case .quit:
             return [.quit]
@@ -103,11 +106,14 @@ extension ScreenState {
             openInspector(snapshot)
         case .stepMode:
             let on = !snapshot.isStepping
-            show(on ? "Step mode: a continuation pauses before each phase · F7 goes on" : "Step mode off", role: .accent)
+            show(
+                on ? "Step mode: a continuation pauses before each phase · F7 goes on" : "Step mode off", role: .accent)
             return [.setStepping(on)]
         case .stepNext:
             guard snapshot.pausedAt != nil else {
-                show(snapshot.isStepping ? "Nothing is paused: step mode waits for a continuation" : "Step mode is off (F6)", role: .dim)
+                show(
+                    snapshot.isStepping
+                        ? "Nothing is paused: step mode waits for a continuation" : "Step mode is off (F6)", role: .dim)
                 return []
             }
             return [.stepNext]
@@ -123,7 +129,8 @@ extension ScreenState {
 
     /// Does what a device key's letter does outside apps (`inApp`: the app in front ignored it);
     /// false when `key` is no device key's letter.
-    private mutating func performLetter(_ key: Key, _ snapshot: DeviceSnapshot, inApp: Bool = false) -> [ScreenEffect]? {
+    private mutating func performLetter(_ key: Key, _ snapshot: DeviceSnapshot, inApp: Bool = false) -> [ScreenEffect]?
+    {
         guard let deviceKey = deviceKey(letter: key, inApp: inApp) else { return nil }
         return perform(deviceKey.action, key, snapshot)
     }
@@ -207,7 +214,8 @@ extension ScreenState {
     }
 
     private mutating func handleLogKey(_ key: Key, _ snapshot: DeviceSnapshot) {
-        let newest = 0, oldest = max(0, snapshot.lifecycle.count - 1)
+        let newest = 0
+        let oldest = max(0, snapshot.lifecycle.count - 1)
         let page = max(1, ((layout.log?.height ?? 10) - 2) / 2)
         switch key {
         case .up, .character("k"): logScroll += 1
@@ -324,7 +332,8 @@ extension ScreenState {
         return []
     }
 
-    private mutating func handleSwitcherKey(_ key: Key, _ selection: Int, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+    private mutating func handleSwitcherKey(_ key: Key, _ selection: Int, _ snapshot: DeviceSnapshot) -> [ScreenEffect]
+    {
         let items = switcherItems(device: snapshot)
         guard !items.isEmpty else {
             overlay = nil
@@ -380,16 +389,23 @@ extension ScreenState {
                 show("Continuation cancelled; both devices keep their state", role: .dim, at: event.time)
             } else if bundle == nil {
                 // No app was involved yet: the system reports it.
-                overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, peer: peer.name, bundleIdentifier: nil,
-                                                   shownBySystem: true))
+                overlay = .alert(
+                    ContinuationAlert(
+                        code: error.code, reason: error.reason, peer: peer.name, bundleIdentifier: nil,
+                        shownBySystem: true))
             } else {
                 // The app is told (didFailToContinue…); the system shows an alert only if the app
                 // does not implement it (systemShowedError, next).
                 failedFrom = peer.name
-                show("Continuing from \(peer.name) failed (\(error.code.rawValue)); \(name(of: bundle)) was told", role: .warning,
-                     at: event.time, shorter: ["Continuing from \(peer.name) failed (\(error.code.rawValue))",
-                                               "From \(peer.name): failed (\(error.code.rawValue))",
-                                               "Failed (\(error.code.rawValue))"])
+                show(
+                    "Continuing from \(peer.name) failed (\(error.code.rawValue)); \(name(of: bundle)) was told",
+                    role: .warning,
+                    at: event.time,
+                    shorter: [
+                        "Continuing from \(peer.name) failed (\(error.code.rawValue))",
+                        "From \(peer.name): failed (\(error.code.rawValue))",
+                        "Failed (\(error.code.rawValue))",
+                    ])
             }
         case .systemShowedError(let bundle, _, let error):
             guard error.code != .userCancelled else { return [] }
@@ -398,8 +414,10 @@ extension ScreenState {
                 alert.bundleIdentifier = alert.bundleIdentifier ?? bundle
                 overlay = .alert(alert)
             } else {
-                overlay = .alert(ContinuationAlert(code: error.code, reason: error.reason, peer: failedFrom, bundleIdentifier: bundle,
-                                                   shownBySystem: true))
+                overlay = .alert(
+                    ContinuationAlert(
+                        code: error.code, reason: error.reason, peer: failedFrom, bundleIdentifier: bundle,
+                        shownBySystem: true))
             }
         case .stepPaused:
             // The pause is drawn from the device's state for as long as it lasts (the loading
@@ -409,7 +427,9 @@ extension ScreenState {
             // Say it struck, replacing "Armed for the next time".
             show("Fault struck: \(fault)", role: .warning, at: event.time)
         case .notHandled(_, let peer, let bundle, _, let reason):
-            show("\(name(of: bundle)) did not handle the activity from \(peer.name): \(reason)", role: .warning, at: event.time)
+            show(
+                "\(name(of: bundle)) did not handle the activity from \(peer.name): \(reason)", role: .warning,
+                at: event.time)
         case .webRouted(_, let host, _, .notApproved(let refusals)) where overlay == nil:
             // Apps name the host but their sites do not approve them here: say why, per app and domain.
             overlay = .explanation(Explanation(webPageOnHost: host, refusals: refusals, snapshot: snapshot))
@@ -457,7 +477,8 @@ extension ScreenState {
         return effects
     }
 
-    private mutating func continueOffer(_ offer: DeviceSnapshot.OfferInfo, _ snapshot: DeviceSnapshot) -> [ScreenEffect] {
+    private mutating func continueOffer(_ offer: DeviceSnapshot.OfferInfo, _ snapshot: DeviceSnapshot) -> [ScreenEffect]
+    {
         if case .unavailable(let why) = offer.route {
             // Nothing here can continue it: the system would not even offer it, so there is no
             // continuation to fail; say why instead.
@@ -528,7 +549,9 @@ extension ScreenState {
         var selection = 0
         if hasAppSwitcher {
             // Like Alt-Tab: the previous app, when one is open.
-            if let current = foregroundApp, items.first == .app(bundleIdentifier: current), items.count > 1 { selection = 1 }
+            if let current = foregroundApp, items.first == .app(bundleIdentifier: current), items.count > 1 {
+                selection = 1
+            }
         } else if let index = items.firstIndex(of: .app(bundleIdentifier: foregroundApp ?? "")) {
             selection = index
         }
@@ -536,6 +559,7 @@ extension ScreenState {
     }
 
     private mutating func show(_ text: String, role: Role, at time: Date? = nil, shorter: [String] = []) {
-        notice = Notice(text: text, shorter: shorter, role: role, expires: (time ?? now).addingTimeInterval(Self.noticeDuration))
+        notice = Notice(
+            text: text, shorter: shorter, role: role, expires: (time ?? now).addingTimeInterval(Self.noticeDuration))
     }
 }

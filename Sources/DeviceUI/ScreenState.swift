@@ -115,8 +115,10 @@ package struct ScreenState: Hashable, Sendable {
         case whenRoom = "when-room"
     }
 
-    package init(device: PeerInfo, account: String, now: Date, timeZone: TimeZone = .current,
-                size: Size = Size(width: 80, height: 24), network: NetworkStatus = .offline) {
+    package init(
+        device: PeerInfo, account: String, now: Date, timeZone: TimeZone = .current,
+        size: Size = Size(width: 80, height: 24), network: NetworkStatus = .offline
+    ) {
         self.device = device
         self.account = account
         self.now = now
@@ -145,8 +147,10 @@ package struct ContinuationAlert: Hashable, Sendable {
     /// True when the app did not handle the failure and the system showed it.
     package var shownBySystem: Bool
 
-    package init(code: HandoffError.Code, reason: String, peer: String? = nil, bundleIdentifier: String? = nil,
-                shownBySystem: Bool = false) {
+    package init(
+        code: HandoffError.Code, reason: String, peer: String? = nil, bundleIdentifier: String? = nil,
+        shownBySystem: Bool = false
+    ) {
         self.code = code
         self.reason = reason
         self.peer = peer
@@ -161,7 +165,8 @@ package struct ContinuationAlert: Hashable, Sendable {
         let origin = peer ?? "the other device"
         switch code {
         case .connectionUnavailable:
-            return "\(origin) could not be reached: it may have quit, locked or left the network. Try again when it shows in Nearby."
+            return
+                "\(origin) could not be reached: it may have quit, locked or left the network. Try again when it shows in Nearby."
         case .remoteApplicationTimedOut:
             return "The app on \(origin) did not send the activity in time. Try again; \(origin) keeps its activity."
         case .userInfoTooLarge:
@@ -200,9 +205,11 @@ package struct Explanation: Hashable, Sendable {
         title = "Can't continue here"
         switch why {
         case .noAppClaimsType:
-            text = "No app on \(device) claims \(type) from \(peer), and it has no web page to open instead. Install the app that made it (--apps), or continue it on another device."
+            text =
+                "No app on \(device) claims \(type) from \(peer), and it has no web page to open instead. Install the app that made it (--apps), or continue it on another device."
         case .teamDiffers(let apps):
-            text = "\(apps.joined(separator: ", ")) claims \(type), but belongs to another team than the app on \(peer); Handoff only continues into the same team's apps."
+            text =
+                "\(apps.joined(separator: ", ")) claims \(type), but belongs to another team than the app on \(peer); Handoff only continues into the same team's apps."
         case .expired:
             text = "The activity from \(peer) has expired. Make it current again on \(peer)."
         case .notEligible:

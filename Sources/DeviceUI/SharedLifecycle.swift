@@ -55,13 +55,17 @@ package struct SharedLifecycle: Hashable, Sendable {
 
     /// Adds what `sender` shared, received at `now`: its own events only (the caller keeps
     /// those that name it), in its lane, on this clock.
-    package mutating func receive(_ newEntries: [LifecycleEntry], from sender: Sender, at now: Date, dropped count: Int = 0) {
+    package mutating func receive(
+        _ newEntries: [LifecycleEntry], from sender: Sender, at now: Date, dropped count: Int = 0
+    ) {
         let lane = lane(for: sender)
         var kept: [LifecycleEntry] = []
         var tooLarge = 0
         for entry in newEntries {
             let time = min(max(entry.time, now.addingTimeInterval(-Self.oldestShared)), now)
-            guard entry.approximateBytes <= Self.maximumEntryBytes, let relabelled = entry.relabelled(device: lane, time: time) else {
+            guard entry.approximateBytes <= Self.maximumEntryBytes,
+                let relabelled = entry.relabelled(device: lane, time: time)
+            else {
                 tooLarge += 1
                 continue
             }
@@ -82,7 +86,8 @@ package struct SharedLifecycle: Hashable, Sendable {
         // Peers' batches interleave: keep one time order (stable for equal times). What was there
         // is in order already, so only the new entries and the one before them need a look.
         if zip(entries[max(0, before - 1)...], entries[before...]).contains(where: { $0.time > $1.time }) {
-            entries = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+            entries = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+                \.element)
         }
         // The oldest go in one go once a quarter over the capacity, or over the bytes (down to
         // three quarters of them), not one by one.

@@ -47,7 +47,9 @@ package struct TimelineModel: Sendable {
             if let id = event.continuation?.rawValue, known.insert(id).inserted { found.append((event.time, id)) }
         }
         for entry in shared where entry.kind == .continueChosen || entry.kind == .payloadRequested {
-            if let id = entry.continuation.flatMap(UUID.init(uuidString:)), known.insert(id).inserted { found.append((entry.time, id)) }
+            if let id = entry.continuation.flatMap(UUID.init(uuidString:)), known.insert(id).inserted {
+                found.append((entry.time, id))
+            }
         }
         found.sort { $0.time < $1.time }
         continuationCount = found.count
@@ -65,14 +67,19 @@ package struct TimelineModel: Sendable {
             let mine = local.filter { $0.continuation?.rawValue == uuid }
             let theirs = shared.filter { $0.continuation == id }
             let start = min(mine.first?.time ?? .distantFuture, theirs.first?.time ?? .distantFuture)
-            let isBeacon: (LifecycleEvent.Kind?) -> Bool = { $0 == .advertised || $0 == .offerReceived || $0 == .offerUpdated }
-            let beacons = local.lazy.filter { isBeacon($0.kind) && $0.time <= start }.suffix(Self.beaconLookBack).map(LifecycleEntry.init)
+            let isBeacon: (LifecycleEvent.Kind?) -> Bool = {
+                $0 == .advertised || $0 == .offerReceived || $0 == .offerUpdated
+            }
+            let beacons = local.lazy.filter { isBeacon($0.kind) && $0.time <= start }.suffix(Self.beaconLookBack).map(
+                LifecycleEntry.init)
             let sharedBeacons = shared.lazy.filter { isBeacon($0.kind) && $0.time <= start }.suffix(Self.beaconLookBack)
             entries = beacons + mine.map(LifecycleEntry.init) + sharedBeacons + theirs
         }
         // One lane per device, this device's first when it has no event yet.
         var names: [String] = []
-        for entry in entries.sorted(by: { $0.time < $1.time }) where !names.contains(entry.device) { names.append(entry.device) }
+        for entry in entries.sorted(by: { $0.time < $1.time }) where !names.contains(entry.device) {
+            names.append(entry.device)
+        }
         if !names.contains(device) { names.insert(device, at: 0) }
         var laneEvents = names.map { _ in [LifecycleEntry]() }
         for entry in entries { laneEvents[names.firstIndex(of: entry.device)!].append(entry) }

@@ -19,7 +19,9 @@ final class BenchWorld: Sendable {
     /// its own process does (there, sender and receiver never share a thread); otherwise all
     /// share the process's event loops.
     /// `fetchTimeout` and `connectTimeout` are the devices' (tests under load give them longer).
-    init(names: [String], ownEventLoops: Bool = false, fetchTimeout: TimeInterval = 5, connectTimeout: TimeInterval = 2) throws {
+    init(
+        names: [String], ownEventLoops: Bool = false, fetchTimeout: TimeInterval = 5, connectTimeout: TimeInterval = 2
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-bench-\(UUID().uuidString)")
         let directory = self.directory
         let groups = ownEventLoops ? names.map { _ in MultiThreadedEventLoopGroup(numberOfThreads: 1) } : []
@@ -30,10 +32,12 @@ final class BenchWorld: Sendable {
             let store = AccountStore(directory: directory)
             let account = try store.createAccount(named: "bench")
             hosts = try names.enumerated().map { index, name in
-                let identity = try store.deviceIdentity(named: name, kind: index == 0 ? .laptop : .phone, in: account.name)
+                let identity = try store.deviceIdentity(
+                    named: name, kind: index == 0 ? .laptop : .phone, in: account.name)
                 return try DeviceHost(
                     identity: identity, account: account, store: store,
-                    options: NetworkOptions(discoveryPort: port, lan: false, timing: .instant, connectTimeout: connectTimeout),
+                    options: NetworkOptions(
+                        discoveryPort: port, lan: false, timing: .instant, connectTimeout: connectTimeout),
                     configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout),
                     group: ownEventLoops ? groups[index] : MultiThreadedEventLoopGroup.singleton)
             }
@@ -149,8 +153,10 @@ final class BenchApp: ApplicationDelegate, UserActivityDelegate {
 
     func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool { true }
 
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         lastContinued = userActivity
         restorationHandler([restorer])
         return true
@@ -167,7 +173,8 @@ final class BenchApp: ApplicationDelegate, UserActivityDelegate {
                 for try await chunk in streams.input { total += chunk.count }
                 probe.fire(probe.streamEnd, BenchProbe.StreamEnd(time: BenchClock.now(), bytes: total, error: nil))
             } catch {
-                probe.fire(probe.streamEnd, BenchProbe.StreamEnd(time: BenchClock.now(), bytes: total, error: "\(error)"))
+                probe.fire(
+                    probe.streamEnd, BenchProbe.StreamEnd(time: BenchClock.now(), bytes: total, error: "\(error)"))
             }
             await streams.output.close()
         }

@@ -71,8 +71,10 @@ package struct BenchReport: Sendable, Hashable, Codable {
     package var streamRuns: Int
     package var rows: [BenchRow]
 
-    package init(build: String, processors: Int, iterations: Int, devices: Int, streamBytes: Int, streamRuns: Int,
-                rows: [BenchRow]) {
+    package init(
+        build: String, processors: Int, iterations: Int, devices: Int, streamBytes: Int, streamRuns: Int,
+        rows: [BenchRow]
+    ) {
         self.build = build
         self.processors = processors
         self.iterations = iterations
@@ -134,7 +136,8 @@ package struct BenchReport: Sendable, Hashable, Codable {
                 return index == 0 || index >= 4 ? cell + padding : padding + cell
             }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
-        let title = "handoff bench: \(build) build, \(processors) CPUs, \(iterations) samples per latency row, "
+        let title =
+            "handoff bench: \(build) build, \(processors) CPUs, \(iterations) samples per latency row, "
             + "\(streamRuns) × \(String(format: "%g", Double(streamBytes) / 1_048_576)) MiB per throughput row (median), \(devices) devices"
         var output = [title, "", render(header), render(widths.map { String(repeating: "-", count: $0) })]
         output += lines.map(render)

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -110,14 +111,14 @@ func sleepThread(_ seconds: TimeInterval) {
     usleep(UInt32(seconds * 1_000_000))
 }
 
-
 /// The kernel's count of UDP datagrams dropped because a socket's receive buffer was full
 /// (RcvbufErrors in /proc/net/snmp), for the whole machine; nil where it cannot be read.
 func udpReceiveBufferErrors() -> Int? {
     guard let text = try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8) else { return nil }
     let lines = text.split(separator: "\n").filter { $0.hasPrefix("Udp:") }
     guard lines.count >= 2 else { return nil }
-    let names = lines[0].split(separator: " "), values = lines[1].split(separator: " ")
+    let names = lines[0].split(separator: " ")
+    let values = lines[1].split(separator: " ")
     guard let index = names.firstIndex(of: "RcvbufErrors"), index < values.count else { return nil }
     return Int(values[index])
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffNetwork
 import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,12 +47,16 @@ enum FloorBench {
             let sent = datagram.withUnsafeBytes { bytes in
                 withUnsafePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(sender.descriptor, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        sendto(
+                            sender.descriptor, bytes.baseAddress, bytes.count, 0, $0,
+                            socklen_t(MemoryLayout<sockaddr_in>.size))
                     }
                 }
             }
             guard sent == datagram.count else { throw BenchError.posix("UDP broadcast send") }
-            guard arrivals.wait(timeout: .now() + 2) == .success else { throw BenchError("a UDP broadcast was not received within 2 s") }
+            guard arrivals.wait(timeout: .now() + 2) == .success else {
+                throw BenchError("a UDP broadcast was not received within 2 s")
+            }
         }
         done.wait()
         return samples.withLockedValue { $0 }
@@ -127,7 +132,9 @@ enum FloorBench {
             try client.writeAll(block[0..<size])
             sent += size
         }
-        guard done.wait(timeout: .now() + 60) == .success, let (end, total) = finished.withLockedValue({ $0 }), total == bytes else {
+        guard done.wait(timeout: .now() + 60) == .success, let (end, total) = finished.withLockedValue({ $0 }),
+            total == bytes
+        else {
             throw BenchError("the TCP reader did not receive \(bytes) bytes")
         }
         return Double(bytes) / (Double(end - start) / 1e9) / 1e6
@@ -174,7 +181,9 @@ final class RawSocket: Sendable {
     func bind(address ip: in_addr_t, port: Int) throws {
         var address = Self.address(ip, port: port)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else { throw BenchError.posix("bind") }
     }
@@ -182,7 +191,9 @@ final class RawSocket: Sendable {
     func connect(address ip: in_addr_t, port: Int) throws {
         var address = Self.address(ip, port: port)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else { throw BenchError.posix("connect") }
     }

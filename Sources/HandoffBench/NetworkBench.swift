@@ -30,10 +30,12 @@ package enum NetworkBench {
         /// beacons of devices with nothing new to say (0: no idle row).
         package var idleSeconds: TimeInterval
 
-        package init(iterations: Int = 200, devices: Int = 32, streamBytes: Int = 64 << 20, streamRuns: Int = 3,
-                    payloadBytes: Int = 3000, gap: TimeInterval = 0.001, fetchTimeout: TimeInterval = 5,
-                    connectTimeout: TimeInterval = 2, moreDevices: [Int] = [], idleSeconds: TimeInterval = 3,
-                    progress: (@Sendable (String) -> Void)? = nil) {
+        package init(
+            iterations: Int = 200, devices: Int = 32, streamBytes: Int = 64 << 20, streamRuns: Int = 3,
+            payloadBytes: Int = 3000, gap: TimeInterval = 0.001, fetchTimeout: TimeInterval = 5,
+            connectTimeout: TimeInterval = 2, moreDevices: [Int] = [], idleSeconds: TimeInterval = 3,
+            progress: (@Sendable (String) -> Void)? = nil
+        ) {
             self.moreDevices = moreDevices
             self.idleSeconds = idleSeconds
             self.fetchTimeout = fetchTimeout
@@ -64,12 +66,16 @@ package enum NetworkBench {
 
     /// Measures everything, floors first.
     package static func run(_ options: Options) async throws -> BenchReport {
-        guard options.iterations > 0, options.devices >= 2, options.moreDevices.allSatisfy({ $0 >= 2 }), options.streamBytes > 0,
-              options.streamRuns > 0, options.idleSeconds >= 0 else {
-            throw BenchError("iterations and stream runs must be positive, stream bytes positive, and devices at least 2")
+        guard options.iterations > 0, options.devices >= 2, options.moreDevices.allSatisfy({ $0 >= 2 }),
+            options.streamBytes > 0,
+            options.streamRuns > 0, options.idleSeconds >= 0
+        else {
+            throw BenchError(
+                "iterations and stream runs must be positive, stream bytes positive, and devices at least 2")
         }
         let progress = options.progress ?? { _ in }
-        let iterations = options.iterations, gap = options.gap
+        let iterations = options.iterations
+        let gap = options.gap
 
         progress("floor: UDP broadcast one-way latency")
         let udp = try await onDedicatedThread("bench-udp") {
@@ -84,7 +90,9 @@ package enum NetworkBench {
         let sharing = try await continueWithSharingRow(options, progress: progress)  // SharingBench.swift
         let tcpRuns = pair.floorRuns
 
-        progress("discovery of \(options.devices) devices" + (options.idleSeconds > 0 ? ", then \(options.idleSeconds) s idle" : ""))
+        progress(
+            "discovery of \(options.devices) devices"
+                + (options.idleSeconds > 0 ? ", then \(options.idleSeconds) s idle" : ""))
         let discovery = try await measureDiscovery(devices: options.devices, idleSeconds: options.idleSeconds)
         progress(discovery.summary)
         var moreDiscoveries: [Discovery] = []
@@ -105,13 +113,15 @@ package enum NetworkBench {
         offer.compare(withLatency: rows[0], floorName: "UDP")
         offer.target = "p50 ≤ 4× UDP, p99 ≤ 2 ms"
         offer.pass = (offer.ratioP50 ?? .infinity) <= 4 && (offer.p99 ?? .infinity) <= 2_000
-        var resume = BenchRow.latency(Key.continue, "Continue (choose → restored, \(formatBytes(pair.payloadSize)) payload)",
-                                      pair.continuation)
+        var resume = BenchRow.latency(
+            Key.continue, "Continue (choose → restored, \(formatBytes(pair.payloadSize)) payload)",
+            pair.continuation)
         resume.compare(withLatency: rows[1], floorName: "TCP")
         resume.target = "p50 ≤ 4× TCP, p99 ≤ 5 ms"
         resume.pass = (resume.ratioP50 ?? .infinity) <= 4 && (resume.p99 ?? .infinity) <= 5_000
-        var streams = BenchRow.throughput(Key.streams, "Continuation stream throughput", median(pair.streamRuns),
-                                          runs: pair.streamRuns.count)
+        var streams = BenchRow.throughput(
+            Key.streams, "Continuation stream throughput", median(pair.streamRuns),
+            runs: pair.streamRuns.count)
         streams.ratio = tcpThroughput > 0 ? (streams.value ?? 0) / tcpThroughput : nil
         streams.target = "≥ 70% of TCP"
         streams.pass = (streams.ratio ?? 0) >= 0.7
@@ -120,8 +130,9 @@ package enum NetworkBench {
         rows.insert(sharing, at: rows.count - 2)
         rows += moreDiscoveries.map { $0.row(key: Key.discovery($0.devices)) }
         if let idle = discovery.idleRate, let beyond = discovery.idleBeyondRefresh {
-            var row = BenchRow(key: Key.idleBeacons, label: "Idle beacons per device (after discovery of \(options.devices))",
-                               unit: "/s", samples: options.devices)
+            var row = BenchRow(
+                key: Key.idleBeacons, label: "Idle beacons per device (after discovery of \(options.devices))",
+                unit: "/s", samples: options.devices)
             row.value = idle
             // The instant profile refreshes once a second; a device with nothing new says no more.
             // A window of T s holds T or T + 1 refreshes: what is judged is what goes beyond them.
@@ -129,9 +140,10 @@ package enum NetworkBench {
             row.pass = beyond <= 0.02
             rows.append(row)
         }
-        return BenchReport(build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
-                           iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
-                           streamRuns: options.streamRuns, rows: rows)
+        return BenchReport(
+            build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
+            iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
+            streamRuns: options.streamRuns, rows: rows)
     }
 
     struct PairResult {
@@ -146,8 +158,9 @@ package enum NetworkBench {
 
     /// Offer propagation, continue and stream throughput between two devices.
     static func measurePair(_ options: Options, progress: (String) -> Void) async throws -> PairResult {
-        let world = try BenchWorld(names: ["Bench Origin", "Bench Receiver"], ownEventLoops: true, fetchTimeout: options.fetchTimeout,
-                                   connectTimeout: options.connectTimeout)
+        let world = try BenchWorld(
+            names: ["Bench Origin", "Bench Receiver"], ownEventLoops: true, fetchTimeout: options.fetchTimeout,
+            connectTimeout: options.connectTimeout)
         do {
             let result = try await measurePair(world, options, progress: progress)
             await world.shutdown()
@@ -158,15 +171,21 @@ package enum NetworkBench {
         }
     }
 
-    private static func measurePair(_ world: BenchWorld, _ options: Options, progress: (String) -> Void) async throws -> PairResult {
+    private static func measurePair(
+        _ world: BenchWorld, _ options: Options, progress: (String) -> Void
+    ) async throws -> PairResult {
         var result = PairResult()
         try await world.start()
-        let origin = world.hosts[0], receiver = world.hosts[1]
+        let origin = world.hosts[0]
+        let receiver = world.hosts[1]
         let originID = origin.identity.id
-        let originProbe = BenchProbe(), receiverProbe = BenchProbe()
+        let originProbe = BenchProbe()
+        let receiverProbe = BenchProbe()
         let originApp = origin.performAndWait { Confined(BenchApp(on: $0, probe: originProbe)) }
         let receiverApp = receiver.performAndWait { Confined(BenchApp(on: $0, probe: receiverProbe)) }
-        guard await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.directory.peers[originID] != nil } }) else {
+        guard
+            await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.directory.peers[originID] != nil } })
+        else {
             throw BenchError("the two bench devices did not discover each other within 5 s")
         }
         let userInfo = payloadUserInfo(aimingAt: options.payloadBytes)
@@ -180,14 +199,17 @@ package enum NetworkBench {
                 started.withLockedValue { $0 = BenchClock.now() }
                 try? originApp.value.becomeCurrent(userInfo: userInfo, streams: true)
             }
-            guard let time = await arrived.wait(timeout: 5) else { throw BenchError("an offer did not reach the peer within 5 s") }
+            guard let time = await arrived.wait(timeout: 5) else {
+                throw BenchError("an offer did not reach the peer within 5 s")
+            }
             result.offer.append(time &- started.withLockedValue { $0 })
         }
 
         progress("continue")
         for _ in 0..<options.iterations {
             try await Task.sleep(nanoseconds: UInt64(options.gap * 1e9))
-            let (elapsed, restored) = try await continueOnce(receiver: receiver, probe: receiverProbe, origin: originID, timeout: max(10, options.fetchTimeout + 5))
+            let (elapsed, restored) = try await continueOnce(
+                receiver: receiver, probe: receiverProbe, origin: originID, timeout: max(10, options.fetchTimeout + 5))
             guard restored == userInfo else { throw BenchError("the restored userInfo differs from the origin's") }
             result.continuation.append(elapsed)
         }
@@ -197,11 +219,15 @@ package enum NetworkBench {
         let chunk = [UInt8](repeating: 0xA5, count: StreamBridge.chunkSize)
         for _ in 0..<options.streamRuns {
             let bytes = options.streamBytes
-            result.floorRuns.append(try await onDedicatedThread("bench-tcp-throughput") { try FloorBench.tcpThroughput(bytes: bytes) })
-            _ = try await continueOnce(receiver: receiver, probe: receiverProbe, origin: originID, timeout: max(10, options.fetchTimeout + 5))
+            result.floorRuns.append(
+                try await onDedicatedThread("bench-tcp-throughput") { try FloorBench.tcpThroughput(bytes: bytes) })
+            _ = try await continueOnce(
+                receiver: receiver, probe: receiverProbe, origin: originID, timeout: max(10, options.fetchTimeout + 5))
             let opened = receiverProbe.arm(receiverProbe.streams)
             receiver.perform { _ in receiverApp.value.openStreams() }
-            guard let outcome = await opened.wait(timeout: 10) else { throw BenchError("streams did not open within 10 s") }
+            guard let outcome = await opened.wait(timeout: 10) else {
+                throw BenchError("streams did not open within 10 s")
+            }
             let streams = try outcome.get()
             let finished = originProbe.arm(originProbe.streamEnd)
             let start = BenchClock.now()
@@ -212,7 +238,9 @@ package enum NetworkBench {
                 sent += size
             }
             await streams.output.close()
-            guard let end = await finished.wait(timeout: 120) else { throw BenchError("the stream did not end within 120 s") }
+            guard let end = await finished.wait(timeout: 120) else {
+                throw BenchError("the stream did not end within 120 s")
+            }
             guard end.error == nil, end.bytes == options.streamBytes else {
                 throw BenchError("the origin read \(end.bytes) of \(options.streamBytes) bytes: \(end.error ?? "")")
             }
@@ -225,8 +253,10 @@ package enum NetworkBench {
 
     /// The user chooses the origin's offer on the receiver; returns the time until the restoring
     /// responder ran, and what it restored.
-    static func continueOnce(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID,
-                             timeout: TimeInterval = 10) async throws -> (UInt64, UserInfo) {
+    static func continueOnce(
+        receiver: DeviceHost, probe: BenchProbe, origin: DeviceID,
+        timeout: TimeInterval = 10
+    ) async throws -> (UInt64, UserInfo) {
         let restored = probe.arm(probe.restored)
         let started = NIOLockedValueBox<UInt64>(0)
         receiver.perform { device in
@@ -235,7 +265,8 @@ package enum NetworkBench {
         }
         guard let done = await restored.wait(timeout: timeout) else {
             let state = receiver.performAndWait { $0.lifecycle.suffix(4).map(\.logLine) }
-            throw BenchError("a continuation was not restored within \(Int(timeout)) s (\(state.joined(separator: "; ")))")
+            throw BenchError(
+                "a continuation was not restored within \(Int(timeout)) s (\(state.joined(separator: "; ")))")
         }
         return (done.time &- started.withLockedValue { $0 }, done.userInfo)
     }
@@ -264,18 +295,23 @@ package enum NetworkBench {
         var targetSeconds: TimeInterval { devices <= 128 ? 0.5 : max(1, Double(devices) / 256) }
 
         func row(key: String) -> BenchRow {
-            var row = BenchRow(key: key, label: "Discovery of \(devices) devices (until the last pair)", unit: "ms", samples: 1)
+            var row = BenchRow(
+                key: key, label: "Discovery of \(devices) devices (until the last pair)", unit: "ms", samples: 1)
             row.value = seconds * 1000
-            row.target = targetSeconds < 1 ? "≤ \(Int(targetSeconds * 1000)) ms" : "≤ \(String(format: "%g", targetSeconds)) s"
+            row.target =
+                targetSeconds < 1 ? "≤ \(Int(targetSeconds * 1000)) ms" : "≤ \(String(format: "%g", targetSeconds)) s"
             row.pass = seconds <= targetSeconds
             return row
         }
 
         var summary: String {
-            String(format: "measured: %d devices met in %.0f ms (all started after %.0f ms); per device %.1f broadcasts and %.1f unicast replies; ",
-                   devices, seconds * 1000, startedSeconds * 1000, broadcastsPerDevice, repliesPerDevice)
+            String(
+                format:
+                    "measured: %d devices met in %.0f ms (all started after %.0f ms); per device %.1f broadcasts and %.1f unicast replies; ",
+                devices, seconds * 1000, startedSeconds * 1000, broadcastsPerDevice, repliesPerDevice)
                 + "kernel receive-buffer drops \(kernelDrops.map(String.init) ?? "unknown") (whole machine)"
-                + "; dropped by the devices: " + (dropped.filter { $0.count > 0 }.map { "\($0.count) \($0.reason)" }
+                + "; dropped by the devices: "
+                + (dropped.filter { $0.count > 0 }.map { "\($0.count) \($0.reason)" }
                     .joined(separator: ", ").nonEmpty ?? "none")
                 + (idleRate.map { String(format: "; idle: %.2f beacons per device per second", $0) } ?? "")
                 + (idleBeyondRefresh.map { String(format: " (%.2f beyond the refresh)", $0) } ?? "")
@@ -294,7 +330,12 @@ package enum NetworkBench {
                 guard host.directory.peers.count >= count - 1, !done.withLockedValue({ $0 }) else { return }
                 done.withLockedValue { $0 = true }
                 let now = BenchClock.now()
-                if seenAll.withLockedValue({ $0.append(now); return $0.count }) == count { complete.fulfil(()) }
+                if seenAll.withLockedValue({
+                    $0.append(now)
+                    return $0.count
+                }) == count {
+                    complete.fulfil(())
+                }
             }
         }
         let dropsBefore = udpReceiveBufferErrors()
@@ -309,9 +350,11 @@ package enum NetworkBench {
         let finished = await complete.wait(timeout: 10) != nil
         let last = seenAll.withLockedValue { $0.max() }
         let dropsAfter = udpReceiveBufferErrors()
-        let pairs = await world.hosts.asyncMap { host in host.performAndWait { _ in host.directory.peers.count } }.reduce(0, +)
+        let pairs = await world.hosts.asyncMap { host in host.performAndWait { _ in host.directory.peers.count } }
+            .reduce(0, +)
         let met = await world.hosts.asyncMap { host in host.performAndWait { _ in host.beaconStatistics } }
-        var idleRate: Double?, idleBeyondRefresh: Double?
+        var idleRate: Double?
+        var idleBeyondRefresh: Double?
         if finished, idleSeconds > 0 {
             // The last answers to newcomers go out up to the coalescing delay after every pair
             // has met: the idle window starts once they are out.
@@ -324,7 +367,8 @@ package enum NetworkBench {
             // A window of T seconds holds T or T + 1 refreshes, depending on where it starts: only
             // beacons beyond those are a device saying more than it has to.
             let refreshes = Int((idleSeconds / BeaconSchedule.Parameters.instant.refreshInterval).rounded(.up))
-            idleBeyondRefresh = Double(perDevice.map { max(0, $0 - refreshes) }.reduce(0, +)) / Double(count) / idleSeconds
+            idleBeyondRefresh =
+                Double(perDevice.map { max(0, $0 - refreshes) }.reduce(0, +)) / Double(count) / idleSeconds
         }
         await world.shutdown()
         guard finished, let last else {
@@ -332,13 +376,16 @@ package enum NetworkBench {
         }
         let drops = dropsBefore.flatMap { before in dropsAfter.map { $0 - before } }
         func total(_ count: (BeaconStatistics) -> Int) -> Int { met.map(count).reduce(0, +) }
-        return Discovery(devices: count, seconds: Double(last - start) / 1e9, startedSeconds: Double(started - start) / 1e9,
-                         broadcastsPerDevice: Double(met.map(\.sent).reduce(0, +)) / Double(count),
-                         repliesPerDevice: Double(met.map(\.replies).reduce(0, +)) / Double(count),
-                         kernelDrops: drops, idleRate: idleRate, idleBeyondRefresh: idleBeyondRefresh,
-                         dropped: [("stale", total(\.droppedStale)), ("replayed", total(\.droppedReplay)),
-                                   ("duplicate", total(\.droppedDuplicate)), ("unauthenticated", total(\.droppedAuthentication)),
-                                   ("malformed", total(\.droppedMalformed))])
+        return Discovery(
+            devices: count, seconds: Double(last - start) / 1e9, startedSeconds: Double(started - start) / 1e9,
+            broadcastsPerDevice: Double(met.map(\.sent).reduce(0, +)) / Double(count),
+            repliesPerDevice: Double(met.map(\.replies).reduce(0, +)) / Double(count),
+            kernelDrops: drops, idleRate: idleRate, idleBeyondRefresh: idleBeyondRefresh,
+            dropped: [
+                ("stale", total(\.droppedStale)), ("replayed", total(\.droppedReplay)),
+                ("duplicate", total(\.droppedDuplicate)), ("unauthenticated", total(\.droppedAuthentication)),
+                ("malformed", total(\.droppedMalformed)),
+            ])
     }
 
     /// How long after every pair has met the idle window starts.
@@ -363,7 +410,8 @@ package enum NetworkBench {
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }
 

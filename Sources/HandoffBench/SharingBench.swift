@@ -13,12 +13,14 @@ extension NetworkBench {
     /// The row, compared with its interleaved pair without sharing.
     static func continueWithSharingRow(_ options: Options, progress: (String) -> Void) async throws -> BenchRow {
         progress("continue with lifecycle sharing on (alternating with a pair without)")
-        let plain = try BenchWorld(names: ["Plain Origin", "Plain Receiver"], ownEventLoops: true, fetchTimeout: options.fetchTimeout,
-                                   connectTimeout: options.connectTimeout)
+        let plain = try BenchWorld(
+            names: ["Plain Origin", "Plain Receiver"], ownEventLoops: true, fetchTimeout: options.fetchTimeout,
+            connectTimeout: options.connectTimeout)
         let sharing: BenchWorld
         do {
-            sharing = try BenchWorld(names: ["Sharing Origin", "Sharing Receiver"], ownEventLoops: true,
-                                     fetchTimeout: options.fetchTimeout, connectTimeout: options.connectTimeout)
+            sharing = try BenchWorld(
+                names: ["Sharing Origin", "Sharing Receiver"], ownEventLoops: true,
+                fetchTimeout: options.fetchTimeout, connectTimeout: options.connectTimeout)
         } catch {
             await plain.shutdown()
             throw error
@@ -30,7 +32,8 @@ extension NetworkBench {
             await plain.shutdown()
             await sharing.shutdown()
             let baseline = BenchRow.latency(Key.continue, "continue without sharing", without)
-            var row = BenchRow.latency(continueSharingKey, "Continue with lifecycle sharing on (choose → restored)", with)
+            var row = BenchRow.latency(
+                continueSharingKey, "Continue with lifecycle sharing on (choose → restored)", with)
             row.compare(withLatency: baseline, floorName: "no sharing")
             row.target = "p50 ≤ 110% of no sharing"
             row.pass = (row.ratioP50 ?? .infinity) <= 1.1
@@ -43,15 +46,21 @@ extension NetworkBench {
     }
 
     /// One continuation on each pair in turn, `options.iterations` times; (without, with) sharing.
-    private static func measureAlternately(plain: BenchWorld, sharing: BenchWorld, _ options: Options) async throws
-        -> (LatencySamples, LatencySamples) {
+    private static func measureAlternately(
+        plain: BenchWorld, sharing: BenchWorld, _ options: Options
+    ) async throws
+        -> (LatencySamples, LatencySamples)
+    {
         try await plain.start()
         try await sharing.start()
         let userInfo = payloadUserInfo(aimingAt: options.payloadBytes)
-        var pairs: [(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID, apps: Confined<(BenchApp, BenchApp)>)] = []
+        var pairs: [(receiver: DeviceHost, probe: BenchProbe, origin: DeviceID, apps: Confined<(BenchApp, BenchApp)>)] =
+            []
         for (index, world) in [plain, sharing].enumerated() {
-            let origin = world.hosts[0], receiver = world.hosts[1]
-            let originProbe = BenchProbe(), receiverProbe = BenchProbe()
+            let origin = world.hosts[0]
+            let receiver = world.hosts[1]
+            let originProbe = BenchProbe()
+            let receiverProbe = BenchProbe()
             let originApp = origin.performAndWait { Confined(BenchApp(on: $0, probe: originProbe)) }
             let receiverApp = receiver.performAndWait { Confined(BenchApp(on: $0, probe: receiverProbe)) }
             if index == 1 {
@@ -59,12 +68,17 @@ extension NetworkBench {
                 for host in world.hosts { host.performAndWait { _ in host.startSharingLifecycle() } }
             }
             let originID = origin.identity.id
-            guard await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.directory.peers[originID] != nil } }) else {
+            guard
+                await eventually(
+                    timeout: 5, { receiver.performAndWait { _ in receiver.directory.peers[originID] != nil } })
+            else {
                 throw BenchError("the two bench devices did not discover each other within 5 s")
             }
             let arrived = receiverProbe.arm(receiverProbe.offer)
             origin.perform { _ in try? originApp.value.becomeCurrent(userInfo: userInfo, streams: false) }
-            guard await arrived.wait(timeout: 5) != nil else { throw BenchError("an offer did not reach the peer within 5 s") }
+            guard await arrived.wait(timeout: 5) != nil else {
+                throw BenchError("an offer did not reach the peer within 5 s")
+            }
             pairs.append((receiver, receiverProbe, originID, Confined((originApp.value, receiverApp.value))))
         }
         var samples = [LatencySamples(), LatencySamples()]
@@ -72,8 +86,9 @@ extension NetworkBench {
         for _ in 0..<options.iterations {
             for (index, pair) in pairs.enumerated() {
                 try await Task.sleep(nanoseconds: UInt64(options.gap * 1e9))
-                let (elapsed, restored) = try await continueOnce(receiver: pair.receiver, probe: pair.probe, origin: pair.origin,
-                                                                 timeout: timeout)
+                let (elapsed, restored) = try await continueOnce(
+                    receiver: pair.receiver, probe: pair.probe, origin: pair.origin,
+                    timeout: timeout)
                 guard restored == userInfo else { throw BenchError("the restored userInfo differs from the origin's") }
                 samples[index].append(elapsed)
             }

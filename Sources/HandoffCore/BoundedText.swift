@@ -3,7 +3,8 @@ extension String {
     /// `bytes` UTF-8 bytes: how an error message quotes hostile text. Characters are no bound
     /// (one character can carry any number of combining marks); bytes are.
     public func utf8Prefix(_ bytes: Int) -> String {
-        var kept = String.UnicodeScalarView(), used = 0
+        var kept = String.UnicodeScalarView()
+        var used = 0
         for scalar in unicodeScalars {
             used += scalar.utf8.count
             guard used <= bytes else { break }
@@ -15,7 +16,8 @@ extension String {
     /// The longest run of whole Unicode scalars at the end of this string that fits in `bytes`
     /// UTF-8 bytes.
     public func utf8Suffix(_ bytes: Int) -> String {
-        var kept: [Unicode.Scalar] = [], used = 0
+        var kept: [Unicode.Scalar] = []
+        var used = 0
         for scalar in unicodeScalars.reversed() {
             used += scalar.utf8.count
             guard used <= bytes else { break }

@@ -28,12 +28,12 @@ extension JSONValue: Hashable {
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
-        case let (.bool(a), .bool(b)): a == b
-        case let (.integer(a), .integer(b)): a == b
-        case let (.double(a), .double(b)): a.bitPattern == b.bitPattern
-        case let (.string(a), .string(b)): a == b
-        case let (.array(a), .array(b)): a == b
-        case let (.object(a), .object(b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
         default: false
         }
     }
@@ -41,12 +41,24 @@ extension JSONValue: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .bool(let b): hasher.combine(1); hasher.combine(b)
-        case .integer(let i): hasher.combine(2); hasher.combine(i)
-        case .double(let d): hasher.combine(3); hasher.combine(d.bitPattern)
-        case .string(let s): hasher.combine(4); hasher.combine(s)
-        case .array(let a): hasher.combine(5); hasher.combine(a)
-        case .object(let o): hasher.combine(6); hasher.combine(o)
+        case .bool(let b):
+            hasher.combine(1)
+            hasher.combine(b)
+        case .integer(let i):
+            hasher.combine(2)
+            hasher.combine(i)
+        case .double(let d):
+            hasher.combine(3)
+            hasher.combine(d.bitPattern)
+        case .string(let s):
+            hasher.combine(4)
+            hasher.combine(s)
+        case .array(let a):
+            hasher.combine(5)
+            hasher.combine(a)
+        case .object(let o):
+            hasher.combine(6)
+            hasher.combine(o)
         }
     }
 }
@@ -222,15 +234,23 @@ extension JSONValue {
         }
 
         mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
-            guard depth <= JSONValue.maximumDepth else { throw error("nesting deeper than \(JSONValue.maximumDepth) levels") }
+            guard depth <= JSONValue.maximumDepth else {
+                throw error("nesting deeper than \(JSONValue.maximumDepth) levels")
+            }
             guard index < bytes.count else { throw error("unexpected end of input, expected a value") }
             switch bytes[index] {
             case UInt8(ascii: "{"): return try parseObject(depth: depth)
             case UInt8(ascii: "["): return try parseArray(depth: depth)
             case UInt8(ascii: "\""): return .string(try parseString())
-            case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-            case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-            case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
             default: throw error("unexpected \(describeCurrent()), expected a value")
             }
@@ -271,8 +291,14 @@ extension JSONValue {
                 }
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of input, expected ',' or '}'") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(object)
+                }
                 throw error("unexpected \(describeCurrent()), expected ',' or '}'")
             }
         }
@@ -290,8 +316,14 @@ extension JSONValue {
                 array.append(try parseValue(depth: depth + 1))
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of input, expected ',' or ']'") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(array)
+                }
                 throw error("unexpected \(describeCurrent()), expected ',' or ']'")
             }
         }
@@ -335,13 +367,16 @@ extension JSONValue {
                 case UInt8(ascii: "u"):
                     let unit = try parseHex4()
                     if (0xD800...0xDBFF).contains(unit) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw error("unpaired high surrogate \\u\(String(format: "%04X", unit))")
                         }
                         index += 2
                         let low = try parseHex4()
                         guard (0xDC00...0xDFFF).contains(low) else {
-                            throw error("high surrogate \\u\(String(format: "%04X", unit)) not followed by a low surrogate")
+                            throw error(
+                                "high surrogate \\u\(String(format: "%04X", unit)) not followed by a low surrogate")
                         }
                         let value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
                         scalars.append(Unicode.Scalar(value)!)
@@ -378,7 +413,9 @@ extension JSONValue {
 
         mutating func parseNumber() throws(JSONParseError) -> JSONValue {
             let start = index
-            func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") }
+            func isDigit(_ i: Int) -> Bool {
+                i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9")
+            }
             if bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard isDigit(index) else { throw error("invalid number: expected a digit") }
             if bytes[index] == UInt8(ascii: "0") {
@@ -397,19 +434,23 @@ extension JSONValue {
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 isInteger = false
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard isDigit(index) else { throw error("invalid number: expected a digit in the exponent") }
                 while isDigit(index) { index += 1 }
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             if isInteger {
                 guard let value = Int64(text) else {
-                    throw JSONParseError(offset: start, message: "integer \(JSONValue.clipLiteral(text)) does not fit in 64 bits")
+                    throw JSONParseError(
+                        offset: start, message: "integer \(JSONValue.clipLiteral(text)) does not fit in 64 bits")
                 }
                 return .integer(value)
             }
             guard let value = Double(text), value.isFinite else {
-                throw JSONParseError(offset: start, message: "number \(JSONValue.clipLiteral(text)) is out of the range of a double")
+                throw JSONParseError(
+                    offset: start, message: "number \(JSONValue.clipLiteral(text)) is out of the range of a double")
             }
             return .double(value)
         }

@@ -15,8 +15,9 @@ extension Arguments {
         guard let seconds = try number(key) else { return nil }
         let date = now.addingTimeInterval(seconds)
         guard date >= Self.earliestDate, date <= Self.latestDate else {
-            throw CommandError("\(command): \"\(key)\" of \(JSONValue.clipLiteral("\(seconds)")) seconds is a date no device can hold"
-                + " (it must fall between the years 1 and 9999)")
+            throw CommandError(
+                "\(command): \"\(key)\" of \(JSONValue.clipLiteral("\(seconds)")) seconds is a date no device can hold"
+                    + " (it must fall between the years 1 and 9999)")
         }
         return seconds
     }

@@ -13,8 +13,10 @@ package struct HeadlessCommand: Sendable {
     /// (besides `result`, `ok` and `id`).
     let perform: @Sendable (HeadlessController, Arguments) throws(CommandError) -> [String: JSONValue]
 
-    init(_ name: String, fields: [String] = [], _ summary: String,
-         perform: @escaping @Sendable (HeadlessController, Arguments) throws(CommandError) -> [String: JSONValue]) {
+    init(
+        _ name: String, fields: [String] = [], _ summary: String,
+        perform: @escaping @Sendable (HeadlessController, Arguments) throws(CommandError) -> [String: JSONValue]
+    ) {
         self.name = name
         self.fields = fields
         self.summary = summary
@@ -29,57 +31,82 @@ extension HeadlessController {
     /// handler is a method of the controller taking its ``Arguments`` (docs/headless.md lists it
     /// for people).
     package static let commands: [HeadlessCommand] = [
-        .init("become-current",
-              fields: ["type?", "app?", "title?", "userInfo?", "webpageURL?", "streams?", "eligible?", "expiresIn?", "requiredKeys?"],
-              "create an activity in an app, attached to the app's state, and make it current (without type: make the last activity current again)",
-              perform: { controller, args throws(CommandError) in try controller.becomeCurrent(args) }),
-        .init("update", fields: ["userInfo", "merge?", "needsSave?"],
-              "change the app's state (merged by default) and set needsSave (\"needsSave\": false forgets it: the next payload carries the state saved last)",
-              perform: { controller, args throws(CommandError) in try controller.update(args) }),
-        .init("set", fields: ["title?", "webpageURL?", "eligible?", "streams?", "expiresIn?", "requiredKeys?"],
-              "change properties of the activity (null clears title, webpageURL, expiresIn)",
-              perform: { controller, args throws(CommandError) in try controller.set(args) }),
-        .init("resign", "the activity stops being current (it stays valid)",
-              perform: { controller, _ throws(CommandError) in try controller.resign() }),
-        .init("invalidate", "invalidate the activity for good",
-              perform: { controller, _ throws(CommandError) in try controller.invalidate() }),
-        .init("peers", "list the offers of nearby devices",
-              perform: { controller, _ throws(CommandError) in controller.peers() }),
-        .init("status", "the device, its apps, its activity and continuation",
-              perform: { controller, _ throws(CommandError) in controller.status() }),
-        .init("continue", fields: ["peer?"], "continue the activity a peer offers (by id or name); the outcome arrives as events",
-              perform: { controller, args throws(CommandError) in try controller.continueOffer(args) }),
-        .init("cancel", "cancel the continuation in progress",
-              perform: { controller, _ throws(CommandError) in controller.cancel() }),
-        .init("decline-next", fields: ["decline?"],
-              "the next willContinue answers false: the system, not the app, shows the progress (it does not cancel)",
-              perform: { controller, args throws(CommandError) in try controller.decline(args) }),
-        .init("fault", fields: ["kind", "sticky?", "off?", "latencyMs?", "kbps?"],
-              "arm a fault for the next occasion (\"sticky\": true keeps it armed; \"off\": true disarms it; kind \"none\" disarms all; "
+        .init(
+            "become-current",
+            fields: [
+                "type?", "app?", "title?", "userInfo?", "webpageURL?", "streams?", "eligible?", "expiresIn?",
+                "requiredKeys?",
+            ],
+            "create an activity in an app, attached to the app's state, and make it current (without type: make the last activity current again)",
+            perform: { controller, args throws(CommandError) in try controller.becomeCurrent(args) }),
+        .init(
+            "update", fields: ["userInfo", "merge?", "needsSave?"],
+            "change the app's state (merged by default) and set needsSave (\"needsSave\": false forgets it: the next payload carries the state saved last)",
+            perform: { controller, args throws(CommandError) in try controller.update(args) }),
+        .init(
+            "set", fields: ["title?", "webpageURL?", "eligible?", "streams?", "expiresIn?", "requiredKeys?"],
+            "change properties of the activity (null clears title, webpageURL, expiresIn)",
+            perform: { controller, args throws(CommandError) in try controller.set(args) }),
+        .init(
+            "resign", "the activity stops being current (it stays valid)",
+            perform: { controller, _ throws(CommandError) in try controller.resign() }),
+        .init(
+            "invalidate", "invalidate the activity for good",
+            perform: { controller, _ throws(CommandError) in try controller.invalidate() }),
+        .init(
+            "peers", "list the offers of nearby devices",
+            perform: { controller, _ throws(CommandError) in controller.peers() }),
+        .init(
+            "status", "the device, its apps, its activity and continuation",
+            perform: { controller, _ throws(CommandError) in controller.status() }),
+        .init(
+            "continue", fields: ["peer?"],
+            "continue the activity a peer offers (by id or name); the outcome arrives as events",
+            perform: { controller, args throws(CommandError) in try controller.continueOffer(args) }),
+        .init(
+            "cancel", "cancel the continuation in progress",
+            perform: { controller, _ throws(CommandError) in controller.cancel() }),
+        .init(
+            "decline-next", fields: ["decline?"],
+            "the next willContinue answers false: the system, not the app, shows the progress (it does not cancel)",
+            perform: { controller, args throws(CommandError) in try controller.decline(args) }),
+        .init(
+            "fault", fields: ["kind", "sticky?", "off?", "latencyMs?", "kbps?"],
+            "arm a fault for the next occasion (\"sticky\": true keeps it armed; \"off\": true disarms it; kind \"none\" disarms all; "
                 + "slow-link takes \"latencyMs\" and \"kbps\", kilobytes per second): " + Fault.names,
-              perform: { controller, args throws(CommandError) in try controller.fault(args) }),
-        .init("step", fields: ["on?"],
-              "step mode on (default) or off: the device pauses before each phase of a continuation (a stepPaused event), its timeouts suspended",
-              perform: { controller, args throws(CommandError) in try controller.step(args) }),
-        .init("next", "in step mode, go on from the pause to the next phase",
-              perform: { controller, _ throws(CommandError) in try controller.next() }),
-        .init("quit-app", fields: ["app?"],
-              "quit an app from the app switcher (default: the activity's app): its activities end and its next launch is cold",
-              perform: { controller, args throws(CommandError) in try controller.quitApp(args) }),
-        .init("streams-open", "open continuation streams to the origin of the last continued activity",
-              perform: { controller, _ throws(CommandError) in try controller.streamsOpen() }),
-        .init("stream-send", fields: ["text?", "base64?", "bytes?", "seed?", "close?", "side?", "stream?"],
-              "send text, base64 data or N deterministic pseudo-random bytes on a stream",
-              perform: { controller, args throws(CommandError) in try controller.streamSend(args) }),
-        .init("stream-close", fields: ["side?", "stream?"], "close this side's output of a stream (after what was queued)",
-              perform: { controller, args throws(CommandError) in try controller.streamClose(args) }),
-        .init("stream-mode", fields: ["mode"], "what the origin does with streams it receives from now on: echo or sink",
-              perform: { controller, args throws(CommandError) in try controller.streamMode(args) }),
-        .init("help", "list the commands",
-              perform: { controller, _ throws(CommandError) in controller.help() }),
+            perform: { controller, args throws(CommandError) in try controller.fault(args) }),
+        .init(
+            "step", fields: ["on?"],
+            "step mode on (default) or off: the device pauses before each phase of a continuation (a stepPaused event), its timeouts suspended",
+            perform: { controller, args throws(CommandError) in try controller.step(args) }),
+        .init(
+            "next", "in step mode, go on from the pause to the next phase",
+            perform: { controller, _ throws(CommandError) in try controller.next() }),
+        .init(
+            "quit-app", fields: ["app?"],
+            "quit an app from the app switcher (default: the activity's app): its activities end and its next launch is cold",
+            perform: { controller, args throws(CommandError) in try controller.quitApp(args) }),
+        .init(
+            "streams-open", "open continuation streams to the origin of the last continued activity",
+            perform: { controller, _ throws(CommandError) in try controller.streamsOpen() }),
+        .init(
+            "stream-send", fields: ["text?", "base64?", "bytes?", "seed?", "close?", "side?", "stream?"],
+            "send text, base64 data or N deterministic pseudo-random bytes on a stream",
+            perform: { controller, args throws(CommandError) in try controller.streamSend(args) }),
+        .init(
+            "stream-close", fields: ["side?", "stream?"],
+            "close this side's output of a stream (after what was queued)",
+            perform: { controller, args throws(CommandError) in try controller.streamClose(args) }),
+        .init(
+            "stream-mode", fields: ["mode"], "what the origin does with streams it receives from now on: echo or sink",
+            perform: { controller, args throws(CommandError) in try controller.streamMode(args) }),
+        .init(
+            "help", "list the commands",
+            perform: { controller, _ throws(CommandError) in controller.help() }),
         // The controller ends the program after its result line.
-        .init("quit", "stop; the program exits with status 0",
-              perform: { _, _ throws(CommandError) in [:] }),
+        .init(
+            "quit", "stop; the program exits with status 0",
+            perform: { _, _ throws(CommandError) in [:] }),
     ]
 }
 
@@ -104,7 +131,8 @@ struct Arguments {
     }
 
     func wrongType(_ key: String, _ expected: String, _ value: JSONValue) -> CommandError {
-        CommandError("\(command): \"\(key)\" must be \(expected), not \(value.kindDescription) (\(Self.clip(value.jsonText)))")
+        CommandError(
+            "\(command): \"\(key)\" must be \(expected), not \(value.kindDescription) (\(Self.clip(value.jsonText)))")
     }
 
     func string(_ key: String) throws(CommandError) -> String? {

@@ -41,9 +41,11 @@ package final class HeadlessController {
     /// Takes over `device`: installs `apps` (with the scripted delegate) and starts reporting its
     /// lifecycle events to `output` (after the device's observers added before).
     /// - Parameter appModel: How the scripted apps talk to the system (app delegate or scenes).
-    package init(device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false,
-                appModel: ScriptedAppModel = .delegate,
-                continuationCheck: ((Application, UserActivity) -> String?)? = nil) {
+    package init(
+        device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false,
+        appModel: ScriptedAppModel = .delegate,
+        continuationCheck: ((Application, UserActivity) -> String?)? = nil
+    ) {
         self.device = device
         self.output = output
         self.strict = strict
@@ -53,8 +55,9 @@ package final class HeadlessController {
         for manifest in apps {
             // The Browser stand-in stays an app-delegate app; the scripted apps take the model.
             let model = manifest.isBrowser ? ScriptedAppModel.delegate : appModel
-            let app = device.install(model.applied(to: manifest), delegate: ScriptedAppDelegate(controller: self),
-                                     sceneDelegates: [ScriptedSceneDelegate.self, ConnectionOptionsOnlySceneDelegate.self])
+            let app = device.install(
+                model.applied(to: manifest), delegate: ScriptedAppDelegate(controller: self),
+                sceneDelegates: [ScriptedSceneDelegate.self, ConnectionOptionsOnlySceneDelegate.self])
             applications.removeAll { $0.bundleIdentifier == app.bundleIdentifier }
             applications.append(app)
             states[app.bundleIdentifier] = AppStateResponder()
@@ -76,19 +79,26 @@ package final class HeadlessController {
             return failed(command: nil, id: nil, "invalid JSON: \(error)", input: line)
         }
         guard case .object(let object) = value else {
-            return failed(command: nil, id: nil,
-                          "a command must be a JSON object such as {\"cmd\":\"status\"}, not \(value.kindDescription)", input: line)
+            return failed(
+                command: nil, id: nil,
+                "a command must be a JSON object such as {\"cmd\":\"status\"}, not \(value.kindDescription)",
+                input: line)
         }
         let id = object["id"]
         guard let cmdValue = object["cmd"] else {
-            return failed(command: nil, id: id, "missing \"cmd\": every line needs one, such as {\"cmd\":\"status\"}", input: line)
+            return failed(
+                command: nil, id: id, "missing \"cmd\": every line needs one, such as {\"cmd\":\"status\"}", input: line
+            )
         }
         guard case .string(let cmd) = cmdValue else {
-            return failed(command: nil, id: id, "\"cmd\" must be a string, not \(cmdValue.kindDescription)", input: line)
+            return failed(
+                command: nil, id: id, "\"cmd\" must be a string, not \(cmdValue.kindDescription)", input: line)
         }
         guard let command = Self.commands.first(where: { $0.name == cmd }) else {
-            return failed(command: cmd, id: id, "unknown command \"\(cmd)\" (commands: "
-                + Self.commands.map(\.name).joined(separator: ", ") + ")")
+            return failed(
+                command: cmd, id: id,
+                "unknown command \"\(cmd)\" (commands: "
+                    + Self.commands.map(\.name).joined(separator: ", ") + ")")
         }
         var fields = object
         fields["cmd"] = nil
@@ -157,13 +167,14 @@ package final class HeadlessController {
     package static func fields(of event: LifecycleEvent) -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         for (key, value) in event.fields {
-            object[key] = switch value {
-            case .string(let text): .string(text)
-            case .integer(let number): .integer(Int64(number))
-            case .double(let number): .double(number)
-            case .bool(let flag): .bool(flag)
-            case .userInfo(let info): UserInfoJSON.json(from: info)
-            }
+            object[key] =
+                switch value {
+                case .string(let text): .string(text)
+                case .integer(let number): .integer(Int64(number))
+                case .double(let number): .double(number)
+                case .bool(let flag): .bool(flag)
+                case .userInfo(let info): UserInfoJSON.json(from: info)
+                }
         }
         return object
     }
@@ -179,8 +190,10 @@ package final class HeadlessController {
 
     func next() throws(CommandError) -> [String: JSONValue] {
         guard let phase = device.pausedAt else {
-            throw CommandError(device.isStepping ? "next: the device is not paused (it pauses before the next phase of a continuation)"
-                                                 : "next: step mode is off (turn it on with {\"cmd\":\"step\"})")
+            throw CommandError(
+                device.isStepping
+                    ? "next: the device is not paused (it pauses before the next phase of a continuation)"
+                    : "next: step mode is off (turn it on with {\"cmd\":\"step\"})")
         }
         device.stepNext()
         return ["went": .string(phase.name), "pausedAt": pausedAt]
@@ -202,10 +215,15 @@ package final class HeadlessController {
 
     /// `help`: the command table, as it is.
     func help() -> [String: JSONValue] {
-        ["commands": .array(Self.commands.map { command in
-            .object(["cmd": .string(command.name), "fields": .array(command.fields.map { .string($0) }),
-                     "summary": .string(command.summary)])
-        })]
+        [
+            "commands": .array(
+                Self.commands.map { command in
+                    .object([
+                        "cmd": .string(command.name), "fields": .array(command.fields.map { .string($0) }),
+                        "summary": .string(command.summary),
+                    ])
+                })
+        ]
     }
 
     var installedList: String { applications.map(\.bundleIdentifier).joined(separator: ", ") }
@@ -243,8 +261,9 @@ package final class HeadlessController {
             let activity = try requireActivity("become-current")
             let others = args.fields.keys.filter { $0 != "app" }.sorted()
             guard others.isEmpty else {
-                throw CommandError("become-current: \"type\" is required with \(others.map { "\"\($0)\"" }.joined(separator: ", "))"
-                    + " (without a type it only makes the last activity current again)")
+                throw CommandError(
+                    "become-current: \"type\" is required with \(others.map { "\"\($0)\"" }.joined(separator: ", "))"
+                        + " (without a type it only makes the last activity current again)")
             }
             if let app = activity.application, !app.isFrontmost { device.bringToFront(app) }
             activity.becomeCurrent()
@@ -267,7 +286,9 @@ package final class HeadlessController {
         let title = try args.string("title")
         var url: URL?
         if let text = try args.string("webpageURL") {
-            guard let parsed = URL(string: text) else { throw CommandError("become-current: webpageURL is not a valid URL: \"\(text)\"") }
+            guard let parsed = URL(string: text) else {
+                throw CommandError("become-current: webpageURL is not a valid URL: \"\(text)\"")
+            }
             url = parsed
         }
         let streams = try args.bool("streams")
@@ -309,7 +330,9 @@ package final class HeadlessController {
 
     func update(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let activity = try requireActivity("update")
-        guard let userInfo = try args.userInfo("userInfo") else { throw CommandError("update: \"userInfo\" is required") }
+        guard let userInfo = try args.userInfo("userInfo") else {
+            throw CommandError("update: \"userInfo\" is required")
+        }
         let merge = try args.bool("merge") ?? true
         let needsSave = try args.bool("needsSave") ?? true
         guard let bundle = activity.application?.bundleIdentifier, let state = states[bundle] else {
@@ -333,13 +356,17 @@ package final class HeadlessController {
     func set(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
         let activity = try requireActivity("set")
         guard !args.fields.isEmpty else {
-            throw CommandError("set: nothing to set (fields: \(Self.commands.first { $0.name == "set" }!.fieldNames.joined(separator: ", ")))")
+            throw CommandError(
+                "set: nothing to set (fields: \(Self.commands.first { $0.name == "set" }!.fieldNames.joined(separator: ", ")))"
+            )
         }
         // Check every field before changing anything.
         let title = try args.string("title")
         var url: URL?
         if let text = try args.string("webpageURL") {
-            guard let parsed = URL(string: text) else { throw CommandError("set: webpageURL is not a valid URL: \"\(text)\"") }
+            guard let parsed = URL(string: text) else {
+                throw CommandError("set: webpageURL is not a valid URL: \"\(text)\"")
+            }
             url = parsed
         }
         let eligible = try args.bool("eligible")
@@ -371,7 +398,8 @@ package final class HeadlessController {
             }
             app = found
         } else if let found = activity?.application ?? device.system.frontmostApp.flatMap({ device.application($0) })
-                    ?? applications.first(where: \.isRunning) {
+            ?? applications.first(where: \.isRunning)
+        {
             app = found
         } else {
             throw CommandError("quit-app: no app is running (give \"app\")")
@@ -389,7 +417,8 @@ package final class HeadlessController {
 
     /// The armed faults: kind → whether it stays armed.
     var armedFaults: JSONValue {
-        .object(Dictionary(uniqueKeysWithValues: device.armedFaults.map { ($0.key.rawValue, JSONValue.bool($0.value)) }))
+        .object(
+            Dictionary(uniqueKeysWithValues: device.armedFaults.map { ($0.key.rawValue, JSONValue.bool($0.value)) }))
     }
 
     func fault(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
@@ -403,7 +432,8 @@ package final class HeadlessController {
         guard let fault = Fault(rawValue: kind) else {
             throw CommandError("fault: unknown kind \"\(Arguments.clip(kind))\" (kinds: \(Fault.names), or none)")
         }
-        let latency = try args.number("latencyMs"), rate = try args.number("kbps")
+        let latency = try args.number("latencyMs")
+        let rate = try args.number("kbps")
         var result: [String: JSONValue] = [:]
         if fault == .slowLink {
             do {
@@ -417,8 +447,10 @@ package final class HeadlessController {
             throw CommandError("fault: \"latencyMs\" and \"kbps\" belong to slow-link only, not \(fault.rawValue)")
         }
         if off { device.disarm(fault) } else { device.arm(fault, sticky: sticky) }
-        result.merge(["faults": armedFaults, "fault": .string(fault.rawValue), "side": .string(fault.side),
-                      "expected": .string(fault.expectedOutcome)]) { $1 }
+        result.merge([
+            "faults": armedFaults, "fault": .string(fault.rawValue), "side": .string(fault.side),
+            "expected": .string(fault.expectedOutcome),
+        ]) { $1 }
         return result
     }
 
@@ -437,7 +469,8 @@ package final class HeadlessController {
             "userActivities": .integer(Int64(options.userActivities.count)),
         ]
         if readsOnlyUserActivities && options.userActivities.isEmpty {
-            fields["missed"] = .string("the scene looked only in connectionOptions.userActivities, which never holds a Handoff activity")
+            fields["missed"] = .string(
+                "the scene looked only in connectionOptions.userActivities, which never holds a Handoff activity")
         }
         emit("scene-connected", fields)
     }
@@ -451,7 +484,9 @@ package final class HeadlessController {
     func invalidate() throws(CommandError) -> [String: JSONValue] {
         let activity = try requireActivity("invalidate")
         activity.invalidate()
-        if let bundle = activity.application?.bundleIdentifier, let state = states[bundle], state.userActivity === activity {
+        if let bundle = activity.application?.bundleIdentifier, let state = states[bundle],
+            state.userActivity === activity
+        {
             state.userActivity = nil
         }
         self.activity = nil
@@ -511,15 +546,20 @@ package final class HeadlessController {
     func status() -> [String: JSONValue] {
         let info = device.info
         var result: [String: JSONValue] = [
-            "device": ["id": .string(info.id.rawValue), "name": .string(info.name), "kind": .string(info.kind.rawValue)],
+            "device": [
+                "id": .string(info.id.rawValue), "name": .string(info.name), "kind": .string(info.kind.rawValue),
+            ],
             "frontmost": device.system.frontmostApp.map { .string($0) } ?? .null,
-            "apps": .array(applications.map { app in
-                .object(["bundle": .string(app.bundleIdentifier), "name": .string(app.manifest.displayName),
-                         "team": .string(app.manifest.teamIdentifier),
-                         "running": .bool(app.isRunning), "usesScenes": .bool(app.usesScenes),
-                         "scenes": .array(app.connectedScenes.map { .string($0.name) }),
-                         "types": .array(app.manifest.continuableActivityTypes.map { .string($0) })])
-            }),
+            "apps": .array(
+                applications.map { app in
+                    .object([
+                        "bundle": .string(app.bundleIdentifier), "name": .string(app.manifest.displayName),
+                        "team": .string(app.manifest.teamIdentifier),
+                        "running": .bool(app.isRunning), "usesScenes": .bool(app.usesScenes),
+                        "scenes": .array(app.connectedScenes.map { .string($0.name) }),
+                        "types": .array(app.manifest.continuableActivityTypes.map { .string($0) }),
+                    ])
+                }),
             "activity": activity.flatMap { $0.isValid ? .object(describe($0)) : nil } ?? .null,
             "current": device.currentActivity.map { .object(describe($0)) } ?? .null,
             "offers": .integer(Int64(device.system.offers.count)),
@@ -528,18 +568,22 @@ package final class HeadlessController {
             "faults": armedFaults,
             "pausedAt": pausedAt,
             "streamMode": .string(originMode.rawValue),
-            "streams": .array(streamEndpoints.keys.sorted().map { id in
-                let endpoint = streamEndpoints[id]!
-                return .object(["stream": .integer(Int64(id)), "side": .string(endpoint.side.rawValue),
-                                "mode": endpoint.mode.map { .string($0.rawValue) } ?? .null, "closed": .bool(endpoint.closed)])
-            }),
+            "streams": .array(
+                streamEndpoints.keys.sorted().map { id in
+                    let endpoint = streamEndpoints[id]!
+                    return .object([
+                        "stream": .integer(Int64(id)), "side": .string(endpoint.side.rawValue),
+                        "mode": endpoint.mode.map { .string($0.rawValue) } ?? .null, "closed": .bool(endpoint.closed),
+                    ])
+                }),
         ]
         if let pending = device.system.pendingContinuation {
-            let phase: String = switch pending {
-            case .askingApp: "askingApp"
-            case .fetching: "fetching"
-            case .delivering: "delivering"
-            }
+            let phase: String =
+                switch pending {
+                case .askingApp: "askingApp"
+                case .fetching: "fetching"
+                case .delivering: "delivering"
+                }
             result["continuation"] = .object([
                 "id": .string(pending.id.description),
                 "peer": .string(pending.peer.id.rawValue), "name": .string(pending.peer.name),
@@ -562,11 +606,14 @@ package final class HeadlessController {
         let offers = device.system.offers.values.sorted { ($0.peer.name, $0.peer.id) < ($1.peer.name, $1.peer.id) }
         let offer: Offer
         if let wanted = try args.string("peer") {
-            guard let found = offers.first(where: { $0.peer.id.rawValue == wanted })
-                ?? offers.first(where: { $0.peer.name == wanted })
-                ?? offers.first(where: { $0.peer.name.lowercased() == wanted.lowercased() })
+            guard
+                let found = offers.first(where: { $0.peer.id.rawValue == wanted })
+                    ?? offers.first(where: { $0.peer.name == wanted })
+                    ?? offers.first(where: { $0.peer.name.lowercased() == wanted.lowercased() })
             else {
-                let known = offers.isEmpty ? "no peer offers an activity now"
+                let known =
+                    offers.isEmpty
+                    ? "no peer offers an activity now"
                     : "offers from: " + offers.map { "\($0.peer.name) (\($0.peer.id))" }.joined(separator: ", ")
                 throw CommandError("continue: no offer from \"\(wanted)\" (\(known))")
             }
@@ -574,17 +621,21 @@ package final class HeadlessController {
         } else {
             guard let only = offers.first else { throw CommandError("continue: no peer offers an activity now") }
             guard offers.count == 1 else {
-                throw CommandError("continue: \(offers.count) peers offer activities; name one with \"peer\" ("
-                    + offers.map { "\($0.peer.name) (\($0.peer.id))" }.joined(separator: ", ") + ")")
+                throw CommandError(
+                    "continue: \(offers.count) peers offer activities; name one with \"peer\" ("
+                        + offers.map { "\($0.peer.name) (\($0.peer.id))" }.joined(separator: ", ") + ")")
             }
             offer = only
         }
         if let pending = device.system.pendingContinuation {
-            throw CommandError("continue: a continuation from \(pending.peer.name) is already in progress (cancel it first)")
+            throw CommandError(
+                "continue: a continuation from \(pending.peer.name) is already in progress (cancel it first)")
         }
         device.chooseOffer(from: offer.peer.id)
-        return ["peer": .string(offer.peer.id.rawValue), "name": .string(offer.peer.name),
-                "route": .string(offer.route.description), "continuable": .bool(offer.route.isContinuable)]
+        return [
+            "peer": .string(offer.peer.id.rawValue), "name": .string(offer.peer.name),
+            "route": .string(offer.route.description), "continuable": .bool(offer.route.isContinuable),
+        ]
     }
 
     func cancel() -> [String: JSONValue] {
@@ -600,8 +651,9 @@ package final class HeadlessController {
             throw CommandError("streams-open: no activity was continued here yet: continue one first")
         }
         guard restored.supportsContinuationStreams else {
-            throw CommandError("streams-open: the continued \(restored.activityType) does not support continuation streams"
-                + " (the origin must make it current with \"streams\": true)")
+            throw CommandError(
+                "streams-open: the continued \(restored.activityType) does not support continuation streams"
+                    + " (the origin must make it current with \"streams\": true)")
         }
         let type = restored.activityType
         let activityID = restored.identifier.uuidString
@@ -609,12 +661,20 @@ package final class HeadlessController {
             guard let self else { return }
             if let streams {
                 let endpoint = self.addEndpoint(streams, side: .continuing, mode: nil)
-                self.emit("streams-opened", ["side": "continuing", "stream": .integer(Int64(endpoint.id)),
-                                             "activity": .string(activityID), "type": .string(type)])
+                self.emit(
+                    "streams-opened",
+                    [
+                        "side": "continuing", "stream": .integer(Int64(endpoint.id)),
+                        "activity": .string(activityID), "type": .string(type),
+                    ])
                 StreamIO.startReader(streams, side: .continuing, id: endpoint.id, echo: false, output: self.output)
             } else {
-                self.emit("stream-error", ["side": "continuing", "stage": "open", "activity": .string(activityID),
-                                           "error": .string(error.map { "\($0)" } ?? "no streams")])
+                self.emit(
+                    "stream-error",
+                    [
+                        "side": "continuing", "stage": "open", "activity": .string(activityID),
+                        "error": .string(error.map { "\($0)" } ?? "no streams"),
+                    ])
             }
         }
         return ["activity": .string(activityID), "type": .string(type)]
@@ -634,8 +694,10 @@ package final class HeadlessController {
         let cmd = args.command
         if let id = try args.integer("stream") {
             guard let endpoint = streamEndpoints[Int(truncatingIfNeeded: id)] else {
-                throw CommandError("\(cmd): there is no stream \(id) (streams: "
-                    + (streamEndpoints.isEmpty ? "none" : streamEndpoints.keys.sorted().map(String.init).joined(separator: ", ")) + ")")
+                throw CommandError(
+                    "\(cmd): there is no stream \(id) (streams: "
+                        + (streamEndpoints.isEmpty
+                            ? "none" : streamEndpoints.keys.sorted().map(String.init).joined(separator: ", ")) + ")")
             }
             return endpoint
         }
@@ -647,9 +709,10 @@ package final class HeadlessController {
             side = parsed
         }
         guard let latest = streamEndpoints.values.filter({ $0.side == side }).max(by: { $0.id < $1.id }) else {
-            throw CommandError(side == .continuing
-                ? "\(cmd): no continuation streams are open on this side: use streams-open after continuing a streams activity"
-                : "\(cmd): this device's activity has not received continuation streams")
+            throw CommandError(
+                side == .continuing
+                    ? "\(cmd): no continuation streams are open on this side: use streams-open after continuing a streams activity"
+                    : "\(cmd): this device's activity has not received continuation streams")
         }
         return latest
     }
@@ -663,12 +726,14 @@ package final class HeadlessController {
         let close = try args.bool("close") ?? false
         let given = [text != nil, base64 != nil, count != nil].filter { $0 }.count
         guard given == 1 else {
-            throw CommandError("stream-send: give exactly one of \"text\", \"base64\" or \"bytes\" (with an optional \"seed\")")
+            throw CommandError(
+                "stream-send: give exactly one of \"text\", \"base64\" or \"bytes\" (with an optional \"seed\")")
         }
         if seed != nil && count == nil { throw CommandError("stream-send: \"seed\" goes with \"bytes\"") }
         guard let sender = endpoint.sender else {
-            throw CommandError("stream-send: stream \(endpoint.id) echoes what it receives;"
-                + " use stream-mode sink before the streams open to send from the origin")
+            throw CommandError(
+                "stream-send: stream \(endpoint.id) echoes what it receives;"
+                    + " use stream-mode sink before the streams open to send from the origin")
         }
         guard !endpoint.closed else { throw CommandError("stream-send: stream \(endpoint.id) is closed on this side") }
         let command: SendCommand
@@ -677,12 +742,16 @@ package final class HeadlessController {
             command = .bytes(Array(text.utf8))
             size = text.utf8.count
         } else if let base64 {
-            guard let data = Data(base64Encoded: base64) else { throw CommandError("stream-send: \"base64\" is not valid base64") }
+            guard let data = Data(base64Encoded: base64) else {
+                throw CommandError("stream-send: \"base64\" is not valid base64")
+            }
             command = .bytes(Array(data))
             size = data.count
         } else {
             let count = count!
-            guard count >= 0, count <= 1 << 40 else { throw CommandError("stream-send: \"bytes\" must be between 0 and 2^40, not \(count)") }
+            guard count >= 0, count <= 1 << 40 else {
+                throw CommandError("stream-send: \"bytes\" must be between 0 and 2^40, not \(count)")
+            }
             command = .pseudoRandom(count: Int(count), seed: UInt64(bitPattern: seed ?? 0))
             size = Int(count)
         }
@@ -693,8 +762,10 @@ package final class HeadlessController {
             sender.finish()
             endpoint.closed = true
         }
-        return ["stream": .integer(Int64(endpoint.id)), "side": .string(endpoint.side.rawValue),
-                "queued": .integer(Int64(size)), "closing": .bool(close)]
+        return [
+            "stream": .integer(Int64(endpoint.id)), "side": .string(endpoint.side.rawValue),
+            "queued": .integer(Int64(size)), "closing": .bool(close),
+        ]
     }
 
     func streamClose(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
@@ -702,7 +773,9 @@ package final class HeadlessController {
         guard let sender = endpoint.sender else {
             throw CommandError("stream-close: stream \(endpoint.id) echoes: it closes by itself when its input ends")
         }
-        guard !endpoint.closed else { throw CommandError("stream-close: stream \(endpoint.id) is already closed on this side") }
+        guard !endpoint.closed else {
+            throw CommandError("stream-close: stream \(endpoint.id) is already closed on this side")
+        }
         sender.yield(.close)
         sender.finish()
         endpoint.closed = true
@@ -729,14 +802,18 @@ package final class HeadlessController {
         ]
     }
 
-    func continueActivity(_ application: Application, _ activity: UserActivity,
-                          restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    func continueActivity(
+        _ application: Application, _ activity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         if let reason = continuationCheck?(application, activity) {
-            emit("continue-refused", [
-                "app": .string(application.bundleIdentifier), "activity": .string(activity.identifier.uuidString),
-                "type": .string(activity.activityType), "title": activity.title.map { .string($0) } ?? .null,
-                "userInfo": UserInfoJSON.json(from: activity.userInfo), "reason": .string(reason),
-            ])
+            emit(
+                "continue-refused",
+                [
+                    "app": .string(application.bundleIdentifier), "activity": .string(activity.identifier.uuidString),
+                    "type": .string(activity.activityType), "title": activity.title.map { .string($0) } ?? .null,
+                    "userInfo": UserInfoJSON.json(from: activity.userInfo), "reason": .string(reason),
+                ])
             return false
         }
         // `restored` is reported when the state really is restored: in step mode the device holds
@@ -757,26 +834,34 @@ package final class HeadlessController {
     }
 
     func didFailToContinue(_ application: Application, activityType: String, error: HandoffError) {
-        emit("continue-failed", [
-            "app": .string(application.bundleIdentifier), "type": .string(activityType),
-            "code": .integer(Int64(error.code.rawValue)), "constant": .string(error.code.constantName),
-            "meaning": .string(error.code.meaning), "reason": .string(error.reason),
-        ])
+        emit(
+            "continue-failed",
+            [
+                "app": .string(application.bundleIdentifier), "type": .string(activityType),
+                "code": .integer(Int64(error.code.rawValue)), "constant": .string(error.code.constantName),
+                "meaning": .string(error.code.meaning), "reason": .string(error.reason),
+            ])
     }
 
     func activityWasContinued(_ activity: UserActivity) {
-        emit("continued-elsewhere", [
-            "activity": .string(activity.identifier.uuidString), "type": .string(activity.activityType),
-            "app": activity.application.map { .string($0.bundleIdentifier) } ?? .null,
-            "title": activity.title.map { .string($0) } ?? .null,
-        ])
+        emit(
+            "continued-elsewhere",
+            [
+                "activity": .string(activity.identifier.uuidString), "type": .string(activity.activityType),
+                "app": activity.application.map { .string($0.bundleIdentifier) } ?? .null,
+                "title": activity.title.map { .string($0) } ?? .null,
+            ])
     }
 
     func originReceived(_ streams: ContinuationStreams, for activity: UserActivity) {
         let mode = originMode
         let endpoint = addEndpoint(streams, side: .origin, mode: mode)
-        emit("streams-opened", ["side": "origin", "stream": .integer(Int64(endpoint.id)), "mode": .string(mode.rawValue),
-                                "activity": .string(activity.identifier.uuidString), "type": .string(activity.activityType)])
+        emit(
+            "streams-opened",
+            [
+                "side": "origin", "stream": .integer(Int64(endpoint.id)), "mode": .string(mode.rawValue),
+                "activity": .string(activity.identifier.uuidString), "type": .string(activity.activityType),
+            ])
         StreamIO.startReader(streams, side: .origin, id: endpoint.id, echo: mode == .echo, output: output)
     }
 }

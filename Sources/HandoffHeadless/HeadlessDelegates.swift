@@ -28,13 +28,17 @@ final class ScriptedAppDelegate: ApplicationDelegate {
         controller?.willContinue(application, activityType: activityType) ?? true
     }
 
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         controller?.continueActivity(application, userActivity, restorationHandler: restorationHandler) ?? false
     }
 
-    func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                     error: HandoffError) {
+    func application(
+        _ application: Application, didFailToContinueUserActivityWithType activityType: String,
+        error: HandoffError
+    ) {
         controller?.didFailToContinue(application, activityType: activityType, error: error)
     }
 
@@ -82,7 +86,9 @@ package enum ScriptedAppModel: String, CaseIterable, Sendable {
         var manifest = manifest
         manifest.sceneManifest = AppManifest.SceneManifest(
             supportsMultipleScenes: true,
-            configurations: [.init(role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration", delegateClass: name)])
+            configurations: [
+                .init(role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration", delegateClass: name)
+            ])
         return manifest
     }
 }

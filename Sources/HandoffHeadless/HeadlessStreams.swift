@@ -72,8 +72,10 @@ final class StreamEndpoint {
     var closed = false
     var queuedBytes = 0
 
-    init(id: Int, side: StreamSide, streams: ContinuationStreams, mode: OriginStreamMode?,
-         sender: AsyncStream<SendCommand>.Continuation?) {
+    init(
+        id: Int, side: StreamSide, streams: ContinuationStreams, mode: OriginStreamMode?,
+        sender: AsyncStream<SendCommand>.Continuation?
+    ) {
         self.id = id
         self.side = side
         self.streams = streams
@@ -111,7 +113,9 @@ enum StreamIO {
                 for try await chunk in streams.input {
                     hasher.update(data: chunk)
                     count += chunk.count
-                    if preview.count <= textPreviewLimit { preview += chunk.prefix(textPreviewLimit + 1 - preview.count) }
+                    if preview.count <= textPreviewLimit {
+                        preview += chunk.prefix(textPreviewLimit + 1 - preview.count)
+                    }
                     if echo {
                         do {
                             try await streams.output.write(chunk)
@@ -154,8 +158,10 @@ enum StreamIO {
     }
 
     /// Starts the task that carries out `stream-send` and `stream-close` in order.
-    static func startSender(_ stream: ContinuationOutputStream, side: StreamSide, id: Int,
-                            output: LineWriter) -> AsyncStream<SendCommand>.Continuation {
+    static func startSender(
+        _ stream: ContinuationOutputStream, side: StreamSide, id: Int,
+        output: LineWriter
+    ) -> AsyncStream<SendCommand>.Continuation {
         let (commands, continuation) = AsyncStream.makeStream(of: SendCommand.self, bufferingPolicy: .unbounded)
         Task {
             var total = SHA256()

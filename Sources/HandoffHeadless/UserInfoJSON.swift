@@ -9,7 +9,8 @@ package struct UserInfoJSONError: Error, Sendable, Hashable, CustomStringConvert
     package var description: String {
         // A path through many long keys is cut in the middle: its start and its end say where.
         // Cut by bytes, never by characters (one character can carry any number of combining marks).
-        let shown = path.utf8.count > 240
+        let shown =
+            path.utf8.count > 240
             ? path.utf8Prefix(120) + "…" + path.utf8Suffix(110) : path
         return "\(shown): \(message)"
     }
@@ -75,8 +76,10 @@ package enum UserInfoJSON {
         mutating func add(path: String) throws(UserInfoJSONError) {
             count += 1
             guard count <= UserInfoJSON.limits.maximumValueCount else {
-                throw UserInfoJSONError(path: path, message: "more than \(UserInfoJSON.limits.maximumValueCount) values in one userInfo"
-                    + " (the payload's limit)")
+                throw UserInfoJSONError(
+                    path: path,
+                    message: "more than \(UserInfoJSON.limits.maximumValueCount) values in one userInfo"
+                        + " (the payload's limit)")
             }
         }
     }
@@ -130,18 +133,24 @@ package enum UserInfoJSON {
     }
 
     /// `depth`: the depth a collection made of `json` would have (a userInfo value is at 1).
-    static func value(from json: JSONValue, path: String, depth: Int, counter: inout ValueCounter) throws(UserInfoJSONError)
+    static func value(
+        from json: JSONValue, path: String, depth: Int, counter: inout ValueCounter
+    ) throws(UserInfoJSONError)
         -> UserInfoValue
     {
         try counter.add(path: path)
         func collection(_ count: Int, at path: String) throws(UserInfoJSONError) {
             guard depth <= limits.maximumDepth else {
-                throw UserInfoJSONError(path: path, message: "collections nested deeper than \(limits.maximumDepth) levels"
-                    + " (the payload's limit; a userInfo value is at level 1)")
+                throw UserInfoJSONError(
+                    path: path,
+                    message: "collections nested deeper than \(limits.maximumDepth) levels"
+                        + " (the payload's limit; a userInfo value is at level 1)")
             }
             guard count <= limits.maximumCollectionCount else {
-                throw UserInfoJSONError(path: path, message: "\(count) elements, more than the \(limits.maximumCollectionCount)"
-                    + " one collection may hold (the payload's limit)")
+                throw UserInfoJSONError(
+                    path: path,
+                    message: "\(count) elements, more than the \(limits.maximumCollectionCount)"
+                        + " one collection may hold (the payload's limit)")
             }
         }
         switch json {
@@ -168,21 +177,28 @@ package enum UserInfoJSON {
             try collection(object.count, at: path)
             var result: [String: UserInfoValue] = [:]
             for (key, element) in object {
-                result[key] = try value(from: element, path: appending(key, to: path), depth: depth + 1, counter: &counter)
+                result[key] = try value(
+                    from: element, path: appending(key, to: path), depth: depth + 1, counter: &counter)
             }
             return .dictionary(result)
         }
     }
 
-    static func taggedValue(_ tag: String, _ json: JSONValue, path: String, depth: Int, counter: inout ValueCounter)
+    static func taggedValue(
+        _ tag: String, _ json: JSONValue, path: String, depth: Int, counter: inout ValueCounter
+    )
         throws(UserInfoJSONError) -> UserInfoValue
     {
         let inner = appending(tag, to: path)
         func fail(_ message: String) -> UserInfoJSONError { UserInfoJSONError(path: inner, message: message) }
         switch tag {
         case "$data":
-            guard case .string(let text) = json else { throw fail("$data must be a base64 string, not \(json.kindDescription)") }
-            guard let data = Data(base64Encoded: text) else { throw fail("$data is not valid base64: \"\(clip(text))\"") }
+            guard case .string(let text) = json else {
+                throw fail("$data must be a base64 string, not \(json.kindDescription)")
+            }
+            guard let data = Data(base64Encoded: text) else {
+                throw fail("$data is not valid base64: \"\(clip(text))\"")
+            }
             return .data(data)
         case "$date":
             switch json {
@@ -190,27 +206,37 @@ package enum UserInfoJSON {
             case .integer(let seconds): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
             case .string(let text):
                 guard let date = parseISO8601(text) else {
-                    throw fail("$date is not an ISO 8601 date-time such as \"2026-03-01T09:30:00.250Z\": \"\(clip(text))\"")
+                    throw fail(
+                        "$date is not an ISO 8601 date-time such as \"2026-03-01T09:30:00.250Z\": \"\(clip(text))\"")
                 }
                 return .date(date)
             default:
-                throw fail("$date must be seconds since 2001-01-01T00:00:00Z (a number) or an ISO 8601 string, not \(json.kindDescription)")
+                throw fail(
+                    "$date must be seconds since 2001-01-01T00:00:00Z (a number) or an ISO 8601 string, not \(json.kindDescription)"
+                )
             }
         case "$url":
-            guard case .string(let text) = json else { throw fail("$url must be a string, not \(json.kindDescription)") }
+            guard case .string(let text) = json else {
+                throw fail("$url must be a string, not \(json.kindDescription)")
+            }
             guard let url = URL(string: text) else { throw fail("$url is not a valid URL: \"\(clip(text))\"") }
             return .url(url)
         case "$uuid":
-            guard case .string(let text) = json else { throw fail("$uuid must be a string, not \(json.kindDescription)") }
+            guard case .string(let text) = json else {
+                throw fail("$uuid must be a string, not \(json.kindDescription)")
+            }
             guard let uuid = UUID(uuidString: text) else { throw fail("$uuid is not a UUID: \"\(clip(text))\"") }
             return .uuid(uuid)
         case "$set":
-            guard case .array(let elements) = json else { throw fail("$set must be an array, not \(json.kindDescription)") }
+            guard case .array(let elements) = json else {
+                throw fail("$set must be an array, not \(json.kindDescription)")
+            }
             var set = Set<UserInfoValue>()
             for (index, element) in elements.enumerated() {
                 let member = try value(from: element, path: "\(inner)[\(index)]", depth: depth + 1, counter: &counter)
                 guard set.insert(member).inserted else {
-                    throw UserInfoJSONError(path: "\(inner)[\(index)]", message: "duplicate element \(clip(element.jsonText)) in $set")
+                    throw UserInfoJSONError(
+                        path: "\(inner)[\(index)]", message: "duplicate element \(clip(element.jsonText)) in $set")
                 }
             }
             return .set(set)
@@ -229,26 +255,34 @@ package enum UserInfoJSON {
                     if hex.hasPrefix("0x"), let bits = UInt64(hex.dropFirst(2), radix: 16) {
                         return .double(Double(bitPattern: bits))
                     }
-                    throw fail("$double must be a number, \"nan\", \"-nan\", \"inf\", \"-inf\" or a bit pattern \"0x…\", not \"\(clip(text))\"")
+                    throw fail(
+                        "$double must be a number, \"nan\", \"-nan\", \"inf\", \"-inf\" or a bit pattern \"0x…\", not \"\(clip(text))\""
+                    )
                 }
             default:
                 throw fail("$double must be a number or a string such as \"nan\", not \(json.kindDescription)")
             }
         case "$int":
             guard case .integer(let i) = json else {
-                throw fail("$int must be an integer written without a fraction or exponent, not \(json.kindDescription)")
+                throw fail(
+                    "$int must be an integer written without a fraction or exponent, not \(json.kindDescription)")
             }
             return .integer(i)
         case "$dict":
-            guard case .object(let object) = json else { throw fail("$dict must be an object, not \(json.kindDescription)") }
+            guard case .object(let object) = json else {
+                throw fail("$dict must be an object, not \(json.kindDescription)")
+            }
             var result: [String: UserInfoValue] = [:]
             for (key, element) in object {
-                result[key] = try value(from: element, path: appending(key, to: inner), depth: depth + 1, counter: &counter)
+                result[key] = try value(
+                    from: element, path: appending(key, to: inner), depth: depth + 1, counter: &counter)
             }
             return .dictionary(result)
         default:
-            throw UserInfoJSONError(path: path, message: "unknown tag \(JSONValue.string(clip(tag)).jsonText) (tags: \(tags.joined(separator: ", "));"
-                + " write {\"$dict\": {…}} for a dictionary whose only key starts with $)")
+            throw UserInfoJSONError(
+                path: path,
+                message: "unknown tag \(JSONValue.string(clip(tag)).jsonText) (tags: \(tags.joined(separator: ", "));"
+                    + " write {\"$dict\": {…}} for a dictionary whose only key starts with $)")
         }
     }
 
@@ -261,9 +295,11 @@ package enum UserInfoJSON {
     /// `path.key`, or `path["key"]` when the key is not a plain identifier.
     static func appending(_ key: String, to path: String) -> String {
         let key = key.utf8.count > 64 ? key.utf8Prefix(48) + "…" : key
-        let plain = !key.isEmpty && key.unicodeScalars.allSatisfy { scalar in
-            scalar == "_" || scalar == "$" || (scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)))
-        } && !(key.first?.isNumber ?? false)
+        let plain =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy { scalar in
+                scalar == "_" || scalar == "$" || (scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)))
+            } && !(key.first?.isNumber ?? false)
         return plain ? "\(path).\(key)" : "\(path)[\(JSONValue.string(key).jsonText)]"
     }
 

@@ -59,11 +59,15 @@ extension AppManifest {
     private init(_ analysis: ManifestAnalysis) throws(ManifestError) {
         let report = analysis.report
         var errors = report.errors
-        if errors.isEmpty, report.teamIdentifier == nil, let missing = report.warnings.first(where: { $0.key == "TeamIdentifier" }) {
+        if errors.isEmpty, report.teamIdentifier == nil,
+            let missing = report.warnings.first(where: { $0.key == "TeamIdentifier" })
+        {
             // Apple needs no team in the files; the simulator does, to match activities.
-            errors.append(ManifestProblem(severity: .error, message: missing.message, key: missing.key, file: missing.file))
+            errors.append(
+                ManifestProblem(severity: .error, message: missing.message, key: missing.key, file: missing.file))
         }
-        guard errors.isEmpty, let bundleIdentifier = report.bundleIdentifier, let teamIdentifier = report.teamIdentifier else {
+        guard errors.isEmpty, let bundleIdentifier = report.bundleIdentifier, let teamIdentifier = report.teamIdentifier
+        else {
             throw .invalid(errors)
         }
         self.init(
@@ -112,8 +116,9 @@ public struct AppFiles: Sendable, Hashable {
             chosen = named
         }
         let settings = folder.appendingPathComponent(BuildSettingsFile.defaultFileName)
-        return AppFiles(infoPlist: infoPlist, entitlements: chosen.map { folder.appendingPathComponent($0) },
-                        buildSettings: FileManager.default.fileExists(atPath: settings.path) ? settings : nil)
+        return AppFiles(
+            infoPlist: infoPlist, entitlements: chosen.map { folder.appendingPathComponent($0) },
+            buildSettings: FileManager.default.fileExists(atPath: settings.path) ? settings : nil)
     }
 }
 
@@ -122,7 +127,9 @@ extension AppManifest {
     /// beside it (``AppFiles/beside(_:)``); `buildSettings` add to (and override) the file's.
     ///
     /// - Throws: ``ManifestError`` naming the file and key of every error.
-    public init(appAt infoPlist: URL, buildSettings extra: [String: String] = [:], team: String? = nil) throws(ManifestError) {
+    public init(
+        appAt infoPlist: URL, buildSettings extra: [String: String] = [:], team: String? = nil
+    ) throws(ManifestError) {
         let files = try AppFiles.beside(infoPlist)
         var settings: [String: String] = [:]
         if let file = files.buildSettings {

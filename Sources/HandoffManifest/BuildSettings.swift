@@ -142,7 +142,9 @@ enum BuildSettingModifier: Equatable {
     case defaultValue(String)
 
     /// The modifier names the expander understands, as they are written after the colon.
-    static let supportedNames = ["identifier", "c99extidentifier", "rfc1034identifier", "lower", "upper", "default=VALUE"]
+    static let supportedNames = [
+        "identifier", "c99extidentifier", "rfc1034identifier", "lower", "upper", "default=VALUE",
+    ]
 
     init?(name: String, operand: String?) {
         switch (name, operand) {
@@ -163,9 +165,15 @@ enum BuildSettingModifier: Equatable {
             guard let value, !value.isEmpty else { return fallback }
             return value
         case .identifier:
-            return value.map { Self.mangle($0, replacement: "_", keeps: { $0 == "_" || Self.isASCIILetter($0) }, keepsDigit: \.isASCIIDigit) }
+            return value.map {
+                Self.mangle(
+                    $0, replacement: "_", keeps: { $0 == "_" || Self.isASCIILetter($0) }, keepsDigit: \.isASCIIDigit)
+            }
         case .rfc1034Identifier:
-            return value.map { Self.mangle($0, replacement: "-", keeps: { $0 == "-" || Self.isASCIILetter($0) }, keepsDigit: \.isASCIIDigit) }
+            return value.map {
+                Self.mangle(
+                    $0, replacement: "-", keeps: { $0 == "-" || Self.isASCIILetter($0) }, keepsDigit: \.isASCIIDigit)
+            }
         case .c99ExtendedIdentifier:
             return value.map {
                 Self.mangle(
@@ -236,7 +244,8 @@ private struct Evaluation {
         while position < scalars.count, !limitExceeded {
             let scalar = scalars[position]
             if terminators.contains(scalar) { break }
-            if scalar == "$", position + 1 < scalars.count, scalars[position + 1] == "(" || scalars[position + 1] == "{" {
+            if scalar == "$", position + 1 < scalars.count, scalars[position + 1] == "(" || scalars[position + 1] == "{"
+            {
                 let value = expandReference(scalars, at: &position, depth: depth)
                 length += value.count
                 output.append(contentsOf: value)
@@ -251,7 +260,9 @@ private struct Evaluation {
     }
 
     /// Expands the reference that starts at `position` (at its `$`) and moves past it.
-    mutating func expandReference(_ scalars: [Unicode.Scalar], at position: inout Int, depth: Int) -> String.UnicodeScalarView {
+    mutating func expandReference(
+        _ scalars: [Unicode.Scalar], at position: inout Int, depth: Int
+    ) -> String.UnicodeScalarView {
         let start = position
         let closer: Unicode.Scalar = scalars[position + 1] == "(" ? ")" : "}"
         position += 2
@@ -263,7 +274,9 @@ private struct Evaluation {
         while position < scalars.count, scalars[position] == ":", !limitExceeded {
             position += 1
             var modifierName = String.UnicodeScalarView()
-            while position < scalars.count, scalars[position] != ":", scalars[position] != closer, scalars[position] != "=" {
+            while position < scalars.count, scalars[position] != ":", scalars[position] != closer,
+                scalars[position] != "="
+            {
                 modifierName.append(scalars[position])
                 position += 1
             }

@@ -34,7 +34,9 @@ public struct BuildSettingsFile: Sendable, Hashable {
     public init(parsing text: String, file: String) throws(BuildSettingsFileError) {
         var settings: [String: String] = [:]
         var lineNumber = 0
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+        for rawLine in text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        {
             lineNumber += 1
             var line = Substring(rawLine)
             if let comment = line.range(of: "//") { line = line[..<comment.lowerBound] }
@@ -44,7 +46,8 @@ public struct BuildSettingsFile: Sendable, Hashable {
                 BuildSettingsFileError(file: file, line: lineNumber, message: message)
             }
             if line.hasPrefix("#") {
-                throw fail("\(line.split(separator: " ").first ?? line) is not supported: write every setting in this file")
+                throw fail(
+                    "\(line.split(separator: " ").first ?? line) is not supported: write every setting in this file")
             }
             guard let equals = line.firstIndex(of: "=") else {
                 throw fail("expected NAME = VALUE, found \"\(Self.clip(line))\"")
@@ -52,11 +55,14 @@ public struct BuildSettingsFile: Sendable, Hashable {
             if let bracket = line[..<equals].firstIndex(of: "[") {
                 // `NAME[sdk=…] = VALUE`: the condition may hold an equals sign of its own.
                 let end = line[bracket...].firstIndex(of: "]").map { line.index(after: $0) } ?? equals
-                throw fail("conditional settings such as \"\(Self.clip(line[..<end].trimmingWhitespace))\" are not supported")
+                throw fail(
+                    "conditional settings such as \"\(Self.clip(line[..<end].trimmingWhitespace))\" are not supported")
             }
             let name = line[..<equals].trimmingWhitespace
             guard Self.isSettingName(name) else {
-                throw fail("\"\(Self.clip(name))\" is not a build-setting name (letters, digits and _, not starting with a digit)")
+                throw fail(
+                    "\"\(Self.clip(name))\" is not a build-setting name (letters, digits and _, not starting with a digit)"
+                )
             }
             var value = line[line.index(after: equals)...].trimmingWhitespace
             if value.hasSuffix(";") { value = value.dropLast().trimmingWhitespace }
@@ -75,13 +81,15 @@ public struct BuildSettingsFile: Sendable, Hashable {
         do {
             let size = try url.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
             guard size <= Self.maximumSize else {
-                throw BuildSettingsFileError(file: file, line: nil, message: "the file is larger than \(Self.maximumSize >> 10) KiB")
+                throw BuildSettingsFileError(
+                    file: file, line: nil, message: "the file is larger than \(Self.maximumSize >> 10) KiB")
             }
             data = try Data(contentsOf: url)
         } catch let error as BuildSettingsFileError {
             throw error
         } catch {
-            throw BuildSettingsFileError(file: file, line: nil, message: "cannot read the file: \((error as NSError).localizedDescription)")
+            throw BuildSettingsFileError(
+                file: file, line: nil, message: "cannot read the file: \((error as NSError).localizedDescription)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw BuildSettingsFileError(file: file, line: nil, message: "the file is not UTF-8 text")
@@ -91,7 +99,9 @@ public struct BuildSettingsFile: Sendable, Hashable {
 
     private static func isSettingName(_ name: Substring) -> Bool {
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        return name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0))
+        }
     }
 
     private static func clip(_ text: Substring) -> String {

@@ -94,7 +94,8 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
     public var hasErrors: Bool { problems.contains { $0.severity == .error } }
 
     private enum CodingKeys: String, CodingKey {
-        case bundleIdentifier, teamIdentifier, activityTypes, documentTypes, associatedDomains, sceneManifest, problems, notes
+        case bundleIdentifier, teamIdentifier, activityTypes, documentTypes, associatedDomains, sceneManifest, problems,
+            notes
     }
 
     private enum SceneKeys: String, CodingKey {
@@ -197,7 +198,9 @@ public enum ManifestLint {
         buildSettings: [String: String] = [:],
         team: String? = nil
     ) throws(ManifestReadError) -> ManifestLintReport {
-        try analyze(infoPlistAt: infoPlistURL, entitlementsAt: entitlementsURL, buildSettings: buildSettings, team: team).report
+        try analyze(
+            infoPlistAt: infoPlistURL, entitlementsAt: entitlementsURL, buildSettings: buildSettings, team: team
+        ).report
     }
 
     /// Lints an Info.plist and optional entitlements given as data (XML, binary or OpenStep
@@ -219,7 +222,8 @@ public enum ManifestLint {
     }
 
     static func analyze(
-        infoPlistAt infoPlistURL: URL, entitlementsAt entitlementsURL: URL?, buildSettings: [String: String], team: String? = nil
+        infoPlistAt infoPlistURL: URL, entitlementsAt entitlementsURL: URL?, buildSettings: [String: String],
+        team: String? = nil
     ) throws(ManifestReadError) -> ManifestAnalysis {
         let info = try PropertyListReader.read(contentsOf: infoPlistURL, name: infoPlistURL.relativePath)
         let entitlements = try entitlementsURL.map { url throws(ManifestReadError) in
@@ -239,8 +243,10 @@ public enum ManifestLint {
         return analyze(info: info, entitlements: entitlementsFile, buildSettings: buildSettings)
     }
 
-    static func analyze(info: PropertyListFile, entitlements: PropertyListFile?, buildSettings: [String: String],
-                        team: String? = nil) -> ManifestAnalysis {
+    static func analyze(
+        info: PropertyListFile, entitlements: PropertyListFile?, buildSettings: [String: String],
+        team: String? = nil
+    ) -> ManifestAnalysis {
         var checker = ManifestChecker(
             info: info, entitlements: entitlements, expander: BuildSettingExpander(settings: buildSettings))
         checker.teamOverride = team
@@ -282,7 +288,8 @@ private struct ManifestChecker {
     mutating func run() -> ManifestAnalysis {
         let bundleIdentifier = checkBundleIdentifier()
         let displayName = checkDisplayName()
-        let entitlementsExpander = bundleIdentifier.flatMap { $0.isResolved ? $0.value : nil }
+        let entitlementsExpander =
+            bundleIdentifier.flatMap { $0.isResolved ? $0.value : nil }
             .map { expander.addingDefault($0, for: "CFBundleIdentifier") } ?? expander
         let teamIdentifier = checkTeamIdentifier(
             bundleIdentifier: bundleIdentifier, entitlementsExpander: entitlementsExpander)
@@ -336,7 +343,9 @@ private struct ManifestChecker {
     }
 
     /// The elements of the array `value`; records a problem and returns `nil` when it is not an array.
-    mutating func array(_ value: PropertyListValue, of elements: String, key: String, in file: PropertyListFile) -> [PropertyListValue]? {
+    mutating func array(
+        _ value: PropertyListValue, of elements: String, key: String, in file: PropertyListFile
+    ) -> [PropertyListValue]? {
         guard case .array(let array) = value else {
             error("expected an array of \(elements), found \(value.kindDescription)", key: key, in: file)
             return nil
@@ -362,7 +371,8 @@ private struct ManifestChecker {
                 "\(identifier.value.quotedForDisplay) is not in reverse-DNS form (as in com.example.app)",
                 key: key, in: info)
         case .some(.invalid(let reason)):
-            error("\(identifier.value.quotedForDisplay) is not a valid bundle identifier: \(reason)", key: key, in: info)
+            error(
+                "\(identifier.value.quotedForDisplay) is not a valid bundle identifier: \(reason)", key: key, in: info)
         }
         return identifier
     }
@@ -375,18 +385,24 @@ private struct ManifestChecker {
     /// Apple's rule: ASCII letters, digits, hyphens and periods.
     static func bundleIdentifierProblem(_ identifier: String) -> BundleIdentifierProblem? {
         if identifier.isEmpty { return .invalid("it is empty") }
-        if let bad = identifier.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".")) }) {
-            return .invalid("it contains \(String(bad).quotedForDisplay); only ASCII letters, digits, '-' and '.' are allowed")
+        if let bad = identifier.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".")) }
+        ) {
+            return .invalid(
+                "it contains \(String(bad).quotedForDisplay); only ASCII letters, digits, '-' and '.' are allowed")
         }
         let components = identifier.split(separator: ".", omittingEmptySubsequences: false)
-        if components.contains(where: \.isEmpty) { return .invalid("it has an empty component (a leading, trailing or double dot)") }
+        if components.contains(where: \.isEmpty) {
+            return .invalid("it has an empty component (a leading, trailing or double dot)")
+        }
         return components.count < 2 ? .notReverseDNS : nil
     }
 
     mutating func checkDisplayName() -> String? {
         var displayName: String?
         for key in ["CFBundleDisplayName", "CFBundleName"] {
-            guard let value = info.root[key], let name = string(value, key: key, in: info, unresolved: .warning) else { continue }
+            guard let value = info.root[key], let name = string(value, key: key, in: info, unresolved: .warning) else {
+                continue
+            }
             if displayName == nil, name.isResolved, !name.value.isEmpty { displayName = name.value }
         }
         return displayName
@@ -399,13 +415,17 @@ private struct ManifestChecker {
         var file: PropertyListFile
     }
 
-    mutating func checkTeamIdentifier(bundleIdentifier: Expanded?, entitlementsExpander: BuildSettingExpander) -> String? {
+    mutating func checkTeamIdentifier(
+        bundleIdentifier: Expanded?, entitlementsExpander: BuildSettingExpander
+    ) -> String? {
         var declarations: [TeamDeclaration] = []
         var declaredAnywhere = false
         if let teamOverride {
             declaredAnywhere = true
             let commandLine = PropertyListFile(name: "--team", root: [:])
-            declarations.append(TeamDeclaration(value: Expanded(value: teamOverride, isResolved: true), key: "--team", file: commandLine))
+            declarations.append(
+                TeamDeclaration(
+                    value: Expanded(value: teamOverride, isResolved: true), key: "--team", file: commandLine))
         }
         if let entitlements {
             let key = "com.apple.developer.team-identifier"
@@ -420,11 +440,11 @@ private struct ManifestChecker {
                 declaredAnywhere = true
                 // An unresolved application identifier has no team to show: its problem is reported.
                 guard let identifier = string(value, key: key, in: entitlements, expander: entitlementsExpander),
-                      identifier.isResolved
+                    identifier.isResolved
                 else { continue }
                 guard let dot = identifier.value.firstIndex(of: "."),
-                      dot != identifier.value.startIndex,
-                      identifier.value.index(after: dot) != identifier.value.endIndex
+                    dot != identifier.value.startIndex,
+                    identifier.value.index(after: dot) != identifier.value.endIndex
                 else {
                     error(
                         "\(identifier.value.quotedForDisplay) is not of the form TEAMID.bundle.identifier",
@@ -432,9 +452,12 @@ private struct ManifestChecker {
                     continue
                 }
                 let prefix = String(identifier.value[..<dot])
-                declarations.append(TeamDeclaration(value: Expanded(value: prefix, isResolved: true), key: key, file: entitlements))
+                declarations.append(
+                    TeamDeclaration(value: Expanded(value: prefix, isResolved: true), key: key, file: entitlements))
                 let suffix = String(identifier.value[identifier.value.index(after: dot)...])
-                if let bundle = bundleIdentifier, bundle.isResolved, !Self.applicationIdentifierSuffix(suffix, matches: bundle.value) {
+                if let bundle = bundleIdentifier, bundle.isResolved,
+                    !Self.applicationIdentifierSuffix(suffix, matches: bundle.value)
+                {
                     warning(
                         "names the bundle identifier \(suffix.quotedForDisplay), but CFBundleIdentifier is \(bundle.value.quotedForDisplay)",
                         key: key, in: entitlements)
@@ -446,7 +469,8 @@ private struct ManifestChecker {
             declaredAnywhere = true
             if let team = string(value, key: "TeamIdentifier", in: info) {
                 declarations.append(TeamDeclaration(value: team, key: "TeamIdentifier", file: info))
-                note("the simulator's key, not Apple's (Apple reads the team from the code signature); the simulator uses it "
+                note(
+                    "the simulator's key, not Apple's (Apple reads the team from the code signature); the simulator uses it "
                         + "when neither --team nor the entitlements name the team", key: "TeamIdentifier", in: info)
             }
         }
@@ -495,7 +519,9 @@ private struct ManifestChecker {
 
     mutating func checkActivityTypes() -> [String] {
         let key = "NSUserActivityTypes"
-        guard let value = info.root[key], let entries = array(value, of: "strings", key: key, in: info) else { return [] }
+        guard let value = info.root[key], let entries = array(value, of: "strings", key: key, in: info) else {
+            return []
+        }
         var types: [String] = []
         var firstIndex: [String: Int] = [:]
         for (index, entry) in entries.enumerated() {
@@ -506,9 +532,11 @@ private struct ManifestChecker {
                 continue
             }
             if type.isResolved, !ManifestLint.systemActivityTypes.contains(type.value),
-               let problem = ReverseDNS.validate(type.value) {
-                warning("\(type.value.quotedForDisplay) is not a reverse-DNS activity type (\(problem)); Apple advises "
-                            + "reverse-DNS (com.example.app.reading) but accepts it", key: path, in: info)
+                let problem = ReverseDNS.validate(type.value)
+            {
+                warning(
+                    "\(type.value.quotedForDisplay) is not a reverse-DNS activity type (\(problem)); Apple advises "
+                        + "reverse-DNS (com.example.app.reading) but accepts it", key: path, in: info)
             }
             if let first = firstIndex[type.value] {
                 warning("\(type.value.quotedForDisplay) is already declared at \(key)[\(first)]", key: path, in: info)
@@ -524,7 +552,9 @@ private struct ManifestChecker {
 
     mutating func checkDocumentTypes() -> [AppManifest.DocumentType] {
         let key = "CFBundleDocumentTypes"
-        guard let value = info.root[key], let entries = array(value, of: "dictionaries", key: key, in: info) else { return [] }
+        guard let value = info.root[key], let entries = array(value, of: "dictionaries", key: key, in: info) else {
+            return []
+        }
         var documentTypes: [AppManifest.DocumentType] = []
         var ubiquitousTypeOwner: [String: Int] = [:]
         for (index, entry) in entries.enumerated() {
@@ -545,10 +575,14 @@ private struct ManifestChecker {
 
             var ubiquitousType: String?
             let ubiquitousPath = "\(path).NSUbiquitousDocumentUserActivityType"
-            if let value = document["NSUbiquitousDocumentUserActivityType"], let type = string(value, key: ubiquitousPath, in: info) {
+            if let value = document["NSUbiquitousDocumentUserActivityType"],
+                let type = string(value, key: ubiquitousPath, in: info)
+            {
                 ubiquitousType = type.value
                 if type.isResolved, let problem = ReverseDNS.validate(type.value) {
-                    error("\(type.value.quotedForDisplay) is not a reverse-DNS activity type: \(problem)", key: ubiquitousPath, in: info)
+                    error(
+                        "\(type.value.quotedForDisplay) is not a reverse-DNS activity type: \(problem)",
+                        key: ubiquitousPath, in: info)
                 }
                 if let owner = ubiquitousTypeOwner[type.value] {
                     warning(
@@ -559,19 +593,23 @@ private struct ManifestChecker {
                     ubiquitousTypeOwner[type.value] = index
                 }
             }
-            documentTypes.append(AppManifest.DocumentType(name: name, contentTypes: contentTypes, ubiquitousActivityType: ubiquitousType))
+            documentTypes.append(
+                AppManifest.DocumentType(name: name, contentTypes: contentTypes, ubiquitousActivityType: ubiquitousType)
+            )
         }
         return documentTypes
     }
 
     mutating func checkContentTypes(_ value: PropertyListValue?, path: String) -> [String] {
         guard let value else {
-            warning("missing; the document type declares no content types, so no document matches it", key: path, in: info)
+            warning(
+                "missing; the document type declares no content types, so no document matches it", key: path, in: info)
             return []
         }
         guard let entries = array(value, of: "strings", key: path, in: info) else { return [] }
         if entries.isEmpty {
-            warning("is empty; the document type declares no content types, so no document matches it", key: path, in: info)
+            warning(
+                "is empty; the document type declares no content types, so no document matches it", key: path, in: info)
         }
         var contentTypes: [String] = []
         for (index, entry) in entries.enumerated() {
@@ -583,7 +621,9 @@ private struct ManifestChecker {
                     continue
                 }
                 if let problem = ReverseDNS.validate(type.value) {
-                    warning("\(type.value.quotedForDisplay) is not a uniform type identifier: \(problem)", key: entryPath, in: info)
+                    warning(
+                        "\(type.value.quotedForDisplay) is not a uniform type identifier: \(problem)", key: entryPath,
+                        in: info)
                 }
             }
             if contentTypes.contains(type.value) {
@@ -600,10 +640,12 @@ private struct ManifestChecker {
     mutating func checkAssociatedDomains(expander: BuildSettingExpander) -> [String] {
         let key = "com.apple.developer.associated-domains"
         if info.root[key] != nil {
-            warning("is an entitlement and has no effect in the Info.plist; move it to the entitlements file", key: key, in: info)
+            warning(
+                "is an entitlement and has no effect in the Info.plist; move it to the entitlements file", key: key,
+                in: info)
         }
         guard let entitlements, let value = entitlements.root[key],
-              let entries = array(value, of: "strings", key: key, in: entitlements)
+            let entries = array(value, of: "strings", key: key, in: entitlements)
         else { return [] }
         var domains: [String] = []
         for (index, entry) in entries.enumerated() {
@@ -613,7 +655,9 @@ private struct ManifestChecker {
                 error(problem, key: path, in: entitlements)
             }
             if let first = domains.firstIndex(of: domain.value) {
-                warning("\(domain.value.quotedForDisplay) is already declared at \(key)[\(first)]", key: path, in: entitlements)
+                warning(
+                    "\(domain.value.quotedForDisplay) is already declared at \(key)[\(first)]", key: path,
+                    in: entitlements)
             } else {
                 domains.append(domain.value)
             }
@@ -632,7 +676,8 @@ private struct ManifestChecker {
         }
         let service = entry[..<colon]
         guard ManifestLint.associatedDomainServices.contains(String(service)) else {
-            return "\(entry.quotedForDisplay) has an unknown service \(String(service).quotedForDisplay); expected one of \(services)"
+            return
+                "\(entry.quotedForDisplay) has an unknown service \(String(service).quotedForDisplay); expected one of \(services)"
         }
         var host = entry[entry.index(after: colon)...]
         if let question = host.firstIndex(of: "?") {
@@ -646,13 +691,16 @@ private struct ManifestChecker {
         if let portColon = host.lastIndex(of: ":") {
             let port = host[host.index(after: portColon)...]
             host = host[..<portColon]
-            guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCIIDigit), let number = Int(port), (1...65535).contains(number) else {
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCIIDigit), let number = Int(port),
+                (1...65535).contains(number)
+            else {
                 return "\(entry.quotedForDisplay) has an invalid port \(String(port).quotedForDisplay)"
             }
         }
         guard !host.isEmpty else { return "\(entry.quotedForDisplay) has no domain after \"\(service):\"" }
         guard isValidHost(host) else {
-            return "\(entry.quotedForDisplay) has an invalid domain \(String(host).quotedForDisplay); expected a host name "
+            return
+                "\(entry.quotedForDisplay) has an invalid domain \(String(host).quotedForDisplay); expected a host name "
                 + "such as example.com or *.example.com (internationalized names in their xn-- form)"
         }
         return nil
@@ -706,8 +754,9 @@ extension ManifestChecker {
         let key = "UIApplicationSceneManifest"
         guard let value = info.root[key] else { return nil }
         guard case .dictionary(let root) = value else {
-            error("expected a dictionary (UIApplicationSupportsMultipleScenes, UISceneConfigurations), found \(value.kindDescription)",
-                  key: key, in: info)
+            error(
+                "expected a dictionary (UIApplicationSupportsMultipleScenes, UISceneConfigurations), found \(value.kindDescription)",
+                key: key, in: info)
             return nil
         }
         var manifest = AppManifest.SceneManifest()
@@ -720,34 +769,42 @@ extension ManifestChecker {
         let configurationsKey = "\(key).UISceneConfigurations"
         guard let configurations = root["UISceneConfigurations"] else { return manifest }
         guard case .dictionary(let roles) = configurations else {
-            error("expected a dictionary of session roles (such as UIWindowSceneSessionRoleApplication), found \(configurations.kindDescription)",
-                  key: configurationsKey, in: info)
+            error(
+                "expected a dictionary of session roles (such as UIWindowSceneSessionRoleApplication), found \(configurations.kindDescription)",
+                key: configurationsKey, in: info)
             return manifest
         }
         for (role, entries) in roles.sorted(by: { $0.key < $1.key }) {
             let rolePath = "\(configurationsKey).\(role)"
-            guard let list = array(entries, of: "scene configurations (dictionaries)", key: rolePath, in: info) else { continue }
+            guard let list = array(entries, of: "scene configurations (dictionaries)", key: rolePath, in: info) else {
+                continue
+            }
             for (index, entry) in list.enumerated() {
                 let path = "\(rolePath)[\(index)]"
                 guard case .dictionary(let fields) = entry else {
-                    error("expected a dictionary (UISceneConfigurationName, UISceneDelegateClassName), found \(entry.kindDescription)",
-                          key: path, in: info)
+                    error(
+                        "expected a dictionary (UISceneConfigurationName, UISceneDelegateClassName), found \(entry.kindDescription)",
+                        key: path, in: info)
                     continue
                 }
                 var configuration = AppManifest.SceneManifest.Configuration(role: role)
                 if let name = fields["UISceneConfigurationName"] {
-                    configuration.name = string(name, key: "\(path).UISceneConfigurationName", in: info, unresolved: .warning)?.value
+                    configuration.name =
+                        string(name, key: "\(path).UISceneConfigurationName", in: info, unresolved: .warning)?.value
                 }
                 if let delegate = fields["UISceneDelegateClassName"] {
                     // Xcode always defines PRODUCT_MODULE_NAME, and the simulator matches a delegate
                     // class with or without its module: "$(PRODUCT_MODULE_NAME).SceneDelegate", as
                     // Xcode's templates write it, is not a problem when no build settings are given.
                     // With PRODUCT_NAME given, the module name derives from it as Xcode derives it.
-                    let moduleDefault = expander.expand("$(PRODUCT_NAME)").isComplete
-                        ? expander.addingDefault("$(PRODUCT_NAME:c99extidentifier)", for: "PRODUCT_MODULE_NAME") : expander
-                    configuration.delegateClass = string(
-                        delegate, key: "\(path).UISceneDelegateClassName", in: info, expander: moduleDefault,
-                        unresolved: .warning, ignoring: [.undefined(name: "PRODUCT_MODULE_NAME")])?.value
+                    let moduleDefault =
+                        expander.expand("$(PRODUCT_NAME)").isComplete
+                        ? expander.addingDefault("$(PRODUCT_NAME:c99extidentifier)", for: "PRODUCT_MODULE_NAME")
+                        : expander
+                    configuration.delegateClass =
+                        string(
+                            delegate, key: "\(path).UISceneDelegateClassName", in: info, expander: moduleDefault,
+                            unresolved: .warning, ignoring: [.undefined(name: "PRODUCT_MODULE_NAME")])?.value
                 }
                 manifest.configurations.append(configuration)
             }

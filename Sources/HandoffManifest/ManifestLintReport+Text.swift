@@ -28,10 +28,13 @@ extension ManifestLintReport {
 
         lines.append(Self.heading("Document types", count: documentTypes.count))
         for documentType in documentTypes {
-            lines.append("  " + (documentType.name.isEmpty ? "(unnamed)" : documentType.name.escapingInvisibleCharacters))
+            lines.append(
+                "  " + (documentType.name.isEmpty ? "(unnamed)" : documentType.name.escapingInvisibleCharacters))
             let contentTypes = documentType.contentTypes.map(\.escapingInvisibleCharacters).joined(separator: ", ")
             lines.append("    content types: " + (contentTypes.isEmpty ? "none" : contentTypes))
-            lines.append("    ubiquitous activity type: " + (documentType.ubiquitousActivityType?.escapingInvisibleCharacters ?? "none"))
+            lines.append(
+                "    ubiquitous activity type: "
+                    + (documentType.ubiquitousActivityType?.escapingInvisibleCharacters ?? "none"))
         }
 
         lines.append(Self.heading("Associated domains", count: associatedDomains.count))
@@ -55,8 +58,9 @@ extension ManifestLintReport {
         }
 
         lines.append("")
-        lines.append(Self.count(errors.count, "error") + ", " + Self.count(warnings.count, "warning")
-            + (notes.isEmpty ? "" : ", " + Self.count(notes.count, "note") + " on what the simulator needs"))
+        lines.append(
+            Self.count(errors.count, "error") + ", " + Self.count(warnings.count, "warning")
+                + (notes.isEmpty ? "" : ", " + Self.count(notes.count, "note") + " on what the simulator needs"))
         return lines.joined(separator: "\n")
     }
 

@@ -81,7 +81,9 @@ enum PropertyListReader {
         var data = Data()
         do {
             while data.count <= maximumSize {
-                guard let chunk = try handle.read(upToCount: maximumSize + 1 - data.count), !chunk.isEmpty else { break }
+                guard let chunk = try handle.read(upToCount: maximumSize + 1 - data.count), !chunk.isEmpty else {
+                    break
+                }
                 data.append(chunk)
             }
         } catch {
@@ -111,7 +113,9 @@ enum PropertyListReader {
             } else {
                 let withoutComments = XMLCommentStripper.strippingComments(from: data)
                 if withoutComments != data,
-                   let parsed = try? PropertyListSerialization.propertyList(from: withoutComments, options: [], format: nil) {
+                    let parsed = try? PropertyListSerialization.propertyList(
+                        from: withoutComments, options: [], format: nil)
+                {
                     object = parsed
                 } else {
                     object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -120,7 +124,8 @@ enum PropertyListReader {
         } catch let error as ManifestReadError {
             throw error
         } catch {
-            throw ManifestReadError(file: name, reason: .malformed(detail: describeParseError(error).escapingInvisibleCharacters))
+            throw ManifestReadError(
+                file: name, reason: .malformed(detail: describeParseError(error).escapingInvisibleCharacters))
         }
         let value: PropertyListValue
         do {
@@ -225,7 +230,9 @@ enum XMLCommentStripper {
     /// or UTF-32 text is passed through for Foundation to handle) or contains no comment.
     static func strippingComments(from data: Data) -> Data {
         let bytes = [UInt8](data)
-        guard isASCIICompatibleXML(bytes), firstIndex(of: commentOpening, in: bytes, from: 0) != nil else { return data }
+        guard isASCIICompatibleXML(bytes), firstIndex(of: commentOpening, in: bytes, from: 0) != nil else {
+            return data
+        }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0
@@ -315,7 +322,8 @@ enum BinaryPropertyListCheck {
             return "invalid object count in the trailer"
         }
         guard tableOffset >= 9, tableOffset < UInt64(trailer),
-              UInt64(trailer) - tableOffset >= objectCount * UInt64(offsetSize) else {
+            UInt64(trailer) - tableOffset >= objectCount * UInt64(offsetSize)
+        else {
             return "the offset table lies outside the file"
         }
         let count = Int(objectCount)

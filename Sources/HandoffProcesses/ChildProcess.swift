@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,10 +75,12 @@ package final class ChildProcess: Sendable {
 
     /// Starts `executable` with `arguments` and `environment` (this process's when nil), in
     /// `currentDirectory` (this process's when nil).
-    package init(executable: String, arguments: [String], environment: [String: String]? = nil,
-                currentDirectory: String? = nil,
-                standardInput input: Stream = .nullDevice, standardOutput output: Stream = .nullDevice,
-                standardError errors: Stream = .nullDevice) throws(SpawnError) {
+    package init(
+        executable: String, arguments: [String], environment: [String: String]? = nil,
+        currentDirectory: String? = nil,
+        standardInput input: Stream = .nullDevice, standardOutput output: Stream = .nullDevice,
+        standardError errors: Stream = .nullDevice
+    ) throws(SpawnError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -98,7 +101,8 @@ package final class ChildProcess: Sendable {
             for (target, stream) in [(Int32(0), input), (1, output), (2, errors)] {
                 switch stream {
                 case .nullDevice:
-                    posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+                    posix_spawn_file_actions_addopen(
+                        &actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
                 case .pipe:
                     let ends = try pipeEnds()
                     let (mine, theirs) = target == 0 ? (ends.write, ends.read) : (ends.read, ends.write)
@@ -120,7 +124,8 @@ package final class ChildProcess: Sendable {
         closeInheritedDescriptors(&actions)
         if let currentDirectory, !changeDirectory(&actions, to: currentDirectory) {
             closeAll(Array(parentEnds.values) + childEnds)
-            throw SpawnError(executable: executable, reason: "this C library cannot start a child in \(currentDirectory)")
+            throw SpawnError(
+                executable: executable, reason: "this C library cannot start a child in \(currentDirectory)")
         }
 
         var attributes = posix_spawnattr_t()
@@ -134,7 +139,8 @@ package final class ChildProcess: Sendable {
         for signal in 1..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, Int32(signal)) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let variables = environment ?? ProcessInfo.processInfo.environment
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -196,11 +202,14 @@ package final class ChildProcess: Sendable {
 
     /// Runs a program to its end, its standard output and error read together; how it ended
     /// and what it wrote.
-    package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           standardInput: Data? = nil) throws(SpawnError) -> (termination: Termination, output: String) {
-        let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment,
-                                     standardInput: standardInput == nil ? .nullDevice : .pipe,
-                                     standardOutput: .pipe, standardError: .standardOutput)
+    package static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        standardInput: Data? = nil
+    ) throws(SpawnError) -> (termination: Termination, output: String) {
+        let child = try ChildProcess(
+            executable: executable, arguments: arguments, environment: environment,
+            standardInput: standardInput == nil ? .nullDevice : .pipe,
+            standardOutput: .pipe, standardError: .standardOutput)
         let collected = Mutex(Data())
         let done = DispatchSemaphore(value: 0)
         drainOnOwnThread(child.standardOutput!, named: "\(executable) output", atEnd: { done.signal() }) { data in

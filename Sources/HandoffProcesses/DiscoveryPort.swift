@@ -17,7 +17,9 @@ package enum DiscoveryPort {
     static func ephemeralRange() -> ClosedRange<Int> {
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
         let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
-        guard bounds.count == 2, bounds[0] <= bounds[1], bounds[0] > 0, bounds[1] <= 65_535 else { return 32_768...60_999 }
+        guard bounds.count == 2, bounds[0] <= bounds[1], bounds[0] > 0, bounds[1] <= 65_535 else {
+            return 32_768...60_999
+        }
         return bounds[0]...bounds[1]
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,8 +27,9 @@ package final class HeadlessProcess: @unchecked Sendable {
     /// Starts a headless device. `arguments` come after `device --headless`. `fileLimit` starts
     /// it with at most that many open descriptors (`ulimit -n`), as a starved device would be.
     package convenience init(name: String, arguments: [String], executable: URL, fileLimit: Int? = nil) throws {
-        try self.init(name: name, command: ["device", "--headless", "--name", name] + arguments, executable: executable,
-                      fileLimit: fileLimit)
+        try self.init(
+            name: name, command: ["device", "--headless", "--name", name] + arguments, executable: executable,
+            fileLimit: fileLimit)
     }
 
     /// Starts `executable` with `command` (another of its commands, such as `web serve`), read
@@ -35,12 +37,14 @@ package final class HeadlessProcess: @unchecked Sendable {
     package init(name: String, command: [String], executable: URL, fileLimit: Int? = nil) throws {
         self.name = name
         if let fileLimit {
-            process = try ChildProcess(executable: "/bin/sh",
-                                       arguments: ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", executable.path] + command,
-                                       standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+            process = try ChildProcess(
+                executable: "/bin/sh",
+                arguments: ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", executable.path] + command,
+                standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
         } else {
-            process = try ChildProcess(executable: executable.path, arguments: command,
-                                       standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+            process = try ChildProcess(
+                executable: executable.path, arguments: command,
+                standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
         }
         // Blocking reads on threads of their own, not readabilityHandler: see drainOnOwnThread.
         drainOnOwnThread(process.standardOutput!, named: "\(name) stdout") { [weak self] data in
@@ -100,8 +104,10 @@ package final class HeadlessProcess: @unchecked Sendable {
 
     /// Waits until a JSON object line (after the first `after` of them) matches, or the deadline
     /// passes. Returns the line, or nil on timeout.
-    package func waitForMessage(after start: Int = 0, timeout: TimeInterval = 10,
-                               where matches: ([String: JSONValue]) -> Bool) -> [String: JSONValue]? {
+    package func waitForMessage(
+        after start: Int = 0, timeout: TimeInterval = 10,
+        where matches: ([String: JSONValue]) -> Bool
+    ) -> [String: JSONValue]? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
@@ -130,7 +136,9 @@ package final class HeadlessProcess: @unchecked Sendable {
 
     /// Waits until a line (after the first `after` lines) matches, or the deadline passes.
     /// Returns the line, or nil on timeout.
-    package func waitFor(after start: Int = 0, timeout: TimeInterval = 10, where matches: ([String: Any]) -> Bool) -> [String: Any]? {
+    package func waitFor(
+        after start: Int = 0, timeout: TimeInterval = 10, where matches: ([String: Any]) -> Bool
+    ) -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
@@ -167,7 +175,9 @@ package final class HeadlessProcess: @unchecked Sendable {
 
     /// Waits until a raw line at index `start` or later satisfies `matches`; returns it with its
     /// index, or nil when the deadline passes.
-    package func waitForRawLine(from start: Int, timeout: TimeInterval, where matches: (String) -> Bool) -> (index: Int, line: String)? {
+    package func waitForRawLine(
+        from start: Int, timeout: TimeInterval, where matches: (String) -> Bool
+    ) -> (index: Int, line: String)? {
         let deadline = Date().addingTimeInterval(timeout)
         lock.lock()
         defer { lock.unlock() }
@@ -182,9 +192,13 @@ package final class HeadlessProcess: @unchecked Sendable {
     }
 
     /// Waits for a lifecycle event of `kind`.
-    package func waitForLifecycle(_ kind: String, after start: Int = 0, timeout: TimeInterval = 10,
-                                 where extra: ([String: Any]) -> Bool = { _ in true }) -> [String: Any]? {
-        waitFor(after: start, timeout: timeout) { $0["event"] as? String == "lifecycle" && $0["kind"] as? String == kind && extra($0) }
+    package func waitForLifecycle(
+        _ kind: String, after start: Int = 0, timeout: TimeInterval = 10,
+        where extra: ([String: Any]) -> Bool = { _ in true }
+    ) -> [String: Any]? {
+        waitFor(after: start, timeout: timeout) {
+            $0["event"] as? String == "lifecycle" && $0["kind"] as? String == kind && extra($0)
+        }
     }
 
     /// Waits for the process to exit; returns its status, or nil on timeout.

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,8 +15,10 @@ import Glibc
 /// a read either. The loop ends when every writer has closed the pipe: for a child's standard
 /// output, when the child and anything it started have exited.
 /// `atEnd` runs after the last chunk.
-package func drainOnOwnThread(_ handle: FileHandle, named name: String, atEnd: (@Sendable () -> Void)? = nil,
-                             into sink: @escaping @Sendable (Data) -> Void) {
+package func drainOnOwnThread(
+    _ handle: FileHandle, named name: String, atEnd: (@Sendable () -> Void)? = nil,
+    into sink: @escaping @Sendable (Data) -> Void
+) {
     let thread = Thread {
         // Named from inside, so that the system has the name too (`/proc/self/task/*/comm`,
         // debuggers), cut to the 15 bytes it takes: set from outside before `start()`, or

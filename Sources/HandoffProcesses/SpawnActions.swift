@@ -27,7 +27,8 @@ package func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions
 }
 
 /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later), likewise undeclared.
-private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+private typealias AddChdir =
+    @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
 private let addChdir: AddChdir? = dlsym(nil, "posix_spawn_file_actions_addchdir_np")
     .map { unsafeBitCast($0, to: AddChdir.self) }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,15 +84,21 @@ package final class TmuxSession {
         var paneEnvironment = ["LANG": "C.UTF-8", "TERM": "tmux-256color"]
         paneEnvironment.merge(environment) { $1 }
         // The server first, then its default terminal, then the session: one tmux invocation.
-        var arguments = ["start-server", ";", "set-option", "-g", "default-terminal", paneEnvironment["TERM"] ?? "tmux-256color", ";",
-                         "new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), "-P", "-F", "#{pane_id}"]
+        var arguments = [
+            "start-server", ";", "set-option", "-g", "default-terminal", paneEnvironment["TERM"] ?? "tmux-256color",
+            ";",
+            "new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), "-P", "-F", "#{pane_id}",
+        ]
         for (key, value) in paneEnvironment.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(key)=\(value)"] }
         arguments.append(command)
         do {
-            mainPane = try Self.firstLine(of: Self.run(tmux, socket: socket, environment: serverEnvironment,
-                                                       directory: directory, index: 0, arguments))
+            mainPane = try Self.firstLine(
+                of: Self.run(
+                    tmux, socket: socket, environment: serverEnvironment,
+                    directory: directory, index: 0, arguments))
         } catch {
-            _ = try? Self.run(tmux, socket: socket, environment: serverEnvironment, directory: directory, index: 1, ["kill-server"])
+            _ = try? Self.run(
+                tmux, socket: socket, environment: serverEnvironment, directory: directory, index: 1, ["kill-server"])
             try? FileManager.default.removeItem(atPath: directory)
             throw error
         }
@@ -117,8 +124,9 @@ package final class TmuxSession {
     package func run(_ arguments: [String]) throws -> String {
         guard !isClosed else { throw Failure("the tmux session is closed") }
         commandCount += 1
-        return try Self.run(tmux, socket: socket, environment: environment, directory: directory,
-                            index: commandCount, arguments)
+        return try Self.run(
+            tmux, socket: socket, environment: environment, directory: directory,
+            index: commandCount, arguments)
     }
 
     /// Sends named keys (`"Up"`, `"Enter"`, `"C-c"`, `"F5"`, `"BTab"`, ...) to `pane` (default:
@@ -141,14 +149,17 @@ package final class TmuxSession {
     /// Polls the screen of `pane` every 25 ms until `predicate` accepts it, and returns that
     /// screen; throws after `timeout`, with the last screen in the error.
     @discardableResult
-    package func waitFor(_ description: String, in pane: String? = nil, colors: Bool = false,
-                        timeout: Duration = .seconds(5), until predicate: (String) throws -> Bool) throws -> String {
+    package func waitFor(
+        _ description: String, in pane: String? = nil, colors: Bool = false,
+        timeout: Duration = .seconds(5), until predicate: (String) throws -> Bool
+    ) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             let screen = try capture(pane, colors: colors)
             if try predicate(screen) { return screen }
             if ContinuousClock.now >= deadline {
-                throw Failure("timed out after \(timeout) waiting for \(description) in pane \(pane ?? mainPane)", screen: screen)
+                throw Failure(
+                    "timed out after \(timeout) waiting for \(description) in pane \(pane ?? mainPane)", screen: screen)
             }
             usleep(25_000)
         }
@@ -161,7 +172,10 @@ package final class TmuxSession {
         package var description: String
         package var predicate: (String) -> Bool
 
-        package init(_ description: String, on session: TmuxSession, in pane: String? = nil, where predicate: @escaping (String) -> Bool) {
+        package init(
+            _ description: String, on session: TmuxSession, in pane: String? = nil,
+            where predicate: @escaping (String) -> Bool
+        ) {
             self.session = session
             self.pane = pane
             self.description = description
@@ -187,7 +201,9 @@ package final class TmuxSession {
             if missing.isEmpty { return seen.map { $0 ?? "" } }
             if ContinuousClock.now >= deadline {
                 let screens = missing.map { "\($0.0.description):\n>>>>\n\($0.1)\n<<<<" }.joined(separator: "\n")
-                throw Failure("timed out after \(timeout) waiting for \(missing.map(\.0.description).joined(separator: ", "))\n\(screens)")
+                throw Failure(
+                    "timed out after \(timeout) waiting for \(missing.map(\.0.description).joined(separator: ", "))\n\(screens)"
+                )
             }
             usleep(25_000)
         }
@@ -197,7 +213,8 @@ package final class TmuxSession {
     /// `["EXIT=", "STTY-"]` when the shell prints a status and then compares the settings),
     /// and returns that screen.
     @discardableResult
-    package func waitFor(all texts: [String], in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
+    package func waitFor(all texts: [String], in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String
+    {
         try waitFor(texts.map { "\"\($0)\"" }.joined(separator: " and "), in: pane, timeout: timeout) { screen in
             texts.allSatisfy(screen.contains)
         }
@@ -205,7 +222,9 @@ package final class TmuxSession {
 
     /// Waits until the screen of `pane` contains a match for the regular expression `pattern`.
     @discardableResult
-    package func waitFor(matching pattern: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> String {
+    package func waitFor(
+        matching pattern: String, in pane: String? = nil, timeout: Duration = .seconds(5)
+    ) throws -> String {
         let regex = try Regex(pattern)
         return try waitFor("/\(pattern)/", in: pane, timeout: timeout) { $0.contains(regex) }
     }
@@ -217,8 +236,11 @@ package final class TmuxSession {
 
     /// Splits the pane (side by side when `horizontal`) to run `command`; returns the new pane.
     package func splitWindow(horizontal: Bool = true, of pane: String? = nil, command: String) throws -> String {
-        try Self.firstLine(of: run(["split-window", horizontal ? "-h" : "-v", "-t", pane ?? mainPane,
-                                    "-P", "-F", "#{pane_id}", command]))
+        try Self.firstLine(
+            of: run([
+                "split-window", horizontal ? "-h" : "-v", "-t", pane ?? mainPane,
+                "-P", "-F", "#{pane_id}", command,
+            ]))
     }
 
     /// Opens a new window running `command`; returns its pane.
@@ -228,7 +250,8 @@ package final class TmuxSession {
 
     /// A tmux format expanded for `pane` (`#{alternate_on}`, `#{cursor_flag}`, `#{pane_tty}`...).
     package func display(_ format: String, in pane: String? = nil) throws -> String {
-        try run(["display-message", "-p", "-t", pane ?? mainPane, format]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try run(["display-message", "-p", "-t", pane ?? mainPane, format]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// Whether `pane` shows its alternate screen (a full-screen program that has not given the
@@ -245,7 +268,9 @@ package final class TmuxSession {
         guard descriptor >= 0 else { throw Failure("cannot open \(tty): errno \(errno)") }
         defer { Glibc.close(descriptor) }
         let bytes = Array(text.utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw Failure("cannot write to \(tty): errno \(errno)") }
+        guard write(descriptor, bytes, bytes.count) == bytes.count else {
+            throw Failure("cannot write to \(tty): errno \(errno)")
+        }
     }
 
     // MARK: Processes
@@ -271,7 +296,9 @@ package final class TmuxSession {
     }
 
     /// Waits until a process named `name` runs in `pane`, and returns its pid.
-    package func waitForProgram(named name: String, in pane: String? = nil, timeout: Duration = .seconds(5)) throws -> pid_t {
+    package func waitForProgram(
+        named name: String, in pane: String? = nil, timeout: Duration = .seconds(5)
+    ) throws -> pid_t {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let pid = try programPID(named: name, in: pane) { return pid }
@@ -286,7 +313,8 @@ package final class TmuxSession {
     /// take its time, and its job report is no sure sign either).
     package static func hasExited(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return true }
+            let end = stat.lastIndex(of: ")")
+        else { return true }
         return stat[stat.index(after: end)...].split(separator: " ").first == "Z"
     }
 
@@ -305,8 +333,10 @@ package final class TmuxSession {
     package static func children(of pid: pid_t) -> [pid_t] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         return entries.compactMap { entry in
-            guard let child = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let end = stat.lastIndex(of: ")") else { return nil }
+            guard let child = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return nil }
             // After "pid (comm)": state, then the parent's pid.
             let fields = stat[stat.index(after: end)...].split(separator: " ")
             return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
@@ -330,8 +360,10 @@ package final class TmuxSession {
             for _ in 0..<4 {
                 let candidate = directory.appendingPathComponent(name)
                 var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue,
+                    FileManager.default.isExecutableFile(atPath: candidate.path)
+                {
                     return candidate
                 }
                 directory = directory.deletingLastPathComponent()
@@ -352,8 +384,10 @@ package final class TmuxSession {
     /// Runs `tmux -S socket -f /dev/null arguments...` with an empty signal mask and default
     /// signal dispositions (a test runner's thread blocks most signals, and children inherit
     /// that), stdin from /dev/null and output to files, then waits for it.
-    private static func run(_ tmux: String, socket: String, environment: [String: String], directory: String,
-                            index: Int, _ arguments: [String]) throws -> String {
+    private static func run(
+        _ tmux: String, socket: String, environment: [String: String], directory: String,
+        index: Int, _ arguments: [String]
+    ) throws -> String {
         let outputPath = "\(directory)/out-\(index).txt"
         let errorPath = "\(directory)/err-\(index).txt"
         defer {
@@ -365,8 +399,9 @@ package final class TmuxSession {
         // server another test has since stopped (whose port then accepts connections nobody answers).
         let child: ChildProcess
         do {
-            child = try ChildProcess(executable: tmux, arguments: ["-S", socket, "-f", "/dev/null"] + arguments,
-                                     environment: environment, standardOutput: .file(outputPath), standardError: .file(errorPath))
+            child = try ChildProcess(
+                executable: tmux, arguments: ["-S", socket, "-f", "/dev/null"] + arguments,
+                environment: environment, standardOutput: .file(outputPath), standardError: .file(errorPath))
         } catch {
             throw Failure("cannot run tmux: \(error.reason)")
         }
@@ -375,7 +410,9 @@ package final class TmuxSession {
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard termination == .exited(0) else {
             let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-            throw Failure("tmux \(arguments.joined(separator: " ")) failed (\(termination.map { "\($0)" } ?? "no status")): \(errors)")
+            throw Failure(
+                "tmux \(arguments.joined(separator: " ")) failed (\(termination.map { "\($0)" } ?? "no status")): \(errors)"
+            )
         }
         return output
     }

@@ -28,16 +28,18 @@ package final class LifecycleRecorder {
     package init(path: String, device: PeerInfo, account: String) throws(RecordingError) {
         self.path = path
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path)
+            let handle = FileHandle(forWritingAtPath: path)
         else {
             throw RecordingError(file: path, line: nil, reason: "cannot be written")
         }
         self.handle = handle
-        write(.object([
-            "recording": .string(Self.format), "version": .integer(Int64(Self.version)),
-            "device": .string(device.name), "deviceID": .string(device.id.rawValue), "kind": .string(device.kind.rawValue),
-            "account": .string(account),
-        ]))
+        write(
+            .object([
+                "recording": .string(Self.format), "version": .integer(Int64(Self.version)),
+                "device": .string(device.name), "deviceID": .string(device.id.rawValue),
+                "kind": .string(device.kind.rawValue),
+                "account": .string(account),
+            ]))
     }
 
     deinit { try? handle.close() }
@@ -120,7 +122,8 @@ package struct LifecycleRecording: Sendable {
                 // The header line, then the last `maximumBytes` from the first whole line on.
                 let start = try handle.read(upToCount: 64 * 1024) ?? Data()
                 guard let headerEnd = start.firstIndex(of: 0x0A) else {
-                    throw RecordingError(file: path, line: 1, reason: "the header line is longer than 64 KiB (not a recording?)")
+                    throw RecordingError(
+                        file: path, line: 1, reason: "the header line is longer than 64 KiB (not a recording?)")
                 }
                 try handle.seek(toOffset: UInt64(size - Self.maximumBytes))
                 var tail = try handle.readToEnd() ?? Data()
@@ -136,9 +139,10 @@ package struct LifecycleRecording: Sendable {
         }
         do {
             try self.init(data: data, file: path)
-        } catch where skipped > 0 {
+        } catch  where skipped > 0 {
             // Line numbers count from the part read: say so rather than name a wrong line.
-            throw RecordingError(file: path, line: nil, reason: "in its last \(Self.maximumBytes / (1024 * 1024)) MiB: \(error.reason)")
+            throw RecordingError(
+                file: path, line: nil, reason: "in its last \(Self.maximumBytes / (1024 * 1024)) MiB: \(error.reason)")
         }
         skippedBytes = skipped
     }
@@ -164,22 +168,32 @@ package struct LifecycleRecording: Sendable {
                 value = try JSONValue.parse(line)
             } catch {
                 let truncated = number == lines.count && !endsWithNewline
-                throw RecordingError(file: file, line: number, reason: truncated ? "truncated (the last line ends early: \(error))" : "not JSON (\(error))")
+                throw RecordingError(
+                    file: file, line: number,
+                    reason: truncated ? "truncated (the last line ends early: \(error))" : "not JSON (\(error))")
             }
             guard case .object(let object) = value else {
-                throw RecordingError(file: file, line: number, reason: "a line must be a JSON object, not \(value.kindDescription)")
+                throw RecordingError(
+                    file: file, line: number, reason: "a line must be a JSON object, not \(value.kindDescription)")
             }
             return object
         }
         let header = try parse(first, 1)
         guard header["recording"]?.stringValue == LifecycleRecorder.format else {
-            throw RecordingError(file: file, line: 1, reason: "not a lifecycle recording (the header must say \"recording\":\"\(LifecycleRecorder.format)\"; record one with handoff device --record FILE)")
+            throw RecordingError(
+                file: file, line: 1,
+                reason:
+                    "not a lifecycle recording (the header must say \"recording\":\"\(LifecycleRecorder.format)\"; record one with handoff device --record FILE)"
+            )
         }
         guard let version = header["version"]?.integerValue else {
             throw RecordingError(file: file, line: 1, reason: "the header has no version")
         }
         guard version <= Int64(LifecycleRecorder.version) else {
-            throw RecordingError(file: file, line: 1, reason: "recorded by a newer version (\(version)); this build reads version \(LifecycleRecorder.version)")
+            throw RecordingError(
+                file: file, line: 1,
+                reason:
+                    "recorded by a newer version (\(version)); this build reads version \(LifecycleRecorder.version)")
         }
         guard let device = header["device"]?.stringValue, let account = header["account"]?.stringValue else {
             throw RecordingError(file: file, line: 1, reason: "the header must name the \"device\" and its \"account\"")
@@ -193,22 +207,30 @@ package struct LifecycleRecording: Sendable {
             let number = index + 1
             let object = try parse(line, number)
             guard let timeText = object["time"]?.stringValue, let time = Self.date(timeText) else {
-                throw RecordingError(file: file, line: number, reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
+                throw RecordingError(
+                    file: file, line: number,
+                    reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
             }
             guard let kindText = object["kind"]?.stringValue else {
                 throw RecordingError(file: file, line: number, reason: "no \"kind\"")
             }
             guard let kind = LifecycleEvent.Kind(rawValue: kindText) else {
-                throw RecordingError(file: file, line: number, reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
+                throw RecordingError(
+                    file: file, line: number,
+                    reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
             }
             let eventDevice = object["device"]?.stringValue ?? device
             guard eventDevice == device else {
-                throw RecordingError(file: file, line: number, reason: "an event of \"\(eventDevice.prefix(60))\" in \(device)'s recording")
+                throw RecordingError(
+                    file: file, line: number,
+                    reason: "an event of \"\(eventDevice.prefix(60))\" in \(device)'s recording")
             }
-            events.append(RecordedEvent(
-                time: time, timeText: timeText, device: device, kind: kind, continuation: object["continuation"]?.stringValue,
-                peer: object["peer"]?.stringValue, detail: object["detail"]?.stringValue ?? "",
-                explanation: object["explanation"]?.stringValue ?? kind.explanation, fields: object))
+            events.append(
+                RecordedEvent(
+                    time: time, timeText: timeText, device: device, kind: kind,
+                    continuation: object["continuation"]?.stringValue,
+                    peer: object["peer"]?.stringValue, detail: object["detail"]?.stringValue ?? "",
+                    explanation: object["explanation"]?.stringValue ?? kind.explanation, fields: object))
         }
         self.events = events
     }
@@ -227,10 +249,15 @@ package struct LifecycleRecording: Sendable {
         for path in paths {
             let recording = try LifecycleRecording(contentsOf: path)
             if let first = recordings.first, first.account != recording.account {
-                throw RecordingError(file: path, line: 1, reason: "\(recording.device) is in account \(recording.account), but \(first.file) is in account \(first.account): a timeline shows one account's devices")
+                throw RecordingError(
+                    file: path, line: 1,
+                    reason:
+                        "\(recording.device) is in account \(recording.account), but \(first.file) is in account \(first.account): a timeline shows one account's devices"
+                )
             }
             if let same = recordings.first(where: { $0.deviceID == recording.deviceID }) {
-                throw RecordingError(file: path, line: 1, reason: "\(recording.device) was already given (\(same.file))")
+                throw RecordingError(
+                    file: path, line: 1, reason: "\(recording.device) was already given (\(same.file))")
             }
             recordings.append(recording)
         }

@@ -49,7 +49,9 @@ package struct Timeline: Sendable {
         }
         let timeWidth = 12
         lines.append(pad("", timeWidth) + lanes.map { " │ " + pad("\($0.name) (\($0.kind))", width) }.joined())
-        lines.append(String(repeating: "─", count: timeWidth) + lanes.map { _ in "─┼─" + String(repeating: "─", count: width) }.joined())
+        lines.append(
+            String(repeating: "─", count: timeWidth)
+                + lanes.map { _ in "─┼─" + String(repeating: "─", count: width) }.joined())
         let arrowsFrom = Dictionary(grouping: arrows, by: \.from)
         for (index, row) in rows.enumerated() {
             var line = pad(Self.clock(row.event), timeWidth)
@@ -66,8 +68,10 @@ package struct Timeline: Sendable {
     }
 
     func arrowLine(_ arrow: Arrow, timeWidth: Int, width: Int) -> String {
-        let from = rows[arrow.from].lane, to = rows[arrow.to].lane
-        let low = min(from, to), high = max(from, to)
+        let from = rows[arrow.from].lane
+        let to = rows[arrow.to].lane
+        let low = min(from, to)
+        let high = max(from, to)
         // Character positions: lane l's column starts at timeWidth + l * (width + 3) + 3.
         let start = timeWidth + low * (width + 3) + 3 + width / 2
         let end = timeWidth + high * (width + 3) + 3 + width / 2
@@ -77,7 +81,9 @@ package struct Timeline: Sendable {
         if from < to { characters[end] = "▶" } else { characters[start] = "◀" }
         let label = " \(arrow.label) "
         let labelStart = start + max(1, (end - start - label.count) / 2)
-        for (offset, character) in label.enumerated() where labelStart + offset < end { characters[labelStart + offset] = character }
+        for (offset, character) in label.enumerated() where labelStart + offset < end {
+            characters[labelStart + offset] = character
+        }
         return String(characters)
     }
 
@@ -91,28 +97,40 @@ package struct Timeline: Sendable {
 
     /// The same sequence diagram as an SVG picture.
     package func svg() -> String {
-        let laneWidth = 320, left = 110, top = 70, rowHeight = 30
+        let laneWidth = 320
+        let left = 110
+        let top = 70
+        let rowHeight = 30
         let width = left + lanes.count * laneWidth + 20
         let height = top + rows.count * rowHeight + 40
         func x(_ lane: Int) -> Int { left + lane * laneWidth + laneWidth / 2 }
         func y(_ row: Int) -> Int { top + row * rowHeight + rowHeight / 2 }
         var svg = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="Menlo, DejaVu Sans Mono, monospace" font-size="11">
-        <defs><marker id="arrow" markerWidth="10" markerHeight="8" refX="9" refY="4" orient="auto"><path d="M0,0 L10,4 L0,8 z" fill="#1f6feb"/></marker></defs>
-        <rect width="100%" height="100%" fill="#ffffff"/>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="Menlo, DejaVu Sans Mono, monospace" font-size="11">
+            <defs><marker id="arrow" markerWidth="10" markerHeight="8" refX="9" refY="4" orient="auto"><path d="M0,0 L10,4 L0,8 z" fill="#1f6feb"/></marker></defs>
+            <rect width="100%" height="100%" fill="#ffffff"/>
 
-        """
+            """
         for (lane, info) in lanes.enumerated() {
-            svg += "<text x=\"\(x(lane))\" y=\"30\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\">\(Self.escape(info.name))</text>\n"
-            svg += "<text x=\"\(x(lane))\" y=\"46\" text-anchor=\"middle\" fill=\"#666\">\(Self.escape(info.kind))</text>\n"
-            svg += "<line x1=\"\(x(lane))\" y1=\"\(top - 10)\" x2=\"\(x(lane))\" y2=\"\(height - 20)\" stroke=\"#bbb\" stroke-width=\"2\"/>\n"
+            svg +=
+                "<text x=\"\(x(lane))\" y=\"30\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\">\(Self.escape(info.name))</text>\n"
+            svg +=
+                "<text x=\"\(x(lane))\" y=\"46\" text-anchor=\"middle\" fill=\"#666\">\(Self.escape(info.kind))</text>\n"
+            svg +=
+                "<line x1=\"\(x(lane))\" y1=\"\(top - 10)\" x2=\"\(x(lane))\" y2=\"\(height - 20)\" stroke=\"#bbb\" stroke-width=\"2\"/>\n"
         }
         for arrow in arrows {
-            let from = rows[arrow.from], to = rows[arrow.to]
-            let x1 = x(from.lane), y1 = y(arrow.from), x2 = x(to.lane), y2 = y(arrow.to)
+            let from = rows[arrow.from]
+            let to = rows[arrow.to]
+            let x1 = x(from.lane)
+            let y1 = y(arrow.from)
+            let x2 = x(to.lane)
+            let y2 = y(arrow.to)
             let direction = x2 > x1 ? -6 : 6
-            svg += "<line x1=\"\(x1)\" y1=\"\(y1)\" x2=\"\(x2 + direction)\" y2=\"\(y2)\" stroke=\"#1f6feb\" stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n"
-            svg += "<text x=\"\((x1 + x2) / 2)\" y=\"\((y1 + y2) / 2 - 4)\" text-anchor=\"middle\" fill=\"#1f6feb\">\(Self.escape(arrow.label))</text>\n"
+            svg +=
+                "<line x1=\"\(x1)\" y1=\"\(y1)\" x2=\"\(x2 + direction)\" y2=\"\(y2)\" stroke=\"#1f6feb\" stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n"
+            svg +=
+                "<text x=\"\((x1 + x2) / 2)\" y=\"\((y1 + y2) / 2 - 4)\" text-anchor=\"middle\" fill=\"#1f6feb\">\(Self.escape(arrow.label))</text>\n"
         }
         for (index, row) in rows.enumerated() {
             let color = Self.color(row.event.kind)
@@ -120,14 +138,16 @@ package struct Timeline: Sendable {
             svg += "<text x=\"10\" y=\"\(y(index) + 4)\" fill=\"#666\">\(Self.escape(Self.clock(row.event)))</text>\n"
             let label = "\(row.event.kind.rawValue) \(row.event.detail)"
             let clipped = label.count > 46 ? String(label.prefix(45)) + "…" : label
-            svg += "<text x=\"\(x(row.lane) + 8)\" y=\"\(y(index) + 4)\" fill=\"\(color)\"><title>\(Self.escape(row.event.explanation))</title>\(Self.escape(clipped))</text>\n"
+            svg +=
+                "<text x=\"\(x(row.lane) + 8)\" y=\"\(y(index) + 4)\" fill=\"\(color)\"><title>\(Self.escape(row.event.explanation))</title>\(Self.escape(clipped))</text>\n"
         }
         return svg + "</svg>\n"
     }
 
     static func color(_ kind: LifecycleEvent.Kind) -> String {
         switch kind {
-        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue: "#cf222e"
+        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue:
+            "#cf222e"
         case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored: "#9a6700"
         case .continued, .wasContinued: "#1a7f37"
         default: "#24292f"

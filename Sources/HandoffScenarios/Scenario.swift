@@ -83,7 +83,8 @@ package struct Scenario: Sendable, Hashable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ScenarioError(file: url.path, path: "", message: "cannot read the file: \(error.localizedDescription)")
+            throw ScenarioError(
+                file: url.path, path: "", message: "cannot read the file: \(error.localizedDescription)")
         }
         guard data.count <= 1 << 20 else { throw ScenarioError(file: url.path, path: "", message: "larger than 1 MiB") }
         guard let text = String(data: data, encoding: .utf8) else {
@@ -103,7 +104,9 @@ package struct Scenario: Sendable, Hashable {
         }
 
         func object(_ value: JSONValue, _ path: String) throws(ScenarioError) -> [String: JSONValue] {
-            guard let object = value.objectValue else { throw fail(path, "expected an object, found \(value.kindDescription)") }
+            guard let object = value.objectValue else {
+                throw fail(path, "expected an object, found \(value.kindDescription)")
+            }
             return object
         }
 
@@ -112,16 +115,22 @@ package struct Scenario: Sendable, Hashable {
                 if required { throw fail(path, "missing") }
                 return nil
             }
-            guard let text = value.stringValue else { throw fail(path, "expected a string, found \(value.kindDescription)") }
+            guard let text = value.stringValue else {
+                throw fail(path, "expected a string, found \(value.kindDescription)")
+            }
             return text
         }
 
         func strings(_ value: JSONValue?, _ path: String) throws(ScenarioError) -> [String]? {
             guard let value, !value.isNull else { return nil }
-            guard let array = value.arrayValue else { throw fail(path, "expected an array of strings, found \(value.kindDescription)") }
+            guard let array = value.arrayValue else {
+                throw fail(path, "expected an array of strings, found \(value.kindDescription)")
+            }
             var result: [String] = []
             for (index, element) in array.enumerated() {
-                guard let text = element.stringValue else { throw fail("\(path)[\(index)]", "expected a string, found \(element.kindDescription)") }
+                guard let text = element.stringValue else {
+                    throw fail("\(path)[\(index)]", "expected a string, found \(element.kindDescription)")
+                }
                 result.append(text)
             }
             return result
@@ -129,7 +138,9 @@ package struct Scenario: Sendable, Hashable {
 
         func checkKeys(_ object: [String: JSONValue], _ allowed: Set<String>, _ path: String) throws(ScenarioError) {
             if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw fail(path.isEmpty ? unknown : "\(path).\(unknown)", "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
+                throw fail(
+                    path.isEmpty ? unknown : "\(path).\(unknown)",
+                    "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
             }
         }
 
@@ -148,18 +159,28 @@ package struct Scenario: Sendable, Hashable {
                 let device = try self.object(value, path)
                 try checkKeys(device, ["name", "kind", "apps", "team", "claims", "options"], path)
                 let deviceName = try string(device["name"], "\(path).name")!
-                guard !deviceName.isEmpty, deviceName.count <= 30 else { throw fail("\(path).name", "must be 1 to 30 characters") }
-                guard !devices.contains(where: { $0.name == deviceName }) else { throw fail("\(path).name", "\"\(deviceName)\" is named twice") }
+                guard !deviceName.isEmpty, deviceName.count <= 30 else {
+                    throw fail("\(path).name", "must be 1 to 30 characters")
+                }
+                guard !devices.contains(where: { $0.name == deviceName }) else {
+                    throw fail("\(path).name", "\"\(deviceName)\" is named twice")
+                }
                 let kind = try string(device["kind"], "\(path).kind", required: false) ?? "phone"
-                guard Scenario.kinds.contains(kind) else { throw fail("\(path).kind", "\"\(kind)\" is not phone, tablet or laptop") }
+                guard Scenario.kinds.contains(kind) else {
+                    throw fail("\(path).kind", "\"\(kind)\" is not phone, tablet or laptop")
+                }
                 let apps = try strings(device["apps"], "\(path).apps")
                 if let unknown = apps?.first(where: { !Scenario.headlessApps.contains($0) }) {
-                    throw fail("\(path).apps", "no app \"\(unknown)\" (known: \(Scenario.headlessApps.sorted().joined(separator: ", ")))")
+                    throw fail(
+                        "\(path).apps",
+                        "no app \"\(unknown)\" (known: \(Scenario.headlessApps.sorted().joined(separator: ", ")))")
                 }
-                devices.append(Device(name: deviceName, kind: kind, apps: apps,
-                                      team: try string(device["team"], "\(path).team", required: false),
-                                      claims: try strings(device["claims"], "\(path).claims") ?? [],
-                                      options: try strings(device["options"], "\(path).options") ?? []))
+                devices.append(
+                    Device(
+                        name: deviceName, kind: kind, apps: apps,
+                        team: try string(device["team"], "\(path).team", required: false),
+                        claims: try strings(device["claims"], "\(path).claims") ?? [],
+                        options: try strings(device["options"], "\(path).options") ?? []))
             }
             guard let stepValues = object["steps"]?.arrayValue, !stepValues.isEmpty else {
                 throw fail("steps", "expected a non-empty array of steps")
@@ -172,7 +193,10 @@ package struct Scenario: Sendable, Hashable {
                 try checkKeys(step, ["say", "on", "send", "expect", "expectNone", "within", "error", "note"], path)
                 let actions = ["say", "send", "expect", "expectNone"].filter { step[$0] != nil }
                 guard actions.count == 1 else {
-                    throw fail(path, "needs exactly one of say, send, expect, expectNone (found \(actions.isEmpty ? "none" : actions.joined(separator: ", ")))")
+                    throw fail(
+                        path,
+                        "needs exactly one of say, send, expect, expectNone (found \(actions.isEmpty ? "none" : actions.joined(separator: ", ")))"
+                    )
                 }
                 let note = try string(step["note"], "\(path).note", required: false)
                 if let say = step["say"] {
@@ -191,7 +215,9 @@ package struct Scenario: Sendable, Hashable {
                 if let command = step["send"] {
                     let commandObject = try self.object(command, "\(path).send")
                     guard commandObject["cmd"]?.stringValue != nil else { throw fail("\(path).send.cmd", "missing") }
-                    guard commandObject["id"] == nil else { throw fail("\(path).send.id", "set by the runner; leave it out") }
+                    guard commandObject["id"] == nil else {
+                        throw fail("\(path).send.id", "set by the runner; leave it out")
+                    }
                     let expectsError = step["error"]?.boolValue ?? false
                     steps.append(.send(device: device, command: command, expectsError: expectsError, note: note))
                 } else if let pattern = step["expect"] {
@@ -199,7 +225,9 @@ package struct Scenario: Sendable, Hashable {
                     steps.append(.expect(device: device, pattern: pattern, within: within, note: note))
                 } else if let pattern = step["expectNone"] {
                     _ = try self.object(pattern, "\(path).expectNone")
-                    steps.append(.expectNone(device: device, pattern: pattern, within: step["within"] == nil ? 1 : within, note: note))
+                    steps.append(
+                        .expectNone(
+                            device: device, pattern: pattern, within: step["within"] == nil ? 1 : within, note: note))
                 }
             }
             var scenario = Scenario(name: name, about: about, devices: devices, steps: steps)
@@ -229,9 +257,9 @@ extension JSONValue {
     /// everything else by equality.
     package func matches(_ pattern: JSONValue) -> Bool {
         switch (self, pattern) {
-        case let (.object(object), .object(wanted)):
+        case (.object(let object), .object(let wanted)):
             return wanted.allSatisfy { key, value in object[key].map { $0.matches(value) } ?? false }
-        case let (.array(array), .array(wanted)):
+        case (.array(let array), .array(let wanted)):
             return array.count == wanted.count && zip(array, wanted).allSatisfy { $0.matches($1) }
         case (.integer, .double), (.double, .integer), (.double, .double):
             return doubleValue == pattern.doubleValue

@@ -29,7 +29,9 @@ package final class ScenarioCleanup: Sendable {
     func add(folder: URL) { state.withLock { $0.folders.append(folder) } }
     func remove(folder: URL) { state.withLock { $0.folders.removeAll { $0 == folder } } }
     func add(_ process: HeadlessProcess) { state.withLock { $0.processes[ObjectIdentifier(process)] = process } }
-    func remove(_ process: HeadlessProcess) { _ = state.withLock { $0.processes.removeValue(forKey: ObjectIdentifier(process)) } }
+    func remove(_ process: HeadlessProcess) {
+        _ = state.withLock { $0.processes.removeValue(forKey: ObjectIdentifier(process)) }
+    }
 
     /// Stops every registered device (SIGTERM, so it says goodbye to its peers; SIGKILL for one
     /// still running after `grace` seconds), then removes every registered folder. Safe to call

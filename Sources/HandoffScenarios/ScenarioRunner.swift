@@ -28,8 +28,10 @@ package final class ScenarioRunner {
     ///     interrupted (give every run of a program the same one, and call its
     ///     ``ScenarioCleanup/cleanUpNow(grace:)`` on SIGINT and SIGTERM).
     ///   - write: receives each line of the report.
-    package init(scenario: Scenario, executable: URL, cleanup: ScenarioCleanup = ScenarioCleanup(),
-                write: @escaping (String) -> Void) {
+    package init(
+        scenario: Scenario, executable: URL, cleanup: ScenarioCleanup = ScenarioCleanup(),
+        write: @escaping (String) -> Void
+    ) {
         self.scenario = scenario
         self.executable = executable
         self.cleanup = cleanup
@@ -41,7 +43,8 @@ package final class ScenarioRunner {
     static func resolvingInstalls(_ options: [String], from folder: URL?) -> [String] {
         guard let folder else { return options }
         var resolved = options
-        for index in resolved.indices.dropLast() where resolved[index] == "--install" && !resolved[index + 1].hasPrefix("/") {
+        for index in resolved.indices.dropLast()
+        where resolved[index] == "--install" && !resolved[index + 1].hasPrefix("/") {
             resolved[index + 1] = folder.appendingPathComponent(resolved[index + 1]).standardized.path
         }
         return resolved
@@ -49,7 +52,8 @@ package final class ScenarioRunner {
 
     package func run() -> Outcome {
         let start = Date()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-scenario-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-scenario-\(UUID().uuidString)")
         cleanup.add(folder: folder)
         defer {
             try? FileManager.default.removeItem(at: folder)
@@ -59,8 +63,9 @@ package final class ScenarioRunner {
         let port = DiscoveryPort.random()
         write("Scenario: \(scenario.name)")
         if !scenario.about.isEmpty { write("  \(scenario.about)") }
-        write("  devices: " + scenario.devices.map { "\($0.name) (\($0.kind))" }.joined(separator: ", ")
-              + " · account \(account) · port \(port)")
+        write(
+            "  devices: " + scenario.devices.map { "\($0.name) (\($0.kind))" }.joined(separator: ", ")
+                + " · account \(account) · port \(port)")
 
         var processes: [String: HeadlessProcess] = [:]
         var cursors: [String: Int] = [:]
@@ -81,8 +86,12 @@ package final class ScenarioRunner {
                 if !errors.isEmpty { write("    stderr: \(errors.suffix(500))") }
             }
             let seconds = Date().timeIntervalSince(start)
-            write(atStep ? String(format: "FAIL at step %d of %d (%d passed, %.2f s)", steps + 1, scenario.steps.count, steps, seconds)
-                         : String(format: "FAIL before the first step (%.2f s)", seconds))
+            write(
+                atStep
+                    ? String(
+                        format: "FAIL at step %d of %d (%d passed, %.2f s)", steps + 1, scenario.steps.count, steps,
+                        seconds)
+                    : String(format: "FAIL before the first step (%.2f s)", seconds))
             return Outcome(passed: false, stepsRun: steps, seconds: seconds, failure: message)
         }
 
@@ -100,8 +109,12 @@ package final class ScenarioRunner {
         if scenario.web {
             let webFolder = folder.appendingPathComponent("web")
             do {
-                let server = try HeadlessProcess(name: "web", command: ["web", "serve", "--port", "0", "--http-port", "0",
-                                                                        "--web-dir", webFolder.path], executable: executable)
+                let server = try HeadlessProcess(
+                    name: "web",
+                    command: [
+                        "web", "serve", "--port", "0", "--http-port", "0",
+                        "--web-dir", webFolder.path,
+                    ], executable: executable)
                 cleanup.add(server)
                 web = server
             } catch {
@@ -116,8 +129,11 @@ package final class ScenarioRunner {
         }
 
         for device in scenario.devices {
-            var arguments = ["--kind", device.kind, "--account", account, "--port", String(port),
-                             "--config-dir", folder.path, "--strict"] + webArguments
+            var arguments =
+                [
+                    "--kind", device.kind, "--account", account, "--port", String(port),
+                    "--config-dir", folder.path, "--strict",
+                ] + webArguments
             if let apps = device.apps { arguments += ["--apps", apps.joined(separator: ",")] }
             if let team = device.team { arguments += ["--claim-team", team] }
             for claim in device.claims { arguments += ["--claim", claim] }
@@ -130,7 +146,10 @@ package final class ScenarioRunner {
                 return failed(0, "could not start \(device.name): \(error)", atStep: false)
             }
             cursors[device.name] = 0
-            guard let ready = processes[device.name]?.waitForRawLine(from: 0, timeout: 30, where: { $0.contains(#""event":"ready""#) }) else {
+            guard
+                let ready = processes[device.name]?.waitForRawLine(
+                    from: 0, timeout: 30, where: { $0.contains(#""event":"ready""#) })
+            else {
                 return failed(0, "\(device.name) did not start", device: device.name, atStep: false)
             }
             cursors[device.name] = ready.index + 1
@@ -150,27 +169,41 @@ package final class ScenarioRunner {
                 let name = object["cmd"]?.stringValue ?? "?"
                 process.sendLine(JSONValue.object(object).jsonText)
                 let wanted = commandID
-                guard let answer = process.waitForRawLine(from: cursors[device] ?? 0, timeout: 30, where: { line in
-                    guard let value = try? JSONValue.parse(line) else { return false }
-                    return value["id"]?.integerValue == Int64(wanted)
-                }) else {
+                guard
+                    let answer = process.waitForRawLine(
+                        from: cursors[device] ?? 0, timeout: 30,
+                        where: { line in
+                            guard let value = try? JSONValue.parse(line) else { return false }
+                            return value["id"]?.integerValue == Int64(wanted)
+                        })
+                else {
                     return failed(index, "step \(index + 1): \(device) did not answer \(name)", device: device)
                 }
                 let result = try? JSONValue.parse(answer.line)
                 let ok = result?["ok"]?.boolValue ?? false
                 if ok == expectsError {
                     let error = result?["error"]?.description ?? answer.line
-                    return failed(index, expectsError ? "step \(index + 1): \(device) ← \(name) succeeded but should have failed"
-                                                      : "step \(index + 1): \(device) ← \(name) failed: \(error)", device: device)
+                    return failed(
+                        index,
+                        expectsError
+                            ? "step \(index + 1): \(device) ← \(name) succeeded but should have failed"
+                            : "step \(index + 1): \(device) ← \(name) failed: \(error)", device: device)
                 }
-                write("  ✓ \(device) ← \(name)\(expectsError ? " (refused, as expected)" : "") (\(elapsed()))\(note.map { " — \($0)" } ?? "")")
+                write(
+                    "  ✓ \(device) ← \(name)\(expectsError ? " (refused, as expected)" : "") (\(elapsed()))\(note.map { " — \($0)" } ?? "")"
+                )
             case .expect(let device, let pattern, let within, let note):
                 guard let process = processes[device] else { continue }
-                guard let match = process.waitForRawLine(from: cursors[device] ?? 0, timeout: within, where: { line in
-                    (try? JSONValue.parse(line))?.matches(pattern) ?? false
-                }) else {
+                guard
+                    let match = process.waitForRawLine(
+                        from: cursors[device] ?? 0, timeout: within,
+                        where: { line in
+                            (try? JSONValue.parse(line))?.matches(pattern) ?? false
+                        })
+                else {
                     let seen = process.rawLines(from: cursors[device] ?? 0)
-                    var message = "step \(index + 1)\(note.map { " (\($0))" } ?? ""): \(device) did not report \(Self.summary(of: pattern)) within \(within) s"
+                    var message =
+                        "step \(index + 1)\(note.map { " (\($0))" } ?? ""): \(device) did not report \(Self.summary(of: pattern)) within \(within) s"
                     message += "\n    expected: \(pattern.jsonText)"
                     if let nearest = Self.nearest(to: pattern, in: seen) {
                         message += "\n    closest:  \(nearest.prefix(300))"
@@ -183,10 +216,16 @@ package final class ScenarioRunner {
                 write("  ✓ \(device): \(Self.summary(of: pattern)) (\(elapsed()))\(note.map { " — \($0)" } ?? "")")
             case .expectNone(let device, let pattern, let within, let note):
                 guard let process = processes[device] else { continue }
-                if let match = process.waitForRawLine(from: cursors[device] ?? 0, timeout: within, where: { line in
-                    (try? JSONValue.parse(line))?.matches(pattern) ?? false
-                }) {
-                    return failed(index, "step \(index + 1)\(note.map { " (\($0))" } ?? ""): \(device) reported \(Self.summary(of: pattern)), which it should not have within \(within) s\n    seen: \(match.line.prefix(300))", device: device)
+                if let match = process.waitForRawLine(
+                    from: cursors[device] ?? 0, timeout: within,
+                    where: { line in
+                        (try? JSONValue.parse(line))?.matches(pattern) ?? false
+                    })
+                {
+                    return failed(
+                        index,
+                        "step \(index + 1)\(note.map { " (\($0))" } ?? ""): \(device) reported \(Self.summary(of: pattern)), which it should not have within \(within) s\n    seen: \(match.line.prefix(300))",
+                        device: device)
                 }
                 write("  ✓ \(device): no \(Self.summary(of: pattern)) for \(within) s\(note.map { " — \($0)" } ?? "")")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffCore
 import HandoffProcesses
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,8 +32,10 @@ package final class SoakRunner {
         /// Where to say what happens (nil: quiet).
         package var progress: (@Sendable (String) -> Void)?
 
-        package init(continuations: Int = 2000, faultRate: Double = 0.25, seed: UInt64 = 1, deadline: TimeInterval = 20,
-                    mapManifest: URL? = nil, shareLifecycle: Bool = true, progress: (@Sendable (String) -> Void)? = nil) {
+        package init(
+            continuations: Int = 2000, faultRate: Double = 0.25, seed: UInt64 = 1, deadline: TimeInterval = 20,
+            mapManifest: URL? = nil, shareLifecycle: Bool = true, progress: (@Sendable (String) -> Void)? = nil
+        ) {
             self.continuations = continuations
             self.faultRate = faultRate
             self.seed = seed
@@ -91,10 +94,13 @@ package final class SoakRunner {
         }
         /// Descriptors back to their baseline (two of slack for a pooled session being replaced).
         package var descriptorsBack: Bool {
-            receiverDescriptors.end <= receiverDescriptors.baseline + 2 && originDescriptors.end <= originDescriptors.baseline + 2
+            receiverDescriptors.end <= receiverDescriptors.baseline + 2
+                && originDescriptors.end <= originDescriptors.baseline + 2
                 && webDescriptors.map { $0.end <= $0.baseline + 2 } ?? true
         }
-        package var passed: Bool { hangs == 0 && unexpected.isEmpty && restored > 0 && memoryFlat && descriptorsBack && webRunning }
+        package var passed: Bool {
+            hangs == 0 && unexpected.isEmpty && restored > 0 && memoryFlat && descriptorsBack && webRunning
+        }
 
         package var description: String {
             let codes = failed.keys.sorted().map { "\($0): \(failed[$0]!)" }.joined(separator: ", ")
@@ -136,7 +142,8 @@ package final class SoakRunner {
     package init(executable: URL, options: Options) {
         self.executable = executable
         self.options = options
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-soak-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-soak-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         account = "soak-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         port = DiscoveryPort.random()
         random = SplitMix64(seed: options.seed)
@@ -169,9 +176,12 @@ package final class SoakRunner {
             extra += ["--web-dir", webDirectory.path, "--apps", "reader,browser"]
             if kind != "laptop" { extra += ["--install", map.path] }
         }
-        let process = try HeadlessProcess(name: name, arguments: [
-            "--kind", kind, "--account", account, "--port", String(port), "--config-dir", directory.path, "--fetch-timeout", "5",
-        ] + extra, executable: executable)
+        let process = try HeadlessProcess(
+            name: name,
+            arguments: [
+                "--kind", kind, "--account", account, "--port", String(port), "--config-dir", directory.path,
+                "--fetch-timeout", "5",
+            ] + extra, executable: executable)
         guard process.waitFor(timeout: 30, where: { $0["event"] as? String == "ready" }) != nil else {
             throw Failure(description: "\(name) did not start: \(process.standardError.suffix(500))")
         }
@@ -188,10 +198,13 @@ package final class SoakRunner {
         let log = directory.appendingPathComponent("web.log").path
         let process: ChildProcess
         do {
-            process = try ChildProcess(executable: executable.path,
-                                       arguments: ["web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webDirectory.path,
-                                                   "--max-age", "2"],
-                                       standardOutput: .file(log), standardError: .standardOutput)
+            process = try ChildProcess(
+                executable: executable.path,
+                arguments: [
+                    "web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webDirectory.path,
+                    "--max-age", "2",
+                ],
+                standardOutput: .file(log), standardError: .standardOutput)
         } catch {
             throw Failure(description: "the local web server did not start: \(error)")
         }
@@ -206,15 +219,21 @@ package final class SoakRunner {
             guard process.isRunning else { break }
             usleep(20_000)
         }
-        throw Failure(description: "the local web server did not start: \(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(500))")
+        throw Failure(
+            description:
+                "the local web server did not start: \(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(500))"
+        )
     }
 
     /// The ports in `handoff web serve`'s first line ("… on 127.0.0.1: https N, http M").
     static func webPorts(in text: String) -> (https: Int, http: Int)? {
         guard let line = text.split(separator: "\n").first(where: { $0.contains(": https ") }),
-              let range = line.range(of: ": https ") else { return nil }
+            let range = line.range(of: ": https ")
+        else { return nil }
         let parts = line[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let https = Int(parts[0]), parts[1].hasPrefix("http "), let http = Int(parts[1].dropFirst(5)) else { return nil }
+        guard parts.count == 2, let https = Int(parts[0]), parts[1].hasPrefix("http "),
+            let http = Int(parts[1].dropFirst(5))
+        else { return nil }
         return (https, http)
     }
 
@@ -224,15 +243,25 @@ package final class SoakRunner {
         guard let origin, let receiver else { return }
         let mark = receiver.received.count
         if web {
-            try origin.send(["cmd": "become-current", "type": "NSUserActivityTypeBrowsingWeb", "app": "com.handoffsim.browser",
-                             "title": "Lisbon", "webpageURL": Self.webPage, "userInfo": ["scroll": serial]])
+            try origin.send([
+                "cmd": "become-current", "type": "NSUserActivityTypeBrowsingWeb", "app": "com.handoffsim.browser",
+                "title": "Lisbon", "webpageURL": Self.webPage, "userInfo": ["scroll": serial],
+            ])
         } else {
-            try origin.send(["cmd": "become-current", "type": Self.readingType, "title": "Soak", "userInfo": ["page": serial, "soak": true]])
+            try origin.send([
+                "cmd": "become-current", "type": Self.readingType, "title": "Soak",
+                "userInfo": ["page": serial, "soak": true],
+            ])
         }
         offeredWeb = web
-        guard receiver.waitFor(after: mark, timeout: 15, where: {
-            $0["event"] as? String == "lifecycle" && $0["kind"] as? String == "offerReceived" && $0["peer"] as? String == origin.name
-        }) != nil else {
+        guard
+            receiver.waitFor(
+                after: mark, timeout: 15,
+                where: {
+                    $0["event"] as? String == "lifecycle" && $0["kind"] as? String == "offerReceived"
+                        && $0["peer"] as? String == origin.name
+                }) != nil
+        else {
             throw Failure(description: "no offer from the origin reached the continuing device")
         }
     }
@@ -248,8 +277,11 @@ package final class SoakRunner {
     }
 
     static func residentKiB(_ process: HeadlessProcess) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(process.process.processIdentifier)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        guard
+            let text = try? String(
+                contentsOfFile: "/proc/\(process.process.processIdentifier)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 
@@ -285,10 +317,13 @@ package final class SoakRunner {
                 report.receiverMemorySeries.append(Self.residentKiB(receiver))
             }
             let kinds = Fault.allCases.filter { !$0.needsWeb || web != nil }
-            let fault: Fault? = random.nextDouble() < options.faultRate ? kinds[Int(random.next() % UInt64(kinds.count))] : nil
+            let fault: Fault? =
+                random.nextDouble() < options.faultRate ? kinds[Int(random.next() % UInt64(kinds.count))] : nil
             try continueOnce(index: index, fault: fault)
             if (index + 1) % 100 == 0 {
-                say("soak: \(index + 1)/\(options.continuations): restored \(report.restored), failed \(report.failed.values.reduce(0, +)), hung \(report.hangs)")
+                say(
+                    "soak: \(index + 1)/\(options.continuations): restored \(report.restored), failed \(report.failed.values.reduce(0, +)), hung \(report.hangs)"
+                )
             }
         }
         if options.continuations <= warmUp {
@@ -333,7 +368,8 @@ package final class SoakRunner {
         let deadline = Date().addingTimeInterval(10)
         if let baseline {
             _ = waitForDescriptors(of: receiver, atMost: baseline.receiver + 2, seconds: 10)
-            _ = waitForDescriptors(of: origin, atMost: baseline.origin + 2, seconds: max(0, deadline.timeIntervalSinceNow))
+            _ = waitForDescriptors(
+                of: origin, atMost: baseline.origin + 2, seconds: max(0, deadline.timeIntervalSinceNow))
             // The web server closes idle connections after 10 s.
             if let web, let webBaseline = report.webDescriptors?.baseline {
                 _ = waitForDescriptors(of: web.processIdentifier, atMost: webBaseline + 2, seconds: 15)
@@ -354,14 +390,17 @@ package final class SoakRunner {
     /// Waits until `process` holds at most `limit` descriptors (and, given a port, nothing waits
     /// in that listener's accept queue); nil once it does, else what it still holds when
     /// `seconds` have passed.
-    private func waitForDescriptors(of process: HeadlessProcess, atMost limit: Int, queuedAt port: Int? = nil,
-                                    seconds: TimeInterval) -> (count: Int, kinds: String, queued: Int)? {
+    private func waitForDescriptors(
+        of process: HeadlessProcess, atMost limit: Int, queuedAt port: Int? = nil,
+        seconds: TimeInterval
+    ) -> (count: Int, kinds: String, queued: Int)? {
         waitForDescriptors(of: process.process.processIdentifier, atMost: limit, queuedAt: port, seconds: seconds)
     }
 
-    private func waitForDescriptors(of pid: pid_t, atMost limit: Int, queuedAt port: Int? = nil,
-                                    seconds: TimeInterval) -> (count: Int, kinds: String, queued: Int)?
-    {
+    private func waitForDescriptors(
+        of pid: pid_t, atMost limit: Int, queuedAt port: Int? = nil,
+        seconds: TimeInterval
+    ) -> (count: Int, kinds: String, queued: Int)? {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             let count = Self.descriptors(of: pid)
@@ -382,14 +421,15 @@ package final class SoakRunner {
 
     /// The local ports of `sockets` (this process's ends of a fault's connections).
     static func localPorts(_ sockets: [Int32]) -> Set<Int> {
-        Set(sockets.compactMap { socket -> Int? in
-            var address = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let result = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-            }
-            return result == 0 ? Int(UInt16(bigEndian: address.sin_port)) : nil
-        })
+        Set(
+            sockets.compactMap { socket -> Int? in
+                var address = sockaddr_in()
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let result = withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+                }
+                return result == 0 ? Int(UInt16(bigEndian: address.sin_port)) : nil
+            })
     }
 
     /// How many of `pid`'s sockets are TCP connections to one of `ports` on 127.0.0.1: the ends
@@ -399,20 +439,24 @@ package final class SoakRunner {
         var remotePort: [String: Int] = [:]
         for line in procFile("/proc/net/tcp").split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
-            guard fields.count > 9, let port = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }) else { continue }
+            guard fields.count > 9, let port = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
+            else { continue }
             remotePort[String(fields[9])] = port
         }
         let directory = "/proc/\(pid)/fd"
         return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).count { entry in
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry),
-                  target.hasPrefix("socket:[") else { return false }
+                target.hasPrefix("socket:[")
+            else { return false }
             return remotePort[String(target.dropFirst(8).dropLast())].map(ports.contains) ?? false
         }
     }
 
     /// Waits until `pid` holds none of the connections from `ports` and nothing waits in the
     /// accept queue of `listener` (when given); nil once so, else what is still held.
-    private func waitUntilReleased(_ ports: Set<Int>, by pid: pid_t, listener: Int?, seconds: TimeInterval) -> (held: Int, queued: Int)? {
+    private func waitUntilReleased(
+        _ ports: Set<Int>, by pid: pid_t, listener: Int?, seconds: TimeInterval
+    ) -> (held: Int, queued: Int)? {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             let held = Self.heldConnections(of: pid, to: ports)
@@ -442,8 +486,10 @@ package final class SoakRunner {
 
     static func descriptorKinds(of pid: pid_t) -> String {
         var tcpStates: [String: String] = [:]
-        let names = ["01": "established", "02": "syn-sent", "03": "syn-received", "04": "fin-wait-1", "05": "fin-wait-2",
-                     "06": "time-wait", "07": "close", "08": "close-wait", "09": "last-ack", "0A": "listen", "0B": "closing"]
+        let names = [
+            "01": "established", "02": "syn-sent", "03": "syn-received", "04": "fin-wait-1", "05": "fin-wait-2",
+            "06": "time-wait", "07": "close", "08": "close-wait", "09": "last-ack", "0A": "listen", "0B": "closing",
+        ]
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             for line in procFile(table).split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
@@ -568,8 +614,13 @@ package final class SoakRunner {
             let ports = Self.localPorts(sockets)
             for socket in sockets { close(socket) }
             sockets = []
-            if !stopped, let held = waitUntilReleased(ports, by: origin.process.processIdentifier, listener: originPort, seconds: 10) {
-                report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): 10 s after its \(ports.count) connections were closed the origin still held \(held.held) of them and \(held.queued) waited to be accepted (\(Self.descriptorKinds(origin)))")
+            if !stopped,
+                let held = waitUntilReleased(
+                    ports, by: origin.process.processIdentifier, listener: originPort, seconds: 10)
+            {
+                report.unexpected.append(
+                    "continuation \(index) (\(fault?.rawValue ?? "no fault")): 10 s after its \(ports.count) connections were closed the origin still held \(held.held) of them and \(held.queued) waited to be accepted (\(Self.descriptorKinds(origin)))"
+                )
             }
         }
         // The web server outlives its hostile clients, and lets go of them.
@@ -578,9 +629,13 @@ package final class SoakRunner {
             for socket in webSockets { close(socket) }
             webSockets = []
             if !web.isRunning {
-                report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): the local web server ended (\(web.waitForExit(timeout: 1)?.description ?? "?"))")
+                report.unexpected.append(
+                    "continuation \(index) (\(fault?.rawValue ?? "no fault")): the local web server ended (\(web.waitForExit(timeout: 1)?.description ?? "?"))"
+                )
             } else if let held = waitUntilReleased(ports, by: web.processIdentifier, listener: nil, seconds: 15) {
-                report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): 15 s after its \(ports.count) hostile clients were closed the web server still held \(held.held) of them (\(Self.descriptorKinds(of: web.processIdentifier)))")
+                report.unexpected.append(
+                    "continuation \(index) (\(fault?.rawValue ?? "no fault")): 15 s after its \(ports.count) hostile clients were closed the web server still held \(held.held) of them (\(Self.descriptorKinds(of: web.processIdentifier)))"
+                )
             }
         }
         defer { previousFault = fault }
@@ -588,7 +643,8 @@ package final class SoakRunner {
         report.continuations += 1
         guard let outcome else {
             report.hangs += 1
-            report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")) did not end within \(options.deadline) s")
+            report.unexpected.append(
+                "continuation \(index) (\(fault?.rawValue ?? "no fault")) did not end within \(options.deadline) s")
             return try recover(after: fault)
         }
         if outcome["event"] as? String == "restored" {
@@ -600,27 +656,38 @@ package final class SoakRunner {
                     report.webInApp += 1
                 } else {
                     report.webInBrowser += 1
-                    let routed = receiver.received.dropFirst(mark).last { $0["event"] as? String == "lifecycle" && $0["kind"] as? String == "webRouted" }
-                    report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")): the web page opened in \(app ?? "?"), not the Map: \(routed?["detail"] ?? "no webRouted event")")
+                    let routed = receiver.received.dropFirst(mark).last {
+                        $0["event"] as? String == "lifecycle" && $0["kind"] as? String == "webRouted"
+                    }
+                    report.unexpected.append(
+                        "continuation \(index) (\(fault?.rawValue ?? "no fault")): the web page opened in \(app ?? "?"), not the Map: \(routed?["detail"] ?? "no webRouted event")"
+                    )
                 }
             }
-        } else if let code = outcome["event"] as? String == "continue-failed" ? outcome["code"] as? Int
-                    : outcome["kind"] as? String == "continuationFailed" ? outcome["errorCode"] as? Int : nil {
+        } else if let code = outcome["event"] as? String == "continue-failed"
+            ? outcome["code"] as? Int
+            : outcome["kind"] as? String == "continuationFailed" ? outcome["errorCode"] as? Int : nil
+        {
             report.failed[code, default: 0] += 1
             if !Self.documentedCodes.contains(code) {
-                report.unexpected.append("continuation \(index) (\(fault?.rawValue ?? "no fault")) failed with \(code): \(outcome["reason"] ?? "")")
+                report.unexpected.append(
+                    "continuation \(index) (\(fault?.rawValue ?? "no fault")) failed with \(code): \(outcome["reason"] ?? "")"
+                )
             }
             if fault == nil {
                 let seen = receiver.received.dropFirst(mark).compactMap { line -> String? in
                     guard let event = line["event"] as? String else { return nil }
                     return (line["kind"] as? String).map { "\(event) \($0)" } ?? event
                 }
-                report.unexpected.append("continuation \(index) failed with \(code) without a fault (the one before: \(previousFault?.rawValue ?? "none")): \(outcome["reason"] ?? ""); the continuing device said: \(seen.joined(separator: ", "))")
+                report.unexpected.append(
+                    "continuation \(index) failed with \(code) without a fault (the one before: \(previousFault?.rawValue ?? "none")): \(outcome["reason"] ?? ""); the continuing device said: \(seen.joined(separator: ", "))"
+                )
             }
         } else {
             // The command itself was refused (no offer: the origin was gone when it was sent).
             report.failed[0, default: 0] += 1
-            if fault == nil || fault == .silentConnections || fault == .garbageDatagrams || fault == .hostileWebClients {
+            if fault == nil || fault == .silentConnections || fault == .garbageDatagrams || fault == .hostileWebClients
+            {
                 report.unexpected.append("continuation \(index) was refused: \(outcome["error"] ?? "")")
             }
         }
@@ -637,7 +704,8 @@ package final class SoakRunner {
         }
         // A stopped origin may have fallen silent long enough for its offer to expire.
         let offered = receiver.received.last { line in
-            line["event"] as? String == "lifecycle" && ["offerReceived", "offerWithdrawn", "offerExpired"].contains(line["kind"] as? String ?? "")
+            line["event"] as? String == "lifecycle"
+                && ["offerReceived", "offerWithdrawn", "offerExpired"].contains(line["kind"] as? String ?? "")
                 && line["peer"] as? String == origin.name
         }
         if offered?["kind"] as? String != "offerReceived" { try offer(serial: 1, web: offeredWeb) }
@@ -707,7 +775,9 @@ package final class SoakRunner {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             close(descriptor)

@@ -64,7 +64,9 @@ package struct HostsMap: Hashable, Sendable, Codable {
         } catch {
             throw .file(file.path, "cannot be read (\(error.localizedDescription))")
         }
-        guard data.count <= maximumBytes else { throw .file(file.path, "over \(maximumBytes / 1024) KB: not a hosts map") }
+        guard data.count <= maximumBytes else {
+            throw .file(file.path, "over \(maximumBytes / 1024) KB: not a hosts map")
+        }
         let map: HostsMap
         do {
             map = try JSONDecoder().decode(HostsMap.self, from: data)
@@ -73,7 +75,9 @@ package struct HostsMap: Hashable, Sendable, Codable {
         }
         for (host, entry) in map.hosts.sorted(by: { $0.key < $1.key }) {
             guard Self.isLoopback(entry.address) else {
-                throw .file(file.path, "\(host): \(entry.address) is not a loopback address; the simulator only talks to this machine")
+                throw .file(
+                    file.path,
+                    "\(host): \(entry.address) is not a loopback address; the simulator only talks to this machine")
             }
             for port in [entry.https, entry.http].compactMap({ $0 }) where !(1...65_535).contains(port) {
                 throw .file(file.path, "\(host): port \(port) is not between 1 and 65535")
@@ -105,7 +109,9 @@ package struct HostsMap: Hashable, Sendable, Codable {
         switch error {
         case DecodingError.dataCorrupted(let context): "not JSON (\(context.debugDescription))"
         case DecodingError.keyNotFound(let key, let context):
-            "missing \"\(key.stringValue)\"" + (context.codingPath.isEmpty ? "" : " in \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            "missing \"\(key.stringValue)\""
+                + (context.codingPath.isEmpty
+                    ? "" : " in \(context.codingPath.map(\.stringValue).joined(separator: "."))")
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         default: "\(error)"

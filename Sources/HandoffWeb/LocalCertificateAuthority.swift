@@ -52,14 +52,18 @@ package struct LocalCertificateAuthority {
     ///   replaced silently: devices trust the one they have).
     package static func loadOrCreate(in folder: WebFolder) throws(WebError) -> LocalCertificateAuthority {
         let manager = FileManager.default
-        if manager.fileExists(atPath: folder.authorityCertificate.path) || manager.fileExists(atPath: folder.authorityKey.path) {
+        if manager.fileExists(atPath: folder.authorityCertificate.path)
+            || manager.fileExists(atPath: folder.authorityKey.path)
+        {
             let certificate = try trustedCertificate(in: folder)
             let keyText = try readText(folder.authorityKey)
             guard let key = try? P256.Signing.PrivateKey(pemRepresentation: keyText) else {
                 throw .file(folder.authorityKey.path, "not a P-256 private key in PEM")
             }
-            guard key.publicKey.rawRepresentation == P256.Signing.PublicKey(certificate.publicKey)?.rawRepresentation else {
-                throw .file(folder.authorityKey.path, "does not belong to \(folder.authorityCertificate.lastPathComponent)")
+            guard key.publicKey.rawRepresentation == P256.Signing.PublicKey(certificate.publicKey)?.rawRepresentation
+            else {
+                throw .file(
+                    folder.authorityKey.path, "does not belong to \(folder.authorityCertificate.lastPathComponent)")
             }
             return LocalCertificateAuthority(key: key, certificate: certificate)
         }
@@ -91,7 +95,9 @@ package struct LocalCertificateAuthority {
 
     /// A server certificate for `hosts` (and each one's subdomains, `*.host`, and `localhost`),
     /// with its new key, as NIOSSL wants them.
-    package func issueServerIdentity(hosts: [String], now: Date = Date()) throws(WebError)
+    package func issueServerIdentity(
+        hosts: [String], now: Date = Date()
+    ) throws(WebError)
         -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey)
     {
         let serverKey = P256.Signing.PrivateKey()
@@ -104,7 +110,8 @@ package struct LocalCertificateAuthority {
             let subject = try DistinguishedName { CommonName(hosts.first ?? "localhost") }
             let server = try Certificate(
                 version: .v3, serialNumber: .init(), publicKey: .init(serverKey.publicKey),
-                notValidBefore: now - Self.clockSkewAllowance, notValidAfter: min(now + Self.serverLifetime, certificate.notValidAfter),
+                notValidBefore: now - Self.clockSkewAllowance,
+                notValidAfter: min(now + Self.serverLifetime, certificate.notValidAfter),
                 issuer: certificate.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.notCertificateAuthority)
@@ -153,7 +160,9 @@ package struct LocalCertificateAuthority {
         } catch let error as WebError {
             throw error
         } catch {
-            throw .file(file.path, "cannot be read (\(error.localizedDescription)); start the local web with `handoff web serve`")
+            throw .file(
+                file.path,
+                "cannot be read (\(error.localizedDescription)); start the local web with `handoff web serve`")
         }
     }
 }

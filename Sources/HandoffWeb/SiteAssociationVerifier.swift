@@ -25,14 +25,17 @@ package struct SiteAssociationVerifier: Sendable {
 
     /// Fetches the file of each domain of `request` in a task; `deliver` gets each check (from
     /// that task: hand it to the device's run loop).
-    package func verify(_ request: SiteAssociationRequest, deliver: @escaping @Sendable (SiteAssociationCheck) -> Void) {
+    package func verify(_ request: SiteAssociationRequest, deliver: @escaping @Sendable (SiteAssociationCheck) -> Void)
+    {
         let verifier = self
         Task {
             await withTaskGroup(of: Void.self) { group in
                 for domain in request.domains {
                     group.addTask {
-                        deliver(await verifier.check(domain, applicationIdentifier: request.applicationIdentifier,
-                                                     bundleIdentifier: request.bundleIdentifier))
+                        deliver(
+                            await verifier.check(
+                                domain, applicationIdentifier: request.applicationIdentifier,
+                                bundleIdentifier: request.bundleIdentifier))
                     }
                 }
             }
@@ -40,15 +43,18 @@ package struct SiteAssociationVerifier: Sendable {
     }
 
     /// Fetches the file that verifies `domain` and judges it for `applicationIdentifier`.
-    package func check(_ domain: AssociatedDomain, applicationIdentifier: String, bundleIdentifier: String) async -> SiteAssociationCheck {
+    package func check(
+        _ domain: AssociatedDomain, applicationIdentifier: String, bundleIdentifier: String
+    ) async -> SiteAssociationCheck {
         let started = clock()
         let fetched = await fetch(host: domain.fileHost)
         let now = clock()
         let outcome = fetched.outcome(for: applicationIdentifier)
         let lifetime = outcome.isAnswer ? (fetched.maxAge ?? 0) : 0
-        return SiteAssociationCheck(bundleIdentifier: bundleIdentifier, applicationIdentifier: applicationIdentifier, domain: domain,
-                                    outcome: outcome, checkedAt: now, expiresAt: now.addingTimeInterval(lifetime),
-                                    milliseconds: fetched.milliseconds ?? now.timeIntervalSince(started) * 1000)
+        return SiteAssociationCheck(
+            bundleIdentifier: bundleIdentifier, applicationIdentifier: applicationIdentifier, domain: domain,
+            outcome: outcome, checkedAt: now, expiresAt: now.addingTimeInterval(lifetime),
+            milliseconds: fetched.milliseconds ?? now.timeIntervalSince(started) * 1000)
     }
 
     /// What one host's association file fetch gave.
@@ -85,7 +91,8 @@ package struct SiteAssociationVerifier: Sendable {
         do {
             client = try WebClient(folder: folder)
         } catch {
-            return Fetched(host: host, result: .failure(.unreachable("no local web: \(error)")), maxAge: nil, milliseconds: nil)
+            return Fetched(
+                host: host, result: .failure(.unreachable("no local web: \(error)")), maxAge: nil, milliseconds: nil)
         }
         let url = SiteAssociationFile.url(host: host)
         let response: WebResponse
@@ -93,15 +100,18 @@ package struct SiteAssociationVerifier: Sendable {
             // One byte over the limit tells "too large" apart from "exactly the limit".
             response = try await client.get(url, timeout: timeout, maximumBytes: SiteAssociationFile.maximumBytes + 1)
         } catch {
-            let outcome: AssociationOutcome = switch error {
-            case .timedOut(_, let seconds): .timedOut(seconds: seconds)
-            case .tooLarge: .tooLarge(bytes: SiteAssociationFile.maximumBytes + 1)
-            default: .unreachable(error.description)
-            }
+            let outcome: AssociationOutcome =
+                switch error {
+                case .timedOut(_, let seconds): .timedOut(seconds: seconds)
+                case .tooLarge: .tooLarge(bytes: SiteAssociationFile.maximumBytes + 1)
+                default: .unreachable(error.description)
+                }
             return Fetched(host: host, result: .failure(outcome), maxAge: nil, milliseconds: nil)
         }
-        return Fetched(host: host, result: Self.judge(response, host: host), maxAge: Self.maxAge(cacheControl: response.headers["cache-control"]),
-                       milliseconds: response.milliseconds)
+        return Fetched(
+            host: host, result: Self.judge(response, host: host),
+            maxAge: Self.maxAge(cacheControl: response.headers["cache-control"]),
+            milliseconds: response.milliseconds)
     }
 
     /// Apple's rules on a response: 200, no redirect, `application/json`, at most 128 KB, JSON in
@@ -110,11 +120,16 @@ package struct SiteAssociationVerifier: Sendable {
         switch response.status {
         case 200: break
         case 301, 302, 303, 307, 308:
-            return .failure(.redirected(status: response.status, location: response.headers["location"].map { String($0.prefix(200)) } ?? "nowhere"))
+            return .failure(
+                .redirected(
+                    status: response.status,
+                    location: response.headers["location"].map { String($0.prefix(200)) } ?? "nowhere"))
         case 404: return .failure(.notFound)
         default: return .failure(.httpStatus(response.status))
         }
-        guard response.body.count <= SiteAssociationFile.maximumBytes else { return .failure(.tooLarge(bytes: response.body.count)) }
+        guard response.body.count <= SiteAssociationFile.maximumBytes else {
+            return .failure(.tooLarge(bytes: response.body.count))
+        }
         guard response.mediaType == "application/json" else {
             return .failure(.wrongContentType(String(response.contentType.prefix(100))))
         }
@@ -135,7 +150,9 @@ package struct SiteAssociationVerifier: Sendable {
         guard let cacheControl else { return nil }
         var result: TimeInterval?
         for directive in cacheControl.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let parts = directive.split(separator: "=", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
             switch parts.first {
             case "no-store", "no-cache": return 0
             case "max-age":

@@ -78,7 +78,9 @@ package final class SiteServer: Sendable {
     /// listeners and a margin for everything else must fit under the soft limit).
     package static var defaultMaximumConnections: Int {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else { return 256 }
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else {
+            return 256
+        }
         return max(8, min(256, (Int(clamping: limit.rlim_cur) - 64) / 2))
     }
 
@@ -110,10 +112,12 @@ package final class SiteServer: Sendable {
         /// connections neither takes every descriptor nor makes it spin.
         package var maximumConnections: Int
 
-        package init(sites: URL, hosts: [String], pages: @escaping @Sendable (URL) -> SiteResponse, folder: WebFolder,
-                    httpsPort: Int = 0, httpPort: Int? = 0, rehearsals: [String: Rehearsal] = [:], maxAge: Int = 300,
-                    writesHostsMap: Bool = true, idleTimeout: Duration = .seconds(10),
-                    maximumConnections: Int = SiteServer.defaultMaximumConnections) {
+        package init(
+            sites: URL, hosts: [String], pages: @escaping @Sendable (URL) -> SiteResponse, folder: WebFolder,
+            httpsPort: Int = 0, httpPort: Int? = 0, rehearsals: [String: Rehearsal] = [:], maxAge: Int = 300,
+            writesHostsMap: Bool = true, idleTimeout: Duration = .seconds(10),
+            maximumConnections: Int = SiteServer.defaultMaximumConnections
+        ) {
             self.idleTimeout = idleTimeout
             self.maximumConnections = max(1, maximumConnections)
             self.sites = sites
@@ -122,7 +126,8 @@ package final class SiteServer: Sendable {
             self.folder = folder
             self.httpsPort = httpsPort
             self.httpPort = httpPort
-            self.rehearsals = Dictionary(rehearsals.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+            self.rehearsals = Dictionary(
+                rehearsals.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
             self.maxAge = maxAge
             self.writesHostsMap = writesHostsMap
         }
@@ -138,29 +143,36 @@ package final class SiteServer: Sendable {
     /// Requests answered, by host and status (for the server's log).
     private let log: @Sendable (String) -> Void
 
-    private init(configuration: Configuration, httpsPort: Int, httpPort: Int?, tasks: [Task<Void, any Error>],
-                 log: @escaping @Sendable (String) -> Void) {
+    private init(
+        configuration: Configuration, httpsPort: Int, httpPort: Int?, tasks: [Task<Void, any Error>],
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.configuration = configuration
         self.httpsPort = httpsPort
         self.httpPort = httpPort
         self.tasks = tasks
         self.log = log
-        hostsMap = HostsMap(hosts: Dictionary(uniqueKeysWithValues: configuration.hosts.map {
-            ($0, HostsMap.Entry(address: "127.0.0.1", https: httpsPort, http: httpPort))
-        }))
+        hostsMap = HostsMap(
+            hosts: Dictionary(
+                uniqueKeysWithValues: configuration.hosts.map {
+                    ($0, HostsMap.Entry(address: "127.0.0.1", https: httpsPort, http: httpPort))
+                }))
     }
 
     /// Starts serving; returns once both ports listen (and the hosts map is written).
     ///
     /// - Throws: ``WebError`` naming the port that could not be bound or the file that could not
     ///   be written.
-    package static func start(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in })
+    package static func start(
+        _ configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in }
+    )
         async throws(WebError) -> SiteServer
     {
         let authority = try LocalCertificateAuthority.loadOrCreate(in: configuration.folder)
         let identity = try authority.issueServerIdentity(hosts: configuration.hosts)
-        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: identity.chain.map { .certificate($0) },
-                                                           privateKey: .privateKey(identity.key))
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: identity.chain.map { .certificate($0) },
+            privateKey: .privateKey(identity.key))
         tls.minimumTLSVersion = .tlsv12
         let responder = Responder(configuration: configuration, log: log)
         let server: HTTPServerBuilder
@@ -170,15 +182,17 @@ package final class SiteServer: Sendable {
         } catch {
             throw WebError.server("TLS: \(error)")
         }
-        let secure = try await run(responder, server: server, port: configuration.httpsPort, scheme: "HTTPS",
-                                   maximumConnections: configuration.maximumConnections)
+        let secure = try await run(
+            responder, server: server, port: configuration.httpsPort, scheme: "HTTPS",
+            maximumConnections: configuration.maximumConnections)
         var tasks = [secure.task]
         let httpsPort = secure.port
         var httpPort: Int?
         if let port = configuration.httpPort {
             do {
-                let plain = try await run(responder, server: .http1(configuration: http1), port: port, scheme: "HTTP",
-                                          maximumConnections: configuration.maximumConnections)
+                let plain = try await run(
+                    responder, server: .http1(configuration: http1), port: port, scheme: "HTTP",
+                    maximumConnections: configuration.maximumConnections)
                 tasks.append(plain.task)
                 httpPort = plain.port
             } catch {
@@ -187,7 +201,8 @@ package final class SiteServer: Sendable {
                 throw error
             }
         }
-        let running = SiteServer(configuration: configuration, httpsPort: httpsPort, httpPort: httpPort, tasks: tasks, log: log)
+        let running = SiteServer(
+            configuration: configuration, httpsPort: httpsPort, httpPort: httpPort, tasks: tasks, log: log)
         if configuration.writesHostsMap {
             do {
                 try running.hostsMap.write(to: configuration.folder.hostsMap)
@@ -210,17 +225,21 @@ package final class SiteServer: Sendable {
         for task in tasks { _ = await task.result }
     }
 
-    private static func run(_ responder: Responder, server: HTTPServerBuilder, port: Int, scheme: String, maximumConnections: Int)
+    private static func run(
+        _ responder: Responder, server: HTTPServerBuilder, port: Int, scheme: String, maximumConnections: Int
+    )
         async throws(WebError) -> (task: Task<Void, any Error>, port: Int)
     {
         let bound = BoundPort()
         var logger = Logger(label: "handoff.web")
         logger.logLevel = .critical
         let app = Application(
-            responder: CallbackResponder<BasicRequestContext> { request, _ in try await responder.respond(to: request) },
+            responder: CallbackResponder<BasicRequestContext> { request, _ in try await responder.respond(to: request)
+            },
             server: server,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "handoff-web",
-                                                    availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections, logger: logger)),
+            configuration: ApplicationConfiguration(
+                address: .hostname("127.0.0.1", port: port), serverName: "handoff-web",
+                availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections, logger: logger)),
             onServerRunning: { channel in bound.resolve(.success(channel.localAddress?.port ?? port)) },
             logger: logger)
         let task = Task {
@@ -248,7 +267,8 @@ package final class SiteServer: Sendable {
 
 /// The port a listener bound, set once.
 private final class BoundPort: Sendable {
-    private let state = Mutex<(result: Result<Int, WebError>?, waiter: CheckedContinuation<Int, any Error>?)>((nil, nil))
+    private let state = Mutex<(result: Result<Int, WebError>?, waiter: CheckedContinuation<Int, any Error>?)>(
+        (nil, nil))
 
     func resolve(_ result: Result<Int, WebError>) {
         let waiter: CheckedContinuation<Int, any Error>? = state.withLock { state in
@@ -287,14 +307,17 @@ struct Responder: Sendable {
         let authority = request.head.authority ?? ""
         let host = Self.hostName(of: authority)
         let path = request.uri.path
-        let served = configuration.hosts.contains(host) ? host
+        let served =
+            configuration.hosts.contains(host)
+            ? host
             : configuration.hosts.filter { host.hasSuffix("." + $0) }.max { $0.count < $1.count }
         // A host this server does not serve is answered before anything is built from it: the
         // Host header is whatever the client sent ("a b", "{", "%zz", control characters).
         guard let served else {
             log("\(request.method) \(Self.printable(host))\(Self.printable(path)) → 421 (not a site of this server)")
-            return Self.response(status: 421, contentType: "text/plain; charset=utf-8",
-                                 body: Data("This server serves \(configuration.hosts.joined(separator: ", ")) only.\n".utf8))
+            return Self.response(
+                status: 421, contentType: "text/plain; charset=utf-8",
+                body: Data("This server serves \(configuration.hosts.joined(separator: ", ")) only.\n".utf8))
         }
         let rehearsal = configuration.rehearsals[served] ?? .normal
         if rehearsal == .hang {
@@ -313,8 +336,9 @@ struct Responder: Sendable {
                 let page = configuration.pages(url)
                 response = Self.response(status: page.status, contentType: page.contentType, body: page.body)
             } else {
-                response = Self.response(status: 400, contentType: "text/plain; charset=utf-8",
-                                         body: Data("The request's target is not a valid address.\n".utf8))
+                response = Self.response(
+                    status: 400, contentType: "text/plain; charset=utf-8",
+                    body: Data("The request's target is not a valid address.\n".utf8))
             }
         }
         log("\(request.method) \(Self.printable(host))\(Self.printable(path)) → \(response.status.code)")
@@ -331,10 +355,12 @@ struct Responder: Sendable {
         func file() -> Data? {
             guard let served else { return nil }
             let site = configuration.sites.appendingPathComponent(served, isDirectory: true)
-            return Self.contents(of: site.appendingPathComponent(SiteAssociationFile.fileName), inside: site, limit: 1024 * 1024)
+            return Self.contents(
+                of: site.appendingPathComponent(SiteAssociationFile.fileName), inside: site, limit: 1024 * 1024)
         }
-        let notFound = Self.response(status: 404, contentType: "text/plain; charset=utf-8",
-                                     body: Data("\(host) has no \(SiteAssociationFile.fileName)\n".utf8))
+        let notFound = Self.response(
+            status: 404, contentType: "text/plain; charset=utf-8",
+            body: Data("\(host) has no \(SiteAssociationFile.fileName)\n".utf8))
         switch rehearsal {
         case .normal, .hang:
             guard let data = file() else { return notFound }
@@ -342,12 +368,16 @@ struct Responder: Sendable {
         case .missing:
             return notFound
         case .notJSON:
-            return Self.response(status: 200, contentType: json, body: Data("<html><body>Welcome to \(host)</body></html>\n".utf8))
+            return Self.response(
+                status: 200, contentType: json, body: Data("<html><body>Welcome to \(host)</body></html>\n".utf8))
         case .wrong:
-            return Self.response(status: 200, contentType: json, body: Data(#"{"activitycontinuation": "SIMTEAM001.com.handoffsim.map"}"#.utf8))
+            return Self.response(
+                status: 200, contentType: json,
+                body: Data(#"{"activitycontinuation": "SIMTEAM001.com.handoffsim.map"}"#.utf8))
         case .unapproving:
-            return Self.response(status: 200, contentType: json, body: Data(#"{"activitycontinuation": {"apps": []}}"#.utf8),
-                                 maxAge: configuration.maxAge)
+            return Self.response(
+                status: 200, contentType: json, body: Data(#"{"activitycontinuation": {"apps": []}}"#.utf8),
+                maxAge: configuration.maxAge)
         case .wrongContentType:
             return Self.response(status: 200, contentType: "text/html; charset=utf-8", body: file() ?? Data("{}".utf8))
         case .redirect:
@@ -357,7 +387,8 @@ struct Responder: Sendable {
             return Self.redirect(302, to: "https://\(host)\(path)")
         case .tooLarge:
             let padding = String(repeating: " ", count: 200 * 1024)
-            return Self.response(status: 200, contentType: json, body: Data(#"{"activitycontinuation": {"apps": []}\#(padding)}"#.utf8))
+            return Self.response(
+                status: 200, contentType: json, body: Data(#"{"activitycontinuation": {"apps": []}\#(padding)}"#.utf8))
         }
     }
 
@@ -368,14 +399,16 @@ struct Responder: Sendable {
         let resolvedFolder = folder.resolvingSymlinksInPath().standardizedFileURL.path
         let resolved = file.resolvingSymlinksInPath().standardizedFileURL.path
         guard resolved.hasPrefix(resolvedFolder.hasSuffix("/") ? resolvedFolder : resolvedFolder + "/"),
-              (try? FileManager.default.attributesOfItem(atPath: resolved)[.type] as? FileAttributeType) == .typeRegular,
-              let handle = FileHandle(forReadingAtPath: resolved) else { return nil }
+            (try? FileManager.default.attributesOfItem(atPath: resolved)[.type] as? FileAttributeType) == .typeRegular,
+            let handle = FileHandle(forReadingAtPath: resolved)
+        else { return nil }
         defer { try? handle.close() }
         return try? handle.read(upToCount: limit)
     }
 
     static func redirect(_ status: Int, to location: String) -> Response {
-        var response = response(status: status, contentType: "text/plain; charset=utf-8", body: Data("Moved to \(location)\n".utf8))
+        var response = response(
+            status: status, contentType: "text/plain; charset=utf-8", body: Data("Moved to \(location)\n".utf8))
         response.headers[.location] = location
         return response
     }

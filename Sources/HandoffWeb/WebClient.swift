@@ -25,7 +25,9 @@ package struct WebResponse: Sendable, Hashable {
     package var contentType: String { headers["content-type"] ?? "" }
     /// The media type alone, lower case (`application/json` of `application/json; charset=utf-8`).
     package var mediaType: String {
-        contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        contentType.split(separator: ";", maxSplits: 1).first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        } ?? ""
     }
 }
 
@@ -122,7 +124,8 @@ package struct WebClient: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tlsContext {
-                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tlsContext, serverHostname: host))
+                        try channel.pipeline.syncOperations.addHandler(
+                            try NIOSSLClientHandler(context: tlsContext, serverHostname: host))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(
@@ -226,7 +229,8 @@ private final class ResponseCollector: ChannelInboundHandler, RemovableChannelHa
             for (name, value) in head.headers { headers[name.lowercased()] = value }
             let elapsed = ContinuousClock.now - started
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            promise.succeed(WebResponse(status: Int(head.status.code), headers: headers, body: body, milliseconds: milliseconds))
+            promise.succeed(
+                WebResponse(status: Int(head.status.code), headers: headers, body: body, milliseconds: milliseconds))
         }
     }
 

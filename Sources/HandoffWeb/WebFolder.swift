@@ -14,12 +14,14 @@ package struct WebFolder: Hashable, Sendable {
     }
 
     /// `$XDG_STATE_HOME/handoff/web`, else `~/.local/state/handoff/web`.
-    package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> WebFolder {
+    package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> WebFolder
+    {
         let state: URL
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
             state = URL(fileURLWithPath: xdg, isDirectory: true)
         } else {
-            state = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state", isDirectory: true)
+            state = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+                ".local/state", isDirectory: true)
         }
         return WebFolder(url: state.appendingPathComponent("handoff/web", isDirectory: true))
     }
@@ -34,8 +36,9 @@ package struct WebFolder: Hashable, Sendable {
     /// Creates the folder (user-only) when missing.
     package func create() throws(WebError) {
         do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .file(url.path, "cannot create the folder: \(error.localizedDescription)")
         }

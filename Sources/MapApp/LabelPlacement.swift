@@ -43,7 +43,9 @@ package struct PlacedLabel: Hashable, Sendable {
 
     /// The marker's cell (none for a name alone) and the name's cells.
     package var cells: [Rect] {
-        (isName ? [textFrame] : [Rect(origin: marker, size: Size(width: 1, height: 1)), textFrame]).filter { !$0.isEmpty }
+        (isName ? [textFrame] : [Rect(origin: marker, size: Size(width: 1, height: 1)), textFrame]).filter {
+            !$0.isEmpty
+        }
     }
 }
 
@@ -77,13 +79,16 @@ package struct LabelPlacer: Sendable {
         let marker = candidate.marker
         guard area.contains(marker), isFree(Rect(origin: marker, size: Size(width: 1, height: 1))) else { return nil }
         let width = candidate.width
-        var placed = PlacedLabel(marker: marker, text: candidate.text, position: nil, textFrame: Rect(x: marker.x, y: marker.y, width: 0, height: 0))
+        var placed = PlacedLabel(
+            marker: marker, text: candidate.text, position: nil,
+            textFrame: Rect(x: marker.x, y: marker.y, width: 0, height: 0))
         if width > 0 {
             for position in PlacedLabel.Position.aroundMarker {
                 let frame = Self.frame(of: position, marker: marker, width: width)
                 let padded = frame.inset(left: -1, right: -1)
                 guard area.contains(frame.origin), frame.maxX <= area.maxX, frame.maxY <= area.maxY,
-                      isFree(padded.intersection(area)) else { continue }
+                    isFree(padded.intersection(area))
+                else { continue }
                 placed.position = position
                 placed.textFrame = frame
                 mark(padded.intersection(area))
@@ -102,7 +107,8 @@ package struct LabelPlacer: Sendable {
         let frame = Self.frame(of: .centred, marker: point, width: width)
         let padded = frame.inset(left: -1, right: -1)
         guard area.contains(frame.origin), frame.maxX <= area.maxX, frame.maxY <= area.maxY,
-              isFree(padded.intersection(area)) else { return nil }
+            isFree(padded.intersection(area))
+        else { return nil }
         mark(padded.intersection(area))
         return PlacedLabel(marker: point, text: text, position: .centred, textFrame: frame, isName: true)
     }

@@ -14,7 +14,8 @@ extension MapApp {
         }
         guard Self.isMapKey(key) else { return false }
         landFlight()
-        let columns = Double(max(1, viewport.width / 4)), rows = Double(max(1, viewport.height / 4))
+        let columns = Double(max(1, viewport.width / 4))
+        let rows = Double(max(1, viewport.height / 4))
         switch key {
         case .left: cursor == nil ? move(camera.panned(columns: -columns, rows: 0)) : moveCursor(x: -2, y: 0)
         case .right: cursor == nil ? move(camera.panned(columns: columns, rows: 0)) : moveCursor(x: 2, y: 0)
@@ -22,7 +23,11 @@ extension MapApp {
         case .down: cursor == nil ? move(camera.panned(columns: 0, rows: rows)) : moveCursor(x: 0, y: 1)
         case .character("+"), .character("="): move(zoomed(by: 1))
         case .character("-"), .character("_"): move(zoomed(by: -1))
-        case .character("0"): move(MapCamera(fitting: MapRegion(latitude: 0, longitude: 0, latitudeDelta: 180, longitudeDelta: 360), in: viewport))
+        case .character("0"):
+            move(
+                MapCamera(
+                    fitting: MapRegion(latitude: 0, longitude: 0, latitudeDelta: 180, longitudeDelta: 360), in: viewport
+                ))
         case .character("c"):
             message = nil
             cursor = cursor == nil ? Point(x: 0, y: 0) : nil
@@ -57,8 +62,9 @@ extension MapApp {
     func zoomed(by steps: Double) -> MapCamera {
         let zoomed = camera.zoomed(by: steps)
         guard let cursor, let point = cursorCoordinate else { return zoomed }
-        return MapCamera(latitude: point.latitude + Double(cursor.y) * 2 * zoomed.degreesPerColumn,
-                         longitude: point.longitude - Double(cursor.x) * zoomed.degreesPerColumn, zoom: zoomed.zoom)
+        return MapCamera(
+            latitude: point.latitude + Double(cursor.y) * 2 * zoomed.degreesPerColumn,
+            longitude: point.longitude - Double(cursor.x) * zoomed.degreesPerColumn, zoom: zoomed.zoom)
     }
 
     /// Moves the cursor by `x` columns and `y` rows; past the map's edge the map pans instead.
@@ -67,8 +73,10 @@ extension MapApp {
         message = nil
         let moved = Point(x: cursor.x + x, y: cursor.y + y)
         // The cursor's cells run from -width/2 to width - width/2 - 1 (the centre cell is width/2).
-        let minX = -(viewport.width / 2), maxX = viewport.width - viewport.width / 2 - 1
-        let minY = -(viewport.height / 2), maxY = viewport.height - viewport.height / 2 - 1
+        let minX = -(viewport.width / 2)
+        let maxX = viewport.width - viewport.width / 2 - 1
+        let minY = -(viewport.height / 2)
+        let maxY = viewport.height - viewport.height / 2 - 1
         let clamped = Point(x: min(max(moved.x, minX), maxX), y: min(max(moved.y, minY), maxY))
         self.cursor = clamped
         if clamped != moved {

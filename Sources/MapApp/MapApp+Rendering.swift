@@ -17,7 +17,9 @@ extension MapApp {
         renderer.render(camera, rendering: rendering, highlighted: highlighted, into: &grid, area: mapArea)
         if let cursor {
             let point = Point(x: mapArea.x + mapArea.width / 2 + cursor.x, y: mapArea.y + mapArea.height / 2 + cursor.y)
-            if mapArea.contains(point) { grid[point.x, point.y] = Cell("+", style: Style(.accent, bold: true, reverse: true)) }
+            if mapArea.contains(point) {
+                grid[point.x, point.y] = Cell("+", style: Style(.accent, bold: true, reverse: true))
+            }
         }
         let notice = noticeLines(width: area.width, available: area.height - 1)
         if notice.isEmpty {
@@ -51,7 +53,9 @@ extension MapApp {
             grid.put(left, at: row.origin, style: Style(.statusBar), clip: row)
             let x = row.maxX - scaleWidth
             grid.put(scale.bar, at: Point(x: x, y: row.y), style: Style(.statusBar, bold: true), clip: row)
-            grid.put(scale.label, at: Point(x: x + TextWidth.of(scale.bar) + 1, y: row.y), style: Style(.statusBar), clip: row)
+            grid.put(
+                scale.label, at: Point(x: x + TextWidth.of(scale.bar) + 1, y: row.y), style: Style(.statusBar),
+                clip: row)
         } else {
             grid.put(TextWidth.truncate(left, to: row.width), at: row.origin, style: Style(.statusBar), clip: row)
         }
@@ -68,7 +72,9 @@ extension MapApp {
             }
         }
         let cells = max(2, Int((distance / kilometresPerColumn).rounded()))
-        let label = distance >= 1000 ? "\(Int(distance / 1000)),\(String(format: "%03d", Int(distance) % 1000)) km" : "\(Int(distance)) km"
+        let label =
+            distance >= 1000
+            ? "\(Int(distance / 1000)),\(String(format: "%03d", Int(distance) % 1000)) km" : "\(Int(distance)) km"
         return ("├" + String(repeating: "─", count: cells - 2) + "┤", label)
     }
 
@@ -82,7 +88,9 @@ extension MapApp {
         grid.fill(box)
         grid.box(box, style: Style(.frame), title: "Search")
         let inner = box.inset(by: 1)
-        grid.put(TextWidth.truncate("› " + search.query, to: inner.width - 1) + "▏", at: inner.origin, style: Style(.accent), clip: inner)
+        grid.put(
+            TextWidth.truncate("› " + search.query, to: inner.width - 1) + "▏", at: inner.origin, style: Style(.accent),
+            clip: inner)
         if search.matches.isEmpty {
             if !search.query.isEmpty, inner.height > 1 {
                 grid.put("No place matches", at: Point(x: inner.x, y: inner.y + 1), style: Style(.dim), clip: inner)

@@ -30,14 +30,18 @@ extension MapApp {
     /// file is there, both expanded with `buildSettings`.
     ///
     /// - Throws: ``MapError`` naming the Info.plist or the entitlements when either is missing or wrong.
-    package convenience init(resources: MapResources, model: AppModel, buildSettings: [String: String] = MapApp.buildSettings)
+    package convenience init(
+        resources: MapResources, model: AppModel, buildSettings: [String: String] = MapApp.buildSettings
+    )
         throws(MapError)
     {
         let infoPlist = resources.infoPlist(for: model)
-        let entitlements = FileManager.default.fileExists(atPath: resources.entitlements.path) ? resources.entitlements : nil
+        let entitlements =
+            FileManager.default.fileExists(atPath: resources.entitlements.path) ? resources.entitlements : nil
         let manifest: AppManifest
         do {
-            manifest = try AppManifest(infoPlistAt: infoPlist, entitlementsAt: entitlements, buildSettings: buildSettings)
+            manifest = try AppManifest(
+                infoPlistAt: infoPlist, entitlementsAt: entitlements, buildSettings: buildSettings)
         } catch {
             throw .manifest(error)
         }

@@ -29,15 +29,20 @@ extension MapCamera {
     ///
     /// - Throws: ``MapWebError`` for another host, or a missing or bad value (named).
     package init(webpageURL url: URL) throws(MapWebError) {
-        guard let host = url.host?.lowercased(), host == MapRegion.webHost else { throw .otherHost(url.host ?? "no host") }
+        guard let host = url.host?.lowercased(), host == MapRegion.webHost else {
+            throw .otherHost(url.host ?? "no host")
+        }
         let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
         func number(_ name: String, _ what: String, in range: ClosedRange<Double>) throws(MapWebError) -> Double {
             guard let text = items.first(where: { $0.name == name })?.value else {
                 throw .badView(url, problem: "\(name) (the \(what)) is missing")
             }
             guard let value = Double(text), value.isFinite, range.contains(value) else {
-                throw .badView(url, problem: "\(name) “\(text.prefix(24))” is not a \(what) from "
-                    + "\(MapRegion.format(range.lowerBound, decimals: 0)) to \(MapRegion.format(range.upperBound, decimals: 0))")
+                throw .badView(
+                    url,
+                    problem: "\(name) “\(text.prefix(24))” is not a \(what) from "
+                        + "\(MapRegion.format(range.lowerBound, decimals: 0)) to \(MapRegion.format(range.upperBound, decimals: 0))"
+                )
             }
             return value
         }
@@ -64,7 +69,8 @@ extension MapApp {
             return true
         } catch {
             message = MapMessage(.error, error.description)
-            environment?.log("Map: web activity \(activity.webpageURL?.absoluteString ?? "(no page)") not shown: \(error)")
+            environment?.log(
+                "Map: web activity \(activity.webpageURL?.absoluteString ?? "(no page)") not shown: \(error)")
             return false
         }
     }

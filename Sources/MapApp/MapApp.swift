@@ -19,7 +19,9 @@ import TerminalCells
 /// used on its device's run loop only.
 package final class MapApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Map's Info.plist is expanded with.
-    package static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.map", "DEVELOPMENT_TEAM": "SIMTEAM001"]
+    package static let buildSettings = [
+        "PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.map", "DEVELOPMENT_TEAM": "SIMTEAM001",
+    ]
     /// The zoom a search flies to (at least).
     package static let searchZoom = 6.0
     /// The most characters a search may hold.
@@ -70,7 +72,9 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
     /// damaged does not stop the Map: it shows what loaded and says which file was not.
     ///
     /// - Throws: ``MapError`` naming the Info.plist or entitlements when either is missing or wrong.
-    package convenience init(resources: MapResources, buildSettings: [String: String] = MapApp.buildSettings) throws(MapError) {
+    package convenience init(
+        resources: MapResources, buildSettings: [String: String] = MapApp.buildSettings
+    ) throws(MapError) {
         try self.init(resources: resources, model: .delegate, buildSettings: buildSettings)
     }
 
@@ -97,7 +101,10 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
 
     package var keyHints: [KeyHint] {
         if search != nil {
-            return [KeyHint("type", "a place's name"), KeyHint("↑ ↓", "choose"), KeyHint("Enter", "fly there"), KeyHint("Esc", "close the search")]
+            return [
+                KeyHint("type", "a place's name"), KeyHint("↑ ↓", "choose"), KeyHint("Enter", "fly there"),
+                KeyHint("Esc", "close the search"),
+            ]
         }
         return [
             KeyHint("← → ↑ ↓", cursor == nil ? "pan" : "move the cursor"),
@@ -133,8 +140,9 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
         guard map != viewport else { return }
         viewport = map
         if let cursor {  // the cursor stays on the map
-            self.cursor = Point(x: min(max(cursor.x, -(map.width / 2)), map.width - map.width / 2 - 1),
-                                y: min(max(cursor.y, -(map.height / 2)), map.height - map.height / 2 - 1))
+            self.cursor = Point(
+                x: min(max(cursor.x, -(map.width / 2)), map.width - map.width / 2 - 1),
+                y: min(max(cursor.y, -(map.height / 2)), map.height - map.height / 2 - 1))
         }
         regionChanged()
     }
@@ -195,8 +203,10 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
     /// The cursor's position on the map, when it is shown.
     package var cursorCoordinate: (latitude: Double, longitude: Double)? {
         guard let cursor else { return nil }
-        return (latitude: min(max(camera.latitude - Double(cursor.y) * 2 * camera.degreesPerColumn, -90), 90),
-                longitude: MapCamera.wrap(camera.longitude + Double(cursor.x) * camera.degreesPerColumn))
+        return (
+            latitude: min(max(camera.latitude - Double(cursor.y) * 2 * camera.degreesPerColumn, -90), 90),
+            longitude: MapCamera.wrap(camera.longitude + Double(cursor.x) * camera.degreesPerColumn)
+        )
     }
 
     /// The region the map shows now, on a map of ``viewport``.
@@ -224,20 +234,25 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
 
     // MARK: Continuation
 
-    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool
+    {
         prepareForContinuation(of: activityType)
         return true
     }
 
     /// Hands the map view to the restoration handler; it shows the activity's region. A page of
     /// the Map's site shows its view (``continueWebActivity(_:)``, with scenes too).
-    package func application(_ application: Application, continue userActivity: UserActivity,
-                            restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    package func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         continueActivity(userActivity, restore: restorationHandler)
     }
 
-    package func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                            error: HandoffError) {
+    package func application(
+        _ application: Application, didFailToContinueUserActivityWithType activityType: String,
+        error: HandoffError
+    ) {
         continuationFailed(activityType, error: error)
     }
 
@@ -249,13 +264,18 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
         do throws(MapRestoreError) {
             let region = try MapRegion(userInfo: activity.userInfo)
             let fitted = MapCamera(fitting: region, in: viewport)
-            let wanted = log2(360 / (128 * max(region.longitudeDelta / Double(max(viewport.width, 1)),
-                                               region.latitudeDelta / Double(2 * max(viewport.height, 1)))))
+            let wanted = log2(
+                360
+                    / (128
+                        * max(
+                            region.longitudeDelta / Double(max(viewport.width, 1)),
+                            region.latitudeDelta / Double(2 * max(viewport.height, 1)))))
             highlighted = nil
             show(fitted)
             message = nil
             if wanted > MapCamera.maximumZoom + 0.01 {
-                message = MapMessage(.warning, "The region is smaller than the map can show; showing it at the closest zoom.")
+                message = MapMessage(
+                    .warning, "The region is smaller than the map can show; showing it at the closest zoom.")
             }
         } catch {
             message = MapMessage(.error, error.description)

@@ -67,7 +67,8 @@ struct MapCanvas {
         last = min(last, height - 1)
         guard first <= last else { return }
         let slope = (x1 - x0) / (y1 - y0)
-        let limit = Double(width), width = self.width
+        let limit = Double(width)
+        let width = self.width
         let needed = crossingCount + last - first + 1
         if needed > crossings.count {
             crossings.append(contentsOf: repeatElement(0, count: max(needed, 2 * crossings.count) - crossings.count))
@@ -90,8 +91,11 @@ struct MapCanvas {
         let count = crossingCount
         guard count > 0 else { return }
         crossingCount = 0
-        let height = self.height, width = self.width
-        if sortedColumns.count < count { sortedColumns = [Int32](repeating: 0, count: max(count, 2 * sortedColumns.count)) }
+        let height = self.height
+        let width = self.width
+        if sortedColumns.count < count {
+            sortedColumns = [Int32](repeating: 0, count: max(count, 2 * sortedColumns.count))
+        }
         // A counting sort by row, then each row's few crossings by column.
         crossings.withUnsafeBufferPointer { crossings in
             rowStarts.withUnsafeMutableBufferPointer { starts in
@@ -101,7 +105,8 @@ struct MapCanvas {
                 sortedColumns.withUnsafeMutableBufferPointer { columns in
                     // Placed from each row's end backwards, leaving `starts` as it was.
                     for index in stride(from: count - 1, through: 0, by: -1) {
-                        let crossing = crossings[index], row = crossing >> 32
+                        let crossing = crossings[index]
+                        let row = crossing >> 32
                         let at = Int(starts[row + 1]) - 1
                         columns[at] = Int32(truncatingIfNeeded: crossing)
                         starts[row + 1] = Int32(at)
@@ -109,7 +114,8 @@ struct MapCanvas {
                     // Now starts[row + 1] is where row's crossings begin; they end where the next row's do.
                     pixels.withUnsafeMutableBufferPointer { pixels in
                         for row in 0..<height {
-                            let start = Int(starts[row + 1]), end = row + 2 <= height ? Int(starts[row + 2]) : count
+                            let start = Int(starts[row + 1])
+                            let end = row + 2 <= height ? Int(starts[row + 2]) : count
                             guard end - start >= 2 else { continue }
                             // Insertion sort: a row has few crossings (often two, in either order).
                             for i in (start + 1)..<end {
@@ -124,7 +130,8 @@ struct MapCanvas {
                             let base = row * width
                             var i = start
                             while i + 1 < end {
-                                let from = Int(columns[i]), to = Int(columns[i + 1])
+                                let from = Int(columns[i])
+                                let to = Int(columns[i + 1])
                                 if from < to {
                                     if clear {
                                         for x in from..<to { pixels[base + x] &= ~bit }
@@ -158,12 +165,17 @@ struct MapCanvas {
     @inline(__always)
     mutating func line(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ bit: UInt8, dotted: Bool = false) {
         guard let (ax, ay, bx, by) = clip(x0, y0, x1, y1) else { return }
-        var x = Self.floor(ax), y = Self.floor(ay)
-        let endX = Self.floor(bx), endY = Self.floor(by)
-        let dx = abs(endX - x), dy = -abs(endY - y)
-        let sx = x < endX ? 1 : -1, sy = y < endY ? 1 : -1
+        var x = Self.floor(ax)
+        var y = Self.floor(ay)
+        let endX = Self.floor(bx)
+        let endY = Self.floor(by)
+        let dx = abs(endX - x)
+        let dy = -abs(endY - y)
+        let sx = x < endX ? 1 : -1
+        let sy = y < endY ? 1 : -1
         var error = dx + dy
-        let w = width, h = height
+        let w = width
+        let h = height
         // The clipped segment ends at most a pixel outside the canvas: those pixels are skipped.
         var phase = dotPhase
         pixels.withUnsafeMutableBufferPointer { pixels in
@@ -174,8 +186,14 @@ struct MapCanvas {
                 if dotted { phase &+= 1 }
                 if x == endX, y == endY { break }
                 let doubled = error &* 2
-                if doubled >= dy { error &+= dy; x &+= sx }
-                if doubled <= dx { error &+= dx; y &+= sy }
+                if doubled >= dy {
+                    error &+= dy
+                    x &+= sx
+                }
+                if doubled <= dx {
+                    error &+= dx
+                    y &+= sy
+                }
             }
         }
         dotPhase = phase
@@ -184,15 +202,23 @@ struct MapCanvas {
     /// The part of a segment inside the canvas (with a pixel's margin), Liang–Barsky; nil when none.
     @inline(__always)
     private func clip(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> (Double, Double, Double, Double)? {
-        let minX = -1.0, minY = -1.0, maxX = Double(width) + 1, maxY = Double(height) + 1
+        let minX = -1.0
+        let minY = -1.0
+        let maxX = Double(width) + 1
+        let maxY = Double(height) + 1
         // Wholly inside (most segments drawn): all of it; wholly on one side: nothing.
         if x0 >= minX, x0 <= maxX, y0 >= minY, y0 <= maxY, x1 >= minX, x1 <= maxX, y1 >= minY, y1 <= maxY {
             return (x0, y0, x1, y1)
         }
-        if (x0 < minX && x1 < minX) || (x0 > maxX && x1 > maxX) || (y0 < minY && y1 < minY) || (y0 > maxY && y1 > maxY) { return nil }
+        if (x0 < minX && x1 < minX) || (x0 > maxX && x1 > maxX) || (y0 < minY && y1 < minY) || (y0 > maxY && y1 > maxY)
+        {
+            return nil
+        }
         guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite else { return nil }
-        let dx = x1 - x0, dy = y1 - y0
-        var t0 = 0.0, t1 = 1.0
+        let dx = x1 - x0
+        let dy = y1 - y0
+        var t0 = 0.0
+        var t1 = 1.0
         @inline(__always) func edge(_ p: Double, _ q: Double) -> Bool {
             if p == 0 { return q >= 0 }
             let r = q / p
@@ -246,12 +272,14 @@ struct MapCanvas {
     /// row, a half-block cell's column): `firstOn | secondOn << 1 | kind << 2`, the kind the
     /// more important of the two.
     private static let pairTable: [UInt8] = (0..<4096).map { index in
-        let first = classify(UInt8(index >> 6)), second = classify(UInt8(index & 63))
+        let first = classify(UInt8(index >> 6))
+        let second = classify(UInt8(index & 63))
         return UInt8((first.on ? 1 : 0) | (second.on ? 2 : 0) | max(first.kind.rawValue, second.kind.rawValue) << 2)
     }
 
     private func brailleCells(into grid: inout Grid, area: Rect) {
-        let columns = min(area.width, width / 2), rows = min(area.height, height / 4)
+        let columns = min(area.width, width / 2)
+        let rows = min(area.height, height / 4)
         let width = self.width
         Self.pairTable.withUnsafeBufferPointer { pairs in
             Self.brailleTable.withUnsafeBufferPointer { table in
@@ -277,7 +305,8 @@ struct MapCanvas {
     }
 
     private func halfBlockCells(into grid: inout Grid, area: Rect) {
-        let columns = min(area.width, width), rows = min(area.height, height / 2)
+        let columns = min(area.width, width)
+        let rows = min(area.height, height / 2)
         let width = self.width
         Self.pairTable.withUnsafeBufferPointer { pairs in
             Self.halfBlockTable.withUnsafeBufferPointer { table in
@@ -286,7 +315,10 @@ struct MapCanvas {
                         let upper = row &* 2 &* width
                         for column in 0..<columns {
                             // Upper half, lower half, the more important kind: the table's index.
-                            let pair = Int(pairs[Int(pixels[upper &+ column] & 63) << 6 | Int(pixels[upper &+ width &+ column] & 63)])
+                            let pair = Int(
+                                pairs[
+                                    Int(pixels[upper &+ column] & 63) << 6 | Int(pixels[upper &+ width &+ column] & 63)]
+                            )
                             grid[area.x + column, area.y + row] = table[pair]
                         }
                     }

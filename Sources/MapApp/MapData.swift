@@ -17,8 +17,10 @@ package struct MapData: Sendable {
     /// How long reading took.
     package let loadTime: Duration
 
-    package init(geography: MapGeography, cities: CityCatalog, countries: [CountryLabel], problems: [MapError] = [],
-                loadTime: Duration = .zero) {
+    package init(
+        geography: MapGeography, cities: CityCatalog, countries: [CountryLabel], problems: [MapError] = [],
+        loadTime: Duration = .zero
+    ) {
         self.geography = geography
         self.cities = cities
         self.countries = countries
@@ -44,7 +46,8 @@ package struct MapData: Sendable {
         } catch {
             problems.append(error)
         }
-        self.init(geography: geography, cities: cities, countries: countries, problems: problems, loadTime: clock.now - start)
+        self.init(
+            geography: geography, cities: cities, countries: countries, problems: problems, loadTime: clock.now - start)
     }
 
     /// The data of `resources`, read once per process and folder (every Map of a process, and
@@ -66,7 +69,9 @@ package struct MapData: Sendable {
     /// One line for the user about what could not be read, or nil when everything was.
     package var problemSummary: String? {
         guard let first = problems.first else { return nil }
-        let more = problems.count > 1 ? " (and \(problems.count - 1) more file\(problems.count > 2 ? "s" : ""); see the log)" : ""
+        let more =
+            problems.count > 1
+            ? " (and \(problems.count - 1) more file\(problems.count > 2 ? "s" : ""); see the log)" : ""
         return "Some map data could not be read; showing what could. \(first)\(more)"
     }
 }

@@ -26,8 +26,10 @@ package struct MapFlight: Hashable, Sendable {
         self.to = to
         self.number = number
         // The zoom at which both ends fit in the view, if below both ends' zooms.
-        let east = abs(MapCamera.wrap(to.longitude - from.longitude)), north = abs(to.latitude - from.latitude)
-        let degreesPerColumn = max(east / Double(max(viewport.width, 1)), north / Double(2 * max(viewport.height, 1)), 1e-9)
+        let east = abs(MapCamera.wrap(to.longitude - from.longitude))
+        let north = abs(to.latitude - from.latitude)
+        let degreesPerColumn = max(
+            east / Double(max(viewport.width, 1)), north / Double(2 * max(viewport.height, 1)), 1e-9)
         let both = log2(360 / (128 * degreesPerColumn))
         dip = max(0, min(from.zoom, to.zoom) - both)
     }
@@ -38,8 +40,9 @@ package struct MapFlight: Hashable, Sendable {
         let t = Double(max(frame, 0)) / Double(Self.frameCount)
         let s = t * t * (3 - 2 * t)  // ease in and out
         let zoom = from.zoom + (to.zoom - from.zoom) * s - dip * 4 * s * (1 - s)
-        return MapCamera(latitude: from.latitude + (to.latitude - from.latitude) * s,
-                         longitude: from.longitude + MapCamera.wrap(to.longitude - from.longitude) * s, zoom: zoom)
+        return MapCamera(
+            latitude: from.latitude + (to.latitude - from.latitude) * s,
+            longitude: from.longitude + MapCamera.wrap(to.longitude - from.longitude) * s, zoom: zoom)
     }
 }
 

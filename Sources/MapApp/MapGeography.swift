@@ -67,7 +67,7 @@ package struct GeoLevel: Sendable {
 
     /// The parts of `kind` in `tile`.
     func parts(of kind: GeoKind, inTile tile: Int) -> Range<Int> {
-        Int(kindParts[tile * 5 + kind.rawValue]) ..< Int(kindParts[tile * 5 + kind.rawValue + 1])
+        Int(kindParts[tile * 5 + kind.rawValue])..<Int(kindParts[tile * 5 + kind.rawValue + 1])
     }
 
     // MARK: Reading
@@ -85,7 +85,8 @@ package struct GeoLevel: Sendable {
     ///   empty parts, a coordinate outside its tile, or a tile whose bytes do not end with its
     ///   last part.
     package init(bytes: [UInt8], expectedIndex: Int, file: String) throws(MapError) {
-        try self.init(header: LevelHeader(bytes: bytes, expectedIndex: expectedIndex, file: file), bytes: bytes, file: file)
+        try self.init(
+            header: LevelHeader(bytes: bytes, expectedIndex: expectedIndex, file: file), bytes: bytes, file: file)
     }
 
     /// Decodes the tiles of a file whose header and index were checked.
@@ -93,8 +94,13 @@ package struct GeoLevel: Sendable {
         func fail(_ offset: Int?, _ reason: String) -> MapError {
             .malformed(file: file, line: nil, reason: (offset.map { "byte \($0): " } ?? "") + reason)
         }
-        let level = header.level, quantum = header.quantum, tileSize = header.tileSize
-        let columns = header.columns, rows = header.rows, tileCount = header.tiles.count, dataStart = header.dataStart
+        let level = header.level
+        let quantum = header.quantum
+        let tileSize = header.tileSize
+        let columns = header.columns
+        let rows = header.rows
+        let tileCount = header.tiles.count
+        let dataStart = header.dataStart
         var grid = [Int32](repeating: -1, count: columns * rows)
         var origins: [(column: Int32, row: Int32)] = []
         origins.reserveCapacity(tileCount)
@@ -107,7 +113,10 @@ package struct GeoLevel: Sendable {
         points.reserveCapacity(bytes.count - dataStart)
 
         for (tile, entry) in header.tiles.enumerated() {
-            let column = entry.column, row = entry.row, start = entry.start, length = entry.length
+            let column = entry.column
+            let row = entry.row
+            let start = entry.start
+            let length = entry.length
             grid[row * columns + column] = Int32(origins.count)
             origins.append((Int32(column), Int32(row)))
             var reader = VarintReader(bytes: bytes, position: start, end: start + length)
@@ -117,24 +126,36 @@ package struct GeoLevel: Sendable {
             while !reader.isAtEnd {
                 let at = reader.position
                 let kindValue = try reader.next(file)
-                guard let kind = GeoKind(rawValue: kindValue) else { throw fail(at, "unknown kind \(kindValue) in tile \(tile)") }
-                guard kind.rawValue >= next else { throw fail(at, "kind \(kindValue) out of order or repeated in tile \(tile)") }
+                guard let kind = GeoKind(rawValue: kindValue) else {
+                    throw fail(at, "unknown kind \(kindValue) in tile \(tile)")
+                }
+                guard kind.rawValue >= next else {
+                    throw fail(at, "kind \(kindValue) out of order or repeated in tile \(tile)")
+                }
                 while next <= kind.rawValue {
                     kindParts.append(Int32(partStarts.count - 1))
                     next += 1
                 }
                 let partCount = try reader.next(file)
-                guard partCount > 0, partCount <= reader.remaining else { throw fail(at, "\(partCount) parts in \(reader.remaining) bytes") }
+                guard partCount > 0, partCount <= reader.remaining else {
+                    throw fail(at, "\(partCount) parts in \(reader.remaining) bytes")
+                }
                 for _ in 0..<partCount {
                     let partAt = reader.position
                     let pointCount = try reader.next(file)
                     let fewest = kind.isPolygonal ? 3 : 2
                     guard pointCount >= fewest, pointCount <= reader.remaining / 2 else {
-                        throw fail(partAt, "a part of \(pointCount) points (a \(kind.isPolygonal ? "ring" : "line") needs \(fewest), "
-                                   + "and \(reader.remaining) bytes hold at most \(reader.remaining / 2))")
+                        throw fail(
+                            partAt,
+                            "a part of \(pointCount) points (a \(kind.isPolygonal ? "ring" : "line") needs \(fewest), "
+                                + "and \(reader.remaining) bytes hold at most \(reader.remaining / 2))")
                     }
-                    var x = 0, y = 0
-                    var west = Int.max, south = Int.max, east = Int.min, north = Int.min
+                    var x = 0
+                    var y = 0
+                    var west = Int.max
+                    var south = Int.max
+                    var east = Int.min
+                    var north = Int.min
                     for _ in 0..<pointCount {
                         let pointAt = reader.position
                         var dx = try reader.next(file)
@@ -150,7 +171,10 @@ package struct GeoLevel: Sendable {
                         }
                         points.append(Int32(x << 1 | drawn))
                         points.append(Int32(y))
-                        west = min(west, x); east = max(east, x); south = min(south, y); north = max(north, y)
+                        west = min(west, x)
+                        east = max(east, x)
+                        south = min(south, y)
+                        north = max(north, y)
                     }
                     partStarts.append(Int32(points.count / 2))
                     partBoxes += [Int32(west), Int32(south), Int32(east), Int32(north)]
@@ -203,25 +227,38 @@ struct LevelHeader: Sendable {
         guard bytes.count >= GeoLevel.headerSize else {
             throw fail(nil, "\(bytes.count) bytes, too short for the \(GeoLevel.headerSize)-byte header (truncated?)")
         }
-        guard Array(bytes[0..<8]) == GeoLevel.magic else { throw fail(0, "not a Map geography file (no \"HMAPGEO1\" at the start)") }
+        guard Array(bytes[0..<8]) == GeoLevel.magic else {
+            throw fail(0, "not a Map geography file (no \"HMAPGEO1\" at the start)")
+        }
         func u32(_ at: Int) -> Int {
             Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
         }
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        let level = u32(8), nanodegrees = u32(12), tileSize = u32(16), tileCount = u32(20)
-        guard level == expectedIndex else { throw fail(8, "level \(level), expected \(expectedIndex) (the number in the file's name)") }
+        let level = u32(8)
+        let nanodegrees = u32(12)
+        let tileSize = u32(16)
+        let tileCount = u32(20)
+        guard level == expectedIndex else {
+            throw fail(8, "level \(level), expected \(expectedIndex) (the number in the file's name)")
+        }
         guard nanodegrees > 0, nanodegrees <= 1_000_000_000 else {
             throw fail(12, "a quantum of \(nanodegrees) nanodegrees (expected 1 to 1,000,000,000)")
         }
         let quantum = Double(nanodegrees) / 1e9
         let tileDegrees = Double(tileSize) * quantum
-        let columnsValue = 360 / tileDegrees, rowsValue = 180 / tileDegrees
+        let columnsValue = 360 / tileDegrees
+        let rowsValue = 180 / tileDegrees
         guard tileSize > 0, tileSize < 1 << 24, tileDegrees >= 0.1, tileDegrees <= 180,
-              abs(columnsValue - columnsValue.rounded()) < 1e-6, abs(rowsValue - rowsValue.rounded()) < 1e-6 else {
-            throw fail(16, "tiles of \(tileSize) units of \(quantum)° do not divide the world into 0.1° to 180° squares")
+            abs(columnsValue - columnsValue.rounded()) < 1e-6, abs(rowsValue - rowsValue.rounded()) < 1e-6
+        else {
+            throw fail(
+                16, "tiles of \(tileSize) units of \(quantum)° do not divide the world into 0.1° to 180° squares")
         }
-        let columns = Int(columnsValue.rounded()), rows = Int(rowsValue.rounded())
-        guard tileCount <= columns * rows else { throw fail(20, "\(tileCount) tiles, but the grid has only \(columns * rows)") }
+        let columns = Int(columnsValue.rounded())
+        let rows = Int(rowsValue.rounded())
+        guard tileCount <= columns * rows else {
+            throw fail(20, "\(tileCount) tiles, but the grid has only \(columns * rows)")
+        }
         let dataStart = GeoLevel.headerSize + tileCount * GeoLevel.indexEntrySize
         guard dataStart <= bytes.count else {
             throw fail(nil, "\(bytes.count) bytes, too short for the index of \(tileCount) tiles (truncated?)")
@@ -231,14 +268,21 @@ struct LevelHeader: Sendable {
         tiles.reserveCapacity(tileCount)
         for tile in 0..<tileCount {
             let entry = GeoLevel.headerSize + tile * GeoLevel.indexEntrySize
-            let column = u16(entry), row = u16(entry + 2), offset = u32(entry + 4), length = u32(entry + 8)
+            let column = u16(entry)
+            let row = u16(entry + 2)
+            let offset = u32(entry + 4)
+            let length = u32(entry + 8)
             guard column < columns, row < rows else {
-                throw fail(entry, "tile \(tile) is at column \(column), row \(row), outside the \(columns)x\(rows) grid")
+                throw fail(
+                    entry, "tile \(tile) is at column \(column), row \(row), outside the \(columns)x\(rows) grid")
             }
-            guard seen.insert(row * columns + column).inserted else { throw fail(entry, "tile \(tile) repeats column \(column), row \(row)") }
+            guard seen.insert(row * columns + column).inserted else {
+                throw fail(entry, "tile \(tile) repeats column \(column), row \(row)")
+            }
             let start = dataStart + offset
             guard offset <= bytes.count - dataStart, length <= bytes.count - start, length > 0 else {
-                throw fail(entry, "tile \(tile)'s \(length) bytes at \(offset) go past the end of the file (truncated?)")
+                throw fail(
+                    entry, "tile \(tile)'s \(length) bytes at \(offset) go past the end of the file (truncated?)")
             }
             tiles.append(Tile(column: column, row: row, start: start, length: length))
         }
@@ -264,10 +308,12 @@ struct VarintReader {
     /// The next unsigned varint (at most 5 bytes, below 2^35).
     mutating func next(_ file: String) throws(MapError) -> Int {
         let start = position
-        var value = 0, shift = 0
+        var value = 0
+        var shift = 0
         while true {
             guard position < end else {
-                throw .malformed(file: file, line: nil, reason: "byte \(start): the data ends inside a number (truncated?)")
+                throw .malformed(
+                    file: file, line: nil, reason: "byte \(start): the data ends inside a number (truncated?)")
             }
             guard shift <= 28 else {
                 throw .malformed(file: file, line: nil, reason: "byte \(start): a number longer than 5 bytes")

@@ -32,7 +32,8 @@ package struct MapCamera: Hashable, Sendable, CustomStringConvertible {
 
     /// The camera that shows the whole of `region` in a view of `size` cells, as large as it fits.
     package init(fitting region: MapRegion, in size: Size) {
-        let columns = Double(max(size.width, 1)), rows = Double(max(size.height, 1))
+        let columns = Double(max(size.width, 1))
+        let rows = Double(max(size.height, 1))
         let degreesPerColumn = max(region.longitudeDelta / columns, region.latitudeDelta / (2 * rows))
         self.init(latitude: region.latitude, longitude: region.longitude, zoom: log2(360 / (128 * degreesPerColumn)))
     }
@@ -42,14 +43,17 @@ package struct MapCamera: Hashable, Sendable, CustomStringConvertible {
 
     /// The region a view of `size` cells shows (spans capped at the whole world).
     package func region(in size: Size) -> MapRegion {
-        MapRegion(latitude: latitude, longitude: longitude,
-                  latitudeDelta: min(Double(size.height) * 2 * degreesPerColumn, 180),
-                  longitudeDelta: min(Double(size.width) * degreesPerColumn, 360))
+        MapRegion(
+            latitude: latitude, longitude: longitude,
+            latitudeDelta: min(Double(size.height) * 2 * degreesPerColumn, 180),
+            longitudeDelta: min(Double(size.width) * degreesPerColumn, 360))
     }
 
     /// Moved by `columns` and `rows` (east and south positive).
     package func panned(columns: Double, rows: Double) -> MapCamera {
-        MapCamera(latitude: latitude - rows * 2 * degreesPerColumn, longitude: longitude + columns * degreesPerColumn, zoom: zoom)
+        MapCamera(
+            latitude: latitude - rows * 2 * degreesPerColumn, longitude: longitude + columns * degreesPerColumn,
+            zoom: zoom)
     }
 
     /// Zoomed by `steps` (in positive), keeping the centre.
@@ -125,25 +129,31 @@ package struct MapRegion: Hashable, Sendable {
     ///
     /// - Throws: ``MapRestoreError`` naming the first key that is missing or wrong.
     package init(userInfo: UserInfo) throws(MapRestoreError) {
-        func number(_ key: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false,
-                    expected: String) throws(MapRestoreError) -> Double {
+        func number(
+            _ key: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false,
+            expected: String
+        ) throws(MapRestoreError) -> Double {
             guard let value = userInfo[key] else { throw .missingKey(key) }
             guard let number = value.doubleValue, number.isFinite, range.contains(number),
-                  !(excludingLowerBound && number == range.lowerBound)
+                !(excludingLowerBound && number == range.lowerBound)
             else { throw .badValue(key: key, found: value, expected: expected) }
             return number
         }
-        self.init(latitude: try number(Key.latitude, in: -90...90, expected: "a latitude from -90 to 90"),
-                  longitude: try number(Key.longitude, in: -180...180, expected: "a longitude from -180 to 180"),
-                  latitudeDelta: try number(Key.latitudeDelta, in: 0...180, excludingLowerBound: true,
-                                            expected: "a span above 0 and at most 180 degrees"),
-                  longitudeDelta: try number(Key.longitudeDelta, in: 0...360, excludingLowerBound: true,
-                                             expected: "a span above 0 and at most 360 degrees"))
+        self.init(
+            latitude: try number(Key.latitude, in: -90...90, expected: "a latitude from -90 to 90"),
+            longitude: try number(Key.longitude, in: -180...180, expected: "a longitude from -180 to 180"),
+            latitudeDelta: try number(
+                Key.latitudeDelta, in: 0...180, excludingLowerBound: true,
+                expected: "a span above 0 and at most 180 degrees"),
+            longitudeDelta: try number(
+                Key.longitudeDelta, in: 0...360, excludingLowerBound: true,
+                expected: "a span above 0 and at most 360 degrees"))
     }
 
     /// "48.86°N 2.35°E".
     package static func describe(latitude: Double, longitude: Double, decimals: Int = 2) -> String {
-        let ns = latitude < 0 ? "S" : "N", ew = longitude < 0 ? "W" : "E"
+        let ns = latitude < 0 ? "S" : "N"
+        let ew = longitude < 0 ? "W" : "E"
         return "\(format(abs(latitude), decimals: decimals))°\(ns) \(format(abs(longitude), decimals: decimals))°\(ew)"
     }
 

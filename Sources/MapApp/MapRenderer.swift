@@ -60,8 +60,10 @@ package struct MapRenderer: Sendable {
     /// Draws the map of `camera` into `area` (and nowhere else); `highlighted` is placed first
     /// and stands out. Returns the markers and names placed.
     @discardableResult
-    package func render(_ camera: MapCamera, rendering: MapRendering = .braille, highlighted: City? = nil,
-                       into grid: inout Grid, area: Rect) -> [PlacedLabel] {
+    package func render(
+        _ camera: MapCamera, rendering: MapRendering = .braille, highlighted: City? = nil,
+        into grid: inout Grid, area: Rect
+    ) -> [PlacedLabel] {
         let area = area.intersection(grid.bounds)
         guard !area.isEmpty else { return [] }
         drawGeography(camera, rendering: rendering, into: &grid, area: area)
@@ -80,87 +82,106 @@ package struct MapRenderer: Sendable {
         guard let level = geography.level(forZoom: zoom), canvas.width > 0, canvas.height > 0 else { return canvas }
         let left = camera.longitude - Double(area.width) * camera.degreesPerColumn / 2
         let top = camera.latitude + Double(area.height) * camera.degreesPerColumn
-        let right = left + Double(canvas.width) * pixel, bottom = top - Double(canvas.height) * pixel
+        let right = left + Double(canvas.width) * pixel
+        let bottom = top - Double(canvas.height) * pixel
         let side = level.tileDegrees
         // Tiles by global column (beyond the grid's columns: the world again, further east).
         // (A view wider than a few worlds, of a huge terminal at the widest zoom, draws the first few.)
         let firstColumn = Int(((left + 180) / side).rounded(.down))
         let lastColumn = min(Int(((right + 180) / side).rounded(.down)), firstColumn + 8 * level.columns)
-        let firstRow = max(0, Int(((bottom + 90) / side).rounded(.down))), lastRow = min(level.rows - 1, Int(((top + 90) / side).rounded(.down)))
+        let firstRow = max(0, Int(((bottom + 90) / side).rounded(.down)))
+        let lastRow = min(level.rows - 1, Int(((top + 90) / side).rounded(.down)))
         guard firstRow <= lastRow, firstColumn <= lastColumn else { return canvas }
         var tiles: [(index: Int, a: Double, x: Double, y: Double)] = []
         let scale = level.quantum / pixel
         for row in firstRow...lastRow {
             for column in firstColumn...lastColumn {
                 guard let tile = level.tile(column: column, row: row) else { continue }
-                let west = -180 + Double(column) * side, south = -90 + Double(row) * side
+                let west = -180 + Double(column) * side
+                let south = -90 + Double(row) * side
                 tiles.append((tile, scale, (west - left) / pixel, (top - south) / pixel))
             }
         }
-        let canvasWidth = Double(canvas.width), canvasHeight = Double(canvas.height)
+        let canvasWidth = Double(canvas.width)
+        let canvasHeight = Double(canvas.height)
         level.points.withUnsafeBufferPointer { points in
-          level.partBoxes.withUnsafeBufferPointer { boxes in
-            level.partStarts.withUnsafeBufferPointer { parts in
-                // Each edge of `kind` in view, in pixels. A part wholly out of view is skipped
-                // (its crossings would all fall on one side: they fill nothing); a part within a
-                // pixel is that pixel (`dot`). A point less than a pixel from the last one kept
-                // (in both directions) is skipped when its edge is drawn alike: a level serves
-                // two zooms, and at the farther one its points are denser than the pixels.
-                func each(_ kind: GeoKind, _ body: (_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ drawn: Bool) -> Void,
-                          dot: (_ x: Double, _ y: Double) -> Void = { _, _ in }, startingPart: () -> Void = {}) {
-                    for tile in tiles {
-                        for part in level.parts(of: kind, inTile: tile.index) {
-                            let west = Double(boxes[4 * part]) * tile.a + tile.x, east = Double(boxes[4 * part + 2]) * tile.a + tile.x
-                            let north = tile.y - Double(boxes[4 * part + 3]) * tile.a, south = tile.y - Double(boxes[4 * part + 1]) * tile.a
-                            if east < 0 || west > canvasWidth || south < 0 || north > canvasHeight { continue }
-                            if east - west < 1, south - north < 1 {
-                                dot((west + east) / 2, (north + south) / 2)
-                                continue
+            level.partBoxes.withUnsafeBufferPointer { boxes in
+                level.partStarts.withUnsafeBufferPointer { parts in
+                    // Each edge of `kind` in view, in pixels. A part wholly out of view is skipped
+                    // (its crossings would all fall on one side: they fill nothing); a part within a
+                    // pixel is that pixel (`dot`). A point less than a pixel from the last one kept
+                    // (in both directions) is skipped when its edge is drawn alike: a level serves
+                    // two zooms, and at the farther one its points are denser than the pixels.
+                    func each(
+                        _ kind: GeoKind,
+                        _ body: (_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ drawn: Bool) -> Void,
+                        dot: (_ x: Double, _ y: Double) -> Void = { _, _ in }, startingPart: () -> Void = {}
+                    ) {
+                        for tile in tiles {
+                            for part in level.parts(of: kind, inTile: tile.index) {
+                                let west = Double(boxes[4 * part]) * tile.a + tile.x
+                                let east = Double(boxes[4 * part + 2]) * tile.a + tile.x
+                                let north = tile.y - Double(boxes[4 * part + 3]) * tile.a
+                                let south = tile.y - Double(boxes[4 * part + 1]) * tile.a
+                                if east < 0 || west > canvasWidth || south < 0 || north > canvasHeight { continue }
+                                if east - west < 1, south - north < 1 {
+                                    dot((west + east) / 2, (north + south) / 2)
+                                    continue
+                                }
+                                startingPart()
+                                let start = Int(parts[part])
+                                let end = Int(parts[part + 1])
+                                var keptX = Double(points[2 * start] >> 1) * tile.a + tile.x
+                                var keptY = tile.y - Double(points[2 * start + 1]) * tile.a
+                                var keptDrawn = points[2 * start] & 1
+                                let firstX = keptX
+                                let firstY = keptY
+                                let last = end - 1
+                                for index in (start + 1)..<end {
+                                    let raw = points[2 * index]
+                                    let x = Double(raw >> 1) * tile.a + tile.x
+                                    let y = tile.y - Double(points[2 * index + 1]) * tile.a
+                                    if index < last, raw & 1 == keptDrawn, abs(x - keptX) < 1, abs(y - keptY) < 1 {
+                                        continue
+                                    }
+                                    body(keptX, keptY, x, y, keptDrawn != 0)
+                                    keptX = x
+                                    keptY = y
+                                    keptDrawn = raw & 1
+                                }
+                                if kind.isPolygonal { body(keptX, keptY, firstX, firstY, keptDrawn != 0) }
                             }
-                            startingPart()
-                            let start = Int(parts[part]), end = Int(parts[part + 1])
-                            var keptX = Double(points[2 * start] >> 1) * tile.a + tile.x
-                            var keptY = tile.y - Double(points[2 * start + 1]) * tile.a
-                            var keptDrawn = points[2 * start] & 1
-                            let firstX = keptX, firstY = keptY
-                            let last = end - 1
-                            for index in (start + 1)..<end {
-                                let raw = points[2 * index]
-                                let x = Double(raw >> 1) * tile.a + tile.x
-                                let y = tile.y - Double(points[2 * index + 1]) * tile.a
-                                if index < last, raw & 1 == keptDrawn, abs(x - keptX) < 1, abs(y - keptY) < 1 { continue }
-                                body(keptX, keptY, x, y, keptDrawn != 0)
-                                keptX = x
-                                keptY = y
-                                keptDrawn = raw & 1
-                            }
-                            if kind.isPolygonal { body(keptX, keptY, firstX, firstY, keptDrawn != 0) }
                         }
                     }
-                }
-                // Lines and fills set separate bits, so one pass over a polygon's edges both
-                // gathers them for its fill and draws its coast or shore.
-                each(.land, { x0, y0, x1, y1, drawn in
-                    canvas.addEdge(x0, y0, x1, y1)
-                    if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.coast) }
-                }, dot: { x, y in canvas.dot(x, y, MapCanvas.coast) })
-                canvas.fill(MapCanvas.land)
-                each(.lake, { x0, y0, x1, y1, drawn in
-                    canvas.addEdge(x0, y0, x1, y1)
-                    if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.shore) }
-                }, dot: { x, y in canvas.dot(x, y, MapCanvas.shore) })
-                canvas.fill(MapCanvas.land, clear: true)
-                // Rivers: the level holds those long enough for its zooms.
-                each(.river) { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.river) }
-                if Self.drawsSubdivisions(zoom: camera.zoom) {
-                    each(.subdivision, { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.subdivision, dotted: true) },
-                         startingPart: { canvas.startDots() })
-                }
-                if Self.drawsBorders(zoom: camera.zoom) {
-                    each(.border) { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.border) }
+                    // Lines and fills set separate bits, so one pass over a polygon's edges both
+                    // gathers them for its fill and draws its coast or shore.
+                    each(
+                        .land,
+                        { x0, y0, x1, y1, drawn in
+                            canvas.addEdge(x0, y0, x1, y1)
+                            if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.coast) }
+                        }, dot: { x, y in canvas.dot(x, y, MapCanvas.coast) })
+                    canvas.fill(MapCanvas.land)
+                    each(
+                        .lake,
+                        { x0, y0, x1, y1, drawn in
+                            canvas.addEdge(x0, y0, x1, y1)
+                            if drawn { canvas.line(x0, y0, x1, y1, MapCanvas.shore) }
+                        }, dot: { x, y in canvas.dot(x, y, MapCanvas.shore) })
+                    canvas.fill(MapCanvas.land, clear: true)
+                    // Rivers: the level holds those long enough for its zooms.
+                    each(.river) { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.river) }
+                    if Self.drawsSubdivisions(zoom: camera.zoom) {
+                        each(
+                            .subdivision,
+                            { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.subdivision, dotted: true) },
+                            startingPart: { canvas.startDots() })
+                    }
+                    if Self.drawsBorders(zoom: camera.zoom) {
+                        each(.border) { x0, y0, x1, y1, _ in canvas.line(x0, y0, x1, y1, MapCanvas.border) }
+                    }
                 }
             }
-          }
         }
         return canvas
     }
@@ -184,7 +205,8 @@ package struct MapRenderer: Sendable {
     /// The highlighted place's candidate, when it is in `area`.
     func highlightedCandidate(_ camera: MapCamera, highlighted: City?, area: Rect) -> LabelCandidate? {
         guard let highlighted else { return nil }
-        let point = Self.cell(latitude: highlighted.latitude, longitude: highlighted.longitude, camera: camera, area: area)
+        let point = Self.cell(
+            latitude: highlighted.latitude, longitude: highlighted.longitude, camera: camera, area: area)
         return area.contains(point) ? LabelCandidate(marker: point, text: highlighted.name) : nil
     }
 
@@ -195,16 +217,19 @@ package struct MapRenderer: Sendable {
         if let first = highlightedCandidate(camera, highlighted: highlighted, area: area) { list.append(first) }
         // The latitudes in view (a cheap test before the cell's).
         let halfHeight = Double(area.height) * camera.degreesPerColumn + camera.degreesPerColumn
-        let south = camera.latitude - halfHeight, north = camera.latitude + halfHeight
+        let south = camera.latitude - halfHeight
+        let north = camera.latitude + halfHeight
         // Read in place (a city copied is three strings retained and released).
         cities.cities.withUnsafeBufferPointer { cities in
             for index in cities.indices {
                 guard cities[index].population >= smallest else { break }  // largest first: the rest are smaller
-                let latitude = cities[index].latitude, longitude = cities[index].longitude
+                let latitude = cities[index].latitude
+                let longitude = cities[index].longitude
                 guard latitude >= south, latitude <= north else { continue }
                 let point = Self.cell(latitude: latitude, longitude: longitude, camera: camera, area: area)
                 guard area.contains(point), highlighted.map({ cities[index] != $0 }) ?? true else { continue }
-                list.append(LabelCandidate(marker: point, text: cities[index].name, width: self.cities.nameWidths[index]))
+                list.append(
+                    LabelCandidate(marker: point, text: cities[index].name, width: self.cities.nameWidths[index]))
             }
         }
         return list
@@ -239,10 +264,13 @@ package struct MapRenderer: Sendable {
     private static let highlightedMarker = Cell("◉", style: Style(.mapCity, bold: true))
     private static let margin = Cell(" ", style: Style(.mapWater))
 
-    private func drawLabels(_ camera: MapCamera, highlighted: City?, into grid: inout Grid, area: Rect) -> [PlacedLabel] {
+    private func drawLabels(_ camera: MapCamera, highlighted: City?, into grid: inout Grid, area: Rect) -> [PlacedLabel]
+    {
         let placed = placeLabels(camera, highlighted: highlighted, area: area)
         // The highlighted city is placed first when it is in view (never another in its stead).
-        let highlightedCell = highlighted.map { Self.cell(latitude: $0.latitude, longitude: $0.longitude, camera: camera, area: area) }
+        let highlightedCell = highlighted.map {
+            Self.cell(latitude: $0.latitude, longitude: $0.longitude, camera: camera, area: area)
+        }
         for (index, label) in placed.enumerated() {
             let isHighlighted = index == 0 && !label.isName && label.marker == highlightedCell
             if !label.isName {
@@ -252,8 +280,11 @@ package struct MapRenderer: Sendable {
             // A blank cell either side keeps the name apart from the land drawn around it.
             // (Labels never overlap and the land's cells are one cell wide, so a cell is simply set.)
             let frame = label.textFrame
-            for x in [frame.x - 1, frame.maxX] where area.contains(Point(x: x, y: frame.y)) { grid[x, frame.y] = Self.margin }
-            let style = label.isName ? Style(.dim, bold: true) : Style(.mapLabel, bold: isHighlighted, reverse: isHighlighted)
+            for x in [frame.x - 1, frame.maxX] where area.contains(Point(x: x, y: frame.y)) {
+                grid[x, frame.y] = Self.margin
+            }
+            let style =
+                label.isName ? Style(.dim, bold: true) : Style(.mapLabel, bold: isHighlighted, reverse: isHighlighted)
             if !Self.writeNarrow(label.text, at: frame.origin, style: style, into: &grid, area: area) {
                 grid.put(label.text, at: frame.origin, style: style, clip: area)
             }
@@ -277,9 +308,12 @@ package struct MapRenderer: Sendable {
     /// scalars is a character of its own one cell wide (printable ASCII, Latin-1 and Latin
     /// Extended: most places' names) and it fits in `area`, without measuring each character;
     /// otherwise writes nothing and returns false.
-    private static func writeNarrow(_ text: String, at origin: Point, style: Style, into grid: inout Grid, area: Rect) -> Bool {
+    private static func writeNarrow(
+        _ text: String, at origin: Point, style: Style, into grid: inout Grid, area: Rect
+    ) -> Bool {
         guard origin.y >= area.minY, origin.y < area.maxY, origin.x >= area.minX,
-              let count = narrowWidth(text), origin.x + count <= area.maxX else { return false }
+            let count = narrowWidth(text), origin.x + count <= area.maxX
+        else { return false }
         var x = origin.x
         for scalar in text.unicodeScalars {
             grid[x, origin.y] = Cell(Character(scalar), style: style)
@@ -288,4 +322,3 @@ package struct MapRenderer: Sendable {
         return true
     }
 }
-

@@ -46,7 +46,8 @@ package struct MapResources: Hashable, Sendable {
 
     /// The resources folder in the source tree this module was built from.
     static var sourceFolder: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources", isDirectory: true)
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Resources", isDirectory: true)
     }
 }
 

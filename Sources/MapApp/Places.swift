@@ -12,7 +12,10 @@ package struct City: Hashable, Sendable {
     package var countryCode: String
     package var country: String
 
-    package init(name: String, latitude: Double, longitude: Double, population: Int = 0, countryCode: String = "", country: String = "") {
+    package init(
+        name: String, latitude: Double, longitude: Double, population: Int = 0, countryCode: String = "",
+        country: String = ""
+    ) {
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
@@ -47,17 +50,24 @@ package struct CityCatalog: Hashable, Sendable {
     /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
     package init(tsv text: String, file: String = "places.tsv") throws(MapError) {
         var cities: [City] = []
-        for row in try PlaceRow.rows(of: text, file: file, minimumFields: 3, expected: "at least 3 tab-separated fields (name, latitude, longitude)") {
+        for row in try PlaceRow.rows(
+            of: text, file: file, minimumFields: 3,
+            expected: "at least 3 tab-separated fields (name, latitude, longitude)")
+        {
             let (number, fields) = (row.line, row.fields)
             var population = 0
             if fields.count > 3, !fields[3].isEmpty {
                 guard let value = Int(fields[3]), value >= 0 else {
-                    throw .malformed(file: file, line: number, reason: "population \"\(fields[3].prefix(20))\" is not a whole number from 0")
+                    throw .malformed(
+                        file: file, line: number,
+                        reason: "population \"\(fields[3].prefix(20))\" is not a whole number from 0")
                 }
                 population = value
             }
-            cities.append(City(name: row.name, latitude: row.latitude, longitude: row.longitude, population: population,
-                               countryCode: fields.count > 4 ? fields[4] : "", country: fields.count > 5 ? fields[5] : ""))
+            cities.append(
+                City(
+                    name: row.name, latitude: row.latitude, longitude: row.longitude, population: population,
+                    countryCode: fields.count > 4 ? fields[4] : "", country: fields.count > 5 ? fields[5] : ""))
         }
         guard !cities.isEmpty else { throw .malformed(file: file, line: nil, reason: "no places") }
         self.init(cities: cities)
@@ -92,13 +102,20 @@ package struct CityCatalog: Hashable, Sendable {
         for (index, entry) in folded.enumerated() {
             let name = entry.name
             let rank: Int
-            if name == needle { rank = 0 }
-            else if name.hasPrefix(needle) { rank = 1 }
-            else if name.contains(needle) {
-                rank = name.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains(where: { $0.hasPrefix(needle) }) ? 2 : 3
+            if name == needle {
+                rank = 0
+            } else if name.hasPrefix(needle) {
+                rank = 1
+            } else if name.contains(needle) {
+                rank =
+                    name.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains(where: {
+                        $0.hasPrefix(needle)
+                    }) ? 2 : 3
+            } else if entry.country.hasPrefix(needle) || entry.code == needle {
+                rank = 4
+            } else {
+                continue
             }
-            else if entry.country.hasPrefix(needle) || entry.code == needle { rank = 4 }
-            else { continue }
             ranked.append((rank, index))
         }
         return ranked.sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }.prefix(limit).map { cities[$0.index] }
@@ -133,13 +150,19 @@ package struct CountryLabel: Hashable, Sendable {
     /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
     package static func read(tsv text: String, file: String = "countries.tsv") throws(MapError) -> [CountryLabel] {
         var labels: [CountryLabel] = []
-        for row in try PlaceRow.rows(of: text, file: file, minimumFields: 4, expected: "4 or 5 tab-separated fields (name, latitude, longitude, zoom)") {
+        for row in try PlaceRow.rows(
+            of: text, file: file, minimumFields: 4,
+            expected: "4 or 5 tab-separated fields (name, latitude, longitude, zoom)")
+        {
             let (number, fields) = (row.line, row.fields)
             guard let zoom = Double(fields[3]), zoom.isFinite, (-10...30).contains(zoom) else {
-                throw .malformed(file: file, line: number, reason: "zoom \"\(fields[3].prefix(20))\" is not a number from -10 to 30")
+                throw .malformed(
+                    file: file, line: number, reason: "zoom \"\(fields[3].prefix(20))\" is not a number from -10 to 30")
             }
-            labels.append(CountryLabel(name: row.name, latitude: row.latitude, longitude: row.longitude, minimumZoom: zoom,
-                                       code: fields.count > 4 ? fields[4] : ""))
+            labels.append(
+                CountryLabel(
+                    name: row.name, latitude: row.latitude, longitude: row.longitude, minimumZoom: zoom,
+                    code: fields.count > 4 ? fields[4] : ""))
         }
         return labels
     }
@@ -160,7 +183,8 @@ struct PlaceRow {
     var fields: [String]
 
     /// - Throws: ``MapError/malformed(file:line:reason:)`` naming the line and the field.
-    static func rows(of text: String, file: String, minimumFields: Int, expected: String) throws(MapError) -> [PlaceRow] {
+    static func rows(of text: String, file: String, minimumFields: Int, expected: String) throws(MapError) -> [PlaceRow]
+    {
         var rows: [PlaceRow] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
@@ -171,14 +195,20 @@ struct PlaceRow {
                 throw .malformed(file: file, line: number, reason: "expected \(expected), found \(fields.count)")
             }
             let name = fields[0].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, name.count <= 80, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            guard !name.isEmpty, name.count <= 80,
+                !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            else {
                 throw .malformed(file: file, line: number, reason: "the name must be 1 to 80 printable characters")
             }
             guard let latitude = Double(fields[1]), latitude.isFinite, (-90...90).contains(latitude) else {
-                throw .malformed(file: file, line: number, reason: "latitude \"\(fields[1].prefix(20))\" is not a number from -90 to 90")
+                throw .malformed(
+                    file: file, line: number,
+                    reason: "latitude \"\(fields[1].prefix(20))\" is not a number from -90 to 90")
             }
             guard let longitude = Double(fields[2]), longitude.isFinite, (-180...180).contains(longitude) else {
-                throw .malformed(file: file, line: number, reason: "longitude \"\(fields[2].prefix(20))\" is not a number from -180 to 180")
+                throw .malformed(
+                    file: file, line: number,
+                    reason: "longitude \"\(fields[2].prefix(20))\" is not a number from -180 to 180")
             }
             rows.append(PlaceRow(line: number, name: name, latitude: latitude, longitude: longitude, fields: fields))
         }

@@ -24,7 +24,9 @@ package struct DocumentEntry: Hashable, Sendable {
     /// False when the file could not be read, or its start is not UTF-8 text.
     package var isReadable: Bool
 
-    package init(url: URL, location: DocumentLocation, title: String, pageCount: Int?, size: Int? = nil, isReadable: Bool = true) {
+    package init(
+        url: URL, location: DocumentLocation, title: String, pageCount: Int?, size: Int? = nil, isReadable: Bool = true
+    ) {
         self.url = url
         self.location = location
         self.title = title
@@ -130,7 +132,9 @@ package struct DocumentLibrary: Hashable, Sendable {
     /// end.
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when it cannot be read.
-    package static func read(_ url: URL, from offset: Int, count: Int) throws(ReadingRestoreError) -> (Data, atEnd: Bool) {
+    package static func read(
+        _ url: URL, from offset: Int, count: Int
+    ) throws(ReadingRestoreError) -> (Data, atEnd: Bool) {
         do {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
@@ -157,7 +161,8 @@ package struct DocumentLibrary: Hashable, Sendable {
             throw .unreadable(name: name, reason: "the file cannot be opened")
         }
         let isFinal = prefix.count < count || prefix.count >= size
-        return try checked(DocumentText(bytes: prefix, isFinal: isFinal, expectedSize: max(size, prefix.count)), name: name)
+        return try checked(
+            DocumentText(bytes: prefix, isFinal: isFinal, expectedSize: max(size, prefix.count)), name: name)
     }
 
     /// `text` with the pages of its bytes found, unless they are not UTF-8 text.
@@ -170,7 +175,8 @@ package struct DocumentLibrary: Hashable, Sendable {
 
     private static func documents(in folder: URL, location: DocumentLocation) -> [DocumentEntry] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names
+        return
+            names
             .filter { !$0.hasPrefix(".") && fileExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
             .sorted()
             .compactMap { name in
@@ -179,8 +185,9 @@ package struct DocumentLibrary: Hashable, Sendable {
                 guard let text = try? readStart(of: url, count: listingReadSize) else {
                     return DocumentEntry(url: url, location: location, title: name, pageCount: nil, isReadable: false)
                 }
-                return DocumentEntry(url: url, location: location, title: text.title ?? name, pageCount: text.pageCount,
-                                     size: text.expectedSize)
+                return DocumentEntry(
+                    url: url, location: location, title: text.title ?? name, pageCount: text.pageCount,
+                    size: text.expectedSize)
             }
     }
 

@@ -49,8 +49,10 @@ package struct PageScanner: Hashable, Sendable {
     /// same) until `pages` has `pageTarget` pages, `byteBudget` more bytes were read, or the bytes
     /// run out. `isFinal` says that `bytes` is the whole document: its last line then needs no
     /// line break and the last page ends with it.
-    package mutating func scan(_ bytes: UnsafeRawBufferPointer, isFinal: Bool, untilPageCount pageTarget: Int = .max,
-                              byteBudget: Int = .max) {
+    package mutating func scan(
+        _ bytes: UnsafeRawBufferPointer, isFinal: Bool, untilPageCount pageTarget: Int = .max,
+        byteBudget: Int = .max
+    ) {
         guard !isComplete else { return }
         let count = bytes.count
         let stopAt = byteBudget >= count - scannedBytes ? count : scannedBytes + byteBudget
@@ -151,7 +153,8 @@ package struct PageScanner: Hashable, Sendable {
     }
 
     private mutating func emit(_ lines: ArraySlice<PendingLine>) {
-        guard let first = lines.firstIndex(where: { !$0.isBlank }), let last = lines.lastIndex(where: { !$0.isBlank }) else { return }
+        guard let first = lines.firstIndex(where: { !$0.isBlank }), let last = lines.lastIndex(where: { !$0.isBlank })
+        else { return }
         pages.append(PageSpan(start: lines[first].start, end: lines[last].end, lineCount: last - first + 1))
     }
 
@@ -188,7 +191,8 @@ package struct PageScanner: Hashable, Sendable {
     /// `line` without the white space at either end.
     private static func trimmed(_ line: String) -> String {
         let isSpace: (Character) -> Bool = { $0.unicodeScalars.allSatisfy(\.properties.isWhitespace) }
-        guard let start = line.firstIndex(where: { !isSpace($0) }), let end = line.lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let start = line.firstIndex(where: { !isSpace($0) }), let end = line.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(line[start...end])
     }
 }
@@ -284,7 +288,8 @@ package struct DocumentText: Sendable {
     /// Takes `other`, the same document read further (from the background), when it knows
     /// more pages than this one.
     package mutating func adopt(_ other: DocumentText) {
-        guard other.bytes.count >= bytes.count, other.isComplete || other.scanner.scannedBytes > scanner.scannedBytes else { return }
+        guard other.bytes.count >= bytes.count, other.isComplete || other.scanner.scannedBytes > scanner.scannedBytes
+        else { return }
         self = other
     }
 

@@ -15,8 +15,10 @@ package struct TransferProgress: Hashable, Sendable {
     /// Since the request left.
     package var elapsed: Duration
 
-    package init(documentName: String, senderName: String? = nil, receivedBytes: Int = 0, totalBytes: Int? = nil,
-                elapsed: Duration = .zero) {
+    package init(
+        documentName: String, senderName: String? = nil, receivedBytes: Int = 0, totalBytes: Int? = nil,
+        elapsed: Duration = .zero
+    ) {
         self.documentName = documentName
         self.senderName = senderName
         self.receivedBytes = receivedBytes
@@ -88,7 +90,9 @@ package struct DocumentServer: Sendable {
 
     /// Reads the request, then writes the response and closes the output. Never throws: a bad
     /// request is answered with a refusal, a broken stream ends the work.
-    package func serve(_ streams: ContinuationStreams, progress: @Sendable (Progress) -> Void = { _ in }) async -> Outcome {
+    package func serve(
+        _ streams: ContinuationStreams, progress: @Sendable (Progress) -> Void = { _ in }
+    ) async -> Outcome {
         let clock = ContinuousClock()
         var start = clock.now
         var decoder = DocumentRequestDecoder()
@@ -112,8 +116,9 @@ package struct DocumentServer: Sendable {
         }
         let name = documentURL.lastPathComponent
         guard request.documentName == name else {
-            return await refuse(DocumentRefusal(.notThisDocument, "the activity is about “\(name)”, not “\(request.documentName)”"),
-                                on: streams)
+            return await refuse(
+                DocumentRefusal(.notThisDocument, "the activity is about “\(name)”, not “\(request.documentName)”"),
+                on: streams)
         }
         // The file is read a chunk at a time as it is sent: the first bytes leave at once,
         // whatever the document's size.
@@ -125,13 +130,18 @@ package struct DocumentServer: Sendable {
             try handle.seek(toOffset: 0)
         } catch {
             let exists = FileManager.default.fileExists(atPath: documentURL.path)
-            return await refuse(DocumentRefusal(exists ? .unreadable : .notFound,
-                                                exists ? "“\(name)” could not be read" : "“\(name)” is no longer there"), on: streams)
+            return await refuse(
+                DocumentRefusal(
+                    exists ? .unreadable : .notFound,
+                    exists ? "“\(name)” could not be read" : "“\(name)” is no longer there"), on: streams)
         }
         defer { try? handle.close() }
         guard size <= DocumentTransferProtocol.maximumDocumentSize else {
-            return await refuse(DocumentRefusal(.tooLarge, "“\(name)” is larger than \(ByteCount.text(DocumentTransferProtocol.maximumDocumentSize))"),
-                                on: streams)
+            return await refuse(
+                DocumentRefusal(
+                    .tooLarge,
+                    "“\(name)” is larger than \(ByteCount.text(DocumentTransferProtocol.maximumDocumentSize))"),
+                on: streams)
         }
         let header = DocumentHeader(documentName: name, size: size, senderName: senderName)
         do {
@@ -143,8 +153,10 @@ package struct DocumentServer: Sendable {
                 }
                 try await streams.output.write(Array(chunk))
                 sent += chunk.count
-                progress(Progress(documentName: name, requesterName: request.requesterName, sentBytes: sent, totalBytes: size,
-                                  elapsed: clock.now - start))
+                progress(
+                    Progress(
+                        documentName: name, requesterName: request.requesterName, sentBytes: sent, totalBytes: size,
+                        elapsed: clock.now - start))
             }
             await streams.output.close()
             return .served(Served(header: header, requesterName: request.requesterName, elapsed: clock.now - start))
@@ -176,8 +188,10 @@ package struct DocumentReceiver: Sendable {
     /// The longest wait for the next bytes (from the start, then between chunks).
     package var idleTimeout: Duration
 
-    package init(documentName: String, requesterName: String = "", limit: Int = DocumentTransferProtocol.maximumDocumentSize,
-                idleTimeout: Duration = .seconds(30)) {
+    package init(
+        documentName: String, requesterName: String = "", limit: Int = DocumentTransferProtocol.maximumDocumentSize,
+        idleTimeout: Duration = .seconds(30)
+    ) {
         self.documentName = documentName
         self.requesterName = requesterName
         self.limit = limit
@@ -190,10 +204,13 @@ package struct DocumentReceiver: Sendable {
     /// then at each progress report, so that the first page can be shown while the rest arrives.
     ///
     /// - Throws: ``DocumentTransferError``; on any failure both streams are closed.
-    package func receive(over streams: ContinuationStreams,
-                        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
-                        arrived: @escaping @Sendable (_ bytes: [UInt8], _ header: DocumentHeader) -> Void = { _, _ in })
-        async throws(DocumentTransferError) -> ReceivedDocument {
+    package func receive(
+        over streams: ContinuationStreams,
+        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
+        arrived: @escaping @Sendable (_ bytes: [UInt8], _ header: DocumentHeader) -> Void = { _, _ in }
+    )
+        async throws(DocumentTransferError) -> ReceivedDocument
+    {
         let watch = IdleWatch()
         let timeout = idleTimeout
         do {
@@ -227,10 +244,13 @@ package struct DocumentReceiver: Sendable {
         }
     }
 
-    private func transfer(over streams: ContinuationStreams, watch: IdleWatch, progress: @Sendable (TransferProgress) -> Void,
-                          arrived: @Sendable ([UInt8], DocumentHeader) -> Void) async throws -> ReceivedDocument {
+    private func transfer(
+        over streams: ContinuationStreams, watch: IdleWatch, progress: @Sendable (TransferProgress) -> Void,
+        arrived: @Sendable ([UInt8], DocumentHeader) -> Void
+    ) async throws -> ReceivedDocument {
         let start = ContinuousClock.now
-        try await streams.output.write(DocumentRequest(documentName: documentName, requesterName: requesterName).encoded())
+        try await streams.output.write(
+            DocumentRequest(documentName: documentName, requesterName: requesterName).encoded())
         await streams.output.close()
         watch.touch()
         var decoder = DocumentResponseDecoder(limit: limit)
@@ -253,8 +273,10 @@ package struct DocumentReceiver: Sendable {
                     arrived(Array(decoder.bytes[handedOver..<count]), header)
                     handedOver = count
                 }
-                progress(TransferProgress(documentName: documentName, senderName: header.senderName,
-                                          receivedBytes: count, totalBytes: header.size, elapsed: ContinuousClock.now - start))
+                progress(
+                    TransferProgress(
+                        documentName: documentName, senderName: header.senderName,
+                        receivedBytes: count, totalBytes: header.size, elapsed: ContinuousClock.now - start))
             }
         }
         try Task.checkCancellation()

@@ -149,7 +149,8 @@ package enum DocumentTransferError: Error, Hashable, Sendable, CustomStringConve
     package var description: String {
         switch self {
         case .malformed(let why): "the origin's answer is not a document (\(why))"
-        case .unsupportedVersion(let version): "the other Reader uses transfer version \(version), which this Reader does not know"
+        case .unsupportedVersion(let version):
+            "the other Reader uses transfer version \(version), which this Reader does not know"
         case .tooLarge(let size, let limit):
             "the document is \(ByteCount.text(Int(clamping: size))), more than the \(ByteCount.text(limit)) this Reader accepts"
         case .truncated(let received, let expected?):
@@ -187,10 +188,14 @@ package struct DocumentRequestDecoder {
         buffer.append(contentsOf: bytes)
         var reader = FrameReader(buffer)
         try reader.expectMagic(DocumentTransferProtocol.requestMagic)
-        guard try reader.version() != nil, let name = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "document name")
+        guard try reader.version() != nil,
+            let name = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "document name")
         else { return nil }
-        guard DocumentTransferProtocol.isAcceptableDocumentName(name) else { throw .malformed("the document name is not a plain file name") }
-        guard let requester = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "device name") else { return nil }
+        guard DocumentTransferProtocol.isAcceptableDocumentName(name) else {
+            throw .malformed("the document name is not a plain file name")
+        }
+        guard let requester = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "device name")
+        else { return nil }
         guard !requester.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .malformed("the device name contains control characters")
         }
@@ -233,7 +238,9 @@ package struct DocumentResponseDecoder {
     ///   than ``limit``, and the other cases for bytes that cannot be a response.
     package mutating func consume(_ chunk: some Collection<UInt8>) throws(DocumentTransferError) {
         if let header {
-            guard bytes.count + chunk.count <= header.size else { throw .malformed("more bytes than the header announced") }
+            guard bytes.count + chunk.count <= header.size else {
+                throw .malformed("more bytes than the header announced")
+            }
             bytes.append(contentsOf: chunk)
             return
         }
@@ -245,9 +252,13 @@ package struct DocumentResponseDecoder {
         case 0:
             guard let size = reader.uint64() else { return }
             guard size <= UInt64(limit) else { throw .tooLarge(size: size, limit: limit) }
-            guard let name = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "document name") else { return }
-            guard DocumentTransferProtocol.isAcceptableDocumentName(name) else { throw .malformed("the document name is not a plain file name") }
-            guard let sender = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "device name") else { return }
+            guard let name = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "document name")
+            else { return }
+            guard DocumentTransferProtocol.isAcceptableDocumentName(name) else {
+                throw .malformed("the document name is not a plain file name")
+            }
+            guard let sender = try reader.string(limit: DocumentTransferProtocol.maximumNameLength, what: "device name")
+            else { return }
             let header = DocumentHeader(documentName: name, size: Int(size), senderName: sender)
             let rest = reader.remaining
             guard rest.count <= header.size else { throw .malformed("more bytes than the header announced") }
@@ -257,7 +268,7 @@ package struct DocumentResponseDecoder {
             buffer = []
         case 1:
             guard let code = reader.uint8(),
-                  let message = try reader.string(limit: DocumentTransferProtocol.maximumMessageLength, what: "message")
+                let message = try reader.string(limit: DocumentTransferProtocol.maximumMessageLength, what: "message")
             else { return }
             throw .refused(DocumentRefusal(DocumentRefusal.Code(rawValue: code), message))
         default:

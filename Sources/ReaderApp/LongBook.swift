@@ -10,8 +10,10 @@ package enum LongBook {
 
     /// The text, `bytes` long at least (it ends at a whole paragraph).
     package static func text(bytes: Int) -> String {
-        var text = "\(title)\n\nA document this size arrives over continuation streams in pieces; the Reader shows how far it got.\n\n"
-        var chapter = 0, paragraph = 0
+        var text =
+            "\(title)\n\nA document this size arrives over continuation streams in pieces; the Reader shows how far it got.\n\n"
+        var chapter = 0
+        var paragraph = 0
         let sentences = [
             "The laptop keeps the book; the phone has only the activity that says where the reader was.",
             "Handoff's payload carries a few kilobytes, so the rest travels on a stream both apps open for it.",
@@ -24,7 +26,8 @@ package enum LongBook {
                 text += "Chapter \(chapter)\n\n"
             }
             paragraph += 1
-            let first = sentences[paragraph % sentences.count], second = sentences[(paragraph / 3) % sentences.count]
+            let first = sentences[paragraph % sentences.count]
+            let second = sentences[(paragraph / 3) % sentences.count]
             text += "\(paragraph). \(first) \(second)\n\n"
         }
         return text
@@ -37,10 +40,12 @@ package enum LongBook {
     @discardableResult
     package static func write(bytes: Int, into folder: URL) throws -> URL {
         let manager = FileManager.default
-        try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try manager.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let url = folder.appendingPathComponent(fileName, isDirectory: false)
         if let existing = (try? manager.attributesOfItem(atPath: url.path))?[.size] as? Int,
-           existing >= bytes, existing < bytes + maximumParagraphBytes {
+            existing >= bytes, existing < bytes + maximumParagraphBytes
+        {
             return url
         }
         try Data(text(bytes: bytes).utf8).write(to: url, options: .atomic)

@@ -67,7 +67,9 @@ package struct PageLayout: Hashable, Sendable {
         for piece in pieces {
             var start: Int?
             for character in piece {
-                while cursor < characters.count, characters[cursor] != character, characters[cursor] == " " { cursor += 1 }
+                while cursor < characters.count, characters[cursor] != character, characters[cursor] == " " {
+                    cursor += 1
+                }
                 guard cursor < characters.count, characters[cursor] == character else { break }
                 if start == nil { start = cursor }
                 cursor += 1

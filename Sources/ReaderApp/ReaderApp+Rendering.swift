@@ -24,13 +24,15 @@ extension ReaderApp {
     /// The parts of the Reader in `area`, for what it shows now.
     func frame(in area: Rect) -> Frame {
         let columnWidth = area.width >= 12 ? min(area.width - 4, Self.maximumTextWidth) : area.width
-        let column = Rect(x: area.x + (area.width - columnWidth) / 2, y: area.y, width: columnWidth, height: area.height)
+        let column = Rect(
+            x: area.x + (area.width - columnWidth) / 2, y: area.y, width: columnWidth, height: area.height)
         let (header, body) = area.splitTop(area.height >= 6 ? 2 : 1)
         let notice = noticeLines(width: columnWidth, available: body.height - 1)
         let (content, footer) = body.splitBottom(body.height > 1 ? max(1, notice.count) : 0)
-        return Frame(header: header, column: column,
-                     content: Rect(x: column.x, y: content.y, width: column.width, height: content.height),
-                     footer: footer, notice: notice)
+        return Frame(
+            header: header, column: column,
+            content: Rect(x: column.x, y: content.y, width: column.width, height: content.height),
+            footer: footer, notice: notice)
     }
 
     /// Draws the list or the reading view into `area` (and nowhere else): a title bar, a rule,
@@ -45,21 +47,28 @@ extension ReaderApp {
         let window = windows.count > 1 ? "Window \(frontWindow.number) of \(windows.count)" : ""
         if let preview = shownPreview {
             drawTitleBar(into: &grid, area: frame.header, column: column, title: window, detail: preview.pageLabel)
-            drawRows(of: preview.layout, from: preview.topRow(height: frame.content.height), into: &grid, area: frame.content)
+            drawRows(
+                of: preview.layout, from: preview.topRow(height: frame.content.height), into: &grid, area: frame.content
+            )
         } else if let session {
             drawTitleBar(into: &grid, area: frame.header, column: column, title: window, detail: session.pageLabel)
-            drawRows(of: session.layout(width: frame.content.width), from: session.topRow(in: frame.content.size), into: &grid,
-                     area: frame.content)
+            drawRows(
+                of: session.layout(width: frame.content.width), from: session.topRow(in: frame.content.size),
+                into: &grid,
+                area: frame.content)
         } else {
-            drawTitleBar(into: &grid, area: frame.header, column: column, title: window,
-                         detail: documents.count == 1 ? "1 document" : "\(documents.count) documents")
+            drawTitleBar(
+                into: &grid, area: frame.header, column: column, title: window,
+                detail: documents.count == 1 ? "1 document" : "\(documents.count) documents")
             drawList(into: &grid, area: frame.content)
         }
         let status = frame.notice.isEmpty ? [hintLine(page: frame.content.size)] : frame.notice
         let footer = frame.footer
         for (index, line) in status.prefix(footer.height).enumerated() {
-            grid.put(TextWidth.truncate(line.text, to: column.width), at: Point(x: column.x, y: footer.y + index), style: line.style,
-                     clip: footer)
+            grid.put(
+                TextWidth.truncate(line.text, to: column.width), at: Point(x: column.x, y: footer.y + index),
+                style: line.style,
+                clip: footer)
         }
     }
 
@@ -95,8 +104,9 @@ extension ReaderApp {
             for index in indices { lines.append(("", .normal, index)) }
         }
         let hasCloud = library?.cloudFolder != nil
-        section("In the cloud", location: .cloud,
-                empty: hasCloud ? "No documents" : "Off on this device: it has no cloud folder")
+        section(
+            "In the cloud", location: .cloud,
+            empty: hasCloud ? "No documents" : "Off on this device: it has no cloud folder")
         section("On this device", location: .local, empty: "No documents")
 
         let selectedLine = lines.firstIndex { $0.entry == selection } ?? 0
@@ -115,17 +125,21 @@ extension ReaderApp {
         let style = selected ? Style(.selection) : Style.normal
         if selected { grid.fill(row, style: style) }
         // Pages when the list read the whole file, else its size (a list reads only their starts).
-        let pages = entry.pageCount.map { $0 == 1 ? "1 page" : "\($0) pages" }
+        let pages =
+            entry.pageCount.map { $0 == 1 ? "1 page" : "\($0) pages" }
             ?? (entry.isReadable ? entry.size.map(ByteCount.text) : nil) ?? "unreadable"
         let showsName = row.width >= 72
         let nameWidth = showsName ? min(24, TextWidth.of(entry.name)) : 0
         let right = TextWidth.of(pages)
         let titleRoom = max(0, row.width - 2 - right - 2 - (showsName ? nameWidth + 2 : 0))
-        grid.put((selected ? "▸ " : "  ") + TextWidth.truncate(entry.title, to: titleRoom), at: row.origin, style: style, clip: row)
+        grid.put(
+            (selected ? "▸ " : "  ") + TextWidth.truncate(entry.title, to: titleRoom), at: row.origin, style: style,
+            clip: row)
         if showsName {
             let x = row.maxX - right - 2 - nameWidth
-            grid.put(TextWidth.truncate(entry.name, to: nameWidth), at: Point(x: x, y: row.y),
-                     style: selected ? style : Style(.dim), clip: row)
+            grid.put(
+                TextWidth.truncate(entry.name, to: nameWidth), at: Point(x: x, y: row.y),
+                style: selected ? style : Style(.dim), clip: row)
         }
         grid.put(pages, at: Point(x: row.maxX - right, y: row.y), style: selected ? style : Style(.dim), clip: row)
     }
@@ -138,14 +152,20 @@ extension ReaderApp {
             return [(TextWidth.truncate("Asking the other device for \(name)… (Esc: stop)", to: width), Style(.accent))]
         }
         let sender = transfer.senderName.map { $0.isEmpty ? "" : " from \($0)" } ?? ""
-        let amount = "\(ByteCount.text(transfer.receivedBytes)) of \(ByteCount.text(total))" + (transfer.rate.map { " · \($0)" } ?? "")
+        let amount =
+            "\(ByteCount.text(transfer.receivedBytes)) of \(ByteCount.text(total))"
+            + (transfer.rate.map { " · \($0)" } ?? "")
         // Wrapped, not cut: on a phone the sender and the rate are on the second line.
-        let text = TextWidth.wrap("Receiving \(name)\(sender)… \(amount)", width: width).prefix(3).map { ($0, Style(.accent)) }
+        let text = TextWidth.wrap("Receiving \(name)\(sender)… \(amount)", width: width).prefix(3).map {
+            ($0, Style(.accent))
+        }
         let percent = " \(Int((fraction * 100).rounded(.down)))%"
         let barWidth = max(0, min(width, 60) - 2 - percent.count)
         guard barWidth >= 4 else { return Array(text) }
         let filled = Int((Double(barWidth) * fraction).rounded(.down))
-        let bar = "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "]" + percent
+        let bar =
+            "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "]"
+            + percent
         return Array(text) + [(bar, Style(.accent))]
     }
 
@@ -154,7 +174,8 @@ extension ReaderApp {
     private func noticeLines(width: Int, available: Int) -> [(text: String, style: Style)] {
         guard available > 0, width > 0 else { return [] }
         if isContinuing {
-            let what = continuingActivityType == UserActivity.browsingWebType ? "a page of \(Self.webHost)" : "a document"
+            let what =
+                continuingActivityType == UserActivity.browsingWebType ? "a page of \(Self.webHost)" : "a document"
             return [(TextWidth.truncate("Opening \(what) from another device…", to: width), Style(.accent))]
         }
         if let transfer { return Array(Self.progressLines(transfer, width: width).prefix(available)) }
@@ -169,17 +190,23 @@ extension ReaderApp {
     /// list.
     private func hintLine(page viewport: Size) -> (text: String, style: Style) {
         guard let session else {
-            let text = !documents.isEmpty ? "Documents in the cloud continue on your other devices."
-                : library?.cloudFolder == nil ? "No documents yet: continue one from another device."
-                : "No documents yet: add .txt files, then press r."
+            let text =
+                !documents.isEmpty
+                ? "Documents in the cloud continue on your other devices."
+                : library?.cloudFolder == nil
+                    ? "No documents yet: continue one from another device."
+                    : "No documents yet: add .txt files, then press r."
             return (text, Style(.dim))
         }
         let layout = session.layout(width: viewport.width)
         let atEnd = session.topRow(in: viewport) >= layout.lastTopRow(height: viewport.height)
         let page = session.position.page
-        let text = !atEnd ? "↓ more on this page"
-            : session.hasNextPage ? "End of page \(page) · Space: page \(page + 1)"
-            : "End of the document"
+        let text =
+            !atEnd
+            ? "↓ more on this page"
+            : session.hasNextPage
+                ? "End of page \(page) · Space: page \(page + 1)"
+                : "End of the document"
         return (text, Style(.dim))
     }
 }

@@ -44,7 +44,8 @@ extension ReaderApp {
     /// or the first after a launch), else of a new window. A scene connected for a continuation
     /// (cold launch) shows at once that the activity is on its way.
     func sceneWillConnect(_ scene: Scene, options: Scene.ConnectionOptions) {
-        let window = windowAwaitingScene
+        let window =
+            windowAwaitingScene
             ?? windows.first { $0.scene == nil }
             ?? {
                 let window = ReaderWindow(number: (windows.map(\.number).max() ?? 0) + 1, reader: self)

@@ -13,7 +13,9 @@ extension ReaderApp: UserActivityDelegate {
         guard let environment else { return }
         let perform = environment.perform
         let reference = Confined(weak: self)
-        guard let session = windows.lazy.compactMap(\.session).first(where: { $0.document.userActivity === userActivity }) else {
+        guard
+            let session = windows.lazy.compactMap(\.session).first(where: { $0.document.userActivity === userActivity })
+        else {
             environment.log("Reader: streams opened to an activity that is no longer open; refusing")
             Task.detached {
                 try? await streams.output.write(DocumentRefusal(.notFound, "the document is no longer open").encoded())
@@ -25,9 +27,11 @@ extension ReaderApp: UserActivityDelegate {
         let title = session.title
         environment.log("Reader: serving “\(session.url.lastPathComponent)” over continuation streams")
         Task.detached {
-            let outcome = await server.serve(streams, progress: { progress in
-                perform { reference.value.object?.servingProgressed(progress, title: title) }
-            })
+            let outcome = await server.serve(
+                streams,
+                progress: { progress in
+                    perform { reference.value.object?.servingProgressed(progress, title: title) }
+                })
             perform { reference.value.object?.servingEnded(outcome, title: title) }
         }
     }
@@ -37,9 +41,11 @@ extension ReaderApp: UserActivityDelegate {
     private func servingProgressed(_ progress: DocumentServer.Progress, title: String) {
         guard progress.sentBytes < progress.totalBytes else { return }
         let to = progress.requesterName.isEmpty ? "the device that continued it" : progress.requesterName
-        message = ReaderMessage(.info, "Sending “\(title)” to \(to) over continuation streams… "
-            + "\(ByteCount.text(progress.sentBytes)) of \(ByteCount.text(progress.totalBytes))"
-            + (progress.rate.map { " · \($0)" } ?? ""))
+        message = ReaderMessage(
+            .info,
+            "Sending “\(title)” to \(to) over continuation streams… "
+                + "\(ByteCount.text(progress.sentBytes)) of \(ByteCount.text(progress.totalBytes))"
+                + (progress.rate.map { " · \($0)" } ?? ""))
         environment?.setNeedsDisplay()
     }
 
@@ -50,10 +56,13 @@ extension ReaderApp: UserActivityDelegate {
         case .served(let served):
             let header = served.header
             let to = served.requesterName.isEmpty ? "the device that continued it" : served.requesterName
-            environment?.log("Reader: sent “\(header.documentName)” (\(header.size) bytes) to \(to) over continuation streams "
-                + "in \(DurationText.describe(served.elapsed))")
-            message = ReaderMessage(.info, "Sent “\(title)” to \(to) over continuation streams · "
-                + DurationText.describe(bytes: header.size, in: served.elapsed))
+            environment?.log(
+                "Reader: sent “\(header.documentName)” (\(header.size) bytes) to \(to) over continuation streams "
+                    + "in \(DurationText.describe(served.elapsed))")
+            message = ReaderMessage(
+                .info,
+                "Sent “\(title)” to \(to) over continuation streams · "
+                    + DurationText.describe(bytes: header.size, in: served.elapsed))
         case .refused(let refusal):
             environment?.log("Reader: refused a document request: \(refusal.message)")
         case .failed(let why):
@@ -78,10 +87,12 @@ extension ReaderApp: UserActivityDelegate {
         let perform = environment.perform
         let localFolder = environment.localFolder
         let reference = Confined(weak: self)
-        let receiver = DocumentReceiver(documentName: state.documentName, requesterName: environment.deviceName,
-                                        limit: min(DocumentLibrary.maximumFileSize, DocumentTransferProtocol.maximumDocumentSize),
-                                        idleTimeout: transferIdleTimeout)
-        environment.log("Reader: “\(state.documentName)” is not on this device; asking the origin over continuation streams")
+        let receiver = DocumentReceiver(
+            documentName: state.documentName, requesterName: environment.deviceName,
+            limit: min(DocumentLibrary.maximumFileSize, DocumentTransferProtocol.maximumDocumentSize),
+            idleTimeout: transferIdleTimeout)
+        environment.log(
+            "Reader: “\(state.documentName)” is not on this device; asking the origin over continuation streams")
         // The transports time out an open that fails; this also ends one that is never answered.
         let timeout = transferIdleTimeout
         Task.detached {
@@ -95,17 +106,24 @@ extension ReaderApp: UserActivityDelegate {
             }
             guard let streams else {
                 let why = error.map { "\($0)" } ?? "no streams"
-                self.transferEnded(id, state: state, result: .failure(.streams("the streams could not be opened (\(why))")))
+                self.transferEnded(
+                    id, state: state, result: .failure(.streams("the streams could not be opened (\(why))")))
                 return
             }
             self.transferTask = Task.detached {
                 let result: Result<StoredDocument, DocumentTransferError>
                 do throws(DocumentTransferError) {
-                    let received = try await receiver.receive(over: streams, progress: { progress in
-                        perform { reference.value.object?.transferProgressed(id, progress) }
-                    }, arrived: { bytes, header in
-                        perform { reference.value.object?.transferArrived(id, bytes, size: header.size, target: state.position) }
-                    })
+                    let received = try await receiver.receive(
+                        over: streams,
+                        progress: { progress in
+                            perform { reference.value.object?.transferProgressed(id, progress) }
+                        },
+                        arrived: { bytes, header in
+                            perform {
+                                reference.value.object?.transferArrived(
+                                    id, bytes, size: header.size, target: state.position)
+                            }
+                        })
                     result = .success(try StoredDocument.store(received, in: localFolder))
                 } catch {
                     result = .failure(error)
@@ -175,10 +193,15 @@ extension ReaderApp: UserActivityDelegate {
                 reloadDocuments()
                 guard message == nil else { return }
                 let from = stored.senderName.isEmpty ? "" : " from \(stored.senderName)"
-                let savedAs = stored.url.lastPathComponent == name ? ""
+                let savedAs =
+                    stored.url.lastPathComponent == name
+                    ? ""
                     : " as “\(stored.url.lastPathComponent)” (a different “\(name)” was already there)"
-                message = ReaderMessage(.info, "Received “\(name)”\(from) over continuation streams · "
-                    + "\(DurationText.describe(bytes: stored.size, in: stored.elapsed)), saved on this device\(savedAs).")
+                message = ReaderMessage(
+                    .info,
+                    "Received “\(name)”\(from) over continuation streams · "
+                        + "\(DurationText.describe(bytes: stored.size, in: stored.elapsed)), saved on this device\(savedAs)."
+                )
             } catch {
                 message = ReaderMessage(.error, error.description)
             }
@@ -228,7 +251,8 @@ struct TransferPreview {
         let page = max(target.page, 1)
         if text.knownPageCount >= page {
             let lines = text.lines(ofPage: page)
-            position = ReadingPosition(page: page, line: min(target.line, max(lines.count - 1, 0)), character: target.character)
+            position = ReadingPosition(
+                page: page, line: min(target.line, max(lines.count - 1, 0)), character: target.character)
             layout = PageLayout(lines: lines, width: width)
             showsTarget = true
         } else if layout.rows.isEmpty || layout.width != width {
@@ -245,7 +269,8 @@ struct TransferPreview {
         switch movement {
         case .lineDown, .lineUp:
             // Within the page, as in the reading view.
-            guard let row = layout.rowScrolled(from: topRow(height: height), down: movement == .lineDown, height: height)
+            guard
+                let row = layout.rowScrolled(from: topRow(height: height), down: movement == .lineDown, height: height)
             else { return false }
             target = ReadingPosition(page: position.page, line: row.line, character: row.character)
         case .nextPage:
@@ -308,18 +333,21 @@ struct StoredDocument: Hashable, Sendable {
             throw .streams("the local folder \(folder.path) cannot be created")
         }
         for attempt in 1...100 {
-            let candidate = folder.appendingPathComponent(attempt == 1 ? name : "\(stem) (\(attempt))\(suffix)", isDirectory: false)
+            let candidate = folder.appendingPathComponent(
+                attempt == 1 ? name : "\(stem) (\(attempt))\(suffix)", isDirectory: false)
             if FileManager.default.fileExists(atPath: candidate.path) {
                 if (try? Data(contentsOf: candidate)) == data {
-                    return StoredDocument(url: candidate, size: data.count, senderName: received.header.senderName, reused: true,
-                                          elapsed: received.elapsed)
+                    return StoredDocument(
+                        url: candidate, size: data.count, senderName: received.header.senderName, reused: true,
+                        elapsed: received.elapsed)
                 }
                 continue
             }
             do {
                 try data.write(to: candidate, options: .withoutOverwriting)
-                return StoredDocument(url: candidate, size: data.count, senderName: received.header.senderName, reused: false,
-                                      elapsed: received.elapsed)
+                return StoredDocument(
+                    url: candidate, size: data.count, senderName: received.header.senderName, reused: false,
+                    elapsed: received.elapsed)
             } catch {
                 if FileManager.default.fileExists(atPath: candidate.path) { continue }
                 throw .streams("“\(candidate.lastPathComponent)” could not be written in \(folder.path)")

@@ -62,7 +62,8 @@ extension ReaderApp {
         let slug = String(path.drop { $0 == "/" }).removingPercentEncoding ?? ""
         guard !slug.isEmpty, !slug.contains("/") else { throw .noDocument(url) }
         guard let text = components?.queryItems?.first(where: { $0.name == "page" })?.value,
-              let page = Int(text), page >= 1 else { throw .badPage(url) }
+            let page = Int(text), page >= 1
+        else { throw .badPage(url) }
         return (slug, page)
     }
 
@@ -92,7 +93,8 @@ extension ReaderApp {
             return true
         } catch {
             message = ReaderMessage(.error, error.description)
-            environment?.log("Reader: web activity \(activity.webpageURL?.absoluteString ?? "(no page)") not opened: \(error)")
+            environment?.log(
+                "Reader: web activity \(activity.webpageURL?.absoluteString ?? "(no page)") not opened: \(error)")
             return false
         }
     }

@@ -47,7 +47,8 @@ extension ReaderApp {
     func openInNewWindow(_ url: URL) throws(ReadingRestoreError) {
         if let window = windows.first(where: { $0.session?.url == url }) {
             show(window)
-            message = ReaderMessage(.info, "“\(window.session?.title ?? url.lastPathComponent)” is open in window \(window.number).")
+            message = ReaderMessage(
+                .info, "“\(window.session?.title ?? url.lastPathComponent)” is open in window \(window.number).")
             return
         }
         guard canOpenWindows else {

@@ -33,7 +33,9 @@ import TerminalCells
 /// only; stream transfers run in tasks and come back through `AppEnvironment.perform`.
 package final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// The build settings the Reader's Info.plist is expanded with.
-    package static let buildSettings = ["PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.reader", "DEVELOPMENT_TEAM": "SIMTEAM001"]
+    package static let buildSettings = [
+        "PRODUCT_BUNDLE_IDENTIFIER": "com.handoffsim.reader", "DEVELOPMENT_TEAM": "SIMTEAM001",
+    ]
     /// The content type of the Reader's documents.
     package static let contentType = "public.plain-text"
 
@@ -95,7 +97,9 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     ///   - model: the app delegate (`Info.plist`) or scenes (`Info-Scenes.plist`).
     /// - Throws: ``ReaderError`` naming the file (and the key, for a bad manifest), or
     ///   ``ReaderError/unsupportedVersion(_:)``.
-    package convenience init(version: Int = ReadingState.currentVersion, model: AppModel = .delegate) throws(ReaderError) {
+    package convenience init(
+        version: Int = ReadingState.currentVersion, model: AppModel = .delegate
+    ) throws(ReaderError) {
         try self.init(resources: ReaderResources.locate(), version: version, model: model)
     }
 
@@ -106,18 +110,23 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     ///   read or have errors, ``ReaderError/noDocumentActivity(file:)`` when it declares no
     ///   document activity, ``ReaderError/unsupportedVersion(_:)`` for a version outside
     ///   ``ReadingState/writableVersions``.
-    package convenience init(resources: ReaderResources, buildSettings: [String: String] = ReaderApp.buildSettings,
-                            version: Int = ReadingState.currentVersion, model: AppModel = .delegate) throws(ReaderError) {
+    package convenience init(
+        resources: ReaderResources, buildSettings: [String: String] = ReaderApp.buildSettings,
+        version: Int = ReadingState.currentVersion, model: AppModel = .delegate
+    ) throws(ReaderError) {
         let infoPlist = resources.infoPlist(for: model)
-        let entitlements = FileManager.default.fileExists(atPath: resources.entitlements.path) ? resources.entitlements : nil
+        let entitlements =
+            FileManager.default.fileExists(atPath: resources.entitlements.path) ? resources.entitlements : nil
         let manifest: AppManifest
         do {
-            manifest = try AppManifest(infoPlistAt: infoPlist, entitlementsAt: entitlements, buildSettings: buildSettings)
+            manifest = try AppManifest(
+                infoPlistAt: infoPlist, entitlementsAt: entitlements, buildSettings: buildSettings)
         } catch {
             throw .manifest(error)
         }
-        try self.init(manifest: manifest, sampleDocuments: resources.sampleDocuments, manifestFile: infoPlist.path,
-                      version: version)
+        try self.init(
+            manifest: manifest, sampleDocuments: resources.sampleDocuments, manifestFile: infoPlist.path,
+            version: version)
     }
 
     /// A Reader with a manifest read elsewhere.
@@ -125,9 +134,14 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// - Throws: ``ReaderError/noDocumentActivity(file:)`` when the manifest declares no
     ///   plain-text document type with a ubiquitous activity type,
     ///   ``ReaderError/unsupportedVersion(_:)`` for a version outside ``ReadingState/writableVersions``.
-    package init(manifest: AppManifest, sampleDocuments: URL?, manifestFile: String = "Info.plist",
-                version: Int = ReadingState.currentVersion) throws(ReaderError) {
-        guard manifest.documentTypes.contains(where: { $0.contentTypes.contains(Self.contentType) && $0.ubiquitousActivityType != nil })
+    package init(
+        manifest: AppManifest, sampleDocuments: URL?, manifestFile: String = "Info.plist",
+        version: Int = ReadingState.currentVersion
+    ) throws(ReaderError) {
+        guard
+            manifest.documentTypes.contains(where: {
+                $0.contentTypes.contains(Self.contentType) && $0.ubiquitousActivityType != nil
+            })
         else { throw .noDocumentActivity(file: manifestFile) }
         guard ReadingState.writableVersions.contains(version) else { throw .unsupportedVersion(version) }
         self.manifest = manifest
@@ -157,13 +171,16 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     package var keyHints: [KeyHint] {
         if transfer != nil, session == nil || shownPreview != nil {
-            let reading = shownPreview != nil ? [KeyHint("Space/b", "page what arrived"), KeyHint("↑ ↓", "scroll")] : []
+            let reading =
+                shownPreview != nil ? [KeyHint("Space/b", "page what arrived"), KeyHint("↑ ↓", "scroll")] : []
             return [KeyHint("Esc", "stop receiving the document")] + reading
         }
         let nextWindow = windows.count > 1 ? [KeyHint("w", "next window (\(windows.count) open)")] : []
         if session == nil {
             let newWindow = canOpenWindows ? [KeyHint("n", "open in a new window")] : []
-            return [KeyHint("↑ ↓", "choose"), KeyHint("Enter", "open")] + newWindow + nextWindow + [KeyHint("r", "refresh the list")]
+            return [KeyHint("↑ ↓", "choose"), KeyHint("Enter", "open")] + newWindow + nextWindow + [
+                KeyHint("r", "refresh the list")
+            ]
         }
         return [
             KeyHint("Space/b", "page"),
@@ -192,7 +209,8 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
                 }
             } catch {
                 environment.log("Reader: could not copy the sample documents into \(folder.path): \(error)")
-                message = ReaderMessage(.warning, "The sample documents could not be copied into \(folder.lastPathComponent).")
+                message = ReaderMessage(
+                    .warning, "The sample documents could not be copied into \(folder.lastPathComponent).")
             }
         }
         reloadDocuments()
@@ -255,7 +273,9 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     package func reloadDocuments() {
         let chosen = documents.indices.contains(selection) ? documents[selection].url : nil
         documents = library?.documents() ?? []
-        selection = chosen.flatMap { url in documents.firstIndex { $0.url == url } } ?? min(selection, max(documents.count - 1, 0))
+        selection =
+            chosen.flatMap { url in documents.firstIndex { $0.url == url } }
+            ?? min(selection, max(documents.count - 1, 0))
     }
 
     /// Opens the document at `url` at `position` (clamped to the document) in `target` (by
@@ -264,7 +284,9 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// On failure nothing changes.
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)``.
-    func openDocument(at url: URL, position: ReadingPosition = .start, in target: ReaderWindow? = nil) throws(ReadingRestoreError) {
+    func openDocument(
+        at url: URL, position: ReadingPosition = .start, in target: ReaderWindow? = nil
+    ) throws(ReadingRestoreError) {
         let text = try DocumentLibrary.open(url)
         if let window = windows.first(where: { $0.session?.url == url }), let session = window.session {
             session.reload(text, at: position)
@@ -273,7 +295,9 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
             positionChanged(in: window)
             return
         }
-        guard let application else { throw .unreadable(name: url.lastPathComponent, reason: "the Reader is not running") }
+        guard let application else {
+            throw .unreadable(name: url.lastPathComponent, reason: "the Reader is not running")
+        }
         let document: Document
         do {
             document = try application.openDocument(at: url, contentType: Self.contentType)
@@ -347,8 +371,10 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
         guard let session, windows.contains(where: { $0.session === session }) else { return }
         session.adoptCounted(counted)
         if let offset = session.text.invalidTextOffset {
-            message = ReaderMessage(.warning, "“\(session.url.lastPathComponent)” is not UTF-8 text after byte \(offset): "
-                + "the Reader shows the \(session.text.knownPageCount) page(s) before it.")
+            message = ReaderMessage(
+                .warning,
+                "“\(session.url.lastPathComponent)” is not UTF-8 text after byte \(offset): "
+                    + "the Reader shows the \(session.text.knownPageCount) page(s) before it.")
         }
         environment?.setNeedsDisplay()
     }
@@ -356,7 +382,9 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// The position changed in `window` (by default the window shown): the activity needs
     /// saving, and its web page follows the page.
     func positionChanged(in window: ReaderWindow? = nil) {
-        guard let session = (window ?? frontWindow).session, let activity = session.document.userActivity else { return }
+        guard let session = (window ?? frontWindow).session, let activity = session.document.userActivity else {
+            return
+        }
         activity.needsSave = true
         let url = Self.webpageURL(for: session.state)
         if activity.webpageURL != url {
@@ -382,7 +410,8 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     }
 
     /// The Reader shows that it is loading (it tells the user itself: true).
-    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool {
+    package func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool
+    {
         prepareForContinuation(of: activityType)
         return true
     }
@@ -404,11 +433,16 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     /// shown) to the restoration handler, which opens the document at the activity's place
     /// (``restore(from:in:)``). A page of the Reader's web site opens its document at its page
     /// (``continueWebActivity(_:in:)``).
-    package func application(_ application: Application, continue userActivity: UserActivity,
-                            restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    package func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         isContinuing = false
         continuingActivityType = nil
-        let window = windows.first { $0.contentIdentifier != nil && $0.contentIdentifier == userActivity.targetContentIdentifier }
+        let window =
+            windows.first {
+                $0.contentIdentifier != nil && $0.contentIdentifier == userActivity.targetContentIdentifier
+            }
             ?? frontWindow
         if userActivity.activityType == UserActivity.browsingWebType {
             return continueWebActivity(userActivity, in: window)
@@ -426,8 +460,10 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
 
     /// Says in the app that the continuation failed (quietly when the user cancelled it); what
     /// was on screen stays.
-    package func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                            error: HandoffError) {
+    package func application(
+        _ application: Application, didFailToContinueUserActivityWithType activityType: String,
+        error: HandoffError
+    ) {
         continuationFailed(activityType, message: .continuationFailed(error), log: "\(error)")
     }
 
@@ -490,8 +526,10 @@ extension ReaderApp {
         try openDocument(at: url, position: position, in: window)
         message = nil
         if let session, session.position.page != position.page {
-            message = ReaderMessage(.warning, "“\(session.title)” has \(session.text.knownPageCount) pages now; "
-                + "page \(position.page) was asked for.")
+            message = ReaderMessage(
+                .warning,
+                "“\(session.title)” has \(session.text.knownPageCount) pages now; "
+                    + "page \(position.page) was asked for.")
         }
     }
 }

@@ -33,8 +33,9 @@ package struct ReaderResources: Hashable, Sendable {
     /// The resources in `folder` (`Info.plist`, `Info-Scenes.plist`, `Reader.entitlements` and
     /// `Documents/`).
     package init(folder: URL) {
-        self.init(infoPlist: folder.appendingPathComponent("Info.plist", isDirectory: false),
-                  sampleDocuments: folder.appendingPathComponent("Documents", isDirectory: true))
+        self.init(
+            infoPlist: folder.appendingPathComponent("Info.plist", isDirectory: false),
+            sampleDocuments: folder.appendingPathComponent("Documents", isDirectory: true))
     }
 
     /// The Info.plist the Reader of `model` uses.
@@ -63,7 +64,8 @@ package struct ReaderResources: Hashable, Sendable {
 
     /// The resources folder in the source tree this module was built from.
     static var sourceFolder: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources", isDirectory: true)
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Resources", isDirectory: true)
     }
 }
 

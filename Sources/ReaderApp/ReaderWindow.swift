@@ -47,7 +47,8 @@ final class ReaderWindow {
     private func updateScene() {
         guard let scene else { return }
         scene.title = session?.title ?? "Documents"
-        scene.activationConditions = ActivationConditions(canActivateFor: .any,
-                                                          prefersToActivateFor: contentIdentifier.map { .equals($0) })
+        scene.activationConditions = ActivationConditions(
+            canActivateFor: .any,
+            prefersToActivateFor: contentIdentifier.map { .equals($0) })
     }
 }

@@ -90,7 +90,9 @@ final class ReadingSession {
         text.findPages(through: page)
         while text.knownPageCount < page, !text.isComplete, !text.isFinal {
             let offset = text.bytes.count
-            guard let (more, atEnd) = try? DocumentLibrary.read(url, from: offset, count: max(offset, 1 << 20)) else { break }
+            guard let (more, atEnd) = try? DocumentLibrary.read(url, from: offset, count: max(offset, 1 << 20)) else {
+                break
+            }
             text.append(more, isFinal: atEnd)
             text.findPages(through: page)
         }
@@ -106,7 +108,8 @@ final class ReadingSession {
     /// holding the position, or higher when the page ends before the view is full.
     func topRow(in size: Size) -> Int {
         let layout = layout(width: size.width)
-        return min(layout.rowIndex(line: position.line, character: position.character), layout.lastTopRow(height: size.height))
+        return min(
+            layout.rowIndex(line: position.line, character: position.character), layout.lastTopRow(height: size.height))
     }
 
     /// Moves as the user asked in a view of `size`. Returns false when the position stays (at
@@ -115,8 +118,10 @@ final class ReadingSession {
         let target: ReadingPosition
         switch movement {
         case .lineDown, .lineUp:
-            guard let row = layout(width: size.width).rowScrolled(from: topRow(in: size), down: movement == .lineDown,
-                                                                  height: size.height)
+            guard
+                let row = layout(width: size.width).rowScrolled(
+                    from: topRow(in: size), down: movement == .lineDown,
+                    height: size.height)
             else { return false }
             target = ReadingPosition(page: position.page, line: row.line, character: row.character)
         case .nextPage:
@@ -131,7 +136,8 @@ final class ReadingSession {
             let lastPage = text.knownPageCount
             let last = PageLayout(lines: text.lines(ofPage: lastPage), width: size.width)
             let row = last.lastTopRow(height: size.height)
-            target = last.rows.indices.contains(row)
+            target =
+                last.rows.indices.contains(row)
                 ? ReadingPosition(page: lastPage, line: last.rows[row].line, character: last.rows[row].character)
                 : ReadingPosition(page: lastPage)
         }

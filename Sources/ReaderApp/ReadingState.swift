@@ -103,7 +103,8 @@ package struct ReadingState: Hashable, Sendable {
     ///   a whole number from 1.
     package static func version(of userInfo: UserInfo) throws(ReadingRestoreError) -> Int {
         guard let value = userInfo[Key.handoffVersion] else {
-            let isVersionOne = userInfo[Key.page] == nil && userInfo[Key.documentName] == nil
+            let isVersionOne =
+                userInfo[Key.page] == nil && userInfo[Key.documentName] == nil
                 && (userInfo[VersionOneKey.pageNumber] != nil || userInfo[VersionOneKey.name] != nil)
             return isVersionOne ? 1 : currentVersion
         }
@@ -117,7 +118,9 @@ package struct ReadingState: Hashable, Sendable {
     ///   `readable`, ``ReadingRestoreError/badValue(key:found:expected:)`` for a version that is
     ///   not a whole number from 1.
     @discardableResult
-    package static func checkVersion(of userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions)
+    package static func checkVersion(
+        of userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions
+    )
         throws(ReadingRestoreError) -> Int
     {
         let version = try version(of: userInfo)
@@ -137,12 +140,14 @@ package struct ReadingState: Hashable, Sendable {
     ///   (no key is read then), else ``ReadingRestoreError`` naming the key that is missing or wrong.
     package init(userInfo: UserInfo, readable: ClosedRange<Int> = supportedVersions) throws(ReadingRestoreError) {
         let version = try Self.checkVersion(of: userInfo, readable: readable)
-        let (nameKey, pageKey, lineKey) = version == 1
+        let (nameKey, pageKey, lineKey) =
+            version == 1
             ? (VersionOneKey.name, VersionOneKey.pageNumber, VersionOneKey.offset)
             : (Key.documentName, Key.page, Key.line)
         var url: URL?
         if let value = userInfo[UserActivity.documentURLKey] {
-            guard case .url(let documentURL) = value, documentURL.isFileURL, !documentURL.lastPathComponent.isEmpty else {
+            guard case .url(let documentURL) = value, documentURL.isFileURL, !documentURL.lastPathComponent.isEmpty
+            else {
                 throw .badValue(key: UserActivity.documentURLKey, found: value, expected: "a file URL")
             }
             url = documentURL
@@ -157,18 +162,25 @@ package struct ReadingState: Hashable, Sendable {
         guard let name else { throw .missingKey(nameKey) }
         guard let pageValue = userInfo[pageKey] else { throw .missingKey(pageKey) }
         let page = try Self.integer(pageValue, key: pageKey, minimum: 1)
-        let line = try userInfo[lineKey].map { value throws(ReadingRestoreError) in
-            try Self.integer(value, key: lineKey, minimum: 0)
-        } ?? 0
-        let character = version == 1 ? 0 : try userInfo[Key.character].map { value throws(ReadingRestoreError) in
-            try Self.integer(value, key: Key.character, minimum: 0)
-        } ?? 0
-        self.init(documentName: name, documentURL: url, position: ReadingPosition(page: page, line: line, character: character))
+        let line =
+            try userInfo[lineKey].map { value throws(ReadingRestoreError) in
+                try Self.integer(value, key: lineKey, minimum: 0)
+            } ?? 0
+        let character =
+            version == 1
+            ? 0
+            : try userInfo[Key.character].map { value throws(ReadingRestoreError) in
+                try Self.integer(value, key: Key.character, minimum: 0)
+            } ?? 0
+        self.init(
+            documentName: name, documentURL: url,
+            position: ReadingPosition(page: page, line: line, character: character))
     }
 
     private static func integer(_ value: UserInfoValue, key: String, minimum: Int) throws(ReadingRestoreError) -> Int {
         guard case .integer(let number) = value, number >= minimum, number <= Int64(Int32.max) else {
-            throw .badValue(key: key, found: value, expected: minimum == 1 ? "a whole number from 1" : "a whole number from 0")
+            throw .badValue(
+                key: key, found: value, expected: minimum == 1 ? "a whole number from 1" : "a whole number from 0")
         }
         return Int(number)
     }

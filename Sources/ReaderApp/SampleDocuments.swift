@@ -15,7 +15,10 @@ package enum SampleDocuments {
         let manager = FileManager.default
         try manager.createDirectory(at: folder, withIntermediateDirectories: true)
         let names = try manager.contentsOfDirectory(atPath: source.path)
-            .filter { !$0.hasPrefix(".") && DocumentLibrary.fileExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .filter {
+                !$0.hasPrefix(".")
+                    && DocumentLibrary.fileExtensions.contains(($0 as NSString).pathExtension.lowercased())
+            }
             .sorted()
         var copied: [URL] = []
         for name in names {
@@ -25,7 +28,7 @@ package enum SampleDocuments {
             do {
                 try data.write(to: target, options: .withoutOverwriting)
                 copied.append(target)
-            } catch where manager.fileExists(atPath: target.path) {
+            } catch  where manager.fileExists(atPath: target.path) {
                 continue  // someone else created it first: theirs stays
             }
         }

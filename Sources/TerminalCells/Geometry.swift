@@ -59,8 +59,10 @@ package struct Rect: Hashable, Sendable, CustomStringConvertible {
 
     /// The overlap of two rectangles (empty, at `self`'s origin, when they do not overlap).
     package func intersection(_ other: Rect) -> Rect {
-        let left = max(minX, other.minX), top = max(minY, other.minY)
-        let right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
+        let left = max(minX, other.minX)
+        let top = max(minY, other.minY)
+        let right = min(maxX, other.maxX)
+        let bottom = min(maxY, other.maxY)
         guard right > left, bottom > top else { return Rect(origin: origin, size: .zero) }
         return Rect(x: left, y: top, width: right - left, height: bottom - top)
     }
@@ -78,30 +80,43 @@ package struct Rect: Hashable, Sendable, CustomStringConvertible {
     /// Splits off `count` rows from the top: (top part, rest).
     package func splitTop(_ count: Int) -> (Rect, Rect) {
         let taken = min(max(0, count), height)
-        return (Rect(x: x, y: y, width: width, height: taken), Rect(x: x, y: y + taken, width: width, height: height - taken))
+        return (
+            Rect(x: x, y: y, width: width, height: taken),
+            Rect(x: x, y: y + taken, width: width, height: height - taken)
+        )
     }
 
     /// Splits off `count` rows from the bottom: (rest, bottom part).
     package func splitBottom(_ count: Int) -> (Rect, Rect) {
         let taken = min(max(0, count), height)
-        return (Rect(x: x, y: y, width: width, height: height - taken), Rect(x: x, y: maxY - taken, width: width, height: taken))
+        return (
+            Rect(x: x, y: y, width: width, height: height - taken),
+            Rect(x: x, y: maxY - taken, width: width, height: taken)
+        )
     }
 
     /// Splits off `count` columns from the left: (left part, rest).
     package func splitLeft(_ count: Int) -> (Rect, Rect) {
         let taken = min(max(0, count), width)
-        return (Rect(x: x, y: y, width: taken, height: height), Rect(x: x + taken, y: y, width: width - taken, height: height))
+        return (
+            Rect(x: x, y: y, width: taken, height: height),
+            Rect(x: x + taken, y: y, width: width - taken, height: height)
+        )
     }
 
     /// Splits off `count` columns from the right: (rest, right part).
     package func splitRight(_ count: Int) -> (Rect, Rect) {
         let taken = min(max(0, count), width)
-        return (Rect(x: x, y: y, width: width - taken, height: height), Rect(x: maxX - taken, y: y, width: taken, height: height))
+        return (
+            Rect(x: x, y: y, width: width - taken, height: height),
+            Rect(x: maxX - taken, y: y, width: taken, height: height)
+        )
     }
 
     /// A rectangle of `size` (clamped to this one) centred in this one.
     package func centered(_ size: Size) -> Rect {
-        let w = min(size.width, width), h = min(size.height, height)
+        let w = min(size.width, width)
+        let h = min(size.height, height)
         return Rect(x: x + (width - w) / 2, y: y + (height - h) / 2, width: w, height: h)
     }
 

@@ -55,7 +55,9 @@ package struct Grid: Hashable, Sendable {
     /// Writes `text` from `point` on one line, clipped to `clip` (default: the whole grid).
     /// Control characters are skipped. Returns the column after the last cell written.
     @discardableResult
-    package mutating func put(_ text: some StringProtocol, at point: Point, style: Style = .normal, clip: Rect? = nil) -> Int {
+    package mutating func put(
+        _ text: some StringProtocol, at point: Point, style: Style = .normal, clip: Rect? = nil
+    ) -> Int {
         let area = clip.map { $0.intersection(bounds) } ?? bounds
         var x = point.x
         guard point.y >= area.minY, point.y < area.maxY else { return x + TextWidth.of(text) }
@@ -110,19 +112,27 @@ package struct Grid: Hashable, Sendable {
     /// Box-drawing characters for ``box(_:style:title:titleStyle:lines:)``.
     package struct Lines: Sendable {
         package var horizontal, vertical, topLeft, topRight, bottomLeft, bottomRight: Character
-        package static let light = Lines(horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘")
-        package static let rounded = Lines(horizontal: "─", vertical: "│", topLeft: "╭", topRight: "╮", bottomLeft: "╰", bottomRight: "╯")
-        package static let heavy = Lines(horizontal: "━", vertical: "┃", topLeft: "┏", topRight: "┓", bottomLeft: "┗", bottomRight: "┛")
-        package static let double = Lines(horizontal: "═", vertical: "║", topLeft: "╔", topRight: "╗", bottomLeft: "╚", bottomRight: "╝")
+        package static let light = Lines(
+            horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘")
+        package static let rounded = Lines(
+            horizontal: "─", vertical: "│", topLeft: "╭", topRight: "╮", bottomLeft: "╰", bottomRight: "╯")
+        package static let heavy = Lines(
+            horizontal: "━", vertical: "┃", topLeft: "┏", topRight: "┓", bottomLeft: "┗", bottomRight: "┛")
+        package static let double = Lines(
+            horizontal: "═", vertical: "║", topLeft: "╔", topRight: "╗", bottomLeft: "╚", bottomRight: "╝")
     }
 
     /// Draws a border along the edge of `rect`, with an optional title in the top edge.
-    package mutating func box(_ rect: Rect, style: Style = Style(.frame), title: String? = nil,
-                             titleStyle: Style = Style(.title), lines: Lines = .light) {
+    package mutating func box(
+        _ rect: Rect, style: Style = Style(.frame), title: String? = nil,
+        titleStyle: Style = Style(.title), lines: Lines = .light
+    ) {
         guard rect.width >= 2, rect.height >= 2 else { return }
         let horizontal = String(repeating: lines.horizontal, count: rect.width - 2)
         put(String(lines.topLeft) + horizontal + String(lines.topRight), at: rect.origin, style: style)
-        put(String(lines.bottomLeft) + horizontal + String(lines.bottomRight), at: Point(x: rect.x, y: rect.maxY - 1), style: style)
+        put(
+            String(lines.bottomLeft) + horizontal + String(lines.bottomRight), at: Point(x: rect.x, y: rect.maxY - 1),
+            style: style)
         for y in (rect.y + 1)..<(rect.maxY - 1) {
             put(String(lines.vertical), at: Point(x: rect.x, y: y), style: style)
             put(String(lines.vertical), at: Point(x: rect.maxX - 1, y: y), style: style)

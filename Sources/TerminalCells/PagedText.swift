@@ -88,7 +88,8 @@ package struct PagedText: Hashable, Sendable {
         }
         if !current.isEmpty { pages.append(current) }
         return pages.compactMap { page in
-            guard let first = page.firstIndex(where: { !$0.isEmpty }), let last = page.lastIndex(where: { !$0.isEmpty }) else { return nil }
+            guard let first = page.firstIndex(where: { !$0.isEmpty }), let last = page.lastIndex(where: { !$0.isEmpty })
+            else { return nil }
             return Array(page[first...last])
         }
     }
@@ -96,7 +97,8 @@ package struct PagedText: Hashable, Sendable {
     /// `line` without the white space at either end.
     private static func trimmed(_ line: String) -> String {
         let isSpace: (Character) -> Bool = { $0.unicodeScalars.allSatisfy(\.properties.isWhitespace) }
-        guard let start = line.firstIndex(where: { !isSpace($0) }), let end = line.lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let start = line.firstIndex(where: { !isSpace($0) }), let end = line.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(line[start...end])
     }
 }

@@ -24,8 +24,14 @@ package enum PlainText {
             case .operatingSystemCommand:
                 // Runs to BEL or ST (ESC \); a newline or a form feed ends it too, so that it
                 // cannot hide lines or pages.
-                if scalar.value == 0x07 { escape = .none; continue }
-                if scalar.value == 0x1B { escape = .started; continue }
+                if scalar.value == 0x07 {
+                    escape = .none
+                    continue
+                }
+                if scalar.value == 0x1B {
+                    escape = .started
+                    continue
+                }
                 if scalar != "\n" && scalar != "\r" && scalar != "\u{0C}" { continue }
                 escape = .none
             }

@@ -55,9 +55,21 @@ package struct Style: Hashable, Sendable {
     }
 
     package static let normal = Style()
-    package var bolded: Style { var copy = self; copy.bold = true; return copy }
-    package var reversed: Style { var copy = self; copy.reverse.toggle(); return copy }
-    package var underlined: Style { var copy = self; copy.underline = true; return copy }
+    package var bolded: Style {
+        var copy = self
+        copy.bold = true
+        return copy
+    }
+    package var reversed: Style {
+        var copy = self
+        copy.reverse.toggle()
+        return copy
+    }
+    package var underlined: Style {
+        var copy = self
+        copy.underline = true
+        return copy
+    }
 }
 
 /// One of the eight basic terminal colours, or the terminal's default.
@@ -75,8 +87,10 @@ package struct Appearance: Hashable, Sendable {
     package var reverse: Bool
     package var underline: Bool
 
-    package init(foreground: TerminalColor = .default, background: TerminalColor = .default, bold: Bool = false,
-                dim: Bool = false, reverse: Bool = false, underline: Bool = false) {
+    package init(
+        foreground: TerminalColor = .default, background: TerminalColor = .default, bold: Bool = false,
+        dim: Bool = false, reverse: Bool = false, underline: Bool = false
+    ) {
         self.foreground = foreground
         self.background = background
         self.bold = bold

@@ -33,7 +33,10 @@ while let argument = arguments.popFirst() {
     } else if argument == "--digest" {
         printDigest = true
     } else {
-        FileHandle.standardError.write(Data("usage: handoff-map-bench [--frames N] [--zoom Z] [--rendering braille|halfBlocks] [--slowest] [--digest]\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "usage: handoff-map-bench [--frames N] [--zoom Z] [--rendering braille|halfBlocks] [--slowest] [--digest]\n"
+                    .utf8))
         exit(2)
     }
 }
@@ -75,22 +78,30 @@ for _ in 0..<5 {
     decodes.append(nanoseconds { data.geography.decodeAll() })
 }
 if !data.problems.isEmpty {
-    FileHandle.standardError.write(Data("handoff-map-bench: \(data.problems.map(\.description).joined(separator: "\n"))\n".utf8))
+    FileHandle.standardError.write(
+        Data("handoff-map-bench: \(data.problems.map(\.description).joined(separator: "\n"))\n".utf8))
     exit(1)
 }
-let fileBytes = (try? FileManager.default.contentsOfDirectory(atPath: resources.folder.path))?.reduce(0) { sum, name in
-    sum + ((try? FileManager.default.attributesOfItem(atPath: resources.folder.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
-} ?? 0
+let fileBytes =
+    (try? FileManager.default.contentsOfDirectory(atPath: resources.folder.path))?.reduce(0) { sum, name in
+        sum
+            + ((try? FileManager.default.attributesOfItem(atPath: resources.folder.appendingPathComponent(name).path)[
+                .size] as? Int) ?? 0)
+    } ?? 0
 let renderer = MapRenderer(geography: data.geography, cities: data.cities, countries: data.countries)
 
 /// A tour at each zoom: the world, continents, coasts and cities, and panned from each, as a user would.
-let places: [(Double, Double)] = [(10, 0), (38.72, -9.15), (50, 10), (35.7, 139.7), (-23.5, -46.6), (40.7, -74), (-33.9, 151.2),
-                                  (64, -20), (0, 100), (60, 25), (-1, 33), (47, -87)]
+let places: [(Double, Double)] = [
+    (10, 0), (38.72, -9.15), (50, 10), (35.7, 139.7), (-23.5, -46.6), (40.7, -74), (-33.9, 151.2),
+    (64, -20), (0, 100), (60, 25), (-1, 33), (47, -87),
+]
 let zooms = onlyZoom.map { [$0] } ?? Array(stride(from: MapCamera.minimumZoom, through: MapCamera.maximumZoom, by: 1))
 func cameras(zoom: Double) -> [MapCamera] {
     places.flatMap { latitude, longitude -> [MapCamera] in
         let camera = MapCamera(latitude: latitude, longitude: longitude, zoom: zoom)
-        return [camera, camera.panned(columns: 50, rows: 0), camera.panned(columns: 0, rows: 15), camera.zoomed(by: 0.5)]
+        return [
+            camera, camera.panned(columns: 50, rows: 0), camera.panned(columns: 0, rows: 15), camera.zoomed(by: 0.5),
+        ]
     }
 }
 
@@ -111,8 +122,9 @@ func cameras(zoom: Double) -> [MapCamera] {
                         let cell = grid[x, y]
                         for scalar in cell.character.unicodeScalars { mix(UInt64(scalar.value)) }
                         mix(UInt64(Role.allCases.firstIndex(of: cell.style.role) ?? 99))
-                        mix((cell.style.bold ? 1 : 0) | (cell.style.underline ? 2 : 0) | (cell.style.reverse ? 4 : 0)
-                            | (cell.isContinuation ? 8 : 0) | UInt64(cell.width) << 4)
+                        mix(
+                            (cell.style.bold ? 1 : 0) | (cell.style.underline ? 2 : 0) | (cell.style.reverse ? 4 : 0)
+                                | (cell.isContinuation ? 8 : 0) | UInt64(cell.width) << 4)
                     }
                 }
             }
@@ -121,7 +133,9 @@ func cameras(zoom: Double) -> [MapCamera] {
     return String(digest, radix: 16)
 }
 if printDigest {
-    print("handoff-map-bench: digest of \(zooms.count * places.count * 4) frames a mode at \(size.width)x\(size.height): \(tourDigest())")
+    print(
+        "handoff-map-bench: digest of \(zooms.count * places.count * 4) frames a mode at \(size.width)x\(size.height): \(tourDigest())"
+    )
     exit(0)
 }
 
@@ -133,27 +147,36 @@ var floorCPU: [UInt64] = []
 for index in 0..<frames {
     let cpuStart = threadCPU()
     defer { floorCPU.append(threadCPU() - cpuStart) }
-    floor.append(nanoseconds {
-        var grid = Grid(size: size)
-        for y in 0..<size.height {
-            for x in 0..<size.width { grid[x, y] = cells[(x ^ y ^ index) & 1] }
-        }
-        let copy = grid
-        sink &+= copy[index % 200, index % 60].width
-    })
+    floor.append(
+        nanoseconds {
+            var grid = Grid(size: size)
+            for y in 0..<size.height {
+                for x in 0..<size.width { grid[x, y] = cells[(x ^ y ^ index) & 1] }
+            }
+            let copy = grid
+            sink &+= copy[index % 200, index % 60].width
+        })
 }
 let floorSorted = floor.sorted()
 
 print("handoff-map-bench: \(frames) frames a row at \(size.width)x\(size.height), \(places.count * 4) regions a zoom")
-print(String(format: "  data: %d bytes in %@; load (read every file, check every level, decode places and countries): best %.1f ms, first %.1f ms (target < 100 ms)",
-             fileBytes, resources.folder.lastPathComponent, Double(loads.min() ?? 0) / 1e6, Double(loads.first ?? 0) / 1e6))
-print(String(format: "  then decode every level's tiles (in the background): best %.1f ms, first %.1f ms",
-             Double(decodes.min() ?? 0) / 1e6, Double(decodes.first ?? 0) / 1e6))
+print(
+    String(
+        format:
+            "  data: %d bytes in %@; load (read every file, check every level, decode places and countries): best %.1f ms, first %.1f ms (target < 100 ms)",
+        fileBytes, resources.folder.lastPathComponent, Double(loads.min() ?? 0) / 1e6, Double(loads.first ?? 0) / 1e6))
+print(
+    String(
+        format: "  then decode every level's tiles (in the background): best %.1f ms, first %.1f ms",
+        Double(decodes.min() ?? 0) / 1e6, Double(decodes.first ?? 0) / 1e6))
 print("  what                                  p50 ms   p99 ms   (CPU time p99 ms: without preemption)")
 func row(_ name: String, _ times: [UInt64], cpu: [UInt64]) -> Double {
     let sorted = times.sorted()
-    print("  " + name.padding(toLength: 36, withPad: " ", startingAt: 0)
-          + String(format: "%8.3f %8.3f   %8.3f", percentile(sorted, 0.5), percentile(sorted, 0.99), percentile(cpu.sorted(), 0.99)))
+    print(
+        "  " + name.padding(toLength: 36, withPad: " ", startingAt: 0)
+            + String(
+                format: "%8.3f %8.3f   %8.3f", percentile(sorted, 0.5), percentile(sorted, 0.99),
+                percentile(cpu.sorted(), 0.99)))
     return percentile(sorted, 0.99)
 }
 _ = row("floor: set every cell, copy", floor, cpu: floorCPU)
@@ -169,11 +192,12 @@ for rendering in onlyRendering.map({ [$0] }) ?? MapRendering.allCases {
         for index in 0..<frames {
             let camera = tour[index % tour.count]
             let cpuStart = threadCPU()
-            times.append(nanoseconds {
-                var grid = Grid(size: size)
-                renderer.render(camera, rendering: rendering, into: &grid, area: grid.bounds)
-                sink &+= grid[index % 200, index % 60].width
-            })
+            times.append(
+                nanoseconds {
+                    var grid = Grid(size: size)
+                    renderer.render(camera, rendering: rendering, into: &grid, area: grid.bounds)
+                    sink &+= grid[index % 200, index % 60].width
+                })
             cpu.append(threadCPU() - cpuStart)
         }
         let name = "map frame, \(rendering.rawValue), zoom \(zoom.formatted())"
@@ -181,18 +205,30 @@ for rendering in onlyRendering.map({ [$0] }) ?? MapRendering.allCases {
         if showSlowest, let slowest = cpu.indices.max(by: { cpu[$0] < cpu[$1] }) {
             print("    slowest (CPU): \(tour[slowest % tour.count])")
         }
-        if p99 > worst { worst = p99; worstRow = name }
+        if p99 > worst {
+            worst = p99
+            worstRow = name
+        }
         let cpu99 = percentile(cpu.sorted(), 0.99)
-        if cpu99 > worstCPU { worstCPU = cpu99; worstCPURow = name }
+        if cpu99 > worstCPU {
+            worstCPU = cpu99
+            worstCPURow = name
+        }
     }
 }
-print(String(format: "  floor p99 %.3f ms; worst map p99 %.3f ms (%@); worst map CPU-time p99 %.3f ms (%@)",
-             percentile(floorSorted, 0.99), worst, worstRow, worstCPU, worstCPURow))
+print(
+    String(
+        format: "  floor p99 %.3f ms; worst map p99 %.3f ms (%@); worst map CPU-time p99 %.3f ms (%@)",
+        percentile(floorSorted, 0.99), worst, worstRow, worstCPU, worstCPURow))
 print(worst <= 2 ? "  target p99 ≤ 2 ms: met" : "  target p99 ≤ 2 ms: NOT met (\(String(format: "%.3f", worst)) ms)")
-print(worstCPU <= 2 ? "  CPU time p99 ≤ 2 ms: met" : "  CPU time p99 ≤ 2 ms: NOT met (\(String(format: "%.3f", worstCPU)) ms)")
+print(
+    worstCPU <= 2
+        ? "  CPU time p99 ≤ 2 ms: met" : "  CPU time p99 ≤ 2 ms: NOT met (\(String(format: "%.3f", worstCPU)) ms)")
 if percentile(floorSorted, 0.99) > 2 * percentile(floorSorted, 0.5) + 0.5 {
-    print(String(format: "  note: the floor's own p99 (%.3f ms) is far above its p50 (%.3f ms): other programs took the CPU "
-                 + "during this run, and wall-clock p99s include that (as root, chrt -f 10 runs the bench first)",
-                 percentile(floorSorted, 0.99), percentile(floorSorted, 0.5)))
+    print(
+        String(
+            format: "  note: the floor's own p99 (%.3f ms) is far above its p50 (%.3f ms): other programs took the CPU "
+                + "during this run, and wall-clock p99s include that (as root, chrt -f 10 runs the bench first)",
+            percentile(floorSorted, 0.99), percentile(floorSorted, 0.5)))
 }
 if sink == -1 { print(sink) }

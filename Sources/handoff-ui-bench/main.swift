@@ -21,10 +21,11 @@
 //   showing the file's first screenful in a tmux pane, the same measuring path). The file is
 //   written at run time into the run's temporary folder and removed with it.
 import Foundation
+import HandoffProcesses
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandoffProcesses
 
 struct Options {
     var keys = 200
@@ -53,7 +54,9 @@ struct Options {
 enum BenchFailure: Error, CustomStringConvertible {
     case missing(String)
     var description: String {
-        switch self { case .missing(let what): "handoff-ui-bench: \(what)" }
+        switch self {
+        case .missing(let what): "handoff-ui-bench: \(what)"
+        }
     }
 }
 
@@ -76,8 +79,10 @@ final class ControlClient {
     private var buffer: [UInt8] = []
 
     init(session: TmuxSession, tmux: String) throws {
-        process = try ChildProcess(executable: tmux, arguments: ["-S", session.directory + "/socket", "-C", "attach-session", "-t", session.name],
-                                   standardInput: .pipe, standardOutput: .pipe)
+        process = try ChildProcess(
+            executable: tmux,
+            arguments: ["-S", session.directory + "/socket", "-C", "attach-session", "-t", session.name],
+            standardInput: .pipe, standardOutput: .pipe)
         // The attach itself answers with one %begin/%end block; wait for it.
         _ = try readLine(until: .now + .seconds(5)) { $0.hasPrefix("%end") || $0.hasPrefix("%error") }
     }
@@ -138,7 +143,8 @@ func keyLatencies(_ client: ControlClient, pane: String, count: Int, key: (Int) 
 /// CPU seconds (user + system) used by `pid` so far.
 func cpuSeconds(of pid: pid_t) -> Double? {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let end = stat.lastIndex(of: ")") else { return nil }
+        let end = stat.lastIndex(of: ")")
+    else { return nil }
     let fields = stat[stat.index(after: end)...].split(separator: " ")
     // After the name: state (0), ppid (1), ... utime (11), stime (12).
     guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
@@ -159,7 +165,8 @@ func makeBigDocument(bytes: Int) -> String {
     var text = "A Big Book\n\n"
     var paragraph = 1
     while text.utf8.count < bytes {
-        text += "Paragraph \(paragraph). The simulator carries this book from one device to another over a "
+        text +=
+            "Paragraph \(paragraph). The simulator carries this book from one device to another over a "
             + "continuation stream, because the continuing device has no copy of it. Every line is plain text.\n\n"
         paragraph += 1
     }
@@ -173,11 +180,13 @@ func writeHugeDocument(bytes: Int, to url: URL) throws {
     }
     let handle = try FileHandle(forWritingTo: url)
     defer { try? handle.close() }
-    var written = 0, paragraph = 1
+    var written = 0
+    var paragraph = 1
     var batch = "A Huge Book\n\n"
     while written < bytes {
         while batch.utf8.count < 1 << 20 {
-            batch += "Paragraph \(paragraph). Nobody reads a hundred megabytes at once: the Reader shows the screen "
+            batch +=
+                "Paragraph \(paragraph). Nobody reads a hundred megabytes at once: the Reader shows the screen "
                 + "in front of the reader first and counts the pages behind it while the reader reads.\n\n"
             paragraph += 1
         }
@@ -189,8 +198,10 @@ func writeHugeDocument(bytes: Int, to url: URL) throws {
 
 /// Milliseconds from `action` until the screen of `session` satisfies `predicate`, polling as
 /// fast as tmux answers (each capture is a tmux command); nil after `timeout`.
-func millisecondsUntil(_ session: TmuxSession, timeout: Duration, after action: () throws -> Void,
-                       _ predicate: (String) -> Bool) throws -> Double? {
+func millisecondsUntil(
+    _ session: TmuxSession, timeout: Duration, after action: () throws -> Void,
+    _ predicate: (String) -> Bool
+) throws -> Double? {
     let start = ContinuousClock.now
     try action()
     while ContinuousClock.now - start < timeout {
@@ -205,8 +216,12 @@ func millisecondsUntil(_ session: TmuxSession, timeout: Duration, after action: 
 func socketPairSeconds(bytes: Int) -> Double {
     var pair: [Int32] = [0, 0]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { return .nan }
-    defer { close(pair[0]); close(pair[1]) }
-    let writer = pair[0], reader = pair[1]
+    defer {
+        close(pair[0])
+        close(pair[1])
+    }
+    let writer = pair[0]
+    let reader = pair[1]
     let start = ContinuousClock.now
     Thread.detachNewThread {
         let chunk = [UInt8](repeating: 0x61, count: 65_536)
@@ -234,11 +249,17 @@ struct Table {
 
     mutating func row(_ name: String, _ value: String, _ floor: String, _ target: String, _ verdict: String) {
         guard json else {
-            func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
+            func pad(_ text: String, _ width: Int) -> String {
+                text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+            }
             print(pad(name, 34) + pad(value, 22) + pad(floor, 22) + pad(target, 14) + verdict)
             return
         }
-        rows.append((name.trimmingCharacters(in: .whitespaces), ["value": value, "floor": floor, "target": target, "verdict": verdict]))
+        rows.append(
+            (
+                name.trimmingCharacters(in: .whitespaces),
+                ["value": value, "floor": floor, "target": target, "verdict": verdict]
+            ))
     }
 
     /// Prints the JSON object (rows in order, as an array of objects with their name).
@@ -272,8 +293,11 @@ func main() throws {
             + "--config-dir '\(folder.appendingPathComponent("config").path)' --log-file '\(folder.appendingPathComponent("\(name).log").path)'"
     }
     // The account exists before timing starts (creating it is a one-off, not part of a start).
-    try ChildProcess(executable: handoff.path, arguments: ["account", "create", account, "--config-dir", folder.appendingPathComponent("config").path],
-                     standardError: .inherit).waitForExit()
+    try ChildProcess(
+        executable: handoff.path,
+        arguments: ["account", "create", account, "--config-dir", folder.appendingPathComponent("config").path],
+        standardError: .inherit
+    ).waitForExit()
 
     var table = Table(json: options.json)
     table.note("handoff-ui-bench: \(handoff.path)")
@@ -284,7 +308,9 @@ func main() throws {
     var floorStarts: [Double] = []
     for _ in 0..<5 {
         let start = ContinuousClock.now
-        guard let session = try TmuxSession(command: "echo ready; exec sleep 30") else { throw BenchFailure.missing("tmux") }
+        guard let session = try TmuxSession(command: "echo ready; exec sleep 30") else {
+            throw BenchFailure.missing("tmux")
+        }
         try session.waitFor("ready", timeout: .seconds(10)) { $0.contains("ready") }
         floorStarts.append(milliseconds(ContinuousClock.now - start))
         session.close()
@@ -292,19 +318,28 @@ func main() throws {
     var deviceStarts: [Double] = []
     for index in 0..<5 {
         let start = ContinuousClock.now
-        guard let session = try TmuxSession(width: 100, height: 30, command: deviceCommand("Start\(index)", kind: "laptop")) else {
+        guard
+            let session = try TmuxSession(
+                width: 100, height: 30, command: deviceCommand("Start\(index)", kind: "laptop"))
+        else {
             throw BenchFailure.missing("tmux")
         }
-        try session.waitFor("the device frame", timeout: .seconds(30)) { $0.contains("Start\(index) · laptop") && $0.contains("Reader") }
+        try session.waitFor("the device frame", timeout: .seconds(30)) {
+            $0.contains("Start\(index) · laptop") && $0.contains("Reader")
+        }
         deviceStarts.append(milliseconds(ContinuousClock.now - start))
         session.close()
     }
     let firstFrame = percentile(deviceStarts, 0.5)
-    table.row("first frame (median of 5)", String(format: "%.0f ms", firstFrame), String(format: "%.0f ms", percentile(floorStarts, 0.5)),
+    table.row(
+        "first frame (median of 5)", String(format: "%.0f ms", firstFrame),
+        String(format: "%.0f ms", percentile(floorStarts, 0.5)),
         "≤ 300 ms", firstFrame <= 300 ? "PASS" : "MISS")
 
     // Key to changed screen. Floor: `cat` echoing typed characters.
-    guard let tmux = TmuxSession.tmuxPath, let echo = try TmuxSession(command: "exec cat") else { throw BenchFailure.missing("tmux") }
+    guard let tmux = TmuxSession.tmuxPath, let echo = try TmuxSession(command: "exec cat") else {
+        throw BenchFailure.missing("tmux")
+    }
     _ = try echo.waitForProgram(named: "cat")
     let echoClient = try ControlClient(session: echo, tmux: tmux)
     let floorKeys = try keyLatencies(echoClient, pane: echo.mainPane, count: options.keys) { _ in "x" }
@@ -312,10 +347,14 @@ func main() throws {
     echo.close()
 
     guard let a = try TmuxSession(width: 100, height: 30, command: deviceCommand("Alpha", kind: "laptop")),
-          let b = try TmuxSession(width: 100, height: 30, command: deviceCommand("Beta", kind: "phone")) else {
+        let b = try TmuxSession(width: 100, height: 30, command: deviceCommand("Beta", kind: "phone"))
+    else {
         throw BenchFailure.missing("tmux")
     }
-    defer { a.close(); b.close() }
+    defer {
+        a.close()
+        b.close()
+    }
     try a.waitFor("Beta nearby", timeout: .seconds(30)) { $0.contains("Beta phone") }
     try a.sendKeys("Enter")
     try a.waitFor("the document list") { $0.contains("A Short Guide to Handoff") }
@@ -327,9 +366,11 @@ func main() throws {
     let deviceKeys = try keyLatencies(client, pane: a.mainPane, count: options.keys) { $0 % 2 == 0 ? "Space" : "b" }
     client.close()
     let p99 = percentile(deviceKeys, 0.99)
-    table.row("key to changed screen p50", String(format: "%.1f ms", percentile(deviceKeys, 0.5)),
+    table.row(
+        "key to changed screen p50", String(format: "%.1f ms", percentile(deviceKeys, 0.5)),
         String(format: "%.1f ms", percentile(floorKeys, 0.5)), "", "")
-    table.row("key to changed screen p99 (n=\(options.keys))", String(format: "%.1f ms", p99),
+    table.row(
+        "key to changed screen p99 (n=\(options.keys))", String(format: "%.1f ms", p99),
         String(format: "%.1f ms", percentile(floorKeys, 0.99)), "≤ 16 ms", p99 <= 16 ? "PASS" : "MISS")
 
     // Idle CPU: both devices idle, the clock on the screen ticking, beacons refreshing.
@@ -342,18 +383,23 @@ func main() throws {
     let elapsed = milliseconds(ContinuousClock.now - idleStart) / 1000
     let cpuAfter = cpuSeconds(of: pid) ?? .nan
     let idlePercent = (cpuAfter - cpuBefore) / elapsed * 100
-    table.row(String(format: "idle CPU over %.0f s", elapsed), String(format: "%.2f %% of a core", idlePercent), "0 %",
+    table.row(
+        String(format: "idle CPU over %.0f s", elapsed), String(format: "%.2f %% of a core", idlePercent), "0 %",
         "≤ 1 %", idlePercent <= 1 ? "PASS" : "MISS")
 
     let rss = (statusKilobytes("VmRSS", of: pid) ?? .nan) / 1024
     let peak = (statusKilobytes("VmHWM", of: pid) ?? .nan) / 1024
     let anonymous = (statusKilobytes("RssAnon", of: pid) ?? .nan) / 1024
-    table.row("resident memory (peak)", String(format: "%.1f MB (%.1f MB)", rss, peak), "", "≤ 40 MB", peak <= 40 ? "PASS" : "MISS")
+    table.row(
+        "resident memory (peak)", String(format: "%.1f MB (%.1f MB)", rss, peak), "", "≤ 40 MB",
+        peak <= 40 ? "PASS" : "MISS")
     table.row("  of which private (RssAnon)", String(format: "%.1f MB", anonymous), "", "", "")
 
     // A 5 MB document that the continuing device does not have: it arrives over continuation
     // streams (a no-cloud device). Floor: the same bytes through a local socket pair.
-    guard let c = try TmuxSession(width: 100, height: 30, command: deviceCommand("Gamma", kind: "phone") + " --no-cloud") else {
+    guard
+        let c = try TmuxSession(width: 100, height: 30, command: deviceCommand("Gamma", kind: "phone") + " --no-cloud")
+    else {
         throw BenchFailure.missing("tmux")
     }
     defer { c.close() }
@@ -369,13 +415,19 @@ func main() throws {
     try a.sendKeys("Enter")
     try a.waitFor("the big book", timeout: .seconds(30)) { $0.contains("A Big Book") && $0.contains("page 1 of") }
     try c.waitFor("the offer on Gamma", timeout: .seconds(10)) { $0.contains("Reader from Alpha") }
-    guard let transferMilliseconds = try millisecondsUntil(c, timeout: .seconds(60), after: { try c.sendKeys("C-o") }, {
-        $0.contains("A Big Book") && $0.contains("page 1 of")
-    }) else { throw BenchFailure.missing("the big book never showed on Gamma") }
+    guard
+        let transferMilliseconds = try millisecondsUntil(
+            c, timeout: .seconds(60), after: { try c.sendKeys("C-o") },
+            {
+                $0.contains("A Big Book") && $0.contains("page 1 of")
+            })
+    else { throw BenchFailure.missing("the big book never showed on Gamma") }
     let transferSeconds = transferMilliseconds / 1000
     let size = Double(bigDocument.utf8.count)
     let floorSeconds = socketPairSeconds(bytes: bigDocument.utf8.count)
-    table.row("5 MB document over streams", String(format: "%.0f MB/s (%.0f ms)", size / transferSeconds / 1e6, transferSeconds * 1000),
+    table.row(
+        "5 MB document over streams",
+        String(format: "%.0f MB/s (%.0f ms)", size / transferSeconds / 1e6, transferSeconds * 1000),
         String(format: "%.0f MB/s", size / floorSeconds / 1e6), "≤ 100 ms", transferSeconds <= 0.1 ? "PASS" : "MISS")
 
     // The inspector (F10) on Gamma after that continuation: changing tabs redraws the userInfo
@@ -383,11 +435,14 @@ func main() throws {
     try c.sendKeys("F10")
     try c.waitFor("the inspector on Gamma") { $0.contains("Inspector · Continuation") && $0.contains("Receiver Gamma") }
     let inspectorClient = try ControlClient(session: c, tmux: tmux)
-    let inspectorKeys = try keyLatencies(inspectorClient, pane: c.mainPane, count: options.keys) { $0 % 2 == 0 ? "Right" : "Left" }
+    let inspectorKeys = try keyLatencies(inspectorClient, pane: c.mainPane, count: options.keys) {
+        $0 % 2 == 0 ? "Right" : "Left"
+    }
     inspectorClient.close()
     try c.sendKeys("Escape")
     let inspectorP99 = percentile(inspectorKeys, 0.99)
-    table.row("inspector F10: tab to screen p99", String(format: "%.1f ms", inspectorP99),
+    table.row(
+        "inspector F10: tab to screen p99", String(format: "%.1f ms", inspectorP99),
         String(format: "%.1f ms", percentile(floorKeys, 0.99)), "≤ 16 ms", inspectorP99 <= 16 ? "PASS" : "MISS")
 
     // The timeline (F9) on Gamma after that continuation: each key selects another event, which
@@ -395,11 +450,14 @@ func main() throws {
     try c.sendKeys("F9")
     try c.waitFor("the timeline on Gamma") { $0.contains("Timeline · continuation") }
     let timelineClient = try ControlClient(session: c, tmux: tmux)
-    let timelineKeys = try keyLatencies(timelineClient, pane: c.mainPane, count: options.keys) { $0 % 2 == 0 ? "Up" : "Down" }
+    let timelineKeys = try keyLatencies(timelineClient, pane: c.mainPane, count: options.keys) {
+        $0 % 2 == 0 ? "Up" : "Down"
+    }
     timelineClient.close()
     try c.sendKeys("Escape")
     let timelineP99 = percentile(timelineKeys, 0.99)
-    table.row("timeline (F9) key to screen p99", String(format: "%.1f ms", timelineP99),
+    table.row(
+        "timeline (F9) key to screen p99", String(format: "%.1f ms", timelineP99),
         String(format: "%.1f ms", percentile(floorKeys, 0.99)), "≤ 16 ms", timelineP99 <= 16 ? "PASS" : "MISS")
 
     // A 100 MB document opened from the list on Alpha. Floor: `head` printing the file's first
@@ -407,7 +465,9 @@ func main() throws {
     let hugeURL = cloud.appendingPathComponent("aaa-huge-book.txt")
     try writeHugeDocument(bytes: 100_000_000, to: hugeURL)
     let hugeSize = (try? FileManager.default.attributesOfItem(atPath: hugeURL.path)[.size] as? Int) ?? 0
-    guard let shell = try TmuxSession(width: 100, height: 30, command: "exec sh") else { throw BenchFailure.missing("tmux") }
+    guard let shell = try TmuxSession(width: 100, height: 30, command: "exec sh") else {
+        throw BenchFailure.missing("tmux")
+    }
     defer { shell.close() }
     var headTimes: [Double] = []
     for _ in 0..<5 {
@@ -415,22 +475,32 @@ func main() throws {
         try shell.waitFor("a clear screen") { $0.trimmingCharacters(in: .whitespacesAndNewlines).count <= 2 }
         // 12 lines fill about 18 rows of the 30: the first screenful, nothing scrolled away.
         try shell.sendText("head -n 12 '\(hugeURL.path)'")
-        guard let time = try millisecondsUntil(shell, timeout: .seconds(10), after: { try shell.sendKeys("Enter") }, {
-            $0.contains("Paragraph 2.")
-        }) else { throw BenchFailure.missing("head never showed the huge book") }
+        guard
+            let time = try millisecondsUntil(
+                shell, timeout: .seconds(10), after: { try shell.sendKeys("Enter") },
+                {
+                    $0.contains("Paragraph 2.")
+                })
+        else { throw BenchFailure.missing("head never showed the huge book") }
         headTimes.append(time)
     }
     try a.sendKeys("Escape")
     try a.waitFor("the document list on Alpha", timeout: .seconds(30)) { $0.contains("In the cloud") }
     try a.sendKeys("r")
-    try a.waitFor("the huge book in the list", timeout: .seconds(60)) { $0.contains("A Huge Book") || $0.contains("aaa-huge-book") }
+    try a.waitFor("the huge book in the list", timeout: .seconds(60)) {
+        $0.contains("A Huge Book") || $0.contains("aaa-huge-book")
+    }
     try a.sendKeys("Home")
     var openTimes: [Double] = []
     var refusal: String?
     for _ in 0..<5 {
-        guard let time = try millisecondsUntil(a, timeout: .seconds(60), after: { try a.sendKeys("Enter") }, {
-            ($0.contains("page 1 of") && $0.contains("Paragraph 2.")) || $0.contains("could not be read")
-        }) else { throw BenchFailure.missing("the huge book never opened on Alpha") }
+        guard
+            let time = try millisecondsUntil(
+                a, timeout: .seconds(60), after: { try a.sendKeys("Enter") },
+                {
+                    ($0.contains("page 1 of") && $0.contains("Paragraph 2.")) || $0.contains("could not be read")
+                })
+        else { throw BenchFailure.missing("the huge book never opened on Alpha") }
         let screen = try a.capture()
         if screen.contains("could not be read") {
             refusal = screen.split(separator: "\n").first { $0.contains("could not be read") }.map { String($0) }
@@ -453,8 +523,14 @@ func main() throws {
     table.note("")
     table.note("Stream row: from Ctrl-O on a device without the document until it shows page 1 (continue, open")
     table.note("streams, request, receive, lay out and show); floor: the same bytes through a local socket pair.")
-    table.note(String(format: "100 MB row (%.1f MB): from Enter on the document in the list until its first page shows, median of 5; floor: `head`", Double(hugeSize) / 1e6))
-    table.note("printing the file's first 12 lines in a tmux pane, median of 5. Both are polled with tmux captures, about 1 ms apart.")
+    table.note(
+        String(
+            format:
+                "100 MB row (%.1f MB): from Enter on the document in the list until its first page shows, median of 5; floor: `head`",
+            Double(hugeSize) / 1e6))
+    table.note(
+        "printing the file's first 12 lines in a tmux pane, median of 5. Both are polled with tmux captures, about 1 ms apart."
+    )
     table.note("Key times: a tmux control client sends the key and waits for the pane's first output; the floor")
     table.note("is `cat` (the kernel echoes the key). First frame: tmux starts the program and a client polls the")
     table.note("screen until the frame shows; the floor is `echo ready`. The difference is the device's own time.")

@@ -20,11 +20,13 @@ struct AccountCommand: ParsableCommand {
 
 /// The option every account command accepts.
 struct AccountStoreOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
     var configDir: String?
 
     var store: AccountStore {
-        AccountStore(directory: configDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? AccountStore.defaultDirectory())
+        AccountStore(
+            directory: configDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? AccountStore.defaultDirectory())
     }
 }
 
@@ -38,7 +40,8 @@ extension AccountCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an account with a new discovery key and certificate authority.")
 
-        @Argument(help: ArgumentHelp("The account's name: letters, digits, '.', '_' and '-', at most 64.", valueName: "name"))
+        @Argument(
+            help: ArgumentHelp("The account's name: letters, digits, '.', '_' and '-', at most 64.", valueName: "name"))
         var name: String
 
         @OptionGroup var options: AccountStoreOptions
@@ -94,7 +97,9 @@ extension AccountCommand {
         @Argument(help: ArgumentHelp("The account.", valueName: "name"))
         var name: String
 
-        @Option(help: ArgumentHelp("Write the code to this file (mode 0600) instead of standard output.", valueName: "file"))
+        @Option(
+            help: ArgumentHelp("Write the code to this file (mode 0600) instead of standard output.", valueName: "file")
+        )
         var output: String?
 
         @OptionGroup var options: AccountStoreOptions
@@ -103,7 +108,9 @@ extension AccountCommand {
             let store = options.store
             if let output {
                 try store.exportAccount(named: name, to: URL(fileURLWithPath: output))
-                print("Wrote the code of account \(name) to \(output). Keep it secret: it lets any host join the account.")
+                print(
+                    "Wrote the code of account \(name) to \(output). Keep it secret: it lets any host join the account."
+                )
             } else {
                 print(try store.exportAccount(named: name))
             }
@@ -124,7 +131,8 @@ extension AccountCommand {
         @Option(help: ArgumentHelp("Read the code from this file.", valueName: "file"))
         var file: String?
 
-        @Option(name: .customLong("name"), help: ArgumentHelp("Import the account under this name.", valueName: "new-name"))
+        @Option(
+            name: .customLong("name"), help: ArgumentHelp("Import the account under this name.", valueName: "new-name"))
         var newName: String?
 
         @OptionGroup var options: AccountStoreOptions
@@ -147,7 +155,9 @@ extension AccountCommand {
             let before = Set(try store.accountNames())
             let account = try store.importAccount(from: text, as: newName)
             if before.contains(account.name) {
-                print("Updated account \(account.name): \(account.revokedDevices.count) revoked device(s); this host's devices are kept.")
+                print(
+                    "Updated account \(account.name): \(account.revokedDevices.count) revoked device(s); this host's devices are kept."
+                )
             } else {
                 print("Imported account \(account.name) (\(account.identifier.uuidString.lowercased())).")
             }
@@ -182,10 +192,11 @@ extension AccountCommand {
             let store = options.store
             let devices = try store.devices(in: name)
             guard yes else {
-                throw AccountCommandFailure(description: """
-                    not removing account \(name) and its \(devices.count) device identit\(devices.count == 1 ? "y" : "ies") \
-                    without --yes (there is no undo; `handoff account export \(name)` first to keep a copy)
-                    """)
+                throw AccountCommandFailure(
+                    description: """
+                        not removing account \(name) and its \(devices.count) device identit\(devices.count == 1 ? "y" : "ies") \
+                        without --yes (there is no undo; `handoff account export \(name)` first to keep a copy)
+                        """)
             }
             try store.removeAccount(named: name)
             print("Removed account \(name).")
@@ -203,8 +214,10 @@ extension AccountCommand {
         @Argument(help: ArgumentHelp("The account.", valueName: "name"))
         var name: String
 
-        @Option(help: ArgumentHelp("Revoke the device with this ID (it may have been issued on another host).",
-                                   valueName: "device-id"))
+        @Option(
+            help: ArgumentHelp(
+                "Revoke the device with this ID (it may have been issued on another host).",
+                valueName: "device-id"))
         var revoke: String?
 
         @OptionGroup var options: AccountStoreOptions
@@ -226,9 +239,11 @@ extension AccountCommand {
             } else {
                 print(Self.row("ID", "KIND", "CREATED", "STATUS", "NAME"))
                 for device in devices {
-                    print(Self.row(device.id.rawValue, device.kind.rawValue,
-                                   device.createdAt.formatted(Date.ISO8601FormatStyle()),
-                                   device.isRevoked ? "revoked" : "active", device.name))
+                    print(
+                        Self.row(
+                            device.id.rawValue, device.kind.rawValue,
+                            device.createdAt.formatted(Date.ISO8601FormatStyle()),
+                            device.isRevoked ? "revoked" : "active", device.name))
                 }
             }
             let elsewhere = account.revokedDevices.subtracting(devices.map(\.id)).sorted()
@@ -238,7 +253,9 @@ extension AccountCommand {
             }
         }
 
-        private static func row(_ id: String, _ kind: String, _ created: String, _ status: String, _ name: String) -> String {
+        private static func row(
+            _ id: String, _ kind: String, _ created: String, _ status: String, _ name: String
+        ) -> String {
             func pad(_ text: String, _ width: Int) -> String {
                 text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
             }

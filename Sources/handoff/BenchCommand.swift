@@ -19,8 +19,10 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Samples per latency row (floors included).")
     var iterations = 200
 
-    @Option(help: ArgumentHelp("Devices started at once for the discovery rows: one count, or several separated by commas.",
-                               valueName: "N[,N…]"))
+    @Option(
+        help: ArgumentHelp(
+            "Devices started at once for the discovery rows: one count, or several separated by commas.",
+            valueName: "N[,N…]"))
     var devices = "128,256"
 
     @Option(help: "Seconds the first discovery row's devices stay idle afterwards, to count their beacons (0: skip).")
@@ -38,20 +40,25 @@ struct BenchCommand: AsyncParsableCommand {
     func validate() throws {
         guard iterations > 0 else { throw ValidationError("--iterations must be positive.") }
         guard let counts = deviceCounts, !counts.isEmpty, counts.allSatisfy({ $0 >= 2 }) else {
-            throw ValidationError("--devices takes counts of at least 2, separated by commas (e.g. 128,256); got '\(devices)'.")
+            throw ValidationError(
+                "--devices takes counts of at least 2, separated by commas (e.g. 128,256); got '\(devices)'.")
         }
         guard idleSeconds >= 0 else { throw ValidationError("--idle-seconds must not be negative.") }
-        guard streamMib > 0, streamRuns > 0 else { throw ValidationError("--stream-mib and --stream-runs must be positive.") }
+        guard streamMib > 0, streamRuns > 0 else {
+            throw ValidationError("--stream-mib and --stream-runs must be positive.")
+        }
     }
 
     func run() async throws {
         let note = Self.note
         if BenchReport.currentBuild == "debug" {
-            note("note: this is a debug build; the figures mean something only in release "
-                 + "(swift build -c release && .build/release/handoff bench).")
+            note(
+                "note: this is a debug build; the figures mean something only in release "
+                    + "(swift build -c release && .build/release/handoff bench).")
         }
         let options = NetworkBench.Options(
-            iterations: iterations, devices: deviceCounts?.first ?? 128, streamBytes: streamMib << 20, streamRuns: streamRuns,
+            iterations: iterations, devices: deviceCounts?.first ?? 128, streamBytes: streamMib << 20,
+            streamRuns: streamRuns,
             moreDevices: Array((deviceCounts ?? []).dropFirst()), idleSeconds: idleSeconds,
             progress: { step in Self.note(step.hasPrefix("measured") ? step : "measuring \(step)…") })
         let report = try await NetworkBench.run(options)

@@ -11,7 +11,8 @@ import TerminalCells
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run a walkthrough's devices in tmux panes (default: reading, a laptop and a phone of the account \"demo\").",
+        abstract:
+            "Run a walkthrough's devices in tmux panes (default: reading, a laptop and a phone of the account \"demo\").",
         discussion: """
             STORY is one of \(DemoStory.all.map(\.name).joined(separator: ", ")); --list says what \
             each shows. Outside tmux this starts a tmux session named by --session and attaches to \
@@ -38,10 +39,14 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "List the stories and what each shows.")
     var list = false
 
-    @Flag(help: "Stop the running demo: its devices, its local web and the tmux session it made (inside or outside tmux).")
+    @Flag(
+        help: "Stop the running demo: its devices, its local web and the tmux session it made (inside or outside tmux)."
+    )
     var stop = false
 
-    @Option(help: ArgumentHelp("Override the devices' kinds, comma-separated, one per device of the story.", valueName: "kind,kind"))
+    @Option(
+        help: ArgumentHelp(
+            "Override the devices' kinds, comma-separated, one per device of the story.", valueName: "kind,kind"))
     var kinds: String?
 
     @Option(help: "The account every device signs in to.")
@@ -56,10 +61,13 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "The tmux session to create when not already inside tmux.")
     var session = "handoff-demo"
 
-    @Option(help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
     var configDir: String?
 
-    @Option(help: ArgumentHelp("Plan for this terminal size instead of the real one (with --dry-run, for checking).", valueName: "WxH"))
+    @Option(
+        help: ArgumentHelp(
+            "Plan for this terminal size instead of the real one (with --dry-run, for checking).", valueName: "WxH"))
     var terminalSize: String?
 
     @Flag(help: "Print the tmux command instead of running it.")
@@ -67,8 +75,10 @@ struct DemoCommand: ParsableCommand {
 
     /// The environment the panes get from the caller: a tmux server started earlier has its own.
     /// (TERM is tmux's inside a pane, as it must be for tmux to draw it.)
-    static let forwardedEnvironment = ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
-                                       "XDG_RUNTIME_DIR", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PATH"]
+    static let forwardedEnvironment = [
+        "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+        "XDG_RUNTIME_DIR", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PATH",
+    ]
 
     static func describe(_ kind: PeerInfo.Kind) -> String {
         let size = ScreenLayout.minimumSize(for: kind)
@@ -77,18 +87,24 @@ struct DemoCommand: ParsableCommand {
 
     func validate() throws {
         guard list || DemoStory.named(story) != nil else {
-            throw ValidationError("No demo story named \"\(story)\". Stories: \(DemoStory.all.map(\.name).joined(separator: ", ")) (handoff demo --list says what each shows).")
+            throw ValidationError(
+                "No demo story named \"\(story)\". Stories: \(DemoStory.all.map(\.name).joined(separator: ", ")) (handoff demo --list says what each shows)."
+            )
         }
         if let kinds, let story = DemoStory.named(story) {
             let parts = kinds.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == story.devices.count else {
-                throw ValidationError("--kinds takes \(story.devices.count) kinds for the \(story.name) story, such as \(story.devices.map(\.kind.rawValue).joined(separator: ",")).")
+                throw ValidationError(
+                    "--kinds takes \(story.devices.count) kinds for the \(story.name) story, such as \(story.devices.map(\.kind.rawValue).joined(separator: ","))."
+                )
             }
             for part in parts where PeerInfo.Kind(rawValue: part) == nil {
                 throw ValidationError("Unknown device kind \"\(part)\": use phone, tablet or laptop.")
             }
         }
-        guard ["instant", "apple"].contains(timing) else { throw ValidationError("--timing is instant or apple, not \(timing).") }
+        guard ["instant", "apple"].contains(timing) else {
+            throw ValidationError("--timing is instant or apple, not \(timing).")
+        }
         if let terminalSize, Self.parseSize(terminalSize) == nil {
             throw ValidationError("--terminal-size is WIDTHxHEIGHT, such as 120x40, not \(terminalSize).")
         }
@@ -97,7 +113,9 @@ struct DemoCommand: ParsableCommand {
     /// The story's devices with `--kinds` applied.
     func devices(of story: DemoStory) -> [DemoStory.Device] {
         guard let kinds else { return story.devices }
-        let parts = kinds.split(separator: ",").compactMap { PeerInfo.Kind(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        let parts = kinds.split(separator: ",").compactMap {
+            PeerInfo.Kind(rawValue: $0.trimmingCharacters(in: .whitespaces))
+        }
         return zip(story.devices, parts).map { device, kind in
             var device = device
             device.kind = kind
@@ -124,7 +142,9 @@ struct DemoCommand: ParsableCommand {
         let insideTmux = environment["TMUX"].map { !$0.isEmpty } ?? false
         let tmux = Self.find("tmux")
         if tmux == nil, !dryRun {
-            Self.printError("tmux is not installed. Install it (apt-get install -y tmux), or run `handoff device` in \(devices.count) terminals.")
+            Self.printError(
+                "tmux is not installed. Install it (apt-get install -y tmux), or run `handoff device` in \(devices.count) terminals."
+            )
             throw ExitCode.failure
         }
 
@@ -132,9 +152,12 @@ struct DemoCommand: ParsableCommand {
         // terminal less tmux's status line.
         let window: Size?
         if let terminalSize {
-            window = Self.parseSize(terminalSize).map { Size(width: $0.width, height: $0.height - (insideTmux ? 0 : 1)) }
+            window = Self.parseSize(terminalSize).map {
+                Size(width: $0.width, height: $0.height - (insideTmux ? 0 : 1))
+            }
         } else if insideTmux, let tmux {
-            window = Self.output(tmux, ["display-message", "-p", "#{window_width}x#{window_height}"]).flatMap(Self.parseSize)
+            window = Self.output(tmux, ["display-message", "-p", "#{window_width}x#{window_height}"]).flatMap(
+                Self.parseSize)
         } else {
             window = Self.terminalSize().map { Size(width: $0.width, height: $0.height - 1) }
         }
@@ -146,7 +169,8 @@ struct DemoCommand: ParsableCommand {
                 let stacked = DemoArrangement.smallestWindow(for: kinds, shape: .rows)
                 let status = insideTmux ? 0 : 1
                 let names = kinds.map(\.rawValue).joined(separator: ", ")
-                Self.printError("""
+                Self.printError(
+                    """
                     This terminal is too small for the \(story.name) demo: its \(names) need \(side.width)x\(side.height + status) \
                     side by side or \(stacked.width)x\(stacked.height + status) stacked, and the window has \
                     \(window.width)x\(window.height + status). Enlarge it, or run `handoff device` in separate terminals.
@@ -164,8 +188,9 @@ struct DemoCommand: ParsableCommand {
         let webFolder = WebFolder.defaultFolder(environment: environment).url.path
         let commands = devices.map { paneScript(for: $0, executable: executable, webFolder: webFolder) }
         let webCommand = webServerScript(executable: executable, webFolder: webFolder)
-        let signature = ([story.name] + devices.map { "\($0.kind.rawValue):\($0.arguments.joined(separator: " "))" }
-                         + [account, String(port), timing, configDir ?? ""]).joined(separator: "|")
+        let signature =
+            ([story.name] + devices.map { "\($0.kind.rawValue):\($0.arguments.joined(separator: " "))" }
+            + [account, String(port), timing, configDir ?? ""]).joined(separator: "|")
         let forwarded = Self.forwardedEnvironment.compactMap { name in environment[name].map { "\(name)=\($0)" } }
             .flatMap { ["-e", $0] }
 
@@ -173,11 +198,13 @@ struct DemoCommand: ParsableCommand {
         let server = tmux.map(DemoTmux.init)
         let panes = server?.panes() ?? []
         let running = DemoTmux.demoWindows(in: panes)
-        let currentSession = insideTmux ? tmux.flatMap { Self.output($0, ["display-message", "-p", "#{session_name}"]) } : nil
+        let currentSession =
+            insideTmux ? tmux.flatMap { Self.output($0, ["display-message", "-p", "#{session_name}"]) } : nil
         let targetSession = currentSession ?? session
         if let same = running.first(where: { $0.signature == signature }), let tmux {
             // The same demo runs: show it rather than start more devices.
-            let show = insideTmux
+            let show =
+                insideTmux
                 ? ["tmux", "switch-client", "-t", "=" + same.session, ";", "select-window", "-t", same.id]
                 : ["tmux", "attach-session", "-t", "=" + same.session, ";", "select-window", "-t", same.id]
             if dryRun {
@@ -197,41 +224,56 @@ struct DemoCommand: ParsableCommand {
             if !dryRun {
                 let left = server.retire(running, replacedBy: story.name, in: "tmux session \(targetSession)")
                 if !left.isEmpty {
-                    Self.printError("processes \(left.map(String.init).joined(separator: ", ")) of the replaced demo did not end.")
+                    Self.printError(
+                        "processes \(left.map(String.init).joined(separator: ", ")) of the replaced demo did not end.")
                 }
             }
         }
         let hasWeb = panes.contains(where: \.isWeb)
 
         var tmuxArguments: [String] = ["tmux"]
-        let sessionExists = !insideTmux && (tmux.map { Self.succeeds($0, ["has-session", "-t", "=" + session]) } ?? false)
+        let sessionExists =
+            !insideTmux && (tmux.map { Self.succeeds($0, ["has-session", "-t", "=" + session]) } ?? false)
         if insideTmux || sessionExists {
             // A new window of the session: the devices get the whole window.
             let target = insideTmux ? [] : ["-t", session + ":"]
-            tmuxArguments += ["new-window"] + target + ["-n", "handoff"] + forwarded + [commands[0], ";",
-                              "set-option", "-w", Self.demoOptionName, signature]
+            tmuxArguments +=
+                ["new-window"] + target + ["-n", "handoff"] + forwarded + [
+                    commands[0], ";",
+                    "set-option", "-w", Self.demoOptionName, signature,
+                ]
         } else {
             // A session of the demo's own, marked so that `--stop` ends it whole; its status line
             // says how to stop it.
-            tmuxArguments += ["new-session", "-s", session, "-n", "handoff"] + forwarded + [commands[0], ";",
-                              "set-option", "-t", session, DemoTmux.sessionOption, "1", ";",
-                              "set-option", "-t", session, "status-right", Self.stopHint, ";",
-                              "set-option", "-t", session, "status-right-length", String(Self.stopHint.count + 2), ";",
-                              "set-option", "-w", Self.demoOptionName, signature]
+            tmuxArguments +=
+                ["new-session", "-s", session, "-n", "handoff"] + forwarded + [
+                    commands[0], ";",
+                    "set-option", "-t", session, DemoTmux.sessionOption, "1", ";",
+                    "set-option", "-t", session, "status-right", Self.stopHint, ";",
+                    "set-option", "-t", session, "status-right-length", String(Self.stopHint.count + 2), ";",
+                    "set-option", "-w", Self.demoOptionName, signature,
+                ]
         }
         if !hasWeb {
             // The local web, once per tmux server, in a background window of the demo's session.
-            tmuxArguments += [";", "new-window", "-d"] + (insideTmux ? [] : ["-t", session + ":"]) + ["-n", Self.webWindow]
-                + forwarded + [webCommand, ";", "set-option", "-w", "-t", (insideTmux ? "" : session + ":") + Self.webWindow,
-                               DemoTmux.webOption, "1"]
+            tmuxArguments +=
+                [";", "new-window", "-d"] + (insideTmux ? [] : ["-t", session + ":"]) + ["-n", Self.webWindow]
+                + forwarded + [
+                    webCommand, ";", "set-option", "-w", "-t", (insideTmux ? "" : session + ":") + Self.webWindow,
+                    DemoTmux.webOption, "1",
+                ]
         }
         let demoWindow = insideTmux ? nil : session + ":"
         tmuxArguments += splitArguments(arrangement.shape, commands: commands, forwarded: forwarded, window: demoWindow)
         for window in retiredHere { tmuxArguments += [";", "kill-window", "-t", window] }
-        for notice in notices { tmuxArguments += [";", "display-message", "-c", notice.client, "-d", "8000", notice.text] }
+        for notice in notices {
+            tmuxArguments += [";", "display-message", "-c", notice.client, "-d", "8000", notice.text]
+        }
         if insideTmux {
             // The user's own status line stays theirs: the way to stop is said for a while.
-            tmuxArguments += [";", "display-message", "-d", "10000", "handoff demo: the \(story.name) demo; \(Self.stopHint)"]
+            tmuxArguments += [
+                ";", "display-message", "-d", "10000", "handoff demo: the \(story.name) demo; \(Self.stopHint)",
+            ]
         }
         if sessionExists { tmuxArguments += [";", "attach-session", "-t", "=" + session] }
         if dryRun {
@@ -258,7 +300,8 @@ struct DemoCommand: ParsableCommand {
         let (report, leftOver) = DemoTmux(tmux: tmux).stopAll()
         if !report.isEmpty { print(report.joined(separator: "\n")) }
         if !leftOver.isEmpty {
-            Self.printError("processes \(leftOver.map(String.init).joined(separator: ", ")) did not end, even after SIGKILL.")
+            Self.printError(
+                "processes \(leftOver.map(String.init).joined(separator: ", ")) did not end, even after SIGKILL.")
             throw ExitCode.failure
         }
     }
@@ -266,7 +309,9 @@ struct DemoCommand: ParsableCommand {
     /// The tmux commands that add the second and later panes in `shape`, then focus the first.
     /// Each split divides the pane made last (the active one), so pane numbering options of the
     /// user's tmux do not matter; `window` is nil inside tmux (the new window is the current one).
-    private func splitArguments(_ shape: DemoArrangement.Shape, commands: [String], forwarded: [String], window: String?) -> [String] {
+    private func splitArguments(
+        _ shape: DemoArrangement.Shape, commands: [String], forwarded: [String], window: String?
+    ) -> [String] {
         var arguments: [String] = []
         let target = window.map { ["-t", $0] } ?? []
         func split(_ direction: String, size: String?, _ command: String) {
@@ -297,8 +342,10 @@ struct DemoCommand: ParsableCommand {
     /// The script of the local web's window: `handoff web serve` on any free loopback ports (the
     /// hosts map in `webFolder` tells the devices which), kept with its exit status when it stops.
     func webServerScript(executable: String, webFolder: String) -> String {
-        let command = ["handoff", "web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webFolder, "--verbose"]
-            .map(Self.shellQuoted).joined(separator: " ")
+        let command = [
+            "handoff", "web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webFolder, "--verbose",
+        ]
+        .map(Self.shellQuoted).joined(separator: " ")
         return [
             "handoff() { \(Self.shellQuoted(executable)) \"$@\"; }",
             "cmd=\(Self.shellQuoted(command))",
@@ -313,8 +360,10 @@ struct DemoCommand: ParsableCommand {
     /// The shell script of one pane: runs the device, and when it quits keeps the pane with its
     /// exit status; Enter runs it again, another command line replaces it, Ctrl-D closes the pane.
     func paneScript(for device: DemoStory.Device, executable: String, webFolder: String? = nil) -> String {
-        var arguments = ["handoff", "device", "--kind", device.kind.rawValue, "--account", account,
-                         "--port", String(port), "--timing", timing]
+        var arguments = [
+            "handoff", "device", "--kind", device.kind.rawValue, "--account", account,
+            "--port", String(port), "--timing", timing,
+        ]
         // The demo's devices show each other's lane on the timeline (F9), and their lifecycle
         // log wherever the pane has room for it, so the room sees every step as it happens.
         arguments += ["--share-lifecycle", "--log", "when-room"]
@@ -339,7 +388,9 @@ struct DemoCommand: ParsableCommand {
 
     static func parseSize(_ text: String) -> Size? {
         let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "x")
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 1 else { return nil }
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 1 else {
+            return nil
+        }
         return Size(width: width, height: height)
     }
 
@@ -358,7 +409,9 @@ struct DemoCommand: ParsableCommand {
     /// The controlling terminal's size, if standard output is a terminal.
     static func terminalSize() -> Size? {
         var size = winsize()
-        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else {
+            return nil
+        }
         return Size(width: Int(size.ws_col), height: Int(size.ws_row))
     }
 
@@ -369,11 +422,14 @@ struct DemoCommand: ParsableCommand {
 
     /// What `program arguments` prints, trimmed, when it exits with status 0.
     static func output(_ program: String, _ arguments: [String]) -> String? {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-demo-\(getpid())-\(UUID().uuidString)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-demo-\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         // A file, not a pipe: a tmux server started by the command would hold a pipe open.
-        guard let child = try? ChildProcess(executable: program, arguments: arguments, standardOutput: .file(file.path)),
-              child.waitForExit() == .exited(0), let data = try? Data(contentsOf: file) else { return nil }
+        guard
+            let child = try? ChildProcess(executable: program, arguments: arguments, standardOutput: .file(file.path)),
+            child.waitForExit() == .exited(0), let data = try? Data(contentsOf: file)
+        else { return nil }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -381,7 +437,8 @@ struct DemoCommand: ParsableCommand {
     /// signal blocked and every signal's default action (``replaceProcess(executable:arguments:)``).
     static func exec(_ program: String, _ arguments: [String]) -> Never {
         let failure = replaceProcess(executable: program, arguments: arguments)
-        FileHandle.standardError.write(Data("handoff demo: could not run tmux at \(program): \(String(cString: strerror(failure)))\n".utf8))
+        FileHandle.standardError.write(
+            Data("handoff demo: could not run tmux at \(program): \(String(cString: strerror(failure)))\n".utf8))
         Foundation.exit(1)
     }
 
@@ -391,6 +448,8 @@ struct DemoCommand: ParsableCommand {
 
     static func find(_ program: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(program)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,16 +37,22 @@ struct DemoTmux {
         var signature: String
         var panes: [Pane]
         /// The story's name (the signature's first field).
-        var story: String { signature.split(separator: "|", omittingEmptySubsequences: false).first.map(String.init) ?? "other" }
+        var story: String {
+            signature.split(separator: "|", omittingEmptySubsequences: false).first.map(String.init) ?? "other"
+        }
     }
 
     let tmux: String
 
     /// Every pane of the server, or none when no server runs.
     func panes() -> [Pane] {
-        let fields = ["#{session_name}", "#{window_id}", "#{window_name}", "#{pane_id}", "#{pane_pid}",
-                      "#{\(Self.demoOption)}", "#{\(Self.webOption)}", "#{\(Self.sessionOption)}"]
-        guard let text = DemoCommand.output(tmux, ["list-panes", "-a", "-F", fields.joined(separator: "\t")]) else { return [] }
+        let fields = [
+            "#{session_name}", "#{window_id}", "#{window_name}", "#{pane_id}", "#{pane_pid}",
+            "#{\(Self.demoOption)}", "#{\(Self.webOption)}", "#{\(Self.sessionOption)}",
+        ]
+        guard let text = DemoCommand.output(tmux, ["list-panes", "-a", "-F", fields.joined(separator: "\t")]) else {
+            return []
+        }
         return Self.parsePanes(text)
     }
 
@@ -55,9 +62,10 @@ struct DemoTmux {
             var parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             if parts.count < 8 { parts += Array(repeating: "", count: 8 - parts.count) }
             guard parts.count == 8, let pid = pid_t(parts[4]) else { return nil }
-            return Pane(session: parts[0], windowID: parts[1], windowName: parts[2], paneID: parts[3], processID: pid,
-                        demoSignature: parts[5], isWeb: !parts[6].isEmpty || parts[2] == DemoCommand.webWindow,
-                        sessionIsDemos: !parts[7].isEmpty)
+            return Pane(
+                session: parts[0], windowID: parts[1], windowName: parts[2], paneID: parts[3], processID: pid,
+                demoSignature: parts[5], isWeb: !parts[6].isEmpty || parts[2] == DemoCommand.webWindow,
+                sessionIsDemos: !parts[7].isEmpty)
         }
     }
 
@@ -68,7 +76,8 @@ struct DemoTmux {
             if let index = windows.firstIndex(where: { $0.id == pane.windowID }) {
                 windows[index].panes.append(pane)
             } else {
-                windows.append(Window(session: pane.session, id: pane.windowID, signature: pane.demoSignature, panes: [pane]))
+                windows.append(
+                    Window(session: pane.session, id: pane.windowID, signature: pane.demoSignature, panes: [pane]))
             }
         }
         return windows
@@ -87,7 +96,8 @@ struct DemoTmux {
         let leaders = Set(windows.flatMap(\.panes).map(\.processID))
         let processes = Self.processes(inSessionsOf: leaders)
         for window in windows {
-            let message = "printf '\\n  The %s demo was replaced by the %s demo (%s).\\n  Enter closes this window.\\n' "
+            let message =
+                "printf '\\n  The %s demo was replaced by the %s demo (%s).\\n  Enter closes this window.\\n' "
                 + [window.story, story, place].map(DemoCommand.shellQuoted).joined(separator: " ")
                 + "; IFS= read -r line"
             var arguments = ["set-option", "-w", "-u", "-t", window.id, Self.demoOption]
@@ -108,14 +118,18 @@ struct DemoTmux {
         let sessions = Set(panes.filter(\.sessionIsDemos).map(\.session))
         // Everything in those windows and sessions, except this process's own pane (`--stop`
         // typed in a demo's pane ends with its window, after it has reported).
-        let chosen = panes.filter { !$0.demoSignature.isEmpty || webs.contains($0.windowID) || sessions.contains($0.session) }
+        let chosen = panes.filter {
+            !$0.demoSignature.isEmpty || webs.contains($0.windowID) || sessions.contains($0.session)
+        }
         guard !chosen.isEmpty else { return (["No demo is running (tmux has no handoff demo window)."], []) }
         let own = getsid(0)
         let leaders = Set(chosen.map(\.processID)).subtracting([own])
         let processes = Self.processes(inSessionsOf: leaders)
         var report: [String] = []
         for demo in demos {
-            report.append("Stopped the \(demo.story) demo in tmux session \(demo.session) (\(demo.panes.count) device pane\(demo.panes.count == 1 ? "" : "s")).")
+            report.append(
+                "Stopped the \(demo.story) demo in tmux session \(demo.session) (\(demo.panes.count) device pane\(demo.panes.count == 1 ? "" : "s"))."
+            )
         }
         if !webs.isEmpty { report.append("Stopped the local web (handoff web serve).") }
         let leftOver = Self.end(processes)
@@ -126,9 +140,13 @@ struct DemoTmux {
             arguments += [";", "kill-session", "-t", "=" + session]
         }
         let windows = Set(chosen.filter { !sessions.contains($0.session) }.map(\.windowID))
-        for window in windows.sorted() where window != ownPane?.windowID { arguments += [";", "kill-window", "-t", window] }
+        for window in windows.sorted() where window != ownPane?.windowID {
+            arguments += [";", "kill-window", "-t", window]
+        }
         if let ownPane {
-            arguments += sessions.contains(ownPane.session) ? [";", "kill-session", "-t", "=" + ownPane.session]
+            arguments +=
+                sessions.contains(ownPane.session)
+                ? [";", "kill-session", "-t", "=" + ownPane.session]
                 : [";", "kill-window", "-t", ownPane.windowID]
         }
         if ownPane != nil {
@@ -146,7 +164,9 @@ struct DemoTmux {
     /// Every process whose session is led by one of `leaders` (a tmux pane's first process leads
     /// a session of its own: the shell, the device it started and anything they started).
     static func processes(inSessionsOf leaders: Set<pid_t>) -> [pid_t] {
-        guard !leaders.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        guard !leaders.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else {
+            return []
+        }
         return entries.compactMap { pid_t($0) }.filter { pid in
             guard let status = stat(of: pid) else { return false }
             return leaders.contains(status.session)

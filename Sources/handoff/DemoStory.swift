@@ -32,35 +32,54 @@ struct DemoStory: Sendable {
             devices: [Device(kind: .laptop), Device(kind: .phone)]),
         DemoStory(
             name: "web",
-            summary: "Web to native: a Map page in the laptop's Browser continues in the phone's Map app, which its site approves over the local web.",
-            firstSteps: "Laptop: open the Browser, g, maps.handoffsim.example/?lat=38.7&lon=-9.1&z=6, Enter. Phone: Ctrl-O (the Map opens there).",
-            devices: [Device(kind: .laptop, arguments: ["--apps", "browser,map"]), Device(kind: .phone, arguments: ["--apps", "map,browser"])]),
+            summary:
+                "Web to native: a Map page in the laptop's Browser continues in the phone's Map app, which its site approves over the local web.",
+            firstSteps:
+                "Laptop: open the Browser, g, maps.handoffsim.example/?lat=38.7&lon=-9.1&z=6, Enter. Phone: Ctrl-O (the Map opens there).",
+            devices: [
+                Device(kind: .laptop, arguments: ["--apps", "browser,map"]),
+                Device(kind: .phone, arguments: ["--apps", "map,browser"]),
+            ]),
         DemoStory(
             name: "streams",
-            summary: "A phone without the document (no cloud) fetches a 2 MB book from the laptop over continuation streams, over the lab's slow link (--slow-link 256:20, 256 KiB a second), so the transfer can be watched.",
-            firstSteps: "Laptop: open the Reader and \"A Long Book\". Phone: Ctrl-O; watch the transfer (about 8 s) and streamsOpened (F2).",
-            devices: [Device(kind: .laptop, arguments: ["--sample-document", "2MB", "--slow-link", "256:20"]),
-                      Device(kind: .phone, arguments: ["--no-cloud"])]),
+            summary:
+                "A phone without the document (no cloud) fetches a 2 MB book from the laptop over continuation streams, over the lab's slow link (--slow-link 256:20, 256 KiB a second), so the transfer can be watched.",
+            firstSteps:
+                "Laptop: open the Reader and \"A Long Book\". Phone: Ctrl-O; watch the transfer (about 8 s) and streamsOpened (F2).",
+            devices: [
+                Device(kind: .laptop, arguments: ["--sample-document", "2MB", "--slow-link", "256:20"]),
+                Device(kind: .phone, arguments: ["--no-cloud"]),
+            ]),
         DemoStory(
             name: "versions",
-            summary: "Handoff versions: a version-1 laptop hands off to the current phone; the phone's Reader refuses a version-3 tablet's activity.",
-            firstSteps: "Laptop (v1): read a document, phone: Ctrl-O (restored). Tablet (v3): read one, phone: continue it (the Reader refuses "
+            summary:
+                "Handoff versions: a version-1 laptop hands off to the current phone; the phone's Reader refuses a version-3 tablet's activity.",
+            firstSteps:
+                "Laptop (v1): read a document, phone: Ctrl-O (restored). Tablet (v3): read one, phone: continue it (the Reader refuses "
                 + "it; with scenes the system still tells the tablet it was continued).",
-            devices: [Device(kind: .laptop, name: "Laptop v1", arguments: ["--reader-version", "1"]),
-                      Device(kind: .phone),
-                      Device(kind: .tablet, name: "Tablet v3", arguments: ["--reader-version", "3"])]),
+            devices: [
+                Device(kind: .laptop, name: "Laptop v1", arguments: ["--reader-version", "1"]),
+                Device(kind: .phone),
+                Device(kind: .tablet, name: "Tablet v3", arguments: ["--reader-version", "3"]),
+            ]),
         DemoStory(
             name: "failures",
-            summary: "The lab: break a continuation on purpose (F8 faults), step through it (F6, F7) and see where it broke on both devices' timeline (F9).",
-            firstSteps: "Laptop: open the Reader and a document, F8, no-answer, Enter. Phone: Ctrl-O; 5 s later 4610; F9 shows where it broke.",
+            summary:
+                "The lab: break a continuation on purpose (F8 faults), step through it (F6, F7) and see where it broke on both devices' timeline (F9).",
+            firstSteps:
+                "Laptop: open the Reader and a document, F8, no-answer, Enter. Phone: Ctrl-O; 5 s later 4610; F9 shows where it broke.",
             devices: [Device(kind: .laptop), Device(kind: .phone)]),
         DemoStory(
             name: "asymmetric",
-            summary: "Asymmetric apps: Studio (reads and maps) hands off to a phone's separate Reader and Map; another team's app never gets it.",
-            firstSteps: "Laptop (Studio): read, F5 to map. Phone: Ctrl-O each time. Tablet: Nearby says \"team differs\".",
-            devices: [Device(kind: .laptop, arguments: ["--apps", "studio"]),
-                      Device(kind: .phone, arguments: ["--apps", "reader,map"]),
-                      Device(kind: .tablet, arguments: ["--apps", "other"])]),
+            summary:
+                "Asymmetric apps: Studio (reads and maps) hands off to a phone's separate Reader and Map; another team's app never gets it.",
+            firstSteps:
+                "Laptop (Studio): read, F5 to map. Phone: Ctrl-O each time. Tablet: Nearby says \"team differs\".",
+            devices: [
+                Device(kind: .laptop, arguments: ["--apps", "studio"]),
+                Device(kind: .phone, arguments: ["--apps", "reader,map"]),
+                Device(kind: .tablet, arguments: ["--apps", "other"]),
+            ]),
     ]
 
     static func named(_ name: String) -> DemoStory? {

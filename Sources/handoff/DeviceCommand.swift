@@ -38,37 +38,55 @@ struct DeviceCommand: AsyncParsableCommand {
     @Flag(help: "Also find devices on other hosts of the LAN (multicast), and accept their sessions.")
     var lan = false
 
-    @Option(help: ArgumentHelp("Beacon timing: instant (a change is broadcast at once) or apple (Apple's cadence).", valueName: "profile"))
+    @Option(
+        help: ArgumentHelp(
+            "Beacon timing: instant (a change is broadcast at once) or apple (Apple's cadence).", valueName: "profile"))
     var timing: TimingProfile = .instant
 
     @Flag(help: "Run without the terminal UI: JSON lines on stdin and stdout.")
     var headless = false
 
-    @Option(help: ArgumentHelp("When the lifecycle log is drawn: hidden (until F2), shown, or when-room (beside or below the device whenever the terminal has room, as in handoff demo). F2 hides or shows it.", valueName: "mode"))
+    @Option(
+        help: ArgumentHelp(
+            "When the lifecycle log is drawn: hidden (until F2), shown, or when-room (beside or below the device whenever the terminal has room, as in handoff demo). F2 hides or shows it.",
+            valueName: "mode"))
     var log: ScreenState.LogMode = .hidden
 
     @Flag(help: "With --headless: exit with status 2 on the first bad command instead of reporting it and going on.")
     var strict = false
 
-    @Option(name: .customLong("claim"), help: ArgumentHelp("An extra activity type the headless device's scripted app claims (repeatable).", valueName: "type"))
+    @Option(
+        name: .customLong("claim"),
+        help: ArgumentHelp(
+            "An extra activity type the headless device's scripted app claims (repeatable).", valueName: "type"))
     var claimedTypes: [String] = []
 
-    @Option(help: ArgumentHelp("With --headless: the team identifier of the scripted app (default SIMTEAM001, the demo apps' team); another team stages a third-party app.", valueName: "team"))
+    @Option(
+        help: ArgumentHelp(
+            "With --headless: the team identifier of the scripted app (default SIMTEAM001, the demo apps' team); another team stages a third-party app.",
+            valueName: "team"))
     var claimTeam = "SIMTEAM001"
 
-    @Option(help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp("Where accounts are kept (default: $XDG_CONFIG_HOME/handoff/accounts).", valueName: "dir"))
     var configDir: String?
 
     @Option(help: ArgumentHelp("How long a continuing device waits for the payload (seconds).", valueName: "seconds"))
     var fetchTimeout: Double = 5
 
     func validate() throws {
-        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, not \(port).") }
+        guard (1...65_535).contains(port) else {
+            throw ValidationError("--port must be between 1 and 65535, not \(port).")
+        }
         guard fetchTimeout > 0 else { throw ValidationError("--fetch-timeout must be positive.") }
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name is empty.") }
         if let sampleDocument {
-            guard let bytes = Self.byteSize(sampleDocument), bytes > 0, bytes <= DocumentTransferProtocol.maximumDocumentSize else {
-                throw ValidationError("--sample-document takes a size such as 8MB, 500kB or 20000 (bytes), up to 64MB, not \(sampleDocument).")
+            guard let bytes = Self.byteSize(sampleDocument), bytes > 0,
+                bytes <= DocumentTransferProtocol.maximumDocumentSize
+            else {
+                throw ValidationError(
+                    "--sample-document takes a size such as 8MB, 500kB or 20000 (bytes), up to 64MB, not \(sampleDocument)."
+                )
             }
         }
         // Checked here, not in run(), so that a mistake is reported with this command's usage.
@@ -76,17 +94,25 @@ struct DeviceCommand: AsyncParsableCommand {
         _ = try armedFaults
         _ = try parsedSlowLink
         if appModel == .scenesConnectionOptionsOnly && !headless {
-            throw ValidationError("--app-model scenes-connection-options-only is for --headless (the scripted apps); the Reader and the Map take delegate or scenes.")
+            throw ValidationError(
+                "--app-model scenes-connection-options-only is for --headless (the scripted apps); the Reader and the Map take delegate or scenes."
+            )
         }
         guard ReadingState.writableVersions.contains(readerVersion) else {
             throw ValidationError("--reader-version must be 1, 2 or 3, not \(readerVersion).")
         }
     }
 
-    @Option(help: ArgumentHelp("The apps installed on the device, comma-separated (default: \(TerminalDeviceRunner.defaultApps.joined(separator: ","))). Known: \(TerminalDeviceRunner.knownApps.joined(separator: ", ")); studio is one app that reads and maps; other is a third-party app of another team.", valueName: "list"))
+    @Option(
+        help: ArgumentHelp(
+            "The apps installed on the device, comma-separated (default: \(TerminalDeviceRunner.defaultApps.joined(separator: ","))). Known: \(TerminalDeviceRunner.knownApps.joined(separator: ", ")); studio is one app that reads and maps; other is a third-party app of another team.",
+            valueName: "list"))
     var apps: String?
 
-    @Option(help: ArgumentHelp("How the apps talk to the system for Handoff: delegate (the app delegate, Apple's path before scenes) or scenes (a scene manifest and scene delegates). Default: scenes on a phone or tablet, delegate on a laptop. With --headless also scenes-connection-options-only: a scene app that looks for the activity only in connectionOptions.userActivities, and misses it on a cold launch as real apps do.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "How the apps talk to the system for Handoff: delegate (the app delegate, Apple's path before scenes) or scenes (a scene manifest and scene delegates). Default: scenes on a phone or tablet, delegate on a laptop. With --headless also scenes-connection-options-only: a scene app that looks for the activity only in connectionOptions.userActivities, and misses it on a cold launch as real apps do.",
+            valueName: "model"))
     var appModel: ScriptedAppModel?
 
     /// The app model in effect: the one chosen, else Apple's usual one for the device's kind.
@@ -96,7 +122,11 @@ struct DeviceCommand: AsyncParsableCommand {
         return kind == .laptop ? .delegate : .scenes
     }
 
-    @Option(name: .customLong("fault"), help: ArgumentHelp("Arm a fault of the lab at start: KIND for its next occasion, KIND:sticky until disarmed (repeatable). Kinds: \(Fault.names).", valueName: "kind"))
+    @Option(
+        name: .customLong("fault"),
+        help: ArgumentHelp(
+            "Arm a fault of the lab at start: KIND for its next occasion, KIND:sticky until disarmed (repeatable). Kinds: \(Fault.names).",
+            valueName: "kind"))
     var faults: [String] = []
 
     /// The faults given with --fault, checked.
@@ -116,7 +146,10 @@ struct DeviceCommand: AsyncParsableCommand {
         }
     }
 
-    @Option(help: ArgumentHelp("Arm the lab's slow link until disarmed, at KBPS kilobytes a second with LATENCY milliseconds before each transfer (default \(Int(SlowLink.standard.latency * 1000))): what this device sends, the payload and stream data, is held back so a transfer can be watched (handoff demo streams uses 256:20).", valueName: "KBPS[:LATENCY]"))
+    @Option(
+        help: ArgumentHelp(
+            "Arm the lab's slow link until disarmed, at KBPS kilobytes a second with LATENCY milliseconds before each transfer (default \(Int(SlowLink.standard.latency * 1000))): what this device sends, the payload and stream data, is held back so a transfer can be watched (handoff demo streams uses 256:20).",
+            valueName: "KBPS[:LATENCY]"))
     var slowLink: String?
 
     /// The slow link given with --slow-link, checked.
@@ -125,41 +158,69 @@ struct DeviceCommand: AsyncParsableCommand {
             guard let slowLink else { return nil }
             let parts = slowLink.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let rate = Double(parts[0]), parts.count == 1 || Double(parts[1]) != nil else {
-                throw ValidationError("--slow-link \(slowLink): write KBPS or KBPS:LATENCY, such as 256:20 (256 kB/s, 20 ms).")
+                throw ValidationError(
+                    "--slow-link \(slowLink): write KBPS or KBPS:LATENCY, such as 256:20 (256 kB/s, 20 ms).")
             }
             do {
-                return try SlowLink(latencyMilliseconds: parts.count == 2 ? Double(parts[1]) : nil, kilobytesPerSecond: rate)
+                return try SlowLink(
+                    latencyMilliseconds: parts.count == 2 ? Double(parts[1]) : nil, kilobytesPerSecond: rate)
             } catch {
                 throw ValidationError("--slow-link \(slowLink): \(error)")
             }
         }
     }
 
-    @Flag(help: "Step mode: pause before each phase of a continuation (launch, willContinue, the fetch, continue; on the origin the save and the payload leaving) until told to go on; timeouts are suspended while paused. Headless: {\"cmd\":\"next\"} goes on.")
+    @Flag(
+        help:
+            "Step mode: pause before each phase of a continuation (launch, willContinue, the fetch, continue; on the origin the save and the payload leaving) until told to go on; timeouts are suspended while paused. Headless: {\"cmd\":\"next\"} goes on."
+    )
     var step = false
 
-    @Option(help: ArgumentHelp("Write this device's lifecycle, typed, as JSON lines to this file (handoff timeline replays recordings).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write this device's lifecycle, typed, as JSON lines to this file (handoff timeline replays recordings).",
+            valueName: "file"))
     var record: String?
 
-    @Flag(inversion: .prefixedNo, help: "Share this device's lifecycle events with the devices of its account over their sessions (never another account's), so their timeline view (F9) shows this device's lane; at most 100 events a second. On in handoff demo.")
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Share this device's lifecycle events with the devices of its account over their sessions (never another account's), so their timeline view (F9) shows this device's lane; at most 100 events a second. On in handoff demo."
+    )
     var shareLifecycle = false
 
     @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
     var noCloud = false
 
-    @Option(help: ArgumentHelp("The Reader's handoff version, to rehearse a mixed-version hand-off: 2 (current), 1 (older key names) or 3 (a newer Reader: the current keys under version 3, which a current Reader refuses). With --headless, the Reader stand-in refuses versions newer than this (or than 2).", valueName: "version"))
+    @Option(
+        help: ArgumentHelp(
+            "The Reader's handoff version, to rehearse a mixed-version hand-off: 2 (current), 1 (older key names) or 3 (a newer Reader: the current keys under version 3, which a current Reader refuses). With --headless, the Reader stand-in refuses versions newer than this (or than 2).",
+            valueName: "version"))
     var readerVersion = ReadingState.currentVersion
 
-    @Option(help: ArgumentHelp("Also put a generated \"\(LongBook.title)\" of this size (such as 8MB or 500kB) among this device's own documents, for watching a transfer over continuation streams.", valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            "Also put a generated \"\(LongBook.title)\" of this size (such as 8MB or 500kB) among this device's own documents, for watching a transfer over continuation streams.",
+            valueName: "size"))
     var sampleDocument: String?
 
-    @Option(help: ArgumentHelp("Where the log goes (default: $XDG_STATE_HOME/handoff/ACCOUNT-NAME.log, e.g. demo-Phone-1.log; ~/.local/state without XDG_STATE_HOME).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the log goes (default: $XDG_STATE_HOME/handoff/ACCOUNT-NAME.log, e.g. demo-Phone-1.log; ~/.local/state without XDG_STATE_HOME).",
+            valueName: "file"))
     var logFile: String?
 
-    @Option(help: ArgumentHelp("Where the local web's hosts map and certificate authority are (default: $XDG_STATE_HOME/handoff/web, as `handoff web serve` writes them).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the local web's hosts map and certificate authority are (default: $XDG_STATE_HOME/handoff/web, as `handoff web serve` writes them).",
+            valueName: "dir"))
     var webDir: String?
 
-    @Option(name: .customLong("install"), help: ArgumentHelp("With --headless: also install the app this Info.plist describes (with the entitlements and BuildSettings.xcconfig beside it), driven by the scripted delegate (repeatable).", valueName: "info-plist"))
+    @Option(
+        name: .customLong("install"),
+        help: ArgumentHelp(
+            "With --headless: also install the app this Info.plist describes (with the entitlements and BuildSettings.xcconfig beside it), driven by the scripted delegate (repeatable).",
+            valueName: "info-plist"))
     var installPlists: [String] = []
 
     /// The local web's folder.
@@ -173,7 +234,9 @@ struct DeviceCommand: AsyncParsableCommand {
         get throws {
             let known = headless ? HeadlessRunner.knownApps : TerminalDeviceRunner.knownApps
             guard let apps else { return headless ? known : TerminalDeviceRunner.defaultApps }
-            let names = apps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            let names = apps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter {
+                !$0.isEmpty
+            }
             if let unknown = names.first(where: { !known.contains($0) }) {
                 throw ValidationError("--apps: no app named \"\(unknown)\" (known: \(known.joined(separator: ", "))).")
             }
@@ -186,14 +249,16 @@ struct DeviceCommand: AsyncParsableCommand {
             try await runDevice()
         } catch let error as DiscoveryPortInUse {
             // One line: the port, and the option that chooses another.
-            FileHandle.standardError.write(Data("error: \(error): choose another with --port N, the same for every device of the account.\n".utf8))
+            FileHandle.standardError.write(
+                Data("error: \(error): choose another with --port N, the same for every device of the account.\n".utf8))
             throw ExitCode(1)
         }
     }
 
     private func runDevice() async throws {
         let appNames = try self.appNames
-        let store = AccountStore(directory: configDir.map { URL(fileURLWithPath: $0) } ?? AccountStore.defaultDirectory())
+        let store = AccountStore(
+            directory: configDir.map { URL(fileURLWithPath: $0) } ?? AccountStore.defaultDirectory())
         let account = try store.accountCreatingIfNeeded(named: self.account)
         let runDirectory = store.directory(ofAccount: account.name).appendingPathComponent("running")
         let claim: DeviceNameClaim
@@ -225,7 +290,9 @@ struct DeviceCommand: AsyncParsableCommand {
         if !faultsToArm.isEmpty {
             let list = faultsToArm.map { [$0.0.rawValue, $0.1 ? "sticky" : "once"] }
             host.performAndWait { device in
-                for entry in list { if let fault = Fault(rawValue: entry[0]) { device.arm(fault, sticky: entry[1] == "sticky") } }
+                for entry in list {
+                    if let fault = Fault(rawValue: entry[0]) { device.arm(fault, sticky: entry[1] == "sticky") }
+                }
             }
         }
         if let record {
@@ -250,24 +317,29 @@ struct DeviceCommand: AsyncParsableCommand {
                     throw ValidationError("--install \(plist): \(error)")
                 }
             }
-            let status = try await HeadlessRunner(host: host, strict: strict, claimedTypes: claimedTypes,
-                                              apps: appNames, team: claimTeam, readerVersion: readerVersion,
-                                              appModel: effectiveAppModel, webFolder: webFolder, installed: installed).run()
+            let status = try await HeadlessRunner(
+                host: host, strict: strict, claimedTypes: claimedTypes,
+                apps: appNames, team: claimTeam, readerVersion: readerVersion,
+                appModel: effectiveAppModel, webFolder: webFolder, installed: installed
+            ).run()
             if status != 0 { throw ExitCode(status) }
             return
         }
         // This device's own documents: next to the account's files, never inside `devices/`,
         // which holds only device certificates.
-        let deviceFolder = store.directory(ofAccount: account.name).appendingPathComponent("local/\(identity.id.rawValue)")
+        let deviceFolder = store.directory(ofAccount: account.name).appendingPathComponent(
+            "local/\(identity.id.rawValue)")
         if let size = sampleDocument.flatMap(Self.byteSize) {
             try LongBook.write(bytes: size, into: deviceFolder)
         }
         let runner = try TerminalDeviceRunner(
             host: host, accountName: account.name, appNames: appNames, readerVersion: readerVersion,
             appModel: effectiveAppModel == .delegate ? .delegate : .scenes,
-            cloudFolder: noCloud ? nil : store.directory(ofAccount: account.name).appendingPathComponent("cloud", isDirectory: true),
+            cloudFolder: noCloud
+                ? nil : store.directory(ofAccount: account.name).appendingPathComponent("cloud", isDirectory: true),
             localFolder: deviceFolder, webFolder: webFolder, logMode: log,
-            logFile: logFile.map { URL(fileURLWithPath: $0) } ?? FileLogSink.defaultURL(deviceName: "\(account.name)-\(identity.name)"))
+            logFile: logFile.map { URL(fileURLWithPath: $0) }
+                ?? FileLogSink.defaultURL(deviceName: "\(account.name)-\(identity.name)"))
         let status = try await runner.run()
         if status != 0 { throw ExitCode(status) }
     }
@@ -286,7 +358,9 @@ extension DeviceCommand {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [(String, Int)] = [("gb", 1_000_000_000), ("mb", 1_000_000), ("kb", 1000), ("b", 1)]
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
-            return Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).map { Int($0 * Double(factor)) }
+            return Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).map {
+                Int($0 * Double(factor))
+            }
         }
         return Int(trimmed)
     }
@@ -326,19 +400,25 @@ struct HeadlessRunner {
         var documentTypes: [AppManifest.DocumentType] = []
         if apps.contains("reader") {
             types.append("com.handoffsim.reader.reading")
-            documentTypes.append(.init(name: "Text Document", contentTypes: ["public.plain-text"],
-                                       ubiquitousActivityType: "com.handoffsim.reader.document"))
+            documentTypes.append(
+                .init(
+                    name: "Text Document", contentTypes: ["public.plain-text"],
+                    ubiquitousActivityType: "com.handoffsim.reader.document"))
         }
         if apps.contains("map") { types.append("com.handoffsim.map.region") }
         types += claimedTypes
         var manifests: [AppManifest] = []
         if !types.isEmpty || !documentTypes.isEmpty {
-            manifests.append(AppManifest(bundleIdentifier: "com.handoffsim.scripted", teamIdentifier: team, displayName: "Scripted",
-                                         activityTypes: types, documentTypes: documentTypes))
+            manifests.append(
+                AppManifest(
+                    bundleIdentifier: "com.handoffsim.scripted", teamIdentifier: team, displayName: "Scripted",
+                    activityTypes: types, documentTypes: documentTypes))
         }
         if apps.contains("browser") {
-            manifests.append(AppManifest(bundleIdentifier: "com.handoffsim.browser", teamIdentifier: "SIMTEAM001", displayName: "Browser",
-                                         activityTypes: [UserActivity.browsingWebType]))
+            manifests.append(
+                AppManifest(
+                    bundleIdentifier: "com.handoffsim.browser", teamIdentifier: "SIMTEAM001", displayName: "Browser",
+                    activityTypes: [UserActivity.browsingWebType]))
         }
         return manifests
     }
@@ -367,21 +447,29 @@ struct HeadlessRunner {
         let held = HeldLines { line in StandardOutput.shared.write(line) }
         let output = LineWriter { line in held.write(line) }
         let finished = OneShot<Int32>()
-        let manifests = self.manifests + installed, strict = self.strict, webFolder = self.webFolder, deviceHost = self.host
+        let manifests = self.manifests + installed
+        let strict = self.strict
+        let webFolder = self.webFolder
+        let deviceHost = self.host
         let readerCheck = apps.contains("reader") ? Self.readerCheck(version: readerVersion) : nil
         let controller = host.performAndWait { device in
             WebWiring.attachVerifier(folder: webFolder, to: device, host: deviceHost)
-            return Confined(HeadlessController(device: device, apps: manifests, output: output, strict: strict, appModel: appModel,
-                                                    continuationCheck: readerCheck.map { check in { _, activity in check(activity) } }))
+            return Confined(
+                HeadlessController(
+                    device: device, apps: manifests, output: output, strict: strict, appModel: appModel,
+                    continuationCheck: readerCheck.map { check in { _, activity in check(activity) } }))
         }
         try await host.start()
-        held.writeFirst(JSONValue.object([
-            "event": .string("ready"),
-            "device": .object(["id": .string(host.identity.id.rawValue), "name": .string(host.identity.name),
-                               "kind": .string(host.identity.kind.rawValue), "account": .string(host.identity.accountName)]),
-            "sessionPort": .integer(Int64(host.sessionPort)),
-            "discovery": .string(host.discoveryMode),
-        ]).jsonText)
+        held.writeFirst(
+            JSONValue.object([
+                "event": .string("ready"),
+                "device": .object([
+                    "id": .string(host.identity.id.rawValue), "name": .string(host.identity.name),
+                    "kind": .string(host.identity.kind.rawValue), "account": .string(host.identity.accountName),
+                ]),
+                "sessionPort": .integer(Int64(host.sessionPort)),
+                "discovery": .string(host.discoveryMode),
+            ]).jsonText)
         let host = self.host
         Thread.detachNewThread {
             var input = HeadlessInput()
@@ -455,4 +543,3 @@ final class StandardOutput: Sendable {
         lock.withLock { _ in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 }
-

@@ -1,7 +1,7 @@
 import Foundation
 import HandoffCore
-import Synchronization
 import Logging
+import Synchronization
 
 /// Writes log lines to a file (never to the screen: the terminal belongs to curses).
 ///
@@ -21,7 +21,9 @@ struct FileLogHandler: LogHandler {
     func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { $1 } }
-        let details = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let details =
+            all.isEmpty
+            ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         sink.write("\(sink.timestamp()) \(event.level) [\(label)] \(event.message)\(details)")
     }
 }
@@ -37,10 +39,13 @@ final class FileLogSink: Sendable {
     /// Opens (creating folders as needed) `url` for appending, readable by the user only.
     init(url: URL) throws {
         self.url = url
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         if !FileManager.default.fileExists(atPath: url.path) {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            else {
                 throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
             }
         }
@@ -66,12 +71,15 @@ final class FileLogSink: Sendable {
     }
 
     /// The default log file: `$XDG_STATE_HOME/handoff/<device>.log`, else `~/.local/state/…`.
-    static func defaultURL(deviceName: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    static func defaultURL(
+        deviceName: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
         let base: URL
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = URL(fileURLWithPath: state, isDirectory: true)
         } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state", isDirectory: true)
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+                ".local/state", isDirectory: true)
         }
         let safeName = String(deviceName.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" })
         return base.appendingPathComponent("handoff", isDirectory: true).appendingPathComponent("\(safeName).log")

@@ -6,10 +6,14 @@ import HandoffCore
 struct Handoff: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoff",
-        abstract: "A Handoff simulator: Apple's user-activity continuation between devices, reimplemented for terminals.",
+        abstract:
+            "A Handoff simulator: Apple's user-activity continuation between devices, reimplemented for terminals.",
         discussion: "Without a command, runs `handoff device` (options such as --name go to it).",
         version: HandoffVersion.current,
-        subcommands: [DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self, WebCommand.self, TimelineCommand.self, BenchCommand.self, SoakCommand.self],
+        subcommands: [
+            DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self,
+            WebCommand.self, TimelineCommand.self, BenchCommand.self, SoakCommand.self,
+        ],
         defaultSubcommand: DeviceCommand.self
     )
 
@@ -28,7 +32,9 @@ struct Handoff: AsyncParsableCommand {
 
     /// Why `arguments` start with an unknown command, or nil when they do not.
     static func unknownCommand(in arguments: [String]) -> String? {
-        guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commandNames.contains(first) else { return nil }
+        guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commandNames.contains(first) else {
+            return nil
+        }
         return "unknown command \"\(first)\" (commands: \(commandNames.joined(separator: ", ")); "
             + "options alone run a device)."
     }

@@ -39,7 +39,8 @@ struct ManifestLintCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The app's Info.plist (XML, binary or OpenStep property list).", valueName: "info-plist"))
+    @Argument(
+        help: ArgumentHelp("The app's Info.plist (XML, binary or OpenStep property list).", valueName: "info-plist"))
     var infoPlist: String
 
     @Option(help: ArgumentHelp("The app's entitlements file.", valueName: "file"))
@@ -52,21 +53,27 @@ struct ManifestLintCommand: AsyncParsableCommand {
             valueName: "KEY=VALUE"))
     var definitions: [String] = []
 
-    @Option(name: .customLong("build-settings"),
-            help: ArgumentHelp("A file of build settings (.xcconfig syntax) to use instead of the BuildSettings.xcconfig next to the Info.plist.",
-                               valueName: "file"))
+    @Option(
+        name: .customLong("build-settings"),
+        help: ArgumentHelp(
+            "A file of build settings (.xcconfig syntax) to use instead of the BuildSettings.xcconfig next to the Info.plist.",
+            valueName: "file"))
     var buildSettingsFile: String?
 
     @Flag(help: "Print the report as one JSON object.")
     var json = false
 
-    @Option(help: ArgumentHelp("The app's team identifier (Apple takes it from the code signature).", valueName: "TEAMID"))
+    @Option(
+        help: ArgumentHelp("The app's team identifier (Apple takes it from the code signature).", valueName: "TEAMID"))
     var team: String?
 
     @Flag(help: "Fetch each activitycontinuation: domain's association file over the local web and report the outcome.")
     var checkSites = false
 
-    @Option(help: ArgumentHelp("With --check-sites: where the local web's hosts map and authority are (default: $XDG_STATE_HOME/handoff/web).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "With --check-sites: where the local web's hosts map and authority are (default: $XDG_STATE_HOME/handoff/web).",
+            valueName: "dir"))
     var webDir: String?
 
     @Option(help: ArgumentHelp("With --check-sites: how long each fetch may take (seconds).", valueName: "seconds"))
@@ -88,8 +95,13 @@ struct ManifestLintCommand: AsyncParsableCommand {
         do {
             settingsFile = self.settingsFile
             // Several entitlements files beside it and none named after the folder: lint without.
-            entitlementsFile = entitlements.map { URL(fileURLWithPath: $0) } ?? (try? AppFiles.beside(URL(fileURLWithPath: infoPlist)))?.entitlements
-            var settings = try settingsFile.map { url throws(BuildSettingsFileError) in try BuildSettingsFile(contentsOf: url).settings } ?? [:]
+            entitlementsFile =
+                entitlements.map { URL(fileURLWithPath: $0) }
+                ?? (try? AppFiles.beside(URL(fileURLWithPath: infoPlist)))?.entitlements
+            var settings =
+                try settingsFile.map { url throws(BuildSettingsFileError) in
+                    try BuildSettingsFile(contentsOf: url).settings
+                } ?? [:]
             settings.merge(try definedSettings()) { _, defined in defined }
             report = try ManifestLint.lint(
                 infoPlistAt: URL(fileURLWithPath: infoPlist),
@@ -105,9 +117,12 @@ struct ManifestLintCommand: AsyncParsableCommand {
             for (domain, outcome) in results {
                 siteLines.append("  activitycontinuation:\(domain): \(outcome)")
                 if outcome != .approved {
-                    report.problems.append(ManifestProblem(
-                        severity: .error, message: "\(domain.fileHost)/.well-known/apple-app-site-association: \(outcome)",
-                        key: "com.apple.developer.associated-domains", file: entitlementsFile?.relativePath ?? "entitlements"))
+                    report.problems.append(
+                        ManifestProblem(
+                            severity: .error,
+                            message: "\(domain.fileHost)/.well-known/apple-app-site-association: \(outcome)",
+                            key: "com.apple.developer.associated-domains",
+                            file: entitlementsFile?.relativePath ?? "entitlements"))
                 }
             }
             if results.isEmpty { siteLines.append("  no activitycontinuation: domain to check") }
@@ -118,12 +133,21 @@ struct ManifestLintCommand: AsyncParsableCommand {
             let data = try encoder.encode(report)
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print(report.formattedText(infoPlist: infoPlist, entitlements: entitlementsFile?.relativePath, buildSettings: settingsFile?.relativePath))
+            print(
+                report.formattedText(
+                    infoPlist: infoPlist, entitlements: entitlementsFile?.relativePath,
+                    buildSettings: settingsFile?.relativePath))
             // What a site's association file says reaches the terminal only through the sanitizer.
-            if checkSites { print(TerminalText.sanitized((["Association files (over the local web):"] + siteLines).joined(separator: "\n"), keepingLines: true)) }
+            if checkSites {
+                print(
+                    TerminalText.sanitized(
+                        (["Association files (over the local web):"] + siteLines).joined(separator: "\n"),
+                        keepingLines: true))
+            }
             if report.problems.contains(where: { $0.message.hasPrefix("unresolved build setting") }) {
-                print("Pass the values of build settings with --define NAME=VALUE, or in a \(BuildSettingsFile.defaultFileName) "
-                    + "file next to the Info.plist.")
+                print(
+                    "Pass the values of build settings with --define NAME=VALUE, or in a \(BuildSettingsFile.defaultFileName) "
+                        + "file next to the Info.plist.")
             }
         }
         if report.hasErrors { throw ExitCode(1) }
@@ -134,13 +158,17 @@ struct ManifestLintCommand: AsyncParsableCommand {
     private func checkedSites(_ report: ManifestLintReport) async -> [(AssociatedDomain, AssociationOutcome)] {
         let domains = report.associatedDomains.compactMap { AssociatedDomain(entry: $0) }
         guard let bundle = report.bundleIdentifier, let team = report.teamIdentifier else {
-            return domains.map { ($0, AssociationOutcome.unreachable("the app ID is unknown (no bundle or team identifier)")) }
+            return domains.map {
+                ($0, AssociationOutcome.unreachable("the app ID is unknown (no bundle or team identifier)"))
+            }
         }
-        let folder = webDir.map { WebFolder(url: URL(fileURLWithPath: $0, isDirectory: true)) } ?? WebFolder.defaultFolder()
+        let folder =
+            webDir.map { WebFolder(url: URL(fileURLWithPath: $0, isDirectory: true)) } ?? WebFolder.defaultFolder()
         let verifier = SiteAssociationVerifier(folder: folder, timeout: timeout)
         var results: [(AssociatedDomain, AssociationOutcome)] = []
         for domain in domains {
-            let check = await verifier.check(domain, applicationIdentifier: "\(team).\(bundle)", bundleIdentifier: bundle)
+            let check = await verifier.check(
+                domain, applicationIdentifier: "\(team).\(bundle)", bundleIdentifier: bundle)
             results.append((domain, check.outcome))
         }
         return results
@@ -151,7 +179,10 @@ struct ManifestLintCommand: AsyncParsableCommand {
     private var settingsFile: URL? {
         if let buildSettingsFile { return URL(fileURLWithPath: buildSettingsFile) }
         let folder = (infoPlist as NSString).deletingLastPathComponent
-        let path = folder.isEmpty ? BuildSettingsFile.defaultFileName : (folder as NSString).appendingPathComponent(BuildSettingsFile.defaultFileName)
+        let path =
+            folder.isEmpty
+            ? BuildSettingsFile.defaultFileName
+            : (folder as NSString).appendingPathComponent(BuildSettingsFile.defaultFileName)
         return FileManager.default.fileExists(atPath: path) ? URL(fileURLWithPath: path) : nil
     }
 

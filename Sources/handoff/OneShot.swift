@@ -22,7 +22,11 @@ final class OneShot<Value: Sendable>: Sendable {
     func wait() async -> Value {
         await withCheckedContinuation { continuation in
             state.withLock { state in
-                if let value = state.value { continuation.resume(returning: value) } else { state.waiter = continuation }
+                if let value = state.value {
+                    continuation.resume(returning: value)
+                } else {
+                    state.waiter = continuation
+                }
             }
         }
     }

@@ -57,7 +57,9 @@ struct ScenarioCommand: ParsableCommand {
         }
         if invalid { throw ExitCode(2) }
         if check {
-            for (url, scenario) in zip(urls, scenarios) { print("ok \(url.path): \(scenario.name) (\(scenario.steps.count) steps)") }
+            for (url, scenario) in zip(urls, scenarios) {
+                print("ok \(url.path): \(scenario.name) (\(scenario.steps.count) steps)")
+            }
             return
         }
         let executable = URL(fileURLWithPath: DemoCommand.currentExecutable())
@@ -88,9 +90,11 @@ struct ScenarioCommand: ParsableCommand {
             source.setEventHandler {
                 guard !cleanup.isCleaningUp else { return }
                 let name = signalNumber == SIGINT ? "SIGINT" : signalNumber == SIGTERM ? "SIGTERM" : "SIGHUP"
-                FileHandle.standardError.write(Data("\nInterrupted (\(name)): stopping the devices and removing the scenario's accounts.\n".utf8))
+                FileHandle.standardError.write(
+                    Data("\nInterrupted (\(name)): stopping the devices and removing the scenario's accounts.\n".utf8))
                 let removed = cleanup.cleanUpNow()
-                FileHandle.standardError.write(Data("Stopped \(removed.processes) device(s), removed \(removed.folders) folder(s).\n".utf8))
+                FileHandle.standardError.write(
+                    Data("Stopped \(removed.processes) device(s), removed \(removed.folders) folder(s).\n".utf8))
                 Foundation.exit(128 + signalNumber)
             }
             source.resume()

@@ -52,13 +52,16 @@ struct SoakCommand: ParsableCommand {
     func run() throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var map: URL?
-        let appFolder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-soak-map-\(getpid())", isDirectory: true)
+        let appFolder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-soak-map-\(getpid())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: appFolder) }
         if web { map = try Self.mapApp(in: appFolder) }
-        let runner = SoakRunner(executable: executable, options: SoakRunner.Options(
-            continuations: continuations, faultRate: faultRate, seed: seed, deadline: deadline,
-            mapManifest: map, shareLifecycle: shareLifecycle,
-            progress: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }))
+        let runner = SoakRunner(
+            executable: executable,
+            options: SoakRunner.Options(
+                continuations: continuations, faultRate: faultRate, seed: seed, deadline: deadline,
+                mapManifest: map, shareLifecycle: shareLifecycle,
+                progress: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }))
         let report = try runner.run()
         print(report)
         if !report.passed { throw ExitCode(1) }
@@ -71,7 +74,8 @@ struct SoakCommand: ParsableCommand {
         do throws(MapError) {
             resources = try MapResources.locate()
         } catch {
-            throw ValidationError("the Map's Info.plist is needed for the web in the loop (--no-web runs without it): \(error)")
+            throw ValidationError(
+                "the Map's Info.plist is needed for the web in the loop (--no-web runs without it): \(error)")
         }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for name in ["Info.plist", "Map.entitlements"] {

@@ -1,15 +1,15 @@
+import BrowserApp
 import CursesTerminal
 import DeviceAppKit
 import DeviceUI
 import Foundation
-import Synchronization
 import HandoffCore
 import HandoffNetwork
 import HandoffWeb
-import BrowserApp
 import Logging
 import MapApp
 import ReaderApp
+import Synchronization
 import TerminalCells
 
 #if canImport(Glibc)
@@ -46,9 +46,12 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     private let sink: FileLogSink
     private let logger: Logger
 
-    init(host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2, appModel: AppModel = .delegate,
-         cloudFolder: URL?,
-         localFolder: URL, webFolder: WebFolder = .defaultFolder(), logMode: ScreenState.LogMode = .hidden, logFile: URL) throws {
+    init(
+        host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2,
+        appModel: AppModel = .delegate,
+        cloudFolder: URL?,
+        localFolder: URL, webFolder: WebFolder = .defaultFolder(), logMode: ScreenState.LogMode = .hidden, logFile: URL
+    ) throws {
         // Crash reports go to standard error, which is the log file while curses runs, never
         // over the screen; this re-executes the command when the runtime started otherwise.
         CrashReports.sendToStandardError()
@@ -91,15 +94,18 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         try appNames.map { name in
             switch name {
             case "reader":
-                do { return try ReaderApp(version: readerVersion, model: appModel) } catch { throw RunnerError.app("Reader", error) }
+                do { return try ReaderApp(version: readerVersion, model: appModel) } catch {
+                    throw RunnerError.app("Reader", error)
+                }
             case "map":
                 do { return try MapApp(model: appModel) } catch { throw RunnerError.app("Map", error) }
             case "studio":
                 // The all-in-one app of the asymmetric-apps demo: reading and maps in one app (its
                 // manifest has no scene manifest: the app delegate, whatever the app model).
                 do {
-                    return try CompositeApp(bundleIdentifier: "com.handoffsim.studio", displayName: "Studio", glyph: "◈",
-                                            parts: [ReaderApp(version: readerVersion), MapApp()])
+                    return try CompositeApp(
+                        bundleIdentifier: "com.handoffsim.studio", displayName: "Studio", glyph: "◈",
+                        parts: [ReaderApp(version: readerVersion), MapApp()])
                 } catch {
                     throw RunnerError.app("Studio", error)
                 }
@@ -123,7 +129,8 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     func run() async throws -> Int32 {
         let apps = Confined(try makeApps())
         for folder in [cloudFolder, localFolder].compactMap({ $0 }) {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         let identity = host.identity
         logger.info("starting device \(identity.name) (\(identity.kind.rawValue)) in account \(accountName)")
@@ -139,7 +146,10 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         let savedStderr = dup(STDERR_FILENO)
         if let descriptor = sink.fileDescriptor { dup2(descriptor, STDERR_FILENO) }
         defer {
-            if savedStderr >= 0 { dup2(savedStderr, STDERR_FILENO); close(savedStderr) }
+            if savedStderr >= 0 {
+                dup2(savedStderr, STDERR_FILENO)
+                close(savedStderr)
+            }
         }
 
         let outcome = OneShot<Result<Int32, any Error>>()
@@ -167,25 +177,31 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             let runLoop: TerminalRunLoop
             do { runLoop = try TerminalRunLoop(terminal: terminal) } catch { throw RunnerError.terminal("\(error)") }
             wakeUp.attach(runLoop.waker)
-            let logger = self.logger, accountName = self.accountName, host = self.host
-            let environment = Confined(AppEnvironment(
-                deviceName: host.identity.name, cloudFolder: cloudFolder, localFolder: localFolder,
-                log: { logger.info("\($0)") },
-                setNeedsDisplay: { wakeUp.wake() },
-                perform: { work in host.perform { _ in work() } }))
+            let logger = self.logger
+            let accountName = self.accountName
+            let host = self.host
+            let environment = Confined(
+                AppEnvironment(
+                    deviceName: host.identity.name, cloudFolder: cloudFolder, localFolder: localFolder,
+                    log: { logger.info("\($0)") },
+                    setNeedsDisplay: { wakeUp.wake() },
+                    perform: { work in host.perform { _ in work() } }))
             let webFolder = self.webFolder
             let screen: Confined<DeviceScreen> = host.performAndWait { device in
                 WebWiring.attachVerifier(folder: webFolder, to: device, host: host)
                 device.addLifecycleObserver { event in
-                    logger.info("lifecycle \(event.logLine)", metadata: event.continuation.map { ["continuation": "\($0)"] })
+                    logger.info(
+                        "lifecycle \(event.logLine)", metadata: event.continuation.map { ["continuation": "\($0)"] })
                 }
-                let screen = DeviceScreen(device: device, account: accountName, apps: apps.value,
-                                          environment: environment.value, now: Date(), logMode: logMode)
+                let screen = DeviceScreen(
+                    device: device, account: accountName, apps: apps.value,
+                    environment: environment.value, now: Date(), logMode: logMode)
                 // What peers of the account share of their lifecycle: the timeline's other lanes (F9).
                 host.onSharedLifecycle = { peer, entries, dropped in
                     // The lane is keyed by the identity the peer's certificate names, not by the
                     // name it greeted with.
-                    screen.receiveShared(from: SharedLifecycle.Sender(id: peer.id.rawValue, name: peer.name), entries, dropped: dropped)
+                    screen.receiveShared(
+                        from: SharedLifecycle.Sender(id: peer.id.rawValue, name: peer.name), entries, dropped: dropped)
                 }
                 return Confined(screen)
             }
@@ -203,9 +219,10 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                     let (grid, next, quit): (Grid, Date?, Bool) = host.performAndWait { _ in
                         var quit = false
                         for key in keys where !screen.value.handle(key) { quit = true }
-                        screen.value.update(network: NetworkStatus(
-                            summary: host.discoveryMode, isOnline: !host.isStopped,
-                            peers: host.nearbyPeers.map { NearbyPeer(info: $0.info, lastSeen: $0.lastSeen) }))
+                        screen.value.update(
+                            network: NetworkStatus(
+                                summary: host.discoveryMode, isOnline: !host.isStopped,
+                                peers: host.nearbyPeers.map { NearbyPeer(info: $0.info, lastSeen: $0.lastSeen) }))
                         let now = Date()
                         let grid = screen.value.render(size: size, now: now)
                         return (grid, screen.value.nextDeadline, quit)
@@ -214,7 +231,9 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                     terminal.draw(grid)
                     deadline = next
                 }
-                let until = deadline.map { ContinuousClock.now + .milliseconds(Int(max(0, $0.timeIntervalSinceNow) * 1000) + 1) }
+                let until = deadline.map {
+                    ContinuousClock.now + .milliseconds(Int(max(0, $0.timeIntervalSinceNow) * 1000) + 1)
+                }
                 switch runLoop.nextEvent(until: until) {
                 case .key(.control("l")):
                     // Ctrl-L repaints every cell, as in every terminal program; the apps never see it.

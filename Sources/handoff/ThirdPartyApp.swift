@@ -13,8 +13,11 @@ final class ThirdPartyApp: TerminalApp, ApplicationDelegate {
     let manifest = AppManifest(
         bundleIdentifier: "com.example.otherreader", teamIdentifier: ThirdPartyApp.team, displayName: "Other Reader",
         activityTypes: ["com.handoffsim.reader.reading"],
-        documentTypes: [.init(name: "Text Document", contentTypes: ["public.plain-text"],
-                              ubiquitousActivityType: "com.handoffsim.reader.document")])
+        documentTypes: [
+            .init(
+                name: "Text Document", contentTypes: ["public.plain-text"],
+                ubiquitousActivityType: "com.handoffsim.reader.document")
+        ])
     let glyph: Character = "▥"
     var title: String { "Other Reader" }
     var keyHints: [KeyHint] { [] }

@@ -7,7 +7,8 @@ import HandoffRecordings
 struct TimelineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timeline",
-        abstract: "Draw recorded lifecycles (handoff device --record FILE) as one timeline: a lane per device, arrows for what crossed the network.",
+        abstract:
+            "Draw recorded lifecycles (handoff device --record FILE) as one timeline: a lane per device, arrows for what crossed the network.",
         discussion: """
             Give one recording per device of one account. The timeline lists every event in time \
             order in its device's lane; arrows pair what both ends recorded: the beacon that made \
@@ -37,15 +38,22 @@ struct TimelineCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Draw the timeline as an SVG picture into this file.", valueName: "file"))
     var svg: String?
 
-    @Option(help: ArgumentHelp("Only this continuation (its identifier, or the first characters of it) and the beacon of its offer.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "Only this continuation (its identifier, or the first characters of it) and the beacon of its offer.",
+            valueName: "id"))
     var continuation: String?
 
     @Option(help: ArgumentHelp("The width of each device's column in the text.", valueName: "columns"))
     var laneWidth = 44
 
     func validate() throws {
-        if files.isEmpty { throw ValidationError("Give at least one recording (handoff device --record FILE makes one).") }
-        if laneWidth < 16 || laneWidth > 400 { throw ValidationError("--lane-width must be between 16 and 400, not \(laneWidth).") }
+        if files.isEmpty {
+            throw ValidationError("Give at least one recording (handoff device --record FILE makes one).")
+        }
+        if laneWidth < 16 || laneWidth > 400 {
+            throw ValidationError("--lane-width must be between 16 and 400, not \(laneWidth).")
+        }
     }
 
     func run() throws {
@@ -58,15 +66,18 @@ struct TimelineCommand: ParsableCommand {
         }
         for recording in recordings where recording.skippedBytes > 0 {
             let megabytes = LifecycleRecording.maximumBytes / (1024 * 1024)
-            FileHandle.standardError.write(Data(("handoff timeline: \(recording.file): its first \(ByteCount.text(recording.skippedBytes)) "
-                + "of events are left out; the timeline shows its last \(megabytes) MiB.\n").utf8))
+            FileHandle.standardError.write(
+                Data(
+                    ("handoff timeline: \(recording.file): its first \(ByteCount.text(recording.skippedBytes)) "
+                        + "of events are left out; the timeline shows its last \(megabytes) MiB.\n").utf8))
         }
         let timeline = Timeline(recordings: recordings, continuation: continuation)
         if let svg {
             do {
                 try Data(timeline.svg().utf8).write(to: URL(fileURLWithPath: svg))
             } catch {
-                FileHandle.standardError.write(Data("handoff timeline: \(svg): cannot be written (\(error.localizedDescription))\n".utf8))
+                FileHandle.standardError.write(
+                    Data("handoff timeline: \(svg): cannot be written (\(error.localizedDescription))\n".utf8))
                 throw ExitCode(1)
             }
         }
@@ -82,7 +93,8 @@ struct TimelineCommand: ParsableCommand {
         if print || svg == nil {
             // Recordings are files anyone may hand over: what they say reaches the terminal only
             // through the sanitizer.
-            FileHandle.standardOutput.write(Data(TerminalText.sanitized(timeline.text(laneWidth: laneWidth), keepingLines: true).utf8))
+            FileHandle.standardOutput.write(
+                Data(TerminalText.sanitized(timeline.text(laneWidth: laneWidth), keepingLines: true).utf8))
         }
     }
 }

@@ -20,14 +20,17 @@ struct TimelineReplayView {
 
     /// The keys, for the bottom line.
     static let hints: [(keys: String, action: String)] = [
-        ("→", "step"), ("←", "back"), ("Space", "play/pause"), ("PgUp PgDn", "page"), ("Home End", "first/last"), ("q", "quit"),
+        ("→", "step"), ("←", "back"), ("Space", "play/pause"), ("PgUp PgDn", "page"), ("Home End", "first/last"),
+        ("q", "quit"),
     ]
 
     func render(size: Size) -> Grid {
         var grid = Grid(size: size)
         guard size.width >= 40, size.height >= 10 else {
-            grid.put(TextWidth.truncate("handoff timeline: the terminal is too small (need 40x10) · q quits", to: size.width),
-                     at: Point(x: 0, y: 0), style: Style(.warning))
+            grid.put(
+                TextWidth.truncate(
+                    "handoff timeline: the terminal is too small (need 40x10) · q quits", to: size.width),
+                at: Point(x: 0, y: 0), style: Style(.warning))
             return grid
         }
         let bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
@@ -36,7 +39,8 @@ struct TimelineReplayView {
         drawTitle(into: &grid, area: title)
         drawFooter(into: &grid, area: footer)
         // Wide terminals: the detail beside the diagram; otherwise below it.
-        let diagram: Rect, detail: Rect
+        let diagram: Rect
+        let detail: Rect
         if size.width >= 140 {
             (diagram, detail) = body.splitRight(min(60, size.width / 3))
         } else {
@@ -77,12 +81,14 @@ struct TimelineReplayView {
 
     /// The timeline's lanes, named with their device's kind, times as the recordings' clocks.
     static func lanes(of timeline: Timeline) -> TimelineWidget {
-        TimelineWidget(lanes: timeline.lanes.map { TimelineWidget.Lane(name: "\($0.name) (\($0.kind))") },
-                       events: timeline.rows.map { row in
-                           TimelineWidget.Event(lane: row.lane, time: clock(row.event.time), kind: row.event.kind,
-                                                kindName: row.event.kind.rawValue, detail: row.event.detail)
-                       },
-                       arrows: timeline.arrows, timeWidth: timeWidth, emptyText: "These recordings hold no events.")
+        TimelineWidget(
+            lanes: timeline.lanes.map { TimelineWidget.Lane(name: "\($0.name) (\($0.kind))") },
+            events: timeline.rows.map { row in
+                TimelineWidget.Event(
+                    lane: row.lane, time: clock(row.event.time), kind: row.event.kind,
+                    kindName: row.event.kind.rawValue, detail: row.event.detail)
+            },
+            arrows: timeline.arrows, timeWidth: timeWidth, emptyText: "These recordings hold no events.")
     }
 
     // MARK: The detail
@@ -103,7 +109,11 @@ struct TimelineReplayView {
         }
         for arrow in timeline.arrows where arrow.from == index || arrow.to == index {
             let other = timeline.rows[arrow.from == index ? arrow.to : arrow.from].event.device
-            lines.append((arrow.from == index ? "→ \(arrow.label) to \(other)" : "← \(arrow.label) from \(other)", Style(.accent)))
+            lines.append(
+                (
+                    arrow.from == index ? "→ \(arrow.label) to \(other)" : "← \(arrow.label) from \(other)",
+                    Style(.accent)
+                ))
         }
         for line in TextWidth.wrap(event.explanation, width: inside.width) { lines.append((line, Style(.dim))) }
         let shown: Set<String> = ["time", "device", "kind", "detail", "explanation"]
@@ -112,7 +122,9 @@ struct TimelineReplayView {
             lines.append((TextWidth.truncate("\(key): \(value)", to: inside.width), Style(.normal)))
         }
         for (row, line) in lines.prefix(inside.height).enumerated() {
-            grid.put(TextWidth.truncate(line.0, to: inside.width), at: Point(x: inside.x, y: inside.y + row), style: line.1, clip: inside)
+            grid.put(
+                TextWidth.truncate(line.0, to: inside.width), at: Point(x: inside.x, y: inside.y + row), style: line.1,
+                clip: inside)
         }
     }
 
@@ -150,8 +162,11 @@ enum TimelineReplayTerminal {
             var replay = TimelineReplay(eventCount: timeline.rows.count)
             let lanes = TimelineReplayView.lanes(of: timeline)
             while true {
-                terminal.draw(TimelineReplayView(timeline: timeline, lanes: lanes, replay: replay).render(size: terminal.size))
-                let until = replay.isPlaying ? ContinuousClock.now + .milliseconds(Int(TimelineReplay.playInterval * 1000)) : nil
+                terminal.draw(
+                    TimelineReplayView(timeline: timeline, lanes: lanes, replay: replay).render(size: terminal.size))
+                let until =
+                    replay.isPlaying
+                    ? ContinuousClock.now + .milliseconds(Int(TimelineReplay.playInterval * 1000)) : nil
                 switch runLoop.nextEvent(until: until) {
                 case .key(.control("l")):
                     terminal.redrawAll()

@@ -37,13 +37,20 @@ struct WebServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The plain-HTTP port (0: any free port).", valueName: "port"))
     var httpPort = SiteServer.defaultHTTPPort
 
-    @Option(help: ArgumentHelp("The folder of sites (default: the Browser's, which demos/sites links to).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The folder of sites (default: the Browser's, which demos/sites links to).", valueName: "dir"))
     var sites: String?
 
-    @Option(help: ArgumentHelp("Where the certificate authority and the hosts map are kept (default: $XDG_STATE_HOME/handoff/web).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the certificate authority and the hosts map are kept (default: $XDG_STATE_HOME/handoff/web).",
+            valueName: "dir"))
     var webDir: String?
 
-    @Option(name: .customLong("rehearse"), help: ArgumentHelp("Serve HOST's association file wrong on purpose (repeatable).", valueName: "HOST=MODE"))
+    @Option(
+        name: .customLong("rehearse"),
+        help: ArgumentHelp("Serve HOST's association file wrong on purpose (repeatable).", valueName: "HOST=MODE"))
     var rehearsals: [String] = []
 
     @Option(help: ArgumentHelp("Cache-Control max-age of association files, in seconds.", valueName: "seconds"))
@@ -64,9 +71,13 @@ struct WebServeCommand: AsyncParsableCommand {
         var result: [String: Rehearsal] = [:]
         for text in rehearsals {
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--rehearse expects HOST=MODE, not \"\(text)\".") }
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ValidationError("--rehearse expects HOST=MODE, not \"\(text)\".")
+            }
             guard let mode = Rehearsal(rawValue: parts[1]) else {
-                throw ValidationError("--rehearse \(parts[0]): no mode \"\(parts[1])\" (modes: \(Rehearsal.allCases.map(\.rawValue).joined(separator: ", "))).")
+                throw ValidationError(
+                    "--rehearse \(parts[0]): no mode \"\(parts[1])\" (modes: \(Rehearsal.allCases.map(\.rawValue).joined(separator: ", ")))."
+                )
             }
             result[parts[0].lowercased()] = mode
         }
@@ -74,10 +85,13 @@ struct WebServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let folder = webDir.map { WebFolder(url: URL(fileURLWithPath: $0, isDirectory: true)) } ?? WebFolder.defaultFolder()
+        let folder =
+            webDir.map { WebFolder(url: URL(fileURLWithPath: $0, isDirectory: true)) } ?? WebFolder.defaultFolder()
         let library: SiteLibrary
         if let sites {
-            library = SiteLibrary(folder: URL(fileURLWithPath: sites, isDirectory: true), readerDocuments: BrowserResources.locateReaderDocuments())
+            library = SiteLibrary(
+                folder: URL(fileURLWithPath: sites, isDirectory: true),
+                readerDocuments: BrowserResources.locateReaderDocuments())
         } else {
             do {
                 let resources = try BrowserResources.locate()
@@ -87,7 +101,9 @@ struct WebServeCommand: AsyncParsableCommand {
             }
         }
         guard let sitesFolder = library.folder, !library.hosts.isEmpty else {
-            throw ValidationError("no sites to serve in \(library.folder?.path ?? "the sites folder") (one folder per host, such as maps.handoffsim.example).")
+            throw ValidationError(
+                "no sites to serve in \(library.folder?.path ?? "the sites folder") (one folder per host, such as maps.handoffsim.example)."
+            )
         }
         let rehearsals = try parsedRehearsals()
         for host in rehearsals.keys where !library.hosts.contains(host) {
@@ -97,19 +113,25 @@ struct WebServeCommand: AsyncParsableCommand {
         let server: SiteServer
         do {
             server = try await SiteServer.start(
-                SiteServer.Configuration(sites: sitesFolder, hosts: library.hosts, pages: library.servedPage, folder: folder,
-                                         httpsPort: port, httpPort: httpPort, rehearsals: rehearsals, maxAge: maxAge),
+                SiteServer.Configuration(
+                    sites: sitesFolder, hosts: library.hosts, pages: library.servedPage, folder: folder,
+                    httpsPort: port, httpPort: httpPort, rehearsals: rehearsals, maxAge: maxAge),
                 log: { line in if verbose { StandardOutput.shared.write(line) } })
         } catch .portInUse(let scheme, let port) {
             // One line: the port, and the option that chooses another.
             let option = scheme == "HTTPS" ? "--port" : "--http-port"
-            FileHandle.standardError.write(Data("error: the \(scheme) port \(port) is already in use (another program listens on it, perhaps the demo's web): choose another with \(option) N, or \(option) 0 for any free port.\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "error: the \(scheme) port \(port) is already in use (another program listens on it, perhaps the demo's web): choose another with \(option) N, or \(option) 0 for any free port.\n"
+                        .utf8))
             throw ExitCode(1)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        var lines = ["Serving \(library.hosts.count) sites from \(sitesFolder.path) on 127.0.0.1: https \(server.httpsPort), http \(server.httpPort.map(String.init) ?? "off")"]
+        var lines = [
+            "Serving \(library.hosts.count) sites from \(sitesFolder.path) on 127.0.0.1: https \(server.httpsPort), http \(server.httpPort.map(String.init) ?? "off")"
+        ]
         lines += library.hosts.map { host in
             "  https://\(host)/" + (rehearsals[host].map { "  (association file: \($0.summary))" } ?? "")
         }
@@ -134,6 +156,7 @@ extension SiteLibrary {
     /// A page of these sites as the server sends it: the page format, with its status.
     @Sendable func servedPage(_ url: URL) -> SiteResponse {
         let page = page(for: url)
-        return SiteResponse(status: page.status, contentType: "\(pageMediaType); charset=utf-8", body: Data(page.source.utf8))
+        return SiteResponse(
+            status: page.status, contentType: "\(pageMediaType); charset=utf-8", body: Data(page.source.utf8))
     }
 }

@@ -35,11 +35,14 @@ enum WebWiring {
         // No hosts map at all: no local web was started here. The Browser shows its own copy of
         // the demo sites and says so (a map that exists but whose server is gone is unreachable).
         if !FileManager.default.fileExists(atPath: folder.hostsMap.path), let sites = offlineSites,
-           let host = start.host?.lowercased(), sites.hosts.contains(host) {
+            let host = start.host?.lowercased(), sites.hosts.contains(host)
+        {
             let served = sites.servedPage(start)
-            let note = "> Offline copy: the local web is not running (`handoff web serve`, or `handoff demo`), "
+            let note =
+                "> Offline copy: the local web is not running (`handoff web serve`, or `handoff demo`), "
                 + "so the Browser shows the page it carries.\n"
-            return .response(url: start, status: served.status, contentType: served.contentType, body: Data(note.utf8) + served.body)
+            return .response(
+                url: start, status: served.status, contentType: served.contentType, body: Data(note.utf8) + served.body)
         }
         var url = start
         var chain = [start.absoluteString]
@@ -54,21 +57,26 @@ enum WebWiring {
             do {
                 response = try await client.get(url, timeout: pageTimeout, maximumBytes: pageLimit)
             } catch {
-                let failure: PageLoadFailure = switch error {
-                case .noAddress(let host, let reason): .noAddress(host: host, reason: reason)
-                case .unreachable(let host, let reason): .unreachable(host: host, reason: reason)
-                case .timedOut(let host, let seconds): .timedOut(host: host, seconds: seconds)
-                case .tooLarge(let host, let limit): .tooLarge(host: host, limit: limit)
-                case .unsupported(let address): .unreachable(host: url.host ?? "", reason: "\(address) is not an http or https address")
-                }
+                let failure: PageLoadFailure =
+                    switch error {
+                    case .noAddress(let host, let reason): .noAddress(host: host, reason: reason)
+                    case .unreachable(let host, let reason): .unreachable(host: host, reason: reason)
+                    case .timedOut(let host, let seconds): .timedOut(host: host, seconds: seconds)
+                    case .tooLarge(let host, let limit): .tooLarge(host: host, limit: limit)
+                    case .unsupported(let address):
+                        .unreachable(host: url.host ?? "", reason: "\(address) is not an http or https address")
+                    }
                 return .failed(url: url, failure)
             }
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"],
-                  let next = URL(string: location, relativeTo: url)?.absoluteURL
+                let next = URL(string: location, relativeTo: url)?.absoluteURL
             else {
-                return .response(url: url, status: response.status, contentType: response.contentType, body: response.body)
+                return .response(
+                    url: url, status: response.status, contentType: response.contentType, body: response.body)
             }
-            if chain.contains(next.absoluteString) { return .failed(url: start, .redirectLoop(chain + [next.absoluteString])) }
+            if chain.contains(next.absoluteString) {
+                return .failed(url: start, .redirectLoop(chain + [next.absoluteString]))
+            }
             chain.append(next.absoluteString)
             if chain.count > redirectLimit + 1 { return .failed(url: start, .tooManyRedirects(chain)) }
             url = next

@@ -40,7 +40,10 @@ func render(_ state: ProbeState) -> Grid {
     let lines: [(String, Style)] = [
         ("size=\(state.size) resizes=\(state.resizes)", .normal),
         ("last=\(state.lastKey) keys=\(state.keys.suffix(8).joined(separator: " "))", .normal),
-        ("wakes=\(state.wakes) ticks=\(state.ticks) color=\(state.usesColor ? "yes" : "no") resumes=\(state.resumes)", .normal),
+        (
+            "wakes=\(state.wakes) ticks=\(state.ticks) color=\(state.usesColor ? "yes" : "no") resumes=\(state.resumes)",
+            .normal
+        ),
         ("|漢字|ab|🌍|x|", .normal),
         ("|abcd|ab|xx|x|", .normal),
         ("Title role", Style(.title)),

@@ -1,16 +1,18 @@
-@testable import BrowserApp
 import DeviceAppKit
 import Foundation
 import HandoffCore
 import HandoffTestSupport
 import Testing
 
+@testable import BrowserApp
+
 /// The demo apps' manifests as the headless device and the real apps declare them.
 enum DemoManifests {
     static let team = "SIMTEAM001"
-    static let map = AppManifest(bundleIdentifier: "com.handoffsim.map", teamIdentifier: team, displayName: "Map",
-                                 activityTypes: ["com.handoffsim.map.region"],
-                                 associatedDomains: ["activitycontinuation:maps.handoffsim.example"])
+    static let map = AppManifest(
+        bundleIdentifier: "com.handoffsim.map", teamIdentifier: team, displayName: "Map",
+        activityTypes: ["com.handoffsim.map.region"],
+        associatedDomains: ["activitycontinuation:maps.handoffsim.example"])
 }
 
 @Suite("The Browser's activity and continuation")
@@ -24,10 +26,12 @@ struct HandoffTests {
     }
 
     @Test func aManifestThatIsNotABrowserIsRefused() throws {
-        let manifest = AppManifest(bundleIdentifier: "com.example.x", teamIdentifier: "SIMTEAM001", displayName: "X",
-                                   activityTypes: ["com.example.x.thing"])
+        let manifest = AppManifest(
+            bundleIdentifier: "com.example.x", teamIdentifier: "SIMTEAM001", displayName: "X",
+            activityTypes: ["com.example.x.thing"])
         #expect(throws: BrowserError.notABrowser(file: "X.plist")) {
-            try BrowserApp(manifest: manifest, sites: SiteLibrary(folder: nil, readerDocuments: nil), manifestFile: "X.plist")
+            try BrowserApp(
+                manifest: manifest, sites: SiteLibrary(folder: nil, readerDocuments: nil), manifestFile: "X.plist")
         }
         let missing = BrowserResources(folder: URL(fileURLWithPath: "/nonexistent"), readerDocuments: nil)
         #expect {
@@ -80,7 +84,8 @@ struct HandoffTests {
         let phone = try BrowserDevice("Phone", in: hood)
         #expect(phone.browser.open(url("https://reader.handoffsim.example/night-markets?page=2")))
         #expect(phone.browser.page?.title == "Night Markets of the Old Port" || phone.browser.page?.kind == .site)
-        #expect(phone.browser.history.current?.absoluteString == "https://reader.handoffsim.example/night-markets?page=2")
+        #expect(
+            phone.browser.history.current?.absoluteString == "https://reader.handoffsim.example/night-markets?page=2")
         #expect(phone.browser.open(url("HTTP://www.example.org/")))
         #expect(phone.browser.page?.kind == .noNetwork)
         #expect(!phone.browser.open(url("mailto:a@b.example")))
@@ -119,8 +124,10 @@ struct HandoffTests {
     @Test func aReaderDocumentContinuedWithoutTheReaderOpensItsPage() throws {
         let hood = Neighbourhood()
         let laptop = hood.addDevice("Laptop", kind: .laptop)
-        let reader = laptop.install(AppManifest(bundleIdentifier: "com.handoffsim.reader", teamIdentifier: "SIMTEAM001",
-                                                displayName: "Reader", activityTypes: ["com.handoffsim.reader.reading"]))
+        let reader = laptop.install(
+            AppManifest(
+                bundleIdentifier: "com.handoffsim.reader", teamIdentifier: "SIMTEAM001",
+                displayName: "Reader", activityTypes: ["com.handoffsim.reader.reading"]))
         laptop.bringToFront(reader)
         let reading = try UserActivity(activityType: "com.handoffsim.reader.reading", application: reader)
         try reading.setWebpageURL(url("https://reader.handoffsim.example/harrow-point?page=2"))
@@ -140,7 +147,9 @@ struct HandoffTests {
         let phone = try BrowserDevice("Phone", in: hood)
         laptop.go(to: "handoffsim.example/associated-domains")
         hood.advance(by: 1.5)
-        #expect(phone.device.system.offers[laptop.device.info.id]?.route == .web(browserBundleIdentifier: "com.handoffsim.browser"))
+        #expect(
+            phone.device.system.offers[laptop.device.info.id]?.route
+                == .web(browserBundleIdentifier: "com.handoffsim.browser"))
         phone.device.chooseOffer(from: laptop.device.info.id)
         hood.settle()
         #expect(phone.browser.page?.url.absoluteString == "https://handoffsim.example/associated-domains")
@@ -159,14 +168,17 @@ struct HandoffTests {
         let map = RecordingAppDelegate()
         phone.device.install(DemoManifests.map, delegate: map)
         if approved {
-            let file = try browserResources().sites.appendingPathComponent("maps.handoffsim.example/\(SiteAssociationFile.fileName)")
+            let file = try browserResources().sites.appendingPathComponent(
+                "maps.handoffsim.example/\(SiteAssociationFile.fileName)")
             let association = try SiteAssociationFile(host: "maps.handoffsim.example", data: Data(contentsOf: file))
             let appID = DemoManifests.map.applicationIdentifier
-            phone.device.siteAssociationChecked(SiteAssociationCheck(
-                bundleIdentifier: DemoManifests.map.bundleIdentifier, applicationIdentifier: appID,
-                domain: AssociatedDomain(host: "maps.handoffsim.example"),
-                outcome: association.approvedApplicationIdentifiers.contains(appID) ? .approved : .notListed(approving: []),
-                checkedAt: Date(), expiresAt: .distantFuture))
+            phone.device.siteAssociationChecked(
+                SiteAssociationCheck(
+                    bundleIdentifier: DemoManifests.map.bundleIdentifier, applicationIdentifier: appID,
+                    domain: AssociatedDomain(host: "maps.handoffsim.example"),
+                    outcome: association.approvedApplicationIdentifiers.contains(appID)
+                        ? .approved : .notListed(approving: []),
+                    checkedAt: Date(), expiresAt: .distantFuture))
         }
         laptop.go(to: "maps.handoffsim.example/?lat=51.5&lon=-0.12&z=5")
         hood.advance(by: 1.5)
@@ -174,12 +186,18 @@ struct HandoffTests {
         hood.settle()
         let routed = try #require(phone.device.lifecycle.first { $0.kind == .webRouted })
         if approved {
-            #expect(routed.summary == "maps.handoffsim.example → SIMTEAM001.com.handoffsim.map: maps.handoffsim.example's association file approves it (web → native)")
-            #expect(map.continued.first?.webpageURL?.absoluteString == "https://maps.handoffsim.example/?lat=51.5&lon=-0.12&z=5")
+            #expect(
+                routed.summary
+                    == "maps.handoffsim.example → SIMTEAM001.com.handoffsim.map: maps.handoffsim.example's association file approves it (web → native)"
+            )
+            #expect(
+                map.continued.first?.webpageURL?.absoluteString
+                    == "https://maps.handoffsim.example/?lat=51.5&lon=-0.12&z=5")
             #expect(phone.browser.page?.url == BrowserApp.homeURL, "the Browser was not involved")
         } else {
-            #expect(routed.summary == "opened in the browser: com.handoffsim.map (maps.handoffsim.example): "
-                + "the association file was not fetched yet")
+            #expect(
+                routed.summary == "opened in the browser: com.handoffsim.map (maps.handoffsim.example): "
+                    + "the association file was not fetched yet")
             #expect(map.continued.isEmpty)
             #expect(phone.browser.page?.blocks.first == .paragraph("Map of 51.5°N 0.12°W at zoom 5"))
         }
@@ -198,10 +216,13 @@ struct HandoffTests {
     @Test func aFailedContinuationSaysSoAndKeepsThePage() throws {
         let hood = Neighbourhood()
         let phone = try BrowserDevice("Phone", in: hood)
-        #expect(phone.browser.application(phone.application, willContinueUserActivityWithType: UserActivity.browsingWebType))
+        #expect(
+            phone.browser.application(phone.application, willContinueUserActivityWithType: UserActivity.browsingWebType)
+        )
         #expect(phone.browser.isContinuing)
-        phone.browser.application(phone.application, didFailToContinueUserActivityWithType: UserActivity.browsingWebType,
-                                  error: HandoffError(.remoteApplicationTimedOut, "no payload"))
+        phone.browser.application(
+            phone.application, didFailToContinueUserActivityWithType: UserActivity.browsingWebType,
+            error: HandoffError(.remoteApplicationTimedOut, "no payload"))
         #expect(!phone.browser.isContinuing)
         #expect(phone.browser.message?.text.hasPrefix("Could not continue:") == true)
         #expect(phone.browser.message?.text.contains("(4610)") == true)

@@ -1,8 +1,9 @@
-@testable import BrowserApp
 import Foundation
 import HandoffTestSupport
 import TerminalCells
 import Testing
+
+@testable import BrowserApp
 
 @Suite("History")
 struct HistoryTests {
@@ -10,7 +11,9 @@ struct HistoryTests {
         var history = BrowsingHistory()
         #expect(history.current == nil)
         #expect(history.goBack() == nil)
-        let a = url("https://a.example/"), b = url("https://b.example/"), c = url("https://c.example/")
+        let a = url("https://a.example/")
+        let b = url("https://b.example/")
+        let c = url("https://c.example/")
         history.visit(a)
         history.visit(b)
         history.visit(b)
@@ -93,7 +96,8 @@ struct KeyTests {
         #expect(bar.string == "https://handoffsim.example/")
         #expect(bar.isAllSelected)
         phone.type("maps.handoffsim.example/?lat=1&lon=2&z=3")
-        #expect(browser.addressBar?.string == "maps.handoffsim.example/?lat=1&lon=2&z=3", "typing replaced the selection")
+        #expect(
+            browser.addressBar?.string == "maps.handoffsim.example/?lat=1&lon=2&z=3", "typing replaced the selection")
         phone.press(.backspace, .character("4"), .home, .delete, .character("M"))
         #expect(browser.addressBar?.string == "Maps.handoffsim.example/?lat=1&lon=2&z=4")
         phone.press(.enter)
@@ -125,14 +129,18 @@ struct KeyTests {
         phone.press(.enter)
         #expect(phone.browser.addressBar?.string == "how does handoff work")
         #expect(phone.browser.message?.kind == .error)
-        #expect(phone.browser.message?.text.contains("is not a web address, and the simulator has no search engine") == true)
+        #expect(
+            phone.browser.message?.text.contains("is not a web address, and the simulator has no search engine") == true
+        )
         phone.press(.control("u"), .enter)
         #expect(phone.browser.message?.text.hasPrefix("Type an address") == true)
     }
 
     @Test func addressesFromTypedText() {
         #expect(AddressBar.url(from: "  handoffsim.example ")?.absoluteString == "https://handoffsim.example")
-        #expect(AddressBar.url(from: "http://maps.handoffsim.example/?z=1")?.absoluteString == "http://maps.handoffsim.example/?z=1")
+        #expect(
+            AddressBar.url(from: "http://maps.handoffsim.example/?z=1")?.absoluteString
+                == "http://maps.handoffsim.example/?z=1")
         #expect(AddressBar.url(from: "mailto:a@b.example")?.scheme == "mailto")
         #expect(AddressBar.url(from: "reader.handoffsim.example/café")?.host == "reader.handoffsim.example")
         #expect(AddressBar.url(from: "two words") == nil)
@@ -152,8 +160,10 @@ struct KeyTests {
         let folder = TemporaryFolder()
         try folder.write("# Home", to: "sites/site.example/index.page")
         let resources = try browserResources()
-        let browser = try BrowserApp(resources: BrowserResources(infoPlist: resources.infoPlist,
-                                                                 sites: folder.url.appendingPathComponent("sites"), readerDocuments: nil))
+        let browser = try BrowserApp(
+            resources: BrowserResources(
+                infoPlist: resources.infoPlist,
+                sites: folder.url.appendingPathComponent("sites"), readerDocuments: nil))
         let hood = Neighbourhood()
         let phone = try BrowserDevice("Phone", in: hood, browser: browser)
         phone.go(to: "site.example")

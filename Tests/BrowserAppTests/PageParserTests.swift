@@ -1,13 +1,15 @@
-@testable import BrowserApp
 import Foundation
 import Testing
+
+@testable import BrowserApp
 
 @Suite("The page format")
 struct PageParserTests {
     let base = URL(string: "https://site.example/docs/intro?lang=en&lat=48.85")!
 
     @Test func everyKindOfBlock() {
-        let page = PageParser.parse("""
+        let page = PageParser.parse(
+            """
             # The title
             First line of a paragraph
             and its second line.
@@ -25,18 +27,21 @@ struct PageParserTests {
             """, url: base)
         #expect(page.title == "The title")
         #expect(page.kind == .site)
-        #expect(page.blocks == [
-            .paragraph("First line of a paragraph and its second line."),
-            .heading("A heading", level: 2),
-            .link(.init(label: "Another page", target: "/other", url: URL(string: "https://site.example/other"))),
-            .link(.init(label: "next", target: "next", url: URL(string: "https://site.example/docs/next"))),
-            .link(.init(label: "https://elsewhere.example/", target: "https://elsewhere.example/",
+        #expect(
+            page.blocks == [
+                .paragraph("First line of a paragraph and its second line."),
+                .heading("A heading", level: 2),
+                .link(.init(label: "Another page", target: "/other", url: URL(string: "https://site.example/other"))),
+                .link(.init(label: "next", target: "next", url: URL(string: "https://site.example/docs/next"))),
+                .link(
+                    .init(
+                        label: "https://elsewhere.example/", target: "https://elsewhere.example/",
                         url: URL(string: "https://elsewhere.example/"))),
-            .listItem("One"),
-            .listItem("Two"),
-            .quote("Quoted"),
-            .preformatted(["  kept   as is"]),
-        ])
+                .listItem("One"),
+                .listItem("Two"),
+                .quote("Quoted"),
+                .preformatted(["  kept   as is"]),
+            ])
         #expect(page.links.map(\.target) == ["/other", "next", "https://elsewhere.example/"])
     }
 
@@ -51,15 +56,17 @@ struct PageParserTests {
         #expect(variables["query.lat"] == "48.85")
         #expect(variables["host"] == "site.example")
         #expect(variables["path"] == "/docs/intro")
-        let page = PageParser.parse("# {{host}}\nLatitude {{query.lat}}, {{ query.lang }}; {{nope}} {{unclosed",
-                                    url: base, variables: variables)
+        let page = PageParser.parse(
+            "# {{host}}\nLatitude {{query.lat}}, {{ query.lang }}; {{nope}} {{unclosed",
+            url: base, variables: variables)
         #expect(page.title == "site.example")
         #expect(page.blocks == [.paragraph("Latitude 48.85, en; {{nope}} {{unclosed")])
     }
 
     @Test func valuesNeverAddLinesOrBlocks() throws {
         let hostile = try #require(URL(string: "https://site.example/?q=%0A%3D%3E%20javascript:alert(1)%1B%5B2J"))
-        let page = PageParser.parse("# T\nYou asked for {{query.q}}", url: hostile, variables: PageParser.variables(for: hostile))
+        let page = PageParser.parse(
+            "# T\nYou asked for {{query.q}}", url: hostile, variables: PageParser.variables(for: hostile))
         #expect(page.blocks.count == 1)
         #expect(page.links.isEmpty)
         guard case .paragraph(let text) = page.blocks[0] else {
@@ -71,13 +78,15 @@ struct PageParserTests {
     }
 
     @Test func controlCharactersAndOverridesAreDropped() {
-        let text = "\u{FEFF}# Ti\u{1B}[31mtle\r\nLine\tone\u{07}\rLine \u{202E}two\u{9B}\n=> /x\u{0} Link\u{1B}]0;owned\u{07}"
+        let text =
+            "\u{FEFF}# Ti\u{1B}[31mtle\r\nLine\tone\u{07}\rLine \u{202E}two\u{9B}\n=> /x\u{0} Link\u{1B}]0;owned\u{07}"
         let page = PageParser.parse(text, url: base)
         #expect(page.title == "Title")
-        #expect(page.blocks == [
-            .paragraph("Line    one Line two"),
-            .link(.init(label: "Link", target: "/x", url: URL(string: "https://site.example/x"))),
-        ])
+        #expect(
+            page.blocks == [
+                .paragraph("Line    one Line two"),
+                .link(.init(label: "Link", target: "/x", url: URL(string: "https://site.example/x"))),
+            ])
         #expect(!page.plainText.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
     }
 
@@ -102,7 +111,9 @@ struct PageParserTests {
         let text = (0..<(PageParser.maximumLines + 50)).map { "* item \($0)" }.joined(separator: "\n")
         let page = PageParser.parse(text, url: base)
         #expect(page.blocks.count == PageParser.maximumLines + 1)
-        #expect(page.blocks.last == .quote("The rest of this page was not shown: it has more than \(PageParser.maximumLines) lines."))
+        #expect(
+            page.blocks.last
+                == .quote("The rest of this page was not shown: it has more than \(PageParser.maximumLines) lines."))
     }
 
     @Test func oddLinksAreKeptButMarkedUnusable() {

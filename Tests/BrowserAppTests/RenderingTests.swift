@@ -1,8 +1,9 @@
-@testable import BrowserApp
 import Foundation
 import HandoffTestSupport
 import TerminalCells
 import Testing
+
+@testable import BrowserApp
 
 /// Snapshots of the Browser's pages (Snapshots/*.txt; `RECORD_SNAPSHOTS=1` re-records them).
 @Suite("Rendering")
@@ -50,11 +51,14 @@ struct RenderingTests {
 
     @Test func aHostilePage() throws {
         let folder = TemporaryFolder()
-        try folder.write("# \u{1B}[2JOwned\n\u{1B}]0;title\u{07}Text\twith\u{202E} tricks\n=> javascript:alert(1) \u{1B}[5mClick\n"
-            + String(repeating: "W", count: 200), to: "sites/evil.example/index.page")
+        try folder.write(
+            "# \u{1B}[2JOwned\n\u{1B}]0;title\u{07}Text\twith\u{202E} tricks\n=> javascript:alert(1) \u{1B}[5mClick\n"
+                + String(repeating: "W", count: 200), to: "sites/evil.example/index.page")
         let resources = try browserResources()
-        let browser = try BrowserApp(resources: BrowserResources(infoPlist: resources.infoPlist,
-                                                                 sites: folder.url.appendingPathComponent("sites"), readerDocuments: nil))
+        let browser = try BrowserApp(
+            resources: BrowserResources(
+                infoPlist: resources.infoPlist,
+                sites: folder.url.appendingPathComponent("sites"), readerDocuments: nil))
         let hood = Neighbourhood()
         let phone = try BrowserDevice("Phone", in: hood, browser: browser)
         phone.go(to: "evil.example")
@@ -81,9 +85,11 @@ struct RenderingTests {
         let phone = try BrowserDevice("Phone", in: Neighbourhood())
         for editing in [false, true] {
             if editing { phone.press(.character("g")) }
-            for area in [Rect(x: 7, y: 3, width: 60, height: 18), Rect(x: 1, y: 1, width: 9, height: 3),
-                         Rect(x: 0, y: 0, width: 150, height: 44), Rect(x: 2, y: 2, width: 0, height: 5),
-                         Rect(x: 3, y: 3, width: 1, height: 1)] {
+            for area in [
+                Rect(x: 7, y: 3, width: 60, height: 18), Rect(x: 1, y: 1, width: 9, height: 3),
+                Rect(x: 0, y: 0, width: 150, height: 44), Rect(x: 2, y: 2, width: 0, height: 5),
+                Rect(x: 3, y: 3, width: 1, height: 1),
+            ] {
                 var grid = Grid(size: Size(width: 160, height: 48), fill: Cell("#"))
                 phone.browser.render(into: &grid, area: area)
                 for y in 0..<grid.size.height {
@@ -97,7 +103,10 @@ struct RenderingTests {
 
     @Test func rowsNeverOverflowTheirWidth() throws {
         let phone = try BrowserDevice("Phone", in: Neighbourhood())
-        for address in ["handoffsim.example/site-format", "reader.handoffsim.example/night-markets?page=1", "www.example.org/" + String(repeating: "x", count: 300)] {
+        for address in [
+            "handoffsim.example/site-format", "reader.handoffsim.example/night-markets?page=1",
+            "www.example.org/" + String(repeating: "x", count: 300),
+        ] {
             phone.go(to: address)
             for width in [8, 20, 33, 60, 101] {
                 let grid = phone.render(width: width, height: 12)

@@ -1,25 +1,32 @@
-@testable import BrowserApp
 import DeviceAppKit
 import Foundation
 import HandoffCore
 import HandoffManifest
 import Testing
 
+@testable import BrowserApp
+
 @Suite("Resources")
 struct ResourceTests {
     /// The repository's root (this file is Tests/BrowserAppTests/ResourceTests.swift).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     @Test func theDemosFolderLinksToTheResources() throws {
         let resources = try browserResources()
         let plist = Self.root.appendingPathComponent("demos/apps/Browser/Info.plist")
         let sites = Self.root.appendingPathComponent("demos/sites")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: plist.path) == "../../../Sources/BrowserApp/Resources/Info.plist")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: sites.path) == "../Sources/BrowserApp/Resources/sites")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: plist.path)
+                == "../../../Sources/BrowserApp/Resources/Info.plist")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: sites.path)
+                == "../Sources/BrowserApp/Resources/sites")
         #expect(try Data(contentsOf: plist) == Data(contentsOf: resources.infoPlist))
         #expect(SiteLibrary.hosts(in: sites) == SiteLibrary.hosts(in: resources.sites))
         // `handoff manifest lint` reads the app's settings from the file next to its Info.plist.
-        let settings = try BuildSettingsFile(contentsOf: Self.root.appendingPathComponent("demos/apps/Browser/BuildSettings.xcconfig"))
+        let settings = try BuildSettingsFile(
+            contentsOf: Self.root.appendingPathComponent("demos/apps/Browser/BuildSettings.xcconfig"))
         #expect(settings.settings == BrowserApp.buildSettings)
         #expect(try AppManifest(infoPlistAt: plist, buildSettings: settings.settings) == BrowserApp().manifest)
     }
@@ -33,7 +40,8 @@ struct ResourceTests {
 
     @Test func errorsNameWhatIsMissing() {
         let error = BrowserError.resourcesNotFound(searched: ["/a", "/b"])
-        #expect(error.description == "the Browser's resources (Info.plist, sites) were not found; searched:\n  /a\n  /b")
+        #expect(
+            error.description == "the Browser's resources (Info.plist, sites) were not found; searched:\n  /a\n  /b")
         #expect(BrowserError.notABrowser(file: "X.plist").description.contains("NSUserActivityTypeBrowsingWeb"))
     }
 
@@ -63,4 +71,3 @@ struct ResourceTests {
         #expect(browser.keyHints.first?.keys == "Enter")
     }
 }
-

@@ -1,7 +1,8 @@
-@testable import BrowserApp
 import Foundation
 import HandoffCore
 import Testing
+
+@testable import BrowserApp
 
 @Suite("Sites")
 struct SiteTests {
@@ -41,7 +42,9 @@ struct SiteTests {
         #expect(page.links.map(\.label) == sites.hosts)
     }
 
-    @Test(arguments: ["mailto:someone@example.org", "javascript:alert(1)", "file:///etc/passwd", "ftp://files.example/x"])
+    @Test(arguments: [
+        "mailto:someone@example.org", "javascript:alert(1)", "file:///etc/passwd", "ftp://files.example/x",
+    ])
     func otherSchemesAreRefused(address: String) throws {
         let page = try shippedSites().page(for: url(address))
         #expect(page.kind == .refused)
@@ -55,11 +58,14 @@ struct SiteTests {
         try folder.write("# Home", to: "site.example/index.page")
         try folder.write("# Secret", to: "secret.page")
         try folder.write("# Hidden", to: "site.example/.hidden.page")
-        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("site.example/link.page").path,
-                                                   withDestinationPath: "../secret.page")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("site.example/link.page").path,
+            withDestinationPath: "../secret.page")
         let sites = SiteLibrary(folder: folder.url, readerDocuments: nil)
-        for address in ["https://site.example/../secret", "https://site.example/%2e%2e/secret", "https://site.example/.hidden",
-                        "https://site.example/link"] {
+        for address in [
+            "https://site.example/../secret", "https://site.example/%2e%2e/secret", "https://site.example/.hidden",
+            "https://site.example/link",
+        ] {
             let page = sites.page(for: url(address))
             #expect(page.kind == .refused, "\(address)")
             #expect(page.title == "Address refused", "\(address)")
@@ -102,14 +108,20 @@ struct SiteTests {
     }
 
     @Test func mapQueries() {
-        #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=-33.8688&lon=151.2093&z=5.5")).summary
-            == "Map of 33.87°S 151.21°E at zoom 5.5")
-        #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=-0.0001&z=0")).summary == "Map of 0° 0° at zoom 0")
-        #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=10&lon=-74.5&z=2")).summary == "Map of 10°N 74.5°W at zoom 2")
+        #expect(
+            MapQuery(url: url("https://maps.handoffsim.example/?lat=-33.8688&lon=151.2093&z=5.5")).summary
+                == "Map of 33.87°S 151.21°E at zoom 5.5")
+        #expect(
+            MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=-0.0001&z=0")).summary
+                == "Map of 0° 0° at zoom 0")
+        #expect(
+            MapQuery(url: url("https://maps.handoffsim.example/?lat=10&lon=-74.5&z=2")).summary
+                == "Map of 10°N 74.5°W at zoom 2")
         let bad = MapQuery(url: url("https://maps.handoffsim.example/?lat=91&lon=abc"))
         #expect(bad.summary == nil)
-        #expect(bad.problem == "This address does not name a map view: lat “91” is not a number from -90 to 90; "
-            + "lon “abc” is not a number from -180 to 180; z (zoom) is missing.")
+        #expect(
+            bad.problem == "This address does not name a map view: lat “91” is not a number from -90 to 90; "
+                + "lon “abc” is not a number from -180 to 180; z (zoom) is missing.")
         #expect(MapQuery(url: url("https://maps.handoffsim.example/")).problem?.contains("names no place") == true)
         #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=nan&lon=inf&z=1")).summary == nil)
     }
@@ -131,11 +143,14 @@ struct SiteTests {
         #expect(world.variables["map.zoomOut"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=-1")
         #expect(world.variables["map.zoomIn"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=0.39")
         let closest = MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=10"))
-        #expect(closest.variables["map.zoomIn"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=10", "clamped to the Map's closest")
+        #expect(
+            closest.variables["map.zoomIn"] == "https://maps.handoffsim.example/?lat=0&lon=0&z=10",
+            "clamped to the Map's closest")
         // Outside the Map's range is an error naming the range.
         for z in ["-1.01", "10.01", "24"] {
-            #expect(MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=\(z)")).problem
-                == "This address does not name a map view: z “\(z)” is not a number from -1 to 10.")
+            #expect(
+                MapQuery(url: url("https://maps.handoffsim.example/?lat=0&lon=0&z=\(z)")).problem
+                    == "This address does not name a map view: z “\(z)” is not a number from -1 to 10.")
         }
     }
 
@@ -162,14 +177,16 @@ struct SiteTests {
         // The same pages as the Reader: the third form-feed section of the file.
         let file = try #require(sites.readerDocuments).appendingPathComponent("handoff-guide.txt")
         let sections = try String(contentsOf: file, encoding: .utf8).split(separator: "\u{0C}")
-        let firstLine = try #require(sections[2].split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        let firstLine = try #require(
+            sections[2].split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
         #expect(page.blocks[1] == .paragraph(firstLine.trimmingCharacters(in: .whitespaces)))
     }
 
     @Test func readerPagesOutOfRangeAreClamped() throws {
         let sites = try shippedSites()
         let last = sites.page(for: url("https://reader.handoffsim.example/night-markets?page=99"))
-        #expect(last.blocks.first == .quote("“\(last.title)” has 5 pages; page 99 was asked for: showing the last page."))
+        #expect(
+            last.blocks.first == .quote("“\(last.title)” has 5 pages; page 99 was asked for: showing the last page."))
         #expect(last.blocks[1] == .quote("Page 5 of 5 · the web version of the Reader"))
         let first = sites.page(for: url("https://reader.handoffsim.example/night-markets?page=two"))
         #expect(first.blocks.first == .quote("“two” is not a page number: showing page 1."))
@@ -190,7 +207,8 @@ struct SiteTests {
         let sites = SiteLibrary(folder: resources.sites, readerDocuments: nil)
         let page = sites.page(for: url("https://reader.handoffsim.example/handoff-guide?page=2"))
         #expect(page.title == "“handoff-guide”, page 2")
-        #expect(page.plainText.contains("not installed with this Browser, so page 2 of “handoff-guide” cannot be shown"))
+        #expect(
+            page.plainText.contains("not installed with this Browser, so page 2 of “handoff-guide” cannot be shown"))
         let home = sites.page(for: url("https://reader.handoffsim.example/"))
         #expect(home.plainText.contains("The Reader's documents are not installed"))
     }
@@ -216,39 +234,54 @@ struct SiteTests {
         let sites = try browserResources().sites
         var approvals: [String: Set<String>] = [:]
         for host in SiteLibrary.hosts(in: sites) {
-            let data = try Data(contentsOf: sites.appendingPathComponent(host).appendingPathComponent(SiteAssociationFile.fileName))
+            let data = try Data(
+                contentsOf: sites.appendingPathComponent(host).appendingPathComponent(SiteAssociationFile.fileName))
             approvals[host] = try SiteAssociationFile(host: host, data: data).approvedApplicationIdentifiers
         }
-        #expect(approvals == [
-            "handoffsim.example": [],
-            "maps.handoffsim.example": ["SIMTEAM001.com.handoffsim.map"],
-            "reader.handoffsim.example": ["SIMTEAM001.com.handoffsim.reader"],
-        ])
+        #expect(
+            approvals == [
+                "handoffsim.example": [],
+                "maps.handoffsim.example": ["SIMTEAM001.com.handoffsim.map"],
+                "reader.handoffsim.example": ["SIMTEAM001.com.handoffsim.reader"],
+            ])
     }
 
     @Test func badAssociationFilesAreErrorsNamingTheHostNotCrashes() throws {
         let cases: [(String, SiteAssociationError.Problem, String)] = [
             ("not json", .notJSON, "a.example/.well-known/apple-app-site-association: not JSON (it starts “not json”)"),
-            ("[1, 2]", .malformed, "a.example/.well-known/apple-app-site-association: the top level is not a JSON object"),
-            (#"{"activitycontinuation": {"apps": ["no-team"]}}"#, .malformed,
-             "a.example/.well-known/apple-app-site-association: \"activitycontinuation.apps\" holds no-team, not an app ID (TEAMID.bundle.id)"),
+            (
+                "[1, 2]", .malformed,
+                "a.example/.well-known/apple-app-site-association: the top level is not a JSON object"
+            ),
+            (
+                #"{"activitycontinuation": {"apps": ["no-team"]}}"#, .malformed,
+                "a.example/.well-known/apple-app-site-association: \"activitycontinuation.apps\" holds no-team, not an app ID (TEAMID.bundle.id)"
+            ),
         ]
         for (text, problem, message) in cases {
             let error = try #require(throws: SiteAssociationError.self) {
                 try SiteAssociationFile(host: "a.example", data: Data(text.utf8))
             }
-            #expect(error == SiteAssociationError(host: "a.example", problem, String(message.split(separator: ": ", maxSplits: 1)[1])))
+            #expect(
+                error
+                    == SiteAssociationError(
+                        host: "a.example", problem, String(message.split(separator: ": ", maxSplits: 1)[1])))
             // The message names the host and the file.
             #expect(error.description == message)
         }
-        #expect((try? SiteAssociationFile(host: "d.example", data: Data(#"{"applinks": {}}"#.utf8))) ==
-                SiteAssociationFile(host: "d.example", approvedApplicationIdentifiers: []))
+        #expect(
+            (try? SiteAssociationFile(host: "d.example", data: Data(#"{"applinks": {}}"#.utf8)))
+                == SiteAssociationFile(host: "d.example", approvedApplicationIdentifiers: []))
     }
 
     @Test func theAssociationFileIsServed() throws {
-        let page = try shippedSites().page(for: url("https://maps.handoffsim.example/.well-known/apple-app-site-association"))
+        let page = try shippedSites().page(
+            for: url("https://maps.handoffsim.example/.well-known/apple-app-site-association"))
         #expect(page.kind == .site)
-        #expect(page.blocks.first == .paragraph(
-            "This site approves these apps for Handoff (activity continuation): SIMTEAM001.com.handoffsim.map."))
+        #expect(
+            page.blocks.first
+                == .paragraph(
+                    "This site approves these apps for Handoff (activity continuation): SIMTEAM001.com.handoffsim.map.")
+        )
     }
 }

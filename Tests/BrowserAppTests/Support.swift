@@ -1,11 +1,12 @@
-import GridSnapshots
-@testable import BrowserApp
 import DeviceAppKit
 import Foundation
+import GridSnapshots
 import HandoffCore
 import HandoffTestSupport
 import TerminalCells
 import Testing
+
+@testable import BrowserApp
 
 /// A temporary folder, removed when the value is released.
 final class TemporaryFolder {
@@ -60,16 +61,20 @@ final class BrowserDevice {
     let application: Application
     private(set) var logLines: [String] = []
 
-    init(_ name: String, kind: PeerInfo.Kind = .phone, in hood: Neighbourhood, browser: BrowserApp? = nil,
-         frontmost: Bool = true) throws {
+    init(
+        _ name: String, kind: PeerInfo.Kind = .phone, in hood: Neighbourhood, browser: BrowserApp? = nil,
+        frontmost: Bool = true
+    ) throws {
         device = hood.addDevice(name, kind: kind)
         self.browser = try browser ?? BrowserApp(resources: browserResources())
         application = device.install(self.browser.manifest, delegate: self.browser.delegate)
         let clock = hood.clock
         let folder = FileManager.default.temporaryDirectory
-        self.browser.launch(application: application, environment: AppEnvironment(
-            deviceName: name, cloudFolder: nil, localFolder: folder, now: { clock.now },
-            log: { [weak self] line in self?.logLines.append(line) }))
+        self.browser.launch(
+            application: application,
+            environment: AppEnvironment(
+                deviceName: name, cloudFolder: nil, localFolder: folder, now: { clock.now },
+                log: { [weak self] line in self?.logLines.append(line) }))
         if frontmost { bringToFront() }
     }
 
@@ -111,6 +116,7 @@ final class BrowserDevice {
 /// Compares `grid.text()` with `Snapshots/<name>.txt` next to this file (see GridSnapshots;
 /// `RECORD_SNAPSHOTS=1` records).
 func expectSnapshot(_ grid: Grid, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots", isDirectory: true)
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Snapshots", isDirectory: true)
     GridSnapshots.expectSnapshot(grid, named: name, in: folder, sourceLocation: sourceLocation)
 }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import BrowserApp
 import HandoffTestSupport
 import TerminalCells
 import Testing
+
+@testable import BrowserApp
 
 /// The Browser's size comes as a message (`viewportChanged(to:)`); drawing changes nothing.
 @Suite("The Browser's viewport")

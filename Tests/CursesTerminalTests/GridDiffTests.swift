@@ -1,6 +1,7 @@
-@testable import CursesTerminal
 import TerminalCells
 import Testing
+
+@testable import CursesTerminal
 
 @Suite("Grid diff and memory terminal")
 struct GridDiffTests {
@@ -44,7 +45,7 @@ struct GridDiffTests {
         var styled = Grid(size: Size(width: 4, height: 1))
         styled.put("漢", at: .zero, style: Style(.title))
         var new = old
-        new[1, 0] = styled[1, 0]     // only the continuation differs: the glyph is redrawn
+        new[1, 0] = styled[1, 0]  // only the continuation differs: the glyph is redrawn
         #expect(GridDiff.cellsToDraw(from: old, to: new) == [Point(x: 0, y: 0)])
     }
 
@@ -52,7 +53,7 @@ struct GridDiffTests {
         var source = Grid(size: Size(width: 4, height: 1))
         source.put("漢", at: .zero)
         var new = Grid(size: Size(width: 4, height: 1))
-        new[2, 0] = source[1, 0]      // a continuation with no glyph before it
+        new[2, 0] = source[1, 0]  // a continuation with no glyph before it
         let old = Grid(size: Size(width: 4, height: 1))
         #expect(GridDiff.cellsToDraw(from: old, to: new) == [Point(x: 2, y: 0)])
     }

@@ -1,7 +1,8 @@
 import CNcursesw
-@testable import CursesTerminal
 import TerminalCells
 import Testing
+
+@testable import CursesTerminal
 
 @Suite("Key decoding")
 struct TerminalInputTests {
@@ -85,7 +86,7 @@ struct RenditionTests {
     }
 
     @Test func runningOutOfPairsFallsBack() {
-        var pairs = ColorPairs(capacity: 3)     // pairs 0, 1, 2
+        var pairs = ColorPairs(capacity: 3)  // pairs 0, 1, 2
         #expect(pairs.pair(for: .init(foreground: .red, background: .default))?.number == 1)
         #expect(pairs.pair(for: .init(foreground: .green, background: .default))?.number == 2)
         #expect(pairs.pair(for: .init(foreground: .blue, background: .default)) == nil)

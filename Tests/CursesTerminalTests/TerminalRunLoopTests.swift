@@ -1,10 +1,11 @@
-import Foundation
-@testable import CursesTerminal
 import Dispatch
+import Foundation
 import Glibc
-import TerminalCells
 import HandoffTestSupport
+import TerminalCells
 import Testing
+
+@testable import CursesTerminal
 
 /// A keyboard made of a pipe: each byte written is a key.
 private final class PipeKeyboard: TerminalEventSource {
@@ -79,7 +80,7 @@ struct TerminalRunLoopTests {
         let start = ContinuousClock.now
         #expect(loop.nextEvent(until: start + .milliseconds(30)) == .deadline)
         #expect(ContinuousClock.now - start >= .milliseconds(30))
-        #expect(loop.nextEvent(until: start - .seconds(1)) == .deadline)     // already past
+        #expect(loop.nextEvent(until: start - .seconds(1)) == .deadline)  // already past
     }
 
     @Test func wakeFromAnotherThread() throws {

@@ -16,8 +16,9 @@ final class ViewportRecorder: TerminalApp, ApplicationDelegate {
     private(set) var drawnIn: [Size] = []
 
     init(bundleIdentifier: String = "com.example.recorder") {
-        manifest = AppManifest(bundleIdentifier: bundleIdentifier, teamIdentifier: "ABCDE12345", displayName: "Recorder",
-                               activityTypes: ["\(bundleIdentifier).viewing"])
+        manifest = AppManifest(
+            bundleIdentifier: bundleIdentifier, teamIdentifier: "ABCDE12345", displayName: "Recorder",
+            activityTypes: ["\(bundleIdentifier).viewing"])
     }
 
     func launch(application: Application, environment: AppEnvironment) {}
@@ -32,14 +33,17 @@ struct AppViewportTests {
 
     func screen(_ apps: [any TerminalApp], kind: PeerInfo.Kind = .phone) -> DeviceScreen {
         let device = hood.addDevice("Phone", kind: kind)
-        return DeviceScreen(device: device, account: "demo", apps: apps,
-                            environment: AppEnvironment(deviceName: "Phone", cloudFolder: nil,
-                                                        localFolder: URL(fileURLWithPath: "/nonexistent")),
-                            timeZone: Fixture.gmt, now: hood.clock.now)
+        return DeviceScreen(
+            device: device, account: "demo", apps: apps,
+            environment: AppEnvironment(
+                deviceName: "Phone", cloudFolder: nil,
+                localFolder: URL(fileURLWithPath: "/nonexistent")),
+            timeZone: Fixture.gmt, now: hood.clock.now)
     }
 
     @Test func everyAppIsToldAtLaunchAndOnEveryChangeOnly() {
-        let front = ViewportRecorder(), back = ViewportRecorder(bundleIdentifier: "com.example.other")
+        let front = ViewportRecorder()
+        let back = ViewportRecorder(bundleIdentifier: "com.example.other")
         let screen = screen([front, back])
         let initial = screen.state.frameLayout.appArea.size
         #expect(front.told == [initial], "told once, at launch, before any frame")
@@ -89,9 +93,11 @@ struct AppViewportTests {
     }
 
     @Test func aCompositeAppTellsItsPartsTheAreaBelowItsBar() throws {
-        let first = ViewportRecorder(), second = ViewportRecorder(bundleIdentifier: "com.example.other")
-        let studio = try CompositeApp(bundleIdentifier: "com.example.studio", displayName: "Studio", glyph: "◎",
-                                      parts: [first, second])
+        let first = ViewportRecorder()
+        let second = ViewportRecorder(bundleIdentifier: "com.example.other")
+        let studio = try CompositeApp(
+            bundleIdentifier: "com.example.studio", displayName: "Studio", glyph: "◎",
+            parts: [first, second])
         let screen = screen([studio])
         let area = screen.state.frameLayout.appArea.size
         let below = Size(width: area.width, height: area.height - 1)

@@ -1,16 +1,18 @@
 import Foundation
-@testable import DeviceUI
 import HandoffCore
 import TerminalCells
 import Testing
+
+@testable import DeviceUI
 
 /// The device's own keys are one table (`ScreenState.deviceKeys`): the help's "Anywhere" section
 /// is made from it and the reducer dispatches through it, so every key the help names does
 /// something, and every key the device keeps from the app is in the help.
 @Suite("Device key table")
 struct DeviceKeyTableTests {
-    static let pending = DeviceSnapshot.PendingInfo(peer: Fixture.laptop, bundleIdentifier: "com.example.notes",
-                                                    activityType: Fixture.notesType, phase: .askingApp, chosenAt: Fixture.now)
+    static let pending = DeviceSnapshot.PendingInfo(
+        peer: Fixture.laptop, bundleIdentifier: "com.example.notes",
+        activityType: Fixture.notesType, phase: .askingApp, chosenAt: Fixture.now)
 
     /// The phone with Notes in front (and a continuation in progress, so that Esc has one to cancel).
     static func inApp() -> ScreenState {
@@ -20,9 +22,13 @@ struct DeviceKeyTableTests {
     }
 
     /// Every key a terminal gives: function keys, Ctrl-letters, the named keys, printable ASCII.
-    static let everyKey: [Key] = (1...12).map { Key.function($0) }
+    static let everyKey: [Key] =
+        (1...12).map { Key.function($0) }
         + "abcdefghijklmnopqrstuvwxyz".map { Key.control($0) }
-        + [.up, .down, .left, .right, .enter, .escape, .backspace, .tab, .backTab, .delete, .pageUp, .pageDown, .home, .end]
+        + [
+            .up, .down, .left, .right, .enter, .escape, .backspace, .tab, .backTab, .delete, .pageUp, .pageDown, .home,
+            .end,
+        ]
         + (0x20...0x7E).map { Key.character(Character(Unicode.Scalar(UInt8($0)))) }
 
     @Test func theHelpsFirstSectionIsTheTable() throws {
@@ -76,14 +82,17 @@ struct DeviceKeyTableTests {
         for deviceKey in Fixture.state().deviceKeys {
             guard let letter = deviceKey.letter, let key = deviceKey.keys.first else { continue }
             for focus in [ScreenState.Focus.main, .nearby] {
-                var byKey = Fixture.state(), byLetter = Fixture.state()
+                var byKey = Fixture.state()
+                var byLetter = Fixture.state()
                 byKey.focus = focus
                 byLetter.focus = focus
                 let keyEffects = byKey.update(.keyPressed(key), device: device)
                 let letterEffects = byLetter.update(.keyPressed(letter), device: device)
-                #expect(byLetter == byKey && letterEffects == keyEffects, "\(letter) and \(key) with the focus on \(focus)")
+                #expect(
+                    byLetter == byKey && letterEffects == keyEffects, "\(letter) and \(key) with the focus on \(focus)")
             }
-            var byKey = Self.inApp(), byLetter = Self.inApp()
+            var byKey = Self.inApp()
+            var byLetter = Self.inApp()
             let keyEffects = byKey.update(.keyPressed(key), device: device)
             #expect(byLetter.update(.keyPressed(letter), device: device) == [.sendKeyToApp(letter)])
             let before = byLetter

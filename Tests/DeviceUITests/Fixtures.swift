@@ -15,12 +15,15 @@ enum Fixture {
     static let watch = PeerInfo(id: "kitchen", name: "Kitchen iPad", kind: .tablet)
 
     static let notesType = "com.example.notes.editing"
-    static let notes = DeviceSnapshot.App(bundleIdentifier: "com.example.notes", name: "Notes", glyph: "✎", title: "Page 3",
-                                          keyHints: [KeyHint("↑ ↓", "turn pages"), KeyHint("n", "next page")])
-    static let map = DeviceSnapshot.App(bundleIdentifier: "com.example.map", name: "Map", glyph: "◎", title: "Seoul",
-                                        keyHints: [KeyHint("← → ↑ ↓", "pan"), KeyHint("+ -", "zoom")])
-    static let browser = DeviceSnapshot.App(bundleIdentifier: "com.example.browser", name: "Browser", glyph: "◍",
-                                            title: "example.com")
+    static let notes = DeviceSnapshot.App(
+        bundleIdentifier: "com.example.notes", name: "Notes", glyph: "✎", title: "Page 3",
+        keyHints: [KeyHint("↑ ↓", "turn pages"), KeyHint("n", "next page")])
+    static let map = DeviceSnapshot.App(
+        bundleIdentifier: "com.example.map", name: "Map", glyph: "◎", title: "Seoul",
+        keyHints: [KeyHint("← → ↑ ↓", "pan"), KeyHint("+ -", "zoom")])
+    static let browser = DeviceSnapshot.App(
+        bundleIdentifier: "com.example.browser", name: "Browser", glyph: "◍",
+        title: "example.com")
 
     /// A continuable offer from the laptop (its notes app is here too), with a known payload size.
     static let laptopOffer = DeviceSnapshot.OfferInfo(
@@ -51,37 +54,60 @@ enum Fixture {
 
     static func events() -> [LifecycleEvent] {
         let device = "Phone"
-        let identity = AdvertisementIdentity(device: "laptop", serial: 4, activityTypeHash: ActivityTypeHash(activityType: notesType))
+        let identity = AdvertisementIdentity(
+            device: "laptop", serial: 4, activityTypeHash: ActivityTypeHash(activityType: notesType))
         func at(_ offset: TimeInterval, _ occurrence: LifecycleEvent.Occurrence) -> LifecycleEvent {
             LifecycleEvent(time: now.addingTimeInterval(offset), device: device, occurrence)
         }
         return [
             at(-14, .offerReceived(laptopPeer, identity, route: notesRoute)),
             at(-3.25, .continueChosen(continuation, laptopPeer, route: notesRoute)),
-            at(-3.25, .willContinue(continuation, laptopPeer, bundleIdentifier: "com.example.notes", activityType: notesType, appShowsProgress: true)),
+            at(
+                -3.25,
+                .willContinue(
+                    continuation, laptopPeer, bundleIdentifier: "com.example.notes", activityType: notesType,
+                    appShowsProgress: true)),
             at(-3.25, .fetchStarted(continuation, laptopPeer, timeout: 5)),
-            at(-3.2, .payloadReceived(continuation, laptopPeer, activityType: notesType, bytes: 2150, milliseconds: 48,
-                                      userInfo: ["page": 3])),
+            at(
+                -3.2,
+                .payloadReceived(
+                    continuation, laptopPeer, activityType: notesType, bytes: 2150, milliseconds: 48,
+                    userInfo: ["page": 3])),
             at(-3.2, .continueCalled(continuation, bundleIdentifier: "com.example.notes", activityType: notesType)),
-            at(-3.2, .restoreUserActivityState(continuation, bundleIdentifier: "com.example.notes", objects: 1, userInfo: ["page": 3])),
-            at(-3.2, .continued(continuation, laptopPeer, bundleIdentifier: "com.example.notes", .application(restoredObjects: 1), milliseconds: 52)),
+            at(
+                -3.2,
+                .restoreUserActivityState(
+                    continuation, bundleIdentifier: "com.example.notes", objects: 1, userInfo: ["page": 3])),
+            at(
+                -3.2,
+                .continued(
+                    continuation, laptopPeer, bundleIdentifier: "com.example.notes", .application(restoredObjects: 1),
+                    milliseconds: 52)),
         ]
     }
 
-    static func device(_ info: PeerInfo = phone, apps: [DeviceSnapshot.App] = [notes, map, browser],
-                       offers: [DeviceSnapshot.OfferInfo] = [laptopOffer, tabletOffer],
-                       pending: DeviceSnapshot.PendingInfo? = nil, lifecycle: [LifecycleEvent] = []) -> DeviceSnapshot {
-        DeviceSnapshot(info: info, account: "demo", apps: apps, frontmostApp: nil, offers: offers, pending: pending,
-                       ownActivity: DeviceSnapshot.OwnActivity(bundleIdentifier: "com.example.map",
-                                                               activityType: "com.example.map.region", title: "Seoul"),
-                       lifecycle: lifecycle)
+    static func device(
+        _ info: PeerInfo = phone, apps: [DeviceSnapshot.App] = [notes, map, browser],
+        offers: [DeviceSnapshot.OfferInfo] = [laptopOffer, tabletOffer],
+        pending: DeviceSnapshot.PendingInfo? = nil, lifecycle: [LifecycleEvent] = []
+    ) -> DeviceSnapshot {
+        DeviceSnapshot(
+            info: info, account: "demo", apps: apps, frontmostApp: nil, offers: offers, pending: pending,
+            ownActivity: DeviceSnapshot.OwnActivity(
+                bundleIdentifier: "com.example.map",
+                activityType: "com.example.map.region", title: "Seoul"),
+            lifecycle: lifecycle)
     }
 
-    static let network = NetworkStatus(summary: "loopback 127.255.255.255:17820", isOnline: true,
-                                       peers: [NearbyPeer(info: laptop, lastSeen: now.addingTimeInterval(-1)),
-                                               NearbyPeer(info: tablet, lastSeen: now.addingTimeInterval(-3)),
-                                               NearbyPeer(info: PeerInfo(id: "spare", name: "Spare Phone", kind: .phone),
-                                                          lastSeen: now.addingTimeInterval(-75))])
+    static let network = NetworkStatus(
+        summary: "loopback 127.255.255.255:17820", isOnline: true,
+        peers: [
+            NearbyPeer(info: laptop, lastSeen: now.addingTimeInterval(-1)),
+            NearbyPeer(info: tablet, lastSeen: now.addingTimeInterval(-3)),
+            NearbyPeer(
+                info: PeerInfo(id: "spare", name: "Spare Phone", kind: .phone),
+                lastSeen: now.addingTimeInterval(-75)),
+        ])
 
     static func state(_ info: PeerInfo = phone, size: Size = Size(width: 80, height: 24)) -> ScreenState {
         ScreenState(device: info, account: "demo", now: now, timeZone: gmt, size: size, network: network)
@@ -92,7 +118,8 @@ enum Fixture {
         ScreenView(state: state, device: device).render { bundle, grid, area in
             let app = device.app(bundle)
             grid.put("\(app?.name ?? bundle) is drawn here", at: Point(x: area.x + 1, y: area.y + 1))
-            grid.put("(\(area.width)x\(area.height) cells)", at: Point(x: area.x + 1, y: area.y + 2), style: Style(.dim))
+            grid.put(
+                "(\(area.width)x\(area.height) cells)", at: Point(x: area.x + 1, y: area.y + 2), style: Style(.dim))
         }
     }
 }
@@ -117,8 +144,9 @@ final class PagesApp: TerminalApp, ApplicationDelegate {
     }
 
     static let activityType = "com.example.notes.editing"
-    static let manifest = AppManifest(bundleIdentifier: "com.example.notes", teamIdentifier: "ABCDE12345",
-                                      displayName: "Notes", activityTypes: [activityType])
+    static let manifest = AppManifest(
+        bundleIdentifier: "com.example.notes", teamIdentifier: "ABCDE12345",
+        displayName: "Notes", activityTypes: [activityType])
 
     var title: String { "Page \(page)" }
     var keyHints: [KeyHint] { [KeyHint("↑ ↓", "turn pages")] }
@@ -130,7 +158,9 @@ final class PagesApp: TerminalApp, ApplicationDelegate {
     func setFrontmost(_ frontmost: Bool) {
         frontmostChanges.append(frontmost)
         guard frontmost, activity == nil, let application else { return }
-        guard let activity = try? UserActivity(activityType: Self.activityType, application: application) else { return }
+        guard let activity = try? UserActivity(activityType: Self.activityType, application: application) else {
+            return
+        }
         activity.title = title
         activity.addUserInfoEntries(from: ["page": .integer(Int64(page))])
         self.activity = activity
@@ -161,8 +191,10 @@ final class PagesApp: TerminalApp, ApplicationDelegate {
         showsOwnProgress
     }
 
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         if case .integer(let value) = userActivity.userInfo["page"] { page = Int(value) }
         continued += 1
         return true

@@ -41,7 +41,8 @@ struct InspectorTests {
     }
 
     @Test func oneKnownSideIsShownUnmarked() {
-        let rows = UserInfoTree.rows(origin: nil, receiver: ["page": .integer(3), "set": .set([.integer(1), .integer(2)])])
+        let rows = UserInfoTree.rows(
+            origin: nil, receiver: ["page": .integer(3), "set": .set([.integer(1), .integer(2)])])
         #expect(rows.allSatisfy { $0.mark == .same })
         #expect(rows.filter { $0.depth == 0 }.map(\.key) == ["page", "set"])
         #expect(rows.allSatisfy { $0.origin == nil })
@@ -49,7 +50,8 @@ struct InspectorTests {
     }
 
     @Test func setsCompareByMembership() {
-        let rows = UserInfoTree.rows(origin: ["s": .set([.integer(1), .integer(2)])], receiver: ["s": .set([.integer(2), .integer(3)])])
+        let rows = UserInfoTree.rows(
+            origin: ["s": .set([.integer(1), .integer(2)])], receiver: ["s": .set([.integer(2), .integer(3)])])
         #expect(rows.first?.mark == .changed)
         #expect(rows.contains { $0.mark == .removed && $0.origin == "1" })
         #expect(rows.contains { $0.mark == .added && $0.receiver == "3" })
@@ -141,9 +143,11 @@ struct InspectorTests {
         for index in 0..<5000 { userInfo["key\(index)"] = .integer(Int64(index)) }
         let payload = ActivityPayload(activityType: "t", userInfo: userInfo, teamIdentifier: "T", bundleIdentifier: "b")
         var device = InspectorFixture.device()
-        device.inspection = Inspection(title: "Big", receiver: .init(device: "Phone", role: "restored by the receiver", userInfo: userInfo),
-                                       payload: .init(direction: "received from Laptop", size: payload.encoded().count,
-                                                      annotated: payload.annotatedEncoding()))
+        device.inspection = Inspection(
+            title: "Big", receiver: .init(device: "Phone", role: "restored by the receiver", userInfo: userInfo),
+            payload: .init(
+                direction: "received from Laptop", size: payload.encoded().count,
+                annotated: payload.annotatedEncoding()))
         var state = InspectorFixture.state()
         state.overlay = .inspector(InspectorState(subject: .latest, tab: .payload))
         _ = state.update(.keyPressed(.end), device: device)
@@ -243,11 +247,14 @@ enum InspectorFixture {
     }
 
     static func payload() -> ActivityPayload {
-        ActivityPayload(activityIdentifier: UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!,
-                        activityType: Fixture.notesType, title: "Page 4",
-                        userInfo: ["page": .integer(4), "position": .dictionary(["line": .integer(10), "column": .integer(4)]),
-                                   "new": .null, "note": .string("Remember the milk")],
-                        teamIdentifier: "ABCDE12345", bundleIdentifier: "com.example.notes", requiredUserInfoKeys: ["page"])
+        ActivityPayload(
+            activityIdentifier: UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!,
+            activityType: Fixture.notesType, title: "Page 4",
+            userInfo: [
+                "page": .integer(4), "position": .dictionary(["line": .integer(10), "column": .integer(4)]),
+                "new": .null, "note": .string("Remember the milk"),
+            ],
+            teamIdentifier: "ABCDE12345", bundleIdentifier: "com.example.notes", requiredUserInfoKeys: ["page"])
     }
 
     static func inspection() -> Inspection {
@@ -257,27 +264,36 @@ enum InspectorFixture {
         datagram[0] = 1
         let plaintext = [UInt8](repeating: 0, count: 99)
         let beacon = BeaconBytes(
-            datagram: AnnotatedBytes(bytes: datagram, fields: [
-                ByteField(range: 0..<1, name: "version", value: "1 (in clear, authenticated)"),
-                ByteField(range: 1..<13, name: "nonce", value: "96 random bits, in clear"),
-                ByteField(range: 13..<112, name: "ciphertext", value: "99 bytes: the plaintext below, AES-256-GCM"),
-                ByteField(range: 112..<128, name: "tag", value: "128-bit GCM tag"),
-            ]),
-            plaintext: AnnotatedBytes(bytes: plaintext, fields: [
-                ByteField(range: 0..<16, name: "device", value: "00000000-0000-0000-0000-000000000000"),
-                ByteField(range: 16..<43, name: "header", value: "boot, counter, sentAt, port, kind"),
-                ByteField(range: 43..<44, name: "message", value: "presence"),
-                ByteField(range: 44..<45, name: "name length", value: "0 bytes"),
-                ByteField(range: 45..<99, name: "padding", value: "54 zero bytes"),
-            ]),
+            datagram: AnnotatedBytes(
+                bytes: datagram,
+                fields: [
+                    ByteField(range: 0..<1, name: "version", value: "1 (in clear, authenticated)"),
+                    ByteField(range: 1..<13, name: "nonce", value: "96 random bits, in clear"),
+                    ByteField(range: 13..<112, name: "ciphertext", value: "99 bytes: the plaintext below, AES-256-GCM"),
+                    ByteField(range: 112..<128, name: "tag", value: "128-bit GCM tag"),
+                ]),
+            plaintext: AnnotatedBytes(
+                bytes: plaintext,
+                fields: [
+                    ByteField(range: 0..<16, name: "device", value: "00000000-0000-0000-0000-000000000000"),
+                    ByteField(range: 16..<43, name: "header", value: "boot, counter, sentAt, port, kind"),
+                    ByteField(range: 43..<44, name: "message", value: "presence"),
+                    ByteField(range: 44..<45, name: "name length", value: "0 bytes"),
+                    ByteField(range: 45..<99, name: "padding", value: "54 zero bytes"),
+                ]),
             sender: Fixture.laptop)
         return Inspection(
             title: "Continuation 5ec0a11d: Laptop → Phone",
-            origin: .init(device: "Laptop", role: "saved by the origin",
-                          userInfo: ["page": .integer(3), "position": .dictionary(["line": .integer(10), "character": .integer(4)]),
-                                     "note": .string("Remember the milk"), "gone": .bool(true)]),
+            origin: .init(
+                device: "Laptop", role: "saved by the origin",
+                userInfo: [
+                    "page": .integer(3), "position": .dictionary(["line": .integer(10), "character": .integer(4)]),
+                    "note": .string("Remember the milk"), "gone": .bool(true),
+                ]),
             receiver: .init(device: "Phone", role: "restored by the receiver", userInfo: payload.userInfo),
-            payload: .init(direction: "received from Laptop", size: payload.encoded().count, annotated: payload.annotatedEncoding()),
+            payload: .init(
+                direction: "received from Laptop", size: payload.encoded().count, annotated: payload.annotatedEncoding()
+            ),
             beacon: .init(peer: "Laptop", received: Fixture.now, bytes: beacon))
     }
 

@@ -7,8 +7,10 @@ import Testing
 /// Every kind at the sizes people have, the smallest each kind takes, and what collapses.
 @Suite("Layouts by kind and size")
 struct LayoutTests {
-    static let sizes = [Size(width: 80, height: 24), Size(width: 100, height: 30), Size(width: 120, height: 40),
-                        Size(width: 160, height: 45), Size(width: 200, height: 50)]
+    static let sizes = [
+        Size(width: 80, height: 24), Size(width: 100, height: 30), Size(width: 120, height: 40),
+        Size(width: 160, height: 45), Size(width: 200, height: 50),
+    ]
     static let kinds: [PeerInfo] = [Fixture.phone, Fixture.tablet, Fixture.laptop]
 
     /// The device an app is open on, with offers and a log, at each common size (snapshots).
@@ -18,13 +20,16 @@ struct LayoutTests {
             var state = Fixture.state(info, size: size)
             state.foregroundApp = "com.example.notes"
             state.recentApps = ["com.example.notes"]
-            let offers = info.kind == .phone ? [Fixture.laptopOffer, Fixture.tabletOffer] : [Fixture.phoneOffer, Fixture.tabletOffer]
+            let offers =
+                info.kind == .phone
+                ? [Fixture.laptopOffer, Fixture.tabletOffer] : [Fixture.phoneOffer, Fixture.tabletOffer]
             let device = Fixture.device(info, offers: offers, lifecycle: Fixture.events())
             let grid = Fixture.render(state, device)
             assertSnapshot(grid, named: "layout-\(info.kind.rawValue)-\(size.width)x\(size.height)")
             #expect(!grid.text().contains("too small"))
             state.isLogVisible = true
-            assertSnapshot(Fixture.render(state, device), named: "layout-\(info.kind.rawValue)-log-\(size.width)x\(size.height)")
+            assertSnapshot(
+                Fixture.render(state, device), named: "layout-\(info.kind.rawValue)-log-\(size.width)x\(size.height)")
         }
     }
 
@@ -39,9 +44,13 @@ struct LayoutTests {
         #expect(text.contains("\(info.name) · \(info.kind.rawValue)"))
         let layout = ScreenLayout(kind: info.kind, size: minimum, isLogVisible: false)
         let app = DeviceFrameLayout(kind: info.kind, in: layout.device).appArea
-        #expect(app.width >= ScreenLayout.minimumAppArea.width && app.height >= ScreenLayout.minimumAppArea.height,
-                "\(info.kind) at its minimum gives the app \(app.width)x\(app.height)")
-        for smaller in [Size(width: minimum.width - 1, height: minimum.height), Size(width: minimum.width, height: minimum.height - 1)] {
+        #expect(
+            app.width >= ScreenLayout.minimumAppArea.width && app.height >= ScreenLayout.minimumAppArea.height,
+            "\(info.kind) at its minimum gives the app \(app.width)x\(app.height)")
+        for smaller in [
+            Size(width: minimum.width - 1, height: minimum.height),
+            Size(width: minimum.width, height: minimum.height - 1),
+        ] {
             state.size = smaller
             #expect(Fixture.render(state, Fixture.device(info)).text().contains("too small"))
         }
@@ -51,12 +60,16 @@ struct LayoutTests {
         // A phone is usable at 40x20 (and draws its frame at 50x24), a tablet at 60x24, a laptop at 80x24;
         // both halves of an 80x24 or 120x40 demo (tmux's status line takes a row) fit either kind.
         let fits: [(PeerInfo.Kind, Size)] = [
-            (.phone, Size(width: 40, height: 20)), (.phone, Size(width: 50, height: 24)), (.tablet, Size(width: 60, height: 24)),
-            (.laptop, Size(width: 80, height: 24)), (.laptop, Size(width: 39, height: 23)), (.phone, Size(width: 39, height: 23)),
+            (.phone, Size(width: 40, height: 20)), (.phone, Size(width: 50, height: 24)),
+            (.tablet, Size(width: 60, height: 24)),
+            (.laptop, Size(width: 80, height: 24)), (.laptop, Size(width: 39, height: 23)),
+            (.phone, Size(width: 39, height: 23)),
             (.laptop, Size(width: 59, height: 39)), (.phone, Size(width: 59, height: 39)),
         ]
         for (kind, size) in fits {
-            #expect(!ScreenLayout(kind: kind, size: size, isLogVisible: false).isTooSmall, "\(kind) at \(size.width)x\(size.height)")
+            #expect(
+                !ScreenLayout(kind: kind, size: size, isLogVisible: false).isTooSmall,
+                "\(kind) at \(size.width)x\(size.height)")
         }
         var state = Fixture.state(size: Size(width: 50, height: 24))
         state.foregroundApp = "com.example.notes"
@@ -76,14 +89,20 @@ struct LayoutTests {
                         let bounds = Rect(origin: .zero, size: size)
                         let parts = [layout.device, layout.nearby, layout.nearbyBadge, layout.log, layout.footer]
                             .compactMap { $0 }.filter { !$0.isEmpty }
-                        for part in parts { #expect(bounds.intersection(part) == part, "\(kind) \(width)x\(height): \(part) is outside") }
+                        for part in parts {
+                            #expect(bounds.intersection(part) == part, "\(kind) \(width)x\(height): \(part) is outside")
+                        }
                         for (i, a) in parts.enumerated() {
                             for b in parts[(i + 1)...] {
-                                #expect(a.intersection(b).isEmpty, "\(kind) \(width)x\(height) log \(logVisible): \(a) overlaps \(b)")
+                                #expect(
+                                    a.intersection(b).isEmpty,
+                                    "\(kind) \(width)x\(height) log \(logVisible): \(a) overlaps \(b)")
                             }
                         }
                         if layout.showsDevice {
-                            #expect(layout.device.height >= minimum.height - 2, "\(kind) \(width)x\(height): the device is \(layout.device.height) rows")
+                            #expect(
+                                layout.device.height >= minimum.height - 2,
+                                "\(kind) \(width)x\(height): the device is \(layout.device.height) rows")
                         }
                         if let nearby = layout.nearby {
                             #expect(layout.device.width >= ScreenLayout.comfortableDeviceWidth(for: kind))
@@ -121,7 +140,8 @@ struct LayoutTests {
         var state = Fixture.state(Fixture.laptop, size: Size(width: 40, height: 23))
         state.isLogVisible = true
         state.foregroundApp = "com.example.notes"
-        let grid = Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer], lifecycle: Fixture.events()))
+        let grid = Fixture.render(
+            state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer], lifecycle: Fixture.events()))
         assertSnapshot(grid, named: "layout-laptop-log-covering-40x23")
         #expect(grid.text().contains("Lifecycle log"))
         #expect(!grid.text().contains("Notes is drawn here"))
@@ -144,12 +164,15 @@ struct LayoutTests {
                         .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                     #expect(lines.count <= 2, "\(kind) \(width)x\(height): \(lines)")
                     let first = lines.first ?? ""
-                    #expect(first.hasPrefix("terminal too small") || first.hasPrefix("too small") || first.hasPrefix("need")
+                    #expect(
+                        first.hasPrefix("terminal too small") || first.hasPrefix("too small") || first.hasPrefix("need")
                             || first == "small" || first.count <= 5, "\(kind) \(width)x\(height): \(first)")
                 }
             }
         }
-        let wide = Fixture.render(Fixture.state(Fixture.laptop, size: Size(width: 79, height: 12)), Fixture.device(Fixture.laptop)).text()
+        let wide = Fixture.render(
+            Fixture.state(Fixture.laptop, size: Size(width: 79, height: 12)), Fixture.device(Fixture.laptop)
+        ).text()
         #expect(wide.contains("terminal too small for a laptop: need 36x19, have 79x12"))
     }
 }

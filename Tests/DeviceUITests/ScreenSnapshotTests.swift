@@ -16,38 +16,45 @@ struct ScreenSnapshotTests {
         var state = Fixture.state(Fixture.tablet)
         state.foregroundApp = "com.example.notes"
         state.recentApps = ["com.example.notes"]
-        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.tablet, offers: [Fixture.phoneOffer])),
-                       named: "tablet-app-80x24")
+        assertSnapshot(
+            Fixture.render(state, Fixture.device(Fixture.tablet, offers: [Fixture.phoneOffer])),
+            named: "tablet-app-80x24")
     }
 
     @Test func laptopWithAnAppAt80x24() {
         var state = Fixture.state(Fixture.laptop)
         state.foregroundApp = "com.example.map"
         state.recentApps = ["com.example.map"]
-        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])), named: "laptop-app-80x24",
-                       styles: meaningLegend)
+        assertSnapshot(
+            Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])),
+            named: "laptop-app-80x24",
+            styles: meaningLegend)
     }
 
     @Test func phoneUsesTheRoomAt160x48WithTheLogBeside() {
         var state = Fixture.state(size: Size(width: 160, height: 48))
         state.foregroundApp = "com.example.notes"
         state.isLogVisible = true
-        let device = Fixture.device(offers: [Fixture.laptopOffer, Fixture.tabletOffer, Fixture.deskOffer],
-                                    lifecycle: Fixture.events())
+        let device = Fixture.device(
+            offers: [Fixture.laptopOffer, Fixture.tabletOffer, Fixture.deskOffer],
+            lifecycle: Fixture.events())
         assertSnapshot(Fixture.render(state, device), named: "phone-app-log-160x48")
     }
 
     @Test func laptopDesktopAt160x48() {
         let state = Fixture.state(Fixture.laptop, size: Size(width: 160, height: 48))
-        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.kitchenOffer])),
-                       named: "laptop-desktop-160x48")
+        assertSnapshot(
+            Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.kitchenOffer])),
+            named: "laptop-desktop-160x48")
     }
 
     @Test func nearbyShowsContinuableAndUnavailableOffersWithReasons() {
         var state = Fixture.state(size: Size(width: 120, height: 40))
         state.focus = .nearby
         state.nearbySelection = "desk"
-        let device = Fixture.device(offers: [Fixture.laptopOffer, Fixture.tabletOffer, Fixture.deskOffer, Fixture.kitchenOffer])
+        let device = Fixture.device(offers: [
+            Fixture.laptopOffer, Fixture.tabletOffer, Fixture.deskOffer, Fixture.kitchenOffer,
+        ])
         assertSnapshot(Fixture.render(state, device), named: "nearby-reasons-120x40", styles: meaningLegend)
     }
 
@@ -60,32 +67,37 @@ struct ScreenSnapshotTests {
     @Test func tabletLockScreenWithoutAnOffer() {
         var state = Fixture.state(Fixture.tablet, size: Size(width: 100, height: 30))
         state.isLocked = true
-        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.tablet, offers: [Fixture.tabletOffer])),
-                       named: "tablet-lock-100x30")
+        assertSnapshot(
+            Fixture.render(state, Fixture.device(Fixture.tablet, offers: [Fixture.tabletOffer])),
+            named: "tablet-lock-100x30")
     }
 
     @Test func laptopLocksToALoginWindow() {
         var state = Fixture.state(Fixture.laptop)
         state.isLocked = true
-        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])),
-                       named: "laptop-login-80x24")
+        assertSnapshot(
+            Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])),
+            named: "laptop-login-80x24")
     }
 
     @Test func theContinuingAppShowsThatItIsLoading() {
         var state = Fixture.state()
         state.foregroundApp = "com.example.notes"
-        let pending = DeviceSnapshot.PendingInfo(peer: Fixture.laptop, bundleIdentifier: "com.example.notes",
-                                                 activityType: Fixture.notesType,
-                                                 phase: .fetching(deadline: Fixture.now.addingTimeInterval(4.7)),
-                                                 chosenAt: Fixture.now.addingTimeInterval(-0.3))
+        let pending = DeviceSnapshot.PendingInfo(
+            peer: Fixture.laptop, bundleIdentifier: "com.example.notes",
+            activityType: Fixture.notesType,
+            phase: .fetching(deadline: Fixture.now.addingTimeInterval(4.7)),
+            chosenAt: Fixture.now.addingTimeInterval(-0.3))
         assertSnapshot(Fixture.render(state, Fixture.device(pending: pending)), named: "phone-loading-80x24")
     }
 
     @Test func aFailureShowsAnAlertWithTheCodeAndMeaning() {
         var state = Fixture.state()
         state.foregroundApp = "com.example.notes"
-        state.overlay = .alert(ContinuationAlert(code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
-                                                 peer: "Laptop", bundleIdentifier: "com.example.notes", shownBySystem: true))
+        state.overlay = .alert(
+            ContinuationAlert(
+                code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
+                peer: "Laptop", bundleIdentifier: "com.example.notes", shownBySystem: true))
         assertSnapshot(Fixture.render(state, Fixture.device()), named: "phone-alert-80x24", styles: meaningLegend)
     }
 
@@ -125,8 +137,9 @@ struct ScreenSnapshotTests {
     @Test func laptopDockTakesTheFocus() {
         var state = Fixture.state(Fixture.laptop)
         state.overlay = .switcher(selection: 0)
-        assertSnapshot(Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])),
-                       named: "laptop-dock-80x24", styles: meaningLegend)
+        assertSnapshot(
+            Fixture.render(state, Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])),
+            named: "laptop-dock-80x24", styles: meaningLegend)
     }
 
     @Test func aTerminalBelowThePhonesMinimumSaysSo() {
@@ -141,7 +154,8 @@ struct ScreenSnapshotTests {
     @Test func noticesAndAnEmptyNeighbourhood() {
         var state = Fixture.state()
         state.network = .offline
-        state.notice = ScreenState.Notice(text: "Continued on Phone", role: .success, expires: Fixture.now.addingTimeInterval(3))
+        state.notice = ScreenState.Notice(
+            text: "Continued on Phone", role: .success, expires: Fixture.now.addingTimeInterval(3))
         state.foregroundApp = "com.example.notes"
         let grid = Fixture.render(state, Fixture.device(offers: []))
         assertSnapshot(grid, named: "phone-notice-offline-80x24", styles: meaningLegend)
@@ -156,19 +170,23 @@ struct ScreenSnapshotTests {
         state.notice = ScreenState.Notice(text: "x", role: .dim, expires: Fixture.now.addingTimeInterval(3))
         #expect(ScreenView(state: state, device: quiet).nextChange == Fixture.now.addingTimeInterval(3))
         // The laptop was last seen a second ago: its age changes every second.
-        #expect(ScreenView(state: state, device: Fixture.device(offers: [Fixture.laptopOffer])).nextChange
-            == Fixture.now.addingTimeInterval(1))
-        let pending = DeviceSnapshot.PendingInfo(peer: Fixture.laptop, bundleIdentifier: nil, activityType: "web",
-                                                 phase: .askingApp, chosenAt: Fixture.now)
-        #expect(ScreenView(state: state, device: Fixture.device(offers: [], pending: pending)).nextChange
-            == Fixture.now.addingTimeInterval(0.1))
+        #expect(
+            ScreenView(state: state, device: Fixture.device(offers: [Fixture.laptopOffer])).nextChange
+                == Fixture.now.addingTimeInterval(1))
+        let pending = DeviceSnapshot.PendingInfo(
+            peer: Fixture.laptop, bundleIdentifier: nil, activityType: "web",
+            phase: .askingApp, chosenAt: Fixture.now)
+        #expect(
+            ScreenView(state: state, device: Fixture.device(offers: [], pending: pending)).nextChange
+                == Fixture.now.addingTimeInterval(0.1))
     }
 
     @Test func aWebActivityShowsTheBrowserUntilItsPageIsKnown() {
         var state = Fixture.state(size: Size(width: 110, height: 30))
         state.network = .offline
-        let offer = DeviceSnapshot.OfferInfo(peer: Fixture.laptop, firstSeen: Fixture.now, lastSeen: Fixture.now,
-                                             savedAt: Fixture.now, route: .web(browserBundleIdentifier: "com.example.browser"))
+        let offer = DeviceSnapshot.OfferInfo(
+            peer: Fixture.laptop, firstSeen: Fixture.now, lastSeen: Fixture.now,
+            savedAt: Fixture.now, route: .web(browserBundleIdentifier: "com.example.browser"))
         let text = Fixture.render(state, Fixture.device(offers: [offer])).text()
         #expect(text.contains("◍ Browser (web page)"))
         #expect(text.contains("NSUserActivityType") && text.contains("BrowsingWeb"), "the whole type, wrapped")
@@ -222,9 +240,11 @@ struct StepModeScreenTests {
         var state = Fixture.state(size: Size(width: 60, height: 24))
         state.foregroundApp = "com.example.notes"
         let pausedSince = Fixture.now.addingTimeInterval(-10)
-        var device = Fixture.device(pending: DeviceSnapshot.PendingInfo(
-            peer: Fixture.laptop, bundleIdentifier: "com.example.notes", activityType: Fixture.notesType,
-            phase: .fetching(deadline: pausedSince.addingTimeInterval(5)), chosenAt: pausedSince.addingTimeInterval(-1)))
+        var device = Fixture.device(
+            pending: DeviceSnapshot.PendingInfo(
+                peer: Fixture.laptop, bundleIdentifier: "com.example.notes", activityType: Fixture.notesType,
+                phase: .fetching(deadline: pausedSince.addingTimeInterval(5)),
+                chosenAt: pausedSince.addingTimeInterval(-1)))
         device.isStepping = true
         device.pausedAt = .fetch(from: "Laptop")
         device.pausedSince = pausedSince
@@ -246,9 +266,10 @@ struct StepModeScreenTests {
     @Test func pausedBeforeContinueTheBoxDoesNotSayRestoring() {
         var state = Fixture.state(size: Size(width: 60, height: 24))
         state.foregroundApp = "com.example.notes"
-        var device = Fixture.device(pending: DeviceSnapshot.PendingInfo(
-            peer: Fixture.laptop, bundleIdentifier: "com.example.notes", activityType: Fixture.notesType,
-            phase: .restoring, chosenAt: Fixture.now.addingTimeInterval(-2)))
+        var device = Fixture.device(
+            pending: DeviceSnapshot.PendingInfo(
+                peer: Fixture.laptop, bundleIdentifier: "com.example.notes", activityType: Fixture.notesType,
+                phase: .restoring, chosenAt: Fixture.now.addingTimeInterval(-2)))
         device.isStepping = true
         device.pausedAt = .continue(bundleIdentifier: "com.example.notes", activityType: Fixture.notesType)
         device.pausedSince = Fixture.now.addingTimeInterval(-1)
@@ -288,16 +309,20 @@ struct ContinuedNoticeTests {
     @Test func aSceneContinuationIsHandedOverWithoutACheckMark() {
         var state = Fixture.state()
         let device = Fixture.device()
-        let scene = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                   .continued(Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
-                                              bundleIdentifier: "com.example.notes", .scene("Notes-1"), milliseconds: 40))
+        let scene = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .continued(
+                Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
+                bundleIdentifier: "com.example.notes", .scene("Notes-1"), milliseconds: 40))
         _ = state.update(.lifecycleEventRecorded(scene), device: device)
         #expect(state.notice?.text == "Continued from Tablet")
         #expect(state.notice?.role == .dim)
         #expect(!Fixture.render(state, device).text().contains("✓ Continued"))
-        let delegate = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                      .continued(Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
-                                                 bundleIdentifier: "com.example.notes", .application(restoredObjects: 1), milliseconds: 40))
+        let delegate = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .continued(
+                Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
+                bundleIdentifier: "com.example.notes", .application(restoredObjects: 1), milliseconds: 40))
         _ = state.update(.lifecycleEventRecorded(delegate), device: device)
         #expect(state.notice?.text == "Continued from Tablet")
         #expect(state.notice?.role == .success)

@@ -55,7 +55,9 @@ struct ScreenUpdateTests {
     @Test func deviceKeysNeverReachTheApp() {
         var state = Fixture.state()
         state.foregroundApp = "com.example.notes"
-        for key: Key in [.tab, .function(1), .function(2), .function(3), .control("l"), .control("p"), .control("o"), .control("q")] {
+        for key: Key in [
+            .tab, .function(1), .function(2), .function(3), .control("l"), .control("p"), .control("o"), .control("q"),
+        ] {
             var copy = state
             #expect(!press(key, on: &copy).contains(.sendKeyToApp(key)), "\(key)")
         }
@@ -93,8 +95,15 @@ struct ScreenUpdateTests {
         #expect(state.logMode == .shown)
         state.size = Size(width: 40, height: 23)
         #expect(state.layout.logPlacement == .covering, "asked for, it covers a small pane as before")
-        let title = Fixture.render({ var shown = state; shown.logMode = .whenRoom; shown.size = Size(width: 60, height: 39); return shown }(),
-                                   device).text()
+        let title = Fixture.render(
+            {
+                var shown = state
+                shown.logMode = .whenRoom
+                shown.size = Size(width: 60, height: 39)
+                return shown
+            }(),
+            device
+        ).text()
         #expect(title.contains("Lifecycle log · F2 hides"), "\(title)")
     }
 
@@ -104,7 +113,8 @@ struct ScreenUpdateTests {
         #expect(rows.map(\.peer.name) == ["Laptop", "Spare Phone", "Tablet"])
         #expect(rows[1].offer == nil)
         state.focus = .nearby
-        #expect(press(.enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
+        #expect(
+            press(.enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
         #expect(state.focus == .main)
         #expect(state.foregroundApp == "com.example.notes")
 
@@ -158,7 +168,9 @@ struct ScreenUpdateTests {
         var state = Fixture.state()
         state.foregroundApp = "com.example.notes"
         let keys = state.helpSections(device: device).flatMap(\.hints).map(\.keys)
-        for key in ["F1  ?", "F2  l", "F3  Ctrl-P", "F4", "Tab  Shift-Tab", "Ctrl-O", "Esc", "Ctrl-L", "Ctrl-Q", "↑ ↓", "n"] {
+        for key in [
+            "F1  ?", "F2  l", "F3  Ctrl-P", "F4", "Tab  Shift-Tab", "Ctrl-O", "Esc", "Ctrl-L", "Ctrl-Q", "↑ ↓", "n",
+        ] {
             #expect(keys.contains(key), "\(key)")
         }
         #expect(state.helpSections(device: device).last?.title == "Notes (when the app has the focus)")
@@ -170,15 +182,19 @@ struct ScreenUpdateTests {
         state.recentApps = ["com.example.notes", "com.example.map"]
         _ = press(.function(4), on: &state)
         #expect(state.overlay == .switcher(selection: 1), "the previous app, as Alt-Tab")
-        #expect(state.switcherItems(device: device) == [
-            .app(bundleIdentifier: "com.example.notes"), .app(bundleIdentifier: "com.example.map"), .home,
-            .handoff(Fixture.laptopOffer),
-        ])
+        #expect(
+            state.switcherItems(device: device) == [
+                .app(bundleIdentifier: "com.example.notes"), .app(bundleIdentifier: "com.example.map"), .home,
+                .handoff(Fixture.laptopOffer),
+            ])
         #expect(press(.enter, on: &state) == [.bringToFront(bundleIdentifier: "com.example.map")])
         #expect(state.recentApps == ["com.example.map", "com.example.notes"])
         _ = press(.function(4), .up, on: &state)
         #expect(state.overlay == .switcher(selection: 0))
-        #expect(press(.up, .enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
+        #expect(
+            press(.up, .enter, on: &state) == [
+                .chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes"),
+            ])
     }
 
     @Test func quittingAnAppFromTheSwitcherTerminatesItAndGoesHomeIfItWasInFront() {
@@ -187,12 +203,16 @@ struct ScreenUpdateTests {
         state.recentApps = ["com.example.notes", "com.example.map"]
         _ = press(.function(4), .up, on: &state)
         #expect(state.overlay == .switcher(selection: 0))
-        #expect(press(.character("x"), on: &state) == [.bringToFront(bundleIdentifier: nil), .terminate(bundleIdentifier: "com.example.notes")])
+        #expect(
+            press(.character("x"), on: &state) == [
+                .bringToFront(bundleIdentifier: nil), .terminate(bundleIdentifier: "com.example.notes"),
+            ])
         #expect(state.foregroundApp == nil)
         #expect(state.recentApps == ["com.example.map"], "its card goes")
         #expect(state.overlay == .switcher(selection: 0), "the switcher stays, on the next card")
         #expect(state.notice?.text.contains("Quit Notes") == true)
-        #expect(press(.delete, on: &state) == [.terminate(bundleIdentifier: "com.example.map")], "an app in the background")
+        #expect(
+            press(.delete, on: &state) == [.terminate(bundleIdentifier: "com.example.map")], "an app in the background")
         #expect(state.recentApps.isEmpty)
         #expect(press(.character("x"), on: &state).isEmpty, "home is not an app")
     }
@@ -210,7 +230,10 @@ struct ScreenUpdateTests {
 
     @Test func ctrlOContinuesTheFeaturedOffer() {
         var state = Fixture.state()
-        #expect(press(.control("o"), on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
+        #expect(
+            press(.control("o"), on: &state) == [
+                .chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes"),
+            ])
         var empty = Fixture.state()
         #expect(press(.control("o"), on: &empty, device: Fixture.device(offers: [Fixture.tabletOffer])).isEmpty)
         #expect(empty.notice?.text == "No activity is offered nearby")
@@ -251,7 +274,8 @@ struct ScreenUpdateTests {
         #expect(state.isLocked)
         #expect(press(.character("2"), .tab, .control("o"), on: &state).isEmpty, "a locked device ignores other keys")
         #expect(state.focus == .main)
-        #expect(press(.enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
+        #expect(
+            press(.enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
         #expect(!state.isLocked)
     }
 
@@ -275,18 +299,24 @@ struct ScreenUpdateTests {
     @Test func escapeCancelsAContinuationInProgress() {
         var state = Fixture.state()
         state.foregroundApp = "com.example.notes"
-        let pending = DeviceSnapshot.PendingInfo(peer: Fixture.laptop, bundleIdentifier: "com.example.notes",
-                                                 activityType: Fixture.notesType, phase: .askingApp, chosenAt: Fixture.now)
+        let pending = DeviceSnapshot.PendingInfo(
+            peer: Fixture.laptop, bundleIdentifier: "com.example.notes",
+            activityType: Fixture.notesType, phase: .askingApp, chosenAt: Fixture.now)
         #expect(press(.escape, on: &state, device: Fixture.device(pending: pending)) == [.cancelContinuation])
         #expect(state.foregroundApp == "com.example.notes")
     }
 
     @Test func willContinueBringsTheContinuingAppToTheFront() {
         var state = Fixture.state()
-        let event = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                   .willContinue(Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: "com.example.browser",
-                                                 activityType: Fixture.notesType, appShowsProgress: true))
-        #expect(state.update(.lifecycleEventRecorded(event), device: device) == [.bringToFront(bundleIdentifier: "com.example.browser")])
+        let event = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .willContinue(
+                Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: "com.example.browser",
+                activityType: Fixture.notesType, appShowsProgress: true))
+        #expect(
+            state.update(.lifecycleEventRecorded(event), device: device) == [
+                .bringToFront(bundleIdentifier: "com.example.browser")
+            ])
         #expect(state.update(.lifecycleEventRecorded(event), device: device).isEmpty, "already in front")
     }
 
@@ -295,17 +325,21 @@ struct ScreenUpdateTests {
     @Test func onlyTheSystemsOwnErrorIsAnAlert() {
         var state = Fixture.state()
         let error = HandoffError(.remoteApplicationTimedOut, "no payload from Laptop within 5 s")
-        let failed = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                    .continuationFailed(Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: "com.example.notes",
-                                                        activityType: Fixture.notesType, error))
+        let failed = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .continuationFailed(
+                Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: "com.example.notes",
+                activityType: Fixture.notesType, error))
         _ = state.update(.lifecycleEventRecorded(failed), device: device)
         #expect(state.overlay == nil, "the app was told; it shows what it wants")
         #expect(state.notice?.text.contains("Laptop") == true)
-        let shown = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                   .systemShowedError(bundleIdentifier: "com.example.notes", activityType: Fixture.notesType, error))
+        let shown = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .systemShowedError(bundleIdentifier: "com.example.notes", activityType: Fixture.notesType, error))
         _ = state.update(.lifecycleEventRecorded(shown), device: device)
-        let marked = ContinuationAlert(code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
-                                       peer: "Laptop", bundleIdentifier: "com.example.notes", shownBySystem: true)
+        let marked = ContinuationAlert(
+            code: .remoteApplicationTimedOut, reason: "no payload from Laptop within 5 s",
+            peer: "Laptop", bundleIdentifier: "com.example.notes", shownBySystem: true)
         #expect(state.overlay == .alert(marked))
         #expect(press(.character("x"), on: &state).isEmpty)
         #expect(state.overlay == .alert(marked), "only Enter, Esc or Space dismiss it")
@@ -315,9 +349,11 @@ struct ScreenUpdateTests {
 
     @Test func aCancellationIsANoticeNotAnAlert() {
         var state = Fixture.state()
-        let cancelled = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                       .continuationFailed(Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: nil, activityType: nil,
-                                                           HandoffError(.userCancelled, "the user cancelled the continuation")))
+        let cancelled = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .continuationFailed(
+                Fixture.continuation, Fixture.laptopPeer, bundleIdentifier: nil, activityType: nil,
+                HandoffError(.userCancelled, "the user cancelled the continuation")))
         _ = state.update(.lifecycleEventRecorded(cancelled), device: device)
         #expect(state.overlay == nil)
         #expect(state.notice?.text == "Continuation cancelled; both devices keep their state")
@@ -325,12 +361,17 @@ struct ScreenUpdateTests {
 
     @Test func theOriginShowsContinuedOnForAWhile() {
         var state = Fixture.state()
-        let event = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                   .wasContinued(Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
-                                                 ActivityReference(id: UUID(), activityType: Fixture.notesType, bundleIdentifier: "com.example.notes")))
+        let event = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .wasContinued(
+                Fixture.continuation, PeerReference(id: "tablet", name: "Tablet"),
+                ActivityReference(id: UUID(), activityType: Fixture.notesType, bundleIdentifier: "com.example.notes")))
         _ = state.update(.lifecycleEventRecorded(event), device: device)
-        #expect(state.notice == ScreenState.Notice(text: "Continued on Tablet", role: .success,
-                                                   expires: Fixture.now.addingTimeInterval(ScreenState.noticeDuration)))
+        #expect(
+            state.notice
+                == ScreenState.Notice(
+                    text: "Continued on Tablet", role: .success,
+                    expires: Fixture.now.addingTimeInterval(ScreenState.noticeDuration)))
         _ = state.update(.clockTicked(Fixture.now.addingTimeInterval(5)), device: device)
         #expect(state.notice != nil)
         _ = state.update(.clockTicked(Fixture.now.addingTimeInterval(6)), device: device)
@@ -340,8 +381,9 @@ struct ScreenUpdateTests {
     @Test func anAppThatOpensAURLComesToTheFront() {
         var state = Fixture.state()
         state.overlay = .help(scroll: 0)
-        #expect(state.update(.appOpenedURL(bundleIdentifier: "com.example.browser"), device: device)
-            == [.bringToFront(bundleIdentifier: "com.example.browser")])
+        #expect(
+            state.update(.appOpenedURL(bundleIdentifier: "com.example.browser"), device: device)
+                == [.bringToFront(bundleIdentifier: "com.example.browser")])
         #expect(state.overlay == nil)
     }
 
@@ -375,7 +417,8 @@ struct LabKeyTests {
         #expect(state.overlay == nil, "a choice closes the panel: the status bar and the strike are in sight")
         _ = state.update(.keyPressed(.function(8)), device: device)
         _ = state.update(.keyPressed(.down), device: device)
-        #expect(state.update(.keyPressed(.character("s")), device: device) == [.armFault(Fault.allCases[1], sticky: true)])
+        #expect(
+            state.update(.keyPressed(.character("s")), device: device) == [.armFault(Fault.allCases[1], sticky: true)])
         #expect(state.overlay == nil)
         _ = state.update(.keyPressed(.function(8)), device: device)
         _ = state.update(.keyPressed(.down), device: device)

@@ -14,7 +14,9 @@ let meaningLegend: [Role: Character] = [
 
 /// Compares `grid` with `Snapshots/<name>.txt` and, with a legend, `Snapshots/<name>.style.txt`
 /// (GridSnapshots' `expectSnapshot`, which says how to record them).
-func assertSnapshot(_ grid: Grid, named name: String, styles legend: [Role: Character]? = nil,
-                    sourceLocation: SourceLocation = #_sourceLocation) {
+func assertSnapshot(
+    _ grid: Grid, named name: String, styles legend: [Role: Character]? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     expectSnapshot(grid, named: name, in: snapshotDirectory, styles: legend, sourceLocation: sourceLocation)
 }

@@ -56,14 +56,22 @@ struct TextFitTests {
                 // The body only: below the tabs, meter and rule; above the hint.
                 text += (4..<(size.height - 3)).map { grid.line($0) }.joined(separator: "\n") + "\n"
             }
-            let names = tab == .beacon
-                ? ["version", "nonce", "ciphertext", "tag", "device", "header", "message", "name length", "padding",
-                   "(in clear,", "AES-256-GCM", "54 zero bytes"]
-                : ["magic", "activityIdentifier", "activityType length", "\"com.example.notes.editing\"", "title length"]
+            let names =
+                tab == .beacon
+                ? [
+                    "version", "nonce", "ciphertext", "tag", "device", "header", "message", "name length", "padding",
+                    "(in clear,", "AES-256-GCM", "54 zero bytes",
+                ]
+                : [
+                    "magic", "activityIdentifier", "activityType length", "\"com.example.notes.editing\"",
+                    "title length",
+                ]
             // A value wrapped over rows reads on when the rows are joined.
             func flat(_ text: String) -> String { text.filter { !" \n║".contains($0) } }
             for name in names { #expect(flat(text).contains(flat(name)), "\(size): \(name) is whole") }
-            let cut = text.split(separator: "\n").filter { $0.contains("…") && !$0.contains("more bytes") && !$0.contains("more field") }
+            let cut = text.split(separator: "\n").filter {
+                $0.contains("…") && !$0.contains("more bytes") && !$0.contains("more field")
+            }
             #expect(cut.isEmpty || tab == .payload, "\(size): a beacon's labels wrap, never cut: \(cut)")
         }
     }
@@ -94,7 +102,9 @@ struct TextFitTests {
     /// (it read "◉ Nearby 2 · ↩ ▤ · Tab shows").
     @Test func theBadgeKeepsTheOffersPeerBeforeTheKeysWording() {
         for (info, size) in Self.sizes where size.width < 60 {
-            let grid = Fixture.render(Fixture.state(info, size: size), Fixture.device(info, offers: [Fixture.laptopOffer, Fixture.tabletOffer]))
+            let grid = Fixture.render(
+                Fixture.state(info, size: size),
+                Fixture.device(info, offers: [Fixture.laptopOffer, Fixture.tabletOffer]))
             let badge = grid.line(0)
             #expect(badge.contains("Laptop"), "\(size): \(badge)")
         }
@@ -104,13 +114,15 @@ struct TextFitTests {
     /// is known (it said "Browser" when the page opened in the Map); with no approved app it is
     /// the Browser's.
     @Test func aWebOfferNamesNoAppUntilItsHostIsKnown() {
-        let offer = DeviceSnapshot.OfferInfo(peer: Fixture.laptop, firstSeen: Fixture.now, lastSeen: Fixture.now,
-                                             savedAt: Fixture.now, options: [.isEligibleForHandoff, .hasWebpageURL],
-                                             route: .web(browserBundleIdentifier: "com.example.browser"))
+        let offer = DeviceSnapshot.OfferInfo(
+            peer: Fixture.laptop, firstSeen: Fixture.now, lastSeen: Fixture.now,
+            savedAt: Fixture.now, options: [.isEligibleForHandoff, .hasWebpageURL],
+            route: .web(browserBundleIdentifier: "com.example.browser"))
         var device = Fixture.device(offers: [offer])
         device.siteAssociations = [
-            .init(appName: "Map", bundleIdentifier: "com.example.map", domain: "maps.handoffsim.example",
-                  outcome: .approved, isApproved: true),
+            .init(
+                appName: "Map", bundleIdentifier: "com.example.map", domain: "maps.handoffsim.example",
+                outcome: .approved, isApproved: true)
         ]
         var state = Fixture.state()
         state.network = .offline
@@ -134,10 +146,14 @@ struct TextFitTests {
     @Test func anAlertNamesTheWholeErrorConstant() {
         for (info, size) in Self.sizes {
             var state = Fixture.state(info, size: size)
-            state.overlay = .alert(ContinuationAlert(code: .userInfoTooLarge, reason: "too large", peer: "Laptop",
-                                                     bundleIdentifier: "com.example.notes", shownBySystem: false))
+            state.overlay = .alert(
+                ContinuationAlert(
+                    code: .userInfoTooLarge, reason: "too large", peer: "Laptop",
+                    bundleIdentifier: "com.example.notes", shownBySystem: false))
             let grid = Fixture.render(state, Fixture.device(info))
-            let rows = (0..<size.height).map { grid.line($0).split(whereSeparator: { " │║".contains($0) }).map(String.init) }
+            let rows = (0..<size.height).map {
+                grid.line($0).split(whereSeparator: { " │║".contains($0) }).map(String.init)
+            }
             let name = HandoffError.Code.userInfoTooLarge.constantName
             guard let row = rows.firstIndex(where: { $0.contains { $0.hasPrefix("NSUserActivity") } }) else {
                 Issue.record("\(size): no error constant in \(grid.text())")
@@ -156,10 +172,13 @@ struct TextFitTests {
         for (info, size) in Self.sizes {
             var state = Fixture.state(info, size: size)
             state.foregroundApp = "com.example.notes"
-            state.notice = ScreenState.Notice(text: "Continuing from Laptop failed (4610); Reader was told",
-                                              shorter: ["Continuing from Laptop failed (4610)", "From Laptop: failed (4610)",
-                                                        "Failed (4610)"],
-                                              role: .warning, expires: Fixture.now.addingTimeInterval(3))
+            state.notice = ScreenState.Notice(
+                text: "Continuing from Laptop failed (4610); Reader was told",
+                shorter: [
+                    "Continuing from Laptop failed (4610)", "From Laptop: failed (4610)",
+                    "Failed (4610)",
+                ],
+                role: .warning, expires: Fixture.now.addingTimeInterval(3))
             let text = Fixture.render(state, Fixture.device(info)).text()
             #expect(text.contains("(4610)"), "\(size): \(text)")
             #expect(!text.contains("(4610); R…"), "\(size)")

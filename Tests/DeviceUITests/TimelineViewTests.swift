@@ -1,8 +1,9 @@
 import Foundation
-@testable import DeviceUI
 import HandoffCore
 import TerminalCells
 import Testing
+
+@testable import DeviceUI
 
 /// The timeline view (F9): the continuation on one lane per device, arrows for what crossed the
 /// network, the selected event's detail; from the phone that continued, with the laptop's shared
@@ -11,10 +12,12 @@ import Testing
 struct TimelineViewTests {
     /// The laptop's side of `Fixture.continuation`, as it shared it.
     static func laptopEntries() -> [LifecycleEntry] {
-        let activity = ActivityReference(id: UUID(uuidString: "00000000-0000-4000-8000-0000000000AA")!, activityType: Fixture.notesType,
-                                         title: "Page 3", bundleIdentifier: "com.example.notes")
+        let activity = ActivityReference(
+            id: UUID(uuidString: "00000000-0000-4000-8000-0000000000AA")!, activityType: Fixture.notesType,
+            title: "Page 3", bundleIdentifier: "com.example.notes")
         let phone = PeerReference(id: "phone", name: "Phone")
-        let identity = AdvertisementIdentity(device: "laptop", serial: 4, activityTypeHash: ActivityTypeHash(activityType: Fixture.notesType))
+        let identity = AdvertisementIdentity(
+            device: "laptop", serial: 4, activityTypeHash: ActivityTypeHash(activityType: Fixture.notesType))
         func at(_ offset: TimeInterval, _ occurrence: LifecycleEvent.Occurrence) -> LifecycleEntry {
             LifecycleEntry(LifecycleEvent(time: Fixture.now.addingTimeInterval(offset), device: "Laptop", occurrence))
         }
@@ -76,8 +79,12 @@ struct TimelineViewTests {
         let real = SharedLifecycle.Sender(id: "8d3e5c1a-0b6f-4e2a-9c7d-1f2e3a4b5c6d", name: "Laptop")
         let impostor = SharedLifecycle.Sender(id: "1f2e3a4b-0000-4e2a-9c7d-8d3e5c1a0b6f", name: "Laptop")
         shared.receive(Self.laptopEntries(), from: real, at: Fixture.now)
-        shared.receive([try #require(Self.laptopEntries().first?.relabelled(device: "Laptop", time: Fixture.now.addingTimeInterval(-1)))],
-                       from: impostor, at: Fixture.now)
+        shared.receive(
+            [
+                try #require(
+                    Self.laptopEntries().first?.relabelled(device: "Laptop", time: Fixture.now.addingTimeInterval(-1)))
+            ],
+            from: impostor, at: Fixture.now)
         #expect(Set(shared.entries.map(\.device)) == ["Laptop", "Laptop · 1f2e3a4b"])
         #expect(shared.entries.filter { $0.device == "Laptop" }.count == Self.laptopEntries().count)
         // Nor may a peer take this device's own name.
@@ -91,14 +98,22 @@ struct TimelineViewTests {
         var shared = SharedLifecycle()
         let sender = SharedLifecycle.Sender(id: "8d3e5c1a-0b6f-4e2a-9c7d-1f2e3a4b5c6d", name: "Laptop")
         let entry = try #require(Self.laptopEntries().first)
-        let future = try #require(entry.relabelled(device: "Laptop", time: Date(timeIntervalSinceReferenceDate: 250_000_000_000)))
-        let ancient = try #require(entry.relabelled(device: "Laptop", time: Date(timeIntervalSinceReferenceDate: -63_000_000_000)))
+        let future = try #require(
+            entry.relabelled(device: "Laptop", time: Date(timeIntervalSinceReferenceDate: 250_000_000_000)))
+        let ancient = try #require(
+            entry.relabelled(device: "Laptop", time: Date(timeIntervalSinceReferenceDate: -63_000_000_000)))
         shared.receive([future, ancient], from: sender, at: Fixture.now)
-        #expect(shared.entries.map(\.time).sorted() == [Fixture.now.addingTimeInterval(-SharedLifecycle.oldestShared), Fixture.now])
+        #expect(
+            shared.entries.map(\.time).sorted() == [
+                Fixture.now.addingTimeInterval(-SharedLifecycle.oldestShared), Fixture.now,
+            ])
 
-        var huge = try #require(LifecycleEntry(fields: entry.fields + (0..<40).map {
-            LifecycleEntry.Field("padding\($0)", .string(String(repeating: "x", count: 4000)))
-        }))
+        var huge = try #require(
+            LifecycleEntry(
+                fields: entry.fields
+                    + (0..<40).map {
+                        LifecycleEntry.Field("padding\($0)", .string(String(repeating: "x", count: 4000)))
+                    }))
         huge = try #require(huge.relabelled(device: "Laptop", time: Fixture.now))
         #expect(huge.approximateBytes > SharedLifecycle.maximumEntryBytes)
         shared.receive([huge], from: sender, at: Fixture.now)
@@ -106,9 +121,13 @@ struct TimelineViewTests {
 
         var bounded = SharedLifecycle()
         bounded.byteCapacity = 20_000
-        let many = (0..<400).compactMap { entry.relabelled(device: "Laptop", time: Fixture.now.addingTimeInterval(Double($0) / 1000 - 1)) }
+        let many = (0..<400).compactMap {
+            entry.relabelled(device: "Laptop", time: Fixture.now.addingTimeInterval(Double($0) / 1000 - 1))
+        }
         bounded.receive(many, from: sender, at: Fixture.now)
-        #expect(bounded.bytes <= bounded.byteCapacity && bounded.bytes == bounded.entries.reduce(0) { $0 + $1.approximateBytes })
+        #expect(
+            bounded.bytes <= bounded.byteCapacity
+                && bounded.bytes == bounded.entries.reduce(0) { $0 + $1.approximateBytes })
         #expect(bounded.entries.last?.time == many.last?.time, "the newest are kept")
     }
 
@@ -150,7 +169,8 @@ struct TimelineViewTests {
         // The payload's arrival on the phone, selected.
         let model = TimelineModel(snapshot: Self.device(), back: 0)
         let selected = model.rows.firstIndex { $0.entry.kind == .payloadReceived }
-        let grid = Fixture.render(Self.state(Size(width: 80, height: 24), TimelineCursor(selection: selected)), Self.device())
+        let grid = Fixture.render(
+            Self.state(Size(width: 80, height: 24), TimelineCursor(selection: selected)), Self.device())
         assertSnapshot(grid, named: "timeline-80x24", styles: meaningLegend)
         let text = grid.text()
         #expect(text.contains("│Laptop") && text.contains("│Phone (here)"))
@@ -171,7 +191,8 @@ struct TimelineViewTests {
     @Test func wideTerminalsShowTheDetailBeside() {
         let model = TimelineModel(snapshot: Self.device(), back: 0)
         let selected = model.rows.firstIndex { $0.entry.kind == .payloadSent }
-        let grid = Fixture.render(Self.state(Size(width: 160, height: 40), TimelineCursor(selection: selected)), Self.device())
+        let grid = Fixture.render(
+            Self.state(Size(width: 160, height: 40), TimelineCursor(selection: selected)), Self.device())
         assertSnapshot(grid, named: "timeline-160x40")
         #expect(grid.text().contains("userInfo (1 key)"))
     }
@@ -182,11 +203,17 @@ struct TimelineViewTests {
         var device = Fixture.device(lifecycle: Fixture.events())
         var info: UserInfoSnapshot = [:]
         for index in 0..<20 { info["key\(index)"] = .integer(Int64(index)) }
-        let activity = ActivityReference(id: UUID(uuidString: "00000000-0000-4000-8000-0000000000AA")!, activityType: Fixture.notesType,
-                                         title: "Page 3", bundleIdentifier: "com.example.notes")
-        device.sharedLifecycle.add([LifecycleEntry(LifecycleEvent(
-            time: Fixture.now.addingTimeInterval(-3.22), device: "Laptop",
-            .payloadSent(Fixture.continuation, PeerReference(id: "phone", name: "Phone"), activity, bytes: 2150, userInfo: info)))])
+        let activity = ActivityReference(
+            id: UUID(uuidString: "00000000-0000-4000-8000-0000000000AA")!, activityType: Fixture.notesType,
+            title: "Page 3", bundleIdentifier: "com.example.notes")
+        device.sharedLifecycle.add([
+            LifecycleEntry(
+                LifecycleEvent(
+                    time: Fixture.now.addingTimeInterval(-3.22), device: "Laptop",
+                    .payloadSent(
+                        Fixture.continuation, PeerReference(id: "phone", name: "Phone"), activity, bytes: 2150,
+                        userInfo: info)))
+        ])
         let model = TimelineModel(snapshot: device, back: 0)
         let selected = model.rows.firstIndex { $0.entry.kind == .payloadSent }
         var state = Self.state(Size(width: 80, height: 24), TimelineCursor(selection: selected))
@@ -202,7 +229,10 @@ struct TimelineViewTests {
         #expect(seen.contains("Space: from the top"))
         // Another event starts at the top of its detail.
         _ = state.update(.keyPressed(.up), device: device)
-        guard case .timeline(let cursor) = state.overlay else { Issue.record("the timeline closed"); return }
+        guard case .timeline(let cursor) = state.overlay else {
+            Issue.record("the timeline closed")
+            return
+        }
         #expect(cursor.detailPage == 0)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
-@testable import DeviceUI
 import HandoffCore
 import TerminalCells
 import Testing
+
+@testable import DeviceUI
 
 /// The one timeline widget (F9 and `handoff timeline`'s replay): lanes, events and arrows drawn
 /// into the area it is given, and nowhere else.
@@ -15,19 +16,23 @@ struct TimelineWidgetTests {
             (0, .advertised, "beacon #4"), (1, .offerReceived, "from Laptop"), (1, .continueChosen, "from Laptop"),
             (1, .willContinue, "com.example.notes.editing"), (1, .fetchStarted, "from Laptop"),
             (0, .payloadRequested, "Phone asks for the payload"), (0, .saved, "com.example.notes.editing"),
-            (0, .payloadSent, "2.1 kB"), (1, .stepPaused, "before continue"), (1, .payloadReceived, "2.1 kB from Laptop"),
+            (0, .payloadSent, "2.1 kB"), (1, .stepPaused, "before continue"),
+            (1, .payloadReceived, "2.1 kB from Laptop"),
             (1, .continued, "from Laptop in 48 ms"), (0, .wasContinued, "by Phone"),
         ]
         let events = steps.enumerated().map { index, step in
-            TimelineWidget.Event(lane: step.lane, time: String(format: "06:13:%02d.%03d", 10 + index / 5, index * 37 % 1000),
-                                 kind: step.kind, kindName: step.kind.rawValue, detail: step.detail)
+            TimelineWidget.Event(
+                lane: step.lane, time: String(format: "06:13:%02d.%03d", 10 + index / 5, index * 37 % 1000),
+                kind: step.kind, kindName: step.kind.rawValue, detail: step.detail)
         }
         let arrows = [
             TimelineArrow(from: 2, to: 3, label: "beacon #4"), TimelineArrow(from: 6, to: 7, label: "payload request"),
-            TimelineArrow(from: 9, to: 11, label: "payload 2.1 kB"), TimelineArrow(from: 12, to: 13, label: "was continued"),
+            TimelineArrow(from: 9, to: 11, label: "payload 2.1 kB"),
+            TimelineArrow(from: 12, to: 13, label: "was continued"),
         ]
-        return TimelineWidget(lanes: [.init(name: "Laptop (laptop)"), .init(name: "Phone (phone)")], events: events, arrows: arrows,
-                              selected: 11, timeWidth: 13)
+        return TimelineWidget(
+            lanes: [.init(name: "Laptop (laptop)"), .init(name: "Phone (phone)")], events: events, arrows: arrows,
+            selected: 11, timeWidth: 13)
     }
 
     static func render(_ widget: TimelineWidget, _ size: Size) -> Grid {
@@ -50,7 +55,9 @@ struct TimelineWidgetTests {
         assertSnapshot(grid, named: "timeline-widget-200x60", styles: meaningLegend)
         // Every event and arrow fits: no position on the names' row.
         let text = grid.text()
-        for event in Self.widget().events { #expect(text.contains(event.kindName + " " + event.detail), "\(event.kindName)") }
+        for event in Self.widget().events {
+            #expect(text.contains(event.kindName + " " + event.detail), "\(event.kindName)")
+        }
         #expect(!text.contains("/18"))
     }
 
@@ -73,7 +80,8 @@ struct TimelineWidgetTests {
         let area = Rect(x: 7, y: 3, width: 70, height: 20)
         Self.widget().render(in: area, into: &grid)
         for (y, line) in grid.text().split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            for (x, character) in line.enumerated() where !(area.x..<area.maxX).contains(x) || !(area.y..<area.maxY).contains(y) {
+            for (x, character) in line.enumerated()
+            where !(area.x..<area.maxX).contains(x) || !(area.y..<area.maxY).contains(y) {
                 #expect(character == "x", "(\(x), \(y))")
             }
         }

@@ -23,14 +23,18 @@ final class TwoScreens {
         phone = hood.addDevice("Phone", kind: .phone, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
         let folder = URL(fileURLWithPath: "/nonexistent")
         let clock = hood.clock
-        laptopScreen = DeviceScreen(device: laptop, account: "demo", apps: [laptopApp],
-                                    environment: AppEnvironment(deviceName: "Laptop", cloudFolder: nil, localFolder: folder,
-                                                                now: { clock.now }),
-                                    timeZone: Fixture.gmt, now: clock.now)
-        phoneScreen = DeviceScreen(device: phone, account: "demo", apps: [phoneApp],
-                                   environment: AppEnvironment(deviceName: "Phone", cloudFolder: nil, localFolder: folder,
-                                                               now: { clock.now }),
-                                   timeZone: Fixture.gmt, now: clock.now)
+        laptopScreen = DeviceScreen(
+            device: laptop, account: "demo", apps: [laptopApp],
+            environment: AppEnvironment(
+                deviceName: "Laptop", cloudFolder: nil, localFolder: folder,
+                now: { clock.now }),
+            timeZone: Fixture.gmt, now: clock.now)
+        phoneScreen = DeviceScreen(
+            device: phone, account: "demo", apps: [phoneApp],
+            environment: AppEnvironment(
+                deviceName: "Phone", cloudFolder: nil, localFolder: folder,
+                now: { clock.now }),
+            timeZone: Fixture.gmt, now: clock.now)
     }
 
     func laptopFrame() -> Grid { laptopScreen.render(size: size, now: hood.clock.now) }
@@ -93,7 +97,8 @@ struct TwoDeviceFlowTests {
             #expect(world.phoneScreen.handle(.control("o")))
             #expect(world.phone.system.pendingContinuation != nil)
             let willContinue = try #require(world.phone.lifecycle.last { $0.kind == .willContinue })
-            #expect(willContinue.fields.contains { $0.key == "appShowsProgress" && $0.value == .bool(showsOwnProgress) })
+            #expect(
+                willContinue.fields.contains { $0.key == "appShowsProgress" && $0.value == .bool(showsOwnProgress) })
             let text = world.phoneFrame().text()
             #expect(text.contains("fetching the activity") == !showsOwnProgress, "\(text)")
             #expect(text.contains("Continuing in Notes from Laptop") == !showsOwnProgress, "\(text)")
@@ -197,7 +202,10 @@ struct TwoDeviceFlowTests {
         world.phoneScreen.handle(.function(2))
         let frame = world.phoneScreen.render(size: Size(width: 160, height: 60), now: world.hood.clock.now)
         assertSnapshot(frame, named: "flow-6-phone-log-160x60")
-        for kind in ["continueChosen", "applicationLaunched", "willContinue", "fetchStarted", "payloadReceived", "continueCalled", "continued"] {
+        for kind in [
+            "continueChosen", "applicationLaunched", "willContinue", "fetchStarted", "payloadReceived",
+            "continueCalled", "continued",
+        ] {
             #expect(frame.text().contains(kind), "\(kind)")
         }
     }
@@ -205,8 +213,10 @@ struct TwoDeviceFlowTests {
     @Test func networkPeersWithoutOffersAreListed() {
         let world = TwoScreens()
         let now = world.hood.clock.now
-        world.phoneScreen.update(network: NetworkStatus(summary: "loopback 127.255.255.255:17820", isOnline: true,
-                                                        peers: [NearbyPeer(info: world.laptop.info, lastSeen: now)]))
+        world.phoneScreen.update(
+            network: NetworkStatus(
+                summary: "loopback 127.255.255.255:17820", isOnline: true,
+                peers: [NearbyPeer(info: world.laptop.info, lastSeen: now)]))
         let text = world.phoneFrame().text()
         #expect(text.contains("no activity offered"))
         #expect(text.contains("● loopback 127.255.25"))
@@ -219,10 +229,12 @@ struct TwoDeviceFlowTests {
         var seen: [LifecycleEvent.Kind] = []
         device.addLifecycleObserver { seen.append($0.kind) }
         let app = PagesApp()
-        let screen = DeviceScreen(device: device, account: "demo", apps: [app],
-                                  environment: AppEnvironment(deviceName: "Phone", cloudFolder: nil,
-                                                              localFolder: URL(fileURLWithPath: "/nonexistent")),
-                                  timeZone: Fixture.gmt, now: hood.clock.now)
+        let screen = DeviceScreen(
+            device: device, account: "demo", apps: [app],
+            environment: AppEnvironment(
+                deviceName: "Phone", cloudFolder: nil,
+                localFolder: URL(fileURLWithPath: "/nonexistent")),
+            timeZone: Fixture.gmt, now: hood.clock.now)
         screen.handle(.character("1"))
         #expect(seen.contains(.becameCurrent))
     }
@@ -233,10 +245,12 @@ struct TwoDeviceFlowTests {
         let pages = PagesApp()
         let browser = BrowserStub()
         var fallback: [URL] = []
-        var environment = AppEnvironment(deviceName: "Phone", cloudFolder: nil, localFolder: URL(fileURLWithPath: "/nonexistent"))
+        var environment = AppEnvironment(
+            deviceName: "Phone", cloudFolder: nil, localFolder: URL(fileURLWithPath: "/nonexistent"))
         environment.openURL = { fallback.append($0) }
-        let screen = DeviceScreen(device: device, account: "demo", apps: [pages, browser], environment: environment,
-                                  timeZone: Fixture.gmt, now: hood.clock.now)
+        let screen = DeviceScreen(
+            device: device, account: "demo", apps: [pages, browser], environment: environment,
+            timeZone: Fixture.gmt, now: hood.clock.now)
         browser.environment?.openURL(URL(string: "https://example.com/a")!)
         #expect(browser.opened.map(\.absoluteString) == ["https://example.com/a"])
         #expect(screen.state.foregroundApp == "com.example.browser")
@@ -249,8 +263,9 @@ struct TwoDeviceFlowTests {
 
 /// A browser that records the URLs it opens.
 final class BrowserStub: TerminalApp, ApplicationDelegate {
-    let manifest = AppManifest(bundleIdentifier: "com.example.browser", teamIdentifier: "ABCDE12345", displayName: "Browser",
-                               activityTypes: [UserActivity.browsingWebType])
+    let manifest = AppManifest(
+        bundleIdentifier: "com.example.browser", teamIdentifier: "ABCDE12345", displayName: "Browser",
+        activityTypes: [UserActivity.browsingWebType])
     let glyph: Character = "◍"
     let title = "Browser"
     let keyHints: [KeyHint] = []

@@ -2,6 +2,7 @@ import Foundation
 import HandoffCore
 import TerminalCells
 import Testing
+
 @testable import DeviceUI
 
 /// Nearby's "why not" for web offers: each app's domain and what its site's association file said.
@@ -11,10 +12,14 @@ struct WebRouteSnapshotTests {
         peer: Fixture.laptop, firstSeen: Fixture.now, lastSeen: Fixture.now, savedAt: Fixture.now,
         options: [.isEligibleForHandoff, .hasWebpageURL], route: .web(browserBundleIdentifier: "com.example.browser"))
 
-    static func association(_ app: String, _ domain: String, _ outcome: AssociationOutcome?, approved: Bool = false)
+    static func association(
+        _ app: String, _ domain: String, _ outcome: AssociationOutcome?, approved: Bool = false
+    )
         -> DeviceSnapshot.SiteAssociationInfo
     {
-        .init(appName: app, bundleIdentifier: "com.example.\(app.lowercased())", domain: domain, outcome: outcome, isApproved: approved)
+        .init(
+            appName: app, bundleIdentifier: "com.example.\(app.lowercased())", domain: domain, outcome: outcome,
+            isApproved: approved)
     }
 
     @Test(arguments: [
@@ -66,12 +71,15 @@ struct WebRouteSnapshotTests {
         var state = Fixture.state()
         state.network = .offline
         let device = Fixture.device(offers: [Self.webOffer])
-        let refusal = WebRoutingRefusal(bundleIdentifier: "com.example.map", applicationIdentifier: "SIMTEAM001.com.example.map",
-                                        domain: AssociatedDomain(host: "maps.handoffsim.example"),
-                                        outcome: .unreachable("connection refused"))
-        let event = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                   .webRouted(Fixture.continuation, host: "maps.handoffsim.example", bundleIdentifier: "com.example.browser",
-                                              .notApproved([refusal])))
+        let refusal = WebRoutingRefusal(
+            bundleIdentifier: "com.example.map", applicationIdentifier: "SIMTEAM001.com.example.map",
+            domain: AssociatedDomain(host: "maps.handoffsim.example"),
+            outcome: .unreachable("connection refused"))
+        let event = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .webRouted(
+                Fixture.continuation, host: "maps.handoffsim.example", bundleIdentifier: "com.example.browser",
+                .notApproved([refusal])))
         _ = state.update(.lifecycleEventRecorded(event), device: device)
         guard case .explanation(let explanation) = state.overlay else {
             Issue.record("no explanation: \(String(describing: state.overlay))")
@@ -82,10 +90,13 @@ struct WebRouteSnapshotTests {
         assertSnapshot(Fixture.render(state, device), named: "phone-web-refused-explanation-80x24")
         // An approved page explains nothing.
         var approved = Fixture.state()
-        let routed = LifecycleEvent(time: Fixture.now, device: "Phone",
-                                    .webRouted(Fixture.continuation, host: "maps.handoffsim.example", bundleIdentifier: "com.example.map",
-                                               .approved(applicationIdentifier: "SIMTEAM001.com.example.map",
-                                                         domain: AssociatedDomain(host: "maps.handoffsim.example"))))
+        let routed = LifecycleEvent(
+            time: Fixture.now, device: "Phone",
+            .webRouted(
+                Fixture.continuation, host: "maps.handoffsim.example", bundleIdentifier: "com.example.map",
+                .approved(
+                    applicationIdentifier: "SIMTEAM001.com.example.map",
+                    domain: AssociatedDomain(host: "maps.handoffsim.example"))))
         _ = approved.update(.lifecycleEventRecorded(routed), device: device)
         #expect(approved.overlay == nil)
     }
@@ -93,14 +104,24 @@ struct WebRouteSnapshotTests {
     /// The snapshot is built from the device system: every app's domain, approved or not.
     @Test func theSnapshotListsEveryDomainOfEveryApp() {
         var system = DeviceSystem(device: PeerInfo(id: "phone", name: "Phone", kind: .phone))
-        let map = AppManifest(bundleIdentifier: "com.handoffsim.map", teamIdentifier: "SIMTEAM001", displayName: "Map",
-                              associatedDomains: ["activitycontinuation:maps.handoffsim.example", "applinks:maps.handoffsim.example"])
+        let map = AppManifest(
+            bundleIdentifier: "com.handoffsim.map", teamIdentifier: "SIMTEAM001", displayName: "Map",
+            associatedDomains: ["activitycontinuation:maps.handoffsim.example", "applinks:maps.handoffsim.example"])
         _ = system.handle(.appInstalled(map), at: Fixture.now)
         let domain = AssociatedDomain(host: "maps.handoffsim.example")
-        #expect(DeviceSnapshot.siteAssociations(of: system, at: Fixture.now).map(\.line) == ["✗ Map · maps.handoffsim.example: not checked yet"])
-        _ = system.handle(.siteAssociationChecked(SiteAssociationCheck(
-            bundleIdentifier: "com.handoffsim.map", applicationIdentifier: "SIMTEAM001.com.handoffsim.map", domain: domain,
-            outcome: .approved, checkedAt: Fixture.now, expiresAt: Fixture.now + 60)), at: Fixture.now)
-        #expect(DeviceSnapshot.siteAssociations(of: system, at: Fixture.now).map(\.line) == ["✓ Map · maps.handoffsim.example: approved"])
+        #expect(
+            DeviceSnapshot.siteAssociations(of: system, at: Fixture.now).map(\.line) == [
+                "✗ Map · maps.handoffsim.example: not checked yet"
+            ])
+        _ = system.handle(
+            .siteAssociationChecked(
+                SiteAssociationCheck(
+                    bundleIdentifier: "com.handoffsim.map", applicationIdentifier: "SIMTEAM001.com.handoffsim.map",
+                    domain: domain,
+                    outcome: .approved, checkedAt: Fixture.now, expiresAt: Fixture.now + 60)), at: Fixture.now)
+        #expect(
+            DeviceSnapshot.siteAssociations(of: system, at: Fixture.now).map(\.line) == [
+                "✓ Map · maps.handoffsim.example: approved"
+            ])
     }
 }

@@ -1,6 +1,7 @@
-@testable import HandoffCore
 import Synchronization
 import Testing
+
+@testable import HandoffCore
 
 /// The bounded queue between the writer of a continuation stream and its reader.
 @Suite("Continuation stream queue")
@@ -41,7 +42,10 @@ struct ChunkQueueTests {
         }
         try await writer.value
         #expect(received.count == total * chunk)
-        #expect((0..<total).allSatisfy { received[$0 * chunk] == UInt8($0) && received[$0 * chunk + chunk - 1] == UInt8($0) })
+        #expect(
+            (0..<total).allSatisfy {
+                received[$0 * chunk] == UInt8($0) && received[$0 * chunk + chunk - 1] == UInt8($0)
+            })
     }
 
     @Test func aFailureArrivesAfterTheChunksWrittenBeforeIt() async throws {

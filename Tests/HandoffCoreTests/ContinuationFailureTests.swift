@@ -7,11 +7,16 @@ import Testing
 struct ContinuationFailureTests {
     /// Checks what every failure must leave behind: the receiving app got didFail with `code`
     /// and kept its state; the origin (when alive) still has its activity current.
-    func expectFailure(_ world: TwoDevices, _ code: HandoffError.Code, origin activity: UserActivity?,
-                       sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectFailure(
+        _ world: TwoDevices, _ code: HandoffError.Code, origin activity: UserActivity?,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(world.phoneReaderDelegate.failures.map(\.error.code) == [code], sourceLocation: sourceLocation)
-        #expect(world.phoneReaderDelegate.failures.first?.type == "com.example.reader.reading", sourceLocation: sourceLocation)
-        #expect(world.phoneState.state == ["page": 1], "the receiving app keeps its state", sourceLocation: sourceLocation)
+        #expect(
+            world.phoneReaderDelegate.failures.first?.type == "com.example.reader.reading",
+            sourceLocation: sourceLocation)
+        #expect(
+            world.phoneState.state == ["page": 1], "the receiving app keeps its state", sourceLocation: sourceLocation)
         #expect(world.phoneState.restores == 0, sourceLocation: sourceLocation)
         #expect(world.phone.system.pendingContinuation == nil, sourceLocation: sourceLocation)
         let failed = world.phone.lifecycle.filter { $0.kind == .continuationFailed }
@@ -58,7 +63,8 @@ struct ContinuationFailureTests {
     }
 
     @Test func aPayloadOverTheOriginsLimitFailsWith4611() throws {
-        let world = TwoDevices(configuration: DeviceConfiguration(saveCoalescingInterval: 60, payloadLimitBytes: 8 * 1024))
+        let world = TwoDevices(
+            configuration: DeviceConfiguration(saveCoalescingInterval: 60, payloadLimitBytes: 8 * 1024))
         let (activity, _) = try world.startReading(["page": 2, "blob": .data(Data(count: 20_000))])
         world.phone.chooseOffer(from: world.laptop.info.id)
         world.hood.settle()
@@ -103,9 +109,10 @@ struct ContinuationFailureTests {
         let (activity, _) = try world.startReading()
         world.phone.chooseOffer(from: world.laptop.info.id)
         world.hood.settle()
-        #expect(world.phone.lifecycle.contains {
-            if case .willContinue(_, _, _, _, appShowsProgress: false) = $0.occurrence { true } else { false }
-        })
+        #expect(
+            world.phone.lifecycle.contains {
+                if case .willContinue(_, _, _, _, appShowsProgress: false) = $0.occurrence { true } else { false }
+            })
         #expect(world.events(world.phone, .fetchStarted).count == 1, "the continuation goes on")
         #expect(world.phoneState.state == ["page": 2])
         #expect(activity.isValid)

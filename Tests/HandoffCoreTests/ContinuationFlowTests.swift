@@ -28,22 +28,25 @@ struct ContinuationFlowTests {
         world.phone.chooseOffer(from: world.laptop.info.id)
         world.hood.settle()
         #expect(world.phoneState.state == ["page": 3, "scroll": 0.25])
-        #expect(world.log.entries == [
-            "com.example.reader.willContinue(com.example.reader.reading)",
-            "willSave(com.example.reader.reading)",
-            "laptopView.update(userInfo: 0 keys)",
-            "com.example.reader.didUpdate",
-            "com.example.reader.continue(com.example.reader.reading)",
-            "phoneView.restore",
-            "wasContinued(com.example.reader.reading)",
-        ])
+        #expect(
+            world.log.entries == [
+                "com.example.reader.willContinue(com.example.reader.reading)",
+                "willSave(com.example.reader.reading)",
+                "laptopView.update(userInfo: 0 keys)",
+                "com.example.reader.didUpdate",
+                "com.example.reader.continue(com.example.reader.reading)",
+                "phoneView.restore",
+                "wasContinued(com.example.reader.reading)",
+            ])
         #expect(activity.isCurrent, "the origin keeps its activity")
         let received = try #require(world.phoneReaderDelegate.continued.first)
         #expect(received.title == "Moby-Dick")
         #expect(received.identifier == activity.identifier)
         let kinds = world.phone.lifecycle.map(\.kind)
-        for kind in [LifecycleEvent.Kind.continueChosen, .willContinue, .fetchStarted, .payloadReceived, .continueCalled,
-                     .restoreUserActivityState, .continued] {
+        for kind in [
+            LifecycleEvent.Kind.continueChosen, .willContinue, .fetchStarted, .payloadReceived, .continueCalled,
+            .restoreUserActivityState, .continued,
+        ] {
             #expect(kinds.contains(kind), "phone records \(kind)")
         }
         let arrival = try #require(world.events(world.phone, .payloadReceived).first)

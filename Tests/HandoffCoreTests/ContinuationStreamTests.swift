@@ -11,7 +11,9 @@ struct ContinuationStreamTests {
         activity.supportsContinuationStreams = true
         activity.delegate = originDelegate
         world.hood.settle()
-        #expect(world.phone.system.offers[world.laptop.info.id]?.advertisement.options.contains(.supportsContinuationStreams) == true)
+        #expect(
+            world.phone.system.offers[world.laptop.info.id]?.advertisement.options.contains(
+                .supportsContinuationStreams) == true)
         var opened: ContinuationStreams?
         world.phoneReaderDelegate.onContinue = { received in
             received.getContinuationStreams { streams, error in
@@ -70,7 +72,10 @@ struct ContinuationStreamTests {
             Issue.record("a used token was accepted: \(String(describing: second))")
             return
         }
-        guard case .failure = world.laptop.acceptContinuationStreams(token: Data(repeating: 7, count: 16), from: world.phone.info.id) else {
+        guard
+            case .failure = world.laptop.acceptContinuationStreams(
+                token: Data(repeating: 7, count: 16), from: world.phone.info.id)
+        else {
             Issue.record("an unknown token was accepted")
             return
         }

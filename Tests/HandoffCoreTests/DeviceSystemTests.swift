@@ -19,15 +19,19 @@ struct SystemHarness {
     }
 
     /// Handles `event` (after moving the clock by `after` seconds) and expects exactly `expected`.
-    mutating func send(_ event: DeviceSystem.Event, after seconds: TimeInterval = 0,
-                       _ expected: (SystemHarness) -> [DeviceSystem.Effect], sourceLocation: SourceLocation = #_sourceLocation) {
+    mutating func send(
+        _ event: DeviceSystem.Event, after seconds: TimeInterval = 0,
+        _ expected: (SystemHarness) -> [DeviceSystem.Effect], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         now += seconds
         let actual = system.handle(event, at: now)
         let wanted = expected(self)
         guard actual != wanted else { return }
         let describe = { (effects: [DeviceSystem.Effect]) in effects.map { "  \($0)" }.joined(separator: "\n") }
-        Issue.record(Comment(rawValue: "effects of \(event) differ\nexpected:\n\(describe(wanted))\nactual:\n\(describe(actual))"),
-                     sourceLocation: sourceLocation)
+        Issue.record(
+            Comment(
+                rawValue: "effects of \(event) differ\nexpected:\n\(describe(wanted))\nactual:\n\(describe(actual))"),
+            sourceLocation: sourceLocation)
     }
 
     /// Handles `event` without checking its effects (for setting up a state already tested).
@@ -46,44 +50,61 @@ struct DeviceSystemTests {
     let readingType = "com.example.reader.reading"
     let team = "ABCDE12345"
 
-    func reading(_ id: UUID = UUID(uuidString: "00000000-0000-4000-8000-00000000000A")!, eligible: Bool = true, web: Bool = false,
-                 expires: Date? = nil) -> ActivitySnapshot {
-        ActivitySnapshot(id: id, bundleIdentifier: "com.example.reader", teamIdentifier: team, activityType: readingType,
-                         title: "Moby-Dick", isEligibleForHandoff: eligible, hasWebpageURL: web, expirationDate: expires)
+    func reading(
+        _ id: UUID = UUID(uuidString: "00000000-0000-4000-8000-00000000000A")!, eligible: Bool = true,
+        web: Bool = false,
+        expires: Date? = nil
+    ) -> ActivitySnapshot {
+        ActivitySnapshot(
+            id: id, bundleIdentifier: "com.example.reader", teamIdentifier: team, activityType: readingType,
+            title: "Moby-Dick", isEligibleForHandoff: eligible, hasWebpageURL: web, expirationDate: expires)
     }
 
-    func manifest(_ bundle: String, types: [String], team: String = "ABCDE12345", browser: Bool = false,
-                  domains: [String] = []) -> AppManifest {
-        AppManifest(bundleIdentifier: bundle, teamIdentifier: team, displayName: bundle,
-                    activityTypes: types + (browser ? [UserActivity.browsingWebType] : []),
-                    associatedDomains: domains.map { "activitycontinuation:\($0)" })
+    func manifest(
+        _ bundle: String, types: [String], team: String = "ABCDE12345", browser: Bool = false,
+        domains: [String] = []
+    ) -> AppManifest {
+        AppManifest(
+            bundleIdentifier: bundle, teamIdentifier: team, displayName: bundle,
+            activityTypes: types + (browser ? [UserActivity.browsingWebType] : []),
+            associatedDomains: domains.map { "activitycontinuation:\($0)" })
     }
 
-    func advertisement(serial: UInt32 = 1, type: String = "com.example.reader.reading", savedAt: Date = t0,
-                       options: Advertisement.Options = [.isEligibleForHandoff], expires: Date? = nil) -> Advertisement {
-        Advertisement(device: laptop.id, activityTypeHash: ActivityTypeHash(activityType: type),
-                      teamHash: TeamHash(teamIdentifier: team), options: options, activitySerial: serial, savedAt: savedAt,
-                      expiresAt: expires)
+    func advertisement(
+        serial: UInt32 = 1, type: String = "com.example.reader.reading", savedAt: Date = t0,
+        options: Advertisement.Options = [.isEligibleForHandoff], expires: Date? = nil
+    ) -> Advertisement {
+        Advertisement(
+            device: laptop.id, activityTypeHash: ActivityTypeHash(activityType: type),
+            teamHash: TeamHash(teamIdentifier: team), options: options, activitySerial: serial, savedAt: savedAt,
+            expiresAt: expires)
     }
 
-    func payload(type: String = "com.example.reader.reading", userInfo: UserInfo = ["page": 3], web: URL? = nil,
-                 expires: Date? = nil) -> ActivityPayload {
-        ActivityPayload(activityIdentifier: reading().id, activityType: type, title: "Moby-Dick", userInfo: userInfo,
-                        webpageURL: web, teamIdentifier: team, bundleIdentifier: "com.example.reader", expirationDate: expires)
+    func payload(
+        type: String = "com.example.reader.reading", userInfo: UserInfo = ["page": 3], web: URL? = nil,
+        expires: Date? = nil
+    ) -> ActivityPayload {
+        ActivityPayload(
+            activityIdentifier: reading().id, activityType: type, title: "Moby-Dick", userInfo: userInfo,
+            webpageURL: web, teamIdentifier: team, bundleIdentifier: "com.example.reader", expirationDate: expires)
     }
 
     // MARK: The origin
 
     /// The origin's first advertisement of `snapshot`.
     func advertisement(of snapshot: ActivitySnapshot) -> Advertisement {
-        Advertisement(device: me.id, activityTypeHash: ActivityTypeHash(activityType: snapshot.activityType),
-                      teamHash: TeamHash(teamIdentifier: team), options: snapshot.isEligibleForHandoff ? [.isEligibleForHandoff] : [],
-                      activitySerial: 1, savedAt: Self.t0, expiresAt: snapshot.expirationDate)
+        Advertisement(
+            device: me.id, activityTypeHash: ActivityTypeHash(activityType: snapshot.activityType),
+            teamHash: TeamHash(teamIdentifier: team),
+            options: snapshot.isEligibleForHandoff ? [.isEligibleForHandoff] : [],
+            activitySerial: 1, savedAt: Self.t0, expiresAt: snapshot.expirationDate)
     }
 
     /// An origin whose reading activity is current (its creation and advertisement checked).
-    func origin(configuration: DeviceConfiguration = DeviceConfiguration(saveCoalescingInterval: 2),
-                _ snapshot: ActivitySnapshot? = nil) -> SystemHarness {
+    func origin(
+        configuration: DeviceConfiguration = DeviceConfiguration(saveCoalescingInterval: 2),
+        _ snapshot: ActivitySnapshot? = nil
+    ) -> SystemHarness {
         let snapshot = snapshot ?? reading()
         var h = SystemHarness(me, configuration: configuration, at: Self.t0)
         h.send(.activityChanged(snapshot)) { [$0.record(.activityCreated(snapshot.reference))] }
@@ -113,8 +134,10 @@ struct DeviceSystemTests {
         var ad = advertisement(of: snapshot)
         ad.savedAt = h.now
         h.send(.activitySaved(snapshot.id, .coalesced, userInfo: ["page": 2], continuation: nil)) {
-            [$0.record(.saved(snapshot.reference, reason: .coalesced, userInfo: ["page": 2], continuation: nil)),
-                    .advertise(ad, snapshot.reference)]
+            [
+                $0.record(.saved(snapshot.reference, reason: .coalesced, userInfo: ["page": 2], continuation: nil)),
+                .advertise(ad, snapshot.reference),
+            ]
         }
         h.send(.tick, after: 10) { _ in [] }
     }
@@ -126,13 +149,19 @@ struct DeviceSystemTests {
         let request = PayloadRequestID(rawValue: 9)
         let hash = ActivityTypeHash(activityType: readingType)
         h.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation), after: 1) {
-            [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
-             $0.record(.saveSkipped(snapshot.reference, lastSaved: nil, changedAt: nil, continuation: continuation)),
-             .encodePayload(request, activity: snapshot.id, continuation: continuation)]
+            [
+                $0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
+                $0.record(.saveSkipped(snapshot.reference, lastSaved: nil, changedAt: nil, continuation: continuation)),
+                .encodePayload(request, activity: snapshot.id, continuation: continuation),
+            ]
         }
         h.send(.payloadEncoded(request, Data(count: 100), userInfo: ["page": 1])) {
-            [$0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 1])),
-             .sendPayload(request, to: laptop.id, Data(count: 100))]
+            [
+                $0.record(
+                    .payloadSent(
+                        continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 1])),
+                .sendPayload(request, to: laptop.id, Data(count: 100)),
+            ]
         }
     }
 
@@ -146,14 +175,21 @@ struct DeviceSystemTests {
         h.given(.activitySaved(snapshot.id, .coalesced, userInfo: ["page": 3], continuation: nil))
         let savedAt = h.now
         let request = PayloadRequestID(rawValue: 9)
-        h.send(.payloadRequested(request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType),
-                                 continuation: continuation), after: 5) {
-            [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
-             $0.record(.saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: nil, continuation: continuation)),
-             .encodePayload(request, activity: snapshot.id, continuation: continuation)]
+        h.send(
+            .payloadRequested(
+                request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType),
+                continuation: continuation), after: 5
+        ) {
+            [
+                $0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
+                $0.record(
+                    .saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: nil, continuation: continuation)),
+                .encodePayload(request, activity: snapshot.id, continuation: continuation),
+            ]
         }
-        let skipped = LifecycleEvent(time: h.now, device: "Me",
-                                     .saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: nil, continuation: continuation))
+        let skipped = LifecycleEvent(
+            time: h.now, device: "Me",
+            .saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: nil, continuation: continuation))
         #expect(skipped.summary.contains("not marked changed since"))
         for text in [skipped.summary, skipped.explanation] {
             #expect(!text.contains("needsSave was not set"), "\(text)")
@@ -177,12 +213,17 @@ struct DeviceSystemTests {
         let request = PayloadRequestID(rawValue: 9)
         let hash = ActivityTypeHash(activityType: readingType)
         h.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation), after: 5) {
-            [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
-             $0.record(.saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: changedAt, continuation: continuation)),
-             .encodePayload(request, activity: snapshot.id, continuation: continuation)]
+            [
+                $0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
+                $0.record(
+                    .saveSkipped(
+                        snapshot.reference, lastSaved: savedAt, changedAt: changedAt, continuation: continuation)),
+                .encodePayload(request, activity: snapshot.id, continuation: continuation),
+            ]
         }
-        let skipped = LifecycleEvent(time: h.now, device: "Me",
-                                     .saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: changedAt, continuation: continuation))
+        let skipped = LifecycleEvent(
+            time: h.now, device: "Me",
+            .saveSkipped(snapshot.reference, lastSaved: savedAt, changedAt: changedAt, continuation: continuation))
         #expect(skipped.summary.contains("needsSave was not set"))
         #expect(skipped.explanation.contains("set needsSave whenever the state changes"))
         // A save (needsSave set at last) clears it.
@@ -190,10 +231,15 @@ struct DeviceSystemTests {
         h.given(.tick, after: 2)
         h.given(.activitySaved(snapshot.id, .coalesced, userInfo: ["page": 9], continuation: nil))
         let second = ContinuationID()
-        h.send(.payloadRequested(PayloadRequestID(rawValue: 10), from: laptop, activityTypeHash: hash, continuation: second)) {
-            [$0.record(.payloadRequested(second, PeerReference(laptop), snapshot.reference)),
-             $0.record(.saveSkipped(snapshot.reference, lastSaved: $0.now, changedAt: nil, continuation: second)),
-             .encodePayload(PayloadRequestID(rawValue: 10), activity: snapshot.id, continuation: second)]
+        h.send(
+            .payloadRequested(
+                PayloadRequestID(rawValue: 10), from: laptop, activityTypeHash: hash, continuation: second)
+        ) {
+            [
+                $0.record(.payloadRequested(second, PeerReference(laptop), snapshot.reference)),
+                $0.record(.saveSkipped(snapshot.reference, lastSaved: $0.now, changedAt: nil, continuation: second)),
+                .encodePayload(PayloadRequestID(rawValue: 10), activity: snapshot.id, continuation: second),
+            ]
         }
     }
 
@@ -204,23 +250,36 @@ struct DeviceSystemTests {
         let hash = ActivityTypeHash(activityType: readingType)
         h.given(.activityNeedsSave(snapshot.id))
         h.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation), after: 1) {
-            [$0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
-             .save(snapshot.id, .beforeSending, continuation: continuation)]
+            [
+                $0.record(.payloadRequested(continuation, PeerReference(laptop), snapshot.reference)),
+                .save(snapshot.id, .beforeSending, continuation: continuation),
+            ]
         }
         var ad = advertisement(of: snapshot)
         ad.savedAt = h.now
         h.send(.activitySaved(snapshot.id, .beforeSending, userInfo: ["page": 3], continuation: continuation)) {
-            [$0.record(.saved(snapshot.reference, reason: .beforeSending, userInfo: ["page": 3], continuation: continuation)),
-                    .encodePayload(request, activity: snapshot.id, continuation: continuation),
-                    .advertise(ad, snapshot.reference)]
+            [
+                $0.record(
+                    .saved(
+                        snapshot.reference, reason: .beforeSending, userInfo: ["page": 3], continuation: continuation)),
+                .encodePayload(request, activity: snapshot.id, continuation: continuation),
+                .advertise(ad, snapshot.reference),
+            ]
         }
         h.send(.payloadEncoded(request, Data(count: 100), userInfo: ["page": 3])) {
-            [$0.record(.payloadSent(continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 3])),
-             .sendPayload(request, to: laptop.id, Data(count: 100))]
+            [
+                $0.record(
+                    .payloadSent(
+                        continuation, PeerReference(laptop), snapshot.reference, bytes: 100, userInfo: ["page": 3])),
+                .sendPayload(request, to: laptop.id, Data(count: 100)),
+            ]
         }
         // The continuing device confirms: the delegate hears userActivityWasContinued.
         h.send(.continuationConfirmed(activityIdentifier: snapshot.id, by: laptop, continuation: continuation)) {
-            [.callWasContinued(snapshot.id), $0.record(.wasContinued(continuation, PeerReference(laptop), snapshot.reference))]
+            [
+                .callWasContinued(snapshot.id),
+                $0.record(.wasContinued(continuation, PeerReference(laptop), snapshot.reference)),
+            ]
         }
     }
 
@@ -228,10 +287,16 @@ struct DeviceSystemTests {
         var h = origin()
         let request = PayloadRequestID(rawValue: 1)
         let error = HandoffError(.handoffFailed, "the activity is no longer offered by the origin")
-        h.send(.payloadRequested(request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: "com.other.type"),
-                                 continuation: continuation)) {
-            [$0.record(.payloadRequested(continuation, PeerReference(laptop), nil)),
-             .sendPayloadError(request, to: laptop.id, error), $0.record(.payloadRefused(continuation, PeerReference(laptop), error))]
+        h.send(
+            .payloadRequested(
+                request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: "com.other.type"),
+                continuation: continuation)
+        ) {
+            [
+                $0.record(.payloadRequested(continuation, PeerReference(laptop), nil)),
+                .sendPayloadError(request, to: laptop.id, error),
+                $0.record(.payloadRefused(continuation, PeerReference(laptop), error)),
+            ]
         }
     }
 
@@ -241,8 +306,11 @@ struct DeviceSystemTests {
         var ineligible = origin(reading(eligible: false))
         let notEligible = HandoffError(.handoffFailed, "the activity is not eligible for Handoff")
         ineligible.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation)) {
-            [$0.record(.payloadRequested(continuation, PeerReference(laptop), reading(eligible: false).reference)),
-             .sendPayloadError(request, to: laptop.id, notEligible), $0.record(.payloadRefused(continuation, PeerReference(laptop), notEligible))]
+            [
+                $0.record(.payloadRequested(continuation, PeerReference(laptop), reading(eligible: false).reference)),
+                .sendPayloadError(request, to: laptop.id, notEligible),
+                $0.record(.payloadRefused(continuation, PeerReference(laptop), notEligible)),
+            ]
         }
         let snapshot = reading(expires: Self.t0 + 5)
         var expiring = origin(snapshot)
@@ -252,8 +320,11 @@ struct DeviceSystemTests {
         }
         let gone = HandoffError(.handoffFailed, "the activity is no longer offered by the origin")
         expiring.send(.payloadRequested(request, from: laptop, activityTypeHash: hash, continuation: continuation)) {
-            [$0.record(.payloadRequested(continuation, PeerReference(laptop), nil)),
-             .sendPayloadError(request, to: laptop.id, gone), $0.record(.payloadRefused(continuation, PeerReference(laptop), gone))]
+            [
+                $0.record(.payloadRequested(continuation, PeerReference(laptop), nil)),
+                .sendPayloadError(request, to: laptop.id, gone),
+                $0.record(.payloadRefused(continuation, PeerReference(laptop), gone)),
+            ]
         }
     }
 
@@ -261,12 +332,18 @@ struct DeviceSystemTests {
         var h = origin(configuration: DeviceConfiguration(saveCoalescingInterval: 2, payloadLimitBytes: 4000))
         let snapshot = reading()
         let request = PayloadRequestID(rawValue: 2)
-        h.given(.payloadRequested(request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType), continuation: continuation))
+        h.given(
+            .payloadRequested(
+                request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType),
+                continuation: continuation))
         h.given(.activitySaved(snapshot.id, .beforeSending, userInfo: [:], continuation: continuation))
         let error = HandoffError(.userInfoTooLarge, "the payload is 5000 bytes, over the 4000-byte limit")
         h.send(.payloadEncoded(request, Data(count: 5000), userInfo: [:])) {
-            [$0.record(.payloadSizeWarning(continuation, bytes: 5000, guidance: 3072)),
-             .sendPayloadError(request, to: laptop.id, error), $0.record(.payloadRefused(continuation, PeerReference(laptop), error))]
+            [
+                $0.record(.payloadSizeWarning(continuation, bytes: 5000, guidance: 3072)),
+                .sendPayloadError(request, to: laptop.id, error),
+                $0.record(.payloadRefused(continuation, PeerReference(laptop), error)),
+            ]
         }
         #expect(h.system.currentActivity == snapshot.id, "the origin keeps its activity")
     }
@@ -274,11 +351,17 @@ struct DeviceSystemTests {
     @Test func anActivityInvalidatedWhileServingIsRefused() {
         var h = origin()
         let request = PayloadRequestID(rawValue: 3)
-        h.given(.payloadRequested(request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType), continuation: continuation))
+        h.given(
+            .payloadRequested(
+                request, from: laptop, activityTypeHash: ActivityTypeHash(activityType: readingType),
+                continuation: continuation))
         h.given(.activitySaved(reading().id, .beforeSending, userInfo: [:], continuation: continuation))
         let error = HandoffError(.handoffFailed, "the activity was invalidated")
         h.send(.payloadUnavailable(request, reason: "the activity was invalidated")) {
-            [.sendPayloadError(request, to: laptop.id, error), $0.record(.payloadRefused(continuation, PeerReference(laptop), error))]
+            [
+                .sendPayloadError(request, to: laptop.id, error),
+                $0.record(.payloadRefused(continuation, PeerReference(laptop), error)),
+            ]
         }
     }
 
@@ -289,9 +372,10 @@ struct DeviceSystemTests {
         }
         // The app in front again: its activity is current again, with a new serial.
         h.send(.appBecameFrontmost(bundleIdentifier: "com.example.reader")) {
-            let ad = Advertisement(device: me.id, activityTypeHash: ActivityTypeHash(activityType: readingType),
-                                   teamHash: TeamHash(teamIdentifier: team), options: [.isEligibleForHandoff],
-                                   activitySerial: 2, savedAt: Self.t0)
+            let ad = Advertisement(
+                device: me.id, activityTypeHash: ActivityTypeHash(activityType: readingType),
+                teamHash: TeamHash(teamIdentifier: team), options: [.isEligibleForHandoff],
+                activitySerial: 2, savedAt: Self.t0)
             return [$0.record(.becameCurrent(reading().reference)), .advertise(ad, reading().reference)]
         }
         h.send(.activityInvalidated(reading().id)) {
@@ -302,14 +386,18 @@ struct DeviceSystemTests {
     // MARK: The continuing device
 
     /// A phone with the Reader (and, if asked, a browser) that has received the laptop's offer.
-    func receiver(browser: Bool = false, reader: Bool = true, ad: Advertisement? = nil,
-                  configuration: DeviceConfiguration = DeviceConfiguration()) -> SystemHarness {
+    func receiver(
+        browser: Bool = false, reader: Bool = true, ad: Advertisement? = nil,
+        configuration: DeviceConfiguration = DeviceConfiguration()
+    ) -> SystemHarness {
         var h = SystemHarness(me, configuration: configuration, at: Self.t0)
         if reader { h.given(.appInstalled(manifest("com.example.reader", types: [readingType]))) }
         if browser { h.given(.appInstalled(manifest("com.example.browser", types: [], browser: true))) }
         let ad = ad ?? advertisement()
         let route = h.system.route(for: ad, at: h.now)
-        h.send(.advertisementReceived(ad, from: laptop)) { [$0.record(.offerReceived(PeerReference(laptop), ad.identity, route: route))] }
+        h.send(.advertisementReceived(ad, from: laptop)) {
+            [$0.record(.offerReceived(PeerReference(laptop), ad.identity, route: route))]
+        }
         return h
     }
 
@@ -319,15 +407,24 @@ struct DeviceSystemTests {
     /// Chooses the offer, the app accepts, the fetch starts.
     func fetching(_ h: inout SystemHarness) {
         h.send(.offerChosen(laptop.id, continuation: continuation)) {
-            [$0.record(.continueChosen(continuation, PeerReference(laptop), route: readerRoute)),
-             .launch(bundleIdentifier: "com.example.reader", .cold, continuation: continuation, activityType: readingType),
-             .callWillContinue(continuation, bundleIdentifier: "com.example.reader", activityType: readingType)]
+            [
+                $0.record(.continueChosen(continuation, PeerReference(laptop), route: readerRoute)),
+                .launch(
+                    bundleIdentifier: "com.example.reader", .cold, continuation: continuation, activityType: readingType
+                ),
+                .callWillContinue(continuation, bundleIdentifier: "com.example.reader", activityType: readingType),
+            ]
         }
         h.send(.willContinueAnswered(continuation, .application(appShowsProgress: true))) {
-            [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
-                                     activityType: readingType, appShowsProgress: true)),
-             .requestPayload(continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
-             $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5))]
+            [
+                $0.record(
+                    .willContinue(
+                        continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
+                        activityType: readingType, appShowsProgress: true)),
+                .requestPayload(
+                    continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
+                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
+            ]
         }
     }
 
@@ -352,14 +449,24 @@ struct DeviceSystemTests {
         #expect(h.system.nextDeadline == h.now + 5)
         let payload = payload()
         h.send(.payloadReceived(continuation, payload, size: 120), after: 0.05) {
-            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 120,
-                                        milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000, userInfo: ["page": 3])),
-             .deliver(continuation, bundleIdentifier: "com.example.reader", payload, origin: PeerReference(laptop))]
+            [
+                $0.record(
+                    .payloadReceived(
+                        continuation, PeerReference(laptop), activityType: readingType, bytes: 120,
+                        milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000, userInfo: ["page": 3])),
+                .deliver(continuation, bundleIdentifier: "com.example.reader", payload, origin: PeerReference(laptop)),
+            ]
         }
         h.send(.continuationHandled(continuation, .handled(.application(restoredObjects: 1)))) {
-            [.notifyContinued(to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
-             $0.record(.continued(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", .application(restoredObjects: 1),
-                                  milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000))]
+            [
+                .notifyContinued(
+                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
+                $0.record(
+                    .continued(
+                        continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
+                        .application(restoredObjects: 1),
+                        milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000)),
+            ]
         }
         #expect(h.system.pendingContinuation == nil)
     }
@@ -369,8 +476,12 @@ struct DeviceSystemTests {
         fetching(&h)
         h.given(.payloadReceived(continuation, payload(), size: 120))
         h.send(.continuationHandled(continuation, .notHandled(.returnedFalse))) {
-            [$0.record(.notHandled(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", milliseconds: 0,
-                                   reason: .returnedFalse))]
+            [
+                $0.record(
+                    .notHandled(
+                        continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader", milliseconds: 0,
+                        reason: .returnedFalse))
+            ]
         }
     }
 
@@ -379,10 +490,15 @@ struct DeviceSystemTests {
         var h = receiver()
         h.given(.offerChosen(laptop.id, continuation: continuation))
         h.send(.willContinueAnswered(continuation, .application(appShowsProgress: false))) {
-            [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
-                                     activityType: readingType, appShowsProgress: false)),
-             .requestPayload(continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
-             $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5))]
+            [
+                $0.record(
+                    .willContinue(
+                        continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
+                        activityType: readingType, appShowsProgress: false)),
+                .requestPayload(
+                    continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
+                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
+            ]
         }
         // A stale answer changes nothing.
         h.send(.willContinueAnswered(continuation, .application(appShowsProgress: true))) { _ in [] }
@@ -392,9 +508,13 @@ struct DeviceSystemTests {
         var h = receiver()
         h.given(.offerChosen(laptop.id, continuation: continuation))
         let other = ContinuationID()
-        h.send(.offerChosen(laptop.id, continuation: other)) { [$0.record(.choiceIgnored(PeerReference(laptop), .busy))] }
+        h.send(.offerChosen(laptop.id, continuation: other)) {
+            [$0.record(.choiceIgnored(PeerReference(laptop), .busy))]
+        }
         var idle = SystemHarness(me, at: Self.t0)
-        idle.send(.offerChosen("ghost", continuation: other)) { [$0.record(.choiceIgnored(PeerReference(id: "ghost", name: "ghost"), .noOffer))] }
+        idle.send(.offerChosen("ghost", continuation: other)) {
+            [$0.record(.choiceIgnored(PeerReference(id: "ghost", name: "ghost"), .noOffer))]
+        }
     }
 
     /// Apple would not even offer it: choosing it starts nothing and fails nothing; the reason is said.
@@ -408,17 +528,23 @@ struct DeviceSystemTests {
 
     /// The failures of a fetch in progress: each cancels the request, records the failure with
     /// its public code and calls the app's didFailToContinue; nothing else changes.
-    func expectFetchFailure(_ h: inout SystemHarness, _ event: DeviceSystem.Event, after seconds: TimeInterval = 0,
-                            _ error: HandoffError, before: [LifecycleEvent.Occurrence] = [],
-                            sourceLocation: SourceLocation = #_sourceLocation) {
-        h.send(event, after: seconds, { harness in
-            before.map { harness.record($0) } + [
-                .cancelPayloadRequest(continuation, from: laptop.id),
-                harness.record(.continuationFailed(continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
-                                                   activityType: readingType, error)),
-                .callDidFail(bundleIdentifier: "com.example.reader", activityType: readingType, error),
-            ]
-        }, sourceLocation: sourceLocation)
+    func expectFetchFailure(
+        _ h: inout SystemHarness, _ event: DeviceSystem.Event, after seconds: TimeInterval = 0,
+        _ error: HandoffError, before: [LifecycleEvent.Occurrence] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        h.send(
+            event, after: seconds,
+            { harness in
+                before.map { harness.record($0) } + [
+                    .cancelPayloadRequest(continuation, from: laptop.id),
+                    harness.record(
+                        .continuationFailed(
+                            continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
+                            activityType: readingType, error)),
+                    .callDidFail(bundleIdentifier: "com.example.reader", activityType: readingType, error),
+                ]
+            }, sourceLocation: sourceLocation)
         #expect(h.system.pendingContinuation == nil, sourceLocation: sourceLocation)
     }
 
@@ -426,9 +552,12 @@ struct DeviceSystemTests {
         var h = receiver()
         fetching(&h)
         h.send(.tick, after: 4.9) { _ in [] }
-        expectFetchFailure(&h, .tick, after: 0.1, HandoffError(.remoteApplicationTimedOut, "no payload from Laptop within 5 s"))
+        expectFetchFailure(
+            &h, .tick, after: 0.1, HandoffError(.remoteApplicationTimedOut, "no payload from Laptop within 5 s"))
         // The payload that comes after all is dropped.
-        h.send(.payloadReceived(continuation, payload(), size: 10)) { [$0.record(.latePayloadIgnored(continuation, bytes: 10))] }
+        h.send(.payloadReceived(continuation, payload(), size: 10)) {
+            [$0.record(.latePayloadIgnored(continuation, bytes: 10))]
+        }
     }
 
     @Test func theOriginGoneFailsWith4609() {
@@ -448,7 +577,8 @@ struct DeviceSystemTests {
     @Test func theUserCancellingFailsWith3072() {
         var h = receiver()
         fetching(&h)
-        expectFetchFailure(&h, .continuationCancelled, HandoffError(.userCancelled, "the user cancelled the continuation"))
+        expectFetchFailure(
+            &h, .continuationCancelled, HandoffError(.userCancelled, "the user cancelled the continuation"))
         h.send(.continuationCancelled) { _ in [] }
     }
 
@@ -456,31 +586,43 @@ struct DeviceSystemTests {
         var h = receiver(configuration: DeviceConfiguration(payloadLimitBytes: 4000))
         fetching(&h)
         let big = payload()
-        expectFetchFailure(&h, .payloadReceived(continuation, big, size: 5000),
-                           HandoffError(.userInfoTooLarge, "the payload is 5000 bytes, over this device's 4000-byte limit"),
-                           before: [.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 5000,
-                                                     milliseconds: 0, userInfo: ["page": 3]),
-                                    .payloadSizeWarning(continuation, bytes: 5000, guidance: 3072)])
+        expectFetchFailure(
+            &h, .payloadReceived(continuation, big, size: 5000),
+            HandoffError(.userInfoTooLarge, "the payload is 5000 bytes, over this device's 4000-byte limit"),
+            before: [
+                .payloadReceived(
+                    continuation, PeerReference(laptop), activityType: readingType, bytes: 5000,
+                    milliseconds: 0, userInfo: ["page": 3]),
+                .payloadSizeWarning(continuation, bytes: 5000, guidance: 3072),
+            ])
     }
 
     @Test func aPayloadThatDoesNotMatchTheOfferFailsWith4608() {
         var h = receiver()
         fetching(&h)
         let other = payload(type: "com.example.other")
-        expectFetchFailure(&h, .payloadReceived(continuation, other, size: 50),
-                           HandoffError(.handoffFailed, "the payload does not match the offered activity"),
-                           before: [.payloadReceived(continuation, PeerReference(laptop), activityType: "com.example.other", bytes: 50,
-                                                     milliseconds: 0, userInfo: ["page": 3])])
+        expectFetchFailure(
+            &h, .payloadReceived(continuation, other, size: 50),
+            HandoffError(.handoffFailed, "the payload does not match the offered activity"),
+            before: [
+                .payloadReceived(
+                    continuation, PeerReference(laptop), activityType: "com.example.other", bytes: 50,
+                    milliseconds: 0, userInfo: ["page": 3])
+            ])
     }
 
     @Test func anActivityThatExpiresMidFetchFails() {
         var h = receiver()
         fetching(&h)
         let expired = payload(expires: Self.t0 + 0.5)
-        expectFetchFailure(&h, .payloadReceived(continuation, expired, size: 50), after: 1,
-                           HandoffError(.handoffFailed, "the activity expired before it arrived"),
-                           before: [.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 50,
-                                                     milliseconds: 1000, userInfo: ["page": 3])])
+        expectFetchFailure(
+            &h, .payloadReceived(continuation, expired, size: 50), after: 1,
+            HandoffError(.handoffFailed, "the activity expired before it arrived"),
+            before: [
+                .payloadReceived(
+                    continuation, PeerReference(laptop), activityType: readingType, bytes: 50,
+                    milliseconds: 1000, userInfo: ["page": 3])
+            ])
     }
 
     @Test func aWithdrawalMidFetchLeavesTheFetchRunning() {
@@ -489,62 +631,101 @@ struct DeviceSystemTests {
         h.send(.goodbyeReceived(laptop.id)) { [$0.record(.offerWithdrawn(PeerReference(laptop)))] }
         #expect(h.system.pendingContinuation?.id == continuation)
         h.send(.payloadReceived(continuation, payload(), size: 10)) {
-            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 10, milliseconds: 0,
-                                        userInfo: ["page": 3])),
-             .deliver(continuation, bundleIdentifier: "com.example.reader", payload(), origin: PeerReference(laptop))]
+            [
+                $0.record(
+                    .payloadReceived(
+                        continuation, PeerReference(laptop), activityType: readingType, bytes: 10, milliseconds: 0,
+                        userInfo: ["page": 3])),
+                .deliver(
+                    continuation, bundleIdentifier: "com.example.reader", payload(), origin: PeerReference(laptop)),
+            ]
         }
     }
 
     @Test func theBrowserOpensAnActivityNoAppClaims() {
         let web = URL(string: "https://reader.example.com/moby-dick?page=3")!
-        var h = receiver(browser: true, reader: false, ad: advertisement(options: [.isEligibleForHandoff, .hasWebpageURL]))
+        var h = receiver(
+            browser: true, reader: false, ad: advertisement(options: [.isEligibleForHandoff, .hasWebpageURL]))
         let route = Route.browser(bundleIdentifier: "com.example.browser", because: .noAppClaimsType)
         h.send(.offerChosen(laptop.id, continuation: continuation)) {
-            [$0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
-             .launch(bundleIdentifier: "com.example.browser", .cold, continuation: continuation, activityType: UserActivity.browsingWebType),
-             .callWillContinue(continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType)]
+            [
+                $0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
+                .launch(
+                    bundleIdentifier: "com.example.browser", .cold, continuation: continuation,
+                    activityType: UserActivity.browsingWebType),
+                .callWillContinue(
+                    continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType),
+            ]
         }
         h.given(.willContinueAnswered(continuation, .application(appShowsProgress: true)))
         let native = payload(web: web)
-        let delivered = ActivityPayload(activityIdentifier: native.activityIdentifier, activityType: UserActivity.browsingWebType,
-                                        title: native.title, webpageURL: web, teamIdentifier: team, bundleIdentifier: "com.example.reader")
+        let delivered = ActivityPayload(
+            activityIdentifier: native.activityIdentifier, activityType: UserActivity.browsingWebType,
+            title: native.title, webpageURL: web, teamIdentifier: team, bundleIdentifier: "com.example.reader")
         h.send(.payloadReceived(continuation, native, size: 80)) {
-            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: readingType, bytes: 80, milliseconds: 0,
-                                        userInfo: ["page": 3])),
-             .deliver(continuation, bundleIdentifier: "com.example.browser", delivered, origin: PeerReference(laptop))]
+            [
+                $0.record(
+                    .payloadReceived(
+                        continuation, PeerReference(laptop), activityType: readingType, bytes: 80, milliseconds: 0,
+                        userInfo: ["page": 3])),
+                .deliver(
+                    continuation, bundleIdentifier: "com.example.browser", delivered, origin: PeerReference(laptop)),
+            ]
         }
     }
 
     @Test func aWebPageGoesToTheAppItsSiteApproves() {
         let page = URL(string: "https://maps.example.com/place/paris")!
         var h = SystemHarness(me, at: Self.t0)
-        h.given(.appInstalled(manifest("com.example.map", types: ["com.example.map.region"], domains: ["maps.example.com"])))
+        h.given(
+            .appInstalled(manifest("com.example.map", types: ["com.example.map.region"], domains: ["maps.example.com"]))
+        )
         h.given(.appInstalled(manifest("com.example.browser", types: [], browser: true)))
-        h.given(.siteAssociationChecked(SiteAssociationCheck(
-            bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map",
-            domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Self.t0, expiresAt: Self.t0 + 300)))
+        h.given(
+            .siteAssociationChecked(
+                SiteAssociationCheck(
+                    bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map",
+                    domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Self.t0,
+                    expiresAt: Self.t0 + 300)))
         let ad = advertisement(type: UserActivity.browsingWebType, options: [.isEligibleForHandoff, .hasWebpageURL])
         h.given(.advertisementReceived(ad, from: laptop))
         let route = Route.web(browserBundleIdentifier: "com.example.browser")
         // The page's host decides the app: the payload is fetched first.
         h.send(.offerChosen(laptop.id, continuation: continuation)) {
-            [$0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
-             .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
-             $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5))]
+            [
+                $0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
+                .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
+                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
+            ]
         }
         let browsing = payload(type: UserActivity.browsingWebType, userInfo: [:], web: page)
         h.send(.payloadReceived(continuation, browsing, size: 60)) {
-            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
-                                        milliseconds: 0, userInfo: [:])),
-             $0.record(.webRouted(continuation, host: "maps.example.com", bundleIdentifier: "com.example.map",
-                                  .approved(applicationIdentifier: "ABCDE12345.com.example.map", domain: AssociatedDomain(host: "maps.example.com")))),
-             .launch(bundleIdentifier: "com.example.map", .cold, continuation: continuation, activityType: UserActivity.browsingWebType),
-             .callWillContinue(continuation, bundleIdentifier: "com.example.map", activityType: UserActivity.browsingWebType)]
+            [
+                $0.record(
+                    .payloadReceived(
+                        continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
+                        milliseconds: 0, userInfo: [:])),
+                $0.record(
+                    .webRouted(
+                        continuation, host: "maps.example.com", bundleIdentifier: "com.example.map",
+                        .approved(
+                            applicationIdentifier: "ABCDE12345.com.example.map",
+                            domain: AssociatedDomain(host: "maps.example.com")))),
+                .launch(
+                    bundleIdentifier: "com.example.map", .cold, continuation: continuation,
+                    activityType: UserActivity.browsingWebType),
+                .callWillContinue(
+                    continuation, bundleIdentifier: "com.example.map", activityType: UserActivity.browsingWebType),
+            ]
         }
         h.send(.willContinueAnswered(continuation, .application(appShowsProgress: true))) {
-            [$0.record(.willContinue(continuation, PeerReference(laptop), bundleIdentifier: "com.example.map",
-                                     activityType: UserActivity.browsingWebType, appShowsProgress: true)),
-             .deliver(continuation, bundleIdentifier: "com.example.map", browsing, origin: PeerReference(laptop))]
+            [
+                $0.record(
+                    .willContinue(
+                        continuation, PeerReference(laptop), bundleIdentifier: "com.example.map",
+                        activityType: UserActivity.browsingWebType, appShowsProgress: true)),
+                .deliver(continuation, bundleIdentifier: "com.example.map", browsing, origin: PeerReference(laptop)),
+            ]
         }
     }
 
@@ -558,13 +739,26 @@ struct DeviceSystemTests {
         h.given(.offerChosen(laptop.id, continuation: continuation))
         let browsing = payload(type: UserActivity.browsingWebType, userInfo: [:], web: page)
         h.send(.payloadReceived(continuation, browsing, size: 60)) {
-            [$0.record(.payloadReceived(continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
-                                        milliseconds: 0, userInfo: [:])),
-             $0.record(.webRouted(continuation, host: "maps.example.com", bundleIdentifier: "com.example.browser",
-                                  .notApproved([WebRoutingRefusal(bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map",
-                                                                  domain: AssociatedDomain(host: "maps.example.com"), outcome: nil)]))),
-             .launch(bundleIdentifier: "com.example.browser", .cold, continuation: continuation, activityType: UserActivity.browsingWebType),
-             .callWillContinue(continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType)]
+            [
+                $0.record(
+                    .payloadReceived(
+                        continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
+                        milliseconds: 0, userInfo: [:])),
+                $0.record(
+                    .webRouted(
+                        continuation, host: "maps.example.com", bundleIdentifier: "com.example.browser",
+                        .notApproved([
+                            WebRoutingRefusal(
+                                bundleIdentifier: "com.example.map",
+                                applicationIdentifier: "ABCDE12345.com.example.map",
+                                domain: AssociatedDomain(host: "maps.example.com"), outcome: nil)
+                        ]))),
+                .launch(
+                    bundleIdentifier: "com.example.browser", .cold, continuation: continuation,
+                    activityType: UserActivity.browsingWebType),
+                .callWillContinue(
+                    continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType),
+            ]
         }
     }
 

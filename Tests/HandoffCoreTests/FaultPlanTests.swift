@@ -127,7 +127,8 @@ struct FaultPlanTests {
 
     @Test func everyPayloadFaultStrikesInOrder() {
         var plan = plan([.slowLink: false, .newerVersion: false, .oversizePayload: false, .refuseStreams: false])
-        #expect(plan.faultsOnPayload(answering: request, of: continuation) == [.oversizePayload, .newerVersion, .slowLink])
+        #expect(
+            plan.faultsOnPayload(answering: request, of: continuation) == [.oversizePayload, .newerVersion, .slowLink])
         #expect(plan.armed == [.refuseStreams: .once])
         #expect(plan.slowRequests == [request: continuation])
         #expect(plan.slowContinuations == [continuation])

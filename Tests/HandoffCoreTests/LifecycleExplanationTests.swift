@@ -6,7 +6,8 @@ import Testing
 /// of an explanation that once claimed a rule the code does not apply.
 @Suite("Lifecycle explanations match the code")
 struct LifecycleExplanationTests {
-    let activity = ActivityReference(id: UUID(), activityType: "com.example.reading", bundleIdentifier: "com.example.reader")
+    let activity = ActivityReference(
+        id: UUID(), activityType: "com.example.reading", bundleIdentifier: "com.example.reader")
     let peer = PeerReference(id: DeviceID(rawValue: "laptop"), name: "Laptop")
     let continuation = ContinuationID()
 
@@ -17,9 +18,12 @@ struct LifecycleExplanationTests {
     /// Apple: true, the app tells the user itself; false, the system does. Neither cancels.
     @Test func willContinueSaysTrueMeansTheSystemShowsNothingAndFalseDoesNotCancel() {
         for answer in [true, false] {
-            let text = explanation(.willContinue(continuation, peer, bundleIdentifier: "com.example.reader",
-                                                 activityType: "com.example.reading", appShowsProgress: answer))
-            #expect(text.contains("true, the app tells the user itself that it is continuing and the system shows nothing"))
+            let text = explanation(
+                .willContinue(
+                    continuation, peer, bundleIdentifier: "com.example.reader",
+                    activityType: "com.example.reading", appShowsProgress: answer))
+            #expect(
+                text.contains("true, the app tells the user itself that it is continuing and the system shows nothing"))
             #expect(text.contains("false, the system shows its progress"))
             #expect(text.contains("false does not cancel"))
         }
@@ -43,23 +47,31 @@ struct LifecycleExplanationTests {
 
     /// A change without needsSave on an activity never saved: there is no older saved state.
     @Test func aSkippedSaveOfAnActivityNeverSavedClaimsNoOlderState() {
-        let text = explanation(.saveSkipped(activity, lastSaved: nil, changedAt: Date(timeIntervalSince1970: 5),
-                                            continuation: continuation))
+        let text = explanation(
+            .saveSkipped(
+                activity, lastSaved: nil, changedAt: Date(timeIntervalSince1970: 5),
+                continuation: continuation))
         #expect(text.contains("never saved"))
         #expect(text.contains("userInfo as it stands"))
         #expect(!text.contains("older state"))
         #expect(text.contains("set needsSave whenever the state changes"))
-        let saved = explanation(.saveSkipped(activity, lastSaved: Date(timeIntervalSince1970: 1),
-                                             changedAt: Date(timeIntervalSince1970: 5), continuation: continuation))
+        let saved = explanation(
+            .saveSkipped(
+                activity, lastSaved: Date(timeIntervalSince1970: 1),
+                changedAt: Date(timeIntervalSince1970: 5), continuation: continuation))
         #expect(saved.contains("older state saved last"))
     }
 
     /// Installing an app reroutes offers silently; an offer is updated when the peer's activity
     /// changes or it expires.
     @Test func offerUpdatedDoesNotClaimThisDevicesAppsChangingIt() {
-        let text = explanation(.offerUpdated(peer, AdvertisementIdentity(device: peer.id, serial: 1,
-                                                                         activityTypeHash: ActivityTypeHash(activityType: "t")),
-                                             route: .unavailable(.expired)))
+        let text = explanation(
+            .offerUpdated(
+                peer,
+                AdvertisementIdentity(
+                    device: peer.id, serial: 1,
+                    activityTypeHash: ActivityTypeHash(activityType: "t")),
+                route: .unavailable(.expired)))
         #expect(!text.contains("apps changed"))
         #expect(text.contains("expired"))
     }
@@ -68,13 +80,18 @@ struct LifecycleExplanationTests {
     /// (a web page's payload never came), no app is told and the system shows it.
     @Test func continuationFailedTellsEachAppModelAndTheSystemsCase() {
         let error = HandoffError(.remoteApplicationTimedOut, "no payload")
-        let told = explanation(.continuationFailed(continuation, peer, bundleIdentifier: "com.example.reader",
-                                                   activityType: "com.example.reading", error))
+        let told = explanation(
+            .continuationFailed(
+                continuation, peer, bundleIdentifier: "com.example.reader",
+                activityType: "com.example.reading", error))
         #expect(told.contains("didFailToContinueUserActivityWithType tells the app (its scene, in a scene app)"))
-        let untold = explanation(.continuationFailed(continuation, peer, bundleIdentifier: nil, activityType: nil, error))
+        let untold = explanation(
+            .continuationFailed(continuation, peer, bundleIdentifier: nil, activityType: nil, error))
         #expect(untold.contains("no app is told: the system shows the error"))
-        let scene = explanation(.sceneDidFailToContinue(continuation, bundleIdentifier: "com.example.reader", scene: "Reader-1",
-                                                        activityType: "com.example.reading", error))
+        let scene = explanation(
+            .sceneDidFailToContinue(
+                continuation, bundleIdentifier: "com.example.reader", scene: "Reader-1",
+                activityType: "com.example.reading", error))
         #expect(scene.contains("not implemented: the system shows it"))
     }
 }

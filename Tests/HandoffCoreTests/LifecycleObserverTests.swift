@@ -57,7 +57,7 @@ struct LifecycleObserverTests {
         let before = device.lifecycle
 
         device.removeLifecycleObserver(second)
-        device.removeLifecycleObserver(second) // again: nothing happens
+        device.removeLifecycleObserver(second)  // again: nothing happens
         try makeEvents(on: device, in: hood, app: app)
 
         let after = Array(device.lifecycle.dropFirst(before.count))

@@ -10,9 +10,10 @@ struct PayloadAnnotationTests {
 
     static let payloads: [ActivityPayload] = [
         // docs/payload.md's example.
-        ActivityPayload(activityIdentifier: identifier, activityType: "com.example.read", title: "Ch 1",
-                        userInfo: ["page": .integer(12), "ratio": .double(0.5)], teamIdentifier: "ABCDE12345",
-                        bundleIdentifier: "com.example.reader", requiredUserInfoKeys: ["page"]),
+        ActivityPayload(
+            activityIdentifier: identifier, activityType: "com.example.read", title: "Ch 1",
+            userInfo: ["page": .integer(12), "ratio": .double(0.5)], teamIdentifier: "ABCDE12345",
+            bundleIdentifier: "com.example.reader", requiredUserInfoKeys: ["page"]),
         // Every value kind, nested, every optional field, a stream token.
         ActivityPayload(
             activityIdentifier: identifier, activityType: "com.example.everything", title: "All",
@@ -33,9 +34,10 @@ struct PayloadAnnotationTests {
             requiredUserInfoKeys: ["text", "list", "big"], targetContentIdentifier: "book-1",
             supportsContinuationStreams: true, streamToken: Data(repeating: 0xAB, count: 16)),
         // A long string (two-byte length) and nothing optional.
-        ActivityPayload(activityIdentifier: identifier, activityType: "t",
-                        userInfo: ["long": .string(String(repeating: "x", count: 300))],
-                        teamIdentifier: "com.example.team", bundleIdentifier: "com.example.app"),
+        ActivityPayload(
+            activityIdentifier: identifier, activityType: "t",
+            userInfo: ["long": .string(String(repeating: "x", count: 300))],
+            teamIdentifier: "com.example.team", bundleIdentifier: "com.example.app"),
     ]
 
     @Test("The notes cover every byte, and the bytes are encoded()'s", arguments: payloads.indices)
@@ -52,15 +54,19 @@ struct PayloadAnnotationTests {
     @Test func theExampleIsAnnotatedAsTheSpecificationSays() {
         let annotated = Self.payloads[0].annotatedEncoding()
         let names = annotated.fields.map(\.name)
-        #expect(names == [
-            "magic", "version", "flags", "activityIdentifier", "activityType length", "activityType", "title length", "title",
-            "userInfo count",
-            "userInfo[\"page\"] key length", "userInfo[\"page\"] key", "userInfo[\"page\"] tag", "userInfo[\"page\"]",
-            "userInfo[\"ratio\"] key length", "userInfo[\"ratio\"] key", "userInfo[\"ratio\"] tag", "userInfo[\"ratio\"]",
-            "teamIdentifier length", "teamIdentifier", "bundleIdentifier length", "bundleIdentifier",
-            "requiredUserInfoKeys count", "requiredUserInfoKeys[0] length", "requiredUserInfoKeys[0]",
-            "streamToken length",
-        ])
+        #expect(
+            names == [
+                "magic", "version", "flags", "activityIdentifier", "activityType length", "activityType",
+                "title length", "title",
+                "userInfo count",
+                "userInfo[\"page\"] key length", "userInfo[\"page\"] key", "userInfo[\"page\"] tag",
+                "userInfo[\"page\"]",
+                "userInfo[\"ratio\"] key length", "userInfo[\"ratio\"] key", "userInfo[\"ratio\"] tag",
+                "userInfo[\"ratio\"]",
+                "teamIdentifier length", "teamIdentifier", "bundleIdentifier length", "bundleIdentifier",
+                "requiredUserInfoKeys count", "requiredUserInfoKeys[0] length", "requiredUserInfoKeys[0]",
+                "streamToken length",
+            ])
         func field(_ name: String) -> ByteField? { annotated.fields.first { $0.name == name } }
         #expect(field("magic")?.range == 0..<4)
         #expect(field("flags")?.value == "title")
@@ -79,7 +85,8 @@ struct PayloadAnnotationTests {
         // Sorted by encoded bytes: the integer (tag 03) before the strings (05), the set (0c) last.
         #expect(tags.map(\.name).first == "userInfo[\"tags\"][0]")
         #expect(tags.first?.value == "3 (zig-zag 6)")
-        #expect(annotated.fields.contains { $0.name == "userInfo[\"nested\"][\"inner\"][\"deep\"] tag" && $0.depth == 3 })
+        #expect(
+            annotated.fields.contains { $0.name == "userInfo[\"nested\"][\"inner\"][\"deep\"] tag" && $0.depth == 3 })
     }
 
     @Test func bytesThatAreNotAPayloadAreRefusedWithTheDecodersError() {
@@ -90,7 +97,8 @@ struct PayloadAnnotationTests {
         // Two entries written in the reverse of the encoder's order: it decodes, but the notes
         // would describe other bytes.
         func string(_ text: String) -> [UInt8] { [UInt8(text.utf8.count)] + Array(text.utf8) }
-        let bytes: [UInt8] = [0x48, 0x4F, 0x50, 0x4C, 0x01, 0x00] + Array(repeating: 0, count: 16) + string("t")
+        let bytes: [UInt8] =
+            [0x48, 0x4F, 0x50, 0x4C, 0x01, 0x00] + Array(repeating: 0, count: 16) + string("t")
             + [0x02] + string("b") + [0x00] + string("a") + [0x00]
             + string("com.example.team") + string("com.example.app") + [0x00, 0x00]
         #expect(try ActivityPayload(decoding: Data(bytes)).userInfo.count == 2)

@@ -24,8 +24,10 @@ struct PayloadCodingTests {
     }
 
     @Test func integersKeepTheirKindAndExtremes() throws {
-        let integers: [Int64] = [0, 1, -1, 63, -64, 64, -65, 127, 128, 300, -300,
-                                 Int64(Int32.max), Int64(Int32.min), .max, .min, .max - 1, .min + 1]
+        let integers: [Int64] = [
+            0, 1, -1, 63, -64, 64, -65, 127, 128, 300, -300,
+            Int64(Int32.max), Int64(Int32.min), .max, .min, .max - 1, .min + 1,
+        ]
         let payload = ActivityPayload.minimal(userInfo: [
             "integers": .array(integers.map(UserInfoValue.integer)),
             "one": .integer(1), "oneDouble": .double(1), "true": .bool(true),
@@ -62,14 +64,17 @@ struct PayloadCodingTests {
     }
 
     @Test func datesKeepSubMicrosecondFractions() throws {
-        let intervals: [TimeInterval] = [0, 1e-9, -1e-9, 123_456_789.123_456_789, 1.000_000_000_1,
-                                         -978_307_200.000_000_1, 4_102_444_800.987_654_321]
+        let intervals: [TimeInterval] = [
+            0, 1e-9, -1e-9, 123_456_789.123_456_789, 1.000_000_000_1,
+            -978_307_200.000_000_1, 4_102_444_800.987_654_321,
+        ]
         for interval in intervals {
             let date = Date(timeIntervalSinceReferenceDate: interval)
             let payload = ActivityPayload.minimal(userInfo: ["at": .date(date)], expirationDate: date)
             let decoded = try ActivityPayload(decoding: payload.encoded())
             #expect(decoded.expirationDate?.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern)
-            #expect(decoded.userInfo["at"]?.dateValue?.timeIntervalSinceReferenceDate.bitPattern
+            #expect(
+                decoded.userInfo["at"]?.dateValue?.timeIntervalSinceReferenceDate.bitPattern
                     == interval.bitPattern)
         }
     }
@@ -144,8 +149,10 @@ struct PayloadCodingTests {
     }
 
     @Test func uuidsRoundTrip() throws {
-        let uuids = [UUID(), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
-                     UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))]
+        let uuids = [
+            UUID(), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+            UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)),
+        ]
         for uuid in uuids {
             let payload = ActivityPayload.minimal(activityIdentifier: uuid, userInfo: ["id": .uuid(uuid)])
             let decoded = try ActivityPayload(decoding: payload.encoded())
@@ -209,10 +216,12 @@ struct PayloadCodingTests {
         for key in keys.prefix(50).reversed() { requiredLarge.insert(key) }
 
         let identifier = UUID()
-        let a = ActivityPayload.minimal(activityIdentifier: identifier, userInfo: forward,
-                                        requiredUserInfoKeys: required)
-        let b = ActivityPayload.minimal(activityIdentifier: identifier, userInfo: backward,
-                                        requiredUserInfoKeys: requiredLarge)
+        let a = ActivityPayload.minimal(
+            activityIdentifier: identifier, userInfo: forward,
+            requiredUserInfoKeys: required)
+        let b = ActivityPayload.minimal(
+            activityIdentifier: identifier, userInfo: backward,
+            requiredUserInfoKeys: requiredLarge)
         #expect(a == b)
         #expect(a.encoded() == b.encoded())
         #expect(a.encoded() == a.encoded())
@@ -239,12 +248,13 @@ struct PayloadCodingTests {
             teamIdentifier: "ABCDE12345",
             bundleIdentifier: "com.example.reader",
             requiredUserInfoKeys: ["page"])
-        let expected: [UInt8] = [
-            0x48, 0x4F, 0x50, 0x4C,  // magic "HOPL"
-            0x01,  // version
-            0x01,  // flags: title
-            0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF,
-        ] + PayloadBuilder.lengthPrefixed("com.example.read")
+        let expected: [UInt8] =
+            [
+                0x48, 0x4F, 0x50, 0x4C,  // magic "HOPL"
+                0x01,  // version
+                0x01,  // flags: title
+                0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF,
+            ] + PayloadBuilder.lengthPrefixed("com.example.read")
             + PayloadBuilder.lengthPrefixed("Ch 1")
             + [0x02]  // userInfo: 2 entries
             + PayloadBuilder.lengthPrefixed("page") + [0x03, 0x18]  // integer 12, zig-zag 24
@@ -279,11 +289,13 @@ struct PayloadCodingTests {
         #expect(valueBytes(.data(Data([1, 2]))) == [0x06, 0x02, 0x01, 0x02])
         #expect(valueBytes(.date(Date(timeIntervalSinceReferenceDate: 1))) == [0x07, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0])
         #expect(valueBytes(.url(URL(fileURLWithPath: "/a"))) == [0x08] + PayloadBuilder.lengthPrefixed("file:///a"))
-        #expect(valueBytes(.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))))
+        #expect(
+            valueBytes(.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))))
                 == [0x09] + Array(1...16))
         #expect(valueBytes([1, true]) == [0x0A, 0x02, 0x03, 0x02, 0x02])
         #expect(valueBytes(["b": .null, "a": .null]) == [0x0B, 0x02, 0x01, 0x61, 0x00, 0x01, 0x62, 0x00])
-        #expect(valueBytes(.set([.string("a"), .integer(1), .bool(true), .null]))
+        #expect(
+            valueBytes(.set([.string("a"), .integer(1), .bool(true), .null]))
                 == [0x0C, 0x04, 0x00, 0x02, 0x03, 0x02, 0x05, 0x01, 0x61])
     }
 
@@ -331,7 +343,8 @@ struct PayloadCodingTests {
         #expect(error.kind == .unsupportedVersion(version))
         #expect(error.offset == 4)
         #expect(error.field == "version")
-        #expect(error.description
+        #expect(
+            error.description
                 == "payload byte 4, version: unsupported version \(version) (this decoder reads version 1)")
     }
 
@@ -368,7 +381,8 @@ struct PayloadCodingTests {
         // Checked before the magic: garbage that is too large is reported as too large.
         let garbage = Data(repeating: 0xFF, count: 5 << 20)
         #expect(decodingError(garbage)?.kind == .tooLarge(size: 5 << 20, limit: 4 << 20))
-        #expect(decodingError(garbage, limits: PayloadLimits(maximumPayloadBytes: -1))?.kind
+        #expect(
+            decodingError(garbage, limits: PayloadLimits(maximumPayloadBytes: -1))?.kind
                 == .tooLarge(size: 5 << 20, limit: -1))
     }
 
@@ -408,7 +422,8 @@ struct PayloadCodingTests {
         #expect(throws: Never.self) { try ActivityPayload(decoding: nestedArrays(depth: limit)) }
         let error = try #require(decodingError(nestedArrays(depth: limit + 1)))
         #expect(error.kind == .tooDeep(limit: limit))
-        let prefixLength = PayloadBuilder.minimalPrefix(userInfoCount: 1).count
+        let prefixLength =
+            PayloadBuilder.minimalPrefix(userInfoCount: 1).count
             + PayloadBuilder.lengthPrefixed("a").count
         #expect(error.offset == prefixLength + 2 * limit)
         #expect(error.field == #"userInfo["a"]"# + String(repeating: "[0]", count: limit))
@@ -416,7 +431,11 @@ struct PayloadCodingTests {
         // Dictionaries and sets count as levels too.
         var builder = PayloadBuilder(userInfoCount: 1)
         builder.string("a")
-        for _ in 0..<3 { builder.bytes([0x0B, 0x01]); builder.string("k"); builder.bytes([0x0C, 0x01]) }
+        for _ in 0..<3 {
+            builder.bytes([0x0B, 0x01])
+            builder.string("k")
+            builder.bytes([0x0C, 0x01])
+        }
         builder.bytes([0x00])
         builder.finish()
         #expect(decodingError(builder.bytes, limits: PayloadLimits(maximumDepth: 5))?.kind == .tooDeep(limit: 5))
@@ -429,8 +448,9 @@ struct PayloadCodingTests {
     @Test func depthIsCappedWhateverTheLimitSays() throws {
         // A million levels with no depth limit: rejected at the supported ceiling, no stack overflow.
         let bomb = nestedArrays(depth: 1_000_000, finished: false)
-        let limits = PayloadLimits(maximumPayloadBytes: .max, maximumDepth: .max,
-                                   maximumCollectionCount: .max, maximumValueCount: .max)
+        let limits = PayloadLimits(
+            maximumPayloadBytes: .max, maximumDepth: .max,
+            maximumCollectionCount: .max, maximumValueCount: .max)
         let error = try #require(decodingError(bomb, limits: limits))
         #expect(error.kind == .tooDeep(limit: PayloadLimits.maximumSupportedDepth))
         let ceiling = PayloadLimits.maximumSupportedDepth
@@ -461,8 +481,9 @@ struct PayloadCodingTests {
     }
 
     @Test func countsClaimingMoreThanRemainsAreRejectedWithoutAllocating() throws {
-        let unlimited = PayloadLimits(maximumPayloadBytes: .max, maximumDepth: 32,
-                                      maximumCollectionCount: .max, maximumValueCount: .max)
+        let unlimited = PayloadLimits(
+            maximumPayloadBytes: .max, maximumDepth: 32,
+            maximumCollectionCount: .max, maximumValueCount: .max)
         let cases: [(tag: UInt8, item: String, perElement: Int)] = [
             (0x0A, "array", 1), (0x0B, "dictionary", 2), (0x0C, "set", 1),
         ]
@@ -478,8 +499,11 @@ struct PayloadCodingTests {
                 let count = Int(clamping: claim)
                 let needed = count.multipliedReportingOverflow(by: perElement)
                 let noun = tag == 0x0B ? "entries" : "elements"
-                #expect(error.kind == .truncated(item: "\(item) of \(count) \(noun)",
-                                                  needed: needed.overflow ? .max : needed.partialValue, remaining: 3))
+                #expect(
+                    error.kind
+                        == .truncated(
+                            item: "\(item) of \(count) \(noun)",
+                            needed: needed.overflow ? .max : needed.partialValue, remaining: 3))
                 #expect(error.offset == countOffset)
                 #expect(error.field == #"userInfo["c"]"#)
             }
@@ -502,8 +526,9 @@ struct PayloadCodingTests {
         let huge = PayloadBuilder(userInfoCount: .max)
         #expect(decodingError(huge.bytes)?.kind == .tooManyElements(count: .max, limit: 65_536))
 
-        let payload = ActivityPayload.minimal(userInfo: ["a": .array(Array(repeating: .null, count: 11))],
-                                              requiredUserInfoKeys: Set((0..<11).map(String.init)))
+        let payload = ActivityPayload.minimal(
+            userInfo: ["a": .array(Array(repeating: .null, count: 11))],
+            requiredUserInfoKeys: Set((0..<11).map(String.init)))
         let limits = PayloadLimits(maximumCollectionCount: 10)
         #expect(decodingError(payload.encoded(), limits: limits)?.field == #"userInfo["a"]"#)
         var keysOnly = payload
@@ -513,7 +538,7 @@ struct PayloadCodingTests {
 
     @Test func totalValueLimitIsEnforced() throws {
         let payload = ActivityPayload.minimal(userInfo: [
-            "a": .array(Array(repeating: [1, 2], count: 3)),  // 1 + 3 + 6 = 10 values
+            "a": .array(Array(repeating: [1, 2], count: 3))  // 1 + 3 + 6 = 10 values
         ])
         #expect(throws: Never.self) {
             try ActivityPayload(decoding: payload.encoded(), limits: PayloadLimits(maximumValueCount: 10))
@@ -523,18 +548,22 @@ struct PayloadCodingTests {
         #expect(error.field == #"userInfo["a"][2][1]"#)
 
         // Many small values, each under the per-collection limit, still add up.
-        let wide = ActivityPayload.minimal(userInfo: Dictionary(uniqueKeysWithValues: (0..<100).map {
-            ("k\($0)", UserInfoValue.array(Array(repeating: .null, count: 100)))
-        }))
+        let wide = ActivityPayload.minimal(
+            userInfo: Dictionary(
+                uniqueKeysWithValues: (0..<100).map {
+                    ("k\($0)", UserInfoValue.array(Array(repeating: .null, count: 100)))
+                }))
         let limits = PayloadLimits(maximumCollectionCount: 1000, maximumValueCount: 5000)
         #expect(decodingError(wide.encoded(), limits: limits)?.kind == .tooManyValues(limit: 5000))
     }
 
     @Test func duplicateKeysAreRejected() throws {
         var builder = PayloadBuilder(userInfoCount: 2)
-        builder.string("a"); builder.bytes([0x00])
+        builder.string("a")
+        builder.bytes([0x00])
         let duplicateOffset = builder.count
-        builder.string("a"); builder.bytes([0x02])
+        builder.string("a")
+        builder.bytes([0x02])
         builder.finish()
         let error = try #require(decodingError(builder.bytes))
         #expect(error.kind == .duplicateKey("a"))
@@ -546,8 +575,10 @@ struct PayloadCodingTests {
         var nested = PayloadBuilder(userInfoCount: 1)
         nested.string("outer")
         nested.bytes([0x0B, 0x02])
-        nested.string("caf\u{E9}"); nested.bytes([0x00])
-        nested.string("cafe\u{301}"); nested.bytes([0x00])
+        nested.string("caf\u{E9}")
+        nested.bytes([0x00])
+        nested.string("cafe\u{301}")
+        nested.bytes([0x00])
         nested.finish()
         let nestedError = try #require(decodingError(nested.bytes))
         #expect(nestedError.kind == .duplicateKey("cafe\u{301}"))
@@ -579,13 +610,17 @@ struct PayloadCodingTests {
     }
 
     @Test func invalidUTF8IsRejected() throws {
-        let invalid: [[UInt8]] = [[0xFF], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
-                                  [0x61, 0x80], [0xE2, 0x82]]
+        let invalid: [[UInt8]] = [
+            [0xFF], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0x61, 0x80], [0xE2, 0x82],
+        ]
         for bytes in invalid {
             // In a key.
             var builder = PayloadBuilder(userInfoCount: 1)
             let keyOffset = builder.count
-            builder.varint(UInt64(bytes.count)); builder.bytes(bytes); builder.bytes([0x00])
+            builder.varint(UInt64(bytes.count))
+            builder.bytes(bytes)
+            builder.bytes([0x00])
             builder.finish()
             let keyError = try #require(decodingError(builder.bytes))
             #expect(keyError.kind == .invalidUTF8)
@@ -595,7 +630,9 @@ struct PayloadCodingTests {
             // In a value.
             var valueBuilder = PayloadBuilder(userInfoCount: 1)
             valueBuilder.string("name")
-            valueBuilder.bytes([0x05]); valueBuilder.varint(UInt64(bytes.count)); valueBuilder.bytes(bytes)
+            valueBuilder.bytes([0x05])
+            valueBuilder.varint(UInt64(bytes.count))
+            valueBuilder.bytes(bytes)
             valueBuilder.finish()
             #expect(decodingError(valueBuilder.bytes)?.kind == .invalidUTF8)
             #expect(decodingError(valueBuilder.bytes)?.field == #"userInfo["name"]"#)
@@ -669,7 +706,8 @@ struct PayloadCodingTests {
         #expect(error.offset == lengthOffset)
         #expect(error.field == #"userInfo["pages"]"#)
         #expect(error.kind == .truncated(item: "string", needed: 40, remaining: 3))
-        #expect(error.description
+        #expect(
+            error.description
                 == #"payload byte \#(lengthOffset), userInfo["pages"]: truncated (string needs 40 bytes, 3 remain)"#)
 
         var region = PayloadBuilder(userInfoCount: 1)
@@ -678,7 +716,8 @@ struct PayloadCodingTests {
         let uuidOffset = region.count + 1
         region.bytes([0x09, 1, 2, 3])
         let regionError = try #require(decodingError(region.bytes))
-        #expect(regionError.description
+        #expect(
+            regionError.description
                 == #"payload byte \#(uuidOffset), userInfo["region"][2]: truncated (UUID needs 16 bytes, 3 remain)"#)
 
         let tooLarge = try #require(decodingError(Data(count: 10), limits: PayloadLimits(maximumPayloadBytes: 9)))
@@ -686,8 +725,10 @@ struct PayloadCodingTests {
 
         let longKey = String(repeating: "k", count: 10_000)
         var duplicate = PayloadBuilder(userInfoCount: 2)
-        duplicate.string(longKey); duplicate.bytes([0x00])
-        duplicate.string(longKey); duplicate.bytes([0x00])
+        duplicate.string(longKey)
+        duplicate.bytes([0x00])
+        duplicate.string(longKey)
+        duplicate.bytes([0x00])
         duplicate.finish()
         let duplicateError = try #require(decodingError(duplicate.bytes))
         #expect(duplicateError.kind == .duplicateKey(longKey))
@@ -700,8 +741,9 @@ struct PayloadCodingTests {
     @Test func randomBytesNeverCrash() {
         var generator = SplitMix64(seed: 0x5EED_1234_ABCD_0001)
         let header: [UInt8] = [0x48, 0x4F, 0x50, 0x4C, 0x01]
-        let limits = PayloadLimits(maximumPayloadBytes: 1 << 16, maximumDepth: 8,
-                                   maximumCollectionCount: 512, maximumValueCount: 2048)
+        let limits = PayloadLimits(
+            maximumPayloadBytes: 1 << 16, maximumDepth: 8,
+            maximumCollectionCount: 512, maximumValueCount: 2048)
         var outcomes: [String: Int] = [:]
         for round in 0..<6000 {
             let length = Int.random(in: 0...300, using: &generator)
@@ -713,7 +755,8 @@ struct PayloadCodingTests {
                 bytes = header + bytes
             default:
                 // A plausible start, then small tag-like bytes to reach deep into the value decoder.
-                bytes = PayloadBuilder.minimalPrefix(userInfoCount: UInt64(round % 4))
+                bytes =
+                    PayloadBuilder.minimalPrefix(userInfoCount: UInt64(round % 4))
                     + bytes.map { $0 % 16 }
             }
             outcomes[checkDecoding(bytes, limits: limits), default: 0] += 1
@@ -790,8 +833,8 @@ private func nestedArrays(depth: Int, finished: Bool = true) -> Data {
 /// canonical equivalence, which is weaker).
 private func scalarsAreIdentical(_ a: UserInfoValue, _ b: UserInfoValue) -> Bool {
     switch (a, b) {
-    case let (.string(x), .string(y)): Array(x.unicodeScalars) == Array(y.unicodeScalars)
-    case let (.array(x), .array(y)): x.count == y.count && zip(x, y).allSatisfy { scalarsAreIdentical($0.0, $0.1) }
+    case (.string(let x), .string(let y)): Array(x.unicodeScalars) == Array(y.unicodeScalars)
+    case (.array(let x), .array(let y)): x.count == y.count && zip(x, y).allSatisfy { scalarsAreIdentical($0.0, $0.1) }
     default: a == b
     }
 }
@@ -846,7 +889,6 @@ private struct PayloadBuilder {
         lengthPrefixed("com.example.team") + lengthPrefixed("com.example.app") + [0x00, 0x00]
 }
 
-
 /// One value for the parameterized round-trip test.
 struct PayloadSample: Sendable, CustomTestStringConvertible {
     let name: String
@@ -875,8 +917,9 @@ struct PayloadSample: Sendable, CustomTestStringConvertible {
         PayloadSample(name: "date", value: .date(Date(timeIntervalSinceReferenceDate: 760_000_000.000_000_123))),
         PayloadSample(name: "distant past", value: .date(.distantPast)),
         PayloadSample(name: "URL", value: .url(URL(fileURLWithPath: "/tmp/a b/ü.txt"))),
-        PayloadSample(name: "UUID",
-                      value: .uuid(UUID(uuid: (0xDE, 0xAD, 0xBE, 0xEF, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)))),
+        PayloadSample(
+            name: "UUID",
+            value: .uuid(UUID(uuid: (0xDE, 0xAD, 0xBE, 0xEF, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)))),
         PayloadSample(name: "empty array", value: .array([])),
         PayloadSample(name: "array", value: [1, "two", 3.0, true, nil, [4, [5]]]),
         PayloadSample(name: "empty dictionary", value: .dictionary([:])),
@@ -937,8 +980,9 @@ extension ActivityPayload {
         activityIdentifier: UUID(uuid: (1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 121, 98, 219)),
         activityType: "com.example.editor.document",
         title: "Résumé ✍️",
-        userInfo: Dictionary(uniqueKeysWithValues: PayloadSample.all.filter { $0.name != "huge string" }
-            .map { ($0.name, $0.value) }),
+        userInfo: Dictionary(
+            uniqueKeysWithValues: PayloadSample.all.filter { $0.name != "huge string" }
+                .map { ($0.name, $0.value) }),
         webpageURL: URL(string: "https://example.com/doc?id=7#top"),
         teamIdentifier: "ABCDE12345",
         bundleIdentifier: "com.example.editor",

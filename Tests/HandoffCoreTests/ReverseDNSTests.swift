@@ -3,7 +3,9 @@ import Testing
 
 @Suite("Reverse-DNS rule")
 struct ReverseDNSTests {
-    @Test(arguments: ["com.example.app", "a.b", "com.example-app.task_1", "COM.Example.9", "io.github.user.reader.view"])
+    @Test(arguments: [
+        "com.example.app", "a.b", "com.example-app.task_1", "COM.Example.9", "io.github.user.reader.view",
+    ])
     func acceptsReverseDNSStrings(_ string: String) {
         #expect(ReverseDNS.validate(string) == nil)
         #expect(ReverseDNS.isValid(string))
@@ -34,7 +36,9 @@ struct ReverseDNSTests {
     @Test func descriptionsExplainTheProblem() {
         #expect(ReverseDNSProblem.singleComponent.description.contains("at least two"))
         #expect(ReverseDNSProblem.emptyComponent(index: 1).description == "component 2 is empty (two dots in a row)")
-        #expect(ReverseDNSProblem.invalidCharacter("/", componentIndex: 0).description.hasPrefix("component 1 contains '/'"))
+        #expect(
+            ReverseDNSProblem.invalidCharacter("/", componentIndex: 0).description.hasPrefix("component 1 contains '/'")
+        )
         #expect(ReverseDNSProblem.invalidCharacter("é", componentIndex: 0).description.contains("'é' (U+00E9)"))
     }
 

@@ -14,8 +14,10 @@ struct RoutingTests {
         receiver = hood.addDevice("Phone")
     }
 
-    func offer(_ type: String, from manifest: AppManifest = TestManifests.suite,
-               configure: (UserActivity) throws -> Void = { _ in }) throws -> Route {
+    func offer(
+        _ type: String, from manifest: AppManifest = TestManifests.suite,
+        configure: (UserActivity) throws -> Void = { _ in }
+    ) throws -> Route {
         let app = origin.application(manifest.bundleIdentifier) ?? origin.install(manifest)
         origin.bringToFront(app)
         let activity = try UserActivity(activityType: type, application: app)
@@ -27,7 +29,9 @@ struct RoutingTests {
 
     @Test func sameTeamAndClaimedTypeSelectsTheApp() throws {
         receiver.install(TestManifests.reader)
-        #expect(try offer("com.example.reader.reading") == .app(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.reading"))
+        #expect(
+            try offer("com.example.reader.reading")
+                == .app(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.reading"))
     }
 
     @Test func anAppOfAnotherTeamIsNeverChosen() throws {
@@ -37,8 +41,10 @@ struct RoutingTests {
         #expect(route.description.contains("team differs"))
         receiver.install(TestManifests.reader)
         hood.advance(by: 1.5)
-        #expect(receiver.system.offers[origin.info.id]?.route == .app(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.reading"),
-                "installing the right app makes it continuable; the third party still is not chosen")
+        #expect(
+            receiver.system.offers[origin.info.id]?.route
+                == .app(bundleIdentifier: "com.example.reader", activityType: "com.example.reader.reading"),
+            "installing the right app makes it continuable; the third party still is not chosen")
     }
 
     @Test func noAppClaimsTheType() throws {
@@ -48,7 +54,8 @@ struct RoutingTests {
 
     @Test func notEligible() throws {
         receiver.install(TestManifests.reader)
-        #expect(try offer("com.example.reader.reading") { $0.isEligibleForHandoff = false } == .unavailable(.notEligible))
+        #expect(
+            try offer("com.example.reader.reading") { $0.isEligibleForHandoff = false } == .unavailable(.notEligible))
         receiver.chooseOffer(from: origin.info.id)
         hood.settle()
         #expect(origin.lifecycle.filter { $0.kind == .payloadRequested }.isEmpty)
@@ -61,21 +68,31 @@ struct RoutingTests {
         hood.advance(by: 10.5)
         #expect(origin.system.advertisement == nil, "the origin withdraws an expired activity")
         #expect(receiver.system.offers[origin.info.id] == nil)
-        #expect(receiver.system.route(for: Advertisement(
-            device: origin.info.id, activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading"),
-            teamHash: TeamHash(teamIdentifier: TestManifests.team), options: [.isEligibleForHandoff], activitySerial: 1,
-            savedAt: hood.clock.now, expiresAt: expiry), at: hood.clock.now) == .unavailable(.expired))
+        #expect(
+            receiver.system.route(
+                for: Advertisement(
+                    device: origin.info.id,
+                    activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading"),
+                    teamHash: TeamHash(teamIdentifier: TestManifests.team), options: [.isEligibleForHandoff],
+                    activitySerial: 1,
+                    savedAt: hood.clock.now, expiresAt: expiry), at: hood.clock.now) == .unavailable(.expired))
     }
 
     @Test func asymmetricRoutingOneAppsThreeTypesToThreeApps() throws {
-        let reader = RecordingAppDelegate(), map = RecordingAppDelegate(), notes = RecordingAppDelegate()
+        let reader = RecordingAppDelegate()
+        let map = RecordingAppDelegate()
+        let notes = RecordingAppDelegate()
         receiver.install(TestManifests.reader, delegate: reader)
         receiver.install(TestManifests.map, delegate: map)
         receiver.install(TestManifests.notes, delegate: notes)
-        for (type, app, delegate) in [("com.example.reader.reading", "com.example.reader", reader),
-                                      ("com.example.map.region", "com.example.map", map),
-                                      ("com.example.notes.editing", "com.example.notes", notes)] {
-            #expect(try offer(type) { $0.userInfo = ["kind": .string(type)] } == .app(bundleIdentifier: app, activityType: type))
+        for (type, app, delegate) in [
+            ("com.example.reader.reading", "com.example.reader", reader),
+            ("com.example.map.region", "com.example.map", map),
+            ("com.example.notes.editing", "com.example.notes", notes),
+        ] {
+            #expect(
+                try offer(type) { $0.userInfo = ["kind": .string(type)] }
+                    == .app(bundleIdentifier: app, activityType: type))
             receiver.chooseOffer(from: origin.info.id)
             hood.settle()
             #expect(delegate.continued.last?.userInfo == ["kind": .string(type)])
@@ -136,17 +153,23 @@ struct RoutingTests {
     func browse(_ url: String) throws -> Route {
         let browserApp = origin.application("com.example.browser") ?? origin.install(TestManifests.browser)
         origin.bringToFront(browserApp)
-        return try offer(UserActivity.browsingWebType, from: TestManifests.browser) { try $0.setWebpageURL(URL(string: url)!) }
+        return try offer(UserActivity.browsingWebType, from: TestManifests.browser) {
+            try $0.setWebpageURL(URL(string: url)!)
+        }
     }
 
     @Test func webToNativeWhenTheSiteApproves() throws {
-        let map = RecordingAppDelegate(), browser = RecordingAppDelegate()
+        let map = RecordingAppDelegate()
+        let browser = RecordingAppDelegate()
         receiver.install(TestManifests.map, delegate: map)
         receiver.install(TestManifests.browser, delegate: browser)
-        receiver.siteAssociationChecked(SiteAssociationCheck(
-            bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
-            domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Date(), expiresAt: .distantFuture))
-        #expect(try browse("https://maps.example.com/place/paris") == .web(browserBundleIdentifier: "com.example.browser"))
+        receiver.siteAssociationChecked(
+            SiteAssociationCheck(
+                bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
+                domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Date(),
+                expiresAt: .distantFuture))
+        #expect(
+            try browse("https://maps.example.com/place/paris") == .web(browserBundleIdentifier: "com.example.browser"))
         receiver.chooseOffer(from: origin.info.id)
         hood.settle()
         #expect(map.continued.first?.webpageURL?.absoluteString == "https://maps.example.com/place/paris")
@@ -156,13 +179,16 @@ struct RoutingTests {
     }
 
     @Test func webStaysInTheBrowserWhenTheSiteDoesNotApprove() throws {
-        let map = RecordingAppDelegate(), browser = RecordingAppDelegate()
+        let map = RecordingAppDelegate()
+        let browser = RecordingAppDelegate()
         receiver.install(TestManifests.map, delegate: map)
         receiver.install(TestManifests.browser, delegate: browser)
-        receiver.siteAssociationChecked(SiteAssociationCheck(
-            bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
-            domain: AssociatedDomain(host: "maps.example.com"), outcome: .notListed(approving: ["OTHERTEAM1.com.example.map"]),
-            checkedAt: Date(), expiresAt: .distantFuture))
+        receiver.siteAssociationChecked(
+            SiteAssociationCheck(
+                bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
+                domain: AssociatedDomain(host: "maps.example.com"),
+                outcome: .notListed(approving: ["OTHERTEAM1.com.example.map"]),
+                checkedAt: Date(), expiresAt: .distantFuture))
         _ = try browse("https://maps.example.com/place/paris")
         receiver.chooseOffer(from: origin.info.id)
         hood.settle()
@@ -173,12 +199,15 @@ struct RoutingTests {
     }
 
     @Test func theNoSiteAssociationFaultSendsAnApprovedPageToTheBrowserOnce() throws {
-        let map = RecordingAppDelegate(), browser = RecordingAppDelegate()
+        let map = RecordingAppDelegate()
+        let browser = RecordingAppDelegate()
         receiver.install(TestManifests.map, delegate: map)
         receiver.install(TestManifests.browser, delegate: browser)
-        receiver.siteAssociationChecked(SiteAssociationCheck(
-            bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
-            domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Date(), expiresAt: .distantFuture))
+        receiver.siteAssociationChecked(
+            SiteAssociationCheck(
+                bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
+                domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Date(),
+                expiresAt: .distantFuture))
         _ = try browse("https://maps.example.com/place/paris")
         receiver.arm(.noSiteAssociation)
         receiver.chooseOffer(from: origin.info.id)

@@ -47,12 +47,13 @@ struct SavingAndResponderTests {
         log.clear()
         activity.userInfo = ["stale": true]
         activity.needsSave = true
-        #expect(log.entries == [
-            "willSave(com.example.reader.reading)",
-            "text.update(userInfo: 0 keys)",
-            "outline.update(userInfo: 1 keys)",
-            "com.example.reader.didUpdate",
-        ])
+        #expect(
+            log.entries == [
+                "willSave(com.example.reader.reading)",
+                "text.update(userInfo: 0 keys)",
+                "outline.update(userInfo: 1 keys)",
+                "com.example.reader.didUpdate",
+            ])
         #expect(activity.userInfo == ["page": 4, "chapter": "II", "version": 2])
     }
 
@@ -62,7 +63,8 @@ struct SavingAndResponderTests {
         let app = device.install(TestManifests.reader)
         device.bringToFront(app)
         let activity = try UserActivity(activityType: "com.example.reader.reading", application: app)
-        let a = StateResponder(name: "a"), b = StateResponder(name: "b")
+        let a = StateResponder(name: "a")
+        let b = StateResponder(name: "b")
         a.userActivity = activity
         b.userActivity = activity
         #expect(activity.isCurrent)
@@ -131,7 +133,8 @@ struct SavingAndResponderTests {
 
     @Test func aDocumentKeepsItsURLThroughSaves() throws {
         let hood = Neighbourhood()
-        let device = hood.addDevice("Laptop", kind: .laptop, configuration: DeviceConfiguration(saveCoalescingInterval: 0))
+        let device = hood.addDevice(
+            "Laptop", kind: .laptop, configuration: DeviceConfiguration(saveCoalescingInterval: 0))
         let app = device.install(TestManifests.reader)
         device.bringToFront(app)
         let url = URL(fileURLWithPath: "/cloud/demo/Moby-Dick.txt")
@@ -139,8 +142,9 @@ struct SavingAndResponderTests {
         let activity = try #require(document.userActivity)
         activity.userInfo["page"] = 9
         activity.needsSave = true
-        #expect(activity.userInfo == [UserActivity.documentURLKey: .url(url)],
-                "userInfo is emptied before responders update; the document writes its URL back")
+        #expect(
+            activity.userInfo == [UserActivity.documentURLKey: .url(url)],
+            "userInfo is emptied before responders update; the document writes its URL back")
     }
 
     @Test func openingAnUndeclaredDocumentTypeFails() throws {
@@ -149,6 +153,8 @@ struct SavingAndResponderTests {
         let map = device.install(TestManifests.map)
         #expect(throws: DocumentError.self) { try map.openDocument(at: URL(fileURLWithPath: "/x.txt")) }
         let reader = device.install(TestManifests.reader)
-        #expect(throws: DocumentError.self) { try reader.openDocument(at: URL(fileURLWithPath: "/x.png"), contentType: "public.png") }
+        #expect(throws: DocumentError.self) {
+            try reader.openDocument(at: URL(fileURLWithPath: "/x.png"), contentType: "public.png")
+        }
     }
 }

@@ -11,7 +11,8 @@ final class RecordingSceneDelegate: SceneDelegate {
     init() {}
 
     func scene(_ scene: Scene, willConnectTo session: SceneSession, options: Scene.ConnectionOptions) {
-        Self.log.append("willConnect(\(options.handoffUserActivityType ?? "nil"), userActivities: \(options.userActivities.count))")
+        Self.log.append(
+            "willConnect(\(options.handoffUserActivityType ?? "nil"), userActivities: \(options.userActivities.count))")
     }
 
     func scene(_ scene: Scene, willContinueUserActivityWithType activityType: String) {
@@ -44,9 +45,13 @@ struct ScenesAndLaunchTests {
 
     static func sceneReader(delegateClass: String = "RecordingSceneDelegate", multiple: Bool = false) -> AppManifest {
         var manifest = TestManifests.reader
-        manifest.sceneManifest = .init(supportsMultipleScenes: multiple, configurations: [
-            .init(role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration", delegateClass: delegateClass),
-        ])
+        manifest.sceneManifest = .init(
+            supportsMultipleScenes: multiple,
+            configurations: [
+                .init(
+                    role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration",
+                    delegateClass: delegateClass)
+            ])
         return manifest
     }
 
@@ -68,8 +73,9 @@ struct ScenesAndLaunchTests {
             laptop = hood.addDevice("Laptop", kind: .laptop, configuration: configuration)
             phone = hood.addDevice("Phone", kind: .phone, configuration: configuration)
             laptopReader = laptop.install(TestManifests.reader, delegate: RecordingAppDelegate())
-            phoneReader = phone.install(phoneManifest, delegate: RecordingAppDelegate(),
-                                        sceneDelegates: [RecordingSceneDelegate.self, UserActivitiesOnlySceneDelegate.self])
+            phoneReader = phone.install(
+                phoneManifest, delegate: RecordingAppDelegate(),
+                sceneDelegates: [RecordingSceneDelegate.self, UserActivitiesOnlySceneDelegate.self])
             laptop.bringToFront(laptopReader)
             activity = try UserActivity(activityType: ScenesAndLaunchTests.readingType, application: laptopReader)
             activity.delegate = activityDelegate
@@ -93,13 +99,20 @@ struct ScenesAndLaunchTests {
         let start = world.phone.lifecycle.count
         world.continueOnPhone()
         let kinds = world.kinds(world.phone, after: start).filter { $0 != .offerUpdated }
-        #expect(kinds == [.continueChosen, .applicationLaunched, .sceneWillConnect, .sceneWillContinue, .fetchStarted,
-                          .payloadReceived, .sceneContinue, .continued])
+        #expect(
+            kinds == [
+                .continueChosen, .applicationLaunched, .sceneWillConnect, .sceneWillContinue, .fetchStarted,
+                .payloadReceived, .sceneContinue, .continued,
+            ])
         let launched = try #require(world.phone.lifecycle.first { $0.kind == .applicationLaunched })
-        #expect(launched.occurrence == .applicationLaunched(launched.continuation, bundleIdentifier: "com.example.reader", launch: .cold))
-        #expect(RecordingSceneDelegate.log.entries == [
-            "willConnect(\(Self.readingType), userActivities: 0)", "willContinue(\(Self.readingType))", "continue(Reader-1)",
-        ])
+        #expect(
+            launched.occurrence
+                == .applicationLaunched(launched.continuation, bundleIdentifier: "com.example.reader", launch: .cold))
+        #expect(
+            RecordingSceneDelegate.log.entries == [
+                "willConnect(\(Self.readingType), userActivities: 0)", "willContinue(\(Self.readingType))",
+                "continue(Reader-1)",
+            ])
         #expect(RecordingSceneDelegate.restored == [["page": 2]])
         #expect(world.activityDelegate.wasContinuedCount == 1)
         #expect(world.phoneReader.isRunning)
@@ -111,7 +124,10 @@ struct ScenesAndLaunchTests {
         world.continueOnPhone()
         #expect(UserActivitiesOnlySceneDelegate.found == 0, "Apple never puts a Handoff activity in userActivities")
         let notHandled = try #require(world.phone.lifecycle.first { $0.kind == .notHandled })
-        guard case .notHandled(_, _, _, _, let reason) = notHandled.occurrence else { Issue.record(); return }
+        guard case .notHandled(_, _, _, _, let reason) = notHandled.occurrence else {
+            Issue.record()
+            return
+        }
         #expect(reason == .sceneContinueNotImplemented(scene: "Reader-1"))
         #expect(world.events(world.phone, .continued).isEmpty)
         #expect(world.activityDelegate.wasContinuedCount == 0, "the origin is not told")
@@ -122,7 +138,9 @@ struct ScenesAndLaunchTests {
         let world = try World(phoneManifest: Self.sceneReader(delegateClass: "ReaderApp.MissingSceneDelegate"))
         world.continueOnPhone()
         let notHandled = try #require(world.phone.lifecycle.first { $0.kind == .notHandled })
-        #expect(notHandled.summary.contains("UISceneDelegateClassName \"ReaderApp.MissingSceneDelegate\" names no class of the app"))
+        #expect(
+            notHandled.summary.contains(
+                "UISceneDelegateClassName \"ReaderApp.MissingSceneDelegate\" names no class of the app"))
     }
 
     @Test func aRunningAppIsBroughtForwardWarmAndKeepsItsScene() throws {
@@ -161,10 +179,12 @@ struct ScenesAndLaunchTests {
         world.phone.bringToFront(world.phoneReader)
         let first = try #require(world.phoneReader.requestScene())
         first.title = "Moby-Dick"
-        first.activationConditions = ActivationConditions(canActivateFor: .any, prefersToActivateFor: .equals("moby-dick"))
+        first.activationConditions = ActivationConditions(
+            canActivateFor: .any, prefersToActivateFor: .equals("moby-dick"))
         let second = try #require(world.phoneReader.requestScene())
         second.title = "Walden"
-        second.activationConditions = ActivationConditions(canActivateFor: .any, prefersToActivateFor: .equals("walden"))
+        second.activationConditions = ActivationConditions(
+            canActivateFor: .any, prefersToActivateFor: .equals("walden"))
         #expect(world.phoneReader.keyScene === second)
         world.activity.targetContentIdentifier = "moby-dick"
         world.continueOnPhone()
@@ -223,8 +243,11 @@ struct ScenesAndLaunchTests {
         delegate.acceptsContinuation = false
         world.continueOnPhone()
         let event = try #require(world.phone.lifecycle.first { $0.kind == .willContinue })
-        #expect(event.occurrence == .willContinue(event.continuation!, PeerReference(world.laptop.info), bundleIdentifier: "com.example.reader",
-                                                  activityType: Self.readingType, appShowsProgress: false))
+        #expect(
+            event.occurrence
+                == .willContinue(
+                    event.continuation!, PeerReference(world.laptop.info), bundleIdentifier: "com.example.reader",
+                    activityType: Self.readingType, appShowsProgress: false))
         #expect(world.events(world.phone, .continued).count == 1)
     }
 

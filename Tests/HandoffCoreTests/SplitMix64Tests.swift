@@ -28,7 +28,8 @@ struct SplitMix64Tests {
 
     /// Draws through `RandomNumberGenerator` (as the tests' generated inputs do) use `next()`.
     @Test func standardLibraryDrawsAreRepeatable() {
-        var a = SplitMix64(seed: 13), b = SplitMix64(seed: 13)
+        var a = SplitMix64(seed: 13)
+        var b = SplitMix64(seed: 13)
         let first = (0..<100).map { _ in Int.random(in: 0...300, using: &a) }
         let second = (0..<100).map { _ in Int.random(in: 0...300, using: &b) }
         #expect(first == second)

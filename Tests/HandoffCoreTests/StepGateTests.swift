@@ -33,8 +33,9 @@ struct StepGateTests {
     }
 
     var payload: ActivityPayload {
-        ActivityPayload(activityIdentifier: activity, activityType: type, title: "Moby-Dick", userInfo: ["page": 3],
-                        webpageURL: nil, teamIdentifier: "ABCDE12345", bundleIdentifier: bundle, expirationDate: nil)
+        ActivityPayload(
+            activityIdentifier: activity, activityType: type, title: "Moby-Dick", userInfo: ["page": 3],
+            webpageURL: nil, teamIdentifier: "ABCDE12345", bundleIdentifier: bundle, expirationDate: nil)
     }
 
     var reference: ActivityReference { ActivityReference(id: activity, activityType: type, bundleIdentifier: bundle) }
@@ -43,30 +44,53 @@ struct StepGateTests {
     var everyEffect: [(DeviceSystem.Effect, Gate.Admission)] {
         let hash = ActivityTypeHash(activityType: type)
         let failure = HandoffError(.handoffFailed, "no")
-        let ad = Advertisement(device: "me", activityTypeHash: hash, teamHash: TeamHash(teamIdentifier: "ABCDE12345"),
-                               options: [.isEligibleForHandoff], activitySerial: 1, savedAt: Self.t0, expiresAt: nil)
+        let ad = Advertisement(
+            device: "me", activityTypeHash: hash, teamHash: TeamHash(teamIdentifier: "ABCDE12345"),
+            options: [.isEligibleForHandoff], activitySerial: 1, savedAt: Self.t0, expiresAt: nil)
         let effects: [(DeviceSystem.Effect, Gate.Admission)] = [
             (.advertise(ad, reference), .perform),
             (.withdraw(.noCurrentActivity), .perform),
             (.save(activity, .coalesced, continuation: nil), .perform),
-            (.save(activity, .beforeSending, continuation: served), .pause(.save(activityType: type), continuation: served)),
-            (.launch(bundleIdentifier: bundle, .cold, continuation: continuation, activityType: type),
-             .pause(.launch(bundleIdentifier: bundle, .cold), continuation: continuation)),
-            (.launch(bundleIdentifier: bundle, .warm, continuation: continuation, activityType: type),
-             .pause(.launch(bundleIdentifier: bundle, .warm), continuation: continuation)),
-            (.callWillContinue(continuation, bundleIdentifier: bundle, activityType: type),
-             .pause(.willContinue(bundleIdentifier: bundle, activityType: type), continuation: continuation)),
-            (.requestPayload(continuation, from: "laptop", activityTypeHash: hash), .pause(.fetch(from: "Laptop"), continuation: continuation)),
+            (
+                .save(activity, .beforeSending, continuation: served),
+                .pause(.save(activityType: type), continuation: served)
+            ),
+            (
+                .launch(bundleIdentifier: bundle, .cold, continuation: continuation, activityType: type),
+                .pause(.launch(bundleIdentifier: bundle, .cold), continuation: continuation)
+            ),
+            (
+                .launch(bundleIdentifier: bundle, .warm, continuation: continuation, activityType: type),
+                .pause(.launch(bundleIdentifier: bundle, .warm), continuation: continuation)
+            ),
+            (
+                .callWillContinue(continuation, bundleIdentifier: bundle, activityType: type),
+                .pause(.willContinue(bundleIdentifier: bundle, activityType: type), continuation: continuation)
+            ),
+            (
+                .requestPayload(continuation, from: "laptop", activityTypeHash: hash),
+                .pause(.fetch(from: "Laptop"), continuation: continuation)
+            ),
             (.cancelPayloadRequest(continuation, from: "laptop"), .perform),
-            (.deliver(continuation, bundleIdentifier: bundle, payload, origin: PeerReference(id: "laptop", name: "Laptop")),
-             .pause(.continue(bundleIdentifier: bundle, activityType: type), continuation: continuation)),
+            (
+                .deliver(
+                    continuation, bundleIdentifier: bundle, payload, origin: PeerReference(id: "laptop", name: "Laptop")
+                ),
+                .pause(.continue(bundleIdentifier: bundle, activityType: type), continuation: continuation)
+            ),
             (.callDidFail(bundleIdentifier: bundle, activityType: type, failure), .perform),
             (.encodePayload(request, activity: activity, continuation: served), .perform),
-            (.sendPayload(request, to: "laptop", Data(count: 300)), .pause(.send(bytes: 300, to: "Laptop"), continuation: served)),
+            (
+                .sendPayload(request, to: "laptop", Data(count: 300)),
+                .pause(.send(bytes: 300, to: "Laptop"), continuation: served)
+            ),
             (.sendPayloadError(request, to: "laptop", failure), .perform),
             (.notifyContinued(to: "laptop", activityIdentifier: activity, continuation: continuation), .perform),
             (.callWasContinued(activity), .perform),
-            (.checkSiteAssociations(bundleIdentifier: bundle, applicationIdentifier: "ABCDE12345.\(bundle)", domains: []), .perform),
+            (
+                .checkSiteAssociations(
+                    bundleIdentifier: bundle, applicationIdentifier: "ABCDE12345.\(bundle)", domains: []), .perform
+            ),
             (.record(LifecycleEvent(time: Self.t0, device: "Me", .activityCreated(reference))), .perform),
         ]
         return effects
@@ -75,12 +99,15 @@ struct StepGateTests {
     /// A gate paused before the payload request, since t0.
     var pausedBeforeFetch: Gate {
         var gate = Gate(.stepping)
-        _ = gate.admit(.requestPayload(continuation, from: "laptop", activityTypeHash: ActivityTypeHash(activityType: type)),
-                       in: names, at: Self.t0)
+        _ = gate.admit(
+            .requestPayload(continuation, from: "laptop", activityTypeHash: ActivityTypeHash(activityType: type)),
+            in: names, at: Self.t0)
         return gate
     }
 
-    var fetch: Gate.Step { .effect(.requestPayload(continuation, from: "laptop", activityTypeHash: ActivityTypeHash(activityType: type))) }
+    var fetch: Gate.Step {
+        .effect(.requestPayload(continuation, from: "laptop", activityTypeHash: ActivityTypeHash(activityType: type)))
+    }
 
     /// The case of an effect; no default, so a new effect does not compile here until it is
     /// listed in ``everyEffect``.
@@ -116,8 +143,11 @@ struct StepGateTests {
         for (effect, _) in everyEffect {
             #expect(gate.admit(effect, in: names, at: Self.t0) == .perform, "\(effect)")
         }
-        #expect(gate.admit("restore", phase: .restore(bundleIdentifier: bundle, objects: 1), continuation: continuation, at: Self.t0)
-            == .perform)
+        #expect(
+            gate.admit(
+                "restore", phase: .restore(bundleIdentifier: bundle, objects: 1), continuation: continuation,
+                at: Self.t0)
+                == .perform)
         #expect(gate.state == .off)
         #expect(!gate.isStepping && !gate.suspendsTimeouts)
     }
@@ -127,7 +157,8 @@ struct StepGateTests {
             var gate = Gate(.stepping)
             #expect(gate.admit(effect, in: names, at: Self.t0) == admission, "\(effect)")
             if case .pause(let phase, _) = admission {
-                #expect(gate.state == .paused(Gate.Pause(phase: phase, since: Self.t0, next: .effect(effect))), "\(effect)")
+                #expect(
+                    gate.state == .paused(Gate.Pause(phase: phase, since: Self.t0, next: .effect(effect))), "\(effect)")
                 #expect(gate.suspendsTimeouts)
             } else {
                 #expect(gate.state == .stepping, "\(effect)")
@@ -137,14 +168,17 @@ struct StepGateTests {
 
     @Test func aSaveOfAnActivityGoneIsNamedGenerically() {
         var gate = Gate(.stepping)
-        #expect(gate.admit(.save(UUID(), .beforeSending, continuation: nil), in: names, at: Self.t0)
-            == .pause(.save(activityType: "the activity"), continuation: nil))
+        #expect(
+            gate.admit(.save(UUID(), .beforeSending, continuation: nil), in: names, at: Self.t0)
+                == .pause(.save(activityType: "the activity"), continuation: nil))
     }
 
     @Test func aPayloadSentForNoRequestServedPausesWithoutAContinuation() {
         var gate = Gate(.stepping)
-        #expect(gate.admit(.sendPayload(PayloadRequestID(rawValue: 99), to: "tablet", Data(count: 1)), in: names, at: Self.t0)
-            == .pause(.send(bytes: 1, to: "tablet"), continuation: nil))
+        #expect(
+            gate.admit(
+                .sendPayload(PayloadRequestID(rawValue: 99), to: "tablet", Data(count: 1)), in: names, at: Self.t0)
+                == .pause(.send(bytes: 1, to: "tablet"), continuation: nil))
     }
 
     @Test func aCallbackPausesOnlyWithAPhase() {
@@ -152,9 +186,12 @@ struct StepGateTests {
         #expect(gate.admit("handled", phase: nil, continuation: continuation, at: Self.t0) == .perform)
         #expect(gate.state == .stepping)
         let restore = StepPhase.restore(bundleIdentifier: bundle, objects: 2)
-        #expect(gate.admit("restore", phase: restore, continuation: continuation, at: Self.t0)
-            == .pause(restore, continuation: continuation))
-        #expect(gate.state == .paused(Gate.Pause(phase: restore, since: Self.t0, next: .callback("restore", phase: restore))))
+        #expect(
+            gate.admit("restore", phase: restore, continuation: continuation, at: Self.t0)
+                == .pause(restore, continuation: continuation))
+        #expect(
+            gate.state
+                == .paused(Gate.Pause(phase: restore, since: Self.t0, next: .callback("restore", phase: restore))))
     }
 
     @Test func behindAPauseEverythingIsHeldInOrder() {
@@ -164,35 +201,53 @@ struct StepGateTests {
             #expect(gate.admit(effect, in: names, at: Self.t0 + 1) == .hold, "\(effect)")
             behind.append(.effect(effect))
         }
-        #expect(gate.admit("restore", phase: .restore(bundleIdentifier: bundle, objects: 1), continuation: continuation, at: Self.t0 + 2)
-            == .hold)
+        #expect(
+            gate.admit(
+                "restore", phase: .restore(bundleIdentifier: bundle, objects: 1), continuation: continuation,
+                at: Self.t0 + 2)
+                == .hold)
         #expect(gate.admit("handled", phase: nil, continuation: nil, at: Self.t0 + 2) == .hold)
-        behind += [.callback("restore", phase: .restore(bundleIdentifier: bundle, objects: 1)), .callback("handled", phase: nil)]
-        #expect(gate.state == .paused(Gate.Pause(phase: .fetch(from: "Laptop"), since: Self.t0, next: fetch, behind: behind)))
+        behind += [
+            .callback("restore", phase: .restore(bundleIdentifier: bundle, objects: 1)),
+            .callback("handled", phase: nil),
+        ]
+        #expect(
+            gate.state
+                == .paused(Gate.Pause(phase: .fetch(from: "Laptop"), since: Self.t0, next: fetch, behind: behind)))
     }
 
     // MARK: Going on
 
     @Test func goingOnRunsThePausedStepAndGivesBackTheRest() {
         var gate = pausedBeforeFetch
-        let deliver = DeviceSystem.Effect.deliver(continuation, bundleIdentifier: bundle, payload,
-                                                  origin: PeerReference(id: "laptop", name: "Laptop"))
-        let record = DeviceSystem.Effect.record(LifecycleEvent(time: Self.t0, device: "Me", .activityCreated(reference)))
+        let deliver = DeviceSystem.Effect.deliver(
+            continuation, bundleIdentifier: bundle, payload,
+            origin: PeerReference(id: "laptop", name: "Laptop"))
+        let record = DeviceSystem.Effect.record(
+            LifecycleEvent(time: Self.t0, device: "Me", .activityCreated(reference)))
         _ = gate.admit(record, in: names, at: Self.t0)
         _ = gate.admit(deliver, in: names, at: Self.t0)
         _ = gate.admit("handled", phase: nil, continuation: continuation, at: Self.t0)
 
         let resumption = gate.goOn(at: Self.t0 + 3)
-        #expect(resumption == Gate.Resumption(timeoutsSuspended: 3, next: fetch,
-                                              behind: [.effect(record), .effect(deliver), .callback("handled", phase: nil)]))
+        #expect(
+            resumption
+                == Gate.Resumption(
+                    timeoutsSuspended: 3, next: fetch,
+                    behind: [.effect(record), .effect(deliver), .callback("handled", phase: nil)]))
         #expect(gate.state == .stepping)
         // The runtime gives the rest back: up to the next phase, and held behind it.
         #expect(gate.readmit(.effect(record), in: names, at: Self.t0 + 3) == .perform)
-        #expect(gate.readmit(.effect(deliver), in: names, at: Self.t0 + 3)
-            == .pause(.continue(bundleIdentifier: bundle, activityType: type), continuation: continuation))
+        #expect(
+            gate.readmit(.effect(deliver), in: names, at: Self.t0 + 3)
+                == .pause(.continue(bundleIdentifier: bundle, activityType: type), continuation: continuation))
         #expect(gate.readmit(.callback("handled", phase: nil), in: names, at: Self.t0 + 3) == .hold)
-        #expect(gate.state == .paused(Gate.Pause(phase: .continue(bundleIdentifier: bundle, activityType: type), since: Self.t0 + 3,
-                                                 next: .effect(deliver), behind: [.callback("handled", phase: nil)])))
+        #expect(
+            gate.state
+                == .paused(
+                    Gate.Pause(
+                        phase: .continue(bundleIdentifier: bundle, activityType: type), since: Self.t0 + 3,
+                        next: .effect(deliver), behind: [.callback("handled", phase: nil)])))
     }
 
     @Test func goingOnAtOnceSuspendsNoTimeouts() {
@@ -213,8 +268,12 @@ struct StepGateTests {
     @Test func aReadmittedCallbackPausesWithoutItsContinuation() {
         var gate = Gate(.stepping)
         let restore = StepPhase.restore(bundleIdentifier: bundle, objects: 1)
-        #expect(gate.readmit(.callback("restore", phase: restore), in: names, at: Self.t0) == .pause(restore, continuation: nil))
-        #expect(gate.state == .paused(Gate.Pause(phase: restore, since: Self.t0, next: .callback("restore", phase: restore))))
+        #expect(
+            gate.readmit(.callback("restore", phase: restore), in: names, at: Self.t0)
+                == .pause(restore, continuation: nil))
+        #expect(
+            gate.state
+                == .paused(Gate.Pause(phase: restore, since: Self.t0, next: .callback("restore", phase: restore))))
     }
 
     // MARK: Cancelling
@@ -228,21 +287,28 @@ struct StepGateTests {
         let dropped: [Gate.Step] = [
             .effect(.launch(bundleIdentifier: bundle, .cold, continuation: continuation, activityType: type)),
             .effect(.callWillContinue(continuation, bundleIdentifier: bundle, activityType: type)),
-            .effect(.deliver(continuation, bundleIdentifier: bundle, payload, origin: PeerReference(id: "laptop", name: "Laptop"))),
+            .effect(
+                .deliver(
+                    continuation, bundleIdentifier: bundle, payload, origin: PeerReference(id: "laptop", name: "Laptop")
+                )),
             restore,
         ]
         for step in [restore, handled, dropped[0], send, dropped[1], streams, dropped[2]] {
             #expect(gate.readmit(step, in: names, at: Self.t0) == .hold)
         }
 
-        #expect(gate.cancel(at: Self.t0 + 2) == Gate.Resumption(timeoutsSuspended: 2, next: handled, behind: [send, streams]))
+        #expect(
+            gate.cancel(at: Self.t0 + 2)
+                == Gate.Resumption(timeoutsSuspended: 2, next: handled, behind: [send, streams]))
         #expect(gate.state == .flushing)
         #expect(gate.isStepping && !gate.suspendsTimeouts)
         // Nothing pauses while the runtime runs them, phases included.
         #expect(gate.readmit(send, in: names, at: Self.t0 + 2) == .perform)
         #expect(gate.readmit(streams, in: names, at: Self.t0 + 2) == .perform)
-        #expect(gate.admit(.requestPayload(continuation, from: "laptop", activityTypeHash: ActivityTypeHash(activityType: type)),
-                           in: names, at: Self.t0 + 2) == .perform)
+        #expect(
+            gate.admit(
+                .requestPayload(continuation, from: "laptop", activityTypeHash: ActivityTypeHash(activityType: type)),
+                in: names, at: Self.t0 + 2) == .perform)
         gate.resumed()
         #expect(gate.state == .stepping)
     }

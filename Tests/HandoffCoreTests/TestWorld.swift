@@ -18,8 +18,10 @@ final class TwoDevices {
     /// Keeps the laptop's views alive, as a window keeps its responders.
     private(set) var laptopViews: [StateResponder] = []
 
-    init(configuration: DeviceConfiguration = DeviceConfiguration(saveCoalescingInterval: 60, fetchTimeout: 5),
-         phoneConfiguration: DeviceConfiguration? = nil, phoneApps: [AppManifest] = []) {
+    init(
+        configuration: DeviceConfiguration = DeviceConfiguration(saveCoalescingInterval: 60, fetchTimeout: 5),
+        phoneConfiguration: DeviceConfiguration? = nil, phoneApps: [AppManifest] = []
+    ) {
         hood = Neighbourhood()
         laptop = hood.addDevice("Laptop", kind: .laptop, configuration: configuration)
         phone = hood.addDevice("Phone", kind: .phone, configuration: phoneConfiguration ?? configuration)
@@ -36,7 +38,9 @@ final class TwoDevices {
 
     /// Starts a reading activity on the laptop, shared by a responder holding `state`.
     @discardableResult
-    func startReading(_ state: UserInfo = ["page": 2], title: String = "Moby-Dick") throws -> (UserActivity, StateResponder) {
+    func startReading(
+        _ state: UserInfo = ["page": 2], title: String = "Moby-Dick"
+    ) throws -> (UserActivity, StateResponder) {
         let view = StateResponder(name: "laptopView", state: state, log: log)
         let activity = try UserActivity(activityType: "com.example.reader.reading", application: laptopReader)
         activity.title = title

@@ -20,8 +20,9 @@ struct UserActivityTests {
         #expect(throws: UserActivityError.self) { try UserActivity(activityType: type, application: app) }
     }
 
-    @Test("Apple accepts types that are not reverse-DNS (lint only warns)",
-          arguments: ["ReadArticle", "reading", "com..example", "com.example.", "com.exa mple"])
+    @Test(
+        "Apple accepts types that are not reverse-DNS (lint only warns)",
+        arguments: ["ReadArticle", "reading", "com..example", "com.example.", "com.exa mple"])
     func shortTypesAreAccepted(type: String) throws {
         let activity = try UserActivity(activityType: type, application: app)
         #expect(activity.activityType == type)
@@ -47,7 +48,9 @@ struct UserActivityTests {
         _ = try UserActivity(activityType: UserActivity.browsingWebType, application: app)
     }
 
-    @Test("webpageURL accepts http and https", arguments: ["http://example.com/a", "https://example.com/b?c=d#e", "HTTPS://EXAMPLE.COM/"])
+    @Test(
+        "webpageURL accepts http and https",
+        arguments: ["http://example.com/a", "https://example.com/b?c=d#e", "HTTPS://EXAMPLE.COM/"])
     func webpageURLAccepted(url: String) throws {
         let activity = try UserActivity(activityType: "com.example.reader.reading", application: app)
         try activity.setWebpageURL(URL(string: url)!)
@@ -56,7 +59,9 @@ struct UserActivityTests {
         #expect(activity.webpageURL == nil)
     }
 
-    @Test("webpageURL rejects every other scheme and stays unchanged", arguments: ["ftp://example.com/", "file:///etc/passwd", "mailto:a@b.c", "myapp://open", "javascript:alert(1)"])
+    @Test(
+        "webpageURL rejects every other scheme and stays unchanged",
+        arguments: ["ftp://example.com/", "file:///etc/passwd", "mailto:a@b.c", "myapp://open", "javascript:alert(1)"])
     func webpageURLRejected(url: String) throws {
         let activity = try UserActivity(activityType: "com.example.reader.reading", application: app)
         try activity.setWebpageURL(URL(string: "https://example.com/kept")!)
@@ -127,7 +132,9 @@ struct UserActivityTests {
 
     @Test func requiredUserInfoKeysLimitWhatLeaves() throws {
         let activity = try UserActivity(activityType: "com.example.reader.reading", application: app)
-        activity.userInfo = ["page": 3, "scratch": "big", UserActivity.documentURLKey: .url(URL(string: "file:///doc.txt")!)]
+        activity.userInfo = [
+            "page": 3, "scratch": "big", UserActivity.documentURLKey: .url(URL(string: "file:///doc.txt")!),
+        ]
         activity.requiredUserInfoKeys = ["page"]
         let payload = activity.makePayload()
         #expect(Set(payload.userInfo.keys) == ["page", UserActivity.documentURLKey])
@@ -144,9 +151,14 @@ struct UserActivityTests {
 
     @Test func errorsCarryApplesCodes() {
         #expect(HandoffError.Code.handoffFailed.rawValue == CocoaError.Code.userActivityHandoffFailed.rawValue)
-        #expect(HandoffError.Code.connectionUnavailable.rawValue == CocoaError.Code.userActivityConnectionUnavailable.rawValue)
-        #expect(HandoffError.Code.remoteApplicationTimedOut.rawValue == CocoaError.Code.userActivityRemoteApplicationTimedOut.rawValue)
-        #expect(HandoffError.Code.userInfoTooLarge.rawValue == CocoaError.Code.userActivityHandoffUserInfoTooLarge.rawValue)
+        #expect(
+            HandoffError.Code.connectionUnavailable.rawValue
+                == CocoaError.Code.userActivityConnectionUnavailable.rawValue)
+        #expect(
+            HandoffError.Code.remoteApplicationTimedOut.rawValue
+                == CocoaError.Code.userActivityRemoteApplicationTimedOut.rawValue)
+        #expect(
+            HandoffError.Code.userInfoTooLarge.rawValue == CocoaError.Code.userActivityHandoffUserInfoTooLarge.rawValue)
         #expect(HandoffError.Code.userCancelled.rawValue == CocoaError.Code.userCancelled.rawValue)
         let error = HandoffError(.userInfoTooLarge, "too big")
         #expect(error.cocoaError.code == .userActivityHandoffUserInfoTooLarge)

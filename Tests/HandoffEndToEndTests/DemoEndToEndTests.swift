@@ -1,15 +1,17 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `handoff demo` as a new user runs it: inside tmux, at the sizes people have, its panes, its
 /// stories, and what a pane does when its device quits.
-@Suite("The demo end to end", .tags(.endToEnd), .ownThread, .serialized,
-       .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
+@Suite(
+    "The demo end to end", .tags(.endToEnd), .ownThread, .serialized,
+    .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct DemoEndToEndTests {
     /// A private account, configuration folder, state folder and discovery port.
     final class World {
@@ -19,7 +21,8 @@ struct DemoEndToEndTests {
         var sessions: [TmuxSession] = []
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-demo-e2e-\(UUID().uuidString)")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "handoff-demo-e2e-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
 
@@ -28,11 +31,14 @@ struct DemoEndToEndTests {
         /// `handoff demo ARGUMENTS` in a tmux server of `width` x `height`; the shell prints the
         /// demo command's exit status and keeps the first window.
         func demo(_ arguments: String = "", width: Int, height: Int) throws -> TmuxSession {
-            let command = "'\(executable)' demo \(arguments) --account \(account) --port \(port) "
+            let command =
+                "'\(executable)' demo \(arguments) --account \(account) --port \(port) "
                 + "--config-dir '\(directory.appendingPathComponent("config").path)'; echo DEMO-EXIT=$?; exec sleep 120"
-            let session = try #require(try TmuxSession(width: width, height: height,
-                                                       environment: ["XDG_STATE_HOME": directory.appendingPathComponent("state").path],
-                                                       command: command))
+            let session = try #require(
+                try TmuxSession(
+                    width: width, height: height,
+                    environment: ["XDG_STATE_HOME": directory.appendingPathComponent("state").path],
+                    command: command))
             sessions.append(session)
             return session
         }
@@ -53,7 +59,8 @@ struct DemoEndToEndTests {
             if panes.count == count { return panes }
             usleep(50_000)
         }
-        throw TmuxSession.Failure("the demo window has \(panes.count) panes, not \(count)", screen: try? session.capture())
+        throw TmuxSession.Failure(
+            "the demo window has \(panes.count) panes, not \(count)", screen: try? session.capture())
     }
 
     /// Both devices of the reading demo draw their frames and list each other as nearby.
@@ -83,8 +90,12 @@ struct DemoEndToEndTests {
         let world = try World()
         let session = try world.demo("web", width: 120, height: 40)
         let panes = try panes(of: session, count: 2)
-        try session.waitFor("the local web serving, and the phone's Map verified", in: "\(session.name):handoff-web", timeout: .seconds(30)) {
-            $0.contains("Ctrl-C stops.") && $0.contains("GET maps.handoffsim.example/.well-known/apple-app-site-association → 200")
+        try session.waitFor(
+            "the local web serving, and the phone's Map verified", in: "\(session.name):handoff-web",
+            timeout: .seconds(30)
+        ) {
+            $0.contains("Ctrl-C stops.")
+                && $0.contains("GET maps.handoffsim.example/.well-known/apple-app-site-association → 200")
         }
         try session.waitFor("the laptop's home screen", in: panes[0], timeout: .seconds(30)) {
             $0.contains("1 Browser") && $0.contains("Phone 1")
@@ -94,19 +105,25 @@ struct DemoEndToEndTests {
         try session.sendKeys("g", to: panes[0])
         try session.sendText("maps.handoffsim.example/?lat=38.7&lon=-9.1&z=6", to: panes[0])
         try session.sendKeys("Enter", to: panes[0])
-        try session.waitFor("the Map's page on the laptop", in: panes[0]) { $0.contains("Map of 38.7°N 9.1°W at zoom 6") }
+        try session.waitFor("the Map's page on the laptop", in: panes[0]) {
+            $0.contains("Map of 38.7°N 9.1°W at zoom 6")
+        }
         // The phone's Map has an approved domain, so the offer names no app until the page's host
         // is known: "web page", not "Browser" (the page opens in the Map).
-        try session.waitFor("the Browser's offer on the phone", in: panes[1], timeout: .seconds(10)) { $0.contains("web page from Laptop 1") }
+        try session.waitFor("the Browser's offer on the phone", in: panes[1], timeout: .seconds(10)) {
+            $0.contains("web page from Laptop 1")
+        }
         try session.sendKeys("C-o", to: panes[1])
         try session.waitFor("the Map app at the page's place on the phone", in: panes[1], timeout: .seconds(15)) {
             $0.contains("Continued from Laptop 1") && $0.contains("38.7°N 9.1°W · zoom 6")
         }
         // Every other command finds the demo's web where the demo put it, with no --web-dir.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let plist = root.appendingPathComponent("demos/apps/Map/Info.plist").path
-        let (status, lint) = try run([world.executable, "manifest", "lint", plist, "--check-sites"],
-                                     environment: ["XDG_STATE_HOME": world.directory.appendingPathComponent("state").path])
+        let (status, lint) = try run(
+            [world.executable, "manifest", "lint", plist, "--check-sites"],
+            environment: ["XDG_STATE_HOME": world.directory.appendingPathComponent("state").path])
         #expect(status == 0, "\(lint)")
         #expect(lint.contains("activitycontinuation:maps.handoffsim.example: approved"), "\(lint)")
     }
@@ -128,7 +145,9 @@ struct DemoEndToEndTests {
         let world = try World()
         let session = try world.demo(width: 120, height: 40)
         let panes = try panes(of: session, count: 2)
-        try session.waitFor("the phone's home screen", in: panes[1], timeout: .seconds(30)) { $0.contains("Phone 1 · phone") }
+        try session.waitFor("the phone's home screen", in: panes[1], timeout: .seconds(30)) {
+            $0.contains("Phone 1 · phone")
+        }
         try session.sendKeys("C-q", to: panes[1])
         try session.waitFor("the exit status and how to start it again", in: panes[1], timeout: .seconds(15)) {
             $0.contains("The phone quit (exit status 0)") && $0.contains("Enter starts it again") && $0.contains("\n>")
@@ -144,8 +163,14 @@ struct DemoEndToEndTests {
         let stories: [(String, [String])] = [
             ("reading", ["--kind laptop", "--kind phone"]),
             ("map", ["--kind laptop", "--kind phone"]),
-            ("web", ["--kind phone", "--apps map,browser", "--apps browser,map", "--web-dir",
-                     "new-window -d -t handoff-demo: -n handoff-web", "handoff web serve --port 0 --http-port 0 --web-dir"]),
+            (
+                "web",
+                [
+                    "--kind phone", "--apps map,browser", "--apps browser,map", "--web-dir",
+                    "new-window -d -t handoff-demo: -n handoff-web",
+                    "handoff web serve --port 0 --http-port 0 --web-dir",
+                ]
+            ),
             ("streams", ["--kind phone", "--no-cloud"]),
             ("versions", ["--reader-version 1", "--reader-version 3", "--kind tablet"]),
             ("asymmetric", ["--apps studio", "--apps reader,map", "--apps other"]),
@@ -193,10 +218,15 @@ struct DemoEndToEndTests {
         defer { try? spawn([tmux, "kill-server"], environment: environment) }
         let signature = "reading|laptop:|phone:|\(world.account)|\(world.port)|instant|"
         // Spawned, not run with Process: the tmux server it starts would hold Process's pipe open.
-        try spawn([tmux, "-f", "/dev/null", "new-session", "-d", "-s", "handoff-demo", "-n", "handoff", "sleep 60", ";",
-                   "set-option", "-w", "-t", "handoff-demo:handoff", "@handoff-demo", signature], environment: environment)
-        let base = [world.executable, "demo", "--dry-run", "--terminal-size", "120x40", "--account", world.account,
-                    "--port", String(world.port)]
+        try spawn(
+            [
+                tmux, "-f", "/dev/null", "new-session", "-d", "-s", "handoff-demo", "-n", "handoff", "sleep 60", ";",
+                "set-option", "-w", "-t", "handoff-demo:handoff", "@handoff-demo", signature,
+            ], environment: environment)
+        let base = [
+            world.executable, "demo", "--dry-run", "--terminal-size", "120x40", "--account", world.account,
+            "--port", String(world.port),
+        ]
         let (_, same) = try run(base, environment: environment)
         #expect(same.contains("attach-session -t =handoff-demo ';' select-window -t @0"), "\(same)")
         let (_, other) = try run(base + ["map"], environment: environment)
@@ -219,7 +249,8 @@ struct DemoEndToEndTests {
 
     /// Runs a program to its end, its output discarded.
     func spawn(_ arguments: [String], environment: [String: String]) throws {
-        let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: merged(environment))
+        let child = try ChildProcess(
+            executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: merged(environment))
         child.waitForExit()
     }
 
@@ -227,10 +258,12 @@ struct DemoEndToEndTests {
     /// output goes to a file, not a pipe: a tmux server the program starts keeps what it inherits
     /// open, and a pipe would never end.
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-demo-run-\(UUID().uuidString)")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-demo-run-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: merged(environment),
-                                     standardOutput: .file(output.path), standardError: .standardOutput)
+        let child = try ChildProcess(
+            executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: merged(environment),
+            standardOutput: .file(output.path), standardError: .standardOutput)
         let termination = child.waitForExit()!
         return (termination.status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }

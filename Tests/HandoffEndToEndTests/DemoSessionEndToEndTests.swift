@@ -1,17 +1,19 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `handoff demo` started from a plain terminal (not inside tmux), as the README's first command
 /// is: the tmux it starts, its signals, a resize, `--stop`, and a second demo replacing the
 /// first. The plain terminal is a pane of a private tmux server with `TMUX` unset; the demo's
 /// own tmux server lives in a private `TMUX_TMPDIR`, so nothing reaches the user's tmux.
-@Suite("The demo from a plain terminal", .tags(.endToEnd), .ownThread, .serialized,
-       .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
+@Suite(
+    "The demo from a plain terminal", .tags(.endToEnd), .ownThread, .serialized,
+    .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct DemoSessionEndToEndTests {
     /// A private account, configuration and state folders, discovery port and demo tmux server.
     final class World {
@@ -21,7 +23,8 @@ struct DemoSessionEndToEndTests {
         var terminals: [TmuxSession] = []
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-demo-plain-\(UUID().uuidString)")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "handoff-demo-plain-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: tmuxFolder, withIntermediateDirectories: true)
         }
 
@@ -33,13 +36,16 @@ struct DemoSessionEndToEndTests {
 
         /// The arguments every `handoff demo` of this world takes.
         func demoArguments(_ story: String?) -> String {
-            (story.map { "\($0) " } ?? "") + "--account \(account) --port \(port) --config-dir '\(directory.appendingPathComponent("config").path)'"
+            (story.map { "\($0) " } ?? "")
+                + "--account \(account) --port \(port) --config-dir '\(directory.appendingPathComponent("config").path)'"
         }
 
         /// A plain terminal of `width` x `height` (no TMUX) running `handoff demo STORY`.
         func demoInPlainTerminal(_ story: String? = nil, width: Int, height: Int) throws -> TmuxSession {
-            let command = "env -u TMUX -u TMUX_PANE '\(executable)' demo \(demoArguments(story)); echo DEMO-EXIT=$?; exec sleep 300"
-            let terminal = try #require(try TmuxSession(width: width, height: height, environment: environment, command: command))
+            let command =
+                "env -u TMUX -u TMUX_PANE '\(executable)' demo \(demoArguments(story)); echo DEMO-EXIT=$?; exec sleep 300"
+            let terminal = try #require(
+                try TmuxSession(width: width, height: height, environment: environment, command: command))
             terminals.append(terminal)
             return terminal
         }
@@ -76,8 +82,10 @@ struct DemoSessionEndToEndTests {
     /// Waits until the demo's window (of `story`) has `count` panes whose screens all satisfy
     /// `predicate`.
     @discardableResult
-    func waitForDevices(_ world: World, story: String = "reading", count: Int, timeout: Duration = .seconds(40),
-                        _ description: String, where predicate: ([String]) -> Bool) throws -> [String] {
+    func waitForDevices(
+        _ world: World, story: String = "reading", count: Int, timeout: Duration = .seconds(40),
+        _ description: String, where predicate: ([String]) -> Bool
+    ) throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         var screens: [String] = []
         while ContinuousClock.now < deadline {
@@ -86,12 +94,14 @@ struct DemoSessionEndToEndTests {
             let panes = try demoPanes(world).filter { $0.window == "handoff" }
             screens = panes.map { (try? world.demoTmux(["capture-pane", "-p", "-t", $0.pane]).output) ?? "" }
             if panes.count == count, stories.count == count, stories.allSatisfy({ $0.hasPrefix("handoff \(story)|") }),
-               predicate(screens) {
+                predicate(screens)
+            {
                 return screens
             }
             usleep(50_000)
         }
-        throw TmuxSession.Failure("timed out waiting for \(description)", screen: screens.joined(separator: "\n=====\n"))
+        throw TmuxSession.Failure(
+            "timed out waiting for \(description)", screen: screens.joined(separator: "\n=====\n"))
     }
 
     /// Every process in the sessions the demo server's panes lead (shells, devices, the web).
@@ -100,7 +110,8 @@ struct DemoSessionEndToEndTests {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { pid_t($0) }.filter { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                let close = stat.lastIndex(of: ")")
+            else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 3 && fields[0] != "Z" && pid_t(fields[3]).map(leaders.contains) == true
         }
@@ -114,7 +125,9 @@ struct DemoSessionEndToEndTests {
     }
 
     static func isRunning(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         return !stat[stat.index(after: close)...].hasPrefix(" Z")
     }
 
@@ -129,11 +142,15 @@ struct DemoSessionEndToEndTests {
         try waitForDevices(world, count: 2, "both devices, each listing the other", where: bothDevicesSeeEachOther)
         // The demo's status line says how to stop it.
         try terminal.waitFor("the stop hint in the demo's status line") { $0.contains("handoff demo --stop ends it") }
-        let server = try #require(pid_t(world.demoTmux(["display-message", "-p", "#{pid}"]).output
-            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        let server = try #require(
+            pid_t(
+                world.demoTmux(["display-message", "-p", "#{pid}"]).output
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
         let processes = try demoProcesses(world)
         #expect(processes.count >= 6, "two device shells and devices, and the web's shell and server: \(processes)")
-        #expect(blockedSignals(of: server) == "0000000000000000", "the tmux server blocks signals: \(blockedSignals(of: server) ?? "gone")")
+        #expect(
+            blockedSignals(of: server) == "0000000000000000",
+            "the tmux server blocks signals: \(blockedSignals(of: server) ?? "gone")")
         // SIGHUP, SIGINT, SIGTERM and SIGWINCH reach every process (a shell blocks SIGCHLD while
         // it waits for its child, as shells do).
         let needed: UInt64 = [SIGHUP, SIGINT, SIGTERM, SIGWINCH].reduce(0) { $0 | (1 << UInt64($1 - 1)) }
@@ -144,11 +161,12 @@ struct DemoSessionEndToEndTests {
         // A resize reaches both devices: each draws its footer on the new last row.
         try terminal.resizeWindow(width: 100, height: 30)
         try waitForDevices(world, count: 2, "both devices redrawn at 29 rows (the footer on the last row)") { screens in
-            screens.count == 2 && screens.allSatisfy { screen in
-                let lines = screen.components(separatedBy: "\n")
-                let last = lines.lastIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-                return last == 28 && lines[28].contains("quit")
-            }
+            screens.count == 2
+                && screens.allSatisfy { screen in
+                    let lines = screen.components(separatedBy: "\n")
+                    let last = lines.lastIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                    return last == 28 && lines[28].contains("quit")
+                }
         }
     }
 
@@ -174,7 +192,8 @@ struct DemoSessionEndToEndTests {
     @Test func insideTmuxStopFindsTheDemoInTheCurrentSession() throws {
         let world = try World()
         let command = "'\(world.executable)' demo \(world.demoArguments(nil)); echo DEMO-EXIT=$?; exec sleep 300"
-        let session = try #require(try TmuxSession(width: 120, height: 40, environment: world.environment, command: command))
+        let session = try #require(
+            try TmuxSession(width: 120, height: 40, environment: world.environment, command: command))
         world.terminals.append(session)
         let deadline = ContinuousClock.now + .seconds(40)
         var panes: [String] = []
@@ -188,9 +207,14 @@ struct DemoSessionEndToEndTests {
             $0.contains("Phone 1 · phone") && $0.contains("Laptop 1")
         }
         // `--stop` typed in another window of the same tmux session.
-        let other = try session.newWindow(command: "'\(world.executable)' demo --stop; echo STOP-EXIT=$?; exec sleep 300")
-        let screen = try session.waitFor("the stop's report", in: other, timeout: .seconds(20)) { $0.contains("STOP-EXIT=") }
-        #expect(screen.contains("STOP-EXIT=0") && screen.contains("Stopped the reading demo in tmux session e2e"), "\(screen)")
+        let other = try session.newWindow(
+            command: "'\(world.executable)' demo --stop; echo STOP-EXIT=$?; exec sleep 300")
+        let screen = try session.waitFor("the stop's report", in: other, timeout: .seconds(20)) {
+            $0.contains("STOP-EXIT=")
+        }
+        #expect(
+            screen.contains("STOP-EXIT=0") && screen.contains("Stopped the reading demo in tmux session e2e"),
+            "\(screen)")
         let windows = try session.run(["list-windows", "-F", "#{window_name}"]).split(separator: "\n").map(String.init)
         #expect(!windows.contains("handoff") && !windows.contains("handoff-web"), "\(windows)")
         // The session the user was in stays: only the demo's windows closed.
@@ -205,8 +229,9 @@ struct DemoSessionEndToEndTests {
         // A second terminal starts the map demo: the first one's devices quit first, so the new
         // ones take the same names (not Laptop 2), and the first terminal now shows the map demo.
         let second = try world.demoInPlainTerminal("map", width: 120, height: 40)
-        try waitForDevices(world, story: "map", count: 2, "the map demo's devices, named as the first ones were",
-                           where: bothDevicesSeeEachOther)
+        try waitForDevices(
+            world, story: "map", count: 2, "the map demo's devices, named as the first ones were",
+            where: bothDevicesSeeEachOther)
         let oldDevices = before.filter(Self.isRunning).filter { pid in
             (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.contains("device") == true
         }

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Whether the device's whole frame is on `screen`: its last row, the key hints, ends with
 /// "Ctrl-Q quit" (curses draws a frame top to bottom, and the terminal may show part of it).
@@ -18,7 +19,9 @@ private func withoutTimes(_ screen: String) -> String {
 }
 
 /// The exit status and settings check the device's shell prints, once both are on the screen.
-private func waitForExit(of session: TmuxSession, timeout: Duration = .seconds(10)) throws -> (status: Int, sttySame: Bool, screen: String) {
+private func waitForExit(
+    of session: TmuxSession, timeout: Duration = .seconds(10)
+) throws -> (status: Int, sttySame: Bool, screen: String) {
     let screen = try session.waitFor(matching: #"EXIT=\d+\nSTTY-(SAME|CHANGED)\n"#, timeout: timeout)
     let match = try #require(screen.firstMatch(of: /EXIT=(\d+)\nSTTY-(SAME|CHANGED)\n/))
     return (try #require(Int(match.output.1)), match.output.2 == "SAME", screen)
@@ -28,7 +31,8 @@ private func waitForExit(of session: TmuxSession, timeout: Duration = .seconds(1
 /// shell, and returns whether they are the same (after waiting for the whole answer, which the
 /// command line itself never spells out, even wrapped).
 private func settingsAreAsBefore(in session: TmuxSession, check: String) throws -> Bool {
-    try session.sendText(#"echo "STTY-$(if [ "$(stty -g)" = "$before" ]; then echo SAME; else echo CHANGED; fi)-\#(check)""# + "\n")
+    try session.sendText(
+        #"echo "STTY-$(if [ "$(stty -g)" = "$before" ]; then echo SAME; else echo CHANGED; fi)-\#(check)""# + "\n")
     let screen = try session.waitFor(matching: "STTY-(SAME|CHANGED)-\(check)\n")
     return screen.contains("STTY-SAME-\(check)\n")
 }
@@ -39,8 +43,9 @@ private let crashReportTraces = ["crashed", "Crashed", "Backtrac", "Press space"
 /// Two real terminal devices (`handoff device`), each in its own private tmux server, in a
 /// private account, configuration folder and discovery port: the reading hand-off a person
 /// does in two terminals, driven by keys and checked on the screens.
-@Suite("Terminal devices end to end", .tags(.endToEnd), .ownThread, .serialized,
-       .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
+@Suite(
+    "Terminal devices end to end", .tags(.endToEnd), .ownThread, .serialized,
+    .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct DeviceEndToEndTests {
     @Test func aDocumentReadOnOneDeviceContinuesAtTheSamePageOnTheOther() throws {
         let world = try TerminalDevicesWorld()
@@ -69,7 +74,7 @@ struct DeviceEndToEndTests {
         try a.waitFor("Alpha at 160 columns") { screen in
             screen.split(separator: "\n").contains { $0.count >= 150 && $0.contains("Alpha · laptop") }
         }
-        try b.resizeWindow(width: 30, height: 14)       // a phone needs 34x18
+        try b.resizeWindow(width: 30, height: 14)  // a phone needs 34x18
         try b.waitFor("the too-small screen on Beta") { $0.contains(/need \d+x\d+, have 30x14/) }
         try b.resizeWindow(width: 90, height: 30)
         // The same document: its title is back once the notice has gone.
@@ -103,7 +108,8 @@ struct DeviceEndToEndTests {
     @Test func theMapRegionHandsOffBetweenTwoDevices() throws {
         let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "map"], expecting: "Map")
-        let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "map"], expecting: "Map")
+        let b = try world.start(
+            "Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "map"], expecting: "Map")
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
         try showLisbon(on: a)
         // The zoom level itself (the whole status line: the number, then the scale bar), not
@@ -150,7 +156,9 @@ struct DeviceEndToEndTests {
         try a.waitFor(matching: "Stopped", timeout: .seconds(10))
         #expect(try !a.isAlternateScreenOn())
         #expect(try settingsAreAsBefore(in: a, check: "stopped"))
-        try a.sendText(#"fg; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi"# + "\n")
+        try a.sendText(
+            #"fg; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi"#
+                + "\n")
         // The whole picture again, as it was before the stop.
         try a.waitFor("the whole home screen again", timeout: .seconds(10)) { withoutTimes($0) == withoutTimes(home) }
         #expect(try a.isAlternateScreenOn())
@@ -183,7 +191,10 @@ struct DeviceEndToEndTests {
             let again = try a.capture()
             if withoutTimes(again) == withoutTimes(page) { break }
             page = again
-            guard ContinuousClock.now < deadline else { Issue.record("the page never stayed the same for 300 ms"); return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the page never stayed the same for 300 ms")
+                return
+            }
         }
         try a.scribble("\u{1B}[6;8HSCRIBBLED OVER THE DEVICE\u{1B}[20;30HMORE SCRIBBLES")
         try a.waitFor(all: ["SCRIBBLED OVER THE DEVICE", "MORE SCRIBBLES"])
@@ -199,8 +210,12 @@ struct DeviceEndToEndTests {
             let differing = (0..<max(now.count, before.count)).filter { index in
                 (index < now.count ? now[index] : "") != (index < before.count ? before[index] : "")
             }
-            let lines = differing.map { "line \($0):\n  before: \($0 < before.count ? before[$0] : "")\n  now:    \($0 < now.count ? now[$0] : "")" }
-            Issue.record("the repaint differs from the settled page in \(differing.count) lines:\n\(lines.joined(separator: "\n"))")
+            let lines = differing.map {
+                "line \($0):\n  before: \($0 < before.count ? before[$0] : "")\n  now:    \($0 < now.count ? now[$0] : "")"
+            }
+            Issue.record(
+                "the repaint differs from the settled page in \(differing.count) lines:\n\(lines.joined(separator: "\n"))"
+            )
             throw error
         }
     }
@@ -226,7 +241,9 @@ struct DeviceEndToEndTests {
         #expect(exit.status == 139)
         #expect(exit.sttySame)
         #expect(try !a.isAlternateScreenOn())
-        for trace in crashReportTraces { #expect(!exit.screen.contains(trace), "\(trace) on the screen:\n\(exit.screen)") }
+        for trace in crashReportTraces {
+            #expect(!exit.screen.contains(trace), "\(trace) on the screen:\n\(exit.screen)")
+        }
         // The runtime waits for the report before the process ends: it is whole by now.
         let log = world.log(of: "Alpha")
         #expect(log.contains("Program crashed"), "log:\n\(log.suffix(3000))")
@@ -240,13 +257,16 @@ struct DeviceEndToEndTests {
     /// last a few seconds and appear at about the same time, so both screens are watched at
     /// once. Returns the two screens (Beta's, Alpha's).
     @discardableResult
-    func continuation(from origin: TmuxSession, to receiver: TmuxSession, showing texts: String...,
-                      extra: String? = nil) throws -> [String] {
+    func continuation(
+        from origin: TmuxSession, to receiver: TmuxSession, showing texts: String...,
+        extra: String? = nil
+    ) throws -> [String] {
         let expected = texts + [extra].compactMap { $0 } + ["Continued from Alpha"]
-        return try TmuxSession.waitUntilSeen([
-            .init("\(expected) on Beta", on: receiver) { screen in expected.allSatisfy(screen.contains) },
-            .init("Alpha saying it was continued", on: origin) { $0.contains("Continued on Beta") },
-        ], timeout: .seconds(15))
+        return try TmuxSession.waitUntilSeen(
+            [
+                .init("\(expected) on Beta", on: receiver) { screen in expected.allSatisfy(screen.contains) },
+                .init("Alpha saying it was continued", on: origin) { $0.contains("Continued on Beta") },
+            ], timeout: .seconds(15))
     }
 
     /// Opens the Map on `device` (its only app) and searches for Lisbon.
@@ -262,7 +282,9 @@ struct DeviceEndToEndTests {
     /// Opens the first document on `device` and turns to page 3.
     func readPageThree(on device: TmuxSession) throws {
         try device.sendKeys("Enter")
-        try device.waitFor("the document list") { $0.contains("A Short Guide to Handoff") && $0.contains("In the cloud") }
+        try device.waitFor("the document list") {
+            $0.contains("A Short Guide to Handoff") && $0.contains("In the cloud")
+        }
         try device.sendKeys("Enter")
         try device.waitFor("page 1") { $0.contains("page 1 of") }
         try device.sendKeys("PageDown")
@@ -274,17 +296,20 @@ struct DeviceEndToEndTests {
     @Test func aDocumentMissingOnTheContinuingDeviceArrivesOverStreams() throws {
         let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "reader"])
-        let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader", "--no-cloud"])
+        let b = try world.start(
+            "Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader", "--no-cloud"])
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
         try readPageThree(on: a)
         try b.waitFor("the offer on Beta", timeout: .seconds(10)) { $0.contains("Reader from Alpha") }
         try b.sendKeys("C-o")
-        try TmuxSession.waitUntilSeen([
-            .init("the document at page 3 on Beta", on: b) {
-                $0.contains("page 3 of") && ($0.contains("A Short Guide to Handoff") || $0.contains("Continued from Alpha"))
-            },
-            .init("Alpha saying it sent the document", on: a) { $0.contains("Sent") },
-        ], timeout: .seconds(20))
+        try TmuxSession.waitUntilSeen(
+            [
+                .init("the document at page 3 on Beta", on: b) {
+                    $0.contains("page 3 of")
+                        && ($0.contains("A Short Guide to Handoff") || $0.contains("Continued from Alpha"))
+                },
+                .init("Alpha saying it sent the document", on: a) { $0.contains("Sent") },
+            ], timeout: .seconds(20))
     }
 
     @Test func aVersionOneReaderHandsOffToTheCurrentOne() throws {
@@ -303,7 +328,8 @@ struct DeviceEndToEndTests {
         let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "studio"], expecting: "Studio")
         let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "reader,map"])
-        let c = try world.start("Gamma", kind: "phone", width: 80, height: 24, extra: ["--apps", "other"], expecting: "▥")
+        let c = try world.start(
+            "Gamma", kind: "phone", width: 80, height: 24, extra: ["--apps", "other"], expecting: "▥")
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
         try readPageThree(on: a)
         // Gamma has only another team's app that claims the type: the sidebar says why not.
@@ -318,13 +344,16 @@ struct DeviceEndToEndTests {
         try a.waitFor("Studio's map") { $0.contains("◍ Map") && $0.contains("zoom") }
         try b.waitFor("the map offer on Beta", timeout: .seconds(10)) { $0.contains("Map from Alpha") }
         try b.sendKeys("C-o")
-        try b.waitFor("the map in Beta's Map app", timeout: .seconds(15)) { $0.contains("zoom") && $0.contains("Continued from Alpha") }
+        try b.waitFor("the map in Beta's Map app", timeout: .seconds(15)) {
+            $0.contains("zoom") && $0.contains("Continued from Alpha")
+        }
     }
 
     @Test func aMapActivityOnADeviceWithoutTheMapOpensTheBrowserAtItsWebPage() throws {
         let world = try TerminalDevicesWorld()
         let a = try world.start("Alpha", kind: "laptop", extra: ["--apps", "map"], expecting: "Map")
-        let b = try world.start("Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "browser"], expecting: "Browser")
+        let b = try world.start(
+            "Beta", kind: "phone", width: 80, height: 24, extra: ["--apps", "browser"], expecting: "Browser")
         try b.waitFor("Alpha in Beta's sidebar", timeout: .seconds(10)) { $0.contains("Alpha laptop") }
         try showLisbon(on: a)
         // Beta has no Map app, but the activity has a web page: the offer is continuable in the Browser.
@@ -336,7 +365,8 @@ struct DeviceEndToEndTests {
     @Test func aDeviceWithAnUnknownAppSaysSoBeforeTakingTheTerminal() throws {
         let world = try TerminalDevicesWorld()
         let executable = try #require(HandoffExecutable.url).path
-        let command = "'\(executable)' device --apps reader,atlas --config-dir '\(world.directory.path)' --port \(world.port); echo EXIT=$?; exec sleep 60"
+        let command =
+            "'\(executable)' device --apps reader,atlas --config-dir '\(world.directory.path)' --port \(world.port); echo EXIT=$?; exec sleep 60"
         let session = try #require(try TmuxSession(command: command))
         world.sessions.append(session)
         let screen = try session.waitFor("the error and the exit status", timeout: .seconds(30)) {
@@ -348,11 +378,14 @@ struct DeviceEndToEndTests {
     @Test func theDemoOpensTwoDevicesThatFindEachOther() throws {
         let world = try TerminalDevicesWorld()
         let executable = try #require(HandoffExecutable.url).path
-        let command = "'\(executable)' demo --account \(world.account) --port \(world.port) "
+        let command =
+            "'\(executable)' demo --account \(world.account) --port \(world.port) "
             + "--config-dir '\(world.directory.appendingPathComponent("config").path)'; exec sleep 120"
-        let session = try #require(try TmuxSession(width: 180, height: 40,
-                                                   environment: ["XDG_STATE_HOME": world.directory.appendingPathComponent("state").path],
-                                                   command: command))
+        let session = try #require(
+            try TmuxSession(
+                width: 180, height: 40,
+                environment: ["XDG_STATE_HOME": world.directory.appendingPathComponent("state").path],
+                command: command))
         world.sessions.append(session)
         // Inside tmux, the demo opens a window split in two, one device per pane.
         var panes: [String] = []
@@ -379,7 +412,9 @@ struct DeviceEndToEndTests {
 struct ScenarioEndToEndTests {
     @Test func everyShippedScenarioPasses() throws {
         let executable = try #require(HandoffExecutable.url)
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../demos/scenarios").standardized
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../demos/scenarios"
+        ).standardized
         let (termination, text) = try ChildProcess.run(executable.path, ["scenario", folder.path])
         #expect(termination == .exited(0), "\(text)")
         #expect(text.contains("scenarios passed"))

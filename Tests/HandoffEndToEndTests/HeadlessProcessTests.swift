@@ -22,7 +22,8 @@ struct HeadlessProcessTests {
         while Self.readerThreads().isEmpty && Date() < seen { usleep(5_000) }
         #expect(Self.readerThreads().contains { $0.hasPrefix("hptsleeper") }, "threads: \(Self.readerThreads())")
         _ = sleeper.waitForExit(timeout: 20)
-        let workers = 8, perWorker = 50
+        let workers = 8
+        let perWorker = 50
         let failures = FailureList()
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             for index in 0..<perWorker {
@@ -30,7 +31,9 @@ struct HeadlessProcessTests {
                 do {
                     let child = try HeadlessProcess(
                         name: "hpt\(tag)",
-                        command: ["-c", "echo '{\"event\":\"hello\",\"tag\":\"\(tag)\"}'; echo 'complaint \(tag)' >&2"],
+                        command: [
+                            "-c", "echo '{\"event\":\"hello\",\"tag\":\"\(tag)\"}'; echo 'complaint \(tag)' >&2",
+                        ],
                         executable: Self.shell)
                     guard child.waitFor(timeout: 20, where: { $0["tag"] as? String == tag }) != nil else {
                         failures.add("child \(tag): no stdout line; got \(child.lastRawLines(3))")
@@ -76,13 +79,15 @@ struct HeadlessProcessTests {
 /// parsing of the same line without a process).
 @Suite("The headless process driver's JSON, through a child", .tags(.endToEnd))
 struct HeadlessProcessJSONEndToEndTests {
-    static let line = #"{"event":"x","int":7,"zero":0,"one":1,"double":2.0,"half":0.5,"yes":true,"no":false,"none":null,"# +
-        #""text":"é\n","list":[1,"a",false],"object":{"inner":[{"k":-3}]}}"#
+    static let line =
+        #"{"event":"x","int":7,"zero":0,"one":1,"double":2.0,"half":0.5,"yes":true,"no":false,"none":null,"#
+        + #""text":"é\n","list":[1,"a",false],"object":{"inner":[{"k":-3}]}}"#
 
     /// End to end through a child: what it prints arrives as JSONValue objects and as the view.
     @Test(.ownThread) func aChildsLinesArriveInBothForms() throws {
-        let child = try HeadlessProcess(name: "hpjson", command: ["-c", "printf '%s\\n' 'not json' '[1]' '\(Self.line)'"],
-                                        executable: URL(fileURLWithPath: "/bin/sh"))
+        let child = try HeadlessProcess(
+            name: "hpjson", command: ["-c", "printf '%s\\n' 'not json' '[1]' '\(Self.line)'"],
+            executable: URL(fileURLWithPath: "/bin/sh"))
         let message = try #require(child.waitForMessage(timeout: 20) { $0["event"] == "x" })
         #expect(message["object"]?["inner"]?.arrayValue?.first?["k"] == -3)
         #expect(message["double"] == .double(2.0) && message["int"] == .integer(7))

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffScenarios
 import HandoffTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The probes of a hostile neighbour, as regression tests with real device processes: silent and
 /// slow connections on the session port, a stopped origin, garbage and replayed datagrams on the
@@ -21,8 +22,10 @@ struct HostileNeighbourTests {
 
     /// CPU seconds (user + system) the process has used so far.
     static func cpuSeconds(_ process: HeadlessProcess) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(process.process.processIdentifier)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
+        guard
+            let text = try? String(contentsOfFile: "/proc/\(process.process.processIdentifier)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return 0 }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // After the command: state is field 3, utime 14 and stime 15 (1-based in proc(5)).
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
@@ -30,7 +33,8 @@ struct HostileNeighbourTests {
     }
 
     static func descriptors(_ process: HeadlessProcess) -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.process.processIdentifier)/fd").count) ?? -1
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.process.processIdentifier)/fd").count)
+            ?? -1
     }
 
     /// A TCP connection to 127.0.0.1:`port`, or -1 (the soak's probe).
@@ -78,17 +82,20 @@ struct HostileNeighbourTests {
         let stillOpen = Self.waitUntilClosed(sockets, timeout: 15)
         let elapsed = Date().timeIntervalSince(start)
         let cpu = Self.cpuSeconds(laptop) - cpuBefore
-        print("silent connections: 300 opened, \(300 - stillOpen.count) closed by the device in \(String(format: "%.2f", elapsed)) s;"
-              + " device CPU \(String(format: "%.2f", cpu)) s; descriptors \(baseline) → \(Self.descriptors(laptop))")
+        print(
+            "silent connections: 300 opened, \(300 - stillOpen.count) closed by the device in \(String(format: "%.2f", elapsed)) s;"
+                + " device CPU \(String(format: "%.2f", cpu)) s; descriptors \(baseline) → \(Self.descriptors(laptop))")
         #expect(stillOpen.isEmpty, "\(stillOpen.count) silent connections still open")
         // Low CPU: the device never spins (the report saw 5.4 CPU-seconds in 8 s).
         #expect(cpu < 3, "the device used \(cpu) CPU-seconds closing silent connections")
         // Another device continues the activity.
         let phoneMark = phone.received.count
-        _ = try #require(phone.waitForLifecycle("offerReceived", after: 0, timeout: 10) { $0["peer"] as? String == "Laptop" })
+        _ = try #require(
+            phone.waitForLifecycle("offerReceived", after: 0, timeout: 10) { $0["peer"] as? String == "Laptop" })
         try phone.send(["cmd": "continue", "peer": laptopID])
-        #expect(phone.waitFor(after: phoneMark, timeout: 10) { $0["event"] as? String == "restored" } != nil,
-                "the phone could not continue: \(phone.received.suffix(5))")
+        #expect(
+            phone.waitFor(after: phoneMark, timeout: 10) { $0["event"] as? String == "restored" } != nil,
+            "the phone could not continue: \(phone.received.suffix(5))")
         #expect(Self.descriptors(laptop) <= baseline + 4, "descriptors \(baseline) → \(Self.descriptors(laptop))")
     }
 
@@ -99,7 +106,8 @@ struct HostileNeighbourTests {
         try helpers.offer(from: laptop, to: phone)
         let port = try #require(Self.sessionPort(laptop))
         // The start of a TLS ClientHello, one byte per connection every half second.
-        let hello: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03] + Array(repeating: 0x42, count: 64)
+        let hello: [UInt8] =
+            [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03] + Array(repeating: 0x42, count: 64)
         let sockets = (0..<100).map { _ in Self.connectTCP(port) }.filter { $0 >= 0 }
         defer { for socket in sockets { close(socket) } }
         #expect(sockets.count == 100)
@@ -127,7 +135,8 @@ struct HostileNeighbourTests {
         defer { Foundation.kill(laptop.process.processIdentifier, SIGCONT) }
         let mark = phone.received.count
         try phone.send(["cmd": "continue", "peer": laptopID])
-        let failed = try #require(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "continue-failed" })
+        let failed = try #require(
+            phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "continue-failed" })
         // The fetch timeout (3 s here) would say 4610; the handshake's 2 s deadline says 4609 first.
         #expect(failed["code"] as? Int == 4609, "\(failed)")
         #expect(phone.received[mark...].contains { $0["event"] as? String == "restored" } == false)
@@ -150,7 +159,9 @@ struct HostileNeighbourTests {
         address.sin_port = in_port_t(UInt16(world.port).bigEndian)
         address.sin_addr.s_addr = INADDR_ANY
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         #expect(bound == 0)
         var captured: [[UInt8]] = []
@@ -172,7 +183,10 @@ struct HostileNeighbourTests {
         for round in 0..<5000 {
             var datagram: [UInt8]
             switch round % 4 {
-            case 0: datagram = (0..<Int.random(in: 0...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            case 0:
+                datagram = (0..<Int.random(in: 0...300, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
             case 1: datagram = captured[round % captured.count]
             case 2:
                 datagram = captured[round % captured.count]
@@ -188,8 +202,9 @@ struct HostileNeighbourTests {
         // Both devices still see each other and continue.
         let mark = phone.received.count
         try phone.send(["cmd": "continue", "peer": try #require(world.id(of: laptop))])
-        #expect(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" } != nil,
-                "after the flood: \(phone.received.suffix(5))")
+        #expect(
+            phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" } != nil,
+            "after the flood: \(phone.received.suffix(5))")
     }
 
     @Test func hostileJSONLinesGetShortClearErrorsAndTheDeviceCarriesOn() throws {
@@ -200,7 +215,9 @@ struct HostileNeighbourTests {
             phone.sendLine(line)
             phone.sendLine(#"{"cmd":"status","id":"\#(id)"}"#)
             // The status answer comes after the line's own answer: the line before it is the answer.
-            guard phone.waitForRawLine(from: mark, timeout: 30, where: { $0.contains(#""id":"\#(id)""#) }) != nil else { return nil }
+            guard phone.waitForRawLine(from: mark, timeout: 30, where: { $0.contains(#""id":"\#(id)""#) }) != nil else {
+                return nil
+            }
             // The line's own answer is the first result after it (events may come in between).
             let raw = phone.lastRawLines(phone.rawLineCount - mark).first { $0.contains(#""ok":"#) } ?? ""
             let object = (try? JSONSerialization.jsonObject(with: Data(raw.utf8))) as? [String: Any] ?? [:]
@@ -210,25 +227,41 @@ struct HostileNeighbourTests {
         let huge = String(repeating: "x", count: 16 << 20)
         let tooLong = try #require(try answer(to: huge, id: "a"))
         #expect(tooLong.object["ok"] as? Bool == false)
-        #expect((tooLong.object["error"] as? String)?.contains("longer than the 8388608-byte limit") == true, "\(tooLong.raw.prefix(300))")
+        #expect(
+            (tooLong.object["error"] as? String)?.contains("longer than the 8388608-byte limit") == true,
+            "\(tooLong.raw.prefix(300))")
         #expect(tooLong.raw.utf8.count < 1024)
         // A number of a million digits: the error quotes its start and its length, not all of it.
-        let digits = try #require(try answer(to: #"{"cmd":"update","userInfo":{"n":"# + String(repeating: "9", count: 1 << 20) + "}}", id: "b"))
+        let digits = try #require(
+            try answer(
+                to: #"{"cmd":"update","userInfo":{"n":"# + String(repeating: "9", count: 1 << 20) + "}}", id: "b"))
         #expect(digits.object["ok"] as? Bool == false)
         #expect(digits.raw.utf8.count < 1024, "an error line of \(digits.raw.utf8.count) bytes")
         #expect((digits.object["error"] as? String)?.contains("1048576 bytes") == true, "\(digits.raw.prefix(300))")
         // A userInfo nested 40 deep: refused where it enters, with the payload's limit and the path.
         let nested = String(repeating: "[", count: 40) + "1" + String(repeating: "]", count: 40)
-        let deep = try #require(try answer(to: #"{"cmd":"become-current","type":"\#(MultiProcessTests.readingType)","userInfo":{"deep":\#(nested)}}"#, id: "c"))
+        let deep = try #require(
+            try answer(
+                to:
+                    #"{"cmd":"become-current","type":"\#(MultiProcessTests.readingType)","userInfo":{"deep":\#(nested)}}"#,
+                id: "c"))
         #expect(deep.object["ok"] as? Bool == false)
-        #expect((deep.object["error"] as? String)?.contains("nested deeper than 32 levels") == true, "\(deep.raw.prefix(300))")
+        #expect(
+            (deep.object["error"] as? String)?.contains("nested deeper than 32 levels") == true,
+            "\(deep.raw.prefix(300))")
         #expect((deep.object["error"] as? String)?.contains("userInfo.deep") == true)
         // An expiry no date can hold.
-        let never = try #require(try answer(to: #"{"cmd":"become-current","type":"\#(MultiProcessTests.readingType)","expiresIn":1e308}"#, id: "d"))
+        let never = try #require(
+            try answer(
+                to: #"{"cmd":"become-current","type":"\#(MultiProcessTests.readingType)","expiresIn":1e308}"#, id: "d"))
         #expect(never.object["ok"] as? Bool == false)
         #expect((never.object["error"] as? String)?.contains("expiresIn") == true, "\(never.raw.prefix(300))")
         // Nothing stuck: a normal command works.
-        let fine = try #require(try answer(to: #"{"cmd":"become-current","type":"\#(MultiProcessTests.readingType)","expiresIn":60,"userInfo":{"page":1}}"#, id: "e"))
+        let fine = try #require(
+            try answer(
+                to:
+                    #"{"cmd":"become-current","type":"\#(MultiProcessTests.readingType)","expiresIn":60,"userInfo":{"page":1}}"#,
+                id: "e"))
         #expect(fine.object["ok"] as? Bool == true, "\(fine.raw.prefix(300))")
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Two "hosts" on one LAN: Linux network namespaces joined by a veth pair, each running a real
 /// `handoff device --headless --lan` (through `ip netns exec`). Nothing but the veth link joins
@@ -12,10 +13,12 @@ import Testing
 /// link by multicast or subnet broadcast.
 ///
 /// Needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and iproute2; skipped otherwise.
-@Suite("LAN across network namespaces", .tags(.endToEnd), .ownThread, .serialized,
-       .enabled(if: HandoffExecutable.url != nil, "the handoff executable was not built next to the tests"),
-       .enabled(if: NamespacePair.isAvailable,
-                "network namespaces are not available here: needs root, iproute2's `ip` and permission for `ip netns add`"))
+@Suite(
+    "LAN across network namespaces", .tags(.endToEnd), .ownThread, .serialized,
+    .enabled(if: HandoffExecutable.url != nil, "the handoff executable was not built next to the tests"),
+    .enabled(
+        if: NamespacePair.isAvailable,
+        "network namespaces are not available here: needs root, iproute2's `ip` and permission for `ip netns add`"))
 struct LANNamespaceTests {
     static let readingType = "com.handoffsim.reader.reading"
 
@@ -26,7 +29,8 @@ struct LANNamespaceTests {
     func discoverAndContinue(multicast: Bool) throws {
         let pair = try NamespacePair(multicast: multicast)
         defer { pair.remove() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-lan-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-lan-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var processes: [HeadlessProcess] = []
         defer {
@@ -42,8 +46,10 @@ struct LANNamespaceTests {
         let port = DiscoveryPort.random()
         func start(_ name: String, kind: String, in namespace: Int) throws -> HeadlessProcess {
             let launcher = try pair.launcher(for: namespace, in: directory)
-            let arguments = ["--kind", kind, "--lan", "--port", String(port), "--config-dir", directory.path, "--account", account,
-                             "--fetch-timeout", "3"]
+            let arguments = [
+                "--kind", kind, "--lan", "--port", String(port), "--config-dir", directory.path, "--account", account,
+                "--fetch-timeout", "3",
+            ]
             // A script just written can be "busy" (ETXTBSY) for a moment while another test's
             // fork still holds a copy of its descriptor: try again shortly.
             var attempt = 0
@@ -51,15 +57,16 @@ struct LANNamespaceTests {
             while started == nil {
                 do {
                     started = try HeadlessProcess(name: name, arguments: arguments, executable: launcher)
-                } catch where attempt < 20 && NamespacePair.isBusy(error) {
+                } catch  where attempt < 20 && NamespacePair.isBusy(error) {
                     attempt += 1
                     usleep(50_000)
                 }
             }
             let process = try #require(started)
             processes.append(process)
-            _ = try #require(process.waitFor(timeout: 30) { $0["event"] as? String == "ready" },
-                             "\(name) did not start in \(pair.names[namespace]): \(process.standardError)")
+            _ = try #require(
+                process.waitFor(timeout: 30) { $0["event"] as? String == "ready" },
+                "\(name) did not start in \(pair.names[namespace]): \(process.standardError)")
             return process
         }
         let laptop = try start("Laptop", kind: "laptop", in: 0)
@@ -76,18 +83,23 @@ struct LANNamespaceTests {
             }
         }
 
-        let userInfo: [String: Any] = ["page": 7, "scroll": 0.5, "document": "moby.txt", "chapters": [1, 2, 3],
-                                       "notes": ["a": "b"]]
+        let userInfo: [String: Any] = [
+            "page": 7, "scroll": 0.5, "document": "moby.txt", "chapters": [1, 2, 3],
+            "notes": ["a": "b"],
+        ]
         try laptop.send(["cmd": "become-current", "type": Self.readingType, "title": "Moby-Dick", "userInfo": userInfo])
         let offer = phone.waitForLifecycle("offerReceived", timeout: 10) { $0["peer"] as? String == "Laptop" }
-        try #require(offer != nil, "the phone never saw the laptop's offer across the veth link: \(phone.standardError)")
+        try #require(
+            offer != nil, "the phone never saw the laptop's offer across the veth link: \(phone.standardError)")
 
-        let laptopID = try #require((laptop.received.first { $0["event"] as? String == "ready" }?["device"]
-            as? [String: Any])?["id"] as? String)
+        let laptopID = try #require(
+            (laptop.received.first { $0["event"] as? String == "ready" }?["device"]
+                as? [String: Any])?["id"] as? String)
         let mark = phone.received.count
         try phone.send(["cmd": "continue", "peer": laptopID])
-        let restored = try #require(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" },
-                                    "no restore: \(phone.received.suffix(6))")
+        let restored = try #require(
+            phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" },
+            "no restore: \(phone.received.suffix(6))")
         let restoredInfo = try #require(restored["userInfo"] as? [String: Any])
         // Compared as canonical JSON (sorted keys): the same keys, values and nesting.
         func canonical(_ object: [String: Any]) throws -> String {
@@ -129,7 +141,9 @@ final class NamespacePair: @unchecked Sendable {
         subnet = "10.\(Int.random(in: 64...250)).\(Int.random(in: 1...250))"
         do {
             for name in names { try Self.must(["netns", "add", name]) }
-            try Self.must(["link", "add", "veth0", "netns", names[0], "type", "veth", "peer", "name", "veth0", "netns", names[1]])
+            try Self.must([
+                "link", "add", "veth0", "netns", names[0], "type", "veth", "peer", "name", "veth0", "netns", names[1],
+            ])
             for (index, name) in names.enumerated() {
                 try Self.must(["-n", name, "addr", "add", "\(subnet).\(index + 1)/24", "dev", "veth0"])
                 if !multicast { try Self.must(["-n", name, "link", "set", "veth0", "multicast", "off"]) }
@@ -192,8 +206,8 @@ final class NamespacePair: @unchecked Sendable {
         guard let listing = try? run(["netns", "list"]), listing.status == 0 else { return }
         for line in listing.output.split(separator: "\n") {
             guard let name = line.split(separator: " ").first.map(String.init), name.hasPrefix(prefix),
-                  let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid != getpid(),
-                  kill(pid, 0) != 0, errno == ESRCH
+                let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
             else { continue }
             _ = try? run(["netns", "del", name])
         }
@@ -206,7 +220,8 @@ final class NamespacePair: @unchecked Sendable {
     static func must(_ arguments: [String]) throws {
         let result = try run(arguments)
         guard result.status == 0 else {
-            throw Failure(description: "ip \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.output)")
+            throw Failure(
+                description: "ip \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.output)")
         }
     }
 

@@ -11,7 +11,8 @@ struct ManifestLintCommandTests {
 
     @Test func cleanManifestExitsZeroWithAReadableReport() throws {
         let result = try Handoff.run(
-            "manifest", "lint", Fixture.path("Browser-Info.plist"), "--entitlements", Fixture.path("Minimal.entitlements"))
+            "manifest", "lint", Fixture.path("Browser-Info.plist"), "--entitlements",
+            Fixture.path("Minimal.entitlements"))
         #expect(result.status == 0)
         #expect(result.standardError == "")
         let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -31,7 +32,9 @@ struct ManifestLintCommandTests {
 
     @Test func warningsAloneExitZero() throws {
         let directory = try TemporaryDirectory()
-        let info = try directory.write("Info.plist", """
+        let info = try directory.write(
+            "Info.plist",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
             <key>CFBundleIdentifier</key><string>com.example.app</string>
@@ -48,16 +51,23 @@ struct ManifestLintCommandTests {
     }
 
     @Test func defineResolvesBuildSettings() throws {
-        let arguments = ["manifest", "lint", Fixture.path("Reader-Info.plist"), "--entitlements", Fixture.path("Reader.entitlements")]
+        let arguments = [
+            "manifest", "lint", Fixture.path("Reader-Info.plist"), "--entitlements",
+            Fixture.path("Reader.entitlements"),
+        ]
         let unresolved = try Handoff.run(arguments)
         #expect(unresolved.status == 1)
         #expect(unresolved.standardOutput.contains("unresolved build setting $(PRODUCT_BUNDLE_IDENTIFIER)"))
-        #expect(unresolved.standardOutput.hasSuffix("7 errors, 1 warning\nPass the values of build settings with --define NAME=VALUE, or in a BuildSettings.xcconfig file next to the Info.plist.\n"))
+        #expect(
+            unresolved.standardOutput.hasSuffix(
+                "7 errors, 1 warning\nPass the values of build settings with --define NAME=VALUE, or in a BuildSettings.xcconfig file next to the Info.plist.\n"
+            ))
 
-        let resolved = try Handoff.run(arguments + [
-            "--define", "PRODUCT_BUNDLE_IDENTIFIER=com.example.reader", "--define", "DEVELOPMENT_TEAM=ABCDE12345",
-            "--define", "PRODUCT_NAME=Reader",
-        ])
+        let resolved = try Handoff.run(
+            arguments + [
+                "--define", "PRODUCT_BUNDLE_IDENTIFIER=com.example.reader", "--define", "DEVELOPMENT_TEAM=ABCDE12345",
+                "--define", "PRODUCT_NAME=Reader",
+            ])
         #expect(resolved.status == 0)
         #expect(resolved.standardOutput.contains("Bundle identifier: com.example.reader"))
         #expect(resolved.standardOutput.contains("  com.example.reader.reading"))
@@ -68,7 +78,9 @@ struct ManifestLintCommandTests {
 
     @Test func theLastDefinitionOfANameWinsAndValuesMayContainEqualsSigns() throws {
         let directory = try TemporaryDirectory()
-        let info = try directory.write("Info.plist", """
+        let info = try directory.write(
+            "Info.plist",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
             <key>CFBundleIdentifier</key><string>$(ID)</string>
@@ -90,22 +102,37 @@ struct ManifestLintCommandTests {
 
     @Test func errorsExitOneAndListEveryProblem() throws {
         let result = try Handoff.run(
-            "manifest", "lint", Fixture.path("Problems-Info.plist"), "--entitlements", Fixture.path("Problems.entitlements"))
+            "manifest", "lint", Fixture.path("Problems-Info.plist"), "--entitlements",
+            Fixture.path("Problems.entitlements"))
         #expect(result.status == 1)
         #expect(result.standardError == "")
         let output = result.standardOutput
         #expect(output.contains("Problems (23):"))
-        #expect(output.contains(
-            "  error: \(Fixture.path("Problems-Info.plist")): NSUserActivityTypes[2]: expected a string, found an integer"))
-        #expect(output.contains(
-            "  error: \(Fixture.path("Problems-Info.plist")): CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType: "))
-        #expect(output.contains(
-            "  error: \(Fixture.path("Problems.entitlements")): com.apple.developer.associated-domains[1]: \"problems.example.com\" has no service prefix"))
-        #expect(output.contains("  warning: \(Fixture.path("Problems.entitlements")): com.apple.developer.team-identifier: "))
+        #expect(
+            output.contains(
+                "  error: \(Fixture.path("Problems-Info.plist")): NSUserActivityTypes[2]: expected a string, found an integer"
+            ))
+        #expect(
+            output.contains(
+                "  error: \(Fixture.path("Problems-Info.plist")): CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType: "
+            ))
+        #expect(
+            output.contains(
+                "  error: \(Fixture.path("Problems.entitlements")): com.apple.developer.associated-domains[1]: \"problems.example.com\" has no service prefix"
+            ))
+        #expect(
+            output.contains(
+                "  warning: \(Fixture.path("Problems.entitlements")): com.apple.developer.team-identifier: "))
         // Activity types that are not reverse-DNS are warnings (Apple accepts them); an empty one is an error.
-        #expect(output.contains("  warning: \(Fixture.path("Problems-Info.plist")): NSUserActivityTypes[1]: \"viewing\" is not a reverse-DNS activity type"))
+        #expect(
+            output.contains(
+                "  warning: \(Fixture.path("Problems-Info.plist")): NSUserActivityTypes[1]: \"viewing\" is not a reverse-DNS activity type"
+            ))
         #expect(output.contains("  error: \(Fixture.path("Problems-Info.plist")): NSUserActivityTypes[10]: is empty"))
-        #expect(output.hasSuffix("14 errors, 9 warnings\nPass the values of build settings with --define NAME=VALUE, or in a BuildSettings.xcconfig file next to the Info.plist.\n"))
+        #expect(
+            output.hasSuffix(
+                "14 errors, 9 warnings\nPass the values of build settings with --define NAME=VALUE, or in a BuildSettings.xcconfig file next to the Info.plist.\n"
+            ))
     }
 
     @Test func wrongValueTypesExitOne() throws {
@@ -183,25 +210,31 @@ struct ManifestLintCommandTests {
         }
         let tableOffset = UInt8(bytes.count)
         bytes += offsets
-        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, UInt8(objects.count)] + [UInt8](repeating: 0, count: 8)
+        bytes +=
+            [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, UInt8(objects.count)] + [UInt8](repeating: 0, count: 8)
             + [0, 0, 0, 0, 0, 0, 0, tableOffset]
         let directory = try TemporaryDirectory()
         let path = try directory.write("Set.plist", Data(bytes))
         let result = try Handoff.run("manifest", "lint", path)
         #expect(result.status == 2)
-        #expect(result.standardError.hasPrefix("error: \(path): not a valid property list: binary property list: it contains a set"))
+        #expect(
+            result.standardError.hasPrefix(
+                "error: \(path): not a valid property list: binary property list: it contains a set"))
     }
 
     // MARK: JSON
 
     @Test func jsonHasTheDocumentedShape() throws {
         let result = try Handoff.run(
-            "manifest", "lint", Fixture.path("Problems-Info.plist"), "--entitlements", Fixture.path("Problems.entitlements"), "--json")
+            "manifest", "lint", Fixture.path("Problems-Info.plist"), "--entitlements",
+            Fixture.path("Problems.entitlements"), "--json")
         #expect(result.status == 1)
         let report = try JSONReport(result.standardOutput)
-        #expect(Set(report.object.keys) == [
-            "bundleIdentifier", "teamIdentifier", "activityTypes", "documentTypes", "associatedDomains", "sceneManifest", "problems", "notes",
-        ])
+        #expect(
+            Set(report.object.keys) == [
+                "bundleIdentifier", "teamIdentifier", "activityTypes", "documentTypes", "associatedDomains",
+                "sceneManifest", "problems", "notes",
+            ])
         #expect(report.object["sceneManifest"] is NSNull)
         #expect((report.object["notes"] as? [Any])?.isEmpty == true)
         #expect(report.object["bundleIdentifier"] as? String == "com.example.problems")
@@ -222,15 +255,22 @@ struct ManifestLintCommandTests {
             #expect(Set(problem.keys) == ["severity", "message", "key", "file"])
             #expect(["error", "warning"].contains(problem["severity"] as? String))
         }
-        let ubiquitous = try #require(problems.first { $0["key"] as? String == "CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType" })
+        let ubiquitous = try #require(
+            problems.first { $0["key"] as? String == "CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType" })
         #expect(ubiquitous["severity"] as? String == "error")
         #expect(ubiquitous["file"] as? String == Fixture.path("Problems-Info.plist"))
-        #expect(problems.contains { $0["key"] as? String == "NSUserActivityTypes[2]" && $0["message"] as? String == "expected a string, found an integer" })
+        #expect(
+            problems.contains {
+                $0["key"] as? String == "NSUserActivityTypes[2]"
+                    && $0["message"] as? String == "expected a string, found an integer"
+            })
     }
 
     @Test func jsonUsesNullForAnUnknownTeam() throws {
         let directory = try TemporaryDirectory()
-        let info = try directory.write("Info.plist", """
+        let info = try directory.write(
+            "Info.plist",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
             <key>CFBundleIdentifier</key><string>com.example.app</string>
@@ -258,8 +298,11 @@ struct ManifestLintCommandTests {
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         // The entitlements and the build settings beside the Info.plist are found.
         let entitlements = app == "Browser" ? [] : ["Entitlements:      demos/apps/\(app)/\(app).entitlements"]
-        #expect(Array(lines.prefix(entitlements.count + 2))
-                    == ["Info.plist:        \(plist)"] + entitlements + ["Build settings:    demos/apps/\(app)/BuildSettings.xcconfig"])
+        #expect(
+            Array(lines.prefix(entitlements.count + 2))
+                == ["Info.plist:        \(plist)"] + entitlements + [
+                    "Build settings:    demos/apps/\(app)/BuildSettings.xcconfig"
+                ])
         #expect(lines.contains("Bundle identifier: com.handoffsim.\(app.lowercased())"))
         #expect(lines.contains("Team identifier:   SIMTEAM001"))
         #expect(lines.contains("Problems: none"))
@@ -284,7 +327,8 @@ struct ManifestLintCommandTests {
     }
 
     @Test func theMapsEntitlementsLintCleanToo() throws {
-        let result = try Handoff.run("manifest", "lint", "demos/apps/Map/Info.plist", "--entitlements", "demos/apps/Map/Map.entitlements")
+        let result = try Handoff.run(
+            "manifest", "lint", "demos/apps/Map/Info.plist", "--entitlements", "demos/apps/Map/Map.entitlements")
         #expect(result.status == 0, "\(result.standardOutput)")
         #expect(result.standardOutput.contains("  activitycontinuation:maps.handoffsim.example"))
         #expect(result.standardOutput.hasSuffix("0 errors, 0 warnings, 1 note on what the simulator needs\n"))
@@ -292,7 +336,9 @@ struct ManifestLintCommandTests {
 
     @Test func theFileNextToTheInfoPlistIsReadAndDefinitionsWin() throws {
         let directory = try TemporaryDirectory()
-        let info = try directory.write("Info.plist", """
+        let info = try directory.write(
+            "Info.plist",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
             <key>CFBundleIdentifier</key><string>$(PRODUCT_BUNDLE_IDENTIFIER)</string>
@@ -300,14 +346,18 @@ struct ManifestLintCommandTests {
             <key>NSUserActivityTypes</key><array><string>$(PRODUCT_BUNDLE_IDENTIFIER).view</string></array>
             </dict></plist>
             """)
-        _ = try directory.write("BuildSettings.xcconfig", "// settings\nPRODUCT_BUNDLE_IDENTIFIER = com.example.file\nDEVELOPMENT_TEAM = ABCDE12345\n")
+        _ = try directory.write(
+            "BuildSettings.xcconfig",
+            "// settings\nPRODUCT_BUNDLE_IDENTIFIER = com.example.file\nDEVELOPMENT_TEAM = ABCDE12345\n")
         let fromFile = try Handoff.run("manifest", "lint", info)
         #expect(fromFile.status == 0)
         #expect(fromFile.standardOutput.contains("Build settings:    \(directory.path)/BuildSettings.xcconfig"))
         #expect(fromFile.standardOutput.contains("  com.example.file.view"))
-        let defined = try Handoff.run("manifest", "lint", info, "--define", "PRODUCT_BUNDLE_IDENTIFIER=com.example.defined")
+        let defined = try Handoff.run(
+            "manifest", "lint", info, "--define", "PRODUCT_BUNDLE_IDENTIFIER=com.example.defined")
         #expect(defined.status == 0)
-        #expect(defined.standardOutput.contains("Bundle identifier: com.example.defined"), "a --define wins over the file")
+        #expect(
+            defined.standardOutput.contains("Bundle identifier: com.example.defined"), "a --define wins over the file")
         // --build-settings names another file instead.
         let other = try directory.write("Other.xcconfig", "PRODUCT_BUNDLE_IDENTIFIER = com.example.other\n")
         let instead = try Handoff.run("manifest", "lint", info, "--build-settings", other)
@@ -324,7 +374,10 @@ struct ManifestLintCommandTests {
         let result = try Handoff.run("manifest", "lint", info)
         #expect(result.status == 2)
         #expect(result.standardOutput == "")
-        #expect(result.standardError == "error: \(directory.path)/BuildSettings.xcconfig:2: #include is not supported: write every setting in this file\n")
+        #expect(
+            result.standardError
+                == "error: \(directory.path)/BuildSettings.xcconfig:2: #include is not supported: write every setting in this file\n"
+        )
         let missing = try Handoff.run("manifest", "lint", info, "--build-settings", directory.path + "/none.xcconfig")
         #expect(missing.status == 2)
         #expect(missing.standardError.hasPrefix("error: \(directory.path)/none.xcconfig: cannot read the file: "))
@@ -337,9 +390,12 @@ struct ManifestLintCommandTests {
         #expect(result.status == 0)
         // Words, whatever the wrapping.
         let help = result.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        for expected in ["USAGE: handoff manifest lint", "<info-plist>", "--entitlements <file>", "--define <KEY=VALUE>", "--json", "Exit status", "64 when",
-                         "--build-settings <file>", "from BuildSettings.xcconfig in the Info.plist's folder when there is one",
-                         "`handoff manifest lint demos/apps/Reader/Info.plist` needs no other argument"] {
+        for expected in [
+            "USAGE: handoff manifest lint", "<info-plist>", "--entitlements <file>", "--define <KEY=VALUE>", "--json",
+            "Exit status", "64 when",
+            "--build-settings <file>", "from BuildSettings.xcconfig in the Info.plist's folder when there is one",
+            "`handoff manifest lint demos/apps/Reader/Info.plist` needs no other argument",
+        ] {
             #expect(help.contains(expected), "help lacks \(expected)")
         }
     }
@@ -360,8 +416,11 @@ struct ManifestLintCommandTests {
         #expect(result.standardOutput == "0.1.0\n")
     }
 
-    @Test(arguments: [["manifest", "lint"], ["manifest", "lint", "Info.plist", "--define", "NOVALUE"], ["manifest", "lint", "Info.plist", "--define", "=x"], ["manifest", "lint", "--bogus"],
-                      ["manifest", "lint", "Info.plist", "--build-settings", ""]])
+    @Test(arguments: [
+        ["manifest", "lint"], ["manifest", "lint", "Info.plist", "--define", "NOVALUE"],
+        ["manifest", "lint", "Info.plist", "--define", "=x"], ["manifest", "lint", "--bogus"],
+        ["manifest", "lint", "Info.plist", "--build-settings", ""],
+    ])
     func usageErrorsExitSixtyFour(_ arguments: [String]) throws {
         let result = try Handoff.run(arguments)
         #expect(result.status == 64)
@@ -378,7 +437,9 @@ struct HandoffUsageTests {
         let result = try Handoff.run("bogus")
         #expect(result.status == 64)
         #expect(result.standardOutput == "")
-        #expect(result.standardError.hasPrefix("Error: unknown command \"bogus\" (commands: device, demo, scenario, account, manifest, web, "))
+        #expect(
+            result.standardError.hasPrefix(
+                "Error: unknown command \"bogus\" (commands: device, demo, scenario, account, manifest, web, "))
         #expect(result.standardError.contains(" bench"))
         #expect(result.standardError.contains("Usage: handoff <subcommand>"))
         #expect(!result.standardError.contains("handoff device"), "not the device's usage")
@@ -387,10 +448,18 @@ struct HandoffUsageTests {
         #expect(try Handoff.run("help").standardOutput.contains("USAGE: handoff <subcommand>"))
     }
 
-    @Test(arguments: [(["--apps", "reader,foo"], "--apps: no app named \"foo\" (known: reader, map, browser, studio, other)."),
-                      (["device", "--apps", "reader,foo"], "--apps: no app named \"foo\" (known: reader, map, browser, studio, other)."),
-                      (["device", "--headless", "--apps", "studio"], "--apps: no app named \"studio\" (known: reader, map, browser)."),
-                      (["device", "--reader-version", "7"], "--reader-version must be 1, 2 or 3, not 7.")])
+    @Test(arguments: [
+        (["--apps", "reader,foo"], "--apps: no app named \"foo\" (known: reader, map, browser, studio, other)."),
+        (
+            ["device", "--apps", "reader,foo"],
+            "--apps: no app named \"foo\" (known: reader, map, browser, studio, other)."
+        ),
+        (
+            ["device", "--headless", "--apps", "studio"],
+            "--apps: no app named \"studio\" (known: reader, map, browser)."
+        ),
+        (["device", "--reader-version", "7"], "--reader-version must be 1, 2 or 3, not 7."),
+    ])
     func aBadDeviceOptionIsNamedWithTheDevicesUsage(arguments: [String], message: String) throws {
         let result = try Handoff.run(arguments + ["--config-dir", "/nonexistent/handoff-usage-test"])
         #expect(result.status == 64)
@@ -402,7 +471,8 @@ struct HandoffUsageTests {
     @Test func theDevicesHelpNamesTheLogFileAsItIs() throws {
         let result = try Handoff.run("device", "--help")
         #expect(result.status == 0)
-        let help = result.standardOutput.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+        let help = result.standardOutput.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(
+            separator: " ")
         #expect(help.contains("$XDG_STATE_HOME/handoff/ACCOUNT-NAME.log"), "\(help)")
         #expect(help.contains("3 (a newer Reader"))
     }
@@ -424,14 +494,17 @@ private enum Handoff {
 
     /// Runs `handoff` with `arguments`, its output captured in files (so that no pipe can fill up).
     static func run(_ arguments: [String]) throws -> ProcessResult {
-        let executable = try #require(HandoffExecutable.url, "the handoff executable was not found; build it with swift build")
+        let executable = try #require(
+            HandoffExecutable.url, "the handoff executable was not found; build it with swift build")
         let directory = try TemporaryDirectory()
         let outputURL = directory.url.appendingPathComponent("stdout")
         let errorURL = directory.url.appendingPathComponent("stderr")
-        let process = try ChildProcess(executable: executable.path, arguments: arguments,
-                                       currentDirectory: Fixture.packageRoot.path,
-                                       standardOutput: .file(outputURL.path), standardError: .file(errorURL.path))
-        let termination = try #require(process.waitForExit(timeout: 60), "handoff \(arguments.joined(separator: " ")) did not end")
+        let process = try ChildProcess(
+            executable: executable.path, arguments: arguments,
+            currentDirectory: Fixture.packageRoot.path,
+            standardOutput: .file(outputURL.path), standardError: .file(errorURL.path))
+        let termination = try #require(
+            process.waitForExit(timeout: 60), "handoff \(arguments.joined(separator: " ")) did not end")
         return ProcessResult(
             status: termination.status,
             standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
@@ -486,7 +559,6 @@ private final class TemporaryDirectory {
     }
 }
 
-
 /// `handoff manifest lint` on Info.plists as shipping apps write them.
 @Suite("handoff manifest lint on real-world Info.plists (end to end)", .tags(.endToEnd), .ownThread)
 struct RealWorldManifestLintCommandTests {
@@ -497,8 +569,11 @@ struct RealWorldManifestLintCommandTests {
         #expect(result.standardError == "")
         let output = result.standardOutput
         #expect(output.contains("Build settings:    \(Fixture.path("RealWorld/NetNewsWire/BuildSettings.xcconfig"))"))
-        #expect(output.contains("  warning: \(plist): NSUserActivityTypes[2]: \"ReadArticle\" is not a reverse-DNS activity type"))
-        #expect(output.contains("  UIWindowSceneSessionRoleApplication: Default Configuration → NetNewsWire.SceneDelegate"))
+        #expect(
+            output.contains(
+                "  warning: \(plist): NSUserActivityTypes[2]: \"ReadArticle\" is not a reverse-DNS activity type"))
+        #expect(
+            output.contains("  UIWindowSceneSessionRoleApplication: Default Configuration → NetNewsWire.SceneDelegate"))
         #expect(output.hasSuffix("0 errors, 5 warnings\n"))
         // With the team given, only the short activity types remain.
         let withTeam = try Handoff.run("manifest", "lint", plist, "--team", "ABCDE12345")
@@ -510,9 +585,13 @@ struct RealWorldManifestLintCommandTests {
         let plist = Fixture.path("BrokenScenes-Info.plist")
         let result = try Handoff.run("manifest", "lint", plist)
         #expect(result.status == 1)
-        #expect(result.standardOutput.contains(
-            "  error: \(plist): UIApplicationSceneManifest.UIApplicationSupportsMultipleScenes: expected a Boolean, found a string"))
-        #expect(result.standardOutput.contains(
-            "  error: \(plist): UIApplicationSceneManifest.UISceneConfigurations.UIWindowSceneSessionRoleApplication[1].UISceneDelegateClassName: expected a string, found an integer"))
+        #expect(
+            result.standardOutput.contains(
+                "  error: \(plist): UIApplicationSceneManifest.UIApplicationSupportsMultipleScenes: expected a Boolean, found a string"
+            ))
+        #expect(
+            result.standardOutput.contains(
+                "  error: \(plist): UIApplicationSceneManifest.UISceneConfigurations.UIWindowSceneSessionRoleApplication[1].UISceneDelegateClassName: expected a string, found an integer"
+            ))
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A port that another program holds is one clear line naming the port and the option that
 /// chooses another, for the device's discovery port and for the local web's ports.
@@ -20,7 +21,9 @@ struct PortInUseTests {
         socketAddress.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, address, &socketAddress.sin_addr)
         let bound = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(bound == 0, "bind \(address):\(port): errno \(errno)")
         if type == Int32(SOCK_STREAM.rawValue) { try #require(listen(descriptor, 4) == 0) }
@@ -33,8 +36,9 @@ struct PortInUseTests {
         let executable = try #require(HandoffExecutable.url).path
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
-        let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment,
-                                     standardOutput: .file(output.path), standardError: .standardOutput)
+        let child = try ChildProcess(
+            executable: executable, arguments: arguments, environment: environment,
+            standardOutput: .file(output.path), standardError: .standardOutput)
         let termination = try #require(child.waitForExit())
         return (termination.status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
@@ -51,8 +55,11 @@ struct PortInUseTests {
         let port = DiscoveryPort.random()
         let held = try holdPort(port, type: Int32(SOCK_DGRAM.rawValue), address: "0.0.0.0")
         defer { close(held) }
-        let (status, output) = try handoff(["device", "--headless", "--port", String(port), "--account", "ports",
-                                            "--config-dir", folder.appendingPathComponent("config").path], in: folder)
+        let (status, output) = try handoff(
+            [
+                "device", "--headless", "--port", String(port), "--account", "ports",
+                "--config-dir", folder.appendingPathComponent("config").path,
+            ], in: folder)
         #expect(status == 1, "\(output)")
         let lines = output.split(separator: "\n")
         #expect(lines.count == 1, "one line: \(output)")
@@ -67,13 +74,15 @@ struct PortInUseTests {
         let held = try holdPort(port, type: Int32(SOCK_STREAM.rawValue), address: "127.0.0.1")
         defer { close(held) }
         let web = folder.appendingPathComponent("web").path
-        let (status, output) = try handoff(["web", "serve", "--port", String(port), "--http-port", "0", "--web-dir", web], in: folder)
+        let (status, output) = try handoff(
+            ["web", "serve", "--port", String(port), "--http-port", "0", "--web-dir", web], in: folder)
         #expect(status == 1, "\(output)")
         #expect(output.split(separator: "\n").count == 1, "one line: \(output)")
         #expect(output.contains("HTTPS port \(port) is already in use") && output.contains("--port"), "\(output)")
         #expect(!output.contains("errno"), "\(output)")
 
-        let (plainStatus, plain) = try handoff(["web", "serve", "--port", "0", "--http-port", String(port), "--web-dir", web], in: folder)
+        let (plainStatus, plain) = try handoff(
+            ["web", "serve", "--port", "0", "--http-port", String(port), "--web-dir", web], in: folder)
         #expect(plainStatus == 1, "\(plain)")
         #expect(plain.contains("HTTP port \(port) is already in use") && plain.contains("--http-port"), "\(plain)")
     }
@@ -91,12 +100,16 @@ struct LabOptionTests {
         (["--slow-link", "256:99999"], "latencyMs must be from 0"),
     ])
     func aMistakeIsRefusedAndNamed(_ options: [String], _ expected: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-lab-options-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-lab-options-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (status, output) = try PortInUseTests().handoff(["device", "--headless", "--account", "lab",
-                                                             "--config-dir", folder.appendingPathComponent("config").path] + options,
-                                                            in: folder)
+        let (status, output) = try PortInUseTests().handoff(
+            [
+                "device", "--headless", "--account", "lab",
+                "--config-dir", folder.appendingPathComponent("config").path,
+            ] + options,
+            in: folder)
         #expect(status != 0, "\(options): \(output)")
         #expect(output.contains(expected), "\(options): \(output)")
     }

@@ -12,7 +12,8 @@ private let probe = TmuxSession.builtExecutable(named: "terminal-probe")
 /// frame is on the screen, all of it.
 private func startProbe(width: Int = 80, height: Int = 24, environment: [String: String] = [:]) throws -> TmuxSession {
     let path = try #require(probe).path
-    let script = #"before=$(stty -g); "\#(path)"; echo "EXIT=$?"; "#
+    let script =
+        #"before=$(stty -g); "\#(path)"; echo "EXIT=$?"; "#
         + #"if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi; exec sleep 60"#
     let session = try #require(try TmuxSession(width: width, height: height, environment: environment, command: script))
     try session.waitFor("the whole first frame") { isWholeFrame($0, width: width, height: height) }
@@ -23,10 +24,14 @@ private func startProbe(width: Int = 80, height: Int = 24, environment: [String:
 /// probe started from it; returns once the probe's whole first frame is on the screen. The
 /// shell's `before` holds `stty -g` from before the probe, and it reports a job's end at once
 /// (`set -b`: "[1]+  Exit 143 ...").
-private func startProbeInShell(width: Int = 80, height: Int = 24, environment: [String: String] = [:]) throws -> TmuxSession {
+private func startProbeInShell(
+    width: Int = 80, height: Int = 24, environment: [String: String] = [:]
+) throws -> TmuxSession {
     let path = try #require(probe).path
-    let session = try #require(try TmuxSession(width: width, height: height, environment: environment,
-                                                command: "exec bash --norc --noprofile"))
+    let session = try #require(
+        try TmuxSession(
+            width: width, height: height, environment: environment,
+            command: "exec bash --norc --noprofile"))
     try session.sendText(#"set -b; before=$(stty -g); "\#(path)""# + "\n")
     try session.waitFor("the whole first frame") { isWholeFrame($0, width: width, height: height) }
     return session
@@ -36,7 +41,8 @@ private func startProbeInShell(width: Int = 80, height: Int = 24, environment: [
 /// `tmux`, and returns whether they are the same (after waiting for the whole answer, which
 /// the command line itself never spells out, even wrapped).
 private func settingsAreAsBefore(in tmux: TmuxSession, check: String) throws -> Bool {
-    try tmux.sendText(#"echo "STTY-$(if [ "$(stty -g)" = "$before" ]; then echo SAME; else echo CHANGED; fi)-\#(check)""# + "\n")
+    try tmux.sendText(
+        #"echo "STTY-$(if [ "$(stty -g)" = "$before" ]; then echo SAME; else echo CHANGED; fi)-\#(check)""# + "\n")
     let screen = try tmux.waitFor(matching: "STTY-(SAME|CHANGED)-\(check)\n")
     return screen.contains("STTY-SAME-\(check)\n")
 }
@@ -51,7 +57,9 @@ private func isWholeFrame(_ screen: String, width: Int, height: Int) -> Bool {
 }
 
 /// The exit status and settings check the probe's shell prints, once both are on the screen.
-private func waitForExit(of tmux: TmuxSession, timeout: Duration = .seconds(5)) throws -> (status: Int, sttySame: Bool, screen: String) {
+private func waitForExit(
+    of tmux: TmuxSession, timeout: Duration = .seconds(5)
+) throws -> (status: Int, sttySame: Bool, screen: String) {
     let screen = try tmux.waitFor(matching: #"EXIT=\d+\nSTTY-(SAME|CHANGED)\n"#, timeout: timeout)
     let match = try #require(screen.firstMatch(of: /EXIT=(\d+)\nSTTY-(SAME|CHANGED)\n/))
     return (try #require(Int(match.output.1)), match.output.2 == "SAME", screen)
@@ -65,7 +73,9 @@ private func colorParameters(in screen: String) -> [String] {
     let sequence = /\x1B\[([0-9;:]*)m/
     let colors: Set<Int> = Set(30...38).union(40...48).union(90...97).union(100...107)
     return screen.matches(of: sequence).flatMap { match in
-        match.output.1.split(whereSeparator: { $0 == ";" || $0 == ":" }).filter { Int($0).map(colors.contains) ?? false }
+        match.output.1.split(whereSeparator: { $0 == ";" || $0 == ":" }).filter {
+            Int($0).map(colors.contains) ?? false
+        }
     }.map(String.init)
 }
 
@@ -84,11 +94,13 @@ private func columns(of character: Character, in line: Substring) -> [Int] {
 private func cpuTime(of pid: pid_t) throws -> Duration {
     let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
     let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
-    let ticks = try #require(Int(fields[11])) + #require(Int(fields[12]))     // utime, stime
+    let ticks = try #require(Int(fields[11])) + #require(Int(fields[12]))  // utime, stime
     return .milliseconds(ticks * 1000 / sysconf(Int32(_SC_CLK_TCK)))
 }
 
-@Suite("terminal-probe in tmux", .tags(.endToEnd), .ownThread, .enabled(if: TmuxSession.isAvailable && probe != nil, "needs tmux and terminal-probe"))
+@Suite(
+    "terminal-probe in tmux", .tags(.endToEnd), .ownThread,
+    .enabled(if: TmuxSession.isAvailable && probe != nil, "needs tmux and terminal-probe"))
 struct ProbeEndToEndTests {
     @Test func firstFrameLinesUpWideGlyphs() throws {
         let tmux = try startProbe()
@@ -136,16 +148,22 @@ struct ProbeEndToEndTests {
             $0.contains("last=Ctrl-L") && !$0.contains("SCRIBBL") && isWholeFrame($0, width: 80, height: 24)
         }
         // The same frame as before, but for the keys line.
-        func withoutKeys(_ screen: String) -> [Substring] { screen.split(separator: "\n").filter { !$0.contains("last=") } }
+        func withoutKeys(_ screen: String) -> [Substring] {
+            screen.split(separator: "\n").filter { !$0.contains("last=") }
+        }
         #expect(withoutKeys(repainted) == withoutKeys(clean))
     }
 
     @Test func resizeShowsTheNewSize() throws {
         let tmux = try startProbe()
         try tmux.resizeWindow(width: 60, height: 20)
-        try tmux.waitFor("the whole 60x20 frame") { isWholeFrame($0, width: 60, height: 20) && $0.contains("resizes=1") }
+        try tmux.waitFor("the whole 60x20 frame") {
+            isWholeFrame($0, width: 60, height: 20) && $0.contains("resizes=1")
+        }
         try tmux.resizeWindow(width: 100, height: 30)
-        try tmux.waitFor("the whole 100x30 frame") { isWholeFrame($0, width: 100, height: 30) && $0.contains("resizes=2") }
+        try tmux.waitFor("the whole 100x30 frame") {
+            isWholeFrame($0, width: 100, height: 30) && $0.contains("resizes=2")
+        }
     }
 
     enum Ending: String, CaseIterable, CustomTestStringConvertible {
@@ -229,7 +247,9 @@ struct ProbeEndToEndTests {
         #expect(expectedStatus.contains(exit.status))
         #expect(exit.sttySame)
         #expect(try !tmux.isAlternateScreenOn())
-        for trace in crashReportTraces { #expect(!exit.screen.contains(trace), "\(trace) on the screen:\n\(exit.screen)") }
+        for trace in crashReportTraces {
+            #expect(!exit.screen.contains(trace), "\(trace) on the screen:\n\(exit.screen)")
+        }
         // The runtime waits for the report before the process ends: it is whole by now.
         let report = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(report.contains("Program crashed"), "log:\n\(report)")
@@ -263,7 +283,9 @@ struct ProbeEndToEndTests {
         try tmux.waitFor(matching: "Stopped")
         #expect(try !tmux.isAlternateScreenOn())
         try tmux.sendText("fg\n")
-        try tmux.waitFor("the whole frame again") { isWholeFrame($0, width: 80, height: 24) && $0.contains("resumes=1") }
+        try tmux.waitFor("the whole frame again") {
+            isWholeFrame($0, width: 80, height: 24) && $0.contains("resumes=1")
+        }
         #expect(try tmux.isAlternateScreenOn())
         try tmux.sendKeys("x")
         try tmux.waitFor(matching: "last=x ")
@@ -271,8 +293,12 @@ struct ProbeEndToEndTests {
         try tmux.sendKeys("C-z")
         try tmux.waitFor("the second stop") { $0.components(separatedBy: "Stopped").count == 3 }
         try tmux.resizeWindow(width: 70, height: 20)
-        try tmux.sendText(#"fg; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi"# + "\n")
-        try tmux.waitFor("the whole 70x20 frame") { isWholeFrame($0, width: 70, height: 20) && $0.contains("resumes=2") }
+        try tmux.sendText(
+            #"fg; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi"#
+                + "\n")
+        try tmux.waitFor("the whole 70x20 frame") {
+            isWholeFrame($0, width: 70, height: 20) && $0.contains("resumes=2")
+        }
         try tmux.sendKeys("q")
         let exit = try waitForExit(of: tmux)
         #expect(exit.status == 0 && exit.sttySame)
@@ -327,7 +353,8 @@ struct ProbeEndToEndTests {
         let exit = try waitForExit(of: tmux)
         #expect(exit.status == 0 && exit.sttySame)
         // The probe's frame is gone, and the shell's output starts at the top.
-        #expect(!exit.screen.contains("size=80x24") && !exit.screen.contains("┌") && !exit.screen.contains("Error role"))
+        #expect(
+            !exit.screen.contains("size=80x24") && !exit.screen.contains("┌") && !exit.screen.contains("Error role"))
         #expect(exit.screen.hasPrefix("bye: quit\nEXIT=0\nSTTY-SAME\n"), "screen:\n\(exit.screen)")
     }
 
@@ -353,7 +380,7 @@ struct ProbeEndToEndTests {
         let pid = try tmux.waitForProgram(named: "terminal-probe")
         let before = try cpuTime(of: pid)
         let start = ContinuousClock.now
-        usleep(1_000_000)       // a measuring window, not a synchronisation
+        usleep(1_000_000)  // a measuring window, not a synchronisation
         let used = try cpuTime(of: pid) - before
         let elapsed = ContinuousClock.now - start
         #expect(used < elapsed * 0.05, "used \(used) of CPU in \(elapsed)")
@@ -363,8 +390,12 @@ struct ProbeEndToEndTests {
         let tmux = try startProbe()
         let path = try #require(probe).path
         let second = try tmux.splitWindow(command: "\"\(path)\"")
-        let left = try tmux.waitFor("the left probe's whole frame") { isWholeFrame($0, width: 40, height: 24) && $0.contains("resizes=1") }
-        let right = try tmux.waitFor("the right probe's whole frame", in: second) { isWholeFrame($0, width: 39, height: 24) }
+        let left = try tmux.waitFor("the left probe's whole frame") {
+            isWholeFrame($0, width: 40, height: 24) && $0.contains("resizes=1")
+        }
+        let right = try tmux.waitFor("the right probe's whole frame", in: second) {
+            isWholeFrame($0, width: 39, height: 24)
+        }
         #expect(left != right)
         try tmux.sendKeys("x", to: second)
         try tmux.waitFor(matching: "last=x", in: second)
@@ -376,7 +407,8 @@ struct ProbeEndToEndTests {
 struct TmuxSessionTests {
     @Test func closeKillsTheServerAndRemovesItsDirectory() throws {
         let tmux = try #require(try TmuxSession(width: 40, height: 10, command: "exec sleep 60"))
-        let server = try #require(pid_t(tmux.run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let server = try #require(
+            pid_t(tmux.run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
         let shell = try tmux.panePID()
         // The pane's shell becomes sleep (exec) soon after the session starts: wait for it.
         #expect(try tmux.waitForProgram(named: "sleep") == shell)
@@ -384,7 +416,9 @@ struct TmuxSessionTests {
         tmux.close()
         #expect(!FileManager.default.fileExists(atPath: tmux.directory))
         let deadline = ContinuousClock.now + .seconds(5)
-        while !(TmuxSession.hasExited(server) && TmuxSession.hasExited(shell)) && ContinuousClock.now < deadline { usleep(20_000) }
+        while !(TmuxSession.hasExited(server) && TmuxSession.hasExited(shell)) && ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
         #expect(TmuxSession.hasExited(server) && TmuxSession.hasExited(shell))
         #expect(throws: TmuxSession.Failure.self) { try tmux.capture() }
     }
@@ -399,7 +433,8 @@ struct TmuxSessionTests {
         #expect(Glibc.listen(listener, 1) == 0)
         let inode = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(listener)")
         let tmux = try #require(try TmuxSession(width: 40, height: 10, command: "exec sleep 60"))
-        let server = try #require(pid_t(tmux.run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let server = try #require(
+            pid_t(tmux.run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
         let shell = try tmux.panePID()
         for process in [server, shell] {
             let held = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/fd")) ?? []).filter {
@@ -410,7 +445,8 @@ struct TmuxSessionTests {
     }
 
     @Test func aTimeoutShowsTheWholeScreen() throws {
-        let tmux = try #require(try TmuxSession(width: 40, height: 5, command: "echo hello from the pane; exec sleep 60"))
+        let tmux = try #require(
+            try TmuxSession(width: 40, height: 5, command: "echo hello from the pane; exec sleep 60"))
         try tmux.waitFor(matching: "hello from")
         let error = #expect(throws: TmuxSession.Failure.self) {
             try tmux.waitFor(matching: "never shown", timeout: .milliseconds(100))

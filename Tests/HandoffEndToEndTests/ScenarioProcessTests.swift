@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `handoff scenario` as a process: the version scenario checks the refusal it narrates, and an
 /// interrupted run leaves no account keys and no device behind.
@@ -15,7 +16,8 @@ struct ScenarioProcessTests {
 
     /// A private temporary folder for the run (its TMPDIR), removed afterwards.
     final class PrivateTemporaryFolder {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-process-tests-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "scenario-process-tests-\(UUID().uuidString)")
         init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(at: url) }
 
@@ -30,14 +32,16 @@ struct ScenarioProcessTests {
         let executable = try #require(HandoffExecutable.url)
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = folder.url.path
-        return try ChildProcess(executable: executable.path, arguments: ["scenario"] + arguments, environment: environment,
-                                standardOutput: .file(output.path), standardError: .standardOutput)
+        return try ChildProcess(
+            executable: executable.path, arguments: ["scenario"] + arguments, environment: environment,
+            standardOutput: .file(output.path), standardError: .standardOutput)
     }
 
     @Test func theVersionScenarioChecksTheRefusal() throws {
         let folder = try PrivateTemporaryFolder()
         let output = folder.url.appendingPathComponent("output.txt")
-        let process = try Self.start([Self.scenarios.appendingPathComponent("version-mismatch.json").path], in: folder, output: output)
+        let process = try Self.start(
+            [Self.scenarios.appendingPathComponent("version-mismatch.json").path], in: folder, output: output)
         let termination = process.waitForExit(timeout: 120)
         let text = try String(contentsOf: output, encoding: .utf8)
         #expect(termination == .exited(0), "\(text)")
@@ -82,8 +86,11 @@ struct ScenarioProcessTests {
         let termination = process.waitForExit(timeout: 120)
         let text = try String(contentsOf: output, encoding: .utf8)
         #expect(termination == .exited(1), "\(text)")
-        #expect(text.contains("✗ step 2 (the wrong name): A did not report status {\"device\":\"Nobody\"} within 1.0 s"), "\(text)")
-        #expect(text.contains("expected: {\"device\":\"Nobody\",\"event\":\"status\"}")
+        #expect(
+            text.contains("✗ step 2 (the wrong name): A did not report status {\"device\":\"Nobody\"} within 1.0 s"),
+            "\(text)")
+        #expect(
+            text.contains("expected: {\"device\":\"Nobody\",\"event\":\"status\"}")
                 || text.contains("expected: {\"event\":\"status\",\"device\":\"Nobody\"}"), "\(text)")
         #expect(text.contains("closest:  {"), "\(text)")
         #expect(text.contains("FAIL at step 2 of 2 (1 passed"), "\(text)")
@@ -132,7 +139,8 @@ struct ScenarioProcessTests {
             guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
             let commandLine = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
             guard commandLine.contains(text),
-                  let status = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+                let status = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            else { return false }
             // A zombie (state Z) has exited; its parent just has not collected it yet.
             return !status.contains(") Z ")
         }

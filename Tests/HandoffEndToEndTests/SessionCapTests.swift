@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffCore
 import HandoffNetwork
 import HandoffTestSupport
@@ -11,6 +8,10 @@ import NIOSSL
 import NIOTLS
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A peer of the account that opens session after session (it holds the account's credentials,
 /// so every handshake succeeds): the device caps established sessions per peer and in all, closes
@@ -25,7 +26,12 @@ struct SessionCapTests {
         private let state = Mutex((established: 0, open: 0))
         var established: Int { state.withLock { $0.established } }
         var open: Int { state.withLock { $0.open } }
-        func handshook() { state.withLock { $0.established += 1; $0.open += 1 } }
+        func handshook() {
+            state.withLock {
+                $0.established += 1
+                $0.open += 1
+            }
+        }
         func closed() { state.withLock { $0.open -= 1 } }
     }
 
@@ -81,7 +87,8 @@ struct SessionCapTests {
             let channel = try ClientBootstrap(group: group)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: context, serverHostname: nil))
                         try channel.pipeline.syncOperations.addHandler(TallyHandler(tally: tally, handshake: handshake))
                     }
                 }
@@ -102,23 +109,27 @@ struct SessionCapTests {
         usleep(2_000_000)
         let spinning = HostileNeighbourTests.cpuSeconds(laptop) - cpuAtRest
         let descriptors = HostileNeighbourTests.descriptors(laptop)
-        print("sessions of one peer: 150 established, \(tally.open) still open; device CPU \(String(format: "%.2f", cpuAtRest - cpuBefore)) s"
-              + " for the handshakes, \(String(format: "%.2f", spinning)) s in 2 s at rest; descriptors \(baseline) → \(descriptors)")
+        print(
+            "sessions of one peer: 150 established, \(tally.open) still open; device CPU \(String(format: "%.2f", cpuAtRest - cpuBefore)) s"
+                + " for the handshakes, \(String(format: "%.2f", spinning)) s in 2 s at rest; descriptors \(baseline) → \(descriptors)"
+        )
         #expect(spinning < 0.5, "the device used \(spinning) CPU-seconds in 2 s with nothing to do")
         #expect(descriptors < 100, "the device holds \(descriptors) descriptors of 128")
 
         // Another device of the account continues (the report's next continuation failed with 4609).
         let mark = phone.received.count
         try phone.send(["cmd": "continue", "peer": laptopID])
-        #expect(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" } != nil,
-                "the phone could not continue: \(phone.received.suffix(5))")
+        #expect(
+            phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" } != nil,
+            "the phone could not continue: \(phone.received.suffix(5))")
 
         // Mallory goes away: the device is back to where it was.
         for channel in channels { try? channel.close().wait() }
         channels = []
         let settled = Date().addingTimeInterval(10)
         while HostileNeighbourTests.descriptors(laptop) > baseline + 4, Date() < settled { usleep(50_000) }
-        #expect(HostileNeighbourTests.descriptors(laptop) <= baseline + 4,
-                "descriptors \(baseline) → \(HostileNeighbourTests.descriptors(laptop))")
+        #expect(
+            HostileNeighbourTests.descriptors(laptop) <= baseline + 4,
+            "descriptors \(baseline) → \(HostileNeighbourTests.descriptors(laptop))")
     }
 }

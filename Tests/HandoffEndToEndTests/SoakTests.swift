@@ -17,9 +17,11 @@ struct SoakTests {
 
     @Test func continuationsUnderRandomFaultsAllEndAndNothingLeaks() throws {
         let executable = try #require(HandoffExecutable.url)
-        let runner = SoakRunner(executable: executable, options: SoakRunner.Options(
-            continuations: 150, faultRate: 0.3, seed: SoakTests.seed, deadline: 20, mapManifest: Self.mapManifest,
-            shareLifecycle: true))
+        let runner = SoakRunner(
+            executable: executable,
+            options: SoakRunner.Options(
+                continuations: 150, faultRate: 0.3, seed: SoakTests.seed, deadline: 20, mapManifest: Self.mapManifest,
+                shareLifecycle: true))
         let report = try runner.run()
         print("soak seed \(Self.seed):\n\(report)")
         #expect(report.hangs == 0)

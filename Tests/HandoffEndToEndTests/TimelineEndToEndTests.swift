@@ -7,8 +7,9 @@ import Testing
 /// their lifecycle (`--share-lifecycle`), a document continued from one to the other, and the
 /// continuing device's timeline showing the origin's lane with the origin's events and the
 /// arrows for what crossed the network.
-@Suite("Timeline end to end", .tags(.endToEnd), .ownThread, .serialized,
-       .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
+@Suite(
+    "Timeline end to end", .tags(.endToEnd), .ownThread, .serialized,
+    .enabled(if: HandoffExecutable.url != nil && TmuxSession.isAvailable))
 struct TimelineEndToEndTests {
     @Test func theContinuingDeviceShowsTheOriginsLaneAndTheArrows() throws {
         let world = try TerminalDevicesWorld()
@@ -24,9 +25,12 @@ struct TimelineEndToEndTests {
         try beta.sendKeys("F9")
         // The whole outcome: Alpha's lane by name with Alpha's own events (shared over the
         // session), Beta's lane, and every arrow of the continuation.
-        let expected = ["│Alpha", "│Beta (here)", "●payloadRequested", "●payloadSent", "wasContinued", "●continueChosen",
-                        "beacon #", "payload request", "payload ", "was continued"]
-        let screen = try beta.waitFor("Alpha's lane and the arrows on Beta's timeline", timeout: .seconds(15)) { screen in
+        let expected = [
+            "│Alpha", "│Beta (here)", "●payloadRequested", "●payloadSent", "wasContinued", "●continueChosen",
+            "beacon #", "payload request", "payload ", "was continued",
+        ]
+        let screen = try beta.waitFor("Alpha's lane and the arrows on Beta's timeline", timeout: .seconds(15)) {
+            screen in
             expected.allSatisfy(screen.contains)
         }
         #expect(screen.contains("Timeline · continuation"))
@@ -36,6 +40,8 @@ struct TimelineEndToEndTests {
 
         // Esc closes it; the Reader is still there at page 3.
         try beta.sendKeys("Escape")
-        try beta.waitFor("the Reader again on Beta", timeout: .seconds(10)) { !$0.contains("Timeline ·") && $0.contains("page 3 of") }
+        try beta.waitFor("the Reader again on Beta", timeout: .seconds(10)) {
+            !$0.contains("Timeline ·") && $0.contains("page 3 of")
+        }
     }
 }

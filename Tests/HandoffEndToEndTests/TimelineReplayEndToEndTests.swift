@@ -6,7 +6,9 @@ import Testing
 /// `handoff timeline` as a user runs it: the interactive replay in a terminal, the plain text,
 /// and bad recordings refused with the file and the line. The recordings are real ones, made by
 /// two headless devices (`--record`), kept as the fuzzing seeds of `fuzz-recording`.
-@Suite("handoff timeline replay end to end", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite(
+    "handoff timeline replay end to end", .tags(.endToEnd), .ownThread, .serialized,
+    .enabled(if: HandoffExecutable.url != nil))
 struct TimelineReplayEndToEndTests {
     static let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/fuzz-recording")
@@ -20,11 +22,17 @@ struct TimelineReplayEndToEndTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let outputURL = folder.appendingPathComponent("out"), errorURL = folder.appendingPathComponent("err")
-        let process = try ChildProcess(executable: executable.path, arguments: arguments,
-                                       standardOutput: .file(outputURL.path), standardError: .file(errorURL.path))
-        let termination = try #require(process.waitForExit(timeout: 60), "handoff \(arguments.joined(separator: " ")) did not end")
-        return (termination.status, try String(contentsOf: outputURL, encoding: .utf8), try String(contentsOf: errorURL, encoding: .utf8))
+        let outputURL = folder.appendingPathComponent("out")
+        let errorURL = folder.appendingPathComponent("err")
+        let process = try ChildProcess(
+            executable: executable.path, arguments: arguments,
+            standardOutput: .file(outputURL.path), standardError: .file(errorURL.path))
+        let termination = try #require(
+            process.waitForExit(timeout: 60), "handoff \(arguments.joined(separator: " ")) did not end")
+        return (
+            termination.status, try String(contentsOf: outputURL, encoding: .utf8),
+            try String(contentsOf: errorURL, encoding: .utf8)
+        )
     }
 
     func write(_ bytes: [UInt8], named name: String) throws -> String {
@@ -49,17 +57,25 @@ struct TimelineReplayEndToEndTests {
         let lines = good.split(separator: "\n").map(String.init)
         let header = lines[0]
         // Truncated: the last line ends early (a device killed while writing).
-        let truncated = try write(Array((lines.prefix(4).joined(separator: "\n") + "\n" + lines[4].prefix(40)).utf8), named: "truncated.jsonl")
+        let truncated = try write(
+            Array((lines.prefix(4).joined(separator: "\n") + "\n" + lines[4].prefix(40)).utf8), named: "truncated.jsonl"
+        )
         // Not JSON on line 3.
-        let garbage = try write(Array((lines.prefix(2) + ["this is not JSON"] + lines.dropFirst(3)).joined(separator: "\n").utf8 + [0x0A]),
-                                named: "garbage.jsonl")
+        let garbage = try write(
+            Array((lines.prefix(2) + ["this is not JSON"] + lines.dropFirst(3)).joined(separator: "\n").utf8 + [0x0A]),
+            named: "garbage.jsonl")
         // A newer version of the format.
-        let newer = try write(Array((header.replacingOccurrences(of: "\"version\":1", with: "\"version\":2") + "\n").utf8), named: "newer.jsonl")
+        let newer = try write(
+            Array((header.replacingOccurrences(of: "\"version\":1", with: "\"version\":2") + "\n").utf8),
+            named: "newer.jsonl")
         // Not UTF-8 on line 2.
         let binary = try write(Array((header + "\n").utf8) + [0xFF, 0xFE, 0x00, 0x0A], named: "binary.jsonl")
         // Another account's device.
-        let other = try write(Array((header.replacing(/"account":"[^"]*"/, with: "\"account\":\"someone-else\"")
-            .replacing(/"deviceID":"[^"]*"/, with: "\"deviceID\":\"other-phone\"") + "\n").utf8), named: "other.jsonl")
+        let other = try write(
+            Array(
+                (header.replacing(/"account":"[^"]*"/, with: "\"account\":\"someone-else\"")
+                    .replacing(/"deviceID":"[^"]*"/, with: "\"deviceID\":\"other-phone\"") + "\n").utf8),
+            named: "other.jsonl")
         let cases: [(arguments: [String], expected: String, reason: String)] = [
             ([truncated], "\(truncated):5:", "truncated"),
             ([garbage], "\(garbage):3:", "not JSON"),
@@ -91,18 +107,23 @@ struct TimelineReplayEndToEndTests {
         let session = try #require(try TmuxSession(width: 80, height: 24, command: command))
         defer { session.close() }
         try session.waitFor("the first event, paused") {
-            $0.contains("handoff timeline · Laptop ↔ Phone · event 1 of 23 · ⏸ paused") && $0.contains("▸activityCreated")
+            $0.contains("handoff timeline · Laptop ↔ Phone · event 1 of 23 · ⏸ paused")
+                && $0.contains("▸activityCreated")
                 && $0.contains("→ step") && $0.contains("q quit")
         }
         try session.sendKeys("Right")
-        try session.waitFor("the second event and its detail") { $0.contains("event 2 of 23") && $0.contains("Laptop  becameCurrent") }
+        try session.waitFor("the second event and its detail") {
+            $0.contains("event 2 of 23") && $0.contains("Laptop  becameCurrent")
+        }
         try session.sendKeys("End")
         try session.waitFor("every event, the arrows and the last event's detail") {
             $0.contains("event 23 of 23 · ■ end") && $0.contains("payload 177 bytes") && $0.contains("was continued")
                 && $0.contains("Phone  continued") && $0.contains("→ was continued to Laptop")
         }
         try session.sendKeys("Left")
-        try session.waitFor("one event back") { $0.contains("event 22 of 23 · ⏸ paused") && $0.contains("Laptop  wasContinued") }
+        try session.waitFor("one event back") {
+            $0.contains("event 22 of 23 · ⏸ paused") && $0.contains("Laptop  wasContinued")
+        }
         try session.sendKeys("Space")
         try session.waitFor("played to the end") { $0.contains("event 23 of 23 · ■ end") }
         try session.sendKeys("Home")
@@ -122,7 +143,8 @@ struct TimelineReplayEndToEndTests {
         try session.waitFor("the replay") { $0.contains("handoff timeline · Laptop ↔ Phone · event 1 of") }
         try session.sendKeys("End")
         let screen = try session.waitFor("the failure and its detail beside the lanes") {
-            $0.contains("■ end") && Self.drawsEvent("continuationFailed", in: $0) && Self.drawsEvent("faultInjected", in: $0)
+            $0.contains("■ end") && Self.drawsEvent("continuationFailed", in: $0)
+                && Self.drawsEvent("faultInjected", in: $0)
                 && $0.contains("Phone  continuationFailed") && $0.contains("4610")
         }
         // The detail is beside the diagram: its title shares a line with the lanes.

@@ -1,16 +1,19 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Web → native over the real local web: `handoff web serve` on loopback (HTTPS with the local
 /// certificate authority, the hosts map in a private web folder) and two headless devices that
 /// fetch association files through it.
-@Suite("Web to native over the local web (end to end)", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite(
+    "Web to native over the local web (end to end)", .tags(.endToEnd), .ownThread, .serialized,
+    .enabled(if: HandoffExecutable.url != nil))
 struct WebEndToEndTests {
     /// `handoff web serve --port 0` with its own web folder, until stopped.
     final class WebServer {
@@ -25,10 +28,13 @@ struct WebEndToEndTests {
 
         init(webDirectory: URL, maxAge: Int) throws {
             let executable: URL = try #require(HandoffExecutable.url)
-            process = try ChildProcess(executable: executable.path,
-                                       arguments: ["web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webDirectory.path,
-                                                   "--max-age", String(maxAge)],
-                                       standardOutput: .pipe, standardError: .standardOutput)
+            process = try ChildProcess(
+                executable: executable.path,
+                arguments: [
+                    "web", "serve", "--port", "0", "--http-port", "0", "--web-dir", webDirectory.path,
+                    "--max-age", String(maxAge),
+                ],
+                standardOutput: .pipe, standardError: .standardOutput)
             let buffer = self.buffer
             drainOnOwnThread(process.standardOutput!, named: "web serve output") { buffer.append($0) }
         }
@@ -49,7 +55,9 @@ struct WebEndToEndTests {
         /// SIGTERM, then waits for the exit.
         func stop(timeout: Duration = .seconds(10)) throws -> Int32 {
             process.terminate()
-            if let termination = process.waitForExit(timeout: Double(timeout.components.seconds)) { return termination.status }
+            if let termination = process.waitForExit(timeout: Double(timeout.components.seconds)) {
+                return termination.status
+            }
             process.send(SIGKILL)
             throw Failure("handoff web serve did not stop on SIGTERM")
         }
@@ -69,9 +77,12 @@ struct WebEndToEndTests {
         .deletingLastPathComponent().appendingPathComponent("demos/apps/Map/Info.plist").path
 
     /// The phone's association event for the Map's domain, after `start`.
-    func associationCheck(on phone: HeadlessProcess, after start: Int, outcome: String, timeout: TimeInterval = 15) -> [String: Any]? {
+    func associationCheck(
+        on phone: HeadlessProcess, after start: Int, outcome: String, timeout: TimeInterval = 15
+    ) -> [String: Any]? {
         phone.waitForLifecycle("siteAssociationChecked", after: start, timeout: timeout) {
-            $0["bundleIdentifier"] as? String == "com.handoffsim.map" && $0["domain"] as? String == "maps.handoffsim.example"
+            $0["bundleIdentifier"] as? String == "com.handoffsim.map"
+                && $0["domain"] as? String == "maps.handoffsim.example"
                 && $0["outcome"] as? String == outcome
         }
     }
@@ -88,18 +99,22 @@ struct WebEndToEndTests {
         let phone = try world.start("Phone", extra: ["--apps", "browser", "--install", Self.mapPlist] + web)
 
         // Installing the Map fetched maps.handoffsim.example's association file over HTTPS: approved.
-        let approved = try #require(associationCheck(on: phone, after: 0, outcome: "approved"),
-                                    "no approval: \(phone.lastRawLines(10).joined(separator: "\n"))\n\(server.text)")
+        let approved = try #require(
+            associationCheck(on: phone, after: 0, outcome: "approved"),
+            "no approval: \(phone.lastRawLines(10).joined(separator: "\n"))\n\(server.text)")
         #expect(approved["approved"] as? Bool == true)
         #expect(approved["applicationIdentifier"] as? String == "SIMTEAM001.com.handoffsim.map")
         #expect(approved["host"] as? String == "maps.handoffsim.example")
 
         // The laptop's Browser shows the Map's page; the phone continues it in the Map app.
         var mark = phone.received.count
-        try laptop.send(["cmd": "become-current", "type": "NSUserActivityTypeBrowsingWeb", "app": "com.handoffsim.browser",
-                         "title": "Lisbon", "webpageURL": Self.page, "userInfo": ["scroll": 3]])
-        _ = try #require(phone.waitForLifecycle("offerReceived", after: mark, timeout: 10) { $0["peer"] as? String == "Laptop" },
-                         "no offer from the laptop")
+        try laptop.send([
+            "cmd": "become-current", "type": "NSUserActivityTypeBrowsingWeb", "app": "com.handoffsim.browser",
+            "title": "Lisbon", "webpageURL": Self.page, "userInfo": ["scroll": 3],
+        ])
+        _ = try #require(
+            phone.waitForLifecycle("offerReceived", after: mark, timeout: 10) { $0["peer"] as? String == "Laptop" },
+            "no offer from the laptop")
         let laptopID = try #require(world.id(of: laptop))
         mark = phone.received.count
         try phone.send(["cmd": "continue", "peer": laptopID])
@@ -117,8 +132,9 @@ struct WebEndToEndTests {
         // The server stops. When the approval expires (max-age 2 s) the device fetches the file
         // again, as it caches it: the site is unreachable now.
         #expect(try server.stop() == 0)
-        let unreachable = try #require(associationCheck(on: phone, after: mark, outcome: "unreachable"),
-                                       "no failed check: \(phone.lastRawLines(20).joined(separator: "\n"))")
+        let unreachable = try #require(
+            associationCheck(on: phone, after: mark, outcome: "unreachable"),
+            "no failed check: \(phone.lastRawLines(20).joined(separator: "\n"))")
         #expect(unreachable["approved"] as? Bool == false)
         #expect(unreachable["keptAnswer"] as? String == "approved")
         #expect((unreachable["detail"] as? String)?.contains("unreachable") == true)
@@ -132,7 +148,8 @@ struct WebEndToEndTests {
         let detail = try #require(refused["detail"] as? String)
         #expect(detail.contains("unreachable"), "\(detail)")
         // Per app and domain, what the fetch gave.
-        #expect(refused["outcomes"] as? String == "com.handoffsim.map maps.handoffsim.example: unreachable", "\(refused)")
+        #expect(
+            refused["outcomes"] as? String == "com.handoffsim.map maps.handoffsim.example: unreachable", "\(refused)")
         let inBrowser = try #require(phone.waitFor(after: mark, timeout: 10) { $0["event"] as? String == "restored" })
         #expect(inBrowser["app"] as? String == "com.handoffsim.browser")
         #expect(inBrowser["webpageURL"] as? String == Self.page)

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The end-to-end tests' two worlds of real devices: headless processes, and terminal devices in
 // tmux. (The demo suites start `handoff demo` in worlds of their own: what they need around it,
@@ -23,9 +24,13 @@ final class HeadlessProcessWorld {
     let fetchTimeout: Int
     var processes: [HeadlessProcess] = []
 
-    init(account: String = "t-\(UUID().uuidString.prefix(8).lowercased())", port: Int = DiscoveryPort.random(),
-         directory: URL? = nil, configFolder: String? = nil, fetchTimeout: Int = 3) throws {
-        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("handoff-mp-\(UUID().uuidString)")
+    init(
+        account: String = "t-\(UUID().uuidString.prefix(8).lowercased())", port: Int = DiscoveryPort.random(),
+        directory: URL? = nil, configFolder: String? = nil, fetchTimeout: Int = 3
+    ) throws {
+        let directory =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("handoff-mp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         self.account = account
@@ -34,15 +39,21 @@ final class HeadlessProcessWorld {
         self.fetchTimeout = fetchTimeout
     }
 
-    func start(_ name: String, kind: String = "phone", account: String? = nil, extra: [String] = [],
-               fileLimit: Int? = nil) throws -> HeadlessProcess {
+    func start(
+        _ name: String, kind: String = "phone", account: String? = nil, extra: [String] = [],
+        fileLimit: Int? = nil
+    ) throws -> HeadlessProcess {
         let executable = try #require(HandoffExecutable.url)
-        let process = try HeadlessProcess(name: name, arguments: [
-            "--kind", kind, "--account", account ?? self.account, "--port", String(port),
-            "--config-dir", configDirectory.path, "--fetch-timeout", String(fetchTimeout),
-        ] + extra, executable: executable, fileLimit: fileLimit)
+        let process = try HeadlessProcess(
+            name: name,
+            arguments: [
+                "--kind", kind, "--account", account ?? self.account, "--port", String(port),
+                "--config-dir", configDirectory.path, "--fetch-timeout", String(fetchTimeout),
+            ] + extra, executable: executable, fileLimit: fileLimit)
         processes.append(process)
-        _ = try #require(process.waitFor(timeout: 30) { $0["event"] as? String == "ready" }, "\(name) did not start: \(process.standardError)")
+        _ = try #require(
+            process.waitFor(timeout: 30) { $0["event"] as? String == "ready" },
+            "\(name) did not start: \(process.standardError)")
         return process
     }
 
@@ -77,21 +88,30 @@ final class TerminalDevicesWorld {
     /// The command line that runs a device named `name` in this world.
     func deviceCommand(_ name: String, kind: String, extra: [String]) throws -> String {
         let executable = try #require(HandoffExecutable.url).path
-        let arguments = ["device", "--name", name, "--kind", kind, "--account", account, "--port", String(port),
-                         "--config-dir", directory.appendingPathComponent("config").path,
-                         "--log-file", directory.appendingPathComponent("\(name).log").path] + extra
+        let arguments =
+            [
+                "device", "--name", name, "--kind", kind, "--account", account, "--port", String(port),
+                "--config-dir", directory.appendingPathComponent("config").path,
+                "--log-file", directory.appendingPathComponent("\(name).log").path,
+            ] + extra
         return "'\(executable)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
     }
 
     /// Starts a device in a new tmux server. The shell around it records the terminal's
     /// settings before and compares them after, prints the exit status, and keeps the pane.
-    func start(_ name: String, kind: String, width: Int = 100, height: Int = 30, extra: [String] = [],
-               environment: [String: String] = [:], expecting app: String = "Reader") throws -> TmuxSession {
-        let command = "before=$(stty -g); " + (try deviceCommand(name, kind: kind, extra: extra))
+    func start(
+        _ name: String, kind: String, width: Int = 100, height: Int = 30, extra: [String] = [],
+        environment: [String: String] = [:], expecting app: String = "Reader"
+    ) throws -> TmuxSession {
+        let command =
+            "before=$(stty -g); " + (try deviceCommand(name, kind: kind, extra: extra))
             + #"; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi; exec sleep 120"#
-        let session = try #require(try TmuxSession(width: width, height: height, environment: environment, command: command))
+        let session = try #require(
+            try TmuxSession(width: width, height: height, environment: environment, command: command))
         sessions.append(session)
-        try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { isHomeScreen($0, of: name, kind: kind, app: app) }
+        try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) {
+            isHomeScreen($0, of: name, kind: kind, app: app)
+        }
         return session
     }
 
@@ -99,10 +119,13 @@ final class TerminalDevicesWorld {
     /// new tmux server; the shell's `before` holds the terminal's settings from before, and
     /// it reports a job's end at once (`set -b`: "[1]+  Exit 143 ...").
     func startInShell(_ name: String, kind: String, width: Int = 100, height: Int = 30) throws -> TmuxSession {
-        let session = try #require(try TmuxSession(width: width, height: height, command: "exec bash --norc --noprofile"))
+        let session = try #require(
+            try TmuxSession(width: width, height: height, command: "exec bash --norc --noprofile"))
         sessions.append(session)
         try session.sendText("set -b; before=$(stty -g); " + (try deviceCommand(name, kind: kind, extra: [])) + "\n")
-        try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) { isHomeScreen($0, of: name, kind: kind, app: "Reader") }
+        try session.waitFor("\(name)'s home screen", timeout: .seconds(30)) {
+            isHomeScreen($0, of: name, kind: kind, app: "Reader")
+        }
         return session
     }
 
@@ -118,7 +141,8 @@ final class TerminalDevicesWorld {
             let log = log(of: name)
             if texts.allSatisfy(log.contains) { return log }
             if ContinuousClock.now >= deadline {
-                throw TmuxSession.Failure("timed out after \(timeout) waiting for \(texts) in the log of \(name):\n\(log.suffix(3000))")
+                throw TmuxSession.Failure(
+                    "timed out after \(timeout) waiting for \(texts) in the log of \(name):\n\(log.suffix(3000))")
             }
             usleep(25_000)
         }

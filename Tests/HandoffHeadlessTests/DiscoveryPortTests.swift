@@ -1,5 +1,6 @@
-@testable import HandoffProcesses
 import Testing
+
+@testable import HandoffProcesses
 
 /// Private runs pick their discovery port where no socket bound to port 0 can already hold it.
 @Suite struct DiscoveryPortTests {

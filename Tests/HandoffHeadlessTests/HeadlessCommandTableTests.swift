@@ -37,7 +37,9 @@ struct HeadlessCommandTableTests {
         let help = try #require(laptop.ok(["cmd": "help"])["commands"]?.arrayValue)
         for entry in help {
             let name = try #require(entry["cmd"]?.stringValue)
-            let fields = (entry["fields"]?.arrayValue ?? []).compactMap(\.stringValue).map { $0.hasSuffix("?") ? String($0.dropLast()) : $0 }
+            let fields = (entry["fields"]?.arrayValue ?? []).compactMap(\.stringValue).map {
+                $0.hasSuffix("?") ? String($0.dropLast()) : $0
+            }
             let message = laptop.fails(raw: #"{"cmd":"\#(name)","unlisted":1}"#)
             let accepted = fields.isEmpty ? "it takes no fields" : "fields: " + fields.joined(separator: ", ")
             #expect(message == "\(name): unknown field \"unlisted\" (\(accepted))")

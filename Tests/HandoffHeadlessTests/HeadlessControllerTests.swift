@@ -10,8 +10,10 @@ struct HeadlessControllerTests {
         let world = HeadlessWorld()
         let laptop = world.add("Laptop", kind: .laptop)
         let phone = world.add("Phone")
-        let made = laptop.ok(["cmd": "become-current", "id": 7, "type": .string(readingType), "title": "Moby-Dick",
-                              "userInfo": ["page": 2]])
+        let made = laptop.ok([
+            "cmd": "become-current", "id": 7, "type": .string(readingType), "title": "Moby-Dick",
+            "userInfo": ["page": 2],
+        ])
         #expect(made["id"] == 7)
         #expect(made["result"] == "become-current")
         #expect(made["app"] == "com.example.reader")
@@ -41,7 +43,9 @@ struct HeadlessControllerTests {
         let world = HeadlessWorld()
         let laptop = world.add("Laptop", kind: .laptop)
         let phone = world.add("Phone")
-        laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "Moby-Dick", "userInfo": ["page": 2]])
+        laptop.ok([
+            "cmd": "become-current", "type": .string(readingType), "title": "Moby-Dick", "userInfo": ["page": 2],
+        ])
         world.hood.advance(by: 120)
         let latest: UserInfo = [
             "page": 3,
@@ -79,8 +83,10 @@ struct HeadlessControllerTests {
         #expect(userInfo == latest)
         #expect(laptop.events("continued-elsewhere").count == 1)
         #expect(laptop.events("continued-elsewhere").first?["title"] == "Moby-Dick")
-        for kind in ["continueChosen", "willContinue", "fetchStarted", "payloadReceived", "restoreUserActivityState",
-                     "continueCalled", "continued"] {
+        for kind in [
+            "continueChosen", "willContinue", "fetchStarted", "payloadReceived", "restoreUserActivityState",
+            "continueCalled", "continued",
+        ] {
             #expect(phone.lifecycleKinds.contains(kind), "phone reports \(kind)")
         }
         for kind in ["payloadRequested", "updateUserActivityState", "saved", "payloadSent", "wasContinued"] {
@@ -146,7 +152,8 @@ struct HeadlessControllerTests {
         world.hood.settle()
         laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "Second", "userInfo": ["page": 50]])
         world.hood.settle()
-        #expect(laptop.lifecycleKinds.filter { $0 == "invalidated" }.count == 1, "the first, detached from its responder")
+        #expect(
+            laptop.lifecycleKinds.filter { $0 == "invalidated" }.count == 1, "the first, detached from its responder")
         #expect(!laptop.lifecycleKinds.contains("withdrawn"), "no gap in the advertisement")
         phone.ok(["cmd": "continue"])
         world.hood.settle()
@@ -194,9 +201,14 @@ struct HeadlessControllerTests {
         #expect(status["device"] == ["id": "laptop", "name": "Laptop", "kind": "laptop"])
         #expect(status["activity"] == .null)
         #expect(status["current"] == .null)
-        #expect(status["apps"]?.arrayValue?.compactMap { $0["bundle"]?.stringValue } == ["com.example.reader", "com.example.browser"])
-        laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "T", "userInfo": ["k": "v"],
-                   "streams": true, "expiresIn": 600, "requiredKeys": ["k"]])
+        #expect(
+            status["apps"]?.arrayValue?.compactMap { $0["bundle"]?.stringValue } == [
+                "com.example.reader", "com.example.browser",
+            ])
+        laptop.ok([
+            "cmd": "become-current", "type": .string(readingType), "title": "T", "userInfo": ["k": "v"],
+            "streams": true, "expiresIn": 600, "requiredKeys": ["k"],
+        ])
         status = laptop.ok(["cmd": "status"])
         #expect(status["frontmost"] == "com.example.reader")
         let current = try #require(status["current"])
@@ -224,21 +236,31 @@ struct HeadlessControllerTests {
         #expect(unknown.contains("unknown command \"fly\""))
         #expect(laptop.send(raw: #"{"cmd":"fly","id":"x"}"#).result["id"] == "x")
         #expect(laptop.send(raw: #"{"cmd":"fly","id":"x"}"#).result["result"] == "fly")
-        #expect(laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","titel":"x"}"#)
-            .contains("unknown field \"titel\""))
-        #expect(laptop.fails(raw: #"{"cmd":"become-current","type":5}"#).contains("\"type\" must be a string, not an integer"))
-        #expect(laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","streams":"yes"}"#)
-            .contains("\"streams\" must be true or false"))
+        #expect(
+            laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","titel":"x"}"#)
+                .contains("unknown field \"titel\""))
+        #expect(
+            laptop.fails(raw: #"{"cmd":"become-current","type":5}"#).contains(
+                "\"type\" must be a string, not an integer"))
+        #expect(
+            laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","streams":"yes"}"#)
+                .contains("\"streams\" must be true or false"))
         // Apple accepts any non-empty type (reverse-DNS is advice); an empty one is refused.
         #expect(laptop.fails(raw: #"{"cmd":"become-current","type":"  "}"#).contains("invalid activity type"))
-        #expect(laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","webpageURL":"file:///etc/passwd"}"#)
+        #expect(
+            laptop.fails(
+                raw: #"{"cmd":"become-current","type":"com.example.reader.reading","webpageURL":"file:///etc/passwd"}"#
+            )
             .contains("webpageURL must use http or https"))
-        let path = laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","userInfo":{"a":[1,{"$uuid":"zzz"}]}}"#)
+        let path = laptop.fails(
+            raw: #"{"cmd":"become-current","type":"com.example.reader.reading","userInfo":{"a":[1,{"$uuid":"zzz"}]}}"#)
         #expect(path.contains("userInfo.a[1].$uuid"))
-        #expect(laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","userInfo":[1]}"#)
-            .contains("must be a JSON object"))
-        #expect(laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","app":"com.nope"}"#)
-            .contains("no app \"com.nope\" is installed"))
+        #expect(
+            laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","userInfo":[1]}"#)
+                .contains("must be a JSON object"))
+        #expect(
+            laptop.fails(raw: #"{"cmd":"become-current","type":"com.example.reader.reading","app":"com.nope"}"#)
+                .contains("no app \"com.nope\" is installed"))
         #expect(laptop.fails(raw: #"{"cmd":"update","userInfo":{}}"#).contains("no activity"))
         #expect(laptop.fails(raw: #"{"cmd":"continue","peer":"Nobody"}"#).contains("no offer from \"Nobody\""))
         #expect(laptop.fails(raw: #"{"cmd":"streams-open"}"#).contains("no activity was continued"))
@@ -256,8 +278,9 @@ struct HeadlessControllerTests {
         #expect(!laptop.controller.isFinished)
         #expect(laptop.controller.exitStatus == 0)
         // The refused webpageURL: the app threw its half-made activity away.
-        #expect(laptop.device.lifecycle.filter { $0.kind == .activityCreated }.count
-            == laptop.device.lifecycle.filter { $0.kind == .invalidated }.count)
+        #expect(
+            laptop.device.lifecycle.filter { $0.kind == .activityCreated }.count
+                == laptop.device.lifecycle.filter { $0.kind == .invalidated }.count)
     }
 
     @Test func strictModeStopsAtTheFirstBadCommand() throws {
@@ -317,8 +340,10 @@ struct HeadlessControllerTests {
             guard case .integer(let version)? = activity.userInfo["handoffVersion"], version > 2 else { return nil }
             return "version \(version) is newer than this app knows"
         }
-        laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "Future",
-                   "userInfo": ["handoffVersion": 3, "page": 4]])
+        laptop.ok([
+            "cmd": "become-current", "type": .string(readingType), "title": "Future",
+            "userInfo": ["handoffVersion": 3, "page": 4],
+        ])
         world.hood.settle()
         phone.ok(["cmd": "continue", "peer": "Laptop"])
         world.hood.settle()
@@ -391,8 +416,12 @@ struct HeadlessControllerTests {
         let laptop = world.add("Laptop", kind: .laptop)
         let phone = world.add("Phone")
         let tablet = world.add("Tablet", kind: .tablet)
-        laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "From the laptop", "userInfo": ["page": 1]])
-        tablet.ok(["cmd": "become-current", "type": .string(readingType), "title": "From the tablet", "userInfo": ["page": 9]])
+        laptop.ok([
+            "cmd": "become-current", "type": .string(readingType), "title": "From the laptop", "userInfo": ["page": 1],
+        ])
+        tablet.ok([
+            "cmd": "become-current", "type": .string(readingType), "title": "From the tablet", "userInfo": ["page": 9],
+        ])
         world.hood.settle()
         let peers = try #require(phone.ok(["cmd": "peers"])["peers"]?.arrayValue)
         #expect(peers.compactMap { $0["name"]?.stringValue } == ["Laptop", "Tablet"])

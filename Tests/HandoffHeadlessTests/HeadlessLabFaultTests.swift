@@ -1,8 +1,9 @@
 import Foundation
 import HandoffCore
-@testable import HandoffHeadless
 import HandoffTestSupport
 import Testing
+
+@testable import HandoffHeadless
 
 /// The lab's faults that rehearse the origin going away, the app's wrong answers, a newer handoff
 /// version and a slow link: each ends as its expected outcome says, and both devices keep their state.
@@ -71,8 +72,9 @@ struct HeadlessLabFaultTests {
         let restored = try #require(phone.events("restored").first?["userInfo"])
         #expect(restored["handoffVersion"] == newer)
         #expect(restored["page"] == 5)
-        #expect(laptop.ok(["cmd": "status"])["current"]?["userInfo"]?["handoffVersion"] == userInfo["handoffVersion"],
-                "the origin's own state is untouched")
+        #expect(
+            laptop.ok(["cmd": "status"])["current"]?["userInfo"]?["handoffVersion"] == userInfo["handoffVersion"],
+            "the origin's own state is untouched")
     }
 
     @Test func aSlowLinkHoldsThePayloadBackByItsLatencyAndBandwidth() throws {
@@ -100,7 +102,9 @@ struct HeadlessLabFaultTests {
 
     @Test func badSlowLinkValuesNameTheValidRange() throws {
         let (_, laptop, _) = offering()
-        #expect(laptop.fails(raw: #"{"cmd":"fault","kind":"slow-link","latencyMs":-1}"#).contains("latencyMs must be from 0 to 30000 ms"))
+        #expect(
+            laptop.fails(raw: #"{"cmd":"fault","kind":"slow-link","latencyMs":-1}"#).contains(
+                "latencyMs must be from 0 to 30000 ms"))
         #expect(laptop.fails(raw: #"{"cmd":"fault","kind":"slow-link","kbps":0}"#).contains("kbps must be from 1"))
         #expect(laptop.fails(raw: #"{"cmd":"fault","kind":"no-answer","kbps":4}"#).contains("belong to slow-link only"))
         #expect(laptop.ok(["cmd": "status"])["faults"] == .object([:]), "nothing was armed")

@@ -1,8 +1,9 @@
 import Foundation
 import HandoffCore
-@testable import HandoffHeadless
 import HandoffTestSupport
 import Testing
+
+@testable import HandoffHeadless
 
 /// The headless scripted apps as scene apps, quitting apps, and forgetting needsSave.
 @Suite("Headless: scenes, cold launches and needsSave")
@@ -16,8 +17,11 @@ struct HeadlessScenesTests {
         phone.ok(["cmd": "continue", "peer": "laptop"])
         world.hood.settle()
         let kinds = phone.lifecycleKinds.filter { !["offerReceived", "offerUpdated"].contains($0) }
-        #expect(kinds == ["continueChosen", "applicationLaunched", "sceneWillConnect", "sceneWillContinue", "fetchStarted",
-                          "payloadReceived", "sceneContinue", "continued"])
+        #expect(
+            kinds == [
+                "continueChosen", "applicationLaunched", "sceneWillConnect", "sceneWillContinue", "fetchStarted",
+                "payloadReceived", "sceneContinue", "continued",
+            ])
         let launched = try #require(phone.events("lifecycle").first { $0["kind"] == "applicationLaunched" })
         #expect(launched["launch"] == "cold")
         let connect = try #require(phone.events("lifecycle").first { $0["kind"] == "sceneWillConnect" })
@@ -174,7 +178,8 @@ struct HeadlessStepTests {
         world.hood.settle()
         #expect(phone.events("lifecycle").last { $0["kind"] == "stepPaused" }?["phase"] == "continue")
         world.hood.advance(by: 30)
-        #expect(!phone.lifecycleKinds.contains("continuationFailed"), "paused before continue, the timeout is suspended")
+        #expect(
+            !phone.lifecycleKinds.contains("continuationFailed"), "paused before continue, the timeout is suspended")
         phone.ok(["cmd": "next"])
         world.hood.settle()
         // continue asked for a restoration: held before it runs.

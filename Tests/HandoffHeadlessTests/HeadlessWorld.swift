@@ -22,8 +22,9 @@ final class HeadlessNode {
     init(device: Device, apps: [AppManifest], strict: Bool = false, appModel: ScriptedAppModel = .delegate) {
         self.device = device
         let collected = self.collected
-        controller = HeadlessController(device: device, apps: apps, output: LineWriter { collected.append($0) }, strict: strict,
-                                        appModel: appModel)
+        controller = HeadlessController(
+            device: device, apps: apps, output: LineWriter { collected.append($0) }, strict: strict,
+            appModel: appModel)
     }
 
     /// Every output line, parsed.
@@ -79,8 +80,10 @@ final class HeadlessNode {
     /// Waits (off the device thread's work, which is all synchronous here) for an event.
     /// The default deadline is generous: end-to-end tests running at the same time can hold the
     /// threads that the stream tasks need for many seconds on a 2-core machine.
-    func waitForEvent(_ name: String, count: Int = 1, timeout: Double = 60,
-                      where predicate: (JSONValue) -> Bool = { _ in true }) async throws -> [JSONValue] {
+    func waitForEvent(
+        _ name: String, count: Int = 1, timeout: Double = 60,
+        where predicate: (JSONValue) -> Bool = { _ in true }
+    ) async throws -> [JSONValue] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let found = events(name).filter(predicate)
@@ -100,10 +103,13 @@ final class HeadlessWorld {
     let hood = Neighbourhood()
     static let apps = [TestManifests.reader, TestManifests.browser]
 
-    func add(_ name: String, kind: PeerInfo.Kind = .phone, apps: [AppManifest] = HeadlessWorld.apps,
-             strict: Bool = false, appModel: ScriptedAppModel = .delegate) -> HeadlessNode {
-        let device = hood.addDevice(name, kind: kind,
-                                    configuration: DeviceConfiguration(saveCoalescingInterval: 60, fetchTimeout: 5))
+    func add(
+        _ name: String, kind: PeerInfo.Kind = .phone, apps: [AppManifest] = HeadlessWorld.apps,
+        strict: Bool = false, appModel: ScriptedAppModel = .delegate
+    ) -> HeadlessNode {
+        let device = hood.addDevice(
+            name, kind: kind,
+            configuration: DeviceConfiguration(saveCoalescingInterval: 60, fetchTimeout: 5))
         return HeadlessNode(device: device, apps: apps, strict: strict, appModel: appModel)
     }
 }

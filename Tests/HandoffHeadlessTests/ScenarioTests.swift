@@ -1,16 +1,17 @@
 import Foundation
 import HandoffCore
-@testable import HandoffScenarios
 import HandoffTestSupport
 import Testing
+
+@testable import HandoffScenarios
 
 @Suite("Scenario files", .ownThread)
 struct ScenarioTests {
     static let minimal = #"""
-    {"name": "n", "devices": [{"name": "A", "kind": "laptop"}, {"name": "B", "apps": ["browser"], "team": "T2", "claims": ["x.y"]}],
-     "steps": [{"say": "hello"}, {"on": "A", "send": {"cmd": "peers"}}, {"on": "B", "expect": {"event": "ready"}, "within": 2.5},
-               {"on": "B", "expectNone": {"event": "restored"}}, {"on": "A", "send": {"cmd": "continue"}, "error": true, "note": "refused"}]}
-    """#
+        {"name": "n", "devices": [{"name": "A", "kind": "laptop"}, {"name": "B", "apps": ["browser"], "team": "T2", "claims": ["x.y"]}],
+         "steps": [{"say": "hello"}, {"on": "A", "send": {"cmd": "peers"}}, {"on": "B", "expect": {"event": "ready"}, "within": 2.5},
+                   {"on": "B", "expectNone": {"event": "restored"}}, {"on": "A", "send": {"cmd": "continue"}, "error": true, "note": "refused"}]}
+        """#
 
     @Test func aValidScenarioReadsEveryField() throws {
         let scenario = try Scenario.parse(Self.minimal, file: "s.json")
@@ -24,22 +25,50 @@ struct ScenarioTests {
         #expect(scenario.steps[0] == .say("hello"))
         #expect(scenario.steps[2] == .expect(device: "B", pattern: ["event": "ready"], within: 2.5, note: nil))
         #expect(scenario.steps[3] == .expectNone(device: "B", pattern: ["event": "restored"], within: 1, note: nil))
-        #expect(scenario.steps[4] == .send(device: "A", command: ["cmd": "continue"], expectsError: true, note: "refused"))
+        #expect(
+            scenario.steps[4] == .send(device: "A", command: ["cmd": "continue"], expectsError: true, note: "refused"))
     }
 
     @Test(arguments: [
         ("[]", "", "expected an object"),
         ("{", "", "not valid JSON"),
         (#"{"name": "n", "devices": [], "steps": [{"say": "x"}]}"#, "devices", "non-empty"),
-        (#"{"name": "n", "devices": [{"name": "A", "kind": "watch"}], "steps": [{"say": "x"}]}"#, "devices[0].kind", "not phone"),
-        (#"{"name": "n", "devices": [{"name": "A"}, {"name": "A"}], "steps": [{"say": "x"}]}"#, "devices[1].name", "named twice"),
-        (#"{"name": "n", "devices": [{"name": "A", "apps": ["mail"]}], "steps": [{"say": "x"}]}"#, "devices[0].apps", "no app \"mail\""),
-        (#"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "B", "send": {"cmd": "peers"}}]}"#, "steps[0].on", "no device named"),
-        (#"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "A", "send": {"x": 1}}]}"#, "steps[0].send.cmd", "missing"),
-        (#"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "A", "send": {"cmd": "peers", "id": 4}}]}"#, "steps[0].send.id", "set by the runner"),
-        (#"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "A", "say": "x", "expect": {}}]}"#, "steps[0]", "exactly one"),
-        (#"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "A", "expect": {}, "within": -1}]}"#, "steps[0].within", "between 0 and 300"),
-        (#"{"name": "n", "devices": [{"name": "A"}], "steps": [{"say": "x", "colour": 1}]}"#, "steps[0].colour", "unknown key"),
+        (
+            #"{"name": "n", "devices": [{"name": "A", "kind": "watch"}], "steps": [{"say": "x"}]}"#, "devices[0].kind",
+            "not phone"
+        ),
+        (
+            #"{"name": "n", "devices": [{"name": "A"}, {"name": "A"}], "steps": [{"say": "x"}]}"#, "devices[1].name",
+            "named twice"
+        ),
+        (
+            #"{"name": "n", "devices": [{"name": "A", "apps": ["mail"]}], "steps": [{"say": "x"}]}"#, "devices[0].apps",
+            "no app \"mail\""
+        ),
+        (
+            #"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "B", "send": {"cmd": "peers"}}]}"#,
+            "steps[0].on", "no device named"
+        ),
+        (
+            #"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "A", "send": {"x": 1}}]}"#,
+            "steps[0].send.cmd", "missing"
+        ),
+        (
+            #"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "A", "send": {"cmd": "peers", "id": 4}}]}"#,
+            "steps[0].send.id", "set by the runner"
+        ),
+        (
+            #"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "A", "say": "x", "expect": {}}]}"#, "steps[0]",
+            "exactly one"
+        ),
+        (
+            #"{"name": "n", "devices": [{"name": "A"}], "steps": [{"on": "A", "expect": {}, "within": -1}]}"#,
+            "steps[0].within", "between 0 and 300"
+        ),
+        (
+            #"{"name": "n", "devices": [{"name": "A"}], "steps": [{"say": "x", "colour": 1}]}"#, "steps[0].colour",
+            "unknown key"
+        ),
     ])
     func badScenariosNameTheFileThePathAndTheProblem(text: String, path: String, message: String) {
         do {
@@ -53,7 +82,8 @@ struct ScenarioTests {
     }
 
     @Test func patternsMatchSubsetsAndNumbersByValue() throws {
-        let line = try JSONValue.parse(#"{"event":"restored","userInfo":{"page":3,"zoom":2.0,"tags":["a","b"]},"streams":true}"#)
+        let line = try JSONValue.parse(
+            #"{"event":"restored","userInfo":{"page":3,"zoom":2.0,"tags":["a","b"]},"streams":true}"#)
         #expect(line.matches(["event": "restored"]))
         #expect(line.matches(["userInfo": ["page": 3]]))
         #expect(line.matches(["userInfo": ["page": 3.0, "zoom": 2]]))
@@ -67,30 +97,42 @@ struct ScenarioTests {
     @Test func aScenarioMayAskForALocalWebAndInstallsAppsRelativeToItsFile() throws {
         let text = #"{"name": "w", "web": true, "devices": [{"name": "P"}], "steps": [{"say": "hi"}]}"#
         #expect(try Scenario.parse(text, file: "w.json").web)
-        #expect(try !Scenario.parse(#"{"name": "w", "devices": [{"name": "P"}], "steps": [{"say": "hi"}]}"#, file: "w.json").web)
+        #expect(
+            try !Scenario.parse(#"{"name": "w", "devices": [{"name": "P"}], "steps": [{"say": "hi"}]}"#, file: "w.json")
+                .web)
         #expect(throws: ScenarioError.self) {
-            try Scenario.parse(#"{"name": "w", "web": "yes", "devices": [{"name": "P"}], "steps": [{"say": "hi"}]}"#, file: "w.json")
+            try Scenario.parse(
+                #"{"name": "w", "web": "yes", "devices": [{"name": "P"}], "steps": [{"say": "hi"}]}"#, file: "w.json")
         }
         let folder = URL(fileURLWithPath: "/demo/scenarios/failures")
-        #expect(ScenarioRunner.resolvingInstalls(["--install", "../../apps/Map/Info.plist", "--kind", "phone"], from: folder)
+        #expect(
+            ScenarioRunner.resolvingInstalls(
+                ["--install", "../../apps/Map/Info.plist", "--kind", "phone"], from: folder)
                 == ["--install", "/demo/apps/Map/Info.plist", "--kind", "phone"])
-        #expect(ScenarioRunner.resolvingInstalls(["--install", "/abs/Info.plist"], from: folder) == ["--install", "/abs/Info.plist"])
+        #expect(
+            ScenarioRunner.resolvingInstalls(["--install", "/abs/Info.plist"], from: folder) == [
+                "--install", "/abs/Info.plist",
+            ])
         #expect(ScenarioRunner.resolvingInstalls(["--install"], from: folder) == ["--install"])
     }
 
     /// The closest line to an expectation: the same kind first, then the most equal values.
     @Test func theNearestLineSharesTheKindAndMostValues() {
         let pattern: JSONValue = ["event": "lifecycle", "kind": "continued", "peer": "Laptop"]
-        let lines = [#"{"event":"lifecycle","kind":"continueChosen","peer":"Laptop"}"#,
-                     #"{"event":"lifecycle","kind":"continued","peer":"Tablet"}"#,
-                     "not json",
-                     #"{"event":"status"}"#]
+        let lines = [
+            #"{"event":"lifecycle","kind":"continueChosen","peer":"Laptop"}"#,
+            #"{"event":"lifecycle","kind":"continued","peer":"Tablet"}"#,
+            "not json",
+            #"{"event":"status"}"#,
+        ]
         #expect(ScenarioRunner.nearest(to: pattern, in: lines) == lines[1])
         #expect(ScenarioRunner.nearest(to: pattern, in: ["not json"]) == nil)
     }
 
     @Test func theShippedScenariosAreValid() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../demos/scenarios").standardized
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../demos/scenarios"
+        ).standardized
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
         #expect(files.count >= 6)
         for file in files {

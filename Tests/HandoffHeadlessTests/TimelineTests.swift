@@ -1,8 +1,9 @@
 import Foundation
 import HandoffCore
-@testable import HandoffRecordings
 import HandoffTestSupport
 import Testing
+
+@testable import HandoffRecordings
 
 @Suite("Recordings and the timeline")
 struct TimelineTests {
@@ -16,11 +17,14 @@ struct TimelineTests {
         let phone = world.add("Phone")
         var recorders: [LifecycleRecorder] = []
         for node in [laptop, phone] {
-            let recorder = try LifecycleRecorder(path: "\(folder)/\(node.device.info.name).jsonl", device: node.device.info, account: "demo")
+            let recorder = try LifecycleRecorder(
+                path: "\(folder)/\(node.device.info.name).jsonl", device: node.device.info, account: "demo")
             recorders.append(recorder)
             node.device.addLifecycleObserver { event in recorder.record(event) }
         }
-        laptop.ok(["cmd": "become-current", "type": .string(readingType), "title": "Moby-Dick", "userInfo": ["page": 3]])
+        laptop.ok([
+            "cmd": "become-current", "type": .string(readingType), "title": "Moby-Dick", "userInfo": ["page": 3],
+        ])
         if let fault { laptop.ok(["cmd": "fault", "kind": .string(fault.rawValue)]) }
         world.hood.settle()
         phone.ok(["cmd": "continue", "peer": "Laptop"])
@@ -40,7 +44,8 @@ struct TimelineTests {
     @Test func aLongRecordingIsReadFromItsHeaderAndItsLastPart() throws {
         let (laptopFile, _) = try record()
         let lines = try String(contentsOfFile: laptopFile, encoding: .utf8).split(separator: "\n").map(String.init)
-        let header = try #require(lines.first), event = try #require(lines.dropFirst().first)
+        let header = try #require(lines.first)
+        let event = try #require(lines.dropFirst().first)
         let long = laptopFile + ".long.jsonl"
         try Data().write(to: URL(fileURLWithPath: long))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: long))
@@ -77,8 +82,12 @@ struct TimelineTests {
         // In time order: the request goes to the laptop, the payload comes back, then "was continued".
         let rows = timeline.arrows.map { ($0.from, $0.to) }
         #expect(rows[request].0 < rows[payload].0 && rows[payload].0 < rows[continued].0)
-        #expect(timeline.rows[timeline.arrows[request].from].lane == 1 && timeline.rows[timeline.arrows[request].to].lane == 0)
-        #expect(timeline.rows[timeline.arrows[payload].from].lane == 0 && timeline.rows[timeline.arrows[payload].to].lane == 1)
+        #expect(
+            timeline.rows[timeline.arrows[request].from].lane == 1
+                && timeline.rows[timeline.arrows[request].to].lane == 0)
+        #expect(
+            timeline.rows[timeline.arrows[payload].from].lane == 0
+                && timeline.rows[timeline.arrows[payload].to].lane == 1)
         let text = timeline.text(laneWidth: 40)
         #expect(text.contains("Laptop (laptop)") && text.contains("Phone (phone)"))
         #expect(text.contains("payload request") && text.contains("▶"))
@@ -95,7 +104,9 @@ struct TimelineTests {
         let request = try #require(timeline.arrows.first { $0.label == "payload request" })
         #expect(timeline.rows[request.from].lane == 1 && timeline.rows[request.from].event.kind == .fetchStarted)
         #expect(timeline.rows[request.to].lane == 0 && timeline.rows[request.to].event.kind == .faultInjected)
-        #expect(!timeline.arrows.contains { $0.label.hasPrefix("payload ") && $0.label != "payload request" }, "no payload came back")
+        #expect(
+            !timeline.arrows.contains { $0.label.hasPrefix("payload ") && $0.label != "payload request" },
+            "no payload came back")
     }
 
     @Test func oneContinuationKeepsItsEventsAndItsBeacon() throws {
@@ -103,8 +114,11 @@ struct TimelineTests {
         let recordings = try LifecycleRecording.load([laptopFile, phoneFile])
         let id = try #require(recordings[1].events.first { $0.kind == .continueChosen }?.continuation)
         let timeline = Timeline(recordings: recordings, continuation: String(id.prefix(8)))
-        #expect(timeline.rows.allSatisfy { $0.event.continuation == id || $0.event.kind == .advertised
-            || $0.event.kind == .offerReceived || $0.event.kind == .offerUpdated })
+        #expect(
+            timeline.rows.allSatisfy {
+                $0.event.continuation == id || $0.event.kind == .advertised
+                    || $0.event.kind == .offerReceived || $0.event.kind == .offerUpdated
+            })
         #expect(timeline.rows.contains { $0.event.kind == .payloadSent })
         #expect(!timeline.rows.contains { $0.event.kind == .activityCreated })
     }
@@ -116,8 +130,10 @@ struct TimelineTests {
     }
 
     @Test func badRecordingsNameTheFileAndTheLine() throws {
-        let header = #"{"recording":"handoff-lifecycle","version":1,"device":"Laptop","deviceID":"l","kind":"laptop","account":"demo"}"#
-        let event = #"{"time":"2026-11-24T09:30:00.250Z","device":"Laptop","kind":"activityCreated","detail":"x","explanation":"y"}"#
+        let header =
+            #"{"recording":"handoff-lifecycle","version":1,"device":"Laptop","deviceID":"l","kind":"laptop","account":"demo"}"#
+        let event =
+            #"{"time":"2026-11-24T09:30:00.250Z","device":"Laptop","kind":"activityCreated","detail":"x","explanation":"y"}"#
         func failure(_ text: String) throws -> RecordingError? {
             let path = try write(text)
             do {
@@ -131,23 +147,36 @@ struct TimelineTests {
         #expect(try failure("")?.reason.contains("empty") == true)
         #expect(try failure("hello\n")?.line == 1)
         #expect(try failure(#"{"a":1}"# + "\n")?.reason.contains("not a lifecycle recording") == true)
-        #expect(try failure(header.replacingOccurrences(of: "\"version\":1", with: "\"version\":7") + "\n")?.reason.contains("newer version") == true)
+        #expect(
+            try failure(header.replacingOccurrences(of: "\"version\":1", with: "\"version\":7") + "\n")?.reason
+                .contains("newer version") == true)
         let truncated = try failure(header + "\n" + event + "\n" + String(event.prefix(30)))
         #expect(truncated?.line == 3)
         #expect(truncated?.reason.contains("truncated") == true)
-        #expect(try failure(header + "\n" + event.replacingOccurrences(of: "activityCreated", with: "teleported") + "\n")?.reason
-            .contains("unknown event kind") == true)
-        #expect(try failure(header + "\n" + event.replacingOccurrences(of: "\"device\":\"Laptop\"", with: "\"device\":\"Phone\"") + "\n")?.line == 2)
-        #expect(try failure(header + "\n" + event.replacingOccurrences(of: "2026-11-24T09:30:00.250Z", with: "soon") + "\n")?.reason
-            .contains("ISO 8601") == true)
+        #expect(
+            try failure(header + "\n" + event.replacingOccurrences(of: "activityCreated", with: "teleported") + "\n")?
+                .reason
+                .contains("unknown event kind") == true)
+        #expect(
+            try failure(
+                header + "\n" + event.replacingOccurrences(of: "\"device\":\"Laptop\"", with: "\"device\":\"Phone\"")
+                    + "\n")?.line == 2)
+        #expect(
+            try failure(
+                header + "\n" + event.replacingOccurrences(of: "2026-11-24T09:30:00.250Z", with: "soon") + "\n")?.reason
+                .contains("ISO 8601") == true)
         // A good one reads.
         let good = try LifecycleRecording(contentsOf: try write(header + "\n" + event + "\n"))
         #expect(good.events.count == 1 && good.device == "Laptop")
     }
 
     @Test func recordingsOfTwoAccountsAreRefused() throws {
-        let a = try write(#"{"recording":"handoff-lifecycle","version":1,"device":"Laptop","deviceID":"l","kind":"laptop","account":"demo"}"# + "\n")
-        let b = try write(#"{"recording":"handoff-lifecycle","version":1,"device":"Phone","deviceID":"p","kind":"phone","account":"other"}"# + "\n")
+        let a = try write(
+            #"{"recording":"handoff-lifecycle","version":1,"device":"Laptop","deviceID":"l","kind":"laptop","account":"demo"}"#
+                + "\n")
+        let b = try write(
+            #"{"recording":"handoff-lifecycle","version":1,"device":"Phone","deviceID":"p","kind":"phone","account":"other"}"#
+                + "\n")
         #expect(throws: RecordingError.self) { try LifecycleRecording.load([a, b]) }
         do {
             _ = try LifecycleRecording.load([a, b])

@@ -12,40 +12,41 @@ struct UserInfoJSONTests {
         return try UserInfoJSON.userInfo(from: try JSONValue.parse(text))
     }
 
-    @Test(arguments: [
-        ("string", UserInfoValue.string("naïve ☕️ \u{0} \u{1F} \\ \" / \u{2028}")),
-        ("bool", .bool(false)),
-        ("null", .null),
-        ("int", .integer(.max)),
-        ("minInt", .integer(.min)),
-        ("double", .double(0.1)),
-        ("integralDouble", .double(2.0)),
-        ("negativeZero", .double(-0.0)),
-        ("positiveZero", .double(0.0)),
-        ("huge", .double(1e300)),
-        ("subnormal", .double(.leastNonzeroMagnitude)),
-        ("max", .double(.greatestFiniteMagnitude)),
-        ("nan", .double(.nan)),
-        ("negativeNaN", .double(-Double.nan)),
-        ("payloadNaN", .double(Double(nan: 0x1234, signaling: false))),
-        ("signalingNaN", .double(.signalingNaN)),
-        ("infinity", .double(.infinity)),
-        ("minusInfinity", .double(-.infinity)),
-        ("data", .data(Data([0, 1, 2, 254, 255]))),
-        ("emptyData", .data(Data())),
-        ("date", .date(Date(timeIntervalSinceReferenceDate: 12_345.678_912_345_6))),
-        ("dateBefore2001", .date(Date(timeIntervalSinceReferenceDate: -987_654_321.000_001))),
-        ("integralDate", .date(Date(timeIntervalSinceReferenceDate: 0))),
-        ("url", .url(URL(string: "https://example.com/a%20b?q=1&r=%C3%A9#frag")!)),
-        ("uuid", .uuid(UUID())),
-        ("array", .array([1, 1.0, true, "1", .null, [[]]])),
-        ("dictionary", .dictionary(["a": ["b": ["c": 1.5]]])),
-        ("dollarDictionary", .dictionary(["$data": "not data"])),
-        ("dollarDictionaries", .dictionary(["$a": 1, "$b": 2])),
-        ("set", .set([1, 1.0, true, "1", .null])),
-        ("nestedSets", .set([.set([1, 2]), .set([.set([]), 2.0]), .array([.set(["x"])])])),
-        ("emptySet", .set([])),
-    ] as [(String, UserInfoValue)])
+    @Test(
+        arguments: [
+            ("string", UserInfoValue.string("naïve ☕️ \u{0} \u{1F} \\ \" / \u{2028}")),
+            ("bool", .bool(false)),
+            ("null", .null),
+            ("int", .integer(.max)),
+            ("minInt", .integer(.min)),
+            ("double", .double(0.1)),
+            ("integralDouble", .double(2.0)),
+            ("negativeZero", .double(-0.0)),
+            ("positiveZero", .double(0.0)),
+            ("huge", .double(1e300)),
+            ("subnormal", .double(.leastNonzeroMagnitude)),
+            ("max", .double(.greatestFiniteMagnitude)),
+            ("nan", .double(.nan)),
+            ("negativeNaN", .double(-Double.nan)),
+            ("payloadNaN", .double(Double(nan: 0x1234, signaling: false))),
+            ("signalingNaN", .double(.signalingNaN)),
+            ("infinity", .double(.infinity)),
+            ("minusInfinity", .double(-.infinity)),
+            ("data", .data(Data([0, 1, 2, 254, 255]))),
+            ("emptyData", .data(Data())),
+            ("date", .date(Date(timeIntervalSinceReferenceDate: 12_345.678_912_345_6))),
+            ("dateBefore2001", .date(Date(timeIntervalSinceReferenceDate: -987_654_321.000_001))),
+            ("integralDate", .date(Date(timeIntervalSinceReferenceDate: 0))),
+            ("url", .url(URL(string: "https://example.com/a%20b?q=1&r=%C3%A9#frag")!)),
+            ("uuid", .uuid(UUID())),
+            ("array", .array([1, 1.0, true, "1", .null, [[]]])),
+            ("dictionary", .dictionary(["a": ["b": ["c": 1.5]]])),
+            ("dollarDictionary", .dictionary(["$data": "not data"])),
+            ("dollarDictionaries", .dictionary(["$a": 1, "$b": 2])),
+            ("set", .set([1, 1.0, true, "1", .null])),
+            ("nestedSets", .set([.set([1, 2]), .set([.set([]), 2.0]), .array([.set(["x"])])])),
+            ("emptySet", .set([])),
+        ] as [(String, UserInfoValue)])
     func everyKindRoundTripsExactly(_ key: String, _ value: UserInfoValue) throws {
         let userInfo: UserInfo = [key: value, "$top": value]
         #expect(try roundTrip(userInfo) == userInfo)
@@ -69,7 +70,8 @@ struct UserInfoJSONTests {
     }
 
     @Test func otherToolsFormsAreAccepted() throws {
-        let json = try JSONValue.parse("""
+        let json = try JSONValue.parse(
+            """
             {"int": 3, "double": 3.0, "exp": 1e2, "tagged": {"$double": 2}, "tint": {"$int": 7},
              "iso": {"$date": "2001-01-01T00:00:01.5Z"}, "isoWhole": {"$date": "2001-01-01T00:01:00Z"},
              "seconds": {"$date": 60}, "lower": {"$uuid": "e621e1f8-c36c-495a-93fc-0c247a3e6e5f"},
@@ -151,14 +153,19 @@ struct UserInfoJSONTests {
         #expect(try JSONValue.parse(" \t\r\n null \n") == .null)
         #expect(try JSONValue.parse("\u{FEFF}{}") == .object([:]))
         #expect(try JSONValue.parse(#""a\u00e9\ud83d\ude00\n\/""#) == .string("aé😀\n/"))
-        for bad in ["01", "1.", ".5", "+1", "1e", "-", "NaN", "Infinity", "1e400", "9223372036854775808", "[1,]", "{\"a\":1,}",
-                    "{\"a\" 1}", "{a:1}", "\"\t\"", "'a'", "[1] [2]", "tru", "{\"a\":1,\"a\":2}", "\"\\ud800\"", "\"\\u12\""] {
+        for bad in [
+            "01", "1.", ".5", "+1", "1e", "-", "NaN", "Infinity", "1e400", "9223372036854775808", "[1,]", "{\"a\":1,}",
+            "{\"a\" 1}", "{a:1}", "\"\t\"", "'a'", "[1] [2]", "tru", "{\"a\":1,\"a\":2}", "\"\\ud800\"", "\"\\u12\"",
+        ] {
             #expect(throws: JSONParseError.self, "\(bad)") { try JSONValue.parse(bad) }
         }
     }
 
     @Test func jsonTextIsOneSortedLineThatParsesBack() throws {
-        let value: JSONValue = ["b": [1, 2.0, -0.0, 1e300, .double(.leastNonzeroMagnitude), 0.1], "a": ["z": nil, "y": "line\nbreak\u{7}"], "c": true]
+        let value: JSONValue = [
+            "b": [1, 2.0, -0.0, 1e300, .double(.leastNonzeroMagnitude), 0.1], "a": ["z": nil, "y": "line\nbreak\u{7}"],
+            "c": true,
+        ]
         let text = value.jsonText
         #expect(text.hasPrefix(#"{"a":{"y":"line\nbreak\u0007","z":null},"b":[1,2.0,-0.0,"#))
         #expect(!text.contains("\n"))

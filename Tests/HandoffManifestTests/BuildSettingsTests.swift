@@ -54,7 +54,9 @@ struct BuildSettingsTests {
     }
 
     @Test func referencesInsideNamesExpandFirst() {
-        let settings = ["CONFIGURATION": "Debug", "BUNDLE_ID_Debug": "com.example.debug", "BUNDLE_ID_Release": "com.example"]
+        let settings = [
+            "CONFIGURATION": "Debug", "BUNDLE_ID_Debug": "com.example.debug", "BUNDLE_ID_Release": "com.example",
+        ]
         #expect(expand("$(BUNDLE_ID_$(CONFIGURATION))", settings).value == "com.example.debug")
         #expect(expand("${BUNDLE_ID_${CONFIGURATION}}", settings).value == "com.example.debug")
     }
@@ -170,7 +172,9 @@ struct BuildSettingsTests {
     }
 
     @Test func explicitIdentifierPrefixWinsOverTheDerivedOne() {
-        let expander = BuildSettingExpander(settings: ["DEVELOPMENT_TEAM": "ABCDE12345", "AppIdentifierPrefix": "ZZZZZ99999."])
+        let expander = BuildSettingExpander(settings: [
+            "DEVELOPMENT_TEAM": "ABCDE12345", "AppIdentifierPrefix": "ZZZZZ99999.",
+        ])
         #expect(expander.expand("$(AppIdentifierPrefix)x").value == "ZZZZZ99999.x")
     }
 
@@ -182,10 +186,12 @@ struct BuildSettingsTests {
 
     @Test func addingADefaultNeverOverridesADefinition() {
         let expander = BuildSettingExpander(settings: ["CFBundleIdentifier": "com.example.defined"])
-        #expect(expander.addingDefault("com.example.other", for: "CFBundleIdentifier").expand("$(CFBundleIdentifier)").value
-            == "com.example.defined")
-        #expect(BuildSettingExpander(settings: [:]).addingDefault("com.example.added", for: "CFBundleIdentifier")
-            .expand("$(CFBundleIdentifier)").value == "com.example.added")
+        #expect(
+            expander.addingDefault("com.example.other", for: "CFBundleIdentifier").expand("$(CFBundleIdentifier)").value
+                == "com.example.defined")
+        #expect(
+            BuildSettingExpander(settings: [:]).addingDefault("com.example.added", for: "CFBundleIdentifier")
+                .expand("$(CFBundleIdentifier)").value == "com.example.added")
     }
 
     // MARK: Hostile input
@@ -254,14 +260,16 @@ struct BuildSettingsFileTests {
             PRODUCT_NAME = Reader2
             """
         let file = try BuildSettingsFile(parsing: text, file: "BuildSettings.xcconfig")
-        #expect(file.settings == [
-            "PRODUCT_BUNDLE_IDENTIFIER": "com.example.$(PRODUCT_NAME:lower)",
-            "DEVELOPMENT_TEAM": "ABCDE12345",
-            "PRODUCT_NAME": "Reader2",
-            "EMPTY": "",
-        ])
-        #expect(BuildSettingExpander(settings: file.settings).expand("$(PRODUCT_BUNDLE_IDENTIFIER).reading").value
-            == "com.example.reader2.reading")
+        #expect(
+            file.settings == [
+                "PRODUCT_BUNDLE_IDENTIFIER": "com.example.$(PRODUCT_NAME:lower)",
+                "DEVELOPMENT_TEAM": "ABCDE12345",
+                "PRODUCT_NAME": "Reader2",
+                "EMPTY": "",
+            ])
+        #expect(
+            BuildSettingExpander(settings: file.settings).expand("$(PRODUCT_BUNDLE_IDENTIFIER).reading").value
+                == "com.example.reader2.reading")
         #expect(try BuildSettingsFile(parsing: "A = 1\r\nB = 2\r\n", file: "f").settings == ["A": "1", "B": "2"])
         #expect(try BuildSettingsFile(parsing: "", file: "f").settings == [:])
     }
@@ -270,8 +278,14 @@ struct BuildSettingsFileTests {
         ("A = 1\njust words", 2, "expected NAME = VALUE, found \"just words\""),
         ("#include \"Base.xcconfig\"", 1, "#include is not supported: write every setting in this file"),
         ("A[sdk=iphoneos*] = 1", 1, "conditional settings such as \"A[sdk=iphoneos*]\" are not supported"),
-        ("\n\n9LIVES = x", 3, "\"9LIVES\" is not a build-setting name (letters, digits and _, not starting with a digit)"),
-        ("MY-NAME = x", 1, "\"MY-NAME\" is not a build-setting name (letters, digits and _, not starting with a digit)"),
+        (
+            "\n\n9LIVES = x", 3,
+            "\"9LIVES\" is not a build-setting name (letters, digits and _, not starting with a digit)"
+        ),
+        (
+            "MY-NAME = x", 1,
+            "\"MY-NAME\" is not a build-setting name (letters, digits and _, not starting with a digit)"
+        ),
         (" = x", 1, "\"\" is not a build-setting name (letters, digits and _, not starting with a digit)"),
         ("A\u{1B}[2J = x", 1, "conditional settings such as \"A?[2J\" are not supported"),
     ])
@@ -279,7 +293,8 @@ struct BuildSettingsFileTests {
         #expect(throws: BuildSettingsFileError(file: "apps/BuildSettings.xcconfig", line: line, message: message)) {
             try BuildSettingsFile(parsing: text, file: "apps/BuildSettings.xcconfig")
         }
-        #expect(BuildSettingsFileError(file: "x.xcconfig", line: line, message: "m").description == "x.xcconfig:\(line): m")
+        #expect(
+            BuildSettingsFileError(file: "x.xcconfig", line: line, message: "m").description == "x.xcconfig:\(line): m")
     }
 
     @Test func filesThatCannotBeReadAreNamed() throws {
@@ -291,7 +306,8 @@ struct BuildSettingsFileTests {
         do {
             _ = try BuildSettingsFile(contentsOf: missing)
         } catch {
-            #expect(error.file == missing.path && error.line == nil && error.message.hasPrefix("cannot read the file: "))
+            #expect(
+                error.file == missing.path && error.line == nil && error.message.hasPrefix("cannot read the file: "))
         }
         let binary = folder.appendingPathComponent("binary.xcconfig")
         try Data([0xFF, 0xFE, 0x00]).write(to: binary)
@@ -300,9 +316,9 @@ struct BuildSettingsFileTests {
         }
         let huge = folder.appendingPathComponent("huge.xcconfig")
         try Data(repeating: 0x20, count: BuildSettingsFile.maximumSize + 1).write(to: huge)
-        #expect(throws: BuildSettingsFileError(file: huge.path, line: nil, message: "the file is larger than 256 KiB")) {
+        #expect(throws: BuildSettingsFileError(file: huge.path, line: nil, message: "the file is larger than 256 KiB"))
+        {
             try BuildSettingsFile(contentsOf: huge)
         }
     }
 }
-

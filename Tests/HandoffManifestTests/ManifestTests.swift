@@ -27,7 +27,8 @@ private enum ManifestFixture {
 
 /// An XML property list whose top-level dictionary contains `body`.
 private func plist(_ body: String) -> Data {
-    Data("""
+    Data(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
@@ -46,7 +47,9 @@ private let validIdentity = """
 private let oneActivityType = "<key>NSUserActivityTypes</key><array><string>com.example.app.view</string></array>"
 
 /// Lints inline property lists named `Info.plist` and `App.entitlements`.
-private func lint(_ info: String, entitlements: String? = nil, settings: [String: String] = [:]) throws -> ManifestLintReport {
+private func lint(
+    _ info: String, entitlements: String? = nil, settings: [String: String] = [:]
+) throws -> ManifestLintReport {
     try ManifestLint.lint(
         infoPlist: plist(info), entitlements: entitlements.map(plist), buildSettings: settings,
         infoPlistName: "Info.plist", entitlementsName: "App.entitlements")
@@ -58,7 +61,9 @@ private func located(_ report: ManifestLintReport) -> [String] {
 }
 
 /// The one problem at `key`, failing the test when there is not exactly one.
-private func problem(at key: String, in report: ManifestLintReport, sourceLocation: SourceLocation = #_sourceLocation) throws -> ManifestProblem {
+private func problem(
+    at key: String, in report: ManifestLintReport, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> ManifestProblem {
     let matching = report.problems.filter { $0.key == key }
     try #require(matching.count == 1, "problems at \(key): \(matching)", sourceLocation: sourceLocation)
     return matching[0]
@@ -102,7 +107,10 @@ struct ManifestReadingTests {
             buildSettings: ManifestFixture.readerSettings)
         #expect(report.problems == [])
         #expect(report.bundleIdentifier == "com.example.reader")
-        #expect(report.activityTypes == ["com.example.reader.reading", "com.example.reader.search", "com.example.shared.bookmark"])
+        #expect(
+            report.activityTypes == [
+                "com.example.reader.reading", "com.example.reader.search", "com.example.shared.bookmark",
+            ])
     }
 
     @Test func commentsInsideValuesAreRemovedAndCDATAIsKept() throws {
@@ -114,7 +122,8 @@ struct ManifestReadingTests {
     }
 
     @Test func commentsInsideKeysAreRemoved() throws {
-        let report = try lint("""
+        let report = try lint(
+            """
             <key>CFBundle<!-- c -->Identifier</key><string>com.example.app</string>
             <key>TeamIdentifier</key><string><!-- c -->ABCDE12345</string>
             """ + oneActivityType)
@@ -124,7 +133,8 @@ struct ManifestReadingTests {
     }
 
     @Test func commentsInsideNumbersAreRemoved() throws {
-        let report = try lint(validIdentity + "<key>NSUserActivityTypes</key><array><integer>1<!-- c -->2</integer></array>")
+        let report = try lint(
+            validIdentity + "<key>NSUserActivityTypes</key><array><integer>1<!-- c -->2</integer></array>")
         #expect(try problem(at: "NSUserActivityTypes[0]", in: report).message == "expected a string, found an integer")
     }
 
@@ -139,38 +149,50 @@ struct ManifestReadingTests {
             "CFBundleIdentifier": "$(PRODUCT_BUNDLE_IDENTIFIER)",
             "TeamIdentifier": "ABCDE12345",
             "NSUserActivityTypes": ["com.example.binary.viewing", "NSUserActivityTypeBrowsingWeb"],
-            "CFBundleDocumentTypes": [[
-                "CFBundleTypeName": "Binary Document",
-                "LSItemContentTypes": ["com.example.binary.document"],
-                "NSUbiquitousDocumentUserActivityType": "com.example.binary.editing",
-            ]],
+            "CFBundleDocumentTypes": [
+                [
+                    "CFBundleTypeName": "Binary Document",
+                    "LSItemContentTypes": ["com.example.binary.document"],
+                    "NSUbiquitousDocumentUserActivityType": "com.example.binary.editing",
+                ]
+            ],
             "LSRequiresIPhoneOS": true,
             "UIRequiresFullScreen": false,
             "ReaderFontSize": 17.5,
             "ReaderPages": 0,
             "ReaderReleaseDate": Date(timeIntervalSince1970: 1_700_000_000),
             "ReaderKey": Data([0, 1, 2, 3]),
-            "UIApplicationSceneManifest": ["UIApplicationSupportsMultipleScenes": true, "UISceneConfigurations": [:] as [String: Any]],
+            "UIApplicationSceneManifest": [
+                "UIApplicationSupportsMultipleScenes": true, "UISceneConfigurations": [:] as [String: Any],
+            ],
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
         #expect(data.starts(with: Array("bplist00".utf8)))
-        let manifest = try AppManifest(infoPlist: data, buildSettings: ["PRODUCT_BUNDLE_IDENTIFIER": "com.example.binary"])
+        let manifest = try AppManifest(
+            infoPlist: data, buildSettings: ["PRODUCT_BUNDLE_IDENTIFIER": "com.example.binary"])
         #expect(manifest.bundleIdentifier == "com.example.binary")
         #expect(manifest.teamIdentifier == "ABCDE12345")
         #expect(manifest.activityTypes == ["com.example.binary.viewing", "NSUserActivityTypeBrowsingWeb"])
-        #expect(manifest.documentTypes == [
-            .init(name: "Binary Document", contentTypes: ["com.example.binary.document"], ubiquitousActivityType: "com.example.binary.editing"),
-        ])
+        #expect(
+            manifest.documentTypes == [
+                .init(
+                    name: "Binary Document", contentTypes: ["com.example.binary.document"],
+                    ubiquitousActivityType: "com.example.binary.editing")
+            ])
         #expect(manifest.isBrowser)
     }
 
     @Test func binaryWrongTypesAreReportedLikeXML() throws {
-        let dictionary: [String: Any] = ["CFBundleIdentifier": 7, "TeamIdentifier": "ABCDE12345", "NSUserActivityTypes": ["com.example.a", true, 1.5]]
+        let dictionary: [String: Any] = [
+            "CFBundleIdentifier": 7, "TeamIdentifier": "ABCDE12345",
+            "NSUserActivityTypes": ["com.example.a", true, 1.5],
+        ]
         let data = try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
         let report = try ManifestLint.lint(infoPlist: data)
         #expect(try problem(at: "CFBundleIdentifier", in: report).message == "expected a string, found an integer")
         #expect(try problem(at: "NSUserActivityTypes[1]", in: report).message == "expected a string, found a Boolean")
-        #expect(try problem(at: "NSUserActivityTypes[2]", in: report).message == "expected a string, found a real number")
+        #expect(
+            try problem(at: "NSUserActivityTypes[2]", in: report).message == "expected a string, found a real number")
     }
 
     @Test func openStepPropertyListIsRead() throws {
@@ -225,7 +247,8 @@ struct ManifestReadingTests {
     /// of the document as the encoding's name, and with every NUL escaped the message grew to
     /// 17,933 bytes. The reason is cut; the message stays one short line that names the file.
     @Test func aReasonThatQuotesTheDocumentIsCut() throws {
-        let document = Data("<?xml version=\"1.0\" encoding=\"UT".utf8) + Data(repeating: 0, count: 6_000)
+        let document =
+            Data("<?xml version=\"1.0\" encoding=\"UT".utf8) + Data(repeating: 0, count: 6_000)
             + Data("\"?><plist version=\"1.0\"><dict/></plist>".utf8)
         let error = try #require(throws: ManifestReadError.self) { try ManifestLint.lint(infoPlist: document) }
         guard case .malformed(let detail) = error.reason else {
@@ -272,7 +295,9 @@ struct ManifestReadingTests {
             try ManifestLint.lint(infoPlistAt: missing)
         }
         let directory = FileManager.default.temporaryDirectory
-        #expect(throws: ManifestReadError(file: directory.relativePath, reason: .unreadable(detail: "it is a directory"))) {
+        #expect(
+            throws: ManifestReadError(file: directory.relativePath, reason: .unreadable(detail: "it is a directory"))
+        ) {
             try ManifestLint.lint(infoPlistAt: directory)
         }
     }
@@ -288,7 +313,9 @@ struct ManifestReadingTests {
 
     @Test func binaryPropertyListWithASetIsRejectedWithoutCrashing() throws {
         // PropertyListSerialization on Linux crashes (SIGSEGV) bridging a parsed set.
-        let data = binaryPropertyList([[0xD1, 1, 2], asciiString("k"), [0xC2, 3, 4], asciiString("a"), asciiString("b")])
+        let data = binaryPropertyList([
+            [0xD1, 1, 2], asciiString("k"), [0xC2, 3, 4], asciiString("a"), asciiString("b"),
+        ])
         let error = try #require(throws: ManifestReadError.self) { try ManifestLint.lint(infoPlist: data) }
         guard case .malformed(let detail) = error.reason else {
             Issue.record("expected malformed, got \(error.reason)")
@@ -299,7 +326,11 @@ struct ManifestReadingTests {
 
     @Test func binaryDictionaryKeysMustBeStrings() throws {
         let data = binaryPropertyList([[0xD1, 1, 2], [0x10, 5], asciiString("v")])
-        #expect(throws: ManifestReadError(file: "Info.plist", reason: .malformed(detail: "binary property list: a dictionary key is not a string"))) {
+        #expect(
+            throws: ManifestReadError(
+                file: "Info.plist", reason: .malformed(detail: "binary property list: a dictionary key is not a string")
+            )
+        ) {
             try ManifestLint.lint(infoPlist: data)
         }
     }
@@ -326,7 +357,9 @@ struct ManifestReadingTests {
 
     @Test func deeplyNestedXMLIsRejected() {
         let depth = 600
-        let body = "<key>CFBundleIdentifier</key>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        let body =
+            "<key>CFBundleIdentifier</key>" + String(repeating: "<array>", count: depth)
+            + String(repeating: "</array>", count: depth)
         #expect(throws: ManifestReadError.self) { try lint(body) }
     }
 
@@ -358,7 +391,8 @@ struct ManifestReadingTests {
             "NSUserActivityTypes": ["com.example.fuzz.a", "com.example.fuzz.b"], "n": 3, "r": 1.5, "b": true,
             "d": Data([1, 2]), "t": Date(timeIntervalSince1970: 0), "nested": ["k": ["x", 1, false]],
         ]
-        let original = [UInt8](try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0))
+        let original = [UInt8](
+            try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0))
         var generator = SplitMix64(seed: 0xF022)
         var parsed = 0
         for _ in 0..<5_000 {
@@ -405,17 +439,23 @@ struct ManifestParsingTests {
             displayName: "Reader",
             activityTypes: ["com.example.reader.reading", "com.example.reader.search", "com.example.shared.bookmark"],
             documentTypes: [
-                .init(name: "Text Document", contentTypes: ["public.plain-text", "net.daringfireball.markdown"],
-                      ubiquitousActivityType: "com.example.reader.document"),
+                .init(
+                    name: "Text Document", contentTypes: ["public.plain-text", "net.daringfireball.markdown"],
+                    ubiquitousActivityType: "com.example.reader.document"),
                 .init(name: "PDF", contentTypes: ["com.adobe.pdf"]),
             ],
             associatedDomains: [
-                "activitycontinuation:reader.example.com", "applinks:reader.example.com", "webcredentials:*.example.com?mode=developer",
+                "activitycontinuation:reader.example.com", "applinks:reader.example.com",
+                "webcredentials:*.example.com?mode=developer",
             ],
             // Xcode's template name: the module name derives from PRODUCT_NAME, as Xcode derives it.
-            sceneManifest: .init(supportsMultipleScenes: true, configurations: [
-                .init(role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration", delegateClass: "Reader.SceneDelegate"),
-            ]))
+            sceneManifest: .init(
+                supportsMultipleScenes: true,
+                configurations: [
+                    .init(
+                        role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration",
+                        delegateClass: "Reader.SceneDelegate")
+                ]))
         #expect(manifest == expected)
         #expect(manifest.applicationIdentifier == "ABCDE12345.com.example.reader")
         #expect(manifest.activityContinuationDomains == ["reader.example.com"])
@@ -425,7 +465,8 @@ struct ManifestParsingTests {
 
     @Test func browserManifestWithTeamInTheInfoPlist() throws {
         let manifest = try AppManifest(
-            infoPlistAt: ManifestFixture.url("Browser-Info.plist"), entitlementsAt: ManifestFixture.url("Minimal.entitlements"))
+            infoPlistAt: ManifestFixture.url("Browser-Info.plist"),
+            entitlementsAt: ManifestFixture.url("Minimal.entitlements"))
         #expect(manifest.bundleIdentifier == "com.example.browser")
         #expect(manifest.teamIdentifier == "ABCDE12345")
         #expect(manifest.displayName == "Browser")
@@ -450,7 +491,9 @@ struct ManifestParsingTests {
                 infoPlist: plist(validIdentity + oneActivityType), entitlements: plist(entitlements),
                 entitlementsName: "App.entitlements")
         }
-        #expect(error.description == "App.entitlements: com.apple.developer.associated-domains[1]: expected a string, found an integer")
+        #expect(
+            error.description
+                == "App.entitlements: com.apple.developer.associated-domains[1]: expected a string, found an integer")
     }
 
     @Test func everyErrorIsListedOnItsOwnLine() throws {
@@ -474,27 +517,34 @@ struct ManifestParsingTests {
     }
 
     @Test func warningsDoNotPreventAManifest() throws {
-        let manifest = try AppManifest(infoPlist: plist("""
-            <key>CFBundleIdentifier</key><string>com.example.app</string>
-            <key>TeamIdentifier</key><string>team-one</string>
-            <key>NSUserActivityTypes</key><array><string>com.example.app.view</string><string>com.example.app.view</string></array>
-            """))
+        let manifest = try AppManifest(
+            infoPlist: plist(
+                """
+                <key>CFBundleIdentifier</key><string>com.example.app</string>
+                <key>TeamIdentifier</key><string>team-one</string>
+                <key>NSUserActivityTypes</key><array><string>com.example.app.view</string><string>com.example.app.view</string></array>
+                """))
         #expect(manifest.teamIdentifier == "team-one")
         #expect(manifest.activityTypes == ["com.example.app.view"])
     }
 
     @Test func displayNamePrefersDisplayNameThenNameThenBundleIdentifier() throws {
-        let both = try AppManifest(infoPlist: plist(validIdentity + oneActivityType
-            + "<key>CFBundleName</key><string>Name</string><key>CFBundleDisplayName</key><string>Display</string>"))
+        let both = try AppManifest(
+            infoPlist: plist(
+                validIdentity + oneActivityType
+                    + "<key>CFBundleName</key><string>Name</string><key>CFBundleDisplayName</key><string>Display</string>"
+            ))
         #expect(both.displayName == "Display")
-        let nameOnly = try AppManifest(infoPlist: plist(validIdentity + oneActivityType + "<key>CFBundleName</key><string>Name</string>"))
+        let nameOnly = try AppManifest(
+            infoPlist: plist(validIdentity + oneActivityType + "<key>CFBundleName</key><string>Name</string>"))
         #expect(nameOnly.displayName == "Name")
         let neither = try AppManifest(infoPlist: plist(validIdentity + oneActivityType))
         #expect(neither.displayName == "com.example.app")
     }
 
     @Test func anUnresolvedDisplayNameIsAWarningAndFallsBack() throws {
-        let info = validIdentity + oneActivityType
+        let info =
+            validIdentity + oneActivityType
             + "<key>CFBundleDisplayName</key><string>$(DISPLAY)</string><key>CFBundleName</key><string>$(PRODUCT_NAME)</string>"
         let manifest = try AppManifest(infoPlist: plist(info))
         #expect(manifest.displayName == "com.example.app")
@@ -513,59 +563,67 @@ struct ManifestLintTests {
 
     @Test func readerWithoutBuildSettingsReportsEachUnresolvedVariable() throws {
         let report = try ManifestLint.lint(
-            infoPlistAt: ManifestFixture.url("Reader-Info.plist"), entitlementsAt: ManifestFixture.url("Reader.entitlements"))
+            infoPlistAt: ManifestFixture.url("Reader-Info.plist"),
+            entitlementsAt: ManifestFixture.url("Reader.entitlements"))
         let files = [
             try ManifestFixture.url("Reader-Info.plist").relativePath: "info",
             try ManifestFixture.url("Reader.entitlements").relativePath: "entitlements",
         ]
-        #expect(report.problems.map { "\($0.severity) \(files[$0.file] ?? $0.file): \($0.key)" } == [
-            "error info: CFBundleIdentifier",
-            "warning info: CFBundleName",
-            "error entitlements: com.apple.developer.team-identifier",
-            "error entitlements: application-identifier",
-            "error entitlements: application-identifier",
-            "error info: NSUserActivityTypes[0]",
-            "error info: NSUserActivityTypes[1]",
-            "error info: CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType",
-        ])
+        #expect(
+            report.problems.map { "\($0.severity) \(files[$0.file] ?? $0.file): \($0.key)" } == [
+                "error info: CFBundleIdentifier",
+                "warning info: CFBundleName",
+                "error entitlements: com.apple.developer.team-identifier",
+                "error entitlements: application-identifier",
+                "error entitlements: application-identifier",
+                "error info: NSUserActivityTypes[0]",
+                "error info: NSUserActivityTypes[1]",
+                "error info: CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType",
+            ])
         #expect(report.bundleIdentifier == "$(PRODUCT_BUNDLE_IDENTIFIER)")
         #expect(report.teamIdentifier == "$(DEVELOPMENT_TEAM)")
         #expect(report.activityTypes.first == "$(PRODUCT_BUNDLE_IDENTIFIER).reading")
         let cfBundleIdentifier = report.problems.filter { $0.key == "application-identifier" }.map(\.message)
-        #expect(cfBundleIdentifier.contains { $0.hasPrefix("unresolved build setting $(CFBundleIdentifier)") && $0.contains("Info.plist's CFBundleIdentifier") })
+        #expect(
+            cfBundleIdentifier.contains {
+                $0.hasPrefix("unresolved build setting $(CFBundleIdentifier)")
+                    && $0.contains("Info.plist's CFBundleIdentifier")
+            })
     }
 
     @Test func problemsFixtureReportsEveryProblemAtItsKey() throws {
         let report = try ManifestLint.lint(
-            infoPlist: ManifestFixture.data("Problems-Info.plist"), entitlements: ManifestFixture.data("Problems.entitlements"),
+            infoPlist: ManifestFixture.data("Problems-Info.plist"),
+            entitlements: ManifestFixture.data("Problems.entitlements"),
             infoPlistName: "Problems-Info.plist", entitlementsName: "Problems.entitlements")
-        #expect(located(report) == [
-            "warning Problems.entitlements: com.apple.developer.team-identifier",
-            // Apple advises reverse-DNS activity types but accepts any name: a warning each
-            // (an integer, an unresolved setting and an empty name stay errors).
-            "warning Problems-Info.plist: NSUserActivityTypes[1]",
-            "error Problems-Info.plist: NSUserActivityTypes[2]",
-            "warning Problems-Info.plist: NSUserActivityTypes[3]",
-            "error Problems-Info.plist: NSUserActivityTypes[4]",
-            "warning Problems-Info.plist: NSUserActivityTypes[5]",
-            "warning Problems-Info.plist: NSUserActivityTypes[6]",
-            "warning Problems-Info.plist: NSUserActivityTypes[7]",
-            "warning Problems-Info.plist: NSUserActivityTypes[8]",
-            "warning Problems-Info.plist: NSUserActivityTypes[9]",
-            "error Problems-Info.plist: NSUserActivityTypes[10]",
-            "error Problems-Info.plist: CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType",
-            "error Problems-Info.plist: CFBundleDocumentTypes[1].CFBundleTypeName",
-            "error Problems-Info.plist: CFBundleDocumentTypes[1].LSItemContentTypes[1]",
-            "error Problems-Info.plist: CFBundleDocumentTypes[1].NSUbiquitousDocumentUserActivityType",
-            "error Problems-Info.plist: CFBundleDocumentTypes[2]",
-            "error Problems.entitlements: com.apple.developer.associated-domains[1]",
-            "error Problems.entitlements: com.apple.developer.associated-domains[2]",
-            "error Problems.entitlements: com.apple.developer.associated-domains[3]",
-            "error Problems.entitlements: com.apple.developer.associated-domains[4]",
-            "error Problems.entitlements: com.apple.developer.associated-domains[5]",
-            "error Problems.entitlements: com.apple.developer.associated-domains[6]",
-            "warning Problems.entitlements: com.apple.developer.associated-domains[7]",
-        ])
+        #expect(
+            located(report) == [
+                "warning Problems.entitlements: com.apple.developer.team-identifier",
+                // Apple advises reverse-DNS activity types but accepts any name: a warning each
+                // (an integer, an unresolved setting and an empty name stay errors).
+                "warning Problems-Info.plist: NSUserActivityTypes[1]",
+                "error Problems-Info.plist: NSUserActivityTypes[2]",
+                "warning Problems-Info.plist: NSUserActivityTypes[3]",
+                "error Problems-Info.plist: NSUserActivityTypes[4]",
+                "warning Problems-Info.plist: NSUserActivityTypes[5]",
+                "warning Problems-Info.plist: NSUserActivityTypes[6]",
+                "warning Problems-Info.plist: NSUserActivityTypes[7]",
+                "warning Problems-Info.plist: NSUserActivityTypes[8]",
+                "warning Problems-Info.plist: NSUserActivityTypes[9]",
+                "error Problems-Info.plist: NSUserActivityTypes[10]",
+                "error Problems-Info.plist: CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType",
+                "error Problems-Info.plist: CFBundleDocumentTypes[1].CFBundleTypeName",
+                "error Problems-Info.plist: CFBundleDocumentTypes[1].LSItemContentTypes[1]",
+                "error Problems-Info.plist: CFBundleDocumentTypes[1].NSUbiquitousDocumentUserActivityType",
+                "error Problems-Info.plist: CFBundleDocumentTypes[2]",
+                "error Problems.entitlements: com.apple.developer.associated-domains[1]",
+                "error Problems.entitlements: com.apple.developer.associated-domains[2]",
+                "error Problems.entitlements: com.apple.developer.associated-domains[3]",
+                "error Problems.entitlements: com.apple.developer.associated-domains[4]",
+                "error Problems.entitlements: com.apple.developer.associated-domains[5]",
+                "error Problems.entitlements: com.apple.developer.associated-domains[6]",
+                "warning Problems.entitlements: com.apple.developer.associated-domains[7]",
+            ])
         #expect(report.errors.count == 14)
         #expect(report.warnings.count == 9)
         #expect(report.hasErrors)
@@ -573,13 +631,14 @@ struct ManifestLintTests {
 
     @Test func wrongTypesFixtureReportsEachKey() throws {
         let report = try ManifestLint.lint(infoPlist: ManifestFixture.data("WrongTypes-Info.plist"))
-        #expect(report.problems.map { "\($0.key): \($0.message)" } == [
-            "CFBundleIdentifier: expected a string, found an integer",
-            "CFBundleDisplayName: expected a string, found a date",
-            "TeamIdentifier: expected a string, found an array",
-            "NSUserActivityTypes: expected an array of strings, found a string",
-            "CFBundleDocumentTypes: expected an array of dictionaries, found a dictionary",
-        ])
+        #expect(
+            report.problems.map { "\($0.key): \($0.message)" } == [
+                "CFBundleIdentifier: expected a string, found an integer",
+                "CFBundleDisplayName: expected a string, found a date",
+                "TeamIdentifier: expected a string, found an array",
+                "NSUserActivityTypes: expected an array of strings, found a string",
+                "CFBundleDocumentTypes: expected an array of dictionaries, found a dictionary",
+            ])
         #expect(report.bundleIdentifier == nil)
         #expect(report.teamIdentifier == nil)
     }
@@ -596,26 +655,32 @@ struct ManifestLintTests {
 
     @Test(arguments: ["com.example.my_app", "com.example.my app", "com..example", ".com.example", ""])
     func invalidBundleIdentifierIsAnError(_ identifier: String) throws {
-        let report = try lint("<key>CFBundleIdentifier</key><string>\(identifier)</string><key>TeamIdentifier</key><string>ABCDE12345</string>" + oneActivityType)
+        let report = try lint(
+            "<key>CFBundleIdentifier</key><string>\(identifier)</string><key>TeamIdentifier</key><string>ABCDE12345</string>"
+                + oneActivityType)
         let problem = try problem(at: "CFBundleIdentifier", in: report)
         #expect(problem.severity == .error)
         #expect(problem.message.contains("is not a valid bundle identifier"))
     }
 
     @Test func singleComponentBundleIdentifierIsAWarning() throws {
-        let report = try lint("<key>CFBundleIdentifier</key><string>Reader</string><key>TeamIdentifier</key><string>ABCDE12345</string>" + oneActivityType)
+        let report = try lint(
+            "<key>CFBundleIdentifier</key><string>Reader</string><key>TeamIdentifier</key><string>ABCDE12345</string>"
+                + oneActivityType)
         let problem = try problem(at: "CFBundleIdentifier", in: report)
         #expect(problem.severity == .warning)
         #expect(problem.message.contains("reverse-DNS"))
     }
 
     @Test func bundleIdentifierWithVariableIsCheckedAfterExpansion() throws {
-        let info = "<key>CFBundleIdentifier</key><string>com.example.$(PRODUCT_NAME:rfc1034identifier)</string>"
+        let info =
+            "<key>CFBundleIdentifier</key><string>com.example.$(PRODUCT_NAME:rfc1034identifier)</string>"
             + "<key>TeamIdentifier</key><string>ABCDE12345</string>" + oneActivityType
         #expect(try lint(info, settings: ["PRODUCT_NAME": "My App"]).bundleIdentifier == "com.example.My-App")
         #expect(try lint(info, settings: ["PRODUCT_NAME": "My App"]).problems == [])
         let unresolved = try lint(info)
-        #expect(try problem(at: "CFBundleIdentifier", in: unresolved).message == "unresolved build setting $(PRODUCT_NAME)")
+        #expect(
+            try problem(at: "CFBundleIdentifier", in: unresolved).message == "unresolved build setting $(PRODUCT_NAME)")
     }
 
     // MARK: Team identifier
@@ -636,7 +701,8 @@ struct ManifestLintTests {
     @Test func teamFromApplicationIdentifierWithPrefixVariable() throws {
         let report = try lint(
             "<key>CFBundleIdentifier</key><string>$(PRODUCT_BUNDLE_IDENTIFIER)</string>" + oneActivityType,
-            entitlements: "<key>application-identifier</key><string>$(AppIdentifierPrefix)$(CFBundleIdentifier)</string>",
+            entitlements:
+                "<key>application-identifier</key><string>$(AppIdentifierPrefix)$(CFBundleIdentifier)</string>",
             settings: ["DEVELOPMENT_TEAM": "ABCDE12345", "PRODUCT_BUNDLE_IDENTIFIER": "com.example.app"])
         #expect(report.teamIdentifier == "ABCDE12345")
         #expect(report.problems == [])
@@ -645,10 +711,13 @@ struct ManifestLintTests {
     @Test func unresolvedApplicationIdentifierLeavesTheTeamUnknown() throws {
         let report = try lint(
             "<key>CFBundleIdentifier</key><string>com.example.app</string>" + oneActivityType,
-            entitlements: "<key>application-identifier</key><string>$(AppIdentifierPrefix)$(CFBundleIdentifier)</string>")
+            entitlements:
+                "<key>application-identifier</key><string>$(AppIdentifierPrefix)$(CFBundleIdentifier)</string>")
         #expect(report.teamIdentifier == nil)
         #expect(located(report) == ["error App.entitlements: application-identifier"])
-        #expect(report.problems.first?.message == "unresolved build setting $(AppIdentifierPrefix) (it is derived from DEVELOPMENT_TEAM)")
+        #expect(
+            report.problems.first?.message
+                == "unresolved build setting $(AppIdentifierPrefix) (it is derived from DEVELOPMENT_TEAM)")
     }
 
     @Test func aMissingTeamIsAWarningForLintAndAnErrorForTheSimulator() throws {
@@ -669,7 +738,8 @@ struct ManifestLintTests {
         let data = plist(info)
         #expect(try ManifestLint.lint(infoPlist: data).teamIdentifier == nil)
         let fromEntitlements = try ManifestLint.lint(
-            infoPlist: data, entitlements: plist("<key>com.apple.developer.team-identifier</key><string>ZYXWV98765</string>"))
+            infoPlist: data,
+            entitlements: plist("<key>com.apple.developer.team-identifier</key><string>ZYXWV98765</string>"))
         #expect(fromEntitlements.teamIdentifier == "ZYXWV98765")
         #expect(fromEntitlements.problems == [] && fromEntitlements.notes == [])
         let simulators = try ManifestLint.lint(infoPlist: plist(validIdentity + oneActivityType))
@@ -681,7 +751,9 @@ struct ManifestLintTests {
 
     @Test(arguments: ["abcde12345", "ABCDE1234", "ABCDE123456", "ABCDE-2345"])
     func malformedTeamIsAWarning(_ team: String) throws {
-        let report = try lint("<key>CFBundleIdentifier</key><string>com.example.app</string><key>TeamIdentifier</key><string>\(team)</string>" + oneActivityType)
+        let report = try lint(
+            "<key>CFBundleIdentifier</key><string>com.example.app</string><key>TeamIdentifier</key><string>\(team)</string>"
+                + oneActivityType)
         let problem = try problem(at: "TeamIdentifier", in: report)
         #expect(problem.severity == .warning)
         #expect(problem.message.contains("10 uppercase letters or digits"))
@@ -689,7 +761,9 @@ struct ManifestLintTests {
     }
 
     @Test func emptyTeamIsAnError() throws {
-        let report = try lint("<key>CFBundleIdentifier</key><string>com.example.app</string><key>TeamIdentifier</key><string></string>" + oneActivityType)
+        let report = try lint(
+            "<key>CFBundleIdentifier</key><string>com.example.app</string><key>TeamIdentifier</key><string></string>"
+                + oneActivityType)
         #expect(try problem(at: "TeamIdentifier", in: report).message == "is empty")
         #expect(report.teamIdentifier == nil)
     }
@@ -701,18 +775,23 @@ struct ManifestLintTests {
         let problem = try problem(at: "TeamIdentifier", in: report)
         #expect(problem.severity == .error)
         #expect(problem.file == "Info.plist")
-        #expect(problem.message.contains("\"ABCDE12345\" does not match \"ZYXWV98765\" from application-identifier in App.entitlements"))
+        #expect(
+            problem.message.contains(
+                "\"ABCDE12345\" does not match \"ZYXWV98765\" from application-identifier in App.entitlements"))
         #expect(report.teamIdentifier == "ZYXWV98765")
     }
 
     @Test(arguments: ["ABCDE12345", "ABCDE12345.", ".com.example.app"])
     func applicationIdentifierWithoutTeamAndBundleIsAnError(_ value: String) throws {
-        let report = try lint(validIdentity + oneActivityType, entitlements: "<key>application-identifier</key><string>\(value)</string>")
+        let report = try lint(
+            validIdentity + oneActivityType, entitlements: "<key>application-identifier</key><string>\(value)</string>")
         #expect(try problem(at: "application-identifier", in: report).message.contains("TEAMID.bundle.identifier"))
     }
 
     @Test func applicationIdentifierForAnotherBundleIsAWarning() throws {
-        let report = try lint(validIdentity + oneActivityType, entitlements: "<key>application-identifier</key><string>ABCDE12345.com.example.other</string>")
+        let report = try lint(
+            validIdentity + oneActivityType,
+            entitlements: "<key>application-identifier</key><string>ABCDE12345.com.example.other</string>")
         let problem = try problem(at: "application-identifier", in: report)
         #expect(problem.severity == .warning)
         #expect(problem.message.contains("com.example.other"))
@@ -720,24 +799,31 @@ struct ManifestLintTests {
 
     @Test(arguments: ["ABCDE12345.*", "ABCDE12345.com.example.*"])
     func wildcardApplicationIdentifierMatches(_ value: String) throws {
-        let report = try lint(validIdentity + oneActivityType, entitlements: "<key>application-identifier</key><string>\(value)</string>")
+        let report = try lint(
+            validIdentity + oneActivityType, entitlements: "<key>application-identifier</key><string>\(value)</string>")
         #expect(report.problems == [])
     }
 
     // MARK: Activity types
 
     @Test func browsingWebIsAKnownType() throws {
-        let report = try lint(validIdentity + "<key>NSUserActivityTypes</key><array><string>NSUserActivityTypeBrowsingWeb</string></array>")
+        let report = try lint(
+            validIdentity
+                + "<key>NSUserActivityTypes</key><array><string>NSUserActivityTypeBrowsingWeb</string></array>")
         #expect(report.problems == [])
         #expect(report.activityTypes == [UserActivity.browsingWebType])
     }
 
     @Test func nonReverseDNSActivityTypeIsAWarning() throws {
-        let report = try lint(validIdentity + "<key>NSUserActivityTypes</key><array><string>com.example.ok</string><string>reading</string></array>")
+        let report = try lint(
+            validIdentity
+                + "<key>NSUserActivityTypes</key><array><string>com.example.ok</string><string>reading</string></array>"
+        )
         let problem = try problem(at: "NSUserActivityTypes[1]", in: report)
         #expect(problem.severity == .warning)
-        #expect(problem.message == "\"reading\" is not a reverse-DNS activity type (\(ReverseDNSProblem.singleComponent)); "
-            + "Apple advises reverse-DNS (com.example.app.reading) but accepts it")
+        #expect(
+            problem.message == "\"reading\" is not a reverse-DNS activity type (\(ReverseDNSProblem.singleComponent)); "
+                + "Apple advises reverse-DNS (com.example.app.reading) but accepts it")
         #expect(report.activityTypes == ["com.example.ok", "reading"])
     }
 
@@ -747,14 +833,16 @@ struct ManifestLintTests {
         let invalid = try lint(info, settings: ["PREFIX": "bad prefix"])
         #expect(try problem(at: "NSUserActivityTypes[0]", in: invalid).message.contains("whitespace"))
         let unresolved = try lint(info)
-        #expect(try problem(at: "NSUserActivityTypes[0]", in: unresolved).message == "unresolved build setting $(PREFIX)")
+        #expect(
+            try problem(at: "NSUserActivityTypes[0]", in: unresolved).message == "unresolved build setting $(PREFIX)")
     }
 
     @Test func duplicateActivityTypeIsAWarning() throws {
-        let report = try lint(validIdentity + """
-            <key>NSUserActivityTypes</key>
-            <array><string>com.example.a</string><string>com.example.b</string><string>com.example.a</string></array>
-            """)
+        let report = try lint(
+            validIdentity + """
+                <key>NSUserActivityTypes</key>
+                <array><string>com.example.a</string><string>com.example.b</string><string>com.example.a</string></array>
+                """)
         let problem = try problem(at: "NSUserActivityTypes[2]", in: report)
         #expect(problem.severity == .warning)
         #expect(problem.message == "\"com.example.a\" is already declared at NSUserActivityTypes[0]")
@@ -763,14 +851,17 @@ struct ManifestLintTests {
 
     @Test func duplicatesAreDetectedAfterExpansion() throws {
         let report = try lint(
-            validIdentity + "<key>NSUserActivityTypes</key><array><string>com.example.a</string><string>$(ID).a</string></array>",
+            validIdentity
+                + "<key>NSUserActivityTypes</key><array><string>com.example.a</string><string>$(ID).a</string></array>",
             settings: ["ID": "com.example"])
         #expect(try problem(at: "NSUserActivityTypes[1]", in: report).severity == .warning)
     }
 
     @Test func activityTypesThatAreNotAnArrayAreAnError() throws {
         let report = try lint(validIdentity + "<key>NSUserActivityTypes</key><dict/>")
-        #expect(try problem(at: "NSUserActivityTypes", in: report).message == "expected an array of strings, found a dictionary")
+        #expect(
+            try problem(at: "NSUserActivityTypes", in: report).message
+                == "expected an array of strings, found a dictionary")
     }
 
     @Test func nothingToContinueIsAWarning() throws {
@@ -783,17 +874,20 @@ struct ManifestLintTests {
     }
 
     @Test func aDocumentActivityOrAWebDomainIsSomethingToContinue() throws {
-        let documents = try lint(validIdentity + """
-            <key>CFBundleDocumentTypes</key><array><dict>
-            <key>CFBundleTypeName</key><string>Note</string>
-            <key>LSItemContentTypes</key><array><string>com.example.note</string></array>
-            <key>NSUbiquitousDocumentUserActivityType</key><string>com.example.note.editing</string>
-            </dict></array>
-            """)
+        let documents = try lint(
+            validIdentity + """
+                <key>CFBundleDocumentTypes</key><array><dict>
+                <key>CFBundleTypeName</key><string>Note</string>
+                <key>LSItemContentTypes</key><array><string>com.example.note</string></array>
+                <key>NSUbiquitousDocumentUserActivityType</key><string>com.example.note.editing</string>
+                </dict></array>
+                """)
         #expect(documents.problems == [])
-        let web = try lint(validIdentity, entitlements: """
-            <key>com.apple.developer.associated-domains</key><array><string>activitycontinuation:example.com</string></array>
-            """)
+        let web = try lint(
+            validIdentity,
+            entitlements: """
+                <key>com.apple.developer.associated-domains</key><array><string>activitycontinuation:example.com</string></array>
+                """)
         #expect(web.problems == [])
     }
 
@@ -804,7 +898,8 @@ struct ManifestLintTests {
     }
 
     @Test func documentTypesAreReported() throws {
-        let report = try documentTypes("""
+        let report = try documentTypes(
+            """
             <dict><key>CFBundleTypeName</key><string>Note</string>
             <key>LSItemContentTypes</key><array><string>com.example.note</string><string>public.plain-text</string></array>
             <key>NSUbiquitousDocumentUserActivityType</key><string>com.example.note.editing</string></dict>
@@ -812,14 +907,18 @@ struct ManifestLintTests {
             <key>LSItemContentTypes</key><array><string>public.png</string></array></dict>
             """)
         #expect(report.problems == [])
-        #expect(report.documentTypes == [
-            .init(name: "Note", contentTypes: ["com.example.note", "public.plain-text"], ubiquitousActivityType: "com.example.note.editing"),
-            .init(name: "Image", contentTypes: ["public.png"]),
-        ])
+        #expect(
+            report.documentTypes == [
+                .init(
+                    name: "Note", contentTypes: ["com.example.note", "public.plain-text"],
+                    ubiquitousActivityType: "com.example.note.editing"),
+                .init(name: "Image", contentTypes: ["public.png"]),
+            ])
     }
 
     @Test func ubiquitousTypeMustBeReverseDNS() throws {
-        let report = try documentTypes("""
+        let report = try documentTypes(
+            """
             <dict><key>CFBundleTypeName</key><string>Note</string><key>LSItemContentTypes</key><array><string>public.text</string></array>
             <key>NSUbiquitousDocumentUserActivityType</key><string>editing</string></dict>
             """)
@@ -829,12 +928,14 @@ struct ManifestLintTests {
     }
 
     @Test func ubiquitousTypeMustBeAString() throws {
-        let report = try documentTypes("""
+        let report = try documentTypes(
+            """
             <dict><key>CFBundleTypeName</key><string>Note</string><key>LSItemContentTypes</key><array><string>public.text</string></array>
             <key>NSUbiquitousDocumentUserActivityType</key><integer>1</integer></dict>
             """)
-        #expect(try problem(at: "CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType", in: report).message
-            == "expected a string, found an integer")
+        #expect(
+            try problem(at: "CFBundleDocumentTypes[0].NSUbiquitousDocumentUserActivityType", in: report).message
+                == "expected a string, found an integer")
         #expect(report.documentTypes.first?.ubiquitousActivityType == nil)
     }
 
@@ -850,7 +951,8 @@ struct ManifestLintTests {
     }
 
     @Test func documentTypeNeedsAName() throws {
-        let report = try documentTypes("<dict><key>LSItemContentTypes</key><array><string>public.text</string></array></dict>")
+        let report = try documentTypes(
+            "<dict><key>LSItemContentTypes</key><array><string>public.text</string></array></dict>")
         let problem = try problem(at: "CFBundleDocumentTypes[0].CFBundleTypeName", in: report)
         #expect(problem.severity == .error)
         #expect(problem.message.hasPrefix("missing"))
@@ -858,44 +960,62 @@ struct ManifestLintTests {
     }
 
     @Test func documentTypeNameMustBeAString() throws {
-        let report = try documentTypes("<dict><key>CFBundleTypeName</key><true/><key>LSItemContentTypes</key><array><string>public.text</string></array></dict>")
-        #expect(try problem(at: "CFBundleDocumentTypes[0].CFBundleTypeName", in: report).message == "expected a string, found a Boolean")
+        let report = try documentTypes(
+            "<dict><key>CFBundleTypeName</key><true/><key>LSItemContentTypes</key><array><string>public.text</string></array></dict>"
+        )
+        #expect(
+            try problem(at: "CFBundleDocumentTypes[0].CFBundleTypeName", in: report).message
+                == "expected a string, found a Boolean")
     }
 
     @Test func documentTypeWithoutContentTypesIsAWarning() throws {
         let missing = try documentTypes("<dict><key>CFBundleTypeName</key><string>Note</string></dict>")
         #expect(try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes", in: missing).severity == .warning)
-        let empty = try documentTypes("<dict><key>CFBundleTypeName</key><string>Note</string><key>LSItemContentTypes</key><array/></dict>")
+        let empty = try documentTypes(
+            "<dict><key>CFBundleTypeName</key><string>Note</string><key>LSItemContentTypes</key><array/></dict>")
         #expect(try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes", in: empty).severity == .warning)
     }
 
     @Test func contentTypesMustBeAnArrayOfNonEmptyStrings() throws {
-        let notArray = try documentTypes("<dict><key>CFBundleTypeName</key><string>N</string><key>LSItemContentTypes</key><string>public.text</string></dict>")
-        #expect(try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes", in: notArray).message == "expected an array of strings, found a string")
-        let elements = try documentTypes("""
+        let notArray = try documentTypes(
+            "<dict><key>CFBundleTypeName</key><string>N</string><key>LSItemContentTypes</key><string>public.text</string></dict>"
+        )
+        #expect(
+            try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes", in: notArray).message
+                == "expected an array of strings, found a string")
+        let elements = try documentTypes(
+            """
             <dict><key>CFBundleTypeName</key><string>N</string>
             <key>LSItemContentTypes</key><array><string>public.text</string><data>AA==</data><string></string></array></dict>
             """)
-        #expect(try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes[1]", in: elements).message == "expected a string, found data")
+        #expect(
+            try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes[1]", in: elements).message
+                == "expected a string, found data")
         #expect(try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes[2]", in: elements).message == "is empty")
         #expect(try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes[2]", in: elements).severity == .error)
     }
 
     @Test func oddContentTypesAndRepeatsAreWarnings() throws {
-        let report = try documentTypes("""
+        let report = try documentTypes(
+            """
             <dict><key>CFBundleTypeName</key><string>N</string>
             <key>LSItemContentTypes</key><array><string>text</string><string>public.text</string><string>public.text</string></array></dict>
             """)
         #expect(try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes[0]", in: report).severity == .warning)
-        #expect(try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes[2]", in: report).message == "\"public.text\" is declared twice")
+        #expect(
+            try problem(at: "CFBundleDocumentTypes[0].LSItemContentTypes[2]", in: report).message
+                == "\"public.text\" is declared twice")
         #expect(report.documentTypes.first?.contentTypes == ["text", "public.text"])
     }
 
     @Test func documentTypeEntriesMustBeDictionaries() throws {
         let report = try documentTypes("<string>Note</string>")
-        #expect(try problem(at: "CFBundleDocumentTypes[0]", in: report).message == "expected a dictionary, found a string")
+        #expect(
+            try problem(at: "CFBundleDocumentTypes[0]", in: report).message == "expected a dictionary, found a string")
         let notArray = try lint(validIdentity + oneActivityType + "<key>CFBundleDocumentTypes</key><string>x</string>")
-        #expect(try problem(at: "CFBundleDocumentTypes", in: notArray).message == "expected an array of dictionaries, found a string")
+        #expect(
+            try problem(at: "CFBundleDocumentTypes", in: notArray).message
+                == "expected an array of dictionaries, found a string")
     }
 
     // MARK: Associated domains
@@ -910,7 +1030,8 @@ struct ManifestLintTests {
     @Test func validAssociatedDomains() throws {
         let entries = [
             "activitycontinuation:example.com", "applinks:www.example.com", "webcredentials:*.example.com",
-            "appclips:clip.example.com", "applinks:example.com?mode=developer", "applinks:example.com:8443?mode=developer+managed",
+            "appclips:clip.example.com", "applinks:example.com?mode=developer",
+            "applinks:example.com:8443?mode=developer+managed",
             "activitycontinuation:xn--bcher-kva.example", "applinks:localhost?mode=managed",
         ]
         let report = try domains(entries)
@@ -946,7 +1067,8 @@ struct ManifestLintTests {
     }
 
     @Test func serviceListIsTheDocumentedOne() {
-        #expect(ManifestLint.associatedDomainServices == ["applinks", "webcredentials", "activitycontinuation", "appclips"])
+        #expect(
+            ManifestLint.associatedDomainServices == ["applinks", "webcredentials", "activitycontinuation", "appclips"])
     }
 
     @Test func duplicateAssociatedDomainIsAWarning() throws {
@@ -956,32 +1078,45 @@ struct ManifestLintTests {
     }
 
     @Test func associatedDomainsMustBeAnArrayOfStrings() throws {
-        let notArray = try lint(validIdentity + oneActivityType, entitlements: "<key>com.apple.developer.associated-domains</key><string>applinks:example.com</string>")
-        #expect(try problem(at: "com.apple.developer.associated-domains", in: notArray).message == "expected an array of strings, found a string")
-        let element = try lint(validIdentity + oneActivityType, entitlements: """
-            <key>com.apple.developer.associated-domains</key><array><string>applinks:example.com</string><integer>1</integer></array>
-            """)
-        #expect(try problem(at: "com.apple.developer.associated-domains[1]", in: element).message == "expected a string, found an integer")
+        let notArray = try lint(
+            validIdentity + oneActivityType,
+            entitlements: "<key>com.apple.developer.associated-domains</key><string>applinks:example.com</string>")
+        #expect(
+            try problem(at: "com.apple.developer.associated-domains", in: notArray).message
+                == "expected an array of strings, found a string")
+        let element = try lint(
+            validIdentity + oneActivityType,
+            entitlements: """
+                <key>com.apple.developer.associated-domains</key><array><string>applinks:example.com</string><integer>1</integer></array>
+                """)
+        #expect(
+            try problem(at: "com.apple.developer.associated-domains[1]", in: element).message
+                == "expected a string, found an integer")
         #expect(element.associatedDomains == ["applinks:example.com"])
     }
 
     @Test func associatedDomainVariablesExpandWithEntitlementDefaults() throws {
         let report = try lint(
             validIdentity + oneActivityType,
-            entitlements: "<key>com.apple.developer.associated-domains</key><array><string>activitycontinuation:$(WEB_HOST)</string></array>",
+            entitlements:
+                "<key>com.apple.developer.associated-domains</key><array><string>activitycontinuation:$(WEB_HOST)</string></array>",
             settings: ["WEB_HOST": "reader.example.com"])
         #expect(report.associatedDomains == ["activitycontinuation:reader.example.com"])
         #expect(report.problems == [])
         let unresolved = try lint(
             validIdentity + oneActivityType,
-            entitlements: "<key>com.apple.developer.associated-domains</key><array><string>applinks:$(WEB_HOST)</string></array>")
-        #expect(try problem(at: "com.apple.developer.associated-domains[0]", in: unresolved).message == "unresolved build setting $(WEB_HOST)")
+            entitlements:
+                "<key>com.apple.developer.associated-domains</key><array><string>applinks:$(WEB_HOST)</string></array>")
+        #expect(
+            try problem(at: "com.apple.developer.associated-domains[0]", in: unresolved).message
+                == "unresolved build setting $(WEB_HOST)")
     }
 
     @Test func associatedDomainsInTheInfoPlistAreAWarning() throws {
-        let report = try lint(validIdentity + oneActivityType + """
-            <key>com.apple.developer.associated-domains</key><array><string>activitycontinuation:example.com</string></array>
-            """)
+        let report = try lint(
+            validIdentity + oneActivityType + """
+                <key>com.apple.developer.associated-domains</key><array><string>activitycontinuation:example.com</string></array>
+                """)
         let problem = try problem(at: "com.apple.developer.associated-domains", in: report)
         #expect(problem.severity == .warning)
         #expect(problem.file == "Info.plist")
@@ -991,16 +1126,19 @@ struct ManifestLintTests {
     // MARK: Output
 
     @Test func jsonHasEveryKeyWithNullsForUnknownValues() throws {
-        let report = try lint("<key>CFBundleIdentifier</key><string>com.example.app</string>" + oneActivityType + """
-            <key>CFBundleDocumentTypes</key><array><dict><key>CFBundleTypeName</key><string>Note</string>
-            <key>LSItemContentTypes</key><array><string>public.text</string></array></dict></array>
-            """)
+        let report = try lint(
+            "<key>CFBundleIdentifier</key><string>com.example.app</string>" + oneActivityType + """
+                <key>CFBundleDocumentTypes</key><array><dict><key>CFBundleTypeName</key><string>Note</string>
+                <key>LSItemContentTypes</key><array><string>public.text</string></array></dict></array>
+                """)
         let data = try JSONEncoder().encode(report)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == [
-            "bundleIdentifier", "teamIdentifier", "activityTypes", "documentTypes", "associatedDomains", "sceneManifest",
-            "problems", "notes",
-        ])
+        #expect(
+            Set(object.keys) == [
+                "bundleIdentifier", "teamIdentifier", "activityTypes", "documentTypes", "associatedDomains",
+                "sceneManifest",
+                "problems", "notes",
+            ])
         #expect(object["sceneManifest"] is NSNull)
         #expect(object["notes"] as? [Any] == nil || (object["notes"] as? [Any])?.isEmpty == true)
         #expect(object["teamIdentifier"] is NSNull)
@@ -1011,17 +1149,19 @@ struct ManifestLintTests {
         #expect(documentType["ubiquitousActivityType"] is NSNull)
         let problem = try #require((object["problems"] as? [[String: Any]])?.first)
         // Apple reads the team from the code signature: missing here, it is only a warning.
-        #expect(problem as? [String: String] == [
-            "severity": "warning", "key": "TeamIdentifier", "file": "Info.plist",
-            "message": report.problems[0].message,
-        ])
+        #expect(
+            problem as? [String: String] == [
+                "severity": "warning", "key": "TeamIdentifier", "file": "Info.plist",
+                "message": report.problems[0].message,
+            ])
         #expect(try JSONDecoder().decode(ManifestLintReport.self, from: data) == report)
     }
 
     @Test func formattedTextHasSectionsProblemsAndCounts() throws {
-        let report = try lint(validIdentity + """
-            <key>NSUserActivityTypes</key><array><string>com.example.a</string><string>bad</string><string>com.example.a</string></array>
-            """)
+        let report = try lint(
+            validIdentity + """
+                <key>NSUserActivityTypes</key><array><string>com.example.a</string><string>bad</string><string>com.example.a</string></array>
+                """)
         let text = report.formattedText(infoPlist: "App/Info.plist", entitlements: "App/App.entitlements")
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Info.plist:        App/Info.plist")
@@ -1043,7 +1183,8 @@ struct ManifestLintTests {
     }
 
     @Test func formattedTextEscapesControlCharacters() throws {
-        let report = try lint(validIdentity + "<key>NSUserActivityTypes</key><array><string>com.example.&#x1B;[2J</string></array>")
+        let report = try lint(
+            validIdentity + "<key>NSUserActivityTypes</key><array><string>com.example.&#x1B;[2J</string></array>")
         let text = report.formattedText(infoPlist: "Info.plist")
         #expect(!text.contains("\u{1B}"))
         #expect(text.contains("\\u{1B}[2J"))
@@ -1071,13 +1212,17 @@ struct ManifestLintTests {
     }
 
     @Test func problemDescriptionNamesFileKeyAndMessage() {
-        let problem = ManifestProblem(severity: .error, message: "expected a string, found an integer", key: "NSUserActivityTypes[2]", file: "Info.plist")
+        let problem = ManifestProblem(
+            severity: .error, message: "expected a string, found an integer", key: "NSUserActivityTypes[2]",
+            file: "Info.plist")
         #expect(problem.description == "Info.plist: NSUserActivityTypes[2]: expected a string, found an integer")
     }
 }
 
 private enum ManifestTestsSupport {
-    static func onlyProblem(in report: ManifestLintReport, sourceLocation: SourceLocation = #_sourceLocation) throws -> ManifestProblem {
+    static func onlyProblem(
+        in report: ManifestLintReport, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ManifestProblem {
         try #require(report.problems.count == 1, "problems: \(report.problems)", sourceLocation: sourceLocation)
         return report.problems[0]
     }

@@ -13,28 +13,36 @@ struct RealWorldManifestTests {
 
     @Test func netNewsWireStyleShortTypesAndScenesAreWarningsOnly() throws {
         let info = try Self.url("RealWorld/NetNewsWire/Info.plist")
-        let settings = try BuildSettingsFile(contentsOf: Self.url("RealWorld/NetNewsWire/BuildSettings.xcconfig")).settings
+        let settings = try BuildSettingsFile(contentsOf: Self.url("RealWorld/NetNewsWire/BuildSettings.xcconfig"))
+            .settings
         let report = try ManifestLint.lint(infoPlistAt: info, buildSettings: settings)
         #expect(report.errors == [])
         #expect(report.bundleIdentifier == "com.ranchero.NetNewsWire-iOS")
         #expect(report.activityTypes == ["AddWebFeedIntent", "NextUnread", "ReadArticle", "SelectFeed"])
         // Each short activity type is a warning that says Apple accepts it; the team only a warning.
         let warnings = report.warnings.map(\.key)
-        #expect(warnings == [
-            "TeamIdentifier", "NSUserActivityTypes[0]", "NSUserActivityTypes[1]", "NSUserActivityTypes[2]", "NSUserActivityTypes[3]",
-        ])
+        #expect(
+            warnings == [
+                "TeamIdentifier", "NSUserActivityTypes[0]", "NSUserActivityTypes[1]", "NSUserActivityTypes[2]",
+                "NSUserActivityTypes[3]",
+            ])
         let readArticle = try #require(report.warnings.first { $0.key == "NSUserActivityTypes[2]" })
         #expect(readArticle.message.hasPrefix("\"ReadArticle\" is not a reverse-DNS activity type"))
         #expect(readArticle.message.hasSuffix("but accepts it"))
         // The module name derives from PRODUCT_NAME, as Xcode derives it.
         let scenes = try #require(report.sceneManifest)
         #expect(scenes.supportsMultipleScenes)
-        #expect(scenes.configurations.map(\.delegateClass) == ["NetNewsWire.SceneDelegate", "NetNewsWire.ImageViewerSceneDelegate"])
+        #expect(
+            scenes.configurations.map(\.delegateClass) == [
+                "NetNewsWire.SceneDelegate", "NetNewsWire.ImageViewerSceneDelegate",
+            ])
         #expect(scenes.configurations.map(\.name) == ["Default Configuration", "Image Configuration"])
 
         // The simulator installs it given a team (Apple's comes from the code signature); without
         // one it says which key and how to give it.
-        let noTeam = try #require(throws: ManifestError.self) { try AppManifest(infoPlistAt: info, buildSettings: settings) }
+        let noTeam = try #require(throws: ManifestError.self) {
+            try AppManifest(infoPlistAt: info, buildSettings: settings)
+        }
         #expect(noTeam.description.contains("TeamIdentifier: no team identifier"))
         #expect(noTeam.description.contains("--team"))
         let manifest = try AppManifest(infoPlistAt: info, buildSettings: settings, team: "ABCDE12345")
@@ -43,7 +51,8 @@ struct RealWorldManifestTests {
     }
 
     @Test func xcodeTemplateNeedsNoBuildSettingsForItsSceneDelegate() throws {
-        let report = try ManifestLint.lint(infoPlistAt: Self.url("RealWorld/XcodeTemplate/Info.plist"), team: "ABCDE12345")
+        let report = try ManifestLint.lint(
+            infoPlistAt: Self.url("RealWorld/XcodeTemplate/Info.plist"), team: "ABCDE12345")
         #expect(report.problems == [])
         #expect(report.notes == [])
         let configuration = try #require(report.sceneManifest?.configurations.first)
@@ -58,22 +67,26 @@ struct RealWorldManifestTests {
         let report = try ManifestLint.lint(infoPlistAt: url)
         let prefix = "UIApplicationSceneManifest"
         let role = "\(prefix).UISceneConfigurations.UIWindowSceneSessionRoleApplication"
-        #expect(report.errors.map { "\($0.key): \($0.message)" } == [
-            "\(prefix).UIApplicationSupportsMultipleScenes: expected a Boolean, found a string",
-            "\(role)[0]: expected a dictionary (UISceneConfigurationName, UISceneDelegateClassName), found a string",
-            "\(role)[1].UISceneDelegateClassName: expected a string, found an integer",
-        ])
+        #expect(
+            report.errors.map { "\($0.key): \($0.message)" } == [
+                "\(prefix).UIApplicationSupportsMultipleScenes: expected a Boolean, found a string",
+                "\(role)[0]: expected a dictionary (UISceneConfigurationName, UISceneDelegateClassName), found a string",
+                "\(role)[1].UISceneDelegateClassName: expected a string, found an integer",
+            ])
         #expect(report.errors.allSatisfy { $0.file == url.relativePath })
         // What could be read is kept.
         #expect(report.sceneManifest?.configurations.map(\.name) == ["Default Configuration"])
 
         // Installing it fails with the same message, naming the file and the key: no crash.
         let error = try #require(throws: ManifestError.self) { try AppManifest(infoPlistAt: url) }
-        #expect(error.description.contains("BrokenScenes-Info.plist: \(prefix).UIApplicationSupportsMultipleScenes: expected a Boolean"))
+        #expect(
+            error.description.contains(
+                "BrokenScenes-Info.plist: \(prefix).UIApplicationSupportsMultipleScenes: expected a Boolean"))
     }
 
     @Test func aSceneManifestThatIsNotADictionaryIsAnError() throws {
-        let data = Data("""
+        let data = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
             <key>CFBundleIdentifier</key><string>com.example.app</string>

@@ -57,7 +57,10 @@ struct AccountTests {
             try store.removeAccount(named: "alpha")
             Issue.record("removing a missing account succeeded")
         } catch {
-            guard case .accountNotFound(let name, _) = error else { Issue.record("\(error)"); return }
+            guard case .accountNotFound(let name, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(name == "alpha")
         }
     }
@@ -70,7 +73,10 @@ struct AccountTests {
             _ = try store.createAccount(named: name)
             Issue.record("created an account named \(name)")
         } catch {
-            guard case .invalidAccountName = error else { Issue.record("\(error)"); return }
+            guard case .invalidAccountName = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(error.description.hasPrefix("invalid account name"))
         }
     }
@@ -97,7 +103,9 @@ struct AccountTests {
         let identifiers = Collector<UUID>()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let store = AccountStore(directory: directory.url)
-            if let account = try? store.accountCreatingIfNeeded(named: "demo") { identifiers.append(account.identifier) }
+            if let account = try? store.accountCreatingIfNeeded(named: "demo") {
+                identifiers.append(account.identifier)
+            }
         }
         #expect(identifiers.values.count == 8)
         #expect(Set(identifiers.values).count == 1)
@@ -116,7 +124,9 @@ struct AccountTests {
             let store = AccountStore(directory: directory.url)
             for name in names {
                 if role == 0 {
-                    do { _ = try store.createAccount(named: name) } catch { problems.append("creating \(name): \(error)") }
+                    do { _ = try store.createAccount(named: name) } catch {
+                        problems.append("creating \(name): \(error)")
+                    }
                     continue
                 }
                 let deadline = ContinuousClock.now + .seconds(30)
@@ -137,12 +147,15 @@ struct AccountTests {
     }
 
     @Test func defaultDirectoryFollowsXDG() {
-        #expect(AccountStore.defaultDirectory(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"]).path
-            == "/x/config/handoff/accounts")
-        #expect(AccountStore.defaultDirectory(environment: ["HOME": "/home/u"]).path == "/home/u/.config/handoff/accounts")
+        #expect(
+            AccountStore.defaultDirectory(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"]).path
+                == "/x/config/handoff/accounts")
+        #expect(
+            AccountStore.defaultDirectory(environment: ["HOME": "/home/u"]).path == "/home/u/.config/handoff/accounts")
         // A relative XDG_CONFIG_HOME is ignored, as the XDG specification says.
-        #expect(AccountStore.defaultDirectory(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/home/u"]).path
-            == "/home/u/.config/handoff/accounts")
+        #expect(
+            AccountStore.defaultDirectory(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/home/u"]).path
+                == "/home/u/.config/handoff/accounts")
     }
 
     @Test func filesAreReadableByTheUserOnly() throws {
@@ -155,8 +168,10 @@ struct AccountTests {
         let exported = directory.url.appendingPathComponent("demo.code")
         try store.exportAccount(named: "demo", to: exported)
 
-        for path in ["config", "config/handoff", "config/handoff/accounts", "config/handoff/accounts/demo",
-                     "config/handoff/accounts/demo/devices"] {
+        for path in [
+            "config", "config/handoff", "config/handoff/accounts", "config/handoff/accounts/demo",
+            "config/handoff/accounts/demo/devices",
+        ] {
             #expect(mode(of: directory.url.appendingPathComponent(path)) == 0o700, "\(path)")
         }
         let account = store.directory(ofAccount: "demo")
@@ -173,9 +188,12 @@ struct AccountTests {
     @Test func sameDeviceNameGivesTheSameIdentity() throws {
         let directory = AccountsScratch()
         _ = try AccountStore(directory: directory.url).createAccount(named: "demo")
-        let first = try AccountStore(directory: directory.url).deviceIdentity(named: "Phone 1", kind: .phone, in: "demo")
-        let again = try AccountStore(directory: directory.url).deviceIdentity(named: "Phone 1", kind: .phone, in: "demo")
-        let other = try AccountStore(directory: directory.url).deviceIdentity(named: "Laptop 1", kind: .laptop, in: "demo")
+        let first = try AccountStore(directory: directory.url).deviceIdentity(
+            named: "Phone 1", kind: .phone, in: "demo")
+        let again = try AccountStore(directory: directory.url).deviceIdentity(
+            named: "Phone 1", kind: .phone, in: "demo")
+        let other = try AccountStore(directory: directory.url).deviceIdentity(
+            named: "Laptop 1", kind: .laptop, in: "demo")
 
         #expect(first.id == again.id)
         #expect(first.certificate == again.certificate)
@@ -202,11 +220,14 @@ struct AccountTests {
 
         #expect(certificate.subject == (try DistinguishedName { CommonName(identity.id.rawValue) }))
         #expect(certificate.issuer == account.authorityCertificate.subject)
-        #expect(try certificate.extensions.subjectAlternativeNames == SubjectAlternativeNames([.dnsName(identity.id.rawValue)]))
+        #expect(
+            try certificate.extensions.subjectAlternativeNames
+                == SubjectAlternativeNames([.dnsName(identity.id.rawValue)]))
         #expect(try certificate.extensions.extendedKeyUsage == ExtendedKeyUsage([.serverAuth, .clientAuth]))
         #expect(try certificate.extensions.basicConstraints == .notCertificateAuthority)
-        #expect(P256.Signing.PublicKey(certificate.publicKey)?.rawRepresentation
-            == identity.privateKey.publicKey.rawRepresentation)
+        #expect(
+            P256.Signing.PublicKey(certificate.publicKey)?.rawRepresentation
+                == identity.privateKey.publicKey.rawRepresentation)
 
         var verifier = Verifier(rootCertificates: CertificateStore([account.authorityCertificate])) {
             RFC5280Policy()
@@ -228,8 +249,15 @@ struct AccountTests {
         }
 
         #expect(account.verifiedDeviceID(of: try nioCertificate(identity.certificate)) == .success(identity.id))
-        #expect(account.verifiedDeviceID(of: try nioCertificate(stranger.certificate)) == .failure(.notIssuedByAccount(account: "demo")))
-        #expect(account.verifiedDeviceID(of: try nioCertificate(account.authorityCertificate)) == .failure(.invalidCertificate("the common name \"Handoff account \(account.identifier.uuidString.lowercased())\" is not a lowercase UUID")))
+        #expect(
+            account.verifiedDeviceID(of: try nioCertificate(stranger.certificate))
+                == .failure(.notIssuedByAccount(account: "demo")))
+        #expect(
+            account.verifiedDeviceID(of: try nioCertificate(account.authorityCertificate))
+                == .failure(
+                    .invalidCertificate(
+                        "the common name \"Handoff account \(account.identifier.uuidString.lowercased())\" is not a lowercase UUID"
+                    )))
     }
 
     @Test func invalidDeviceNamesAreRefused() throws {
@@ -260,7 +288,9 @@ struct AccountTests {
         #expect(failures.values == [])
         #expect(Set(ids.values).count == 2)
         let files = try FileManager.default.contentsOfDirectory(
-            atPath: AccountStore(directory: directory.url).directory(ofAccount: "demo").appendingPathComponent("devices").path)
+            atPath: AccountStore(directory: directory.url).directory(ofAccount: "demo").appendingPathComponent(
+                "devices"
+            ).path)
         #expect(files.count == 2)
     }
 
@@ -288,13 +318,19 @@ struct AccountTests {
 
         let laptop = try remote.deviceIdentity(named: "Laptop", kind: .laptop, in: "family")
         #expect(laptop.id != phone.id)
-        #expect(try local.account(named: "family").verifiedDeviceID(of: nioCertificate(laptop.certificate)) == .success(laptop.id))
-        #expect(try remote.account(named: "family").verifiedDeviceID(of: nioCertificate(phone.certificate)) == .success(phone.id))
+        #expect(
+            try local.account(named: "family").verifiedDeviceID(of: nioCertificate(laptop.certificate))
+                == .success(laptop.id))
+        #expect(
+            try remote.account(named: "family").verifiedDeviceID(of: nioCertificate(phone.certificate))
+                == .success(phone.id))
 
         // A device of another account is refused.
         _ = try remote.createAccount(named: "strangers")
         let stranger = try remote.deviceIdentity(named: "Laptop", kind: .laptop, in: "strangers")
-        #expect(account.verifiedDeviceID(of: try nioCertificate(stranger.certificate)) == .failure(.notIssuedByAccount(account: "family")))
+        #expect(
+            account.verifiedDeviceID(of: try nioCertificate(stranger.certificate))
+                == .failure(.notIssuedByAccount(account: "family")))
 
         // Importing under another name, and refusing to overwrite a different account.
         let renamed = try remote.importAccount(from: code, as: "family2")
@@ -305,7 +341,10 @@ struct AccountTests {
             _ = try local.importAccount(from: other, as: "clash")
             Issue.record("imported over a different account")
         } catch {
-            guard case .accountExists(let name, _) = error else { Issue.record("\(error)"); return }
+            guard case .accountExists(let name, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(name == "clash")
         }
     }
@@ -326,7 +365,9 @@ struct AccountTests {
         #expect(before.verifiedDeviceID(of: try nioCertificate(phone.certificate)) == .success(phone.id))
         let after = try local.account(named: "demo")
         #expect(after.revokedDevices == [phone.id])
-        #expect(after.verifiedDeviceID(of: try nioCertificate(phone.certificate)) == .failure(.deviceRevoked(phone.id, account: "demo")))
+        #expect(
+            after.verifiedDeviceID(of: try nioCertificate(phone.certificate))
+                == .failure(.deviceRevoked(phone.id, account: "demo")))
         #expect(after.verifiedDeviceID(of: try nioCertificate(tablet.certificate)) == .success(tablet.id))
         #expect(try local.devices(in: "demo").first { $0.id == phone.id }?.isRevoked == true)
         #expect(try local.devices(in: "demo").first { $0.id == tablet.id }?.isRevoked == false)
@@ -336,10 +377,14 @@ struct AccountTests {
 
         // The other host learns of it only by a new import, which merges revocations and keeps its devices.
         let laptop = try remote.deviceIdentity(named: "Laptop", kind: .laptop, in: "demo")
-        #expect(try remote.account(named: "demo").verifiedDeviceID(of: nioCertificate(phone.certificate)) == .success(phone.id))
+        #expect(
+            try remote.account(named: "demo").verifiedDeviceID(of: nioCertificate(phone.certificate))
+                == .success(phone.id))
         let merged = try remote.importAccount(from: local.exportAccount(named: "demo"))
         #expect(merged.revokedDevices == [phone.id])
-        #expect(try remote.account(named: "demo").verifiedDeviceID(of: nioCertificate(phone.certificate)) == .failure(.deviceRevoked(phone.id, account: "demo")))
+        #expect(
+            try remote.account(named: "demo").verifiedDeviceID(of: nioCertificate(phone.certificate))
+                == .failure(.deviceRevoked(phone.id, account: "demo")))
         #expect(try remote.devices(in: "demo").map(\.id) == [laptop.id])
 
         // A device ID of another host can be revoked; uppercase input is normalised; garbage is refused.
@@ -367,7 +412,9 @@ struct AccountTests {
         expectCorrupt(file: file.path, field: field, problem: problem) {
             try store.deviceIdentity(named: "Phone", kind: .phone, in: "demo")
         }
-        expectCorrupt(file: file.path, field: field, problem: problem) { try store.accountCreatingIfNeeded(named: "demo") }
+        expectCorrupt(file: file.path, field: field, problem: problem) {
+            try store.accountCreatingIfNeeded(named: "demo")
+        }
     }
 
     /// A FIFO where account.json should be is refused at once (reading it used to hang until a
@@ -381,7 +428,9 @@ struct AccountTests {
         let original = try Data(contentsOf: file)
         try FileManager.default.removeItem(at: file)
         try #require(mkfifo(file.path, 0o600) == 0)
-        expectCorrupt(file: file.path, field: nil, problem: "is not a regular file") { try store.account(named: "demo") }
+        expectCorrupt(file: file.path, field: nil, problem: "is not a regular file") {
+            try store.account(named: "demo")
+        }
         try FileManager.default.removeItem(at: file)
         try original.write(to: file)
         try #require(chmod(file.path, 0o644) == 0)
@@ -399,8 +448,10 @@ struct AccountTests {
         _ = try store.createAccount(named: "other")
         let file = store.directory(ofAccount: "demo").appendingPathComponent("account.json")
         let original = try Data(contentsOf: file)
-        let otherFile = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: store.directory(ofAccount: "other").appendingPathComponent("account.json"))) as! [String: Any]
+        let otherFile =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: store.directory(ofAccount: "other").appendingPathComponent("account.json")))
+            as! [String: Any]
 
         // Truncated anywhere: a clear error, never a crash.
         for length in stride(from: 0, to: original.count, by: 7) {
@@ -414,7 +465,10 @@ struct AccountTests {
             ("createdAt", "yesterday", "is not an ISO 8601 date"),
             ("createdAt", 12, "is not of type String"),
             ("beaconKey", "AAAA", "is not 32 bytes of base64"),
-            ("authorityKey", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", "is not a PEM-encoded P-256 private key"),
+            (
+                "authorityKey", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
+                "is not a PEM-encoded P-256 private key"
+            ),
             ("authorityCertificate", "not a certificate", "is not a PEM-encoded certificate"),
             ("authorityCertificate", otherFile["authorityCertificate"]!, "does not match the authority's private key"),
             ("revokedDevices", ["x"], "is not a device ID (a UUID)"),
@@ -449,8 +503,11 @@ struct AccountTests {
             #expect(throws: AccountError.self) { try store.devices(in: "demo") }
         }
 
-        let strangerFile = try JSONSerialization.jsonObject(with: Data(contentsOf: store.directory(ofAccount: "other")
-            .appendingPathComponent("devices/\(stranger.id).json"))) as! [String: Any]
+        let strangerFile =
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    contentsOf: store.directory(ofAccount: "other")
+                        .appendingPathComponent("devices/\(stranger.id).json"))) as! [String: Any]
         let cases: [(String, Any, String)] = [
             ("kind", "watch", "is not one of phone, tablet, laptop"),
             ("name", "", "is empty"),
@@ -473,7 +530,9 @@ struct AccountTests {
         try original.write(to: file)
         // New files get the store's own permissions, so only their content is wrong.
         try writePrivately(JSONSerialization.data(withJSONObject: planted), to: plantedFile)
-        expectCorrupt(file: plantedFile.path, field: "certificate", problem: "was not issued by account demo's authority") {
+        expectCorrupt(
+            file: plantedFile.path, field: "certificate", problem: "was not issued by account demo's authority"
+        ) {
             try store.devices(in: "demo")
         }
         // A device file renamed to another ID is refused.
@@ -504,7 +563,9 @@ struct AccountTests {
             "", "hello", "handoff-account-v1:", "handoff-account-v1:!!!!", "handoff-account-v2:" + body,
             "handoff-account-v1:" + body.prefix(body.count / 2), "handoff-account-v1:" + String(flipped),
             "handoff-account-v1:" + String(repeating: "A", count: 300_000),
-            "handoff-account-v1:" + base64URL(Data("{\"format\":1}".utf8) + Data(SHA256.hash(data: Data("{\"format\":1}".utf8)).prefix(8))),
+            "handoff-account-v1:"
+                + base64URL(
+                    Data("{\"format\":1}".utf8) + Data(SHA256.hash(data: Data("{\"format\":1}".utf8)).prefix(8))),
         ]
         let other = AccountStore(directory: AccountsScratch().url)
         for text in garbage {
@@ -512,7 +573,10 @@ struct AccountTests {
                 _ = try other.importAccount(from: text)
                 Issue.record("imported \(text.prefix(40))")
             } catch {
-                guard case .invalidCode(let problem) = error else { Issue.record("\(error)"); continue }
+                guard case .invalidCode(let problem) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(!problem.isEmpty)
             }
         }
@@ -537,8 +601,9 @@ struct AccountTests {
         let stranger = try store.deviceIdentity(named: "Laptop", kind: .laptop, in: "other")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            try await handshakes(group: group, store: store, account: account, phone: phone, laptop: laptop,
-                                 stranger: stranger)
+            try await handshakes(
+                group: group, store: store, account: account, phone: phone, laptop: laptop,
+                stranger: stranger)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -546,8 +611,10 @@ struct AccountTests {
         try await group.shutdownGracefully()
     }
 
-    private func handshakes(group: MultiThreadedEventLoopGroup, store: AccountStore, account: Account,
-                            phone: DeviceIdentity, laptop: DeviceIdentity, stranger: DeviceIdentity) async throws {
+    private func handshakes(
+        group: MultiThreadedEventLoopGroup, store: AccountStore, account: Account,
+        phone: DeviceIdentity, laptop: DeviceIdentity, stranger: DeviceIdentity
+    ) async throws {
         // Same account: both sides complete, and each proves its device ID.
         let good = try await handshake(group: group, server: phone, client: laptop, account: account)
         let serverSawClient = try good.server.get()
@@ -557,8 +624,9 @@ struct AccountTests {
         #expect(account.verifiedDeviceID(of: clientSawServer) == .success(phone.id))
 
         // A client of another account is refused by the server.
-        let outsider = try await handshake(group: group, server: phone, client: stranger, account: account,
-                                           clientAccount: try store.account(named: "other"))
+        let outsider = try await handshake(
+            group: group, server: phone, client: stranger, account: account,
+            clientAccount: try store.account(named: "other"))
         #expect(throws: (any Error).self) { try outsider.server.get() }
         #expect(throws: (any Error).self) { try outsider.client.get() }
 
@@ -567,21 +635,24 @@ struct AccountTests {
         // server has checked the client certificate; the refusal then arrives as an alert.)
         var forged = try stranger.makeClientTLSConfiguration(trusting: store.account(named: "other"))
         forged.trustRoots = .certificates([try nioCertificate(account.authorityCertificate)])
-        let intruder = try await handshake(group: group, server: phone, client: stranger, account: account,
-                                           clientConfiguration: forged)
+        let intruder = try await handshake(
+            group: group, server: phone, client: stranger, account: account,
+            clientConfiguration: forged)
         #expect(throws: (any Error).self) { try intruder.server.get() }
 
         // A server of another account is refused by the client.
-        let fake = try await handshake(group: group, server: stranger, client: laptop, account: account,
-                                       serverAccount: try store.account(named: "other"))
+        let fake = try await handshake(
+            group: group, server: stranger, client: laptop, account: account,
+            serverAccount: try store.account(named: "other"))
         #expect(throws: (any Error).self) { try fake.client.get() }
 
         // A revoked device's chain is still valid for TLS, but the session's check refuses it.
         try store.revokeDevice(laptop.id, in: "demo")
         let revoked = try await handshake(group: group, server: phone, client: laptop, account: account)
         let revokedCertificate = try revoked.server.get()
-        #expect(try store.account(named: "demo").verifiedDeviceID(of: revokedCertificate)
-            == .failure(.deviceRevoked(laptop.id, account: "demo")))
+        #expect(
+            try store.account(named: "demo").verifiedDeviceID(of: revokedCertificate)
+                == .failure(.deviceRevoked(laptop.id, account: "demo")))
     }
 
     @Test func tlsConfigurationsAreTLS13MutualAndPinnedToTheAccount() throws {
@@ -590,8 +661,10 @@ struct AccountTests {
         let account = try store.createAccount(named: "demo")
         let other = try store.createAccount(named: "other")
         let phone = try store.deviceIdentity(named: "Phone", kind: .phone, in: "demo")
-        for configuration in [try phone.makeServerTLSConfiguration(trusting: account),
-                              try phone.makeClientTLSConfiguration(trusting: account)] {
+        for configuration in [
+            try phone.makeServerTLSConfiguration(trusting: account),
+            try phone.makeClientTLSConfiguration(trusting: account),
+        ] {
             #expect(configuration.minimumTLSVersion == .tlsv13)
             #expect(configuration.maximumTLSVersion == .tlsv13)
             #expect(configuration.certificateVerification == .noHostnameVerification)
@@ -634,9 +707,11 @@ private func writePrivately(_ data: Data, to url: URL) throws {
     try #require(chmod(url.path, 0o600) == 0)
 }
 
-private func expectCorrupt<T>(file: String, field: String?, problem: String,
-                              sourceLocation: SourceLocation = #_sourceLocation,
-                              _ body: () throws -> T) {
+private func expectCorrupt<T>(
+    file: String, field: String?, problem: String,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> T
+) {
     do {
         _ = try body()
         Issue.record("no error for \(file)", sourceLocation: sourceLocation)
@@ -697,12 +772,15 @@ private final class HandshakeRecorder: ChannelInboundHandler {
 }
 
 /// One TLS connection on loopback between `server` and `client`, each trusting its account.
-private func handshake(group: MultiThreadedEventLoopGroup, server: DeviceIdentity, client: DeviceIdentity,
-                       account: Account, serverAccount: Account? = nil, clientAccount: Account? = nil,
-                       clientConfiguration: TLSConfiguration? = nil)
+private func handshake(
+    group: MultiThreadedEventLoopGroup, server: DeviceIdentity, client: DeviceIdentity,
+    account: Account, serverAccount: Account? = nil, clientAccount: Account? = nil,
+    clientConfiguration: TLSConfiguration? = nil
+)
     async throws -> HandshakeOutcome
 {
-    let serverContext = try NIOSSLContext(configuration: server.makeServerTLSConfiguration(trusting: serverAccount ?? account))
+    let serverContext = try NIOSSLContext(
+        configuration: server.makeServerTLSConfiguration(trusting: serverAccount ?? account))
     let clientContext = try NIOSSLContext(
         configuration: clientConfiguration ?? client.makeClientTLSConfiguration(trusting: clientAccount ?? account))
     let loop = group.next()
@@ -736,13 +814,16 @@ private func handshake(group: MultiThreadedEventLoopGroup, server: DeviceIdentit
         }
         .connect(host: "127.0.0.1", port: port).get()
 
-    func outcome(_ future: EventLoopFuture<(NIOSSLCertificate, TLSVersion?)>) async -> Result<(NIOSSLCertificate, TLSVersion?), any Error> {
+    func outcome(
+        _ future: EventLoopFuture<(NIOSSLCertificate, TLSVersion?)>
+    ) async -> Result<(NIOSSLCertificate, TLSVersion?), any Error> {
         do { return .success(try await future.get()) } catch { return .failure(error) }
     }
     let serverResult = await outcome(serverDone.futureResult)
     let clientResult = await outcome(clientDone.futureResult)
     try? await connection.close()
     try? await listener.close()
-    return HandshakeOutcome(server: serverResult.map(\.0), client: clientResult.map(\.0),
-                            version: (try? serverResult.get())?.1)
+    return HandshakeOutcome(
+        server: serverResult.map(\.0), client: clientResult.map(\.0),
+        version: (try? serverResult.get())?.1)
 }

@@ -1,14 +1,17 @@
 import Foundation
 import HandoffCore
-@testable import HandoffNetwork
 import Testing
+
+@testable import HandoffNetwork
 
 /// The inspector's byte view of a beacon: the datagram's clear fields and the decrypted
 /// plaintext's fields, from the beacon codec, covering every byte.
 @Suite struct BeaconAnnotationTests {
     typealias F = BeaconFixtures
 
-    @Test("Every byte of a sealed beacon and of its plaintext is annotated", arguments: BeaconCodecTests.messages().indices)
+    @Test(
+        "Every byte of a sealed beacon and of its plaintext is annotated",
+        arguments: BeaconCodecTests.messages().indices)
     func coversEveryByte(index: Int) throws {
         let message = BeaconCodecTests.messages()[index]
         let beacon = F.beacon(name: "Zoë’s iPad", message: message)
@@ -19,7 +22,9 @@ import Testing
         #expect(inspected.datagram.fields.map(\.name) == ["version", "nonce", "ciphertext", "tag"])
         #expect(inspected.plaintext.bytes.count == 99)
         #expect(inspected.plaintext.coversEveryByte)
-        #expect(try inspected.plaintext.bytes == BeaconSealer.encode(BeaconSealer.decode(inspected.plaintext.bytes, receivedAt: nil)))
+        #expect(
+            try inspected.plaintext.bytes
+                == BeaconSealer.encode(BeaconSealer.decode(inspected.plaintext.bytes, receivedAt: nil)))
         #expect(inspected.sender.name == "Zoë’s iPad")
     }
 

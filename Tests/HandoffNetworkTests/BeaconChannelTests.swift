@@ -28,19 +28,19 @@ import Testing
         }
 
         let first = F.sealer.seal(F.beacon(counter: 1, message: .advertisement(F.advertisement())))
-        try feed(first)                                                                  // accepted
-        try feed(F.sealer.seal(F.beacon(device: F.laptopID, name: "Me", counter: 1)))   // own
-        try feed([])                                                                     // malformed: empty
-        try feed([0xDE, 0xAD, 0xBE, 0xEF])                                               // malformed: too short
-        try feed([UInt8](repeating: 1, count: 1_500))                                    // malformed: too long
-        try feed([2] + first.dropFirst())                                                // malformed: version
+        try feed(first)  // accepted
+        try feed(F.sealer.seal(F.beacon(device: F.laptopID, name: "Me", counter: 1)))  // own
+        try feed([])  // malformed: empty
+        try feed([0xDE, 0xAD, 0xBE, 0xEF])  // malformed: too short
+        try feed([UInt8](repeating: 1, count: 1_500))  // malformed: too long
+        try feed([2] + first.dropFirst())  // malformed: version
         var generator = SplitMix64(seed: 7)
         try feed([1] + (0..<127).map { _ in UInt8.random(in: 0...255, using: &generator) })  // authentication
-        try feed(first)                                                                  // duplicate
+        try feed(first)  // duplicate
         let second = F.sealer.seal(F.beacon(counter: 2, message: .goodbye))
-        try feed(second)                                                                 // accepted
-        try feed(first)                                                                  // replayed
-        try feed(F.otherSealer.seal(F.beacon(device: F.tabletID, counter: 1)))           // other account
+        try feed(second)  // accepted
+        try feed(first)  // replayed
+        try feed(F.otherSealer.seal(F.beacon(device: F.tabletID, counter: 1)))  // other account
         try feed(F.sealer.seal(F.beacon(counter: 3, sentAt: F.now.addingTimeInterval(-3600))))  // stale
         try feed(F.sealer.seal(F.beacon(counter: 4)), from: try SocketAddress(ipAddress: "192.0.2.7", port: 47_820))
         try feed(F.sealer.seal(F.beacon(device: F.tabletID, name: "Tablet", kind: .tablet, counter: 1)))  // accepted
@@ -61,7 +61,8 @@ import Testing
         #expect(received.values.map(\.device.id) == [F.phoneID, F.phoneID, F.tabletID])
         #expect(received.values[1].message == .goodbye)
         guard case .advertisement(let advertisement) = received.values[0].message else {
-            Issue.record("expected an advertisement"); return
+            Issue.record("expected an advertisement")
+            return
         }
         #expect(advertisement.device == F.phoneID)
         #expect(advertisement.savedAt == F.now.addingTimeInterval(-1.5))
@@ -73,12 +74,16 @@ import Testing
 
     @Test func onTheLANBeaconsFromOtherHostsAreAccepted() throws {
         let received = Collector<Beacon>()
-        let handler = BeaconInboundHandler(sealer: F.sealer, ownDevice: F.laptopID, acceptsOtherHosts: true,
-                                           now: { F.now }) { beacon, _ in received.append(beacon) }
+        let handler = BeaconInboundHandler(
+            sealer: F.sealer, ownDevice: F.laptopID, acceptsOtherHosts: true,
+            now: { F.now }
+        ) { beacon, _ in received.append(beacon) }
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(handler)
-        try channel.writeInbound(AddressedEnvelope(remoteAddress: try SocketAddress(ipAddress: "192.0.2.7", port: 47_820),
-                                                   data: ByteBuffer(bytes: F.sealer.seal(F.beacon()))))
+        try channel.writeInbound(
+            AddressedEnvelope(
+                remoteAddress: try SocketAddress(ipAddress: "192.0.2.7", port: 47_820),
+                data: ByteBuffer(bytes: F.sealer.seal(F.beacon()))))
         #expect(handler.statistics.accepted == 1)
         #expect(received.values.count == 1)
         #expect(try channel.finish().isClean)
@@ -96,11 +101,15 @@ import Testing
         for round in 0..<3_000 {
             var bytes: [UInt8]
             switch round % 3 {
-            case 0: bytes = (0..<Int.random(in: 0...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            case 0:
+                bytes = (0..<Int.random(in: 0...300, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
             case 1:
                 bytes = valid
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= UInt8.random(
+                        in: 1...255, using: &generator)
                 }
             default: bytes = Array(valid.prefix(Int.random(in: 0..<valid.count, using: &generator)))
             }
@@ -116,17 +125,21 @@ import Testing
     // MARK: Real sockets on loopback
 
     /// Starts channels sharing one random port in 40000–60000, trying other ports if it is taken.
-    static func startChannels(_ specs: [(sealer: BeaconSealer, device: DeviceID, lan: Bool)],
-                              onBeacon: @escaping @Sendable (Int, Beacon, SocketAddress) -> Void) async throws -> [BeaconChannel] {
+    static func startChannels(
+        _ specs: [(sealer: BeaconSealer, device: DeviceID, lan: Bool)],
+        onBeacon: @escaping @Sendable (Int, Beacon, SocketAddress) -> Void
+    ) async throws -> [BeaconChannel] {
         var lastError: (any Error)?
         for _ in 0..<20 {
             let port = DiscoveryPort.random()
             var started: [BeaconChannel] = []
             do {
                 for (index, spec) in specs.enumerated() {
-                    started.append(try await BeaconChannel.start(
-                        on: MultiThreadedEventLoopGroup.singleton, options: .init(port: port, lan: spec.lan),
-                        sealer: spec.sealer, ownDevice: spec.device) { beacon, address in onBeacon(index, beacon, address) })
+                    started.append(
+                        try await BeaconChannel.start(
+                            on: MultiThreadedEventLoopGroup.singleton, options: .init(port: port, lan: spec.lan),
+                            sealer: spec.sealer, ownDevice: spec.device
+                        ) { beacon, address in onBeacon(index, beacon, address) })
                 }
                 return started
             } catch {
@@ -157,8 +170,10 @@ import Testing
         let now = Date()
         let boot = UInt64((now.timeIntervalSince1970 - 5) * 1000)
         a.send(F.beacon(device: F.phoneID, boot: boot, counter: 1, sentAt: now, port: 50_001))
-        b.send(F.beacon(device: F.laptopID, name: "Laptop", kind: .laptop, boot: boot, counter: 1, sentAt: now,
-                        port: 50_002, message: .advertisement(F.advertisement(device: F.laptopID, savedAt: now))))
+        b.send(
+            F.beacon(
+                device: F.laptopID, name: "Laptop", kind: .laptop, boot: boot, counter: 1, sentAt: now,
+                port: 50_002, message: .advertisement(F.advertisement(device: F.laptopID, savedAt: now))))
         c.send(F.beacon(device: F.tabletID, boot: boot, counter: 1, sentAt: now, port: 50_003))
         a.send(F.beacon(device: F.phoneID, boot: boot, counter: 2, sentAt: now, port: 50_001, message: .leaving))
 

@@ -1,29 +1,34 @@
 import Crypto
 import Foundation
 import HandoffCore
-@testable import HandoffNetwork
 import HandoffTestSupport
-import Testing
 import Synchronization
+import Testing
+
+@testable import HandoffNetwork
 
 @Suite struct BeaconCodecTests {
     typealias F = BeaconFixtures
 
     static let names = [
         "", "Phone 1", "Zoë’s iPad",
-        "Family 👨‍👩‍👧‍👦👨‍👩‍👧‍👦",          // emoji sequences of 25 bytes: cut whole
-        "a" + String(repeating: "é", count: 20),       // 2-byte characters at an odd boundary
-        "東京のノートパソコン・仕事用",                  // 3-byte characters
+        "Family 👨‍👩‍👧‍👦👨‍👩‍👧‍👦",  // emoji sequences of 25 bytes: cut whole
+        "a" + String(repeating: "é", count: 20),  // 2-byte characters at an odd boundary
+        "東京のノートパソコン・仕事用",  // 3-byte characters
         String(repeating: "x", count: 30), String(repeating: "y", count: 300),
         "e\u{301}\u{301}\u{301}" + String(repeating: "z", count: 26) + "e\u{301}",  // combining marks stay whole
     ]
 
     static func messages() -> [Beacon.Message] {
-        [.presence, .goodbye, .leaving,
-         .advertisement(F.advertisement()),
-         .advertisement(F.advertisement(serial: .max, savedAt: F.now, expiresAt: F.now.addingTimeInterval(3600))),
-         .advertisement(F.advertisement(serial: 0, savedAt: F.now.addingTimeInterval(-86_400 * 60),
-                                        expiresAt: F.now.addingTimeInterval(-5)))]
+        [
+            .presence, .goodbye, .leaving,
+            .advertisement(F.advertisement()),
+            .advertisement(F.advertisement(serial: .max, savedAt: F.now, expiresAt: F.now.addingTimeInterval(3600))),
+            .advertisement(
+                F.advertisement(
+                    serial: 0, savedAt: F.now.addingTimeInterval(-86_400 * 60),
+                    expiresAt: F.now.addingTimeInterval(-5))),
+        ]
     }
 
     /// What a receiver should see: the name cut, the advertisement's device set to the sender,
@@ -67,7 +72,8 @@ import Synchronization
     /// The example in docs/wire.md, byte for byte.
     @Test func thePlaintextLayoutMatchesTheDocumentedExample() throws {
         let beacon = F.beacon(counter: 42, message: .advertisement(F.advertisement()))
-        let hex = "6b1e8b7a2c4d4e5f9a0b1c2d3e4f5a6b" + "000001a1ee471d88000000000000002a"
+        let hex =
+            "6b1e8b7a2c4d4e5f9a0b1c2d3e4f5a6b" + "000001a1ee471d88000000000000002a"
             + "000001a1ee565e7bc3cb0001a40daef0" + "5462cd75e13a4c0700000007000005dc"
             + "ffffffff0750686f6e65203100000000" + String(repeating: "0", count: 38)
         let plaintext = BeaconSealer.encode(beacon)
@@ -79,27 +85,33 @@ import Synchronization
 
     @Test func namesAreCutAtCharacterBoundaries() {
         #expect(Beacon.truncatedName("Family 👨‍👩‍👧‍👦👨‍👩‍👧‍👦") == "Family ")
-        #expect(Beacon.truncatedName("a" + String(repeating: "é", count: 20)) == "a" + String(repeating: "é", count: 14))
+        #expect(
+            Beacon.truncatedName("a" + String(repeating: "é", count: 20)) == "a" + String(repeating: "é", count: 14))
         #expect(Beacon.truncatedName(String(repeating: "x", count: 300)) == String(repeating: "x", count: 30))
         #expect(Beacon.truncatedName("東京のノートパソコン・仕事用") == "東京のノートパソコン")
         #expect(Beacon.truncatedName("Phone 1") == "Phone 1")
     }
 
     @Test func extremeFieldValuesRoundTrip() throws {
-        let beacon = F.beacon(kind: .laptop, boot: .max, counter: .max, port: .max,
-                              message: .advertisement(F.advertisement(serial: .max)))
+        let beacon = F.beacon(
+            kind: .laptop, boot: .max, counter: .max, port: .max,
+            message: .advertisement(F.advertisement(serial: .max)))
         #expect(try F.sealer.open(F.sealer.seal(beacon)) == Self.expected(beacon))
         let zero = F.beacon(boot: 0, counter: 0, sentAt: Date(timeIntervalSince1970: 0), port: 0)
         #expect(try F.sealer.open(F.sealer.seal(zero)) == zero)
     }
 
     @Test func theReceiverRebasesFreshnessOnItsOwnClock() throws {
-        let advertisement = F.advertisement(savedAt: F.now.addingTimeInterval(-2.5), expiresAt: F.now.addingTimeInterval(60))
+        let advertisement = F.advertisement(
+            savedAt: F.now.addingTimeInterval(-2.5), expiresAt: F.now.addingTimeInterval(60))
         let sealed = F.sealer.seal(F.beacon(message: .advertisement(advertisement)))
-        let receivedAt = F.now.addingTimeInterval(-7200)   // the receiver's clock is two hours behind
+        let receivedAt = F.now.addingTimeInterval(-7200)  // the receiver's clock is two hours behind
         let opened = try F.sealer.open(sealed, receivedAt: receivedAt)
         #expect(opened.sentAt == F.now)
-        guard case .advertisement(let seen) = opened.message else { Issue.record("not an advertisement"); return }
+        guard case .advertisement(let seen) = opened.message else {
+            Issue.record("not an advertisement")
+            return
+        }
         #expect(abs(seen.savedAt.timeIntervalSince(receivedAt) + 2.5) < 0.000_5)
         #expect(abs(seen.expiresAt!.timeIntervalSince(receivedAt) - 60) < 0.000_5)
     }
@@ -107,7 +119,10 @@ import Synchronization
     @Test func expiryIsCarriedInWholeSecondsRoundedUp() throws {
         let advertisement = F.advertisement(expiresAt: F.now.addingTimeInterval(10.2))
         let opened = try F.sealer.open(F.sealer.seal(F.beacon(message: .advertisement(advertisement))))
-        guard case .advertisement(let seen) = opened.message else { Issue.record("not an advertisement"); return }
+        guard case .advertisement(let seen) = opened.message else {
+            Issue.record("not an advertisement")
+            return
+        }
         #expect(abs(seen.expiresAt!.timeIntervalSince(F.now) - 11) < 0.000_5)
     }
 
@@ -115,7 +130,8 @@ import Synchronization
         let beacon = F.beacon(message: .advertisement(F.advertisement()))
         var generator = SplitMix64(seed: 1)
         for _ in 0..<200 {
-            let first = F.sealer.seal(beacon), second = F.sealer.seal(beacon)
+            let first = F.sealer.seal(beacon)
+            let second = F.sealer.seal(beacon)
             #expect(first[0] == Beacon.version && second[0] == Beacon.version)
             #expect(first[1..<13] != second[1..<13], "nonces differ")
             // Independent random bytes agree at about 1 position in 256; anything systematic would show.
@@ -134,9 +150,10 @@ import Synchronization
     }
 
     @Test func everyBeaconHasTheSameLengthWhateverItSays() {
-        let lengths = Set(Self.messages().flatMap { message in
-            Self.names.map { F.sealer.seal(F.beacon(name: $0, message: message)).count }
-        })
+        let lengths = Set(
+            Self.messages().flatMap { message in
+                Self.names.map { F.sealer.seal(F.beacon(name: $0, message: message)).count }
+            })
         #expect(lengths == [128])
     }
 
@@ -197,7 +214,7 @@ import Synchronization
         for round in 0..<5_000 {
             let length = Int.random(in: 0...160, using: &generator)
             var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            if round % 2 == 0, !bytes.isEmpty { bytes[0] = Beacon.version }   // get past the version check
+            if round % 2 == 0, !bytes.isEmpty { bytes[0] = Beacon.version }  // get past the version check
             do {
                 _ = try F.sealer.open(bytes)
                 Issue.record("random bytes opened: \(bytes)")
@@ -205,7 +222,7 @@ import Synchronization
                 counts["\(error)", default: 0] += 1
             }
         }
-        #expect(counts["beacon authentication failed", default: 0] > 500)   // about a third get that far
+        #expect(counts["beacon authentication failed", default: 0] > 500)  // about a third get that far
         #expect(counts.values.reduce(0, +) == 5_000)
     }
 
@@ -217,7 +234,10 @@ import Synchronization
                 _ = try F.sealer.open(sealed)
                 Issue.record(comment)
             } catch {
-                guard case .malformed = error else { Issue.record("\(comment): \(error)"); return }
+                guard case .malformed = error else {
+                    Issue.record("\(comment): \(error)")
+                    return
+                }
             }
         }
         var plaintext = good
@@ -281,7 +301,8 @@ import Synchronization
     @Test func aRestartedDeviceIsAcceptedAndAnOlderBootRejected() {
         var guardian = ReplayGuard()
         #expect(guardian.check(F.beacon(counter: 900), receivedAt: F.now) == .accepted)
-        #expect(guardian.check(F.beacon(boot: F.boot + 60_000, counter: 1, sentAt: F.now), receivedAt: F.now) == .accepted)
+        #expect(
+            guardian.check(F.beacon(boot: F.boot + 60_000, counter: 1, sentAt: F.now), receivedAt: F.now) == .accepted)
         #expect(guardian.check(F.beacon(boot: F.boot, counter: 901), receivedAt: F.now) == .replayed)
         #expect(guardian.check(F.beacon(boot: F.boot + 60_000, counter: 2), receivedAt: F.now) == .accepted)
     }
@@ -295,12 +316,16 @@ import Synchronization
 
     @Test func staleAndFutureBeaconsAreRejectedWithoutMovingTheCounter() {
         var guardian = ReplayGuard(maximumClockSkew: 30)
-        #expect(guardian.check(F.beacon(counter: 1, sentAt: F.now.addingTimeInterval(-31)), receivedAt: F.now) == .stale)
-        #expect(guardian.check(F.beacon(counter: 2, sentAt: F.now.addingTimeInterval(31)), receivedAt: F.now) == .fromTheFuture)
+        #expect(
+            guardian.check(F.beacon(counter: 1, sentAt: F.now.addingTimeInterval(-31)), receivedAt: F.now) == .stale)
+        #expect(
+            guardian.check(F.beacon(counter: 2, sentAt: F.now.addingTimeInterval(31)), receivedAt: F.now)
+                == .fromTheFuture)
         let futureBoot = UInt64((F.now.timeIntervalSince1970 + 3600) * 1000)
         #expect(guardian.check(F.beacon(boot: futureBoot, counter: 3), receivedAt: F.now) == .fromTheFuture)
         // None of them was remembered: counter 1 is still acceptable.
-        #expect(guardian.check(F.beacon(counter: 1, sentAt: F.now.addingTimeInterval(-29)), receivedAt: F.now) == .accepted)
+        #expect(
+            guardian.check(F.beacon(counter: 1, sentAt: F.now.addingTimeInterval(-29)), receivedAt: F.now) == .accepted)
         // A replay captured earlier is stale once the skew has passed.
         #expect(guardian.check(F.beacon(counter: 1, sentAt: F.now), receivedAt: F.now.addingTimeInterval(45)) == .stale)
     }
@@ -309,7 +334,10 @@ import Synchronization
         var guardian = ReplayGuard(capacity: 3)
         for index in 0..<10 {
             let id = DeviceID(UUID().uuidString)
-            #expect(guardian.check(F.beacon(device: id, counter: 1), receivedAt: F.now.addingTimeInterval(Double(index) / 10)) == .accepted)
+            #expect(
+                guardian.check(
+                    F.beacon(device: id, counter: 1), receivedAt: F.now.addingTimeInterval(Double(index) / 10))
+                    == .accepted)
         }
         #expect(guardian.count == 3)
     }
@@ -329,19 +357,25 @@ enum BeaconFixtures {
     static let now = Date(timeIntervalSince1970: 1_795_000_000.123)
     static let boot: UInt64 = 1_794_999_000_456
 
-    static func advertisement(device: DeviceID = phoneID, serial: UInt32 = 7, savedAt: Date? = nil,
-                              expiresAt: Date? = nil) -> Advertisement {
-        Advertisement(device: device, activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.page"),
-                      teamHash: TeamHash(teamIdentifier: "ABCDE12345"),
-                      options: [.hasWebpageURL, .supportsContinuationStreams, .isEligibleForHandoff],
-                      activitySerial: serial, savedAt: savedAt ?? now.addingTimeInterval(-1.5), expiresAt: expiresAt)
+    static func advertisement(
+        device: DeviceID = phoneID, serial: UInt32 = 7, savedAt: Date? = nil,
+        expiresAt: Date? = nil
+    ) -> Advertisement {
+        Advertisement(
+            device: device, activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.page"),
+            teamHash: TeamHash(teamIdentifier: "ABCDE12345"),
+            options: [.hasWebpageURL, .supportsContinuationStreams, .isEligibleForHandoff],
+            activitySerial: serial, savedAt: savedAt ?? now.addingTimeInterval(-1.5), expiresAt: expiresAt)
     }
 
-    static func beacon(device: DeviceID = phoneID, name: String = "Phone 1", kind: PeerInfo.Kind = .phone,
-                       boot: UInt64 = boot, counter: UInt64 = 1, sentAt: Date = now, port: UInt16 = 50_123,
-                       message: Beacon.Message = .presence) -> Beacon {
-        Beacon(device: PeerInfo(id: device, name: name, kind: kind), bootIdentifier: boot, counter: counter,
-               sentAt: sentAt, sessionPort: port, message: message)
+    static func beacon(
+        device: DeviceID = phoneID, name: String = "Phone 1", kind: PeerInfo.Kind = .phone,
+        boot: UInt64 = boot, counter: UInt64 = 1, sentAt: Date = now, port: UInt16 = 50_123,
+        message: Beacon.Message = .presence
+    ) -> Beacon {
+        Beacon(
+            device: PeerInfo(id: device, name: name, kind: kind), bootIdentifier: boot, counter: counter,
+            sentAt: sentAt, sessionPort: port, message: message)
     }
 }
 

@@ -37,7 +37,10 @@ import Testing
                 let before = sends.count
                 while let message = schedule.due(at: now) {
                     sends.append((now.timeIntervalSince(BeaconScheduleTests.t0), message))
-                    if sends.count - before > 3 { Issue.record("due(at:) keeps returning at \(now)"); return }
+                    if sends.count - before > 3 {
+                        Issue.record("due(at:) keeps returning at \(now)")
+                        return
+                    }
                 }
                 if !changed, sends.count == before {
                     Issue.record("woke at \(now.timeIntervalSince(BeaconScheduleTests.t0)) with nothing due")
@@ -103,7 +106,7 @@ import Testing
         #expect(schedule.due(at: Self.at(0.2)) == nil)
         schedule.change(to: .presence, at: Self.at(0.3))
         #expect(schedule.due(at: Self.at(0.3)) == .presence)
-        schedule.change(to: .goodbye, at: Self.at(0.4))   // nothing advertised since: plain presence, no change
+        schedule.change(to: .goodbye, at: Self.at(0.4))  // nothing advertised since: plain presence, no change
         #expect(schedule.due(at: Self.at(0.4)) == nil)
         #expect(schedule.nextWake == Self.at(1.3))
     }
@@ -125,7 +128,7 @@ import Testing
 
     @Test func appleSustainedChangesStayWithinFivePerTenSecondsAndTheLastIsSent() {
         var driver = Driver(.apple)
-        let changes = (1...100).map { (Double($0) * 0.3, Self.ad(UInt32($0))) }   // 30 s of changes
+        let changes = (1...100).map { (Double($0) * 0.3, Self.ad(UInt32($0))) }  // 30 s of changes
         driver.run(changes: [(0, .presence)] + changes, until: 60)
         #expect(driver.gaps().allSatisfy { $0 >= 0.5 - 1e-9 })
         #expect(driver.mostInAnyWindow(10) <= 5)

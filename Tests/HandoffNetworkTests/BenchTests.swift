@@ -1,8 +1,9 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-import Testing
 import Synchronization
+import Testing
+
+@testable import HandoffBench
 
 /// The bench machinery with tiny counts: it must produce every row, sanely filled. Figures are
 /// not asserted (that is what `handoff bench` in release is for).
@@ -10,18 +11,25 @@ import Synchronization
 struct BenchTests {
     @Test func aTinyRunProducesSaneRows() async throws {
         let steps = StepLog()
-        let report = try await NetworkBench.run(NetworkBench.Options(
-            iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 1, payloadBytes: 3000, gap: 0,
-            fetchTimeout: 60, connectTimeout: 30, moreDevices: [3], idleSeconds: 1, progress: { steps.append($0) }))
-        let keys = [NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
-                    NetworkBench.Key.offer, NetworkBench.Key.continue, NetworkBench.continueSharingKey, NetworkBench.Key.streams,
-                    NetworkBench.Key.discovery, NetworkBench.Key.discovery(3), NetworkBench.Key.idleBeacons]
+        let report = try await NetworkBench.run(
+            NetworkBench.Options(
+                iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 1, payloadBytes: 3000, gap: 0,
+                fetchTimeout: 60, connectTimeout: 30, moreDevices: [3], idleSeconds: 1, progress: { steps.append($0) }))
+        let keys = [
+            NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
+            NetworkBench.Key.offer, NetworkBench.Key.continue, NetworkBench.continueSharingKey,
+            NetworkBench.Key.streams,
+            NetworkBench.Key.discovery, NetworkBench.Key.discovery(3), NetworkBench.Key.idleBeacons,
+        ]
         #expect(report.rows.map(\.key) == keys)
         #expect(steps.count >= 6)
 
-        for key in [NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.offer, NetworkBench.Key.continue] {
+        for key in [
+            NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.offer, NetworkBench.Key.continue,
+        ] {
             let row = try #require(report.row(key))
-            let p50 = try #require(row.p50), p99 = try #require(row.p99)
+            let p50 = try #require(row.p50)
+            let p99 = try #require(row.p99)
             #expect(row.unit == "us" && row.samples == 5)
             // Shape only: how long a sample takes is the release bench's business (a loaded
             // machine made one of these take 13 s in a full run).

@@ -1,10 +1,11 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
 
 /// The `lifecycle` session frame (docs/wire.md, "Lifecycle sharing"): a round trip, and hostile
 /// bodies refused with an error naming what is wrong.
@@ -13,17 +14,22 @@ struct LifecycleShareFrameTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000.25)
 
     static func sampleEntries() -> [LifecycleEntry] {
-        let activity = ActivityReference(id: UUID(), activityType: "com.example.reader.reading", title: "Guide",
-                                         bundleIdentifier: "com.example.reader")
+        let activity = ActivityReference(
+            id: UUID(), activityType: "com.example.reader.reading", title: "Guide",
+            bundleIdentifier: "com.example.reader")
         let peer = PeerReference(id: DeviceID(rawValue: "beta-id"), name: "Beta")
         let continuation = ContinuationID()
-        let info: UserInfoSnapshot = ["page": .integer(3), "title": .string("Guide"), "zoom": .double(1.5), "dark": .bool(true)]
+        let info: UserInfoSnapshot = [
+            "page": .integer(3), "title": .string("Guide"), "zoom": .double(1.5), "dark": .bool(true),
+        ]
         let events = [
             LifecycleEvent(time: t0, device: "Alpha", .payloadRequested(continuation, peer, activity)),
-            LifecycleEvent(time: t0.addingTimeInterval(0.004), device: "Alpha",
-                           .saved(activity, reason: .beforeSending, userInfo: info, continuation: continuation)),
-            LifecycleEvent(time: t0.addingTimeInterval(0.006), device: "Alpha",
-                           .payloadSent(continuation, peer, activity, bytes: 412, userInfo: info)),
+            LifecycleEvent(
+                time: t0.addingTimeInterval(0.004), device: "Alpha",
+                .saved(activity, reason: .beforeSending, userInfo: info, continuation: continuation)),
+            LifecycleEvent(
+                time: t0.addingTimeInterval(0.006), device: "Alpha",
+                .payloadSent(continuation, peer, activity, bytes: 412, userInfo: info)),
         ]
         return events.map(LifecycleEntry.init)
     }
@@ -52,14 +58,18 @@ struct LifecycleShareFrameTests {
     }
 
     static func field(_ key: String, string: String) -> [UInt8] {
-        [UInt8(key.utf8.count)] + Array(key.utf8) + [1, UInt8(string.utf8.count >> 8), UInt8(string.utf8.count & 0xff)] + Array(string.utf8)
+        [UInt8(key.utf8.count)] + Array(key.utf8) + [1, UInt8(string.utf8.count >> 8), UInt8(string.utf8.count & 0xff)]
+            + Array(string.utf8)
     }
 
     /// One entry's required fields.
-    static let required: [UInt8] = field("time", string: "2026-11-24T09:30:00.250Z") + field("device", string: "Alpha")
+    static let required: [UInt8] =
+        field("time", string: "2026-11-24T09:30:00.250Z") + field("device", string: "Alpha")
         + field("kind", string: "payloadSent")
 
-    static func expectRefused(_ rest: [UInt8], saying words: String..., sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectRefused(
+        _ rest: [UInt8], saying words: String..., sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         var buffer = body(rest)
         do {
             let frame = try SessionFrameDecoder.decodeBody(&buffer)
@@ -85,25 +95,38 @@ struct LifecycleShareFrameTests {
 
     /// The fuzzers' seed (Fuzz/Sources/fuzz-seeds) round-trips too.
     @Test func theFuzzSeedRoundTrips() throws {
-        let frame = SessionFrame.lifecycle(LifecycleShare(entries: [LifecycleEntry(LifecycleEvent(
-            time: Date(timeIntervalSince1970: 1_800_000_000.25), device: "Laptop 1",
-            .payloadSent(ContinuationID(rawValue: UUID(uuidString: "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0")!),
-                         PeerReference(id: DeviceID(rawValue: "phone-1"), name: "Phone 1"),
-                         ActivityReference(id: UUID(uuidString: "6B1E8B7A-2C4D-4E5F-9A0B-1C2D3E4F5A6B")!,
-                                           activityType: "com.example.reader.reading", bundleIdentifier: "com.example.reader"),
-                         bytes: 412, userInfo: ["page": .integer(3), "zoom": .double(1.5), "dark": .bool(true)]))) ], dropped: 2))
+        let frame = SessionFrame.lifecycle(
+            LifecycleShare(
+                entries: [
+                    LifecycleEntry(
+                        LifecycleEvent(
+                            time: Date(timeIntervalSince1970: 1_800_000_000.25), device: "Laptop 1",
+                            .payloadSent(
+                                ContinuationID(rawValue: UUID(uuidString: "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0")!),
+                                PeerReference(id: DeviceID(rawValue: "phone-1"), name: "Phone 1"),
+                                ActivityReference(
+                                    id: UUID(uuidString: "6B1E8B7A-2C4D-4E5F-9A0B-1C2D3E4F5A6B")!,
+                                    activityType: "com.example.reader.reading", bundleIdentifier: "com.example.reader"),
+                                bytes: 412, userInfo: ["page": .integer(3), "zoom": .double(1.5), "dark": .bool(true)]))
+                    )
+                ], dropped: 2))
         var out = ByteBuffer()
         try SessionFrameEncoder().encode(data: frame, out: &out)
         #expect(try Self.decode(out) == frame)
     }
 
     @Test func anEmptyShareAndAnUnknownKindDecode() throws {
-        #expect(try Self.decode(try Self.encoded(LifecycleShare(entries: []))) == .lifecycle(LifecycleShare(entries: [])))
+        #expect(
+            try Self.decode(try Self.encoded(LifecycleShare(entries: []))) == .lifecycle(LifecycleShare(entries: [])))
         // A newer peer's kind is kept as text (the receiving host drops it; the frame is sound).
-        var buffer = Self.body([0, 0, 0, 0, 0, 1, 3] + Self.field("time", string: "2026-11-24T09:30:00.250Z")
-            + Self.field("device", string: "Alpha") + Self.field("kind", string: "somethingNew"))
+        var buffer = Self.body(
+            [0, 0, 0, 0, 0, 1, 3] + Self.field("time", string: "2026-11-24T09:30:00.250Z")
+                + Self.field("device", string: "Alpha") + Self.field("kind", string: "somethingNew"))
         let frame = try SessionFrameDecoder.decodeBody(&buffer)
-        guard case .lifecycle(let share) = frame else { Issue.record("not a lifecycle frame"); return }
+        guard case .lifecycle(let share) = frame else {
+            Issue.record("not a lifecycle frame")
+            return
+        }
         #expect(share.entries[0].kind == nil)
         #expect(share.entries[0].kindName == "somethingNew")
     }
@@ -116,27 +139,36 @@ struct LifecycleShareFrameTests {
         Self.expectRefused(header + [0, 1, 49], saying: "49 fields")
         Self.expectRefused(header + [0, 1, 1, 0], saying: "a key must be 1 to 64 bytes")
         Self.expectRefused(header + [0, 1, 1, 2, 0xff, 0xfe, 1, 0, 0], saying: "key is not UTF-8")
-        Self.expectRefused(header + [0, 1, 2] + Self.field("time", string: "x") + Self.field("time", string: "y"),
-                           saying: "key \"time\" twice")
+        Self.expectRefused(
+            header + [0, 1, 2] + Self.field("time", string: "x") + Self.field("time", string: "y"),
+            saying: "key \"time\" twice")
         Self.expectRefused(header + [0, 1, 1, 1, 0x61, 9], saying: "field \"a\"", "unknown value type 9")
         Self.expectRefused(header + [0, 1, 1, 1, 0x61, 1, 0x10, 0x01], saying: "4097 bytes", "at most 4096")
-        Self.expectRefused(header + [0, 1, 1, 1, 0x61, 1, 0, 5, 0x61], saying: "truncated lifecycle event #1, field \"a\"")
-        Self.expectRefused(header + [0, 1, 1, 1, 0x61, 3] + withUnsafeBytes(of: Double.nan.bitPattern.bigEndian, Array.init),
-                           saying: "not a finite number")
+        Self.expectRefused(
+            header + [0, 1, 1, 1, 0x61, 1, 0, 5, 0x61], saying: "truncated lifecycle event #1, field \"a\"")
+        Self.expectRefused(
+            header + [0, 1, 1, 1, 0x61, 3] + withUnsafeBytes(of: Double.nan.bitPattern.bigEndian, Array.init),
+            saying: "not a finite number")
         Self.expectRefused(header + [0, 1, 1, 1, 0x61, 4, 2], saying: "a truth value is 0 or 1")
         Self.expectRefused(header + [0, 1, 1, 1, 0x61, 5, 0, 1, 0, 0], saying: "65536 bytes", "at most 16384")
         Self.expectRefused(header + [0, 1, 1, 1, 0x61, 5, 0, 0, 0, 3, 1, 2, 3], saying: "field \"a\"")
         Self.expectRefused(header + [0, 1, 1] + Self.field("device", string: "Alpha"), saying: "must have \"time\"")
-        Self.expectRefused(header + [0, 1, 3] + Self.field("time", string: "yesterday") + Self.field("device", string: "Alpha")
-            + Self.field("kind", string: "saved"), saying: "must have \"time\" (ISO 8601)")
+        Self.expectRefused(
+            header + [0, 1, 3] + Self.field("time", string: "yesterday") + Self.field("device", string: "Alpha")
+                + Self.field("kind", string: "saved"), saying: "must have \"time\" (ISO 8601)")
         Self.expectRefused(header + [0, 1, 3] + Self.required + [0], saying: "1 trailing bytes")
-        Self.expectRefused(header + [0, 0] + Array(repeating: 0, count: LifecycleShare.maximumBodyBytes), saying: "exceeds the 262144-byte limit")
+        Self.expectRefused(
+            header + [0, 0] + Array(repeating: 0, count: LifecycleShare.maximumBodyBytes),
+            saying: "exceeds the 262144-byte limit")
     }
 
     @Test func aUserInfoTooBigToShareIsLeftOutWithItsSize() throws {
         let big: UserInfoSnapshot = ["text": .string(String(repeating: "x", count: 40_000))]
-        let event = LifecycleEvent(time: Self.t0, device: "Alpha", .saved(
-            ActivityReference(id: UUID(), activityType: "t", bundleIdentifier: "b"), reason: .beforeSending, userInfo: big, continuation: nil))
+        let event = LifecycleEvent(
+            time: Self.t0, device: "Alpha",
+            .saved(
+                ActivityReference(id: UUID(), activityType: "t", bundleIdentifier: "b"), reason: .beforeSending,
+                userInfo: big, continuation: nil))
         let entry = LifecycleSharing.entry(event)
         #expect(entry.userInfo == nil)
         #expect((entry.integer("userInfoOmitted") ?? 0) > 40_000)
@@ -162,7 +194,8 @@ struct LifecycleSharingTests {
         /// Devices named `names` in `accounts` (by index), all on one discovery port unless `apart`
         /// (then each on its own: they never hear each other's beacons).
         init(_ devices: [(name: String, account: String, shares: Bool)], apart: Bool = false) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-share-\(UUID().uuidString)")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "handoff-share-\(UUID().uuidString)")
             let store = AccountStore(directory: directory)
             let shared = try FloorBench.freeUDPPort()
             var accounts: [String: Account] = [:]
@@ -172,7 +205,8 @@ struct LifecycleSharingTests {
                 let account = try accounts[device.account] ?? store.createAccount(named: device.account)
                 accounts[device.account] = account
                 let identity = try store.deviceIdentity(named: device.name, kind: .phone, in: account.name)
-                var options = NetworkOptions(discoveryPort: apart ? try FloorBench.freeUDPPort() : shared, lan: false, timing: .instant)
+                var options = NetworkOptions(
+                    discoveryPort: apart ? try FloorBench.freeUDPPort() : shared, lan: false, timing: .instant)
                 options.shareLifecycle = device.shares
                 let host = try DeviceHost(identity: identity, account: account, store: store, options: options)
                 hosts.append(host)
@@ -183,7 +217,9 @@ struct LifecycleSharingTests {
             for (index, host) in hosts.enumerated() {
                 let box = self.received[index]
                 host.performAndWait { _ in
-                    host.onSharedLifecycle = { peer, entries, _ in box.items.withLock { $0.append((peer.name, entries)) } }
+                    host.onSharedLifecycle = { peer, entries, _ in
+                        box.items.withLock { $0.append((peer.name, entries)) }
+                    }
                 }
             }
         }
@@ -206,15 +242,18 @@ struct LifecycleSharingTests {
         let value = Mutex(0)
     }
 
-    static let manifest = AppManifest(bundleIdentifier: "com.handoffsim.tests.sharing", teamIdentifier: "SIMTEAM001",
-                                      displayName: "Sharing", activityTypes: ["com.handoffsim.tests.sharing.reading"])
+    static let manifest = AppManifest(
+        bundleIdentifier: "com.handoffsim.tests.sharing", teamIdentifier: "SIMTEAM001",
+        displayName: "Sharing", activityTypes: ["com.handoffsim.tests.sharing.reading"])
 
     /// Makes an activity current on `host` (recording activityCreated, becameCurrent, advertised).
     static func makeActivity(on host: DeviceHost, page: Int) {
         host.performAndWait { device in
             let application = device.application(manifest.bundleIdentifier) ?? device.install(manifest)
             device.bringToFront(application)
-            guard let activity = try? UserActivity(activityType: "com.handoffsim.tests.sharing.reading", application: application)
+            guard
+                let activity = try? UserActivity(
+                    activityType: "com.handoffsim.tests.sharing.reading", application: application)
             else { return }
             activity.userInfo = ["page": .integer(Int64(page))]
             activity.becomeCurrent()
@@ -235,10 +274,13 @@ struct LifecycleSharingTests {
     @Test func sharingIsOffUnlessAskedForAndBounded() {
         let options = NetworkOptions()
         #expect(options.shareLifecycle == false)
-        #expect(options.lifecycleSharingPolicy == LifecycleSharingPolicy(eventsPerSecond: 100, backlog: 64, batchDelay: 0.05))
+        #expect(
+            options.lifecycleSharingPolicy
+                == LifecycleSharingPolicy(eventsPerSecond: 100, backlog: 64, batchDelay: 0.05))
         // Nonsense values are clamped, never a zero rate.
-        #expect(LifecycleSharingPolicy(eventsPerSecond: 0, backlog: -1, batchDelay: -1)
-            == LifecycleSharingPolicy(eventsPerSecond: 1, backlog: 0, batchDelay: 0))
+        #expect(
+            LifecycleSharingPolicy(eventsPerSecond: 0, backlog: -1, batchDelay: -1)
+                == LifecycleSharingPolicy(eventsPerSecond: 1, backlog: 0, batchDelay: 0))
     }
 
     @Test func aPeerOfTheAccountReceivesTheEventsAndAnotherAccountNever() async throws {
@@ -246,15 +288,18 @@ struct LifecycleSharingTests {
         do {
             try await world.start()
             let (alpha, beta, gamma) = (world.hosts[0], world.hosts[1], world.hosts[2])
-            let betaID = beta.identity.id, alphaID = alpha.identity.id
+            let betaID = beta.identity.id
+            let alphaID = alpha.identity.id
             try await Self.waitUntil("Alpha and Beta to meet") {
-                alpha.performAndWait { _ in alpha.directory.peers[betaID] != nil } && beta.performAndWait { _ in beta.directory.peers[alphaID] != nil }
+                alpha.performAndWait { _ in alpha.directory.peers[betaID] != nil }
+                    && beta.performAndWait { _ in beta.directory.peers[alphaID] != nil }
             }
             // Gamma hears beacons it cannot open: it never knows Alpha. Point Alpha at Gamma anyway.
             let gammaInfo = gamma.identity.peerInfo
             let gammaPort = gamma.sessionPort
             alpha.performAndWait { _ in
-                _ = alpha.directory.heard(gammaInfo, at: try! SocketAddress(ipAddress: "127.0.0.1", port: gammaPort), boot: 1, now: Date())
+                _ = alpha.directory.heard(
+                    gammaInfo, at: try! SocketAddress(ipAddress: "127.0.0.1", port: gammaPort), boot: 1, now: Date())
             }
             Self.makeActivity(on: alpha, page: 3)
             try await Self.waitUntil("Alpha's events on Beta") {
@@ -288,7 +333,8 @@ struct LifecycleSharingTests {
         do {
             try await world.start()
             let (alpha, beta) = (world.hosts[0], world.hosts[1])
-            let betaInfo = beta.identity.peerInfo, betaPort = beta.sessionPort
+            let betaInfo = beta.identity.peerInfo
+            let betaPort = beta.sessionPort
             // Alpha knows Beta only from here (they hear no beacons of each other), first at a port
             // where nothing listens.
             let nowhere = try SocketAddress(ipAddress: "127.0.0.1", port: 1)
@@ -323,7 +369,9 @@ struct LifecycleSharingTests {
             try await world.start()
             let (alpha, beta) = (world.hosts[0], world.hosts[1])
             let betaID = beta.identity.id
-            try await Self.waitUntil("Alpha to know Beta") { alpha.performAndWait { _ in alpha.directory.peers[betaID] != nil } }
+            try await Self.waitUntil("Alpha to know Beta") {
+                alpha.performAndWait { _ in alpha.directory.peers[betaID] != nil }
+            }
             let dropped = Counter()
             beta.performAndWait { _ in
                 let previous = beta.onSharedLifecycle
@@ -337,7 +385,9 @@ struct LifecycleSharingTests {
                 let application = device.install(Self.manifest)
                 device.bringToFront(application)
                 for page in 0..<150 {
-                    guard let activity = try? UserActivity(activityType: "com.handoffsim.tests.sharing.reading", application: application)
+                    guard
+                        let activity = try? UserActivity(
+                            activityType: "com.handoffsim.tests.sharing.reading", application: application)
                     else { continue }
                     activity.userInfo = ["page": .integer(Int64(page))]
                     activity.becomeCurrent()

@@ -1,8 +1,9 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
 
 // Continuations between real devices on loopback, driven from a test: choose an offer, wait for
 // the continuation to end, check how it ended. Shared by the suites that run `BenchWorld`s.
@@ -25,26 +26,36 @@ func continueOffer(_ host: DeviceHost, from origin: DeviceHost) async throws -> 
 }
 
 /// Continues the origin's offer on `host` and expects it restored.
-func expectContinued(_ host: DeviceHost, from origin: DeviceHost,
-                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func expectContinued(
+    _ host: DeviceHost, from origin: DeviceHost,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let events = try await continueOffer(host, from: origin)
-    #expect(events.contains { $0.kind == .restoreUserActivityState }, "\(events.map(\.kind))", sourceLocation: sourceLocation)
-    #expect(!events.contains { $0.kind == .continuationFailed }, "\(events.map(\.logLine))", sourceLocation: sourceLocation)
+    #expect(
+        events.contains { $0.kind == .restoreUserActivityState }, "\(events.map(\.kind))",
+        sourceLocation: sourceLocation)
+    #expect(
+        !events.contains { $0.kind == .continuationFailed }, "\(events.map(\.logLine))", sourceLocation: sourceLocation)
 }
 
 /// Continues the origin's offer on `host`, expects it to fail with nothing restored, and returns
 /// the failure.
-func expectFailed(_ host: DeviceHost, from origin: DeviceHost,
-                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> LifecycleEvent {
+func expectFailed(
+    _ host: DeviceHost, from origin: DeviceHost,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> LifecycleEvent {
     let events = try await continueOffer(host, from: origin)
-    #expect(!events.contains { $0.kind == .restoreUserActivityState }, "nothing restored", sourceLocation: sourceLocation)
+    #expect(
+        !events.contains { $0.kind == .restoreUserActivityState }, "nothing restored", sourceLocation: sourceLocation)
     return try #require(events.first { $0.kind == .continuationFailed }, sourceLocation: sourceLocation)
 }
 
 /// Runs `body` with a started ``BenchWorld`` of `names` (made with `fetchTimeout` and
 /// `connectTimeout`), and shuts the world down afterwards, whether `body` threw or not.
-func withStartedWorld(_ names: [String], fetchTimeout: TimeInterval, connectTimeout: TimeInterval,
-                      _ body: (BenchWorld) async throws -> Void) async throws {
+func withStartedWorld(
+    _ names: [String], fetchTimeout: TimeInterval, connectTimeout: TimeInterval,
+    _ body: (BenchWorld) async throws -> Void
+) async throws {
     let world = try BenchWorld(names: names, fetchTimeout: fetchTimeout, connectTimeout: connectTimeout)
     do {
         try await world.start()
@@ -85,8 +96,9 @@ struct WaitTimedOut: Error, CustomStringConvertible {
 final class LoopbackApp: ApplicationDelegate, Sendable {
     static let shared = LoopbackApp()
     static let activityType = "com.handoffsim.tests.loopback"
-    static let manifest = AppManifest(bundleIdentifier: "com.handoffsim.tests.loopback", teamIdentifier: "SIMTEAM001",
-                                      displayName: "Loopback", activityTypes: [activityType])
+    static let manifest = AppManifest(
+        bundleIdentifier: "com.handoffsim.tests.loopback", teamIdentifier: "SIMTEAM001",
+        displayName: "Loopback", activityTypes: [activityType])
 
     /// Installs the app on every device of `hosts`.
     static func install(on hosts: [DeviceHost]) {
@@ -95,14 +107,16 @@ final class LoopbackApp: ApplicationDelegate, Sendable {
 
     static func becomeCurrent(on device: Device, page: Int) {
         guard let application = device.applications.first(where: { $0.bundleIdentifier == manifest.bundleIdentifier }),
-              let activity = try? UserActivity(activityType: activityType, application: application)
+            let activity = try? UserActivity(activityType: activityType, application: application)
         else { return }
         activity.userInfo = ["page": .integer(Int64(page))]
         activity.becomeCurrent()
     }
 
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         restorationHandler([Responder()])
         return true
     }

@@ -1,3 +1,4 @@
-import Testing
 import HandoffNetwork
+import Testing
+
 @Test func networkModuleLoads() { #expect(HandoffNetwork.protocolVersion == 2) }

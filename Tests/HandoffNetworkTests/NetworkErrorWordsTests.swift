@@ -1,9 +1,10 @@
 import Foundation
 import HandoffCore
-@testable import HandoffNetwork
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import HandoffNetwork
 
 /// Reasons that reach the screens (the lifecycle log's "4609 …: could not reach Laptop: …", a
 /// Reader's "Could not receive …") say what the system said in words, never "(errno: 111)".

@@ -1,8 +1,9 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
 
 /// A device that hears a peer for the first time answers with its current state soon (coalesced
 /// with other newcomers, within the rate limits) instead of leaving the newcomer to wait for the
@@ -33,10 +34,11 @@ struct NewPeerReplyTests {
         _ = schedule.due(at: t0)
         let later = t0.addingTimeInterval(0.5)
         schedule.replyToNewPeer(at: later)
-        let advertisement = Beacon.Message.advertisement(Advertisement(
-            device: "d", activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading"),
-            teamHash: TeamHash(teamIdentifier: "ABCDE12345"), options: [.isEligibleForHandoff], activitySerial: 1,
-            savedAt: later))
+        let advertisement = Beacon.Message.advertisement(
+            Advertisement(
+                device: "d", activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading"),
+                teamHash: TeamHash(teamIdentifier: "ABCDE12345"), options: [.isEligibleForHandoff], activitySerial: 1,
+                savedAt: later))
         schedule.change(to: advertisement, at: later)
         #expect(schedule.due(at: later) == advertisement)
         // A reply while a change waits adds nothing.
@@ -73,11 +75,14 @@ struct NewPeerReplyTests {
             let before = early.performAndWait { _ in early.beaconStatistics }
             try await late.start()
             let earlyID = early.identity.id
-            let met = await NetworkBench.eventually(timeout: 30) { late.performAndWait { _ in late.directory.peers[earlyID] != nil } }
+            let met = await NetworkBench.eventually(timeout: 30) {
+                late.performAndWait { _ in late.directory.peers[earlyID] != nil }
+            }
             #expect(met)
             let after = early.performAndWait { _ in early.beaconStatistics }
-            #expect(after.replies == 1 || after.sent > before.sent,
-                    "the late device met the early one without a reply or a later broadcast: \(before) → \(after)")
+            #expect(
+                after.replies == 1 || after.sent > before.sent,
+                "the late device met the early one without a reply or a later broadcast: \(before) → \(after)")
         } catch {
             await world.shutdown()
             throw error

@@ -1,9 +1,10 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import NIOCore
 import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
 
 /// A device's pooled session to a peer, between real devices on loopback.
 @Suite("Pooled peer sessions", .serialized)

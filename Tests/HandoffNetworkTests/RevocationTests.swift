@@ -1,8 +1,9 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
 
 /// Revocation with real devices on loopback: mutual-TLS sessions between `DeviceHost`s in this
 /// process, the account re-read by both sides, nothing restarted after `revokeDevice`.
@@ -11,7 +12,8 @@ struct RevocationTests {
     @Test func aRevokedDeviceIsRefusedAtItsVeryNextSessionOnBothSides() async throws {
         // Generous deadlines: under a full test run, tests that block the shared thread pool can
         // hold the sessions' tasks for seconds; the outcome, not the speed, is what is checked.
-        try await withStartedWorld(["Laptop", "Phone", "Tablet", "Fresh"], fetchTimeout: 60, connectTimeout: 30, scenario)
+        try await withStartedWorld(
+            ["Laptop", "Phone", "Tablet", "Fresh"], fetchTimeout: 60, connectTimeout: 30, scenario)
     }
 
     private func scenario(_ world: BenchWorld) async throws {
@@ -25,7 +27,9 @@ struct RevocationTests {
         try await expectContinued(phone, from: laptop)
         // "Continued" travels on its own after each continuation: the origin must have heard it
         // before the phone is revoked (which stops the laptop listening to the phone).
-        let wasContinued = { laptop.performAndWait { device in device.lifecycle.filter { $0.kind == .wasContinued }.count } }
+        let wasContinued = {
+            laptop.performAndWait { device in device.lifecycle.filter { $0.kind == .wasContinued }.count }
+        }
         try await waitUntil("the laptop hears that the phone continued") { wasContinued() >= 1 }
 
         // Revoke the phone (and a device that never connected) while everything runs.

@@ -1,8 +1,9 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
 
 /// The lab's faults on the origin's serving path with real devices on loopback: payload requests
 /// over an open session are served on the origin's event loop (``PayloadRequestTap``), and each
@@ -27,10 +28,14 @@ struct ServingFaultTests {
             laptop.performAndWait { $0.arm(.noAnswer) }
             let silent = try await expectFailed(phone, from: laptop)
             #expect(silent.error?.code == .remoteApplicationTimedOut, "\(silent.logLine)")
-            #expect(silent.error?.reason == "no payload from Laptop within 3 s", "the phone's fetch timeout, not an answer: \(silent.logLine)")
+            #expect(
+                silent.error?.reason == "no payload from Laptop within 3 s",
+                "the phone's fetch timeout, not an answer: \(silent.logLine)")
             #expect(laptop.performAndWait { $0.currentActivity != nil }, "the origin keeps its activity")
             let kinds = laptop.performAndWait { device in device.lifecycle.map(\.kind) }
-            #expect(kinds.contains(.faultInjected) && !kinds.contains(.payloadSent) && !kinds.contains(.payloadRefused), "\(kinds)")
+            #expect(
+                kinds.contains(.faultInjected) && !kinds.contains(.payloadSent) && !kinds.contains(.payloadRefused),
+                "\(kinds)")
         }
     }
 

@@ -1,23 +1,26 @@
 import Foundation
 import HandoffCore
-@testable import HandoffNetwork
 import NIOCore
 import NIOEmbedded
 import Testing
+
+@testable import HandoffNetwork
 
 /// The reader and writer that session pipelines use: the same bytes as ``SessionFrameEncoder``
 /// on the wire, the same frames and refusals as ``SessionFrameDecoder``.
 @Suite("Session frame reader and writer")
 struct SessionFrameHandlerTests {
-    static let samples: [SessionFrame] = SessionFrameTests.samples + [
-        .streamData(ByteBuffer(bytes: (0..<(64 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })),
-        .streamData(ByteBuffer(bytes: Array(repeating: 1, count: SessionFrameWriter.separateHeaderThreshold))),
-        .payloadResponse(id: 3, payload: Array(repeating: 9, count: 100_000)),
-    ]
+    static let samples: [SessionFrame] =
+        SessionFrameTests.samples + [
+            .streamData(ByteBuffer(bytes: (0..<(64 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })),
+            .streamData(ByteBuffer(bytes: Array(repeating: 1, count: SessionFrameWriter.separateHeaderThreshold))),
+            .payloadResponse(id: 3, payload: Array(repeating: 9, count: 100_000)),
+        ]
 
     func makeChannel(maximum: Int = 8 << 20) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: maximum, budget: SessionReadBudget(total: 64 << 20)))
+        try channel.pipeline.syncOperations.addHandler(
+            SessionFrameReader(maximumFrameLength: maximum, budget: SessionReadBudget(total: 64 << 20)))
         try channel.pipeline.syncOperations.addHandler(SessionFrameWriter())
         return channel
     }
@@ -118,7 +121,8 @@ struct StreamDataLimitTests {
     @Test func theLargestFrameASenderPacksAndSixtyFourKiBOfDataAreAccepted() throws {
         for dataLength in [StreamBridge.frameBodyLength, 64 * 1024] {
             let channel = EmbeddedChannel()
-            try channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: 8 << 20, budget: SessionReadBudget(total: 64 << 20)))
+            try channel.pipeline.syncOperations.addHandler(
+                SessionFrameReader(maximumFrameLength: 8 << 20, budget: SessionReadBudget(total: 64 << 20)))
             try channel.writeInbound(ByteBuffer(bytes: frame(kind: .streamData, dataLength: dataLength)))
             guard case .streamData(let data) = try channel.readInbound(as: SessionFrame.self) else {
                 Issue.record("no stream frame of \(dataLength) bytes")
@@ -133,8 +137,11 @@ struct StreamDataLimitTests {
         #expect(throws: SessionFrameError.self) { try SessionFrameDecoder.decodeBody(&body) }
         // A payload answer may still be large.
         var answer = ByteBuffer()
-        try SessionFrameEncoder().encode(data: .payloadResponse(id: 1, payload: Array(repeating: 7, count: 1 << 20)), out: &answer)
+        try SessionFrameEncoder().encode(
+            data: .payloadResponse(id: 1, payload: Array(repeating: 7, count: 1 << 20)), out: &answer)
         answer.moveReaderIndex(forwardBy: 4)
-        #expect(try SessionFrameDecoder.decodeBody(&answer) == .payloadResponse(id: 1, payload: Array(repeating: 7, count: 1 << 20)))
+        #expect(
+            try SessionFrameDecoder.decodeBody(&answer)
+                == .payloadResponse(id: 1, payload: Array(repeating: 7, count: 1 << 20)))
     }
 }

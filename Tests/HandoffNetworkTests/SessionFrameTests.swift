@@ -1,23 +1,26 @@
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import HandoffNetwork
 import NIOCore
 import NIOEmbedded
 import Testing
+
+@testable import HandoffNetwork
 
 @Suite("Session frames")
 struct SessionFrameTests {
     static let samples: [SessionFrame] = [
         .hello(name: "Laptop ☕️ 漢字", kind: .laptop),
         .hello(name: "", kind: .phone),
-        .payloadRequest(id: 42, continuation: UUID(uuidString: "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0")!,
-                        activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading")),
+        .payloadRequest(
+            id: 42, continuation: UUID(uuidString: "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0")!,
+            activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading")),
         .payloadResponse(id: .max, payload: Array(repeating: 7, count: 3000)),
         .payloadResponse(id: 0, payload: []),
         .payloadError(id: 9, code: .userInfoTooLarge, reason: "the payload is 9999 bytes"),
-        .continued(activityIdentifier: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
-                   continuation: UUID(uuidString: "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0")!),
+        .continued(
+            activityIdentifier: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
+            continuation: UUID(uuidString: "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0")!),
         .streamOpen(token: Array(0..<16)),
         .streamAccepted,
         .streamRefused(reason: "unknown token"),
@@ -28,7 +31,8 @@ struct SessionFrameTests {
 
     func makeChannel(maximum: Int = 8 << 20) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SessionFrameDecoder(maximumFrameLength: maximum)))
+        try channel.pipeline.syncOperations.addHandler(
+            ByteToMessageHandler(SessionFrameDecoder(maximumFrameLength: maximum)))
         try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(SessionFrameEncoder()))
         return channel
     }
@@ -69,24 +73,28 @@ struct SessionFrameTests {
         #expect(Array(bytes.readableBytesView) == [0, 0, 0, 2, HandoffNetwork.protocolVersion, 10])
     }
 
-    func expectRejected(_ bytes: [UInt8], maximum: Int = 8 << 20, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectRejected(
+        _ bytes: [UInt8], maximum: Int = 8 << 20, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let channel = try makeChannel(maximum: maximum)
-        #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try channel.writeInbound(ByteBuffer(bytes: bytes)) }
+        #expect(throws: (any Error).self, sourceLocation: sourceLocation) {
+            try channel.writeInbound(ByteBuffer(bytes: bytes))
+        }
     }
 
     @Test func hostileFramesAreRejectedWithTypedErrors() throws {
-        try expectRejected([0, 0, 0, 1, 1])                                  // shorter than its header
-        try expectRejected([0xFF, 0xFF, 0xFF, 0xFF, 1, 1], maximum: 1024)    // over the limit
-        try expectRejected([0, 0, 0, 2, 9, 1])                               // wrong version
-        try expectRejected([0, 0, 0, 2, 1, 99])                              // unknown type
-        try expectRejected([0, 0, 0, 4, 1, 1, 7, 3])                         // hello: unknown kind
-        try expectRejected([0, 0, 0, 5, 1, 1, 0, 9, 65])                     // hello: name longer than the frame
-        try expectRejected([0, 0, 0, 6, 1, 1, 0, 2, 65, 27])                 // hello: ESC in the name
-        try expectRejected([0, 0, 0, 7, 1, 1, 0, 3, 65, 0xC2, 0x9B])         // hello: C1 CSI in the name
-        try expectRejected([0, 0, 0, 6, 1, 2, 0, 0, 0, 1])                   // truncated request
+        try expectRejected([0, 0, 0, 1, 1])  // shorter than its header
+        try expectRejected([0xFF, 0xFF, 0xFF, 0xFF, 1, 1], maximum: 1024)  // over the limit
+        try expectRejected([0, 0, 0, 2, 9, 1])  // wrong version
+        try expectRejected([0, 0, 0, 2, 1, 99])  // unknown type
+        try expectRejected([0, 0, 0, 4, 1, 1, 7, 3])  // hello: unknown kind
+        try expectRejected([0, 0, 0, 5, 1, 1, 0, 9, 65])  // hello: name longer than the frame
+        try expectRejected([0, 0, 0, 6, 1, 1, 0, 2, 65, 27])  // hello: ESC in the name
+        try expectRejected([0, 0, 0, 7, 1, 1, 0, 3, 65, 0xC2, 0x9B])  // hello: C1 CSI in the name
+        try expectRejected([0, 0, 0, 6, 1, 2, 0, 0, 0, 1])  // truncated request
         try expectRejected([0, 0, 0, 12, 1, 4, 0, 0, 0, 0, 0, 0, 0, 1, 0x12, 0x34])  // unknown error code
-        try expectRejected([0, 0, 0, 2, 1, 6])                               // empty stream token
-        try expectRejected([0, 0, 0, 3, 1, 7, 0])                            // trailing bytes after "accepted"
+        try expectRejected([0, 0, 0, 2, 1, 6])  // empty stream token
+        try expectRejected([0, 0, 0, 3, 1, 7, 0])  // trailing bytes after "accepted"
         let description = "\(SessionFrameError("frame of 9 bytes exceeds the 8-byte limit"))"
         #expect(description.contains("exceeds"))
     }
@@ -106,7 +114,10 @@ struct SessionFrameTests {
             var bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             if count > 4, random.next() % 2 == 0 {
                 // A plausible length prefix so that bodies get decoded too.
-                bytes[0] = 0; bytes[1] = 0; bytes[2] = 0; bytes[3] = UInt8(count - 4)
+                bytes[0] = 0
+                bytes[1] = 0
+                bytes[2] = 0
+                bytes[3] = UInt8(count - 4)
                 bytes[4] = HandoffNetwork.protocolVersion
             }
             _ = try? channel.writeInbound(ByteBuffer(bytes: bytes))

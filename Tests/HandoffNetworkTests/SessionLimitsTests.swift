@@ -1,15 +1,17 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffCore
-@testable import HandoffNetwork
+import HandoffTestSupport
 import NIOCore
 import NIOEmbedded
 import NIOPosix
 import Synchronization
-import HandoffTestSupport
 import Testing
+
+@testable import HandoffNetwork
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What bounds a session: the read budget across connections, the handshake deadline and gate,
 /// the idle closer, and a deadline that does not wait for an operation ignoring cancellation.
@@ -35,7 +37,8 @@ struct SessionLimitsTests {
 
     @Test func connectionsTogetherCannotHoldMoreThanTheBudget() throws {
         let budget = SessionReadBudget(total: 100_000)
-        let first = try reader(budget), second = try reader(budget)
+        let first = try reader(budget)
+        let second = try reader(budget)
         let header: [UInt8] = [0x00, 0x01, 0x00, 0x00, HandoffNetwork.protocolVersion, 9]  // 64 KiB announced
         try first.writeInbound(ByteBuffer(bytes: header + Array(repeating: 1, count: 60_000)))
         #expect(first.isActive)
@@ -63,7 +66,8 @@ struct SessionLimitsTests {
         let channel = EmbeddedChannel(loop: loop)
         let promise = loop.makePromise(of: Void.self)
         let gate = HandshakeGate(total: 4, perAddress: 4)
-        try channel.pipeline.syncOperations.addHandler(HandshakeObserver(promise: promise, deadline: .seconds(2), gate: gate))
+        try channel.pipeline.syncOperations.addHandler(
+            HandshakeObserver(promise: promise, deadline: .seconds(2), gate: gate))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         #expect(channel.isActive)
         #expect(gate.statistics.members == 1)
@@ -83,7 +87,8 @@ struct SessionLimitsTests {
             gate.admit(channel)
             return channel
         }
-        let a1 = try connected("10.0.0.1"), a2 = try connected("10.0.0.1")
+        let a1 = try connected("10.0.0.1")
+        let a2 = try connected("10.0.0.1")
         let a3 = try connected("10.0.0.1")  // over the per-address cap: a1 goes
         #expect(!a1.isActive && a2.isActive && a3.isActive)
         let b1 = try connected("10.0.0.2")
@@ -127,7 +132,10 @@ struct SessionLimitsTests {
         }
         // Let the operation end (it may not have started waiting yet on a busy machine).
         while true {
-            if let waiter = release.waiter.withLock({ value -> CheckedContinuation<Void, Never>? in defer { value = nil }; return value }) {
+            if let waiter = release.waiter.withLock({ value -> CheckedContinuation<Void, Never>? in
+                defer { value = nil }
+                return value
+            }) {
                 waiter.resume()
                 break
             }
@@ -165,7 +173,9 @@ struct NetworkFuzzRegressionTests {
     @Test func aHelloNameThatIsNotUTF8IsAProtocolError() throws {
         // Found by fuzz-session-frame: invalid UTF-8 was repaired with U+FFFD instead of refused.
         var body = ByteBuffer(bytes: [HandoffNetwork.protocolVersion, 1, 0, 3, 0xA6, 0xA6, 0xA6])
-        #expect { _ = try SessionFrameDecoder.decodeBody(&body) } throws: { "\($0)".contains("hello name is not UTF-8") }
+        #expect { _ = try SessionFrameDecoder.decodeBody(&body) } throws: {
+            "\($0)".contains("hello name is not UTF-8")
+        }
         var reason = ByteBuffer(bytes: [HandoffNetwork.protocolVersion, 8, 0xFF, 0xFE])
         #expect { _ = try SessionFrameDecoder.decodeBody(&reason) } throws: { "\($0)".contains("not UTF-8") }
     }
@@ -174,12 +184,15 @@ struct NetworkFuzzRegressionTests {
         // Found by fuzz-beacon-plaintext: seconds as a difference of doubles rounded up one too many.
         let sent = Date(timeIntervalSince1970: 4_294_967.296)
         for expiry in [UInt32(15_987_657), 1, 59, 3_600, 0xFFFF_FFFE] {
-            let advertisement = Advertisement(device: DeviceID("x"), activityTypeHash: ActivityTypeHash(bytes: Array(repeating: 1, count: 7)),
-                                              teamHash: TeamHash(bytes: [1, 2, 3, 4]), options: Advertisement.Options(rawValue: 0),
-                                              activitySerial: 1, savedAt: sent, expiresAt: nil)
-            var plaintext = BeaconSealer.encode(Beacon(device: PeerInfo(id: DeviceID("6b1e8b7a-2c4d-4e5f-9a0b-1c2d3e4f5a6b"), name: "P", kind: .phone),
-                                                       bootIdentifier: 1, counter: 1, sentAt: sent, sessionPort: 1,
-                                                       message: .advertisement(advertisement)))
+            let advertisement = Advertisement(
+                device: DeviceID("x"), activityTypeHash: ActivityTypeHash(bytes: Array(repeating: 1, count: 7)),
+                teamHash: TeamHash(bytes: [1, 2, 3, 4]), options: Advertisement.Options(rawValue: 0),
+                activitySerial: 1, savedAt: sent, expiresAt: nil)
+            var plaintext = BeaconSealer.encode(
+                Beacon(
+                    device: PeerInfo(id: DeviceID("6b1e8b7a-2c4d-4e5f-9a0b-1c2d3e4f5a6b"), name: "P", kind: .phone),
+                    bootIdentifier: 1, counter: 1, sentAt: sent, sessionPort: 1,
+                    message: .advertisement(advertisement)))
             // expiresIn at plaintext offset 64.
             plaintext.replaceSubrange(64..<68, with: withUnsafeBytes(of: expiry.bigEndian) { Array($0) })
             let decoded = try BeaconSealer.decode(plaintext, receivedAt: nil)
@@ -199,8 +212,11 @@ struct SessionRosterTests {
 
     @Test func theIdlestSessionOfThePeerGoesFirstAndActivityKeepsOneOpen() throws {
         let roster = ConnectionRoster<DeviceID>(total: 10, perGroup: 3)
-        let mallory = DeviceID("mallory"), phone = DeviceID("phone")
-        let m1 = try connected(), m2 = try connected(), m3 = try connected()
+        let mallory = DeviceID("mallory")
+        let phone = DeviceID("phone")
+        let m1 = try connected()
+        let m2 = try connected()
+        let m3 = try connected()
         for channel in [m1, m2, m3] { roster.admit(channel, group: mallory) }
         roster.touch(m1)  // m1 is now the most recently active: m2 is the idlest
         let m4 = try connected()
@@ -217,7 +233,9 @@ struct SessionRosterTests {
 
     @Test func overTheTotalTheIdlestOfAnyPeerGoes() throws {
         let roster = ConnectionRoster<DeviceID>(total: 3, perGroup: 3)
-        let a = try connected(), b = try connected(), c = try connected()
+        let a = try connected()
+        let b = try connected()
+        let c = try connected()
         roster.admit(a, group: DeviceID("a"))
         roster.admit(b, group: DeviceID("b"))
         roster.admit(c, group: DeviceID("c"))

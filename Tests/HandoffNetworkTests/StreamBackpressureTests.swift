@@ -1,9 +1,10 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import Synchronization
 import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
 
 /// Continuation streams between real devices on loopback (mutual TLS, `StreamBridge` on both
 /// sides): a reader that does not read holds the writer back all the way through the connection,
@@ -47,7 +48,10 @@ struct StreamBackpressureTests {
         let writer = Task {
             for index in 0..<(Self.total / Self.chunk) {
                 try await sending.output.write([UInt8](repeating: UInt8(truncatingIfNeeded: index), count: Self.chunk))
-                progress.withLock { $0.written += Self.chunk; $0.maxLead = max($0.maxLead, $0.written - $0.read) }
+                progress.withLock {
+                    $0.written += Self.chunk
+                    $0.maxLead = max($0.maxLead, $0.written - $0.read)
+                }
             }
             await sending.output.close()
         }
@@ -68,7 +72,8 @@ struct StreamBackpressureTests {
         #expect(received == Self.total)
         #expect(outOfOrder == 0)
         let lead = progress.withLock { $0.maxLead }
-        try #require(Self.bound < Self.total, "this machine's socket buffers (bound \(Self.bound)) leave nothing to prove")
+        try #require(
+            Self.bound < Self.total, "this machine's socket buffers (bound \(Self.bound)) leave nothing to prove")
         #expect(lead <= Self.bound, "the writer ran \(lead) bytes ahead of the reader")
         #expect(lead < Self.total)
     }
@@ -79,8 +84,9 @@ struct StreamBackpressureTests {
 /// streams. Each device uses it on its own queue only; what the test reads is behind a lock.
 private final class StreamingApp: ApplicationDelegate, UserActivityDelegate, @unchecked Sendable {
     static let activityType = "com.handoffsim.tests.streaming"
-    static let manifest = AppManifest(bundleIdentifier: "com.handoffsim.tests.streaming", teamIdentifier: "SIMTEAM001",
-                                      displayName: "Streaming", activityTypes: [activityType])
+    static let manifest = AppManifest(
+        bundleIdentifier: "com.handoffsim.tests.streaming", teamIdentifier: "SIMTEAM001",
+        displayName: "Streaming", activityTypes: [activityType])
     private let state = Mutex<(continuing: ContinuationStreams?, origin: ContinuationStreams?)>((nil, nil))
     // Touched on the devices' queues only.
     private var applications: [ObjectIdentifier: Application] = [:]
@@ -98,7 +104,8 @@ private final class StreamingApp: ApplicationDelegate, UserActivityDelegate, @un
 
     func becomeCurrent(on device: Device) {
         guard let application = applications[ObjectIdentifier(device)],
-              let activity = try? UserActivity(activityType: Self.activityType, application: application) else { return }
+            let activity = try? UserActivity(activityType: Self.activityType, application: application)
+        else { return }
         activity.userInfo = ["page": .integer(1)]
         activity.supportsContinuationStreams = true
         activity.delegate = self
@@ -112,8 +119,10 @@ private final class StreamingApp: ApplicationDelegate, UserActivityDelegate, @un
         }
     }
 
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         continued = userActivity
         restorationHandler([Responder()])
         return true

@@ -1,8 +1,9 @@
 import Foundation
-@testable import HandoffNetwork
 import NIOCore
 import NIOEmbedded
 import Testing
+
+@testable import HandoffNetwork
 
 /// How ``StreamBridge`` packs what an app wrote into data frames, and how the writer sends them.
 @Suite("Stream frame packing")
@@ -42,7 +43,8 @@ struct StreamPackingTests {
         let sender = EmbeddedChannel()
         try sender.pipeline.syncOperations.addHandler(SessionFrameWriter())
         let receiver = EmbeddedChannel()
-        try receiver.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: 8 << 20, budget: SessionReadBudget(total: 64 << 20)))
+        try receiver.pipeline.syncOperations.addHandler(
+            SessionFrameReader(maximumFrameLength: 8 << 20, budget: SessionReadBudget(total: 64 << 20)))
         for frame in frames {
             try sender.writeOutbound(frame)
             let buffer = try #require(try sender.readOutbound(as: ByteBuffer.self))
@@ -61,7 +63,8 @@ struct StreamPackingTests {
         let held = StreamBridge.frames(packing: [chunk], pool: &pool)
         // Still held (by the channel, say): the next frame gets a buffer of its own, and the held
         // frame's bytes are untouched.
-        let next = StreamBridge.frames(packing: [[UInt8](repeating: 2, count: StreamBridge.frameBodyLength)], pool: &pool)
+        let next = StreamBridge.frames(
+            packing: [[UInt8](repeating: 2, count: StreamBridge.frameBodyLength)], pool: &pool)
         #expect(bodies(held) == [chunk])
         #expect(bodies(next).first?.allSatisfy { $0 == 2 } == true)
     }
@@ -80,7 +83,8 @@ struct StreamPackingTests {
         }
         #expect(writes == 2)
         var expected = ByteBuffer()
-        try SessionFrameEncoder().encode(data: .streamData(ByteBuffer(bytes: [UInt8](repeating: 5, count: 4096))), out: &expected)
+        try SessionFrameEncoder().encode(
+            data: .streamData(ByteBuffer(bytes: [UInt8](repeating: 5, count: 4096))), out: &expected)
         #expect(bytes == Array(expected.readableBytesView))
     }
 }

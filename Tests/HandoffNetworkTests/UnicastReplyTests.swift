@@ -1,11 +1,12 @@
 import Foundation
-@testable import HandoffBench
 import HandoffCore
-@testable import HandoffNetwork
 import HandoffProcesses
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
 
 /// A newcomer is answered on its own socket: the devices that already know the answering device
 /// hear nothing more, so many devices started at once exchange one beacon per pair instead of a
@@ -37,7 +38,8 @@ struct UnicastReplyTests {
         #expect(shared.judge(beacon, receivedAt: Date()) == .judged(.accepted))
         // The same beacon on the other socket is a second copy; an older one is a replay.
         #expect(shared.judge(beacon, receivedAt: Date()) == .duplicate)
-        #expect(shared.judge(BeaconFixtures.beacon(counter: 4, sentAt: Date()), receivedAt: Date()) == .judged(.replayed))
+        #expect(
+            shared.judge(BeaconFixtures.beacon(counter: 4, sentAt: Date()), receivedAt: Date()) == .judged(.replayed))
     }
 
     /// A beacon broadcast from a device's own socket says where that socket is; a reply sent there
@@ -51,10 +53,12 @@ struct UnicastReplyTests {
             let port = DiscoveryPort.random()
             do {
                 for (index, device) in [F.phoneID, F.laptopID, F.tabletID].enumerated() {
-                    channels.append(try await BeaconChannel.start(
-                        on: MultiThreadedEventLoopGroup.singleton, options: .init(port: port), sealer: F.sealer, ownDevice: device,
-                        onOpened: { beacon, _, address in heard.append((index, false, beacon, address)) },
-                        onReply: { beacon, _, address in heard.append((index, true, beacon, address)) }))
+                    channels.append(
+                        try await BeaconChannel.start(
+                            on: MultiThreadedEventLoopGroup.singleton, options: .init(port: port), sealer: F.sealer,
+                            ownDevice: device,
+                            onOpened: { beacon, _, address in heard.append((index, false, beacon, address)) },
+                            onReply: { beacon, _, address in heard.append((index, true, beacon, address)) }))
                 }
             } catch {
                 lastError = error
@@ -71,8 +75,10 @@ struct UnicastReplyTests {
         let seen = try #require(heard.values.first { $0.0 == 1 })
         #expect(seen.3.port == newcomer.replyPort, "the broadcast came from the newcomer's own socket")
 
-        let failed = known.reply(F.beacon(device: F.laptopID, name: "Laptop", kind: .laptop, boot: boot, counter: 1, sentAt: now,
-                                          port: 50_002), to: [seen.3])
+        let failed = known.reply(
+            F.beacon(
+                device: F.laptopID, name: "Laptop", kind: .laptop, boot: boot, counter: 1, sentAt: now,
+                port: 50_002), to: [seen.3])
         #expect(failed.isEmpty)
         #expect(await BeaconChannelTests.eventually { heard.values.contains { $0.0 == 0 && $0.1 } })
         try await Task.sleep(nanoseconds: 50_000_000)
@@ -91,9 +97,11 @@ struct UnicastReplyTests {
             try await early.start()
             try await Task.sleep(nanoseconds: 100_000_000)
             try await late.start()
-            let earlyID = early.identity.id, lateID = late.identity.id
+            let earlyID = early.identity.id
+            let lateID = late.identity.id
             let met = await NetworkBench.eventually(timeout: 30) {
-                late.performAndWait { _ in late.directory.peers[earlyID] != nil } && early.performAndWait { _ in early.directory.peers[lateID] != nil }
+                late.performAndWait { _ in late.directory.peers[earlyID] != nil }
+                    && early.performAndWait { _ in early.directory.peers[lateID] != nil }
             }
             #expect(met)
             let stats = early.performAndWait { _ in early.beaconStatistics }

@@ -13,7 +13,8 @@ public enum HandoffExecutable {
                 let candidate = directory.appendingPathComponent("handoff")
                 var isDirectory: ObjCBool = false
                 if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   fileManager.isExecutableFile(atPath: candidate.path) {
+                    fileManager.isExecutableFile(atPath: candidate.path)
+                {
                     return candidate
                 }
                 directory = directory.deletingLastPathComponent()

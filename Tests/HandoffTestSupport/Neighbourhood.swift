@@ -48,11 +48,14 @@ public final class Neighbourhood {
 
     /// Adds a device to the neighbourhood.
     @discardableResult
-    public func addDevice(_ name: String, kind: PeerInfo.Kind = .phone,
-                          configuration: DeviceConfiguration = DeviceConfiguration()) -> Device {
+    public func addDevice(
+        _ name: String, kind: PeerInfo.Kind = .phone,
+        configuration: DeviceConfiguration = DeviceConfiguration()
+    ) -> Device {
         let id = DeviceID(name.lowercased())
         let clock = self.clock
-        let device = Device(info: PeerInfo(id: id, name: name, kind: kind), configuration: configuration, clock: { clock.now })
+        let device = Device(
+            info: PeerInfo(id: id, name: name, kind: kind), configuration: configuration, clock: { clock.now })
         let transport = Transport(neighbourhood: self, device: id)
         transports[id] = transport
         devices[id] = device
@@ -75,8 +78,12 @@ public final class Neighbourhood {
             requests[request] = nil
             let continuation = entry.continuation
             enqueue(from: id, to: entry.receiver, after: latency, beacon: false) { receiver in
-                receiver.receivePayload(continuation, .failure(HandoffError(.connectionUnavailable,
-                    "the connection to \(device.info.name) was lost during the fetch")))
+                receiver.receivePayload(
+                    continuation,
+                    .failure(
+                        HandoffError(
+                            .connectionUnavailable,
+                            "the connection to \(device.info.name) was lost during the fetch")))
             }
         }
     }
@@ -134,10 +141,14 @@ public final class Neighbourhood {
         return best
     }
 
-    func enqueue(from: DeviceID, to: DeviceID, after delay: TimeInterval, beacon: Bool, _ action: @escaping (Device) -> Void) {
+    func enqueue(
+        from: DeviceID, to: DeviceID, after delay: TimeInterval, beacon: Bool, _ action: @escaping (Device) -> Void
+    ) {
         sequence += 1
-        pending.append(Message(deliverAt: clock.now.addingTimeInterval(delay), sequence: sequence, from: from, to: to,
-                               beacon: beacon, action: action))
+        pending.append(
+            Message(
+                deliverAt: clock.now.addingTimeInterval(delay), sequence: sequence, from: from, to: to,
+                beacon: beacon, action: action))
     }
 
     func broadcast(from sender: DeviceID, _ action: @escaping (Device) -> Void) {
@@ -155,7 +166,8 @@ public final class Neighbourhood {
     func refreshBeacons() {
         for id in transports.keys.sorted() {
             guard let transport = transports[id], let ad = transport.advertising,
-                  clock.now.timeIntervalSince(transport.lastBeacon) >= beaconRefreshInterval else { continue }
+                clock.now.timeIntervalSince(transport.lastBeacon) >= beaconRefreshInterval
+            else { continue }
             transport.lastBeacon = clock.now
             let info = transport.info
             broadcast(from: id) { $0.receiveAdvertisement(ad, from: info) }
@@ -196,8 +208,12 @@ public final class Neighbourhood {
             guard n.devices[peer] != nil, !n.disconnected.contains(receiver) else {
                 // Nobody answers the connection attempt.
                 n.enqueue(from: peer, to: receiver, after: n.connectTimeout, beacon: false) { device in
-                    device.receivePayload(continuation, .failure(HandoffError(.connectionUnavailable,
-                        "could not connect to \(peer): the device is not reachable")))
+                    device.receivePayload(
+                        continuation,
+                        .failure(
+                            HandoffError(
+                                .connectionUnavailable,
+                                "could not connect to \(peer): the device is not reachable")))
                 }
                 return
             }
@@ -206,7 +222,8 @@ public final class Neighbourhood {
             n.requests[request] = (receiver, peer, continuation)
             let requester = n.devices[receiver]?.info ?? PeerInfo(id: receiver, name: receiver.rawValue, kind: .phone)
             n.enqueue(from: receiver, to: peer, after: n.latency, beacon: false) { origin in
-                origin.receivePayloadRequest(request, from: requester, activityTypeHash: activityTypeHash, continuation: continuation)
+                origin.receivePayloadRequest(
+                    request, from: requester, activityTypeHash: activityTypeHash, continuation: continuation)
             }
         }
 
@@ -214,7 +231,10 @@ public final class Neighbourhood {
             neighbourhood.cancelled.insert(continuation)
         }
 
-        func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>, after delay: TimeInterval) {
+        func sendPayload(
+            _ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>,
+            after delay: TimeInterval
+        ) {
             let n = neighbourhood
             guard let entry = n.requests[request], entry.receiver == peer else { return }
             n.enqueue(from: id, to: peer, after: n.latency + delay, beacon: false) { receiver in
@@ -235,8 +255,12 @@ public final class Neighbourhood {
             let name = n.devices[id]?.info.name ?? id.rawValue
             n.enqueue(from: id, to: peer, after: n.latency, beacon: false) { receiver in
                 guard !n.cancelled.contains(entry.continuation) else { return }
-                receiver.receivePayload(entry.continuation, .failure(HandoffError(.connectionUnavailable,
-                    "the connection to \(name) was lost during the fetch")))
+                receiver.receivePayload(
+                    entry.continuation,
+                    .failure(
+                        HandoffError(
+                            .connectionUnavailable,
+                            "the connection to \(name) was lost during the fetch")))
             }
         }
 
@@ -247,8 +271,10 @@ public final class Neighbourhood {
             }
         }
 
-        func openContinuationStreams(to peer: DeviceID, token: Data,
-                                     completion: @escaping (Result<ContinuationStreams, any Error>) -> Void) {
+        func openContinuationStreams(
+            to peer: DeviceID, token: Data,
+            completion: @escaping (Result<ContinuationStreams, any Error>) -> Void
+        ) {
             let n = neighbourhood
             let receiver = id
             guard n.devices[peer] != nil, !n.disconnected.contains(peer) else {

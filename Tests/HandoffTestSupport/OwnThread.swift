@@ -26,8 +26,10 @@ public struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
         testCase == nil ? nil : self
     }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         await EndToEndSlots.shared.acquire()
         let executor = ThreadTaskExecutor(name: "test: \(test.name)")
         defer {

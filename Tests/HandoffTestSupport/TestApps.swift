@@ -11,8 +11,11 @@ public enum TestManifests {
     public static let reader = AppManifest(
         bundleIdentifier: "com.example.reader", teamIdentifier: team, displayName: "Reader",
         activityTypes: ["com.example.reader.reading"],
-        documentTypes: [.init(name: "Text Document", contentTypes: ["public.plain-text"],
-                              ubiquitousActivityType: "com.example.reader.document")])
+        documentTypes: [
+            .init(
+                name: "Text Document", contentTypes: ["public.plain-text"],
+                ubiquitousActivityType: "com.example.reader.document")
+        ])
     public static let map = AppManifest(
         bundleIdentifier: "com.example.map", teamIdentifier: team, displayName: "Map",
         activityTypes: ["com.example.map.region"],
@@ -90,8 +93,10 @@ public final class RecordingAppDelegate: ApplicationDelegate {
         return acceptsContinuation
     }
 
-    public func application(_ application: Application, continue userActivity: UserActivity,
-                            restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    public func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         log.append("\(application.bundleIdentifier).continue(\(userActivity.activityType))")
         continued.append(userActivity)
         onContinue?(userActivity)
@@ -100,8 +105,10 @@ public final class RecordingAppDelegate: ApplicationDelegate {
         return true
     }
 
-    public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                            error: HandoffError) {
+    public func application(
+        _ application: Application, didFailToContinueUserActivityWithType activityType: String,
+        error: HandoffError
+    ) {
         log.append("\(application.bundleIdentifier).didFail(\(activityType), \(error.code.rawValue))")
         failures.append((activityType, error))
     }

@@ -33,10 +33,13 @@ struct SiteAssociationJSONTests {
         #expect(problem(#"{"activitycontinuation": {"apps": "x"}}"#) == .malformed)
         #expect(problem(#"{"activitycontinuation": {"apps": [42]}}"#) == .malformed)
         #expect(problem(#"{"applinks": {}}"#) == nil)
-        let file = try SiteAssociationFile(host: "Maps.Example.com", data: Data("\u{FEFF}{\"activitycontinuation\": {\"apps\": [\"SIMTEAM001.com.handoffsim.map\"]}}".utf8))
+        let file = try SiteAssociationFile(
+            host: "Maps.Example.com",
+            data: Data("\u{FEFF}{\"activitycontinuation\": {\"apps\": [\"SIMTEAM001.com.handoffsim.map\"]}}".utf8))
         #expect(file.approvedApplicationIdentifiers == ["SIMTEAM001.com.handoffsim.map"])
         do {
-            _ = try SiteAssociationFile(host: "maps.example.com", data: Data(#"{"activitycontinuation": {"apps": ["nope"]}}"#.utf8))
+            _ = try SiteAssociationFile(
+                host: "maps.example.com", data: Data(#"{"activitycontinuation": {"apps": ["nope"]}}"#.utf8))
             Issue.record("an entry that is no app ID was accepted")
         } catch {
             #expect(error.reason == #""activitycontinuation.apps" holds nope, not an app ID (TEAMID.bundle.id)"#)

@@ -1,7 +1,8 @@
 import Foundation
 import HandoffCore
-@testable import HandoffWeb
 import Testing
+
+@testable import HandoffWeb
 
 @Suite("Association files: parsing, wildcards, outcomes, caching")
 struct SiteAssociationTests {
@@ -19,8 +20,11 @@ struct SiteAssociationTests {
         #expect(exact.matches(host: "MAPS.example.com") && !exact.matches(host: "x.maps.example.com"))
         #expect(AssociatedDomain(entry: "applinks:example.com") == nil)
         #expect(AssociatedDomain(entry: "activitycontinuation:") == nil)
-        let manifest = AppManifest(bundleIdentifier: "com.x", teamIdentifier: "T", associatedDomains: [
-            "activitycontinuation:*.example.com", "activitycontinuation:maps.example.com", "applinks:other.com"])
+        let manifest = AppManifest(
+            bundleIdentifier: "com.x", teamIdentifier: "T",
+            associatedDomains: [
+                "activitycontinuation:*.example.com", "activitycontinuation:maps.example.com", "applinks:other.com",
+            ])
         #expect(manifest.activityContinuationEntry(matching: "maps.example.com") == exact)
         #expect(manifest.activityContinuationEntry(matching: "www.example.com") == wildcard)
     }
@@ -38,21 +42,28 @@ struct SiteAssociationTests {
         var all = headers
         all["content-type"] = type
         let response = WebResponse(status: status, headers: all, body: Data(body.utf8), milliseconds: 1)
-        let fetched = SiteAssociationVerifier.Fetched(host: "maps.example.com", result: SiteAssociationVerifier.judge(response, host: "maps.example.com"))
+        let fetched = SiteAssociationVerifier.Fetched(
+            host: "maps.example.com", result: SiteAssociationVerifier.judge(response, host: "maps.example.com"))
         return fetched.outcome(for: Self.appID)
     }
 
     @Test func everyResponseHasItsOutcome() {
         let approving = #"{"activitycontinuation": {"apps": ["SIMTEAM001.com.handoffsim.map"]}}"#
         #expect(judge(200, "application/json; charset=utf-8", approving) == .approved)
-        #expect(judge(200, "application/json", #"{"activitycontinuation": {"apps": ["OTHERTEAM1.com.x"]}}"#)
+        #expect(
+            judge(200, "application/json", #"{"activitycontinuation": {"apps": ["OTHERTEAM1.com.x"]}}"#)
                 == .notListed(approving: ["OTHERTEAM1.com.x"]))
         #expect(judge(404, "text/plain", "no") == .notFound)
         #expect(judge(500, "text/plain", "oops") == .httpStatus(500))
         #expect(judge(200, "text/html", approving) == .wrongContentType("text/html"))
-        #expect(judge(301, "text/plain", "", headers: ["location": "https://x.example/"]) == .redirected(status: 301, location: "https://x.example/"))
+        #expect(
+            judge(301, "text/plain", "", headers: ["location": "https://x.example/"])
+                == .redirected(status: 301, location: "https://x.example/"))
         if case .notJSON = judge(200, "application/json", "<html>") {} else { Issue.record("expected notJSON") }
-        if case .malformed = judge(200, "application/json", #"{"activitycontinuation": "x"}"#) {} else { Issue.record("expected malformed") }
+        if case .malformed = judge(200, "application/json", #"{"activitycontinuation": "x"}"#) {
+        } else {
+            Issue.record("expected malformed")
+        }
         let big = String(repeating: " ", count: SiteAssociationFile.maximumBytes + 1)
         #expect(judge(200, "application/json", big) == .tooLarge(bytes: SiteAssociationFile.maximumBytes + 1))
     }
@@ -60,7 +71,9 @@ struct SiteAssociationTests {
     @Test func hostileFilesNeverCrash() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<300 {
-            let bytes = (0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let bytes = (0..<Int.random(in: 0...200, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             _ = try? SiteAssociationFile(host: "a.example", data: Data(bytes))
         }
         let deep = String(repeating: "[", count: 100_000)
@@ -70,13 +83,19 @@ struct SiteAssociationTests {
     // MARK: The device keeps what it learnt
 
     static let t0 = Date(timeIntervalSinceReferenceDate: 1_000_000)
-    static let map = AppManifest(bundleIdentifier: "com.handoffsim.map", teamIdentifier: "SIMTEAM001",
-                                 associatedDomains: ["activitycontinuation:maps.handoffsim.example", "activitycontinuation:*.handoffsim.example"])
+    static let map = AppManifest(
+        bundleIdentifier: "com.handoffsim.map", teamIdentifier: "SIMTEAM001",
+        associatedDomains: [
+            "activitycontinuation:maps.handoffsim.example", "activitycontinuation:*.handoffsim.example",
+        ])
 
-    func check(_ outcome: AssociationOutcome, domain: AssociatedDomain = AssociatedDomain(host: "maps.handoffsim.example"),
-               at time: Date = t0, lifetime: TimeInterval = 300) -> SiteAssociationCheck {
-        SiteAssociationCheck(bundleIdentifier: "com.handoffsim.map", applicationIdentifier: Self.appID, domain: domain, outcome: outcome,
-                             checkedAt: time, expiresAt: time + lifetime)
+    func check(
+        _ outcome: AssociationOutcome, domain: AssociatedDomain = AssociatedDomain(host: "maps.handoffsim.example"),
+        at time: Date = t0, lifetime: TimeInterval = 300
+    ) -> SiteAssociationCheck {
+        SiteAssociationCheck(
+            bundleIdentifier: "com.handoffsim.map", applicationIdentifier: Self.appID, domain: domain, outcome: outcome,
+            checkedAt: time, expiresAt: time + lifetime)
     }
 
     @Test func installingAnAppAsksForEveryDomainOnceAndAnExpiredAnswerIsAskedAgainAtLaunch() {
@@ -85,11 +104,23 @@ struct SiteAssociationTests {
         let asked = effects.compactMap { effect -> [AssociatedDomain]? in
             if case .checkSiteAssociations(_, _, let domains) = effect { return domains } else { return nil }
         }
-        #expect(asked == [[AssociatedDomain(host: "maps.handoffsim.example"), AssociatedDomain(host: "handoffsim.example", isWildcard: true)]])
+        #expect(
+            asked == [
+                [
+                    AssociatedDomain(host: "maps.handoffsim.example"),
+                    AssociatedDomain(host: "handoffsim.example", isWildcard: true),
+                ]
+            ])
         // In flight: launching does not ask again.
-        #expect(!system.handle(.appBecameFrontmost(bundleIdentifier: "com.handoffsim.map"), at: Self.t0).contains { if case .checkSiteAssociations = $0 { true } else { false } })
+        #expect(
+            !system.handle(.appBecameFrontmost(bundleIdentifier: "com.handoffsim.map"), at: Self.t0).contains {
+                if case .checkSiteAssociations = $0 { true } else { false }
+            })
         _ = system.handle(.siteAssociationChecked(check(.approved)), at: Self.t0)
-        _ = system.handle(.siteAssociationChecked(check(.notFound, domain: AssociatedDomain(host: "handoffsim.example", isWildcard: true), lifetime: 0)), at: Self.t0)
+        _ = system.handle(
+            .siteAssociationChecked(
+                check(.notFound, domain: AssociatedDomain(host: "handoffsim.example", isWildcard: true), lifetime: 0)),
+            at: Self.t0)
         #expect(system.webRoute(host: "maps.handoffsim.example", at: Self.t0).bundleIdentifier == "com.handoffsim.map")
         if case .notApproved(let refusals) = system.webRoute(host: "www.handoffsim.example", at: Self.t0).routing {
             #expect(refusals.map(\.outcome) == [.notFound])
@@ -103,11 +134,18 @@ struct SiteAssociationTests {
         _ = system.handle(.appInstalled(Self.map), at: Self.t0)
         _ = system.handle(.siteAssociationChecked(check(.approved)), at: Self.t0)
         // Checked again before the approval expires (a reinstall): the server is down, the answer kept.
-        let effects = system.handle(.siteAssociationChecked(check(.unreachable("refused"), at: Self.t0 + 100, lifetime: 0)), at: Self.t0 + 100)
-        #expect(effects.contains { effect in
-            if case .record(let event) = effect, case .siteAssociationChecked(_, let kept) = event.occurrence { kept == .approved } else { false }
-        })
-        let approved = WebRouting.approved(applicationIdentifier: Self.appID, domain: AssociatedDomain(host: "maps.handoffsim.example"))
+        let effects = system.handle(
+            .siteAssociationChecked(check(.unreachable("refused"), at: Self.t0 + 100, lifetime: 0)), at: Self.t0 + 100)
+        #expect(
+            effects.contains { effect in
+                if case .record(let event) = effect, case .siteAssociationChecked(_, let kept) = event.occurrence {
+                    kept == .approved
+                } else {
+                    false
+                }
+            })
+        let approved = WebRouting.approved(
+            applicationIdentifier: Self.appID, domain: AssociatedDomain(host: "maps.handoffsim.example"))
         #expect(system.webRoute(host: "maps.handoffsim.example", at: Self.t0 + 200).routing == approved)
         // Once the approval has expired (max-age 300 s), a failed fetch no longer carries it: the
         // browser gets the page, with the failure as the reason.
@@ -124,7 +162,8 @@ struct SiteAssociationTests {
         _ = unchecked.handle(.siteAssociationChecked(check(.approved)), at: Self.t0)
         #expect(unchecked.webRoute(host: "maps.handoffsim.example", at: Self.t0 + 1000).routing == approved)
         // A valid answer that no longer lists the app takes the approval back.
-        _ = system.handle(.siteAssociationChecked(check(.notListed(approving: []), at: Self.t0 + 500)), at: Self.t0 + 500)
+        _ = system.handle(
+            .siteAssociationChecked(check(.notListed(approving: []), at: Self.t0 + 500)), at: Self.t0 + 500)
         #expect(system.webRoute(host: "maps.handoffsim.example", at: Self.t0 + 500).bundleIdentifier == nil)
     }
 }

@@ -1,11 +1,13 @@
 import Foundation
 import HandoffCore
-@testable import HandoffWeb
 import NIOCore
+import Testing
+
+@testable import HandoffWeb
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
 
 /// The real server on loopback, in this process: HTTPS with the local authority, the hosts map,
 /// every rehearsal's outcome as a device's verifier sees it, and a stopped server.
@@ -31,18 +33,26 @@ struct SiteServerTests {
             }
         }
 
-        func start(_ rehearsals: [String: Rehearsal] = [:], idleTimeout: Duration = .seconds(10),
-                   maximumConnections: Int = SiteServer.defaultMaximumConnections) async throws -> SiteServer {
-            try await SiteServer.start(SiteServer.Configuration(
-                sites: sites, hosts: ["maps.example.test", "other.example.test"],
-                pages: { url in SiteResponse(status: 200, contentType: "text/x-handoff-page", body: Data("# \(url.path)\n".utf8)) },
-                folder: folder, rehearsals: rehearsals, maxAge: 120, idleTimeout: idleTimeout, maximumConnections: maximumConnections))
+        func start(
+            _ rehearsals: [String: Rehearsal] = [:], idleTimeout: Duration = .seconds(10),
+            maximumConnections: Int = SiteServer.defaultMaximumConnections
+        ) async throws -> SiteServer {
+            try await SiteServer.start(
+                SiteServer.Configuration(
+                    sites: sites, hosts: ["maps.example.test", "other.example.test"],
+                    pages: { url in
+                        SiteResponse(
+                            status: 200, contentType: "text/x-handoff-page", body: Data("# \(url.path)\n".utf8))
+                    },
+                    folder: folder, rehearsals: rehearsals, maxAge: 120, idleTimeout: idleTimeout,
+                    maximumConnections: maximumConnections))
         }
 
         func outcome(timeout: Double = 5) async -> (AssociationOutcome, SiteAssociationCheck) {
             let verifier = SiteAssociationVerifier(folder: folder, timeout: timeout)
-            let check = await verifier.check(AssociatedDomain(host: "maps.example.test"), applicationIdentifier: SiteServerTests.appID,
-                                             bundleIdentifier: "com.handoffsim.map")
+            let check = await verifier.check(
+                AssociatedDomain(host: "maps.example.test"), applicationIdentifier: SiteServerTests.appID,
+                bundleIdentifier: "com.handoffsim.map")
             return (check.outcome, check)
         }
     }
@@ -72,10 +82,12 @@ struct SiteServerTests {
         let server = try await world.start()
         defer { Task { await server.stop() } }
         let port = try #require(server.httpPort)
-        let hosts: [[UInt8]] = ["a b", "{", "\"", "%zz", "<", "\\", "^", "maps.example.test%zz"].map { Array($0.utf8) }
+        let hosts: [[UInt8]] =
+            ["a b", "{", "\"", "%zz", "<", "\\", "^", "maps.example.test%zz"].map { Array($0.utf8) }
             + [[0xC2, 0x85], Array("x\u{1B}]0;owned\u{7}".utf8)]
         for host in hosts {
-            let request = Array("GET /{%zz HTTP/1.1\r\nHost: ".utf8) + host + Array("\r\nConnection: close\r\n\r\n".utf8)
+            let request =
+                Array("GET /{%zz HTTP/1.1\r\nHost: ".utf8) + host + Array("\r\nConnection: close\r\n\r\n".utf8)
             // A 4xx answer, or a close without one: a header that is not HTTP at all (a control
             // character in it) is refused by the parser before any handler runs.
             let answer = try await Task.detached { try Self.raw(request, port: port) }.value
@@ -87,7 +99,8 @@ struct SiteServerTests {
         #expect(answer.hasPrefix("HTTP/1.1 400") || answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(80))")
         // Still serving, over HTTPS too.
         let client = try WebClient(folder: world.folder)
-        let page = try await client.get(URL(string: "https://maps.example.test/after")!, timeout: 5, maximumBytes: 10_000)
+        let page = try await client.get(
+            URL(string: "https://maps.example.test/after")!, timeout: 5, maximumBytes: 10_000)
         #expect(page.status == 200)
         #expect(await world.outcome().0 == .approved)
     }
@@ -103,7 +116,9 @@ struct SiteServerTests {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(connected == 0)
         return descriptor
@@ -112,7 +127,9 @@ struct SiteServerTests {
     /// A connected socket to 127.0.0.1:`port` that sends nothing (or only `partial`).
     static func silentConnection(to port: Int, partial: String = "") throws -> Int32 {
         let descriptor = try connection(to: port, receiveTimeout: 10)
-        if !partial.isEmpty { _ = Array(partial.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) } }
+        if !partial.isEmpty {
+            _ = Array(partial.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        }
         return descriptor
     }
 
@@ -131,13 +148,15 @@ struct SiteServerTests {
         var sockets: [Int32] = []
         for index in 0..<12 {
             let port = index % 3 == 2 ? server.httpsPort : plain
-            sockets.append(try Self.silentConnection(to: port, partial: index == 1 ? "GET / HTTP/1.1\r\nHost: maps.exa" : ""))
+            sockets.append(
+                try Self.silentConnection(to: port, partial: index == 1 ? "GET / HTTP/1.1\r\nHost: maps.exa" : ""))
         }
         let opened = sockets
         defer { opened.forEach { close($0) } }
         // A real client still gets its page, and every silent connection is closed by the server.
         let client = try WebClient(folder: world.folder)
-        let page = try await client.get(URL(string: "https://maps.example.test/real")!, timeout: 10, maximumBytes: 10_000)
+        let page = try await client.get(
+            URL(string: "https://maps.example.test/real")!, timeout: 10, maximumBytes: 10_000)
         #expect(page.status == 200)
         let closed = await Task.detached {
             opened.map { descriptor -> Bool in
@@ -154,17 +173,21 @@ struct SiteServerTests {
         defer { try? FileManager.default.removeItem(at: world.root) }
         let secret = world.root.appendingPathComponent("secret.txt")
         try Data("SECRET-OUTSIDE-THE-SITES".utf8).write(to: secret)
-        let file = world.sites.appendingPathComponent("maps.example.test").appendingPathComponent(SiteAssociationFile.fileName)
+        let file = world.sites.appendingPathComponent("maps.example.test").appendingPathComponent(
+            SiteAssociationFile.fileName)
         try FileManager.default.removeItem(at: file)
         try FileManager.default.createSymbolicLink(at: file, withDestinationURL: secret)
-        let fifo = world.sites.appendingPathComponent("other.example.test").appendingPathComponent(SiteAssociationFile.fileName)
+        let fifo = world.sites.appendingPathComponent("other.example.test").appendingPathComponent(
+            SiteAssociationFile.fileName)
         try FileManager.default.removeItem(at: fifo)
         try #require(mkfifo(fifo.path, 0o600) == 0)
         let server = try await world.start()
         defer { Task { await server.stop() } }
         let port = try #require(server.httpPort)
         for host in ["maps.example.test", "other.example.test"] {
-            let request = Array("GET /.well-known/apple-app-site-association HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+            let request = Array(
+                "GET /.well-known/apple-app-site-association HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
+                    .utf8)
             let answer = try await Task.detached { try Self.raw(request, port: port) }.value
             #expect(answer.hasPrefix("HTTP/1.1 404"), "\(host): \(answer.prefix(80))")
             #expect(!answer.contains("SECRET"))
@@ -183,7 +206,8 @@ struct SiteServerTests {
         #expect(map.entry(for: "maps.example.test")?.https == server.httpsPort)
         #expect(map.entry(for: "sub.maps.example.test")?.https == server.httpsPort)
         #expect(map.entry(for: "example.test") == nil)
-        let key = try FileManager.default.attributesOfItem(atPath: world.folder.authorityKey.path)[.posixPermissions] as? Int
+        let key =
+            try FileManager.default.attributesOfItem(atPath: world.folder.authorityKey.path)[.posixPermissions] as? Int
         #expect(key == 0o600)
     }
 
@@ -193,22 +217,28 @@ struct SiteServerTests {
         let server = try await world.start()
         defer { Task { await server.stop() } }
         let client = try WebClient(folder: world.folder)
-        let secure = try await client.get(URL(string: "https://maps.example.test/a/b?x=1")!, timeout: 5, maximumBytes: 10_000)
+        let secure = try await client.get(
+            URL(string: "https://maps.example.test/a/b?x=1")!, timeout: 5, maximumBytes: 10_000)
         #expect(secure.status == 200)
         #expect(String(decoding: secure.body, as: UTF8.self) == "# /a/b\n")
         let plain = try await client.get(URL(string: "http://other.example.test/")!, timeout: 5, maximumBytes: 10_000)
         #expect(plain.status == 200)
-        await #expect(throws: WebFetchError.noAddress(host: "nowhere.example", reason: "not in \(world.folder.hostsMap.path)")) {
+        await #expect(
+            throws: WebFetchError.noAddress(host: "nowhere.example", reason: "not in \(world.folder.hostsMap.path)")
+        ) {
             _ = try await client.get(URL(string: "https://nowhere.example/")!, timeout: 5, maximumBytes: 10)
         }
         // A client that does not trust the local authority refuses the server.
         let untrusting = WebClient(hostsMap: client.hostsMap, authority: nil)
-        await #expect(throws: WebFetchError.self) { _ = try await untrusting.get(URL(string: "https://maps.example.test/")!, timeout: 5, maximumBytes: 10) }
+        await #expect(throws: WebFetchError.self) {
+            _ = try await untrusting.get(URL(string: "https://maps.example.test/")!, timeout: 5, maximumBytes: 10)
+        }
     }
 
     @Test(arguments: [
         (Rehearsal.missing, "notFound"), (.notJSON, "notJSON"), (.wrong, "malformed"), (.unapproving, "notListed"),
-        (.wrongContentType, "wrongContentType"), (.redirect, "redirected"), (.redirectLoop, "redirected"), (.tooLarge, "tooLarge"),
+        (.wrongContentType, "wrongContentType"), (.redirect, "redirected"), (.redirectLoop, "redirected"),
+        (.tooLarge, "tooLarge"),
     ])
     func everyRehearsalHasItsOutcome(rehearsal: Rehearsal, outcome: String) async throws {
         let world = try World()
@@ -242,11 +272,15 @@ struct SiteServerTests {
     /// timeout on a busy machine) is still unreachable.
     @Test func aRefusedConnectIsUnreachableHoweverLateAndOnlyTheConnectTimeoutTimesOut() {
         let refused = IOError(errnoCode: ECONNREFUSED, reason: "connect")
-        #expect(WebClient.connectFailure(refused, host: "maps.example.test", address: "127.0.0.1:9", timeout: 0)
-            == .unreachable(host: "maps.example.test", reason: "connection refused by 127.0.0.1:9 (nothing listens there)"))
-        #expect(WebClient.connectFailure(ChannelError.connectTimeout(.seconds(5)), host: "maps.example.test",
-                                         address: "127.0.0.1:9", timeout: 5)
-            == .timedOut(host: "maps.example.test", seconds: 5))
+        #expect(
+            WebClient.connectFailure(refused, host: "maps.example.test", address: "127.0.0.1:9", timeout: 0)
+                == .unreachable(
+                    host: "maps.example.test", reason: "connection refused by 127.0.0.1:9 (nothing listens there)"))
+        #expect(
+            WebClient.connectFailure(
+                ChannelError.connectTimeout(.seconds(5)), host: "maps.example.test",
+                address: "127.0.0.1:9", timeout: 5)
+                == .timedOut(host: "maps.example.test", seconds: 5))
     }
 
     /// NIO reports a refusal seen on the socket as "connection reset (error set): Connection
@@ -256,19 +290,26 @@ struct SiteServerTests {
         let reason = WebClient.describe(late, address: "127.0.0.1:8443")
         #expect(reason == "connection refused by 127.0.0.1:8443 (nothing listens there)")
         for code in [ECONNRESET, ETIMEDOUT, EHOSTUNREACH, EADDRNOTAVAIL, EPIPE, 9999] {
-            let text = WebClient.describe(IOError(errnoCode: code, reason: "read(descriptor:pointer:size:)"), address: "127.0.0.1:9")
+            let text = WebClient.describe(
+                IOError(errnoCode: code, reason: "read(descriptor:pointer:size:)"), address: "127.0.0.1:9")
             #expect(!text.contains("errno") && !text.contains("descriptor") && text.contains("127.0.0.1:9"), "\(text)")
         }
-        #expect(WebFetchError.unreachable(host: "maps.example.test", reason: reason).description
-            == "maps.example.test is unreachable: connection refused by 127.0.0.1:8443 (nothing listens there)")
+        #expect(
+            WebFetchError.unreachable(host: "maps.example.test", reason: reason).description
+                == "maps.example.test is unreachable: connection refused by 127.0.0.1:8443 (nothing listens there)")
     }
 
     @Test func aBadHostsMapIsAnErrorNamingTheFile() throws {
         let world = try World()
         defer { try? FileManager.default.removeItem(at: world.root) }
         try world.folder.create()
-        try Data(#"{"hosts": {"maps.example.test": {"address": "10.0.0.1", "https": 443}}}"#.utf8).write(to: world.folder.hostsMap)
-        #expect(throws: WebError.file(world.folder.hostsMap.path, "maps.example.test: 10.0.0.1 is not a loopback address; the simulator only talks to this machine")) {
+        try Data(#"{"hosts": {"maps.example.test": {"address": "10.0.0.1", "https": 443}}}"#.utf8).write(
+            to: world.folder.hostsMap)
+        #expect(
+            throws: WebError.file(
+                world.folder.hostsMap.path,
+                "maps.example.test: 10.0.0.1 is not a loopback address; the simulator only talks to this machine")
+        ) {
             try HostsMap.read(from: world.folder.hostsMap)
         }
         try Data("not json".utf8).write(to: world.folder.hostsMap)

@@ -2,9 +2,10 @@ import DeviceAppKit
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import MapApp
 import TerminalCells
 import Testing
+
+@testable import MapApp
 
 /// The Map with the app delegate and with scenes: cold and warm launches, quitting, and pages of
 /// its web site.
@@ -17,23 +18,31 @@ struct MapAppModelTests {
         let map: MapApp
         let application: Application
 
-        init(_ name: String, kind: PeerInfo.Kind, model: AppModel, in hood: Neighbourhood, approvesSite: Bool = false) throws {
+        init(
+            _ name: String, kind: PeerInfo.Kind, model: AppModel, in hood: Neighbourhood, approvesSite: Bool = false
+        ) throws {
             device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
             if approvesSite {
                 let device = self.device
                 device.siteAssociationVerifier = { request in
                     for domain in request.domains {
-                        device.siteAssociationChecked(SiteAssociationCheck(
-                            bundleIdentifier: request.bundleIdentifier, applicationIdentifier: request.applicationIdentifier,
-                            domain: domain, outcome: .approved, checkedAt: hood.clock.now, expiresAt: hood.clock.now + 3600))
+                        device.siteAssociationChecked(
+                            SiteAssociationCheck(
+                                bundleIdentifier: request.bundleIdentifier,
+                                applicationIdentifier: request.applicationIdentifier,
+                                domain: domain, outcome: .approved, checkedAt: hood.clock.now,
+                                expiresAt: hood.clock.now + 3600))
                     }
                 }
             }
             map = try MapApp(model: model)
             application = device.install(map.manifest, delegate: map.delegate, sceneDelegates: map.sceneDelegateClasses)
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-unused", isDirectory: true)
-            map.launch(application: application, environment: AppEnvironment(
-                deviceName: name, cloudFolder: nil, localFolder: folder, perform: { _ in }))
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "MapAppTests-unused", isDirectory: true)
+            map.launch(
+                application: application,
+                environment: AppEnvironment(
+                    deviceName: name, cloudFolder: nil, localFolder: folder, perform: { _ in }))
             map.viewportChanged(to: Size(width: 60, height: 20))
         }
 
@@ -86,7 +95,9 @@ struct MapAppModelTests {
         #expect(phone.map.isContinuing, "willConnectTo with the type shows that a region is coming")
         world.hood.settle()
         #expect(phone.launches == [.cold])
-        let order: [LifecycleEvent.Kind] = [.applicationLaunched, .sceneWillConnect, .sceneWillContinue, .sceneContinue, .continued]
+        let order: [LifecycleEvent.Kind] = [
+            .applicationLaunched, .sceneWillConnect, .sceneWillContinue, .sceneContinue, .continued,
+        ]
         #expect(phone.kinds.filter(order.contains) == order)
         let connected = phone.device.lifecycle.compactMap { event -> String?? in
             if case .sceneWillConnect(_, _, _, let type) = event.occurrence { type } else { nil }
@@ -101,7 +112,8 @@ struct MapAppModelTests {
         let world = try World(model)
         let phone = world.phone
         phone.open()
-        #expect(phone.application.connectedScenes.count == (model == .scenes ? 1 : 0), "opening the Map connects its scene")
+        #expect(
+            phone.application.connectedScenes.count == (model == .scenes ? 1 : 0), "opening the Map connects its scene")
         phone.device.bringToFront(nil)
         world.continueOnPhone()
         #expect(phone.launches == [.warm])
@@ -125,9 +137,11 @@ struct MapAppModelTests {
         withoutScenes.sceneManifest = nil
         #expect(withoutScenes == delegate, "Info-Scenes.plist is Info.plist with a scene manifest")
         #expect(delegate.activityContinuationDomains == ["maps.handoffsim.example"])
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         for name in ["Info-Scenes.plist", "Map.entitlements"] {
-            #expect(root.appendingPathComponent("demos/apps/Map/\(name)").resolvingSymlinksInPath().path
+            #expect(
+                root.appendingPathComponent("demos/apps/Map/\(name)").resolvingSymlinksInPath().path
                     == root.appendingPathComponent("Sources/MapApp/Resources/\(name)").resolvingSymlinksInPath().path)
         }
         #expect(try AppManifest(appAt: root.appendingPathComponent("demos/apps/Map/Info-Scenes.plist")) == scenes)
@@ -150,12 +164,21 @@ struct MapAppModelTests {
         hood.settle()
 
         let received = phone.device.lifecycle.compactMap { event -> UserInfo? in
-            if case .payloadReceived(_, _, UserActivity.browsingWebType, _, _, let userInfo) = event.occurrence { userInfo } else { nil }
+            if case .payloadReceived(_, _, UserActivity.browsingWebType, _, _, let userInfo) = event.occurrence {
+                userInfo
+            } else {
+                nil
+            }
         }
         #expect(received == [[:]], "the system hands the page only")
-        #expect(phone.device.lifecycle.contains {
-            if case .webRouted(_, "maps.handoffsim.example", "com.handoffsim.map", _) = $0.occurrence { true } else { false }
-        })
+        #expect(
+            phone.device.lifecycle.contains {
+                if case .webRouted(_, "maps.handoffsim.example", "com.handoffsim.map", _) = $0.occurrence {
+                    true
+                } else {
+                    false
+                }
+            })
         #expect(phone.map.camera == MapCamera(latitude: 48.8566, longitude: 2.3522, zoom: 6.5))
         #expect(phone.map.message == nil)
         #expect(phone.kinds.contains(.continued))
@@ -164,9 +187,11 @@ struct MapAppModelTests {
     @Test func webPagesAreReadStrictly() throws {
         let camera = MapCamera(latitude: -33.87, longitude: 151.21, zoom: 7.25)
         #expect(try MapCamera(webpageURL: camera.webpageURL) == camera, "every address the Map writes reads back")
-        for bad in ["https://reader.handoffsim.example/?lat=1&lon=2&z=3", "https://maps.handoffsim.example/",
-                    "https://maps.handoffsim.example/?lat=91&lon=0&z=1", "https://maps.handoffsim.example/?lat=1&lon=0&z=11",
-                    "https://maps.handoffsim.example/?lat=1&lon=nan&z=1", "https://maps.handoffsim.example/?lat=1&z=1"] {
+        for bad in [
+            "https://reader.handoffsim.example/?lat=1&lon=2&z=3", "https://maps.handoffsim.example/",
+            "https://maps.handoffsim.example/?lat=91&lon=0&z=1", "https://maps.handoffsim.example/?lat=1&lon=0&z=11",
+            "https://maps.handoffsim.example/?lat=1&lon=nan&z=1", "https://maps.handoffsim.example/?lat=1&z=1",
+        ] {
             #expect(throws: MapWebError.self, "\(bad)") { try MapCamera(webpageURL: URL(string: bad)!) }
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import MapApp
 import TerminalCells
 import Testing
+
+@testable import MapApp
 
 @Suite("Handing off the region")
 struct HandoffTests {
@@ -23,7 +24,8 @@ struct HandoffTests {
     /// The `z` of a map address, read the way the Browser reads it.
     static func zoom(in url: URL?) -> Double? {
         guard let url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems,
-              let text = items.first(where: { $0.name == "z" })?.value else { return nil }
+            let text = items.first(where: { $0.name == "z" })?.value
+        else { return nil }
         return Double(text)
     }
 
@@ -51,14 +53,17 @@ struct HandoffTests {
             let z = try #require(Self.zoom(in: activity.webpageURL))
             #expect(Self.webPageZooms.contains(z), "\(width)x\(height): \(activity.webpageURL?.absoluteString ?? "")")
             // Zooming out from there and in to the end stays in the range.
-            for key: Key in [.character("-"), .character("-"), .character("+")] + Array(repeating: .character("+"), count: 9) {
+            for key: Key in [.character("-"), .character("-"), .character("+")]
+                + Array(repeating: .character("+"), count: 9)
+            {
                 _ = laptop.map.handle(key)
                 #expect(Self.webPageZooms.contains(try #require(Self.zoom(in: activity.webpageURL))))
             }
         }
         _ = laptop.render(width: 80, height: 24)
         laptop.press(.character("0"))
-        #expect(laptop.map.camera.zoom < 0 && laptop.map.camera.zoom > -1, "the whole world is a negative, fractional zoom")
+        #expect(
+            laptop.map.camera.zoom < 0 && laptop.map.camera.zoom > -1, "the whole world is a negative, fractional zoom")
         let z = try #require(Self.zoom(in: laptop.map.activity?.webpageURL))
         #expect(z < 0 && abs(z - laptop.map.camera.zoom) <= 0.005, "z=\(z)")
     }
@@ -93,16 +98,17 @@ struct HandoffTests {
         let world = try MapWorld()
         let laptop = world.laptop
         laptop.map.show(MapCamera(latitude: 48, longitude: 2, zoom: 3))
-        _ = laptop.render(width: 80, height: 24)   // a 80x23 map
+        _ = laptop.render(width: 80, height: 24)  // a 80x23 map
         world.hood.advance(by: 61)
         let activity = try #require(laptop.map.activity)
         let step = 360.0 / (128 * 8)
-        #expect(activity.userInfo == [
-            "latitude": .double(48), "longitude": .double(2),
-            "latitudeDelta": .double(23 * 2 * step), "longitudeDelta": .double(80 * step),
-        ])
+        #expect(
+            activity.userInfo == [
+                "latitude": .double(48), "longitude": .double(2),
+                "latitudeDelta": .double(23 * 2 * step), "longitudeDelta": .double(80 * step),
+            ])
         #expect(activity.webpageURL == URL(string: "https://maps.handoffsim.example/?lat=48&lon=2&z=3"))
-        laptop.press(.right)   // a quarter of the view east: 20 columns
+        laptop.press(.right)  // a quarter of the view east: 20 columns
         #expect(activity.webpageURL == URL(string: "https://maps.handoffsim.example/?lat=48&lon=9.0312&z=3"))
     }
 
@@ -153,8 +159,11 @@ struct HandoffTests {
         #expect(phone.map.camera == laptop.map.camera)
         #expect(phone.map.visibleRegion == laptop.map.visibleRegion)
         #expect(phone.device.lifecycle.contains { $0.kind == .restoreUserActivityState })
-        #expect(phone.render(width: 80, height: 24).text() == laptop.render(width: 80, height: 24).text()
-            .replacingOccurrences(of: "◉", with: "●"), "the same picture (the found city is highlighted on the laptop only)")
+        #expect(
+            phone.render(width: 80, height: 24).text()
+                == laptop.render(width: 80, height: 24).text()
+                .replacingOccurrences(of: "◉", with: "●"),
+            "the same picture (the found city is highlighted on the laptop only)")
         // The phone's region is its own activity, and it needs saving with the new region.
         #expect(phone.map.activity?.isCurrent == true)
         #expect(phone.map.activity?.webpageURL == laptop.map.activity?.webpageURL)
@@ -169,7 +178,8 @@ struct HandoffTests {
         world.hood.settle()
         phone.device.chooseOffer(from: laptop.device.info.id)
         world.hood.settle()
-        let sent = laptop.map.visibleRegion, shown = phone.map.visibleRegion
+        let sent = laptop.map.visibleRegion
+        let shown = phone.map.visibleRegion
         #expect(phone.map.camera.latitude == 40 && phone.map.camera.longitude == -100)
         #expect(shown.longitudeDelta >= sent.longitudeDelta - 1e-9, "the whole width fits")
         #expect(shown.latitudeDelta >= sent.latitudeDelta - 1e-9 || shown.latitudeDelta == 180)
@@ -177,25 +187,42 @@ struct HandoffTests {
     }
 
     /// Activities of the Map's type with hostile values: a clear message, and the map stays.
-    @Test(arguments: [
-        (["longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20] as UserInfo,
-         "The activity has no \"latitude\", so there is no region to show. Nothing changed here."),
-        (["latitude": "48", "longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20],
-         "The activity's \"latitude\" is \"48\" (String), not a latitude from -90 to 90. Nothing changed here."),
-        (["latitude": 91.5, "longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20],
-         "The activity's \"latitude\" is 91.5 (Number(floating point)), not a latitude from -90 to 90. Nothing changed here."),
-        (["latitude": .double(.nan), "longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20],
-         "The activity's \"latitude\" is nan (Number(floating point)), not a latitude from -90 to 90. Nothing changed here."),
-        (["latitude": 48, "longitude": .double(.infinity), "latitudeDelta": 10, "longitudeDelta": 20],
-         "The activity's \"longitude\" is inf (Number(floating point)), not a longitude from -180 to 180. Nothing changed here."),
-        (["latitude": 48, "longitude": 2, "latitudeDelta": 0, "longitudeDelta": 20],
-         "The activity's \"latitudeDelta\" is 0 (Number(integer)), not a span above 0 and at most 180 degrees. Nothing changed here."),
-        (["latitude": 48, "longitude": 2, "latitudeDelta": 10, "longitudeDelta": -3],
-         "The activity's \"longitudeDelta\" is -3 (Number(integer)), not a span above 0 and at most 360 degrees. Nothing changed here."),
-        (["latitude": 48, "longitude": 2, "latitudeDelta": 10, "longitudeDelta": .data(Data([1, 2, 3]))],
-         nil),
-        ([:], "The activity has no \"latitude\", so there is no region to show. Nothing changed here."),
-    ] as [(UserInfo, String?)])
+    @Test(
+        arguments: [
+            (
+                ["longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20] as UserInfo,
+                "The activity has no \"latitude\", so there is no region to show. Nothing changed here."
+            ),
+            (
+                ["latitude": "48", "longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20],
+                "The activity's \"latitude\" is \"48\" (String), not a latitude from -90 to 90. Nothing changed here."
+            ),
+            (
+                ["latitude": 91.5, "longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20],
+                "The activity's \"latitude\" is 91.5 (Number(floating point)), not a latitude from -90 to 90. Nothing changed here."
+            ),
+            (
+                ["latitude": .double(.nan), "longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20],
+                "The activity's \"latitude\" is nan (Number(floating point)), not a latitude from -90 to 90. Nothing changed here."
+            ),
+            (
+                ["latitude": 48, "longitude": .double(.infinity), "latitudeDelta": 10, "longitudeDelta": 20],
+                "The activity's \"longitude\" is inf (Number(floating point)), not a longitude from -180 to 180. Nothing changed here."
+            ),
+            (
+                ["latitude": 48, "longitude": 2, "latitudeDelta": 0, "longitudeDelta": 20],
+                "The activity's \"latitudeDelta\" is 0 (Number(integer)), not a span above 0 and at most 180 degrees. Nothing changed here."
+            ),
+            (
+                ["latitude": 48, "longitude": 2, "latitudeDelta": 10, "longitudeDelta": -3],
+                "The activity's \"longitudeDelta\" is -3 (Number(integer)), not a span above 0 and at most 360 degrees. Nothing changed here."
+            ),
+            (
+                ["latitude": 48, "longitude": 2, "latitudeDelta": 10, "longitudeDelta": .data(Data([1, 2, 3]))],
+                nil
+            ),
+            ([:], "The activity has no \"latitude\", so there is no region to show. Nothing changed here."),
+        ] as [(UserInfo, String?)])
     func aBadRegionKeepsTheMapAndSaysWhy(userInfo: UserInfo, expected: String?) throws {
         let world = try MapWorld()
         let (laptop, phone) = (world.laptop, world.phone)
@@ -210,8 +237,13 @@ struct HandoffTests {
         #expect(phone.map.camera == before)
         let message = try #require(phone.map.message)
         #expect(message.kind == .error)
-        if let expected { #expect(message.text == expected) } else { #expect(message.text.contains("\"longitudeDelta\"")) }
-        #expect(phone.render(width: 80, height: 24).text().contains(message.text.prefix(40)), "the message is on screen")
+        if let expected {
+            #expect(message.text == expected)
+        } else {
+            #expect(message.text.contains("\"longitudeDelta\""))
+        }
+        #expect(
+            phone.render(width: 80, height: 24).text().contains(message.text.prefix(40)), "the message is on screen")
         #expect(phone.logLines.contains { $0.contains("could not restore") })
         phone.press(.left)
         #expect(phone.map.message == nil, "the next key clears the message")
@@ -221,7 +253,8 @@ struct HandoffTests {
         let world = try MapWorld()
         let (laptop, phone) = (world.laptop, world.phone)
         let activity = try UserActivity(activityType: "com.handoffsim.map.region", application: laptop.application)
-        activity.addUserInfoEntries(from: MapRegion(latitude: 51.5, longitude: -0.12, latitudeDelta: 1e-9, longitudeDelta: 1e-9).userInfo)
+        activity.addUserInfoEntries(
+            from: MapRegion(latitude: 51.5, longitude: -0.12, latitudeDelta: 1e-9, longitudeDelta: 1e-9).userInfo)
         activity.becomeCurrent()
         world.hood.settle()
         phone.device.chooseOffer(from: laptop.device.info.id)
@@ -246,22 +279,31 @@ struct HandoffTests {
 @Suite("Region values")
 struct RegionTests {
     @Test func camerasClampAndWrap() {
-        #expect(MapCamera(latitude: 95, longitude: 190, zoom: 20) == MapCamera(latitude: 90, longitude: -170, zoom: MapCamera.maximumZoom))
-        #expect(MapCamera(latitude: .nan, longitude: -.infinity, zoom: .nan) == MapCamera(latitude: 0, longitude: 0, zoom: 0))
+        #expect(
+            MapCamera(latitude: 95, longitude: 190, zoom: 20)
+                == MapCamera(latitude: 90, longitude: -170, zoom: MapCamera.maximumZoom))
+        #expect(
+            MapCamera(latitude: .nan, longitude: -.infinity, zoom: .nan)
+                == MapCamera(latitude: 0, longitude: 0, zoom: 0))
         #expect(MapCamera(latitude: 0, longitude: -180, zoom: -5).longitude == -180)
         #expect(MapCamera(latitude: 0, longitude: 180, zoom: -5).zoom == MapCamera.minimumZoom)
-        #expect(MapCamera(latitude: 0, longitude: 170, zoom: 0).panned(columns: 10, rows: 0).longitude < -160, "panning east over the date line")
+        #expect(
+            MapCamera(latitude: 0, longitude: 170, zoom: 0).panned(columns: 10, rows: 0).longitude < -160,
+            "panning east over the date line")
     }
 
     @Test func theRegionReadsIntegersAndWritesDoubles() throws {
-        let region = try MapRegion(userInfo: ["latitude": 48, "longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20])
+        let region = try MapRegion(userInfo: [
+            "latitude": 48, "longitude": 2, "latitudeDelta": 10, "longitudeDelta": 20,
+        ])
         #expect(region == MapRegion(latitude: 48, longitude: 2, latitudeDelta: 10, longitudeDelta: 20))
         #expect(region.userInfo["latitude"] == .double(48))
     }
 
     @Test func theWebPageCarriesTheCentreAndTheZoom() {
-        #expect(MapCamera(latitude: -33.86786, longitude: 151.20732, zoom: 4.5).webpageURL.absoluteString
-            == "https://maps.handoffsim.example/?lat=-33.8679&lon=151.2073&z=4.5")
+        #expect(
+            MapCamera(latitude: -33.86786, longitude: 151.20732, zoom: 4.5).webpageURL.absoluteString
+                == "https://maps.handoffsim.example/?lat=-33.8679&lon=151.2073&z=4.5")
         #expect(MapRegion.format(-0.00001, decimals: 4) == "0")
     }
 }

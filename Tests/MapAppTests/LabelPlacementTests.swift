@@ -1,20 +1,22 @@
-@testable import MapApp
 import HandoffCore
-import TerminalCells
 import HandoffTestSupport
+import TerminalCells
 import Testing
+
+@testable import MapApp
 
 @Suite("Label placement")
 struct LabelPlacementTests {
     @Test func theFirstPositionIsToTheRightThenTheOthers() {
         let area = Rect(x: 0, y: 0, width: 30, height: 5)
-        let placed = LabelPlacer.place([
-            LabelCandidate(marker: Point(x: 5, y: 2), text: "Alpha"),
-            LabelCandidate(marker: Point(x: 14, y: 2), text: "Beta"),   // right is free
-            LabelCandidate(marker: Point(x: 8, y: 2), text: "Gamma"),   // inside Alpha's name: left out
-            LabelCandidate(marker: Point(x: 29, y: 3), text: "Delta"),  // at the edge: to the left
-            LabelCandidate(marker: Point(x: 14, y: 3), text: "Eps"),    // below Beta: its own row is free
-        ], in: area)
+        let placed = LabelPlacer.place(
+            [
+                LabelCandidate(marker: Point(x: 5, y: 2), text: "Alpha"),
+                LabelCandidate(marker: Point(x: 14, y: 2), text: "Beta"),  // right is free
+                LabelCandidate(marker: Point(x: 8, y: 2), text: "Gamma"),  // inside Alpha's name: left out
+                LabelCandidate(marker: Point(x: 29, y: 3), text: "Delta"),  // at the edge: to the left
+                LabelCandidate(marker: Point(x: 14, y: 3), text: "Eps"),  // below Beta: its own row is free
+            ], in: area)
         #expect(placed.map(\.text) == ["Alpha", "Beta", "Delta", "Eps"])
         #expect(placed[0].position == .right && placed[0].textFrame == Rect(x: 7, y: 2, width: 5, height: 1))
         #expect(placed[1].position == .right)
@@ -26,19 +28,25 @@ struct LabelPlacementTests {
         var placer = LabelPlacer(area: Rect(x: 0, y: 0, width: 30, height: 3))
         let portugal = placer.placeName("Portugal", centredAt: Point(x: 10, y: 1))
         #expect(portugal?.textFrame == Rect(x: 6, y: 1, width: 8, height: 1))
-        #expect(portugal?.isName == true && portugal?.cells == [Rect(x: 6, y: 1, width: 8, height: 1)], "no marker cell")
-        #expect(placer.placeName("Spain", centredAt: Point(x: 16, y: 1)) == nil, "it would touch Portugal (no free cell between)")
+        #expect(
+            portugal?.isName == true && portugal?.cells == [Rect(x: 6, y: 1, width: 8, height: 1)], "no marker cell")
+        #expect(
+            placer.placeName("Spain", centredAt: Point(x: 16, y: 1)) == nil,
+            "it would touch Portugal (no free cell between)")
         #expect(placer.placeName("Spain", centredAt: Point(x: 18, y: 1)) != nil)
         #expect(placer.placeName("Atlantic", centredAt: Point(x: 2, y: 0)) == nil, "it would leave the area")
-        #expect(placer.place(LabelCandidate(marker: Point(x: 10, y: 1), text: "Lisbon")) == nil, "a marker never goes under a name")
+        #expect(
+            placer.place(LabelCandidate(marker: Point(x: 10, y: 1), text: "Lisbon")) == nil,
+            "a marker never goes under a name")
     }
 
     @Test func aCrowdedMarkerKeepsItsDotWithoutAName() {
         let area = Rect(x: 0, y: 0, width: 12, height: 1)
-        let placed = LabelPlacer.place([
-            LabelCandidate(marker: Point(x: 0, y: 0), text: "Longname"),
-            LabelCandidate(marker: Point(x: 11, y: 0), text: "Other"),
-        ], in: area)
+        let placed = LabelPlacer.place(
+            [
+                LabelCandidate(marker: Point(x: 0, y: 0), text: "Longname"),
+                LabelCandidate(marker: Point(x: 11, y: 0), text: "Other"),
+            ], in: area)
         #expect(placed.count == 2)
         #expect(placed[0].position == .right)
         #expect(placed[1].position == nil, "no room left, right, above or below")
@@ -49,13 +57,16 @@ struct LabelPlacementTests {
     @Test func randomCrowdsNeverOverlap() {
         var generator = SplitMix64(seed: 42)
         for round in 0..<300 {
-            let area = Rect(x: Int(generator.next() % 5), y: Int(generator.next() % 5),
-                            width: 1 + Int(generator.next() % 120), height: 1 + Int(generator.next() % 40))
+            let area = Rect(
+                x: Int(generator.next() % 5), y: Int(generator.next() % 5),
+                width: 1 + Int(generator.next() % 120), height: 1 + Int(generator.next() % 40))
             let count = Int(generator.next() % 200)
             let candidates = (0..<count).map { _ in
-                LabelCandidate(marker: Point(x: area.x - 2 + Int(generator.next() % UInt64(area.width + 4)),
-                                             y: area.y - 1 + Int(generator.next() % UInt64(area.height + 2))),
-                               text: String(repeating: "x", count: Int(generator.next() % 14)))
+                LabelCandidate(
+                    marker: Point(
+                        x: area.x - 2 + Int(generator.next() % UInt64(area.width + 4)),
+                        y: area.y - 1 + Int(generator.next() % UInt64(area.height + 2))),
+                    text: String(repeating: "x", count: Int(generator.next() % 14)))
             }
             let placed = LabelPlacer.place(candidates, in: area)
             expectNoLabelOverlaps(placed, in: area, "round \(round) in \(area)")
@@ -68,8 +79,9 @@ struct LabelPlacementTests {
         let map = try standaloneMap()
         var generator = SplitMix64(seed: 7)
         for round in 0..<120 {
-            let camera = MapCamera(latitude: Double(generator.next() % 140) - 70, longitude: Double(generator.next() % 360) - 180,
-                                   zoom: Double(generator.next() % 6))
+            let camera = MapCamera(
+                latitude: Double(generator.next() % 140) - 70, longitude: Double(generator.next() % 360) - 180,
+                zoom: Double(generator.next() % 6))
             let size = Size(width: 20 + Int(generator.next() % 180), height: 6 + Int(generator.next() % 54))
             let grid = render(map, camera, width: size.width, height: size.height)
             let area = Rect(x: 0, y: 0, width: size.width, height: map.viewport.height)
@@ -95,7 +107,9 @@ struct LabelPlacementTests {
     /// A name of one-cell scalars is measured by counting its scalars (and drawn cell by cell):
     /// each such scalar is one cell wide and a character of its own, whatever follows it.
     @Test func aNarrowNameIsMeasuredByItsScalars() {
-        let scalars = (UInt32(0x20)...0x7E).compactMap(Unicode.Scalar.init) + (UInt32(0xA0)...0x2FF).compactMap(Unicode.Scalar.init)
+        let scalars =
+            (UInt32(0x20)...0x7E).compactMap(Unicode.Scalar.init)
+            + (UInt32(0xA0)...0x2FF).compactMap(Unicode.Scalar.init)
         for scalar in scalars { #expect(TextWidth.of(Character(scalar)) == 1, "U+\(String(scalar.value, radix: 16))") }
         var all = String()
         all.unicodeScalars.append(contentsOf: scalars + scalars.reversed())

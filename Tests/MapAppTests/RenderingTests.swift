@@ -1,7 +1,8 @@
 import Foundation
-@testable import MapApp
 import TerminalCells
 import Testing
+
+@testable import MapApp
 
 /// Snapshots of the map (Snapshots/*.txt; `RECORD_SNAPSHOTS=1` re-records them).
 @Suite("Rendering")
@@ -14,14 +15,18 @@ struct RenderingTests {
 
     @Test func europeInBraille() throws {
         let map = try standaloneMap()
-        expectSnapshot(render(map, MapCamera(latitude: 50, longitude: 10, zoom: 3), width: 100, height: 30), named: "europe-100x30")
+        expectSnapshot(
+            render(map, MapCamera(latitude: 50, longitude: 10, zoom: 3), width: 100, height: 30), named: "europe-100x30"
+        )
     }
 
     @Test func japanInHalfBlocks() throws {
         let map = try standaloneMap()
         _ = map.handle(.character("m"))
         #expect(map.rendering == .halfBlocks)
-        expectSnapshot(render(map, MapCamera(latitude: 36, longitude: 137, zoom: 3), width: 80, height: 24), named: "japan-halfblocks-80x24")
+        expectSnapshot(
+            render(map, MapCamera(latitude: 36, longitude: 137, zoom: 3), width: 80, height: 24),
+            named: "japan-halfblocks-80x24")
     }
 
     @Test func theSearchField() throws {
@@ -33,8 +38,9 @@ struct RenderingTests {
 
     /// Whether the pixel at the centre of a braille view of `camera` is land.
     static func isLand(_ renderer: MapRenderer, latitude: Double, longitude: Double, zoom: Double) -> Bool {
-        let canvas = renderer.canvas(MapCamera(latitude: latitude, longitude: longitude, zoom: zoom), rendering: .braille,
-                                     area: Rect(x: 0, y: 0, width: 4, height: 2))
+        let canvas = renderer.canvas(
+            MapCamera(latitude: latitude, longitude: longitude, zoom: zoom), rendering: .braille,
+            area: Rect(x: 0, y: 0, width: 4, height: 2))
         return canvas.pixels[4 * canvas.width + 4] & MapCanvas.land != 0
     }
 
@@ -43,12 +49,17 @@ struct RenderingTests {
         let renderer = try standaloneMap().renderer
         // Coastal places (São Paulo, Tokyo, Portugal's inland and its sea off Lisbon) are a pixel
         // from the sea from zoom 2 only.
-        let coastal = zoom >= 2 ? [(-23.55, -46.63), (35.68, 139.7), (39.5, -8.0)] : [], offLisbon = zoom >= 2 ? [(38.6, -9.6)] : []
-        for (latitude, longitude) in [(48.86, 2.35), (-15.0, -50.0), (55.0, 90.0), (-80.0, 0.0), (40.0, -100.0)] + coastal {
+        let coastal = zoom >= 2 ? [(-23.55, -46.63), (35.68, 139.7), (39.5, -8.0)] : []
+        let offLisbon = zoom >= 2 ? [(38.6, -9.6)] : []
+        for (latitude, longitude) in [(48.86, 2.35), (-15.0, -50.0), (55.0, 90.0), (-80.0, 0.0), (40.0, -100.0)]
+            + coastal
+        {
             let land = Self.isLand(renderer, latitude: latitude, longitude: longitude, zoom: zoom)
             #expect(land, "\(latitude), \(longitude) is land at zoom \(zoom)")
         }
-        for (latitude, longitude) in [(0.0, -30.0), (30.0, -40.0), (-40.0, 90.0), (0.0, -150.0), (50.0, -30.0)] + offLisbon {
+        for (latitude, longitude) in [(0.0, -30.0), (30.0, -40.0), (-40.0, 90.0), (0.0, -150.0), (50.0, -30.0)]
+            + offLisbon
+        {
             let land = Self.isLand(renderer, latitude: latitude, longitude: longitude, zoom: zoom)
             #expect(!land, "\(latitude), \(longitude) is sea at zoom \(zoom)")
         }
@@ -65,12 +76,16 @@ struct RenderingTests {
     /// are Bresenham's, clipped to the canvas.
     @Test func theCanvasFillsAndDraws() {
         var canvas = MapCanvas(width: 20, height: 10)
-        for ring in [[(2.2, 1.3), (15.7, 1.3), (15.7, 8.6), (2.2, 8.6)], [(15.7, 8.6), (15.7, 1.3), (2.2, 1.3), (2.2, 8.6)]] {
+        for ring in [
+            [(2.2, 1.3), (15.7, 1.3), (15.7, 8.6), (2.2, 8.6)], [(15.7, 8.6), (15.7, 1.3), (2.2, 1.3), (2.2, 8.6)],
+        ] {
             for i in 0..<4 { canvas.addEdge(ring[i].0, ring[i].1, ring[(i + 1) % 4].0, ring[(i + 1) % 4].1) }
             canvas.fill(MapCanvas.land)
         }
         // A hole: even-odd.
-        for ring in [[(2.2, 1.3), (15.7, 1.3), (15.7, 8.6), (2.2, 8.6)], [(5.0, 3.0), (9.0, 3.0), (9.0, 6.0), (5.0, 6.0)]] {
+        for ring in [
+            [(2.2, 1.3), (15.7, 1.3), (15.7, 8.6), (2.2, 8.6)], [(5.0, 3.0), (9.0, 3.0), (9.0, 6.0), (5.0, 6.0)],
+        ] {
             for i in 0..<4 { canvas.addEdge(ring[i].0, ring[i].1, ring[(i + 1) % 4].0, ring[(i + 1) % 4].1) }
         }
         canvas.fill(MapCanvas.shore)
@@ -78,24 +93,29 @@ struct RenderingTests {
         canvas.startDots()
         canvas.line(0, 9.5, 9.9, 9.5, MapCanvas.subdivision, dotted: true)
         let picture = (0..<10).map { y in
-            String((0..<20).map { x -> Character in
-                let pixel = canvas.pixels[y * 20 + x]
-                return pixel & MapCanvas.shore != 0 ? "s" : pixel & MapCanvas.land != 0 ? "#"
-                    : pixel & MapCanvas.border != 0 ? "b" : pixel & MapCanvas.subdivision != 0 ? "d" : "."
-            })
+            String(
+                (0..<20).map { x -> Character in
+                    let pixel = canvas.pixels[y * 20 + x]
+                    return pixel & MapCanvas.shore != 0
+                        ? "s"
+                        : pixel & MapCanvas.land != 0
+                            ? "#"
+                            : pixel & MapCanvas.border != 0 ? "b" : pixel & MapCanvas.subdivision != 0 ? "d" : "."
+                })
         }
-        #expect(picture == [
-            "bbbbbbbbbbbbbbbbbbbb",
-            "..ssssssssssssss....",
-            "..ssssssssssssss....",
-            "..sss####sssssss....",
-            "..sss####sssssss....",
-            "..sss####sssssss....",
-            "..ssssssssssssss....",
-            "..ssssssssssssss....",
-            "..ssssssssssssss....",
-            "d..d..d..d..........",
-        ])
+        #expect(
+            picture == [
+                "bbbbbbbbbbbbbbbbbbbb",
+                "..ssssssssssssss....",
+                "..ssssssssssssss....",
+                "..sss####sssssss....",
+                "..sss####sssssss....",
+                "..sss####sssssss....",
+                "..ssssssssssssss....",
+                "..ssssssssssssss....",
+                "..ssssssssssssss....",
+                "d..d..d..d..........",
+            ])
     }
 
     @Test func theLevelFollowsTheZoom() throws {
@@ -130,7 +150,8 @@ struct RenderingTests {
         expectNoLabelOverlaps(map.placedLabels, in: area, "Lisbon at zoom \(zoom)")
         #expect(map.placedLabels.contains { $0.text == "Lisbon" && $0.position != nil }, "Lisbon is named")
         // Coast cells: bold land with some dots, not all; there are many.
-        var coast = 0, partial = 0
+        var coast = 0
+        var partial = 0
         for y in 0..<23 {
             for x in 0..<80 where grid[x, y].style == Style(.mapLand, bold: true) {
                 coast += 1
@@ -159,7 +180,8 @@ struct RenderingTests {
         #expect((0..<5).allSatisfy { y in (0..<20).allSatisfy { world[$0, y].style != Style(.dim) } })
         // Half blocks: the same gap, a dim cell.
         var half = Grid(size: Size(width: 20, height: 5))
-        renderer.render(MapCamera(latitude: 40.2, longitude: -7.0, zoom: 7), rendering: .halfBlocks, into: &half, area: half.bounds)
+        renderer.render(
+            MapCamera(latitude: 40.2, longitude: -7.0, zoom: 7), rendering: .halfBlocks, into: &half, area: half.bounds)
         #expect((0..<5).contains { y in (0..<20).contains { half[$0, y].style == Style(.dim) } })
     }
 
@@ -181,8 +203,11 @@ struct RenderingTests {
     @Test func drawingStaysInsideTheArea() throws {
         let map = try standaloneMap()
         _ = map.handle(.character("/"))
-        for area in [Rect(x: 7, y: 3, width: 60, height: 18), Rect(x: 1, y: 1, width: 9, height: 3),
-                     Rect(x: 0, y: 0, width: 150, height: 44), Rect(x: 2, y: 2, width: 0, height: 5), Rect(x: 3, y: 3, width: 1, height: 1)] {
+        for area in [
+            Rect(x: 7, y: 3, width: 60, height: 18), Rect(x: 1, y: 1, width: 9, height: 3),
+            Rect(x: 0, y: 0, width: 150, height: 44), Rect(x: 2, y: 2, width: 0, height: 5),
+            Rect(x: 3, y: 3, width: 1, height: 1),
+        ] {
             var grid = Grid(size: Size(width: 160, height: 48), fill: Cell("#"))
             map.render(into: &grid, area: area)
             for y in 0..<grid.size.height {

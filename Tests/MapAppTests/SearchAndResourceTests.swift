@@ -2,9 +2,10 @@ import Foundation
 import HandoffCore
 import HandoffManifest
 import HandoffTestSupport
-@testable import MapApp
 import TerminalCells
 import Testing
+
+@testable import MapApp
 
 @Suite("Search")
 struct SearchTests {
@@ -52,13 +53,16 @@ struct SearchTests {
     }
 
     @Test func aFlightBetweenFarPlacesZoomsOutOnTheWayAndAKeyLandsIt() throws {
-        let from = MapCamera(latitude: 38.7, longitude: -9.1, zoom: 6), to = MapCamera(latitude: 35.7, longitude: 139.7, zoom: 6)
+        let from = MapCamera(latitude: 38.7, longitude: -9.1, zoom: 6)
+        let to = MapCamera(latitude: 35.7, longitude: 139.7, zoom: 6)
         let flight = MapFlight(from: from, to: to, viewport: Size(width: 80, height: 23), number: 1)
         let zooms = (0...MapFlight.frameCount).map { flight.camera(atFrame: $0).zoom }
         #expect(zooms.first == 6 && zooms.last == 6)
         #expect(zooms.min()! < 1, "half the world apart: the middle frame shows both ends")
-        #expect(flight.camera(atFrame: MapFlight.frameCount / 2).longitude < -60 || flight.camera(atFrame: MapFlight.frameCount / 2).longitude > 60,
-                "across the shorter way round (over Asia, not the Americas)" )
+        #expect(
+            flight.camera(atFrame: MapFlight.frameCount / 2).longitude < -60
+                || flight.camera(atFrame: MapFlight.frameCount / 2).longitude > 60,
+            "across the shorter way round (over Asia, not the Americas)")
 
         let world = try MapWorld()
         let laptop = world.laptop
@@ -70,15 +74,16 @@ struct SearchTests {
         laptop.map.advanceFlight()
         laptop.press(.character("+"))
         #expect(laptop.map.flight == nil)
-        #expect(laptop.map.camera == MapCamera(latitude: 35.687, longitude: 139.749, zoom: MapApp.searchZoom + 1),
-                "the key landed the flight, then zoomed")
+        #expect(
+            laptop.map.camera == MapCamera(latitude: 35.687, longitude: 139.749, zoom: MapApp.searchZoom + 1),
+            "the key landed the flight, then zoomed")
     }
 
     @Test func typingInTheFieldIsNotTheDevicesKeys() throws {
         let world = try MapWorld()
         let laptop = world.laptop
         laptop.press(.character("/"))
-        laptop.type("l?0+h")   // the log, help, world, zoom and home keys elsewhere
+        laptop.type("l?0+h")  // the log, help, world, zoom and home keys elsewhere
         #expect(laptop.map.search?.query == "l?0+h")
         #expect(!laptop.map.handle(.function(2)), "function keys stay the device's")
         laptop.press(.escape)
@@ -94,7 +99,9 @@ struct SearchTests {
 
     @Test func enterWithoutAMatchSaysSo() throws {
         let map = try standaloneMap()
-        for key: Key in [.character("/"), .character("q"), .character("x"), .character("q"), .enter] { #expect(map.handle(key)) }
+        for key: Key in [.character("/"), .character("q"), .character("x"), .character("q"), .enter] {
+            #expect(map.handle(key))
+        }
         #expect(map.message == MapMessage(.warning, "No place matches “qxq”."))
         #expect(map.camera == .world)
     }
@@ -109,14 +116,17 @@ struct ResourceTests {
     }
 
     @Test func theDemoInfoPlistIsALinkToTheModulesOne() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let plist = root.appendingPathComponent("demos/apps/Map/Info.plist")
         let source = root.appendingPathComponent("Sources/MapApp/Resources/Info.plist")
         #expect(plist.resolvingSymlinksInPath().path == source.resolvingSymlinksInPath().path)
         // With the entitlements beside it (a link to the module's too), as the Map loads them.
         #expect(try AppManifest(appAt: plist) == MapApp().manifest)
         // `handoff manifest lint` reads the app's settings from the file next to its Info.plist.
-        let settings = try BuildSettingsFile(contentsOf: root.appendingPathComponent("demos/apps/Map/BuildSettings.xcconfig")).settings
+        let settings = try BuildSettingsFile(
+            contentsOf: root.appendingPathComponent("demos/apps/Map/BuildSettings.xcconfig")
+        ).settings
         #expect(settings == MapApp.buildSettings)
     }
 
@@ -124,7 +134,9 @@ struct ResourceTests {
         let folder = try MapResources.locate().folder
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         let total = try files.reduce(0) { sum, name in
-            sum + ((try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+            sum
+                + ((try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size]
+                    as? Int) ?? 0)
         }
         #expect(total < 8_000_000, "\(total) bytes: the map's data stays under 8 MB")
         #expect(!files.contains { $0.hasPrefix("land-") || $0.hasPrefix("borders-") }, "the raster masks are gone")
@@ -157,7 +169,10 @@ struct ResourceTests {
     }
 
     @Test(arguments: [
-        ("Paris\t48.86\n", "places.tsv:1: expected at least 3 tab-separated fields (name, latitude, longitude), found 2"),
+        (
+            "Paris\t48.86\n",
+            "places.tsv:1: expected at least 3 tab-separated fields (name, latitude, longitude), found 2"
+        ),
         ("# comment\nParis\tnorth\t2.35\n", "places.tsv:2: latitude \"north\" is not a number from -90 to 90"),
         ("Paris\t48.86\t2.35\nX\t1\t200\n", "places.tsv:2: longitude \"200\" is not a number from -180 to 180"),
         ("Paris\t48.86\tnan\n", "places.tsv:1: longitude \"nan\" is not a number from -180 to 180"),
@@ -175,14 +190,19 @@ struct ResourceTests {
     }
 
     @Test func aBrokenCountryFileNamesTheLine() {
-        #expect(throws: MapError.malformed(file: "countries.tsv", line: 2, reason: "zoom \"x\" is not a number from -10 to 30")) {
+        #expect(
+            throws: MapError.malformed(
+                file: "countries.tsv", line: 2, reason: "zoom \"x\" is not a number from -10 to 30")
+        ) {
             try CountryLabel.read(tsv: "# c\nPortugal\t39.6\t-8\tx\tPRT\n")
         }
     }
 
     /// A level file: the header, the index, then the tiles' bytes.
-    static func levelFile(level: Int = 0, nanodegrees: Int = 1_000_000_000, tileSize: Int = 90,
-                          tiles: [(column: Int, row: Int, bytes: [UInt8])]) -> [UInt8] {
+    static func levelFile(
+        level: Int = 0, nanodegrees: Int = 1_000_000_000, tileSize: Int = 90,
+        tiles: [(column: Int, row: Int, bytes: [UInt8])]
+    ) -> [UInt8] {
         func u32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         func u16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         var file = Array("HMAPGEO1".utf8) + u32(level) + u32(nanodegrees) + u32(tileSize) + u32(tiles.count)
@@ -195,11 +215,15 @@ struct ResourceTests {
     }
 
     /// A land triangle (x, y zigzag deltas; x shifted with the drawn bit) and a border line.
-    static let goodTile: [UInt8] = [0, 1, 3, /* (0,0) drawn */ 0b01, 0, /* (10,0) not drawn */ 40, 0, /* (10,10) */ 1, 20,
-                                    2, 1, 2, 2, 2, 4, 4]
+    static let goodTile: [UInt8] = [
+        0, 1, 3, /* (0,0) drawn */ 0b01, 0, /* (10,0) not drawn */ 40, 0, /* (10,10) */ 1, 20,
+        2, 1, 2, 2, 2, 4, 4,
+    ]
 
     @Test func aLevelFileDecodesToTilesAndParts() throws {
-        let level = try GeoLevel(bytes: Self.levelFile(tiles: [(column: 2, row: 1, bytes: Self.goodTile)]), expectedIndex: 0, file: "geo-0.bin")
+        let level = try GeoLevel(
+            bytes: Self.levelFile(tiles: [(column: 2, row: 1, bytes: Self.goodTile)]), expectedIndex: 0,
+            file: "geo-0.bin")
         #expect(level.columns == 4 && level.rows == 2 && level.tileDegrees == 90)
         let tile = try #require(level.tile(column: 2, row: 1))
         #expect(level.tile(column: 6, row: 1) == tile, "columns wrap around the world")
@@ -215,22 +239,50 @@ struct ResourceTests {
         #expect(points.map(\.drawn) == [true, false, true])
     }
 
-    @Test(arguments: [
-        (Array("HMAPGEO1".utf8), "geo-0.bin: 8 bytes, too short for the 24-byte header (truncated?)"),
-        (Array("NOTAMAP!".utf8) + [UInt8](repeating: 0, count: 16), "geo-0.bin: byte 0: not a Map geography file (no \"HMAPGEO1\" at the start)"),
-        (ResourceTests.levelFile(level: 3, tiles: []), "geo-0.bin: byte 8: level 3, expected 0 (the number in the file's name)"),
-        (ResourceTests.levelFile(tileSize: 7, tiles: []), "geo-0.bin: byte 16: tiles of 7 units of 1.0° do not divide the world into 0.1° to 180° squares"),
-        (Array(ResourceTests.levelFile(tiles: [(0, 0, ResourceTests.goodTile)]).dropLast(3)),
-         "geo-0.bin: byte 24: tile 0's 16 bytes at 0 go past the end of the file (truncated?)"),
-        (ResourceTests.levelFile(tiles: [(9, 0, ResourceTests.goodTile)]), "geo-0.bin: byte 24: tile 0 is at column 9, row 0, outside the 4x2 grid"),
-        (ResourceTests.levelFile(tiles: [(0, 0, [7, 1, 2, 0, 0, 2, 2])]), "geo-0.bin: byte 36: unknown kind 7 in tile 0"),
-        (ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 2, 2, 0, 1, 3, 0, 0, 0, 0, 0, 0])]),
-         "geo-0.bin: byte 43: kind 0 out of order or repeated in tile 0"),
-        (ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 0xFF, 0xFF])]), "geo-0.bin: byte 41: the data ends inside a number (truncated?)"),
-        (ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 0xC8, 0x01, 0])]), "geo-0.bin: byte 41: point (100, 0) is outside its tile (0 to 90)"),
-        (ResourceTests.levelFile(tiles: [(0, 0, [0, 1, 2, 0, 0, 2, 2])]),
-         "geo-0.bin: byte 38: a part of 2 points (a ring needs 3, and 4 bytes hold at most 2)"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            (Array("HMAPGEO1".utf8), "geo-0.bin: 8 bytes, too short for the 24-byte header (truncated?)"),
+            (
+                Array("NOTAMAP!".utf8) + [UInt8](repeating: 0, count: 16),
+                "geo-0.bin: byte 0: not a Map geography file (no \"HMAPGEO1\" at the start)"
+            ),
+            (
+                ResourceTests.levelFile(level: 3, tiles: []),
+                "geo-0.bin: byte 8: level 3, expected 0 (the number in the file's name)"
+            ),
+            (
+                ResourceTests.levelFile(tileSize: 7, tiles: []),
+                "geo-0.bin: byte 16: tiles of 7 units of 1.0° do not divide the world into 0.1° to 180° squares"
+            ),
+            (
+                Array(ResourceTests.levelFile(tiles: [(0, 0, ResourceTests.goodTile)]).dropLast(3)),
+                "geo-0.bin: byte 24: tile 0's 16 bytes at 0 go past the end of the file (truncated?)"
+            ),
+            (
+                ResourceTests.levelFile(tiles: [(9, 0, ResourceTests.goodTile)]),
+                "geo-0.bin: byte 24: tile 0 is at column 9, row 0, outside the 4x2 grid"
+            ),
+            (
+                ResourceTests.levelFile(tiles: [(0, 0, [7, 1, 2, 0, 0, 2, 2])]),
+                "geo-0.bin: byte 36: unknown kind 7 in tile 0"
+            ),
+            (
+                ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 2, 2, 0, 1, 3, 0, 0, 0, 0, 0, 0])]),
+                "geo-0.bin: byte 43: kind 0 out of order or repeated in tile 0"
+            ),
+            (
+                ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 0xFF, 0xFF])]),
+                "geo-0.bin: byte 41: the data ends inside a number (truncated?)"
+            ),
+            (
+                ResourceTests.levelFile(tiles: [(0, 0, [2, 1, 2, 0, 0, 0xC8, 0x01, 0])]),
+                "geo-0.bin: byte 41: point (100, 0) is outside its tile (0 to 90)"
+            ),
+            (
+                ResourceTests.levelFile(tiles: [(0, 0, [0, 1, 2, 0, 0, 2, 2])]),
+                "geo-0.bin: byte 38: a part of 2 points (a ring needs 3, and 4 bytes hold at most 2)"
+            ),
+        ] as [([UInt8], String)])
     func aBrokenLevelFileSaysWhereAndWhat(bytes: [UInt8], expected: String) {
         #expect(throws: MapError.self) { try GeoLevel(bytes: bytes, expectedIndex: 0, file: "geo-0.bin") }
         do {
@@ -244,7 +296,9 @@ struct ResourceTests {
     @Test func truncatedOrDamagedLevelsNeverCrash() throws {
         let real = try [UInt8](Data(contentsOf: MapResources.locate().geography(level: 0)))
         for length in stride(from: 0, to: min(real.count, 4000), by: 7) {
-            #expect(throws: MapError.self) { try GeoLevel(bytes: Array(real.prefix(length)), expectedIndex: 0, file: "geo-0.bin") }
+            #expect(throws: MapError.self) {
+                try GeoLevel(bytes: Array(real.prefix(length)), expectedIndex: 0, file: "geo-0.bin")
+            }
         }
         var generator = SplitMix64(seed: 14)
         for _ in 0..<40 {
@@ -262,14 +316,15 @@ struct ResourceTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let real = try MapResources.locate(), copy = MapResources(folder: folder)
+        let real = try MapResources.locate()
+        let copy = MapResources(folder: folder)
         #expect(throws: MapError.self) { try MapApp(resources: copy) }
         try FileManager.default.copyItem(at: real.infoPlist, to: copy.infoPlist)
         for level in MapGeography.levelZooms.indices where level != 2 {
             try FileManager.default.copyItem(at: real.geography(level: level), to: copy.geography(level: level))
         }
         let level2 = try Data(contentsOf: real.geography(level: 2))
-        try level2.prefix(level2.count / 2).write(to: copy.geography(level: 2))   // truncated
+        try level2.prefix(level2.count / 2).write(to: copy.geography(level: 2))  // truncated
         try FileManager.default.copyItem(at: real.countries, to: copy.countries)  // no places.tsv
 
         let map = try MapApp(resources: copy)
@@ -277,7 +332,10 @@ struct ResourceTests {
         #expect(map.data.problems.count == 2)
         #expect(map.data.problems.first?.description.hasPrefix("geo-2.bin: ") == true, "\(map.data.problems)")
         #expect(map.data.problems.first?.description.contains("truncated") == true)
-        guard case .unreadable(let file, _) = map.data.problems.last else { Issue.record("\(map.data.problems)"); return }
+        guard case .unreadable(let file, _) = map.data.problems.last else {
+            Issue.record("\(map.data.problems)")
+            return
+        }
         #expect(file == "places.tsv")
         let message = try #require(map.message)
         #expect(message.kind == .warning && message.text.contains("geo-2.bin") && message.text.contains("1 more file"))
@@ -286,7 +344,8 @@ struct ResourceTests {
         #expect(grid.text().contains("⣿"))
         #expect(grid.text().contains("geo-2.bin"), "the message is on screen")
         // A manifest without the region type.
-        let plist = try String(contentsOf: real.infoPlist, encoding: .utf8).replacingOccurrences(of: ".region", with: ".place")
+        let plist = try String(contentsOf: real.infoPlist, encoding: .utf8).replacingOccurrences(
+            of: ".region", with: ".place")
         try plist.write(to: copy.infoPlist, atomically: true, encoding: .utf8)
         #expect(throws: MapError.noRegionActivity(file: copy.infoPlist.path)) { try MapApp(resources: copy) }
     }

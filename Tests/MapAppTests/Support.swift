@@ -1,11 +1,12 @@
-import GridSnapshots
 import DeviceAppKit
 import Foundation
+import GridSnapshots
 import HandoffCore
 import HandoffTestSupport
-@testable import MapApp
 import TerminalCells
 import Testing
+
+@testable import MapApp
 
 /// One device of a neighbourhood running the Map the way the device screen does: installed from
 /// its manifest and delegate, launched, brought to the front.
@@ -16,17 +17,22 @@ final class MapDevice {
     private(set) var logLines: [String] = []
 
     /// `data`: the geography to use instead of the process's shared one.
-    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, frontmost: Bool = true, data: MapData? = nil) throws {
+    init(
+        _ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, frontmost: Bool = true, data: MapData? = nil
+    ) throws {
         device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
         map = try data.map { data in try MapApp(manifest: MapApp().manifest, data: data) } ?? MapApp()
         application = device.install(map.manifest, delegate: map.delegate)
         let clock = hood.clock
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-unused", isDirectory: true)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "MapAppTests-unused", isDirectory: true)
         // Frame ticks (a flight's) are dropped: tests advance flights themselves, on their own
         // thread, as the device's run loop would.
-        map.launch(application: application, environment: AppEnvironment(
-            deviceName: name, cloudFolder: nil, localFolder: folder, now: { clock.now },
-            log: { [weak self] line in self?.logLines.append(line) }, perform: { _ in }))
+        map.launch(
+            application: application,
+            environment: AppEnvironment(
+                deviceName: name, cloudFolder: nil, localFolder: folder, now: { clock.now },
+                log: { [weak self] line in self?.logLines.append(line) }, perform: { _ in }))
         if frontmost { bringToFront() }
     }
 
@@ -99,7 +105,8 @@ func render(_ map: MapApp, _ camera: MapCamera, width: Int, height: Int) -> Grid
 /// Compares `grid.text()` with `Snapshots/<name>.txt` next to this file (see GridSnapshots;
 /// `RECORD_SNAPSHOTS=1` records).
 func expectSnapshot(_ grid: Grid, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots", isDirectory: true)
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Snapshots", isDirectory: true)
     GridSnapshots.expectSnapshot(grid, named: name, in: folder, sourceLocation: sourceLocation)
 }
 
@@ -107,17 +114,23 @@ func expectSnapshot(_ grid: Grid, named name: String, sourceLocation: SourceLoca
 
 /// Every cell a placed marker or name takes, with a one-cell gap to the left and right of
 /// names, belongs to one label only; every name is inside the area.
-func expectNoLabelOverlaps(_ placed: [PlacedLabel], in area: Rect, _ context: String,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+func expectNoLabelOverlaps(
+    _ placed: [PlacedLabel], in area: Rect, _ context: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     var owner: [Point: Int] = [:]
     for (index, label) in placed.enumerated() {
         if !label.isName {
-            #expect(area.contains(label.marker), "\(context): \(label.text)'s marker is inside", sourceLocation: sourceLocation)
+            #expect(
+                area.contains(label.marker), "\(context): \(label.text)'s marker is inside",
+                sourceLocation: sourceLocation)
         }
         if label.position != nil {
             let frame = label.textFrame
             #expect(frame.width == TextWidth.of(label.text) && frame.height == 1, sourceLocation: sourceLocation)
-            #expect(frame.intersection(area) == frame, "\(context): “\(label.text)” is inside", sourceLocation: sourceLocation)
+            #expect(
+                frame.intersection(area) == frame, "\(context): “\(label.text)” is inside",
+                sourceLocation: sourceLocation)
         }
         let padded = label.position == nil ? [] : [label.textFrame.inset(left: -1, right: -1)]
         let marker = label.isName ? [] : [Rect(origin: label.marker, size: Size(width: 1, height: 1))]
@@ -126,8 +139,9 @@ func expectNoLabelOverlaps(_ placed: [PlacedLabel], in area: Rect, _ context: St
                 for x in rect.minX..<rect.maxX {
                     let point = Point(x: x, y: y)
                     if let other = owner[point], other != index {
-                        Issue.record("\(context): “\(label.text)” overlaps “\(placed[other].text)” at \(point)",
-                                     sourceLocation: sourceLocation)
+                        Issue.record(
+                            "\(context): “\(label.text)” overlaps “\(placed[other].text)” at \(point)",
+                            sourceLocation: sourceLocation)
                     }
                     owner[point] = index
                 }

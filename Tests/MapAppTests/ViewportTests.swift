@@ -1,8 +1,9 @@
 import Foundation
 import HandoffCore
-@testable import MapApp
 import TerminalCells
 import Testing
+
+@testable import MapApp
 
 /// The Map's size comes as a message (`viewportChanged(to:)`); drawing changes nothing.
 @Suite("The Map's viewport")
@@ -24,10 +25,11 @@ struct ViewportTests {
         #expect(laptop.map.viewport == Size(width: 80, height: 23))
         world.hood.advance(by: 61)
         let activity = try #require(laptop.map.activity)
-        #expect(activity.userInfo == [
-            "latitude": .double(48), "longitude": .double(2),
-            "latitudeDelta": .double(23 * 2 * Self.step), "longitudeDelta": .double(80 * Self.step),
-        ])
+        #expect(
+            activity.userInfo == [
+                "latitude": .double(48), "longitude": .double(2),
+                "latitudeDelta": .double(23 * 2 * Self.step), "longitudeDelta": .double(80 * Self.step),
+            ])
     }
 
     @Test func aResizeWithoutAFrameUpdatesTheRegion() throws {
@@ -52,7 +54,7 @@ struct ViewportTests {
 
     @Test func theCursorMovesPansAtTheEdgeZoomsAtItselfAndStaysOnASmallerMap() throws {
         let map = try standaloneMap()
-        map.viewportChanged(to: Size(width: 40, height: 13))   // a 40x12 map: cursor cells -20...19, -6...5
+        map.viewportChanged(to: Size(width: 40, height: 13))  // a 40x12 map: cursor cells -20...19, -6...5
         map.show(MapCamera(latitude: 0, longitude: 0, zoom: 3))
         #expect(map.handle(.character("c")))
         #expect(map.cursor == Point(x: 0, y: 0))
@@ -62,8 +64,9 @@ struct ViewportTests {
         #expect(abs(point.longitude - 6 * Self.step) < 1e-9)
         #expect(map.handle(.character("+")))
         let after = try #require(map.cursorCoordinate)
-        #expect(abs(after.longitude - point.longitude) < 1e-9 && abs(after.latitude - point.latitude) < 1e-9,
-                "zooming keeps the cursor's point under it")
+        #expect(
+            abs(after.longitude - point.longitude) < 1e-9 && abs(after.latitude - point.latitude) < 1e-9,
+            "zooming keeps the cursor's point under it")
         #expect(map.camera.zoom == 4)
         for _ in 0..<10 { #expect(map.handle(.down)) }
         #expect(map.cursor?.y == 5, "at the edge")

@@ -2,9 +2,10 @@ import DeviceAppKit
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import ReaderApp
 import TerminalCells
 import Testing
+
+@testable import ReaderApp
 
 /// The Reader with the app delegate and with scenes: cold and warm launches, quitting, the window
 /// (scene) a continuation goes to, the platforms' rules for the document's activity, and pages of
@@ -19,13 +20,17 @@ struct AppModelTests {
         let origin: ReaderDevice
         let receiver: ReaderDevice
 
-        init(origin originKind: PeerInfo.Kind = .laptop, _ originModel: AppModel = .delegate,
-             receiver receiverKind: PeerInfo.Kind = .phone, _ receiverModel: AppModel = .scenes, opened: Bool = false) throws {
+        init(
+            origin originKind: PeerInfo.Kind = .laptop, _ originModel: AppModel = .delegate,
+            receiver receiverKind: PeerInfo.Kind = .phone, _ receiverModel: AppModel = .scenes, opened: Bool = false
+        ) throws {
             let cloud = folder.folder("cloud")
-            origin = try ReaderDevice("Origin", kind: originKind, in: hood, cloudFolder: cloud, localFolder: folder.folder("origin"),
-                                      model: originModel)
-            receiver = try ReaderDevice("Receiver", kind: receiverKind, in: hood, cloudFolder: cloud,
-                                        localFolder: folder.folder("receiver"), model: receiverModel, opened: opened)
+            origin = try ReaderDevice(
+                "Origin", kind: originKind, in: hood, cloudFolder: cloud, localFolder: folder.folder("origin"),
+                model: originModel)
+            receiver = try ReaderDevice(
+                "Receiver", kind: receiverKind, in: hood, cloudFolder: cloud,
+                localFolder: folder.folder("receiver"), model: receiverModel, opened: opened)
             hood.settle()
         }
 
@@ -67,8 +72,11 @@ struct AppModelTests {
         let connections = phone.device.lifecycle.compactMap { event -> String?? in
             if case .sceneWillConnect(_, _, _, let type) = event.occurrence { type } else { nil }
         }
-        #expect(connections == [.some("com.handoffsim.reader.document")], "willConnectTo carries the type, nothing else")
-        let order: [LifecycleEvent.Kind] = [.applicationLaunched, .sceneWillConnect, .sceneWillContinue, .sceneContinue, .continued]
+        #expect(
+            connections == [.some("com.handoffsim.reader.document")], "willConnectTo carries the type, nothing else")
+        let order: [LifecycleEvent.Kind] = [
+            .applicationLaunched, .sceneWillConnect, .sceneWillContinue, .sceneContinue, .continued,
+        ]
         #expect(phone.kinds.filter(order.contains) == order)
         #expect(!phone.kinds.contains(.continueCalled), "the app delegate is not asked")
 
@@ -108,7 +116,9 @@ struct AppModelTests {
         world.continueOnReceiver()
         #expect(phone.application.connectedScenes.isEmpty)
         #expect(!phone.kinds.contains(.sceneWillConnect))
-        let order: [LifecycleEvent.Kind] = [.applicationLaunched, .willContinue, .continueCalled, .restoreUserActivityState, .continued]
+        let order: [LifecycleEvent.Kind] = [
+            .applicationLaunched, .willContinue, .continueCalled, .restoreUserActivityState, .continued,
+        ]
         #expect(phone.kinds.filter(order.contains) == order)
         #expect(phone.reader.session?.position == world.origin.reader.session?.position)
         #expect(phone.activity?.isCurrent == true)
@@ -159,7 +169,10 @@ struct AppModelTests {
         laptop.open("night-markets.txt")
         laptop.press(.character("w"))
         #expect(laptop.reader.frontWindow.number == 2)
-        #expect(laptop.reader.windows.map { $0.session?.url.lastPathComponent } == ["night-markets.txt", "harrow-point.txt"])
+        #expect(
+            laptop.reader.windows.map { $0.session?.url.lastPathComponent } == [
+                "night-markets.txt", "harrow-point.txt",
+            ])
     }
 
     @Test(arguments: AppModel.allCases)
@@ -202,10 +215,12 @@ struct AppModelTests {
         let folder = TemporaryFolder()
         let hood = Neighbourhood()
         let cloud = folder.folder("cloud")
-        let tablet = try ReaderDevice("Tablet v3", kind: .tablet, in: hood, cloudFolder: cloud, localFolder: folder.folder("tablet"),
-                                      version: 3)
-        let phone = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: cloud, localFolder: folder.folder("phone"),
-                                     model: model)
+        let tablet = try ReaderDevice(
+            "Tablet v3", kind: .tablet, in: hood, cloudFolder: cloud, localFolder: folder.folder("tablet"),
+            version: 3)
+        let phone = try ReaderDevice(
+            "Phone", kind: .phone, in: hood, cloudFolder: cloud, localFolder: folder.folder("phone"),
+            model: model)
         hood.settle()
         tablet.open("night-markets.txt")
         _ = tablet.render(width: 60, height: 18)
@@ -216,7 +231,9 @@ struct AppModelTests {
         #expect(message.text.contains("newer Reader (version 3)"))
         // The phone's app area at its smallest size: the whole message, its last words too.
         let text = phone.render(width: 32, height: 14).text()
-        for line in message.lines(width: 28, limit: 100) { #expect(text.contains(line.text), "\(line.text) in\n\(text)") }
+        for line in message.lines(width: 28, limit: 100) {
+            #expect(text.contains(line.text), "\(line.text) in\n\(text)")
+        }
         let continued = phone.device.lifecycle.first { $0.kind == .continued }
         switch model {
         case .delegate:
@@ -292,8 +309,9 @@ struct AppModelTests {
             laptop = hood.addDevice("Laptop", kind: .laptop)
             let browser = laptop.install(TestManifests.browser)
             laptop.bringToFront(browser)
-            phone = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: folder.folder("cloud"),
-                                     localFolder: folder.folder("phone"), model: model, opened: false, approvesSite: true)
+            phone = try ReaderDevice(
+                "Phone", kind: .phone, in: hood, cloudFolder: folder.folder("cloud"),
+                localFolder: folder.folder("phone"), model: model, opened: false, approvesSite: true)
             activity = try UserActivity(activityType: UserActivity.browsingWebType, application: browser)
             try activity.setWebpageURL(URL(string: page))
             activity.becomeCurrent()
@@ -312,11 +330,19 @@ struct AppModelTests {
         #expect(world.phone.reader.manifest.activityContinuationDomains == ["reader.handoffsim.example"])
         world.continueOnPhone()
         let routed = world.phone.device.lifecycle.contains {
-            if case .webRouted(_, "reader.handoffsim.example", "com.handoffsim.reader", _) = $0.occurrence { true } else { false }
+            if case .webRouted(_, "reader.handoffsim.example", "com.handoffsim.reader", _) = $0.occurrence {
+                true
+            } else {
+                false
+            }
         }
         #expect(routed)
         let received = world.phone.device.lifecycle.compactMap { event -> UserInfo? in
-            if case .payloadReceived(_, _, UserActivity.browsingWebType, _, _, let userInfo) = event.occurrence { userInfo } else { nil }
+            if case .payloadReceived(_, _, UserActivity.browsingWebType, _, _, let userInfo) = event.occurrence {
+                userInfo
+            } else {
+                nil
+            }
         }
         #expect(received == [[:]], "the system hands the page only")
         #expect(world.phone.reader.session?.url.lastPathComponent == "night-markets.txt")
@@ -341,11 +367,17 @@ struct AppModelTests {
     @Test func webPagesAreReadStrictly() throws {
         let good = try ReaderApp.webPage(URL(string: "https://READER.handoffsim.example/night%20markets?page=12")!)
         #expect(good.slug == "night markets" && good.page == 12)
-        #expect(try ReaderApp.webPage(ReaderApp.webpageURL(for: ReadingState(documentName: "harrow-point.txt",
-                                                                             position: ReadingPosition(page: 3)))) == ("harrow-point", 3))
-        for bad in ["https://maps.handoffsim.example/harrow-point?page=1", "https://reader.handoffsim.example/",
-                    "https://reader.handoffsim.example/harrow-point", "https://reader.handoffsim.example/harrow-point?page=0",
-                    "https://reader.handoffsim.example/harrow-point?page=two", "https://reader.handoffsim.example/a/b?page=1"] {
+        #expect(
+            try ReaderApp.webPage(
+                ReaderApp.webpageURL(
+                    for: ReadingState(
+                        documentName: "harrow-point.txt",
+                        position: ReadingPosition(page: 3)))) == ("harrow-point", 3))
+        for bad in [
+            "https://maps.handoffsim.example/harrow-point?page=1", "https://reader.handoffsim.example/",
+            "https://reader.handoffsim.example/harrow-point", "https://reader.handoffsim.example/harrow-point?page=0",
+            "https://reader.handoffsim.example/harrow-point?page=two", "https://reader.handoffsim.example/a/b?page=1",
+        ] {
             #expect(throws: ReaderWebError.self, "\(bad)") { try ReaderApp.webPage(URL(string: bad)!) }
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import ReaderApp
 import TerminalCells
 import Testing
+
+@testable import ReaderApp
 
 @Suite("Handing off a document")
 struct HandoffTests {
@@ -33,17 +34,19 @@ struct HandoffTests {
         world.hood.advance(by: 61)  // the coalesced save
         #expect(!activity.needsSave)
         let url = try #require(laptop.reader.session?.url)
-        #expect(activity.userInfo == [
-            UserActivity.documentURLKey: .url(url),
-            "handoffVersion": 2,
-            "documentName": "night-markets.txt",
-            "page": 3,
-            "line": .integer(Int64(position.line)),
-            "character": .integer(Int64(position.character)),
-        ])
-        #expect(laptop.device.lifecycle.contains {
-            if case .updateUserActivityState(_, responders: 2, _) = $0.occurrence { true } else { false }
-        })
+        #expect(
+            activity.userInfo == [
+                UserActivity.documentURLKey: .url(url),
+                "handoffVersion": 2,
+                "documentName": "night-markets.txt",
+                "page": 3,
+                "line": .integer(Int64(position.line)),
+                "character": .integer(Int64(position.character)),
+            ])
+        #expect(
+            laptop.device.lifecycle.contains {
+                if case .updateUserActivityState(_, responders: 2, _) = $0.occurrence { true } else { false }
+            })
     }
 
     @Test func thePositionSurvivesThePayloadEncoding() throws {
@@ -76,7 +79,9 @@ struct HandoffTests {
         #expect(origin.page == 3)
         world.hood.settle()
         let offer = try #require(phone.device.system.offers[laptop.device.info.id])
-        #expect(offer.route == .app(bundleIdentifier: "com.handoffsim.reader", activityType: "com.handoffsim.reader.document"))
+        #expect(
+            offer.route
+                == .app(bundleIdentifier: "com.handoffsim.reader", activityType: "com.handoffsim.reader.document"))
 
         phone.device.chooseOffer(from: laptop.device.info.id)
         #expect(phone.reader.isContinuing, "willContinue shows that something is coming")
@@ -131,7 +136,9 @@ struct HandoffTests {
         world.hood.settle()
         #expect(phone.reader.session == nil)
         #expect(phone.reader.message?.kind == .error)
-        #expect(phone.reader.message?.text == "The activity's \"page\" is \"three\" (String), not a whole number from 1. Nothing changed here.")
+        #expect(
+            phone.reader.message?.text
+                == "The activity's \"page\" is \"three\" (String), not a whole number from 1. Nothing changed here.")
         expectRefused(phone: phone, laptop: laptop)
     }
 
@@ -185,8 +192,9 @@ struct ReadingStateTests {
     let url = URL(fileURLWithPath: "/cloud/story.txt")
 
     @Test func writesPlainValuesAndReadsThemBack() throws {
-        let state = ReadingState(documentName: "story.txt", documentURL: url,
-                                 position: ReadingPosition(page: 3, line: 4, character: 17))
+        let state = ReadingState(
+            documentName: "story.txt", documentURL: url,
+            position: ReadingPosition(page: 3, line: 4, character: 17))
         #expect(state.userInfo == ["documentName": "story.txt", "page": 3, "line": 4, "character": 17])
         var info = state.userInfo
         info[UserActivity.documentURLKey] = .url(url)
@@ -208,21 +216,38 @@ struct ReadingStateTests {
         let cases: [(UserInfo, ReadingRestoreError)] = [
             (["page": 1], .missingKey("documentName")),
             (["documentName": "story.txt"], .missingKey("page")),
-            (["documentName": "story.txt", "page": 0], .badValue(key: "page", found: 0, expected: "a whole number from 1")),
-            (["documentName": "story.txt", "page": 2.5], .badValue(key: "page", found: 2.5, expected: "a whole number from 1")),
-            (["documentName": "story.txt", "page": 1, "line": -1],
-             .badValue(key: "line", found: -1, expected: "a whole number from 0")),
-            (["documentName": "story.txt", "page": 1, "character": "x"],
-             .badValue(key: "character", found: "x", expected: "a whole number from 0")),
-            (["documentName": "../story.txt", "page": 1], .badValue(key: "documentName", found: "../story.txt", expected: "a file name")),
-            ([UserActivity.documentURLKey: .url(URL(string: "https://example.com/story.txt")!), "page": 1],
-             .badValue(key: UserActivity.documentURLKey, found: .url(URL(string: "https://example.com/story.txt")!),
-                       expected: "a file URL")),
+            (
+                ["documentName": "story.txt", "page": 0],
+                .badValue(key: "page", found: 0, expected: "a whole number from 1")
+            ),
+            (
+                ["documentName": "story.txt", "page": 2.5],
+                .badValue(key: "page", found: 2.5, expected: "a whole number from 1")
+            ),
+            (
+                ["documentName": "story.txt", "page": 1, "line": -1],
+                .badValue(key: "line", found: -1, expected: "a whole number from 0")
+            ),
+            (
+                ["documentName": "story.txt", "page": 1, "character": "x"],
+                .badValue(key: "character", found: "x", expected: "a whole number from 0")
+            ),
+            (
+                ["documentName": "../story.txt", "page": 1],
+                .badValue(key: "documentName", found: "../story.txt", expected: "a file name")
+            ),
+            (
+                [UserActivity.documentURLKey: .url(URL(string: "https://example.com/story.txt")!), "page": 1],
+                .badValue(
+                    key: UserActivity.documentURLKey, found: .url(URL(string: "https://example.com/story.txt")!),
+                    expected: "a file URL")
+            ),
         ]
         for (info, error) in cases {
             #expect(throws: error) { try ReadingState(userInfo: info) }
         }
-        #expect(ReadingRestoreError.missingKey("page").description
-            == "The activity has no \"page\", so there is nothing to open. Nothing changed here.")
+        #expect(
+            ReadingRestoreError.missingKey("page").description
+                == "The activity has no \"page\", so there is nothing to open. Nothing changed here.")
     }
 }

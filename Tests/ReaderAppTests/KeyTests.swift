@@ -1,9 +1,10 @@
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import ReaderApp
 import TerminalCells
 import Testing
+
+@testable import ReaderApp
 
 @Suite("Keys in the list and the reading view")
 struct KeyTests {
@@ -33,15 +34,18 @@ struct KeyTests {
         let pages = try #require(laptop.reader.session?.text.pageCount)
         #expect(pages == 6)
 
-        func expectMove(_ key: Key, to page: Int, line: Int? = nil, moved: Bool = true,
-                        sourceLocation: SourceLocation = #_sourceLocation) {
+        func expectMove(
+            _ key: Key, to page: Int, line: Int? = nil, moved: Bool = true,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             activity.needsSave = false  // as if the system had just saved
             laptop.press(key, sourceLocation: sourceLocation)
             let position = laptop.reader.session?.position
             #expect(position?.page == page, sourceLocation: sourceLocation)
             if let line { #expect(position?.line == line, sourceLocation: sourceLocation) }
-            #expect(activity.needsSave == moved, "\(key) \(moved ? "sets" : "does not set") needsSave",
-                    sourceLocation: sourceLocation)
+            #expect(
+                activity.needsSave == moved, "\(key) \(moved ? "sets" : "does not set") needsSave",
+                sourceLocation: sourceLocation)
         }
 
         expectMove(.pageUp, to: 1, moved: false)
@@ -103,7 +107,9 @@ struct KeyTests {
             #expect(laptop.reader.session == nil)
             #expect(!activity.isValid, "closing invalidates the document's activity")
             #expect(laptop.application.openDocuments.isEmpty)
-            #expect(laptop.reader.documents[laptop.reader.selection].name == "handoff-guide.txt", "the list keeps the choice")
+            #expect(
+                laptop.reader.documents[laptop.reader.selection].name == "handoff-guide.txt",
+                "the list keeps the choice")
             world.hood.settle()
             #expect(world.phone.device.system.offers[laptop.device.info.id] == nil, "the offer is withdrawn")
         }
@@ -121,7 +127,8 @@ struct KeyTests {
         let world = try ReaderWorld()
         let local = world.laptop.localFolder
         try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
-        try "Shopping list\n\nbread, tea".write(to: local.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
+        try "Shopping list\n\nbread, tea".write(
+            to: local.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
         try "not text".write(to: local.appendingPathComponent("image.png"), atomically: true, encoding: .utf8)
         #expect(world.laptop.reader.documents.count == 3)
         world.laptop.press(.character("r"))

@@ -1,19 +1,22 @@
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import ReaderApp
+import Synchronization
 import TerminalCells
 import Testing
-import Synchronization
+
+@testable import ReaderApp
 
 @Suite("Documents found as far as they are shown")
 struct LazyDocumentTests {
     /// Pieces that exercise every rule of the pages: line endings of each kind, form feeds,
     /// blank lines, trailing spaces, tabs, escape sequences, control characters, wide and
     /// combining characters, long lines that take several reference rows.
-    static let pieces = ["a", "b", " ", "  ", "\n", "\n", "\n\n", "\r", "\r\n", "\u{0C}", "\t", "\u{1B}[2J", "\u{1B}]0;t\u{07}",
-                         "\u{1B}", "é", "京", "e\u{301}", "\u{FEFF}", "\u{07}", "\u{9B}1m", "word ",
-                         String(repeating: "long ", count: 30), "\u{3000}", "x"]
+    static let pieces = [
+        "a", "b", " ", "  ", "\n", "\n", "\n\n", "\r", "\r\n", "\u{0C}", "\t", "\u{1B}[2J", "\u{1B}]0;t\u{07}",
+        "\u{1B}", "é", "京", "e\u{301}", "\u{FEFF}", "\u{07}", "\u{9B}1m", "word ",
+        String(repeating: "long ", count: 30), "\u{3000}", "x",
+    ]
 
     static func randomDocument(_ generator: inout SplitMix64) -> String {
         let count = Int.random(in: 0...300, using: &generator)
@@ -24,7 +27,9 @@ struct LazyDocumentTests {
         var generator = SplitMix64(seed: 13)
         var documents = (0..<400).map { _ in Self.randomDocument(&generator) }
         for name in ["handoff-guide.txt", "harrow-point.txt", "night-markets.txt"] {
-            documents.append(try String(contentsOf: try readerResources().sampleDocuments.appendingPathComponent(name), encoding: .utf8))
+            documents.append(
+                try String(
+                    contentsOf: try readerResources().sampleDocuments.appendingPathComponent(name), encoding: .utf8))
         }
         documents.append(LongBook.text(bytes: 60_000))
         for (index, document) in documents.enumerated() {
@@ -65,7 +70,8 @@ struct LazyDocumentTests {
 
     @Test func theEstimateIsClose() throws {
         let book = Data(LongBook.text(bytes: 1_000_000).utf8)
-        var text = DocumentText(bytes: book.prefix(DocumentLibrary.openingReadSize), isFinal: false, expectedSize: book.count)
+        var text = DocumentText(
+            bytes: book.prefix(DocumentLibrary.openingReadSize), isFinal: false, expectedSize: book.count)
         text.findAllPages()
         let estimate = text.estimatedPageCount
         let exact = DocumentText(bytes: book, isFinal: true)
@@ -155,7 +161,8 @@ struct LazyDocumentTests {
             let grid = laptop.render(width: width, height: height)
             let session = try #require(laptop.reader.session)
             #expect(session.position == place, "\(width)x\(height) keeps the place")
-            let top = session.layout(width: laptop.reader.viewport.width).rows[session.topRow(in: laptop.reader.viewport)]
+            let top = session.layout(width: laptop.reader.viewport.width).rows[
+                session.topRow(in: laptop.reader.viewport)]
             #expect(top.line == place.line && top.character <= place.character, "\(width)x\(height)")
             if width == 40 { #expect(grid.line(2).trimmingCharacters(in: .whitespaces) == narrowTop) }
         }
@@ -168,8 +175,9 @@ struct LazyDocumentTests {
     static func startReceiving(_ book: [UInt8], firstBytes: Int, on phone: ReaderDevice) -> UUID {
         let id = UUID()
         phone.reader.transferID = id
-        phone.reader.transfer = TransferProgress(documentName: LongBook.fileName, senderName: "Laptop", receivedBytes: firstBytes,
-                                                 totalBytes: book.count)
+        phone.reader.transfer = TransferProgress(
+            documentName: LongBook.fileName, senderName: "Laptop", receivedBytes: firstBytes,
+            totalBytes: book.count)
         phone.reader.transferArrived(id, Array(book.prefix(firstBytes)), size: book.count, target: handedOff)
         return id
     }
@@ -234,13 +242,15 @@ struct LazyDocumentTests {
         async let origin: Void = {
             var decoder = DocumentRequestDecoder()
             for try await chunk in mine.input where try decoder.consume(chunk) != nil { break }
-            try await mine.output.write(DocumentHeader(documentName: LongBook.fileName, size: book.count, senderName: "L").encoded())
+            try await mine.output.write(
+                DocumentHeader(documentName: LongBook.fileName, size: book.count, senderName: "L").encoded())
             try await mine.output.write(Array(book.prefix(30_000)))
             await mine.output.close()
         }()
         let arrived = ByteLog()
         await #expect(throws: DocumentTransferError.truncated(received: 30_000, expected: book.count)) {
-            _ = try await DocumentReceiver(documentName: LongBook.fileName).receive(over: theirs, arrived: { bytes, _ in arrived.append(bytes) })
+            _ = try await DocumentReceiver(documentName: LongBook.fileName).receive(
+                over: theirs, arrived: { bytes, _ in arrived.append(bytes) })
         }
         try? await origin
         #expect(!arrived.bytes.isEmpty && book.starts(with: arrived.bytes), "the first bytes, as they arrived")
@@ -260,7 +270,8 @@ struct LazyDocumentTests {
         var long = Data(LongBook.text(bytes: DocumentLibrary.openingReadSize + DocumentLibrary.listingReadSize).utf8)
         long.append(contentsOf: [0xFF, 0xFE, 0xFD])
         try long.write(to: folder.appendingPathComponent("long.txt"))
-        try "Short\n\nOne page.".write(to: folder.appendingPathComponent("short.txt"), atomically: true, encoding: .utf8)
+        try "Short\n\nOne page.".write(
+            to: folder.appendingPathComponent("short.txt"), atomically: true, encoding: .utf8)
         try Data([0xFF, 0x41]).write(to: folder.appendingPathComponent("binary.txt"))
         world.laptop.press(.character("r"))
         let entries = Dictionary(uniqueKeysWithValues: world.laptop.reader.documents.map { ($0.name, $0) })

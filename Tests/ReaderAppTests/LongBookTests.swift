@@ -1,6 +1,7 @@
 import Foundation
-@testable import ReaderApp
 import Testing
+
+@testable import ReaderApp
 
 @Suite("The generated long book")
 struct LongBookTests {
@@ -16,6 +17,8 @@ struct LongBookTests {
         let second = try FileManager.default.attributesOfItem(atPath: url.path)
         #expect(second[.systemFileNumber] as? Int == first[.systemFileNumber] as? Int, "not written again")
         _ = try LongBook.write(bytes: 40_000, into: folder)
-        #expect((try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0) >= 40_000, "another size is written")
+        #expect(
+            (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0) >= 40_000,
+            "another size is written")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import ReaderApp
 import TerminalCells
 import Testing
+
+@testable import ReaderApp
 
 @Suite("Logical pages and wrapping")
 struct PagingTests {
@@ -71,7 +72,9 @@ struct PagingTests {
                 var grid = device.render(width: width, height: height)
                 #expect(grid.line(0).hasSuffix("page \(page) of \(pageCount)"))
                 while device.reader.session?.topRow(in: device.reader.viewport) ?? 0
-                        < device.reader.session?.layout(width: device.reader.viewport.width).lastTopRow(height: device.reader.viewport.height) ?? 0 {
+                    < device.reader.session?.layout(width: device.reader.viewport.width).lastTopRow(
+                        height: device.reader.viewport.height) ?? 0
+                {
                     rows.append(grid.line(2))
                     device.press(.down)
                     grid = device.render(width: width, height: height)
@@ -89,7 +92,8 @@ struct PagingTests {
         #expect(Set(small).count == pageCount, "pages differ from each other")
         let text = try #require(device.reader.session?.text)
         for (index, page) in small.enumerated() {
-            #expect(page == text.lines(ofPage: index + 1).joined().filter { $0 != " " }, "page \(index + 1) is shown whole")
+            #expect(
+                page == text.lines(ofPage: index + 1).joined().filter { $0 != " " }, "page \(index + 1) is shown whole")
         }
     }
 
@@ -123,7 +127,8 @@ struct PagingTests {
 
     @Test func aPositionShowsTheSameTextAtAnyWidth() throws {
         // A place chosen on a narrow screen is at the top of the view on a wide one.
-        let text = try DocumentLibrary.read(try readerResources().sampleDocuments.appendingPathComponent("harrow-point.txt"))
+        let text = try DocumentLibrary.read(
+            try readerResources().sampleDocuments.appendingPathComponent("harrow-point.txt"))
         let narrow = PageLayout(lines: text.lines(ofPage: 2), width: 40)
         for row in narrow.rows.dropFirst(7).prefix(5) {
             for width in [56, 96, 146] {

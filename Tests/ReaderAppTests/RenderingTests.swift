@@ -1,8 +1,9 @@
 import Foundation
 import HandoffCore
-@testable import ReaderApp
 import TerminalCells
 import Testing
+
+@testable import ReaderApp
 
 /// Snapshots of the Reader's screens (Snapshots/*.txt; `RECORD_SNAPSHOTS=1` re-records them).
 @Suite("Rendering")
@@ -11,8 +12,9 @@ struct RenderingTests {
     func theList(width: Int, height: Int) throws {
         let world = try ReaderWorld()
         try FileManager.default.createDirectory(at: world.laptop.localFolder, withIntermediateDirectories: true)
-        try "Draft\n\nA local draft.".write(to: world.laptop.localFolder.appendingPathComponent("draft.txt"),
-                                          atomically: true, encoding: .utf8)
+        try "Draft\n\nA local draft.".write(
+            to: world.laptop.localFolder.appendingPathComponent("draft.txt"),
+            atomically: true, encoding: .utf8)
         world.laptop.press(.character("r"), .down)
         expectSnapshot(world.laptop.render(width: width, height: height), named: "list-\(width)x\(height)")
     }
@@ -20,7 +22,8 @@ struct RenderingTests {
     @Test func theListWithoutACloudFolder() throws {
         let folder = TemporaryFolder()
         let world = try ReaderWorld()
-        let device = try ReaderDevice("Tablet", kind: .tablet, in: world.hood, cloudFolder: nil, localFolder: folder.folder("tablet"))
+        let device = try ReaderDevice(
+            "Tablet", kind: .tablet, in: world.hood, cloudFolder: nil, localFolder: folder.folder("tablet"))
         expectSnapshot(device.render(width: 60, height: 18), named: "list-no-cloud-60x18")
     }
 
@@ -44,7 +47,8 @@ struct RenderingTests {
     @Test func aMessageWrapsAtTheBottom() throws {
         let world = try ReaderWorld()
         world.laptop.open("handoff-guide.txt")
-        world.laptop.reader.message = ReaderMessage(.error, ReadingRestoreError.documentNotFound(name: "a-rather-long-file-name.txt").description)
+        world.laptop.reader.message = ReaderMessage(
+            .error, ReadingRestoreError.documentNotFound(name: "a-rather-long-file-name.txt").description)
         expectSnapshot(world.laptop.render(width: 60, height: 18), named: "message-60x18")
     }
 
@@ -52,8 +56,10 @@ struct RenderingTests {
         let world = try ReaderWorld()
         for open in [false, true] {
             if open { world.laptop.open("night-markets.txt") }
-            for area in [Rect(x: 7, y: 3, width: 60, height: 18), Rect(x: 1, y: 1, width: 9, height: 3),
-                         Rect(x: 0, y: 0, width: 150, height: 44), Rect(x: 2, y: 2, width: 0, height: 5)] {
+            for area in [
+                Rect(x: 7, y: 3, width: 60, height: 18), Rect(x: 1, y: 1, width: 9, height: 3),
+                Rect(x: 0, y: 0, width: 150, height: 44), Rect(x: 2, y: 2, width: 0, height: 5),
+            ] {
                 var grid = Grid(size: Size(width: 160, height: 48), fill: Cell("#"))
                 world.laptop.reader.render(into: &grid, area: area)
                 for y in 0..<grid.size.height {

@@ -3,9 +3,10 @@ import Foundation
 import HandoffCore
 import HandoffManifest
 import HandoffTestSupport
-@testable import ReaderApp
 import TerminalCells
 import Testing
+
+@testable import ReaderApp
 
 @Suite("Manifest, resources and sample documents")
 struct ResourceTests {
@@ -21,19 +22,26 @@ struct ResourceTests {
     }
 
     @Test func theDemoFoldersAreLinksToTheModulesResources() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let source = root.appendingPathComponent("Sources/ReaderApp/Resources")
         let plist = root.appendingPathComponent("demos/apps/Reader/Info.plist")
         let scenePlist = root.appendingPathComponent("demos/apps/Reader/Info-Scenes.plist")
         let entitlements = root.appendingPathComponent("demos/apps/Reader/Reader.entitlements")
         let documents = root.appendingPathComponent("demos/documents")
-        for (link, name) in [(plist, "Info.plist"), (scenePlist, "Info-Scenes.plist"), (entitlements, "Reader.entitlements"),
-                             (documents, "Documents")] {
-            #expect(link.resolvingSymlinksInPath().path == source.appendingPathComponent(name).resolvingSymlinksInPath().path, "\(name)")
+        for (link, name) in [
+            (plist, "Info.plist"), (scenePlist, "Info-Scenes.plist"), (entitlements, "Reader.entitlements"),
+            (documents, "Documents"),
+        ] {
+            #expect(
+                link.resolvingSymlinksInPath().path
+                    == source.appendingPathComponent(name).resolvingSymlinksInPath().path, "\(name)")
         }
         // The lint command reads the same files with the same settings: those of the
         // BuildSettings.xcconfig next to them, and the entitlements beside them.
-        let settings = try BuildSettingsFile(contentsOf: root.appendingPathComponent("demos/apps/Reader/BuildSettings.xcconfig")).settings
+        let settings = try BuildSettingsFile(
+            contentsOf: root.appendingPathComponent("demos/apps/Reader/BuildSettings.xcconfig")
+        ).settings
         #expect(settings == ReaderApp.buildSettings)
         #expect(try AppFiles.beside(plist).entitlements?.lastPathComponent == "Reader.entitlements")
         #expect(try AppManifest(appAt: plist) == ReaderApp().manifest)
@@ -50,8 +58,9 @@ struct ResourceTests {
         let configuration = try #require(scenes.sceneManifest?.configurations.first)
         #expect(configuration.delegateClass == String(reflecting: ReaderSceneDelegate.self))
         #expect(scenes.sceneManifest?.supportsMultipleScenes == true)
-        #expect(delegate.activityContinuationDomains == ["reader.handoffsim.example"],
-                "the entitlements are loaded")
+        #expect(
+            delegate.activityContinuationDomains == ["reader.handoffsim.example"],
+            "the entitlements are loaded")
     }
 
     @Test func aBrokenManifestIsAnErrorNamingTheFileAndTheKey() throws {
@@ -60,7 +69,8 @@ struct ResourceTests {
         let original = try String(contentsOf: readerResources().infoPlist, encoding: .utf8)
 
         // No bundle identifier.
-        let withoutIdentifier = original.replacingOccurrences(of: "<key>CFBundleIdentifier</key>", with: "<key>CFBundleIdentifierX</key>")
+        let withoutIdentifier = original.replacingOccurrences(
+            of: "<key>CFBundleIdentifier</key>", with: "<key>CFBundleIdentifierX</key>")
         try withoutIdentifier.write(to: resources.infoPlist, atomically: true, encoding: .utf8)
         let missing = try #require(throws: ReaderError.self) { try ReaderApp(resources: resources) }
         #expect(missing.description.contains(resources.infoPlist.path))
@@ -74,7 +84,8 @@ struct ResourceTests {
         #expect(undefined.description.contains("DEVELOPMENT_TEAM"))
 
         // No document activity.
-        let withoutDocuments = original.replacingOccurrences(of: "NSUbiquitousDocumentUserActivityType", with: "NSSomethingElse")
+        let withoutDocuments = original.replacingOccurrences(
+            of: "NSUbiquitousDocumentUserActivityType", with: "NSSomethingElse")
         try withoutDocuments.write(to: resources.infoPlist, atomically: true, encoding: .utf8)
         let noActivity = try #require(throws: ReaderError.self) { try ReaderApp(resources: resources) }
         #expect(noActivity == .noDocumentActivity(file: resources.infoPlist.path))
@@ -93,7 +104,8 @@ struct ResourceTests {
         let copied = try SampleDocuments.install(from: samples, into: cloud)
         #expect(copied.map(\.lastPathComponent) == ["handoff-guide.txt", "harrow-point.txt", "night-markets.txt"])
         for url in copied {
-            #expect(try Data(contentsOf: url) == Data(contentsOf: samples.appendingPathComponent(url.lastPathComponent)))
+            #expect(
+                try Data(contentsOf: url) == Data(contentsOf: samples.appendingPathComponent(url.lastPathComponent)))
         }
         // The user edits one and deletes another: the edit stays, the deleted one comes back.
         let edited = cloud.appendingPathComponent("harrow-point.txt")
@@ -108,14 +120,16 @@ struct ResourceTests {
     @Test func launchingCopiesTheSamplesIntoTheCloudFolderOnly() throws {
         let folder = TemporaryFolder()
         let hood = Neighbourhood()
-        let withCloud = try ReaderDevice("Laptop", kind: .laptop, in: hood, cloudFolder: folder.folder("cloud"),
-                                         localFolder: folder.folder("laptop"))
+        let withCloud = try ReaderDevice(
+            "Laptop", kind: .laptop, in: hood, cloudFolder: folder.folder("cloud"),
+            localFolder: folder.folder("laptop"))
         #expect(withCloud.reader.documents.map(\.location) == [.cloud, .cloud, .cloud])
         #expect(withCloud.logLines == ["Reader: copied 3 sample document(s) into \(folder.folder("cloud").path)"])
         #expect(!FileManager.default.fileExists(atPath: folder.folder("laptop").path))
 
         // Without a cloud folder (`--no-cloud`) the device truly lacks the samples.
-        let withoutCloud = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: nil, localFolder: folder.folder("phone"))
+        let withoutCloud = try ReaderDevice(
+            "Phone", kind: .phone, in: hood, cloudFolder: nil, localFolder: folder.folder("phone"))
         #expect(withoutCloud.reader.documents.isEmpty)
         #expect(withoutCloud.logLines.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.folder("phone").path))

@@ -1,9 +1,10 @@
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import ReaderApp
 import TerminalCells
 import Testing
+
+@testable import ReaderApp
 
 @Suite("Continuing a document over streams")
 struct StreamFlowTests {
@@ -19,8 +20,12 @@ struct StreamFlowTests {
     /// A world whose phone has no cloud folder: it starts with no documents at all.
     func worldWithoutCloud() throws -> ReaderWorld {
         let world = try ReaderWorld(phoneHasCloud: false)
-        #expect(world.phone.reader.documents.isEmpty, "the samples are cloud documents: a device without the cloud lacks them")
-        #expect(!FileManager.default.fileExists(atPath: world.phone.localFolder.path), "nothing was copied into its local folder")
+        #expect(
+            world.phone.reader.documents.isEmpty,
+            "the samples are cloud documents: a device without the cloud lacks them")
+        #expect(
+            !FileManager.default.fileExists(atPath: world.phone.localFolder.path),
+            "nothing was copied into its local folder")
         return world
     }
 
@@ -38,14 +43,18 @@ struct StreamFlowTests {
         let stored = phone.localFolder.appendingPathComponent("harrow-point.txt")
         let session = try #require(phone.reader.session)
         #expect(session.url.path == stored.path)
-        #expect(try Data(contentsOf: stored) == Data(contentsOf: world.cloudFolder.appendingPathComponent("harrow-point.txt")))
+        #expect(
+            try Data(contentsOf: stored)
+                == Data(contentsOf: world.cloudFolder.appendingPathComponent("harrow-point.txt")))
         #expect(session.position == origin)
         #expect(phone.reader.transfer == nil)
         #expect(phone.reader.message?.kind == .info)
         let size = try Data(contentsOf: stored).count
         let received = try #require(phone.reader.message?.text)
-        #expect(received.hasPrefix("Received “harrow-point.txt” from Laptop over continuation streams · \(ByteCount.text(size)) in "),
-                "\(received)")
+        #expect(
+            received.hasPrefix(
+                "Received “harrow-point.txt” from Laptop over continuation streams · \(ByteCount.text(size)) in "),
+            "\(received)")
         #expect(received.hasSuffix(", saved on this device."))
         #expect(received.contains("B/s), saved"), "how fast it came: \(received)")
         #expect(phone.reader.documents.map(\.name) == ["harrow-point.txt"], "listed on this device")
@@ -54,11 +63,18 @@ struct StreamFlowTests {
         // The origin says what it sent, to whom, how much and how fast.
         let sent = try #require(laptop.reader.message)
         #expect(sent.kind == .info)
-        #expect(sent.text.hasPrefix("Sent “The Clock at Harrow Point” to Phone over continuation streams · \(ByteCount.text(size)) in "),
-                "\(sent.text)")
+        #expect(
+            sent.text.hasPrefix(
+                "Sent “The Clock at Harrow Point” to Phone over continuation streams · \(ByteCount.text(size)) in "),
+            "\(sent.text)")
         #expect(sent.text.hasSuffix("B/s)"), "how fast it left: \(sent.text)")
-        #expect(laptop.render(width: 60, height: 18).text().contains("Sent “The Clock at Harrow Point” to Phone"), "shown on its screen")
-        #expect(laptop.logLines.contains { $0.hasPrefix("Reader: sent “harrow-point.txt” (\(size) bytes) to Phone over continuation streams in ") })
+        #expect(
+            laptop.render(width: 60, height: 18).text().contains("Sent “The Clock at Harrow Point” to Phone"),
+            "shown on its screen")
+        #expect(
+            laptop.logLines.contains {
+                $0.hasPrefix("Reader: sent “harrow-point.txt” (\(size) bytes) to Phone over continuation streams in ")
+            })
         #expect(laptop.reader.session?.position == origin, "the origin keeps its state")
 
         // Continuing again reuses the identical file instead of making a copy.
@@ -72,10 +88,12 @@ struct StreamFlowTests {
         let (laptop, phone) = (world.laptop, world.phone)
         try FileManager.default.createDirectory(at: laptop.localFolder, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: phone.localFolder, withIntermediateDirectories: true)
-        try "Private notes\n\nOnly on the laptop.".write(to: laptop.localFolder.appendingPathComponent("private.txt"),
-                                                        atomically: true, encoding: .utf8)
-        try "The phone's own private notes.".write(to: phone.localFolder.appendingPathComponent("private.txt"),
-                                                   atomically: true, encoding: .utf8)
+        try "Private notes\n\nOnly on the laptop.".write(
+            to: laptop.localFolder.appendingPathComponent("private.txt"),
+            atomically: true, encoding: .utf8)
+        try "The phone's own private notes.".write(
+            to: phone.localFolder.appendingPathComponent("private.txt"),
+            atomically: true, encoding: .utf8)
         laptop.press(.character("r"))
         laptop.open("private.txt")
         world.hood.settle()
@@ -85,8 +103,9 @@ struct StreamFlowTests {
         let session = try #require(phone.reader.session)
         #expect(session.url.lastPathComponent == "private (2).txt")
         #expect(session.title == "Private notes")
-        #expect(try String(contentsOf: phone.localFolder.appendingPathComponent("private.txt"), encoding: .utf8)
-            == "The phone's own private notes.", "the different file stays as it was")
+        #expect(
+            try String(contentsOf: phone.localFolder.appendingPathComponent("private.txt"), encoding: .utf8)
+                == "The phone's own private notes.", "the different file stays as it was")
         #expect(phone.reader.message?.text.contains("saved on this device as “private (2).txt”") == true)
     }
 
@@ -94,8 +113,9 @@ struct StreamFlowTests {
         let world = try ReaderWorld(phoneHasCloud: false)
         let (laptop, phone) = (world.laptop, world.phone)
         try FileManager.default.createDirectory(at: phone.localFolder, withIntermediateDirectories: true)
-        try "Phone notes\n\nA page.\n\u{0C}\nAnother page.".write(to: phone.localFolder.appendingPathComponent("mine.txt"),
-                                                                  atomically: true, encoding: .utf8)
+        try "Phone notes\n\nA page.\n\u{0C}\nAnother page.".write(
+            to: phone.localFolder.appendingPathComponent("mine.txt"),
+            atomically: true, encoding: .utf8)
         phone.press(.character("r"))
         phone.open("mine.txt")
         let before = try #require(phone.reader.session)
@@ -106,8 +126,12 @@ struct StreamFlowTests {
         phone.device.chooseOffer(from: laptop.device.info.id)
         try await world.run { phone.reader.message != nil }
         #expect(phone.reader.session === before)
-        #expect(phone.reader.message == ReaderMessage(.error,
-            "Could not receive “night-markets.txt”: the other device refused: “night-markets.txt” is no longer there. Nothing changed here."))
+        #expect(
+            phone.reader.message
+                == ReaderMessage(
+                    .error,
+                    "Could not receive “night-markets.txt”: the other device refused: “night-markets.txt” is no longer there. Nothing changed here."
+                ))
         #expect(phone.render(width: 60, height: 18).text().contains("Could not receive"))
     }
 
@@ -124,7 +148,10 @@ struct StreamFlowTests {
         try await world.run { phone.reader.transfer == nil }
         #expect(phone.reader.session == nil)
         #expect(phone.reader.message?.kind == .error)
-        #expect(phone.reader.message?.text == "Could not receive “harrow-point.txt”: the other device did not answer for 300 ms. Nothing changed here.")
+        #expect(
+            phone.reader.message?.text
+                == "Could not receive “harrow-point.txt”: the other device did not answer for 300 ms. Nothing changed here."
+        )
         #expect(!FileManager.default.fileExists(atPath: phone.localFolder.path), "nothing was stored")
     }
 
@@ -138,7 +165,10 @@ struct StreamFlowTests {
         phone.device.chooseOffer(from: laptop.device.info.id)
         world.hood.settle()
         #expect(phone.reader.transfer == nil)
-        #expect(phone.reader.message == ReaderMessage(.error, "“elsewhere.txt” is not in this device's cloud folder, so it cannot be opened here."))
+        #expect(
+            phone.reader.message
+                == ReaderMessage(
+                    .error, "“elsewhere.txt” is not in this device's cloud folder, so it cannot be opened here."))
         expectRefused(phone: phone, laptop: laptop)
     }
 
@@ -146,8 +176,9 @@ struct StreamFlowTests {
         let world = try ReaderWorld()
         let phone = world.phone
         phone.open("harrow-point.txt")
-        phone.reader.transfer = TransferProgress(documentName: "atlas.txt", senderName: "Alpha",
-                                                 receivedBytes: 1_200_000, totalBytes: 5_000_000)
+        phone.reader.transfer = TransferProgress(
+            documentName: "atlas.txt", senderName: "Alpha",
+            receivedBytes: 1_200_000, totalBytes: 5_000_000)
         let grid = phone.render(width: 60, height: 18)
         #expect(grid.text().contains("Receiving “atlas.txt” from Alpha… 1.2 MB of 5.0 MB"))
         expectSnapshot(grid, named: "receiving-60x18")
@@ -170,10 +201,12 @@ struct VersionTests {
         world.hood.advance(by: 61)
         let activity = try #require(laptop.activity)
         let position = try #require(laptop.reader.session?.position)
-        #expect(activity.userInfo == [
-            UserActivity.documentURLKey: .url(world.cloudFolder.appendingPathComponent("night-markets.txt")),
-            "handoffVersion": 1, "name": "night-markets.txt", "pageNumber": 2, "offset": .integer(Int64(position.line)),
-        ])
+        #expect(
+            activity.userInfo == [
+                UserActivity.documentURLKey: .url(world.cloudFolder.appendingPathComponent("night-markets.txt")),
+                "handoffVersion": 1, "name": "night-markets.txt", "pageNumber": 2,
+                "offset": .integer(Int64(position.line)),
+            ])
         phone.device.chooseOffer(from: laptop.device.info.id)
         world.hood.settle()
         #expect(phone.reader.message == nil)
@@ -189,23 +222,33 @@ struct VersionTests {
         #expect(v1 == ReadingState(documentName: "a.txt", position: ReadingPosition(page: 4, line: 3)))
         let unversioned = try ReadingState(userInfo: ["name": "a.txt", "pageNumber": 4])
         #expect(unversioned.position == ReadingPosition(page: 4))
-        let v2 = try ReadingState(userInfo: ["handoffVersion": 2, "documentName": "a.txt", "page": 4, "line": 3, "character": 9])
+        let v2 = try ReadingState(userInfo: [
+            "handoffVersion": 2, "documentName": "a.txt", "page": 4, "line": 3, "character": 9,
+        ])
         #expect(v2.position == ReadingPosition(page: 4, line: 3, character: 9))
-        #expect(throws: ReadingRestoreError.missingKey("pageNumber")) { try ReadingState(userInfo: ["handoffVersion": 1, "name": "a.txt", "page": 4]) }
-        #expect(throws: ReadingRestoreError.badValue(key: "handoffVersion", found: "two", expected: "a whole number from 1")) {
+        #expect(throws: ReadingRestoreError.missingKey("pageNumber")) {
+            try ReadingState(userInfo: ["handoffVersion": 1, "name": "a.txt", "page": 4])
+        }
+        #expect(
+            throws: ReadingRestoreError.badValue(key: "handoffVersion", found: "two", expected: "a whole number from 1")
+        ) {
             try ReadingState(userInfo: ["handoffVersion": "two", "documentName": "a.txt", "page": 4])
         }
         let state = ReadingState(documentName: "a.txt", position: ReadingPosition(page: 4, line: 3, character: 9))
         #expect(try ReadingState(userInfo: state.userInfo(version: 1)).position == ReadingPosition(page: 4, line: 3))
         #expect(throws: ReaderError.unsupportedVersion(4)) { try ReaderApp(version: 4) }
         #expect(throws: ReaderError.unsupportedVersion(0)) { try ReaderApp(version: 0) }
-        #expect(ReaderError.unsupportedVersion(4).description
-            == "the Reader cannot write handoff version 4; it writes versions 1 to 3 (2 is the current one, 3 stands in for a newer Reader)")
+        #expect(
+            ReaderError.unsupportedVersion(4).description
+                == "the Reader cannot write handoff version 4; it writes versions 1 to 3 (2 is the current one, 3 stands in for a newer Reader)"
+        )
         // A newer version is refused before any key is read; a Reader of that version reads it.
         let v3: UserInfo = ["handoffVersion": 3, "documentName": "a.txt", "page": 4]
         #expect(throws: ReadingRestoreError.newerVersion(3, newest: 2)) { try ReadingState(userInfo: v3) }
         #expect(throws: ReadingRestoreError.newerVersion(3, newest: 2)) { try ReadingState.checkVersion(of: v3) }
-        #expect(try ReadingState(userInfo: v3, readable: ReadingState.readableVersions(writing: 3)).position == ReadingPosition(page: 4))
+        #expect(
+            try ReadingState(userInfo: v3, readable: ReadingState.readableVersions(writing: 3)).position
+                == ReadingPosition(page: 4))
         #expect(try ReadingState.checkVersion(of: ["name": "a.txt", "pageNumber": 1]) == 1)
     }
 
@@ -224,16 +267,21 @@ struct VersionTests {
         world.hood.settle()
         #expect(phone.reader.session === before)
         #expect(before.position == ReadingPosition(page: 2))
-        #expect(phone.reader.message == ReaderMessage(.error, "This activity comes from a newer Reader (version 3); this Reader "
-            + "understands versions 1 to 2. Update the Reader here to continue it. Nothing changed here."))
+        #expect(
+            phone.reader.message
+                == ReaderMessage(
+                    .error,
+                    "This activity comes from a newer Reader (version 3); this Reader "
+                        + "understands versions 1 to 2. Update the Reader here to continue it. Nothing changed here."))
         expectRefused(phone: phone, laptop: laptop)
     }
 
     @Test func aVersionThreeReaderIsRefusedByTheCurrentOneAndTheOriginIsNotToldItWasContinued() throws {
         let world = try ReaderWorld(laptopVersion: 3)
         let (laptop, phone) = (world.laptop, world.phone)
-        let newer = try ReaderDevice("Tablet", kind: .tablet, in: world.hood, cloudFolder: world.cloudFolder,
-                                     localFolder: world.folder.folder("tablet"), version: 3)
+        let newer = try ReaderDevice(
+            "Tablet", kind: .tablet, in: world.hood, cloudFolder: world.cloudFolder,
+            localFolder: world.folder.folder("tablet"), version: 3)
         laptop.open("night-markets.txt")
         laptop.press(.pageDown)
         world.hood.advance(by: 61)
@@ -246,10 +294,19 @@ struct VersionTests {
         phone.device.chooseOffer(from: laptop.device.info.id)
         world.hood.settle()
         #expect(phone.reader.session == nil, "nothing was opened")
-        #expect(phone.reader.message == ReaderMessage(.error, "This activity comes from a newer Reader (version 3); this Reader "
-            + "understands versions 1 to 2. Update the Reader here to continue it. Nothing changed here."))
-        #expect(phone.render(width: 60, height: 18).text().contains("newer Reader (version 3)"), "the message is on the screen")
-        #expect(phone.logLines.contains { $0.hasPrefix("Reader: continuation of com.handoffsim.reader.document failed: refused: ") })
+        #expect(
+            phone.reader.message
+                == ReaderMessage(
+                    .error,
+                    "This activity comes from a newer Reader (version 3); this Reader "
+                        + "understands versions 1 to 2. Update the Reader here to continue it. Nothing changed here."))
+        #expect(
+            phone.render(width: 60, height: 18).text().contains("newer Reader (version 3)"),
+            "the message is on the screen")
+        #expect(
+            phone.logLines.contains {
+                $0.hasPrefix("Reader: continuation of com.handoffsim.reader.document failed: refused: ")
+            })
         expectRefused(phone: phone, laptop: laptop)
         #expect(laptop.reader.session?.position.page == 2, "the origin keeps its state")
 
@@ -269,8 +326,9 @@ struct VersionTests {
         laptop.press(.pageDown, .pageDown)
         #expect(laptop.activity?.webpageURL?.absoluteString == "https://reader.handoffsim.example/night-markets?page=3")
         let spaced = ReadingState(documentName: "Notes & ideas/ü.txt", position: ReadingPosition(page: 7))
-        #expect(ReaderApp.webpageURL(for: spaced).absoluteString
-            == "https://reader.handoffsim.example/Notes%20%26%20ideas%2F%C3%BC?page=7")
+        #expect(
+            ReaderApp.webpageURL(for: spaced).absoluteString
+                == "https://reader.handoffsim.example/Notes%20%26%20ideas%2F%C3%BC?page=7")
         world.hood.settle()
         let offer = try #require(world.phone.device.system.offers[laptop.device.info.id])
         #expect(offer.advertisement.options.contains(.hasWebpageURL))
@@ -282,9 +340,15 @@ struct VersionTests {
 /// was continued (no `userActivityWasContinued`, no "Continued on" there).
 func expectRefused(phone: ReaderDevice, laptop: ReaderDevice, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(!phone.reader.isContinuing, sourceLocation: sourceLocation)
-    #expect(phone.device.lifecycle.contains { $0.kind == .notHandled }, "continue returned false", sourceLocation: sourceLocation)
+    #expect(
+        phone.device.lifecycle.contains { $0.kind == .notHandled }, "continue returned false",
+        sourceLocation: sourceLocation)
     #expect(!phone.device.lifecycle.contains { $0.kind == .restoreUserActivityState }, sourceLocation: sourceLocation)
-    #expect(!phone.device.lifecycle.contains { $0.kind == .continued }, "never counted as continued", sourceLocation: sourceLocation)
-    #expect(!laptop.device.lifecycle.contains { $0.kind == .wasContinued }, "the origin was not told", sourceLocation: sourceLocation)
+    #expect(
+        !phone.device.lifecycle.contains { $0.kind == .continued }, "never counted as continued",
+        sourceLocation: sourceLocation)
+    #expect(
+        !laptop.device.lifecycle.contains { $0.kind == .wasContinued }, "the origin was not told",
+        sourceLocation: sourceLocation)
     #expect(laptop.reader.message == nil, sourceLocation: sourceLocation)
 }

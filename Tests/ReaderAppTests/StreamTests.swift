@@ -1,10 +1,11 @@
 import Foundation
 import HandoffCore
 import HandoffTestSupport
-@testable import ReaderApp
+import Synchronization
 import TerminalCells
 import Testing
-import Synchronization
+
+@testable import ReaderApp
 
 @Suite("Document transfer codec")
 struct DocumentTransferCodecTests {
@@ -22,7 +23,9 @@ struct DocumentTransferCodecTests {
         #expect(throws: DocumentTransferError.malformed("bytes after the request")) { try decoder.consume([0]) }
         // An anonymous request (no device name) is allowed.
         var anonymous = DocumentRequestDecoder()
-        #expect(try anonymous.consume(DocumentRequest(documentName: "a.txt").encoded()) == DocumentRequest(documentName: "a.txt"))
+        #expect(
+            try anonymous.consume(DocumentRequest(documentName: "a.txt").encoded())
+                == DocumentRequest(documentName: "a.txt"))
     }
 
     @Test func aResponseRoundTripsByteByByteAndInChunks() throws {
@@ -38,7 +41,9 @@ struct DocumentTransferCodecTests {
         #expect(try single.finish() == ReceivedDocument(header: header, bytes: document))
         for size in [1, 7, 1000, bytes.count] {
             var chunked = DocumentResponseDecoder()
-            for start in stride(from: 0, to: bytes.count, by: size) { try chunked.consume(bytes[start..<min(start + size, bytes.count)]) }
+            for start in stride(from: 0, to: bytes.count, by: size) {
+                try chunked.consume(bytes[start..<min(start + size, bytes.count)])
+            }
             #expect(try chunked.finish().bytes == document)
         }
     }
@@ -57,7 +62,8 @@ struct DocumentTransferCodecTests {
             var decoder = DocumentRequestDecoder()
             for byte in bytes { try decoder.consume([byte]) }
         }
-        #expect(throws: DocumentTransferError.malformed("it does not start with RDRQ")) { try decode([0x47]) }  // "GET …"
+        // "GET …"
+        #expect(throws: DocumentTransferError.malformed("it does not start with RDRQ")) { try decode([0x47]) }
         #expect(throws: DocumentTransferError.unsupportedVersion(1)) { try decode(Array("RDRQ".utf8) + [1]) }
         #expect(throws: DocumentTransferError.unsupportedVersion(3)) { try decode(Array("RDRQ".utf8) + [3]) }
         // A name length over the limit fails on the length, before any name byte arrives.
@@ -75,33 +81,49 @@ struct DocumentTransferCodecTests {
             try decode(DocumentRequest(documentName: "a.txt", requesterName: "Phone\u{1B}[2J").encoded())
         }
         for name in ["../etc/passwd", ".hidden.txt", "", "a\u{0}b.txt"] {
-            #expect(throws: DocumentTransferError.self, "\(name)") { try decode(DocumentRequest(documentName: name).encoded()) }
+            #expect(throws: DocumentTransferError.self, "\(name)") {
+                try decode(DocumentRequest(documentName: name).encoded())
+            }
         }
     }
 
     @Test func hostileResponsesAreRejected() throws {
-        func decode(_ bytes: [UInt8], limit: Int = DocumentTransferProtocol.maximumDocumentSize) throws(DocumentTransferError) -> ReceivedDocument {
+        func decode(
+            _ bytes: [UInt8], limit: Int = DocumentTransferProtocol.maximumDocumentSize
+        ) throws(DocumentTransferError) -> ReceivedDocument {
             var decoder = DocumentResponseDecoder(limit: limit)
             try decoder.consume(bytes)
             return try decoder.finish()
         }
         let header = DocumentHeader(documentName: "a.txt", size: 3, senderName: "Laptop")
-        #expect(throws: DocumentTransferError.malformed("it does not start with RDRS")) { try decode(Array("HTTP/1.1".utf8)) }
-        #expect(throws: DocumentTransferError.malformed("unknown status 9")) { try decode(Array("RDRS".utf8) + [2, 9]) }
+        #expect(throws: DocumentTransferError.malformed("it does not start with RDRS")) {
+            try decode(Array("HTTP/1.1".utf8))
+        }
+        #expect(throws: DocumentTransferError.malformed("unknown status 9")) {
+            try decode(Array("RDRS".utf8) + [2, 9])
+        }
         // A size over the limit fails as soon as the size is read.
         var huge = Array("RDRS".utf8) + [2, 0]
         huge.appendInteger(UInt64.max)
         #expect(throws: DocumentTransferError.tooLarge(size: .max, limit: 64 << 20)) { try decode(huge) }
         let big = DocumentHeader(documentName: "a.txt", size: 2_000_000, senderName: "Laptop").encoded()
-        #expect(throws: DocumentTransferError.tooLarge(size: 2_000_000, limit: 1_000_000)) { try decode(big, limit: 1_000_000) }
+        #expect(throws: DocumentTransferError.tooLarge(size: 2_000_000, limit: 1_000_000)) {
+            try decode(big, limit: 1_000_000)
+        }
         #expect(DocumentResponseDecoder(limit: .max).limit == 64 << 20, "the protocol's cap bounds every receiver")
         #expect(throws: DocumentTransferError.malformed("more bytes than the header announced")) {
             try decode(header.encoded() + [1, 2, 3, 4])
         }
-        #expect(throws: DocumentTransferError.truncated(received: 2, expected: 3)) { try decode(header.encoded() + [1, 2]) }
-        #expect(throws: DocumentTransferError.truncated(received: 6, expected: nil)) { try decode(Array(header.encoded().prefix(6))) }
+        #expect(throws: DocumentTransferError.truncated(received: 2, expected: 3)) {
+            try decode(header.encoded() + [1, 2])
+        }
+        #expect(throws: DocumentTransferError.truncated(received: 6, expected: nil)) {
+            try decode(Array(header.encoded().prefix(6)))
+        }
         let sneaky = DocumentHeader(documentName: "../../.ssh/id.txt", size: 0, senderName: "Laptop").encoded()
-        #expect(throws: DocumentTransferError.malformed("the document name is not a plain file name")) { try decode(sneaky) }
+        #expect(throws: DocumentTransferError.malformed("the document name is not a plain file name")) {
+            try decode(sneaky)
+        }
     }
 
     @Test func sizesReadNaturally() {
@@ -133,7 +155,9 @@ struct DocumentStreamTests {
         let sending = ProgressLog<DocumentServer.Progress>()
         async let served = server.serve(mine) { sending.append($0) }
         let reports = ProgressLog<TransferProgress>()
-        let received = try await DocumentReceiver(documentName: "notes.txt", requesterName: "Phone 1").receive(over: theirs) {
+        let received = try await DocumentReceiver(documentName: "notes.txt", requesterName: "Phone 1").receive(
+            over: theirs
+        ) {
             reports.append($0)
         }
         guard case .served(let served) = await served else {
@@ -144,14 +168,18 @@ struct DocumentStreamTests {
         #expect(served.requesterName == "Phone 1", "the origin knows whom it sent the document to")
         #expect(served.elapsed > .zero && served.elapsed < .seconds(60))
         #expect(received.bytes == Array(text.utf8))
-        #expect(received.elapsed >= served.elapsed / 2 && received.elapsed < .seconds(60), "the receiver timed the transfer too")
+        #expect(
+            received.elapsed >= served.elapsed / 2 && received.elapsed < .seconds(60),
+            "the receiver timed the transfer too")
         let seen = reports.all
         #expect(seen.count >= 2, "progress while the bytes arrive")
         let last = try #require(seen.last)
-        #expect(last.documentName == "notes.txt" && last.senderName == "Laptop"
+        #expect(
+            last.documentName == "notes.txt" && last.senderName == "Laptop"
                 && last.receivedBytes == text.utf8.count && last.totalBytes == text.utf8.count)
         #expect(seen.map(\.receivedBytes) == seen.map(\.receivedBytes).sorted())
-        #expect(last.elapsed > .zero && last.rate?.hasSuffix("B/s") == true, "how fast it came: \(last.rate ?? "no rate")")
+        #expect(
+            last.elapsed > .zero && last.rate?.hasSuffix("B/s") == true, "how fast it came: \(last.rate ?? "no rate")")
         // The origin's side: each chunk that left, to whom, and how fast.
         let sent = sending.all
         #expect(sent.count == (text.utf8.count + (64 << 10) - 1) / (64 << 10), "one report per 64 KiB chunk")
@@ -162,16 +190,21 @@ struct DocumentStreamTests {
         // Another name is refused: the streams of an activity give its document only.
         let (mine2, theirs2) = ContinuationStreams.makePipe()
         async let refused = server.serve(mine2)
-        await #expect(throws: DocumentTransferError.refused(DocumentRefusal(.notThisDocument,
-            "the activity is about “notes.txt”, not “secrets.txt”"))) {
+        await #expect(
+            throws: DocumentTransferError.refused(
+                DocumentRefusal(
+                    .notThisDocument,
+                    "the activity is about “notes.txt”, not “secrets.txt”"))
+        ) {
             _ = try await DocumentReceiver(documentName: "secrets.txt").receive(over: theirs2)
         }
         _ = await refused
     }
 
     @Test func theProgressSaysWhatFromWhomHowMuchAndHowFast() {
-        let progress = TransferProgress(documentName: "A Long Book", senderName: "Laptop 1", receivedBytes: 512_000,
-                                        totalBytes: 2_000_000, elapsed: .seconds(2))
+        let progress = TransferProgress(
+            documentName: "A Long Book", senderName: "Laptop 1", receivedBytes: 512_000,
+            totalBytes: 2_000_000, elapsed: .seconds(2))
         let lines = ReaderApp.progressLines(progress, width: 80)
         #expect(lines.first?.text == "Receiving “A Long Book” from Laptop 1… 512.0 kB of 2.0 MB · 256.0 kB/s")
         #expect(DurationText.describe(bytes: 2_000_000, in: .seconds(8)) == "2.0 MB in 8.0 s (250.0 kB/s)")
@@ -195,7 +228,9 @@ struct DocumentStreamTests {
         #expect(received.bytes.elementsEqual(text.utf8))
         #expect(reports.all.count >= 20, "progress every few percent")
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("Reader stream transfer in process: \(received.bytes.count) bytes in \(elapsed) (\(Double(received.bytes.count) / 1e6 / seconds) MB/s)")
+        print(
+            "Reader stream transfer in process: \(received.bytes.count) bytes in \(elapsed) (\(Double(received.bytes.count) / 1e6 / seconds) MB/s)"
+        )
     }
 
     @Test func aSilentOriginTimesOut() async {
@@ -213,7 +248,8 @@ struct DocumentStreamTests {
         async let breaking: Void = {
             var decoder = DocumentRequestDecoder()
             for try await chunk in mine.input where try decoder.consume(chunk) != nil { break }
-            try await mine.output.write(DocumentHeader(documentName: "n.txt", size: 10, senderName: "L").encoded() + [1, 2])
+            try await mine.output.write(
+                DocumentHeader(documentName: "n.txt", size: 10, senderName: "L").encoded() + [1, 2])
             await mine.output.close(with: ContinuationStreamError.closed)
         }()
         await #expect(throws: DocumentTransferError.streams("the connection failed: the stream is closed")) {

@@ -1,11 +1,12 @@
-import GridSnapshots
 import DeviceAppKit
 import Foundation
+import GridSnapshots
 import HandoffCore
 import HandoffTestSupport
-@testable import ReaderApp
 import TerminalCells
 import Testing
+
+@testable import ReaderApp
 
 /// A temporary folder, removed when the value is released.
 final class TemporaryFolder {
@@ -42,28 +43,35 @@ final class ReaderDevice {
     ///   - opened: whether the user opens the Reader (it comes to the front); false leaves it
     ///     installed but not running, so that a continuation launches it cold.
     ///   - approvesSite: answers every association-file check of the Reader's domains "approved".
-    init(_ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, cloudFolder: URL?, localFolder: URL,
-         version: Int = ReadingState.currentVersion, model: AppModel = .delegate, opened: Bool = true,
-         approvesSite: Bool = false) throws {
+    init(
+        _ name: String, kind: PeerInfo.Kind, in hood: Neighbourhood, cloudFolder: URL?, localFolder: URL,
+        version: Int = ReadingState.currentVersion, model: AppModel = .delegate, opened: Bool = true,
+        approvesSite: Bool = false
+    ) throws {
         device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
         if approvesSite {
             let device = self.device
             device.siteAssociationVerifier = { request in
                 for domain in request.domains {
-                    device.siteAssociationChecked(SiteAssociationCheck(
-                        bundleIdentifier: request.bundleIdentifier, applicationIdentifier: request.applicationIdentifier, domain: domain,
-                        outcome: .approved, checkedAt: hood.clock.now, expiresAt: hood.clock.now + 3600))
+                    device.siteAssociationChecked(
+                        SiteAssociationCheck(
+                            bundleIdentifier: request.bundleIdentifier,
+                            applicationIdentifier: request.applicationIdentifier, domain: domain,
+                            outcome: .approved, checkedAt: hood.clock.now, expiresAt: hood.clock.now + 3600))
                 }
             }
         }
         reader = try ReaderApp(resources: readerResources(), version: version, model: model)
         reader.transferIdleTimeout = .seconds(60)  // generous: other tests may hold the shared threads
-        application = device.install(reader.manifest, delegate: reader.delegate, sceneDelegates: reader.sceneDelegateClasses)
+        application = device.install(
+            reader.manifest, delegate: reader.delegate, sceneDelegates: reader.sceneDelegateClasses)
         self.localFolder = localFolder
         let clock = hood.clock
-        reader.launch(application: application, environment: AppEnvironment(
-            deviceName: name, cloudFolder: cloudFolder, localFolder: localFolder, now: { clock.now },
-            log: { [weak self] line in self?.logLines.append(line) }, perform: runLoop.enqueue))
+        reader.launch(
+            application: application,
+            environment: AppEnvironment(
+                deviceName: name, cloudFolder: cloudFolder, localFolder: localFolder, now: { clock.now },
+                log: { [weak self] line in self?.logLines.append(line) }, perform: runLoop.enqueue))
         if opened { bringToFront() }
     }
 
@@ -94,7 +102,8 @@ final class ReaderDevice {
     func open(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
         press(.home, sourceLocation: sourceLocation)
         while reader.documents.indices.contains(reader.selection), reader.documents[reader.selection].name != name,
-              reader.selection < reader.documents.count - 1 {
+            reader.selection < reader.documents.count - 1
+        {
             press(.down, sourceLocation: sourceLocation)
         }
         #expect(reader.documents[reader.selection].name == name, sourceLocation: sourceLocation)
@@ -128,10 +137,12 @@ final class ReaderWorld {
     ///   - laptopVersion: the handoff version the laptop's Reader writes.
     init(phoneHasCloud: Bool = true, laptopVersion: Int = ReadingState.currentVersion) throws {
         cloudFolder = folder.folder("cloud")
-        laptop = try ReaderDevice("Laptop", kind: .laptop, in: hood, cloudFolder: cloudFolder, localFolder: folder.folder("laptop"),
-                                  version: laptopVersion)
-        phone = try ReaderDevice("Phone", kind: .phone, in: hood, cloudFolder: phoneHasCloud ? cloudFolder : nil,
-                                 localFolder: folder.folder("phone"))
+        laptop = try ReaderDevice(
+            "Laptop", kind: .laptop, in: hood, cloudFolder: cloudFolder, localFolder: folder.folder("laptop"),
+            version: laptopVersion)
+        phone = try ReaderDevice(
+            "Phone", kind: .phone, in: hood, cloudFolder: phoneHasCloud ? cloudFolder : nil,
+            localFolder: folder.folder("phone"))
         hood.settle()
     }
 
@@ -139,8 +150,10 @@ final class ReaderWorld {
     /// `condition` holds; stream bytes flow meanwhile in their tasks. The deadline is generous:
     /// end-to-end tests running at the same time can hold both threads of the shared pool, which
     /// the stream tasks need, for tens of seconds on a 2-core machine.
-    func run(until condition: () -> Bool, timeout: Duration = .seconds(120),
-             sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func run(
+        until condition: () -> Bool, timeout: Duration = .seconds(120),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else {
@@ -183,6 +196,7 @@ final class RunLoopQueue: @unchecked Sendable {
 /// Compares `grid.text()` with `Snapshots/<name>.txt` next to this file (see GridSnapshots;
 /// `RECORD_SNAPSHOTS=1` records).
 func expectSnapshot(_ grid: Grid, named name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots", isDirectory: true)
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Snapshots", isDirectory: true)
     GridSnapshots.expectSnapshot(grid, named: name, in: folder, sourceLocation: sourceLocation)
 }

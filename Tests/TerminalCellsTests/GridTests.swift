@@ -1,5 +1,5 @@
-import Testing
 import TerminalCells
+import Testing
 
 @Suite("Grid and text width")
 struct GridTests {
@@ -18,12 +18,12 @@ struct GridTests {
 
     @Test func writesAreClippedAndWideGlyphsNeverSplit() {
         var grid = Grid(size: Size(width: 5, height: 1))
-        grid.put("ab東", at: Point(x: 2, y: 0))   // 東 would need columns 4 and 5
+        grid.put("ab東", at: Point(x: 2, y: 0))  // 東 would need columns 4 and 5
         #expect(grid.text() == "  ab")
         grid.put("xyz", at: Point(x: -1, y: 0))
         #expect(grid.line(0) == "yzab")
         grid.put("東", at: Point(x: 0, y: 0))
-        grid.put("q", at: Point(x: 1, y: 0))       // overwrites the right half of 東
+        grid.put("q", at: Point(x: 1, y: 0))  // overwrites the right half of 東
         #expect(grid.line(0) == " qab")
         grid.put("nothing", at: Point(x: 0, y: 3))
         #expect(grid.line(0) == " qab")
@@ -49,24 +49,29 @@ struct GridTests {
     /// app, or ap…"); a long word alone is cut inside, and the ellipsis says so.
     @Test func truncateKeepsWholeWords() {
         #expect(TextWidth.truncate("open the chosen app, or app N", to: 27) == "open the chosen app, or…")
-        #expect(TextWidth.truncate("focus: screen → Nearby → log (a narrow screen shows Nearby)", to: 40)
-            == "focus: screen → Nearby → log (a narrow…")
+        #expect(
+            TextWidth.truncate("focus: screen → Nearby → log (a narrow screen shows Nearby)", to: 40)
+                == "focus: screen → Nearby → log (a narrow…")
         #expect(TextWidth.truncate("maps.handoffsim.example", to: 18) == "maps.handoffsim.e…")
         #expect(TextWidth.truncate("ab cdefghijklmnop", to: 10) == "ab cdefgh…")
         #expect(TextWidth.truncate("whole words", to: 11) == "whole words")
         #expect(TextWidth.truncate("cut at space here", to: 13) == "cut at space…")
         // No separator is left dangling before the ellipsis ("editing ·…").
-        #expect(TextWidth.truncate("advertised com.example.notes.editing · sent", to: 40)
-            == "advertised com.example.notes.editing…")
-        #expect(TextWidth.truncate("continued from Laptop → Phone in com.example.notes", to: 26) == "continued from Laptop…")
+        #expect(
+            TextWidth.truncate("advertised com.example.notes.editing · sent", to: 40)
+                == "advertised com.example.notes.editing…")
+        #expect(
+            TextWidth.truncate("continued from Laptop → Phone in com.example.notes", to: 26) == "continued from Laptop…"
+        )
     }
 
     /// A word longer than the line breaks after a dot, a slash, a dash or before a capital, so
     /// identifiers and error names read whole across lines.
     @Test func wrapBreaksLongWordsAtNaturalPlaces() {
         #expect(TextWidth.wrap("com.example.notes.editing", width: 20) == ["com.example.notes.", "editing"])
-        #expect(TextWidth.wrap("NSUserActivityHandoffUserInfoTooLargeError", width: 30)
-            == ["NSUserActivityHandoffUserInfo", "TooLargeError"])
+        #expect(
+            TextWidth.wrap("NSUserActivityHandoffUserInfoTooLargeError", width: 30)
+                == ["NSUserActivityHandoffUserInfo", "TooLargeError"])
         #expect(TextWidth.wrap("NSUserActivityTypeBrowsingWeb", width: 22) == ["NSUserActivityType", "BrowsingWeb"])
         #expect(TextWidth.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
     }

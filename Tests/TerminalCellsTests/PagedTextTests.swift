@@ -54,11 +54,13 @@ struct PagedTextTests {
     }
 
     @Test func wideCharactersCountTwoCells() {
-        let forty = String(repeating: "京", count: 40), fortyOne = String(repeating: "京", count: 41)
+        let forty = String(repeating: "京", count: 40)
+        let fortyOne = String(repeating: "京", count: 41)
         #expect(PagedText.referenceRows(of: forty) == 1, "80 cells")
         #expect(PagedText.referenceRows(of: fortyOne) == 2, "82 cells")
         #expect(PagedText.referenceRows(of: String(repeating: "🌍", count: 41)) == 2)
-        #expect(PagedText.referenceRows(of: String(repeating: "e\u{301}", count: 80)) == 1, "combining marks take no cell")
+        #expect(
+            PagedText.referenceRows(of: String(repeating: "e\u{301}", count: 80)) == 1, "combining marks take no cell")
         // 20 lines of 41 wide characters take 40 rows; a 21st starts page 2.
         let pages = PagedText(Array(repeating: fortyOne, count: 21).joined(separator: "\n")).pages
         #expect(pages.map(\.count) == [20, 1])
@@ -66,9 +68,12 @@ struct PagedTextTests {
     }
 
     @Test func whatIsMeasuredIsWhatIsDrawn() {
-        let text = PagedText("\u{FEFF}Title\u{3000}\r\nA\tB\u{07}\rC\u{1B}[2JD\u{1B}]0;hidden title\u{07}E\u{202E}F\n\u{1B}]0;no end\u{0C}Next")
-        #expect(text.pages == [["Title\u{3000}", "A    B", "CDEF"], ["Next"]],
-                "escape sequences go whole; an unended one stops at the form feed")
+        let text = PagedText(
+            "\u{FEFF}Title\u{3000}\r\nA\tB\u{07}\rC\u{1B}[2JD\u{1B}]0;hidden title\u{07}E\u{202E}F\n\u{1B}]0;no end\u{0C}Next"
+        )
+        #expect(
+            text.pages == [["Title\u{3000}", "A    B", "CDEF"], ["Next"]],
+            "escape sequences go whole; an unended one stops at the form feed")
         #expect(text.title == "Title", "the title without white space around it")
     }
 

@@ -1,6 +1,7 @@
 // `handoff account import CODE`: a pasted code (base64url JSON + checksum). Accepted codes must
 // export again to a code that imports to the same account.
 import Foundation
+
 @testable import HandoffNetwork
 
 @_cdecl("LLVMFuzzerTestOneInput")

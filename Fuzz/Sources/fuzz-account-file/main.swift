@@ -1,6 +1,7 @@
 // `account.json` (AccountFileFormat.decodeAccount): a file on disk that may be damaged or edited
 // by hand. Accepted files must encode again to a file that decodes to the same account.
 import Foundation
+
 @testable import HandoffNetwork
 
 @_cdecl("LLVMFuzzerTestOneInput")

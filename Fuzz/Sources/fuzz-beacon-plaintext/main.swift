@@ -1,6 +1,7 @@
 // A beacon's plaintext layout (docs/wire.md), after AES-GCM: authentic but possibly malformed.
 // Accepted beacons must encode to the same plaintext form and decode to the same beacon.
 import Foundation
+
 @testable import HandoffNetwork
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -11,9 +12,10 @@ public func fuzzBeaconPlaintext(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
     guard let again = try? BeaconSealer.decode(encoded, receivedAt: nil) else {
         fatalError("an accepted beacon does not decode after encoding it again")
     }
-    check(again.device.id == beacon.device.id && again.counter == beacon.counter
-                 && again.bootIdentifier == beacon.bootIdentifier && again.sessionPort == beacon.sessionPort,
-                 "beacon round trip changed it")
+    check(
+        again.device.id == beacon.device.id && again.counter == beacon.counter
+            && again.bootIdentifier == beacon.bootIdentifier && again.sessionPort == beacon.sessionPort,
+        "beacon round trip changed it")
     check(BeaconSealer.encode(again) == encoded, "beacon encoding is not stable")
     return 0
 }

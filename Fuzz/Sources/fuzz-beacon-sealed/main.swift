@@ -3,6 +3,7 @@
 // exercise every check. Accepted beacons must seal and open again to the same beacon.
 import Crypto
 import Foundation
+
 @testable import HandoffNetwork
 
 let sealer = BeaconSealer(accountKey: SymmetricKey(data: Array(repeating: UInt8(0x42), count: 32)))

@@ -8,7 +8,9 @@ public func fuzzHeadlessJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     do {
         let value = try JSONValue.parse(text)
         let printed = value.jsonText
-        guard let again = try? JSONValue.parse(printed) else { fatalError("printed JSON does not parse: \(printed.prefix(200))") }
+        guard let again = try? JSONValue.parse(printed) else {
+            fatalError("printed JSON does not parse: \(printed.prefix(200))")
+        }
         check(again == value, "JSON round trip changed the value")
     } catch {
         check(error.offset >= 0 && error.offset <= text.utf8.count, "error offset \(error.offset) outside the text")

@@ -8,13 +8,14 @@
 import Foundation
 import HandoffManifest
 
-let info = Data("""
-<?xml version="1.0" encoding="UTF-8"?>
-<plist version="1.0"><dict>
-<key>CFBundleIdentifier</key><string>com.example.fuzz</string>
-<key>NSUserActivityTypes</key><array><string>com.example.fuzz.reading</string></array>
-</dict></plist>
-""".utf8)
+let info = Data(
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <plist version="1.0"><dict>
+    <key>CFBundleIdentifier</key><string>com.example.fuzz</string>
+    <key>NSUserActivityTypes</key><array><string>com.example.fuzz.reading</string></array>
+    </dict></plist>
+    """.utf8)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzManifestPlist(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -22,8 +23,9 @@ public func fuzzManifestPlist(_ start: UnsafePointer<UInt8>?, _ count: Int) -> C
     let rest = Data(UnsafeBufferPointer(start: start + 1, count: count - 1))
     let asEntitlements = start[0] & 1 == 1
     let lint = { () throws(ManifestReadError) -> ManifestLintReport in
-        asEntitlements ? try ManifestLint.lint(infoPlist: info, entitlements: rest)
-                       : try ManifestLint.lint(infoPlist: rest)
+        asEntitlements
+            ? try ManifestLint.lint(infoPlist: info, entitlements: rest)
+            : try ManifestLint.lint(infoPlist: rest)
     }
     do {
         let report = try lint()

@@ -1,8 +1,9 @@
+import Foundation
+
 // The Browser's page format (`PageParser.parse`): files under demos/sites, with variables filled
 // from the URL's query. Every page parses to something (bounded lines and values), and the same
 // bytes give the same page.
 @testable import BrowserApp
-import Foundation
 
 let url = URL(string: "https://maps.handoffsim.example/?lat=38.7&lon=-9.1&zoom=5&q=%7B%7Btitle%7D%7D")!
 

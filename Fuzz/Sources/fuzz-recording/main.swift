@@ -3,6 +3,7 @@
 // is in the file, in a short message; what is read lays out as a timeline whose arrows join its
 // rows, whose text and picture draw, and whose replay stays within its events.
 import Foundation
+
 @testable import HandoffRecordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -14,15 +15,21 @@ public func fuzzRecording(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
         let timeline = Timeline(recordings: [recording])
         check(timeline.rows.count == recording.events.count, "the timeline lost or made events")
         for arrow in timeline.arrows {
-            check(timeline.rows.indices.contains(arrow.from) && timeline.rows.indices.contains(arrow.to), "an arrow outside the rows")
+            check(
+                timeline.rows.indices.contains(arrow.from) && timeline.rows.indices.contains(arrow.to),
+                "an arrow outside the rows")
         }
         _ = timeline.text(laneWidth: 20)
         check(timeline.svg().hasSuffix("</svg>\n"), "the picture is not closed")
         var replay = TimelineReplay(eventCount: timeline.rows.count)
-        let commands: [TimelineReplay.Command] = [.step, .togglePlay, .tick, .tick, .pageForward, .end, .step, .back, .pageBack, .start, .back]
+        let commands: [TimelineReplay.Command] = [
+            .step, .togglePlay, .tick, .tick, .pageForward, .end, .step, .back, .pageBack, .start, .back,
+        ]
         for command in commands {
             replay.apply(command)
-            check(replay.played <= timeline.rows.count && (timeline.rows.isEmpty || replay.played >= 1), "the replay left its events")
+            check(
+                replay.played <= timeline.rows.count && (timeline.rows.isEmpty || replay.played >= 1),
+                "the replay left its events")
         }
     } catch {
         check(error.file == file, "the error names \(error.file), not the file")

@@ -4,6 +4,7 @@
 // fails and closes; nothing is delivered after a failure.
 import NIOCore
 import NIOEmbedded
+
 @testable import HandoffNetwork
 
 final class Collect: ChannelInboundHandler, @unchecked Sendable {

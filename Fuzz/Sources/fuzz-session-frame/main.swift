@@ -2,6 +2,7 @@
 // the length-prefixed stream through `SessionFrameDecoder.decode`. Accepted frames must encode
 // to bytes that decode to the same frame.
 import NIOCore
+
 @testable import HandoffNetwork
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -15,7 +16,9 @@ public func fuzzSessionFrame(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
         fatalError("an accepted frame does not encode: \(error)")
     }
     check(encoded.readInteger(as: UInt32.self).map(Int.init) == encoded.readableBytes, "wrong length prefix")
-    guard let again = try? SessionFrameDecoder.decodeBody(&encoded) else { fatalError("an encoded frame does not decode") }
+    guard let again = try? SessionFrameDecoder.decodeBody(&encoded) else {
+        fatalError("an encoded frame does not decode")
+    }
     check(again == frame, "session frame round trip changed it")
     return 0
 }

@@ -1,7 +1,7 @@
+import Foundation
 // A site's `apple-app-site-association` (JSON) as every device loads it for the demo sites.
 // Parsing the same bytes twice gives the same approvals; errors name the host.
 import HandoffCore
-import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSiteAssociation(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

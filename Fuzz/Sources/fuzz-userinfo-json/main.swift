@@ -2,6 +2,7 @@
 // write back to JSON that reads to the same userInfo, and encode as a payload.
 import Foundation
 import HandoffCore
+
 @testable import HandoffHeadless
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -21,7 +22,8 @@ public func fuzzUserInfoJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     }
     check(again == userInfo, "userInfo JSON round trip changed the value")
     // What the headless device accepts must also travel: the payload codec takes it.
-    let payload = ActivityPayload(activityType: "com.example.fuzz", userInfo: userInfo, teamIdentifier: "T", bundleIdentifier: "b")
+    let payload = ActivityPayload(
+        activityType: "com.example.fuzz", userInfo: userInfo, teamIdentifier: "T", bundleIdentifier: "b")
     guard let decoded = try? ActivityPayload(decoding: payload.encoded()) else {
         fatalError("an accepted userInfo does not survive the payload codec")
     }

@@ -7,10 +7,9 @@
 // give, with a body under 1 MiB; a host the server does not serve gets 421 and no page; every
 // log line is printable (no control character from the request reaches a terminal) and short.
 import Foundation
-@testable import HandoffWeb
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -18,17 +17,23 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import Synchronization
 
+@testable import HandoffWeb
+
 /// The repository's demo sites, next to this package.
 let sites = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("demos/sites", isDirectory: true)
 let hosts = ["handoffsim.example", "maps.handoffsim.example", "reader.handoffsim.example"]
-let rehearsals: [Rehearsal?] = [nil, .missing, .notJSON, .wrong, .unapproving, .wrongContentType, .redirect, .redirectLoop, .tooLarge]
+let rehearsals: [Rehearsal?] = [
+    nil, .missing, .notJSON, .wrong, .unapproving, .wrongContentType, .redirect, .redirectLoop, .tooLarge,
+]
 let logged = Mutex<[String]>([])
 
 func responder(_ rehearsal: Rehearsal?) -> Responder {
     let configuration = SiteServer.Configuration(
         sites: sites, hosts: hosts,
-        pages: { url in SiteResponse(status: 200, contentType: "text/plain", body: Data(url.absoluteString.utf8.prefix(4096))) },
+        pages: { url in
+            SiteResponse(status: 200, contentType: "text/plain", body: Data(url.absoluteString.utf8.prefix(4096)))
+        },
         folder: WebFolder(url: URL(fileURLWithPath: "/nonexistent/handoff-fuzz")),
         rehearsals: rehearsal.map { rehearsal in ["maps.handoffsim.example": rehearsal] } ?? [:],
         writesHostsMap: false)
@@ -41,7 +46,10 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> 
     let result = Mutex<Result<T, any Error>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
-        do { let value = try await body(); result.withLock { $0 = .success(value) } } catch { result.withLock { $0 = .failure(error) } }
+        do {
+            let value = try await body()
+            result.withLock { $0 = .success(value) }
+        } catch { result.withLock { $0 = .failure(error) } }
         done.signal()
     }
     done.wait()
@@ -102,12 +110,15 @@ public func fuzzWebRequest(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt
         }
         for line in logged.withLock({ $0 }) {
             check(line.utf8.count <= 1024, "a log line of \(line.utf8.count) bytes")
-            check(!line.unicodeScalars.contains { $0.properties.generalCategory == .control }, "a control character in the log: \(line.debugDescription)")
+            check(
+                !line.unicodeScalars.contains { $0.properties.generalCategory == .control },
+                "a control character in the log: \(line.debugDescription)")
         }
         // The answer's head goes out through the same encoder.
         try? channel.writeOutbound(HTTPResponsePart.head(response.head))
         if let out = try? channel.readOutbound(as: ByteBuffer.self) {
-            check(out.readableBytesView.starts(with: Array("HTTP/1.1 ".utf8)), "the answer does not start with HTTP/1.1")
+            check(
+                out.readableBytesView.starts(with: Array("HTTP/1.1 ".utf8)), "the answer does not start with HTTP/1.1")
         }
     }
     return 0

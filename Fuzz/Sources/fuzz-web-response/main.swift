@@ -3,6 +3,7 @@
 // and `maxAge` of Cache-Control). The input is a status (2 bytes), header lines up to an empty
 // line, then the body. The same response is judged the same way twice.
 import Foundation
+
 @testable import HandoffWeb
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -22,7 +23,8 @@ public func fuzzWebResponse(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
             break
         }
         if let colon = line.firstIndex(of: ":") {
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         lineStart = min(end + 1, rest.endIndex)
     }

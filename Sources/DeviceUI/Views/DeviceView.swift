@@ -4,12 +4,15 @@ import TerminalCells
 
 extension ScreenView {
     /// The device: its frame and bars (which differ by kind), and its screen.
-    func drawDevice(into grid: inout Grid, frame: DeviceFrameLayout,
-                    drawApp: (String, inout Grid, Rect) -> Void) {
+    func drawDevice(
+        into grid: inout Grid, frame: DeviceFrameLayout,
+        drawApp: (String, inout Grid, Rect) -> Void
+    ) {
         let info = device.info
         let lines: Grid.Lines = info.kind == .laptop ? .light : .rounded
-        grid.box(frame.frame, style: Style(.frame), title: "\(info.name) · \(info.kind.rawValue) · \(state.account)",
-                 titleStyle: Style(.title), lines: lines)
+        grid.box(
+            frame.frame, style: Style(.frame), title: "\(info.name) · \(info.kind.rawValue) · \(state.account)",
+            titleStyle: Style(.title), lines: lines)
         if let base = frame.base {
             // The laptop's keyboard deck, a little wider than its screen.
             grid.put(String(repeating: "▀", count: base.width), at: base.origin, style: Style(.frame), clip: base)
@@ -23,7 +26,8 @@ extension ScreenView {
 
     func drawStatusBar(into grid: inout Grid, area: Rect) {
         grid.fill(area, style: Style(.statusBar))
-        let now = state.now, zone = state.timeZone
+        let now = state.now
+        let zone = state.timeZone
         let network = state.network.isOnline ? "● online" : "○ offline"
         let nearby = "\(state.nearbyRows(device: device).count) nearby"
         let lock = state.isLocked ? "locked" : "unlocked"
@@ -92,8 +96,9 @@ extension ScreenView {
         if let notice = state.notice, notice.expires > state.now {
             grid.fill(frame.appBar, style: Style(notice.role))
             let mark = notice.role == .success ? "✓ " : notice.role == .warning ? "! " : ""
-            grid.write(notice.wording(width: frame.appBar.width, mark: mark), in: frame.appBar, style: Style(notice.role),
-                       alignment: .center)
+            grid.write(
+                notice.wording(width: frame.appBar.width, mark: mark), in: frame.appBar, style: Style(notice.role),
+                alignment: .center)
         }
         if case .switcher(let selection) = state.overlay, state.hasAppSwitcher, !state.isLocked {
             drawSwitcher(into: &grid, area: screen, selection: selection)
@@ -158,14 +163,17 @@ extension ScreenView {
         var appPieces: [(String, Style)] = []
         var handoffPiece: (String, Style)?
         let apps: [DeviceSnapshot.App] = device.apps.filter(\.canOpen)
-        let dockItems: [SwitcherItem] = state.hasAppSwitcher
-            ? apps.map { .app(bundleIdentifier: $0.bundleIdentifier) } + (device.featuredOffer.map { [.handoff($0)] } ?? [])
+        let dockItems: [SwitcherItem] =
+            state.hasAppSwitcher
+            ? apps.map { .app(bundleIdentifier: $0.bundleIdentifier) }
+                + (device.featuredOffer.map { [.handoff($0)] } ?? [])
             : items
         for item in dockItems {
             let isSelected = selected.map { items.indices.contains($0) && items[$0] == item } ?? false
             switch item {
             case .handoff(let offer):
-                let text = isUndecidedWebPage(offer) ? " ↩ \(offer.peer.name) " : " ↩ \(glyph(for: offer)) \(offer.peer.name) "
+                let text =
+                    isUndecidedWebPage(offer) ? " ↩ \(offer.peer.name) " : " ↩ \(glyph(for: offer)) \(offer.peer.name) "
                 handoffPiece = (text, isSelected ? Style(.selection) : Style(.badge))
             case .app(let bundle):
                 guard let app = device.app(bundle) else { continue }

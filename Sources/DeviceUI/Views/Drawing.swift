@@ -5,18 +5,21 @@ extension Grid {
     /// Writes `text` on row `row` of `area`, cut to fit, aligned as asked. Returns the column
     /// after the text.
     @discardableResult
-    mutating func write(_ text: String, in area: Rect, row: Int = 0, column: Int = 0, style: Style = .normal,
-                        alignment: TextAlignment = .leading) -> Int {
+    mutating func write(
+        _ text: String, in area: Rect, row: Int = 0, column: Int = 0, style: Style = .normal,
+        alignment: TextAlignment = .leading
+    ) -> Int {
         let line = area.row(row)
         guard !line.isEmpty else { return area.x }
         let room = max(0, line.width - column)
         let fitted = TextWidth.truncate(text, to: room)
         let width = TextWidth.of(fitted)
-        let x: Int = switch alignment {
-        case .leading: line.x + column
-        case .center: line.x + column + (room - width) / 2
-        case .trailing: line.maxX - width
-        }
+        let x: Int =
+            switch alignment {
+            case .leading: line.x + column
+            case .center: line.x + column + (room - width) / 2
+            case .trailing: line.maxX - width
+            }
         return put(fitted, at: Point(x: x, y: line.y), style: style, clip: line)
     }
 

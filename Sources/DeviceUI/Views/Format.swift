@@ -27,8 +27,10 @@ enum Format {
     static func day(_ date: Date, _ timeZone: TimeZone) -> String {
         let parts = calendar(timeZone).dateComponents([.weekday, .day, .month], from: date)
         let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-                      "October", "November", "December"]
+        let months = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September",
+            "October", "November", "December",
+        ]
         return "\(weekdays[((parts.weekday ?? 1) - 1) % 7]) \(parts.day ?? 1) \(months[((parts.month ?? 1) - 1) % 12])"
     }
 

@@ -26,8 +26,11 @@ enum HelpView {
     /// The help's lines as drawn in a body `width` wide: an explanation that does not fit
     /// continues on the next rows under itself (whole words, never cut), and keys wider than
     /// their column have their explanation on the rows below.
-    static func rows(_ lines: [(isTitle: Bool, keys: String, action: String)], width: Int)
-        -> [(isTitle: Bool, keys: String, action: String)] {
+    static func rows(
+        _ lines: [(isTitle: Bool, keys: String, action: String)], width: Int
+    )
+        -> [(isTitle: Bool, keys: String, action: String)]
+    {
         var rows: [(isTitle: Bool, keys: String, action: String)] = []
         let actionWidth = max(1, width - 2 - keyWidth(width) - 1)
         for line in lines {
@@ -73,14 +76,17 @@ extension ScreenView {
                 }
             }
         }
-        drawScrollHint(into: &grid, hint: hint, hints: [("↑↓ PgUp PgDn", "scroll"), ("Esc", "close")],
-                       first: first, shown: body.height, of: lines.count)
+        drawScrollHint(
+            into: &grid, hint: hint, hints: [("↑↓ PgUp PgDn", "scroll"), ("Esc", "close")],
+            first: first, shown: body.height, of: lines.count)
     }
 
     /// A scrolled page's hint line: the keys on the left and "1–17 of 51" on the right, the
     /// position first, so that the keys never run into it (fewer keys when the line is short).
-    func drawScrollHint(into grid: inout Grid, hint: Rect, hints: [(keys: String, action: String)],
-                        first: Int, shown: Int, of count: Int) {
+    func drawScrollHint(
+        into grid: inout Grid, hint: Rect, hints: [(keys: String, action: String)],
+        first: Int, shown: Int, of count: Int
+    ) {
         let position = count > shown ? "\(first + 1)–\(min(count, first + shown)) of \(count)" : ""
         let room = position.isEmpty ? hint.width : max(0, hint.width - TextWidth.of(position) - 2)
         grid.write(hintPieces(hints, width: room), in: hint)

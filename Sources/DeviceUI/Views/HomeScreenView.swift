@@ -27,17 +27,19 @@ extension ScreenView {
         let selected = min(max(0, state.homeSelection), apps.count - 1)
         let focused = state.focus == .main && state.overlay == nil
         for (index, app) in apps.enumerated() {
-            let cell = Rect(x: left + (index % columns) * HomeScreenView.cellWidth,
-                            y: area.y + 1 + (index / columns) * HomeScreenView.cellHeight,
-                            width: HomeScreenView.cellWidth, height: HomeScreenView.cellHeight)
+            let cell = Rect(
+                x: left + (index % columns) * HomeScreenView.cellWidth,
+                y: area.y + 1 + (index / columns) * HomeScreenView.cellHeight,
+                width: HomeScreenView.cellWidth, height: HomeScreenView.cellHeight)
             guard cell.maxY <= area.maxY else { break }
             let isSelected = index == selected && focused
             let icon = Rect(x: cell.x + 2, y: cell.y, width: 5, height: 3)
             grid.box(icon, style: Style(isSelected ? .accent : .frame), lines: .rounded)
             grid.put(String(app.glyph), at: Point(x: icon.x + 2, y: icon.y + 1), style: Style(.title))
             let label = index < 9 ? "\(index + 1) \(app.name)" : app.name
-            grid.write(TextWidth.truncate(label, to: cell.width - 1), in: cell, row: 3,
-                       style: isSelected ? Style(.selection) : Style(.normal), alignment: .center)
+            grid.write(
+                TextWidth.truncate(label, to: cell.width - 1), in: cell, row: 3,
+                style: isSelected ? Style(.selection) : Style(.normal), alignment: .center)
         }
     }
 }

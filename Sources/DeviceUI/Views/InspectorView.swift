@@ -139,16 +139,21 @@ enum InspectorView {
         let both = inspection.origin != nil && inspection.receiver != nil
         if isWide(width) {
             let column = (width - 3) / 2
-            lines.append(pair(header(inspection.origin, "Origin"), header(inspection.receiver, "Receiver"), column: column))
+            lines.append(
+                pair(header(inspection.origin, "Origin"), header(inspection.receiver, "Receiver"), column: column))
             result.append(lines)
             lines = []
             result.append(count: rows.count) { index in
                 let row = rows[rows.startIndex + index]
                 let indent = String(repeating: "  ", count: row.depth)
                 let style = markStyle(row.mark)
-                let left: Line = row.origin.map { [(markText(row.mark) + " " + indent + row.key + ": ", style), ($0, valueStyle(row.mark))] }
+                let left: Line =
+                    row.origin.map {
+                        [(markText(row.mark) + " " + indent + row.key + ": ", style), ($0, valueStyle(row.mark))]
+                    }
                     ?? [(markText(row.mark), style)]
-                let right: Line = row.receiver.map { [(indent + row.key + ": ", style), ($0, valueStyle(row.mark))] } ?? []
+                let right: Line =
+                    row.receiver.map { [(indent + row.key + ": ", style), ($0, valueStyle(row.mark))] } ?? []
                 return pair(left, right, column: column)
             }
         } else {
@@ -181,9 +186,13 @@ enum InspectorView {
         lines.append([])
         if both {
             let changes = inspection.treeRows.filter { $0.mark != .same }.count
-            lines.append(changes == 0 ? [("Both sides hold the same userInfo.", Style(.success))]
-                : [("\(changes) difference\(changes == 1 ? "" : "s"): ", Style(.warning)),
-                   ("~ changed  + only on the receiver  − only on the origin", Style(.dim))])
+            lines.append(
+                changes == 0
+                    ? [("Both sides hold the same userInfo.", Style(.success))]
+                    : [
+                        ("\(changes) difference\(changes == 1 ? "" : "s"): ", Style(.warning)),
+                        ("~ changed  + only on the receiver  − only on the origin", Style(.dim)),
+                    ])
         }
         if let missing = inspection.missingSide {
             for line in TextWidth.wrap(missing, width: width) { lines.append([(line, Style(.dim))]) }
@@ -259,18 +268,24 @@ enum InspectorView {
     /// the heading wrapped at whole words and the note on a line of its own.
     static func heading(_ text: String, style: Style, note: String? = nil, width: Int) -> [Line] {
         guard let note else { return TextWidth.wrap(text, width: max(1, width)).map { [($0, style)] } }
-        if TextWidth.of(text) + 2 + TextWidth.of(note) <= width { return [[(text, style), ("  " + note, Style(.dim))]] }
+        if TextWidth.of(text) + 2 + TextWidth.of(note) <= width {
+            return [[(text, style), ("  " + note, Style(.dim))]]
+        }
         return TextWidth.wrap(text, width: max(1, width)).map { [($0, style)] }
             + TextWidth.wrap(note, width: max(1, width)).map { [($0, Style(.dim))] }
     }
 
     static func payloadLines(_ inspection: Inspection, width: Int) -> InspectorLines {
         guard let payload = inspection.payload else {
-            let text = inspection.emptyReason ?? "The payload's bytes are not kept here (they travelled before this device started, or the continuation stopped before the payload)."
+            let text =
+                inspection.emptyReason
+                ?? "The payload's bytes are not kept here (they travelled before this device started, or the continuation stopped before the payload)."
             return InspectorLines(TextWidth.wrap(text, width: width).map { [($0, Style(.dim))] })
         }
-        var lines = InspectorLines(heading("Payload \(payload.direction): \(binarySize(payload.size))", style: Style(.title),
-                                           note: "(docs/payload.md)", width: width))
+        var lines = InspectorLines(
+            heading(
+                "Payload \(payload.direction): \(binarySize(payload.size))", style: Style(.title),
+                note: "(docs/payload.md)", width: width))
         if let annotated = payload.annotated {
             lines.append(hexLines(annotated, width: width))
         } else {
@@ -282,22 +297,36 @@ enum InspectorView {
 
     static func beaconLines(_ inspection: Inspection, width: Int) -> InspectorLines {
         guard let beacon = inspection.beacon else {
-            return InspectorLines(TextWidth.wrap("No beacon from this peer was opened here (beacons travel on the network; the in-memory devices of tests have none).",
-                                                 width: width).map { [($0, Style(.dim))] })
+            return InspectorLines(
+                TextWidth.wrap(
+                    "No beacon from this peer was opened here (beacons travel on the network; the in-memory devices of tests have none).",
+                    width: width
+                ).map { [($0, Style(.dim))] })
         }
-        let time = beacon.received.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
-        var lines = InspectorLines(heading("Last beacon from \(beacon.peer), opened at \(time) UTC", style: Style(.title),
-                                           note: "docs/wire.md, Beacons", width: width))
+        let time = beacon.received.formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
+        var lines = InspectorLines(
+            heading(
+                "Last beacon from \(beacon.peer), opened at \(time) UTC", style: Style(.title),
+                note: "docs/wire.md, Beacons", width: width))
         guard let bytes = beacon.bytes else {
             lines.append(heading(beacon.problem ?? "", style: Style(.warning), width: width))
             return lines
         }
-        lines.append(heading("Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", style: Style(.accent), width: width))
+        lines.append(
+            heading(
+                "Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", style: Style(.accent), width: width))
         lines.append(hexLines(bytes.datagram, width: width))
-        lines.append([[]] + heading("Plaintext (\(bytes.plaintext.bytes.count) bytes, decrypted with the account's beacon key)",
-                                    style: Style(.accent), width: width))
+        lines.append(
+            [[]]
+                + heading(
+                    "Plaintext (\(bytes.plaintext.bytes.count) bytes, decrypted with the account's beacon key)",
+                    style: Style(.accent), width: width))
         if bytes.plaintext.fields.isEmpty {
-            lines.append(heading("The plaintext is not what this codec writes: no fields shown.", style: Style(.warning), width: width))
+            lines.append(
+                heading(
+                    "The plaintext is not what this codec writes: no fields shown.", style: Style(.warning),
+                    width: width))
             lines.append(rawLines(bytes.plaintext.bytes, width: width))
         } else {
             lines.append(hexLines(bytes.plaintext, width: width))
@@ -335,7 +364,8 @@ enum InspectorView {
         var lines = InspectorLines()
         lines.append(count: total) { index in
             // The field whose lines hold `index`.
-            var low = 0, high = shownFields - 1
+            var low = 0
+            var high = shownFields - 1
             while low < high {
                 let middle = (low + high + 1) / 2
                 if firstLines[middle] <= index { low = middle } else { high = middle - 1 }
@@ -346,21 +376,31 @@ enum InspectorView {
             let labelRow = isBeside ? chunk : chunk - hexCounts[low]
             let label = labelRow >= 0 && labelRow < labels[low].count ? labels[low][labelRow] : []
             if chunk == maximumLinesPerField {
-                return [(String(repeating: " ", count: offsetWidth + 2) + "… \(field.range.upperBound - start) more bytes", Style(.dim))]
+                return [
+                    (
+                        String(repeating: " ", count: offsetWidth + 2)
+                            + "… \(field.range.upperBound - start) more bytes", Style(.dim)
+                    )
+                ]
             }
             guard chunk < hexCounts[low] else {
                 // A label's row below the field's last hex line.
-                return [(String(repeating: " ", count: offsetWidth + 2 + (isBeside ? hexWidth : 0)), Style(.normal))] + label
+                return [(String(repeating: " ", count: offsetWidth + 2 + (isBeside ? hexWidth : 0)), Style(.normal))]
+                    + label
             }
             let end = min(start + perLine, field.range.upperBound)
             let hex = annotated.bytes[start..<end].map { String(format: "%02x", $0) }.joined(separator: " ")
-            let line: Line = [(hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
-                              (hex + String(repeating: " ", count: max(0, hexWidth - hex.count)), Style(.normal))]
+            let line: Line = [
+                (hexOffset(start, width: offsetWidth) + "  ", Style(.dim)),
+                (hex + String(repeating: " ", count: max(0, hexWidth - hex.count)), Style(.normal)),
+            ]
             return isBeside ? line + label : line
         }
         if shownFields < annotated.fields.count {
             let rest = annotated.fields.count - shownFields
-            lines.append([[("… \(rest) more field\(rest == 1 ? "" : "s"), to byte \(annotated.bytes.count)", Style(.dim))]])
+            lines.append([
+                [("… \(rest) more field\(rest == 1 ? "" : "s"), to byte \(annotated.bytes.count)", Style(.dim))]
+            ])
         }
         return lines
     }
@@ -370,7 +410,8 @@ enum InspectorView {
         var lines = InspectorLines()
         lines.append(count: min((bytes.count + perLine - 1) / perLine, maximumLines)) { index in
             let start = index * perLine
-            let hex = bytes[start..<min(start + perLine, bytes.count)].map { String(format: "%02x", $0) }.joined(separator: " ")
+            let hex = bytes[start..<min(start + perLine, bytes.count)].map { String(format: "%02x", $0) }.joined(
+                separator: " ")
             return [(hexOffset(start, width: 4) + "  ", Style(.dim)), (hex, Style(.normal))]
         }
         return lines
@@ -391,10 +432,14 @@ enum InspectorView {
         }
         let barWidth = width >= 110 ? 20 : 8
         func bar(_ fraction: Double) -> (String, String) {
-            let filled = min(barWidth, Int((min(1, fraction) * Double(barWidth)).rounded(fraction >= 0.02 ? .up : .down)))
+            let filled = min(
+                barWidth, Int((min(1, fraction) * Double(barWidth)).rounded(fraction >= 0.02 ? .up : .down)))
             let percent = fraction * 100
             let text = percent > 0 && percent < 1 ? "<1%" : "\(Int(percent.rounded()))%"
-            return ("▕" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "▏", text)
+            return (
+                "▕" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "▏",
+                text
+            )
         }
         let guidance = Double(size) / Double(max(1, inspection.guidanceBytes))
         let limit = Double(size) / Double(max(1, inspection.limitBytes))
@@ -416,7 +461,8 @@ enum InspectorView {
     static func binarySize(_ bytes: Int) -> String {
         if bytes < 1024 { return "\(bytes) B" }
         func scaled(_ value: Double, _ unit: String) -> String {
-            let text = value >= 100 || value == value.rounded() ? "\(Int(value.rounded()))" : String(format: "%.1f", value)
+            let text =
+                value >= 100 || value == value.rounded() ? "\(Int(value.rounded()))" : String(format: "%.1f", value)
             return text + " " + unit
         }
         if bytes < 1024 * 1024 { return scaled(Double(bytes) / 1024, "KB") }
@@ -431,8 +477,10 @@ extension ScreenView {
         guard panel.height >= 8, panel.width >= 30 else { return }
         grid.fill(panel, style: Style(.normal))
         let title = "Inspector · " + (device.inspection?.title ?? "nothing yet")
-        grid.box(panel, style: Style(.accent), title: TextWidth.truncate(title, to: panel.width - 6), titleStyle: Style(.title),
-                 lines: .double)
+        grid.box(
+            panel, style: Style(.accent), title: TextWidth.truncate(title, to: panel.width - 6),
+            titleStyle: Style(.title),
+            lines: .double)
         let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
         // Tabs.
         var tabs: [(String, Style)] = []
@@ -452,7 +500,8 @@ extension ScreenView {
             grid.write(line, in: body, row: row)
         }
         let hint = inside.row(inside.height - 1)
-        drawScrollHint(into: &grid, hint: hint, hints: [("←→", "tab"), ("↑↓ PgUp PgDn", "scroll"), ("Esc", "close")],
-                       first: first, shown: body.height, of: lines.count)
+        drawScrollHint(
+            into: &grid, hint: hint, hints: [("←→", "tab"), ("↑↓ PgUp PgDn", "scroll"), ("Esc", "close")],
+            first: first, shown: body.height, of: lines.count)
     }
 }

@@ -49,8 +49,11 @@ extension ScreenView {
         let text = Rect(x: icon.maxX + 1, y: icon.y, width: area.maxX - icon.maxX - 2, height: 3)
         grid.write(targetName(for: offer), in: text, row: 0, style: style.bolded)
         grid.write("from \(offer.peer.name)", in: text, row: 1, style: style)
-        grid.write([("Enter", Style(.lockScreen, bold: true)), (" continue · ", style),
-                    ("Space", Style(.lockScreen, bold: true)), (" unlock", style)], in: text, row: 2)
+        grid.write(
+            [
+                ("Enter", Style(.lockScreen, bold: true)), (" continue · ", style),
+                ("Space", Style(.lockScreen, bold: true)), (" unlock", style),
+            ], in: text, row: 2)
     }
 
     /// A laptop's login window: no Handoff prompt (a Mac shows Handoff in the Dock once unlocked).
@@ -60,15 +63,18 @@ extension ScreenView {
         let middle = max(0, area.height / 2 - 3)
         let avatar = Rect(x: area.x + (area.width - 7) / 2, y: area.y + middle, width: 7, height: 3)
         grid.box(avatar, style: style, lines: .rounded)
-        grid.put(String(state.account.first.map { Character($0.uppercased()) } ?? "?"),
-                 at: Point(x: avatar.x + 3, y: avatar.y + 1), style: style.bolded)
+        grid.put(
+            String(state.account.first.map { Character($0.uppercased()) } ?? "?"),
+            at: Point(x: avatar.x + 3, y: avatar.y + 1), style: style.bolded)
         grid.write(state.account, in: area, row: middle + 3, style: style.bolded, alignment: .center)
         grid.write("Enter to unlock", in: area, row: middle + 5, style: style, alignment: .center)
-        grid.write(Format.day(state.now, state.timeZone) + " · " + Format.clock(state.now, state.timeZone),
-                   in: area, row: 0, style: style, alignment: .center)
+        grid.write(
+            Format.day(state.now, state.timeZone) + " · " + Format.clock(state.now, state.timeZone),
+            in: area, row: 0, style: style, alignment: .center)
         if let offer = device.featuredOffer {
-            grid.write("↩ \(offer.peer.name): unlock to continue from the Dock", in: area,
-                       row: area.height - 1, style: style, alignment: .center)
+            grid.write(
+                "↩ \(offer.peer.name): unlock to continue from the Dock", in: area,
+                row: area.height - 1, style: style, alignment: .center)
         }
     }
 }

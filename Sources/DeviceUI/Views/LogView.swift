@@ -11,10 +11,13 @@ extension ScreenView {
         let scroll = min(max(0, state.logScroll), max(0, events.count - 1))
         var title = "Lifecycle log · \(events.count) event\(events.count == 1 ? "" : "s")"
         // Shown by room, not by a key: say which key hides it.
-        if state.logMode == .whenRoom { title = "Lifecycle log · F2 hides · \(events.count) event\(events.count == 1 ? "" : "s")" }
+        if state.logMode == .whenRoom {
+            title = "Lifecycle log · F2 hides · \(events.count) event\(events.count == 1 ? "" : "s")"
+        }
         title += scroll > 0 ? " · \(scroll) newer below ↓" : " · following"
-        grid.box(area, style: Style(focused ? .accent : .frame), title: title,
-                 titleStyle: Style(focused ? .accent : .title), lines: focused ? .heavy : .light)
+        grid.box(
+            area, style: Style(focused ? .accent : .frame), title: title,
+            titleStyle: Style(focused ? .accent : .title), lines: focused ? .heavy : .light)
         let inside = area.inset(top: 1, left: 1, bottom: 1, right: 1)
         guard !events.isEmpty else {
             grid.write("No events yet.", in: inside, style: Style(.dim))
@@ -37,12 +40,15 @@ extension ScreenView {
     private func logLines(_ event: LifecycleEvent, width: Int) -> [[(String, Style)]] {
         let time = Format.timestamp(event.time, state.timeZone)
         let kind = event.kind.rawValue
-        let kindRole: Role = switch event.occurrence {
-        case .continuationFailed, .systemShowedError, .payloadRefused, .streamsRefused: .error
-        case .payloadSizeWarning, .notHandled, .choiceIgnored, .latePayloadIgnored, .saveSkipped, .sceneDidFailToContinue: .warning
-        case .continued, .wasContinued: .success
-        default: .accent
-        }
+        let kindRole: Role =
+            switch event.occurrence {
+            case .continuationFailed, .systemShowedError, .payloadRefused, .streamsRefused: .error
+            case .payloadSizeWarning, .notHandled, .choiceIgnored, .latePayloadIgnored, .saveSkipped,
+                .sceneDidFailToContinue:
+                .warning
+            case .continued, .wasContinued: .success
+            default: .accent
+            }
         var result: [[(String, Style)]] = []
         let head = time + " " + event.logLine
         for (index, line) in TextWidth.wrap(head, width: width).enumerated() {

@@ -8,15 +8,19 @@ extension ScreenView {
     func drawNearby(into grid: inout Grid, area: Rect) {
         let focused = state.focus == .nearby && !state.isLocked && state.overlay == nil
         let rows = state.nearbyRows(device: device)
-        grid.box(area, style: Style(focused ? .accent : .frame), title: "Nearby · \(rows.count)",
-                 titleStyle: Style(focused ? .accent : .title), lines: focused ? .heavy : .light)
+        grid.box(
+            area, style: Style(focused ? .accent : .frame), title: "Nearby · \(rows.count)",
+            titleStyle: Style(focused ? .accent : .title), lines: focused ? .heavy : .light)
         let inside = area.inset(top: 1, left: 1, bottom: 1, right: 1)
         let (list, status) = inside.splitBottom(4)
         drawOwnStatus(into: &grid, area: status, isFocused: focused)
 
         guard !rows.isEmpty else {
-            let lines = TextWidth.wrap("No devices nearby. Devices signed in to \(state.account) appear here.", width: list.width - 1)
-            for (index, line) in lines.enumerated() { grid.write(line, in: list, row: index + 1, column: 1, style: Style(.dim)) }
+            let lines = TextWidth.wrap(
+                "No devices nearby. Devices signed in to \(state.account) appear here.", width: list.width - 1)
+            for (index, line) in lines.enumerated() {
+                grid.write(line, in: list, row: index + 1, column: 1, style: Style(.dim))
+            }
             return
         }
         let selected = state.selectedNearbyIndex(in: rows) ?? 0
@@ -25,7 +29,9 @@ extension ScreenView {
         }
         // Scroll so that the selected peer is whole on screen.
         var first = 0
-        while first < selected, blocks[first...selected].reduce(0, { $0 + $1.count + 1 }) - 1 > list.height { first += 1 }
+        while first < selected, blocks[first...selected].reduce(0, { $0 + $1.count + 1 }) - 1 > list.height {
+            first += 1
+        }
         var y = 0
         for block in blocks[first...] {
             for line in block {
@@ -49,10 +55,12 @@ extension ScreenView {
         if let offer = device.featuredOffer {
             let style = Style(offer.route.isContinuable ? .continuable : .unavailable)
             let short = isUndecidedWebPage(offer) ? "↩" : "↩ \(glyph(for: offer))"
-            details = [("↩ \(targetLabel(for: offer)) from \(offer.peer.name)", style),
-                       ("\(short) \(offer.peer.name)", style),
-                       ("\(short) \(TextWidth.truncate(offer.peer.name, to: 8))", style),
-                       (short, style)]
+            details = [
+                ("↩ \(targetLabel(for: offer)) from \(offer.peer.name)", style),
+                ("\(short) \(offer.peer.name)", style),
+                ("\(short) \(TextWidth.truncate(offer.peer.name, to: 8))", style),
+                (short, style),
+            ]
         } else if rows.isEmpty {
             details = [("no devices yet", Style(.dim))]
         } else {
@@ -81,8 +89,10 @@ extension ScreenView {
         let name = TextWidth.truncate(row.peer.name, to: max(1, width - 4 - TextWidth.of(age) - 7))
         let kind = row.peer.kind.rawValue
         let gap = max(1, width - 2 - TextWidth.of(name) - 1 - TextWidth.of(kind) - TextWidth.of(age) - 1)
-        lines.append([(marker + name + " ", headStyle), (kind, highlighted ? headStyle : Style(.dim)),
-                      (String(repeating: " ", count: gap) + age + " ", highlighted ? headStyle : Style(.dim))])
+        lines.append([
+            (marker + name + " ", headStyle), (kind, highlighted ? headStyle : Style(.dim)),
+            (String(repeating: " ", count: gap) + age + " ", highlighted ? headStyle : Style(.dim)),
+        ])
         let indent = "   "
         let textWidth = width - 4
         guard let offer = row.offer else {
@@ -102,7 +112,9 @@ extension ScreenView {
         for line in hangingWrap(what, width: textWidth, limit: 3) { lines.append([(indent + line, Style(role))]) }
         if let type = offer.activityType {
             // The whole type, broken after its dots when the column is narrow.
-            for line in TextWidth.wrap(type, width: textWidth).prefix(3) { lines.append([(indent + line, Style(.dim))]) }
+            for line in TextWidth.wrap(type, width: textWidth).prefix(3) {
+                lines.append([(indent + line, Style(.dim))])
+            }
         }
         let verdict: String
         switch offer.route {
@@ -183,8 +195,9 @@ extension ScreenView {
         // A separator joined to the sidebar's border.
         let border = Rect(x: area.x - 1, y: area.y, width: area.width + 2, height: 1)
         let (left, right) = isFocused ? ("┠", "┨") : ("├", "┤")
-        grid.write(left + String(repeating: "─", count: area.width) + right, in: border,
-                   style: Style(isFocused ? .accent : .frame))
+        grid.write(
+            left + String(repeating: "─", count: area.width) + right, in: border,
+            style: Style(isFocused ? .accent : .frame))
         let area = area.inset(left: 1, right: 1)
         grid.write("This device offers", in: area, row: 1, style: Style(.dim))
         if let own = device.ownActivity {
@@ -197,7 +210,8 @@ extension ScreenView {
             grid.write("nothing", in: area, row: 2, style: Style(.dim))
         }
         let network = state.network
-        grid.write((network.isOnline ? "● " : "○ ") + network.summary, in: area, row: 3,
-                   style: Style(network.isOnline ? .dim : .warning))
+        grid.write(
+            (network.isOnline ? "● " : "○ ") + network.summary, in: area, row: 3,
+            style: Style(network.isOnline ? .dim : .warning))
     }
 }

@@ -26,7 +26,9 @@ extension ScreenView {
         let paused = device.pausedAt
         // While paused, time stands still for the continuation.
         let now = paused != nil ? (device.pausedSince ?? state.now) : state.now
-        var lines: [(String, Style)] = [(TextWidth.truncate("\(name) from \(pending.peer.name)", to: textWidth), Style(.title))]
+        var lines: [(String, Style)] = [
+            (TextWidth.truncate("\(name) from \(pending.peer.name)", to: textWidth), Style(.title))
+        ]
         if let paused {
             for line in TextWidth.wrap("⏸ Next: \(paused)", width: textWidth) { lines.append((line, Style(.accent))) }
         } else {
@@ -50,8 +52,10 @@ extension ScreenView {
         let panel = area.centered(Size(width: width, height: min(area.height, lines.count + 3)))
         guard panel.height >= 3 else { return }
         grid.fill(panel, style: Style(.normal))
-        grid.box(panel, style: Style(.accent), title: paused != nil ? "Continuing · paused" : "Continuing", titleStyle: Style(.title),
-                 lines: .rounded)
+        grid.box(
+            panel, style: Style(.accent), title: paused != nil ? "Continuing · paused" : "Continuing",
+            titleStyle: Style(.title),
+            lines: .rounded)
         let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
         for (index, line) in lines.prefix(max(0, inside.height - 1)).enumerated() {
             grid.write(line.0, in: inside, row: index, style: line.1)
@@ -72,7 +76,8 @@ extension ScreenView {
         lines.append(("timeouts frozen while paused", Style(.dim)))
         let height = min(area.height, lines.count + 3)
         guard height >= 3 else { return }
-        let panel = Rect(x: area.x + (area.width - width) / 2, y: area.y + area.height - height, width: width, height: height)
+        let panel = Rect(
+            x: area.x + (area.width - width) / 2, y: area.y + area.height - height, width: width, height: height)
         grid.fill(panel, style: Style(.normal))
         grid.box(panel, style: Style(.accent), title: "Step mode · paused", titleStyle: Style(.title), lines: .rounded)
         let inside = panel.inset(top: 1, left: 2, bottom: 1, right: 2)
@@ -148,7 +153,9 @@ extension ScreenView {
             let keep = max(0, room - head.count - tail.count)
             if keep < body.count {
                 body = Array(body.prefix(keep))
-                if let last = body.last { body[body.count - 1] = (TextWidth.truncate(last.0 + " …", to: textWidth), last.1) }
+                if let last = body.last {
+                    body[body.count - 1] = (TextWidth.truncate(last.0 + " …", to: textWidth), last.1)
+                }
             }
         }
         drawPanel(into: &grid, area: area, width: width, title: "Handoff", role: .error, lines: head + body + tail)
@@ -174,14 +181,21 @@ extension ScreenView {
             let mark = index == selection ? "▸ " : "  "
             let text = TextWidth.truncate("\(mark)\(fault.rawValue) (\(fault.side))", to: width - 6 - armed.count)
             let padding = String(repeating: " ", count: max(1, width - 4 - TextWidth.of(text) - armed.count))
-            let more = (index == first && first > 0) ? " ↑" : (index == first + rows - 1 && first + rows < faults.count ? " ↓" : "")
-            lines.append((text + String(padding.dropLast(more.count)) + more + armed,
-                          Style(index == selection ? .selection : (armed.isEmpty ? .normal : .warning))))
+            let more =
+                (index == first && first > 0)
+                ? " ↑" : (index == first + rows - 1 && first + rows < faults.count ? " ↓" : "")
+            lines.append(
+                (
+                    text + String(padding.dropLast(more.count)) + more + armed,
+                    Style(index == selection ? .selection : (armed.isEmpty ? .normal : .warning))
+                ))
         }
         // The other keys, where the blank line under the list was (Enter is at the bottom).
         lines.append((TextWidth.truncate("s keep armed · x disarm · Esc close", to: width - 4), Style(.accent)))
         for line in expectation { lines.append((line, Style(.dim))) }
-        drawPanel(into: &grid, area: area, width: width, title: "Faults (F8)", role: .warning, lines: lines, action: "arm once")
+        drawPanel(
+            into: &grid, area: area, width: width, title: "Faults (F8)", role: .warning, lines: lines,
+            action: "arm once")
     }
 
     /// Why an offer cannot be continued here.
@@ -194,8 +208,10 @@ extension ScreenView {
 
     /// A boxed panel centred in `area` with `lines` and "Enter OK" at the bottom right; when the
     /// lines do not fit, the last one shown ends with "…".
-    private func drawPanel(into grid: inout Grid, area: Rect, width: Int, title: String, role: Role,
-                           lines: [(String, Style)], action: String = "OK") {
+    private func drawPanel(
+        into grid: inout Grid, area: Rect, width: Int, title: String, role: Role,
+        lines: [(String, Style)], action: String = "OK"
+    ) {
         let panel = area.centered(Size(width: width, height: min(area.height, lines.count + 4)))
         guard panel.height >= 3, panel.width >= 8 else { return }
         grid.fill(panel, style: Style(.normal))
@@ -208,8 +224,9 @@ extension ScreenView {
             grid.write(text, in: inside, row: index, style: line.1)
         }
         let hint = " " + action
-        grid.write([("Enter", Style(.accent)), (hint, Style(.normal))], in: inside, row: inside.height - 1,
-                   column: max(0, inside.width - 5 - TextWidth.of(hint)))
+        grid.write(
+            [("Enter", Style(.accent)), (hint, Style(.normal))], in: inside, row: inside.height - 1,
+            column: max(0, inside.width - 5 - TextWidth.of(hint)))
     }
 }
 

@@ -15,7 +15,9 @@ package struct ScreenView {
 
     /// Draws everything into a grid of `state.size`. `drawApp` draws the app with this bundle
     /// identifier into the given area of a grid of its own (so it can never draw over the chrome).
-    package func render(drawApp: (_ bundleIdentifier: String, _ grid: inout Grid, _ area: Rect) -> Void = { _, _, _ in }) -> Grid {
+    package func render(
+        drawApp: (_ bundleIdentifier: String, _ grid: inout Grid, _ area: Rect) -> Void = { _, _, _ in }
+    ) -> Grid {
         var grid = Grid(size: state.size)
         let layout = state.layout
         if layout.isTooSmall {
@@ -23,7 +25,8 @@ package struct ScreenView {
             return grid
         }
         if layout.showsDevice {
-            drawDevice(into: &grid, frame: DeviceFrameLayout(kind: state.device.kind, in: layout.device), drawApp: drawApp)
+            drawDevice(
+                into: &grid, frame: DeviceFrameLayout(kind: state.device.kind, in: layout.device), drawApp: drawApp)
         }
         if let nearby = layout.nearby { drawNearby(into: &grid, area: nearby) }
         if let badge = layout.nearbyBadge { drawNearbyBadge(into: &grid, area: badge) }
@@ -59,7 +62,9 @@ package struct ScreenView {
     /// Where the clock, ages and spinners next change (or a notice goes away), after `state.now`.
     package var nextChange: Date {
         let now = state.now
-        var dates = [Date(timeIntervalSinceReferenceDate: ((now.timeIntervalSinceReferenceDate / 60).rounded(.down) + 1) * 60)]
+        var dates = [
+            Date(timeIntervalSinceReferenceDate: ((now.timeIntervalSinceReferenceDate / 60).rounded(.down) + 1) * 60)
+        ]
         if let notice = state.notice { dates.append(notice.expires) }
         for row in state.nearbyRows(device: device) {
             dates.append(Format.nextAgeChange(since: row.lastSeen, now: now))
@@ -83,7 +88,8 @@ package struct ScreenView {
     /// wording that fits (never wrapped), and how to go on when there is a row for it.
     static func tooSmallLines(kind: PeerInfo.Kind, size: Size) -> [String] {
         let need = ScreenLayout.minimumSize(for: kind)
-        let needed = "\(need.width)x\(need.height)", have = "\(size.width)x\(size.height)"
+        let needed = "\(need.width)x\(need.height)"
+        let have = "\(size.width)x\(size.height)"
         let wordings = [
             "terminal too small for a \(kind.rawValue): need \(needed), have \(have)",
             "too small: need \(needed), have \(have)",
@@ -123,7 +129,10 @@ package struct ScreenView {
         case .faults:
             hints = [("↑↓", "choose"), ("Enter", "arm once"), ("s", "keep armed"), ("x", "disarm"), ("Esc", "close")]
         case .switcher:
-            hints = [("←→", "choose"), ("Enter", state.hasAppSwitcher ? "switch" : "open"), ("x", "quit app"), ("Esc", "close")]
+            hints = [
+                ("←→", "choose"), ("Enter", state.hasAppSwitcher ? "switch" : "open"), ("x", "quit app"),
+                ("Esc", "close"),
+            ]
         case nil:
             if state.isLocked {
                 if state.promptsOnLockScreen, device.featuredOffer != nil {
@@ -159,7 +168,8 @@ package struct ScreenView {
         // Keep the always-useful ones: help and quit go first when room is short.
         var pieces = hintPieces(hints, width: area.width - 1)
         if !pieces.contains(where: { $0.0 == "Ctrl-Q" }) {
-            let tail: [(keys: String, action: String)] = isShowingHelp ? [("Ctrl-Q", "quit")] : [("F1", "help"), ("Ctrl-Q", "quit")]
+            let tail: [(keys: String, action: String)] =
+                isShowingHelp ? [("Ctrl-Q", "quit")] : [("F1", "help"), ("Ctrl-Q", "quit")]
             let tailWidth = TextWidth.of(tail.map { "\($0.keys) \($0.action)" }.joined(separator: "  ")) + 2
             pieces = hintPieces(Array(hints.dropLast(tail.count)), width: area.width - 1 - tailWidth)
             pieces.append(("  ", Style(.dim)))

@@ -46,7 +46,8 @@ enum TimelineView {
             return (diagram, detail)
         }
         let detailHeight = min(max(3, inside.height * 2 / 5), 9)
-        let diagram = Rect(x: inside.x, y: inside.y, width: inside.width, height: max(0, inside.height - detailHeight - 1))
+        let diagram = Rect(
+            x: inside.x, y: inside.y, width: inside.width, height: max(0, inside.height - detailHeight - 1))
         let detail = Rect(x: inside.x, y: diagram.maxY + 1, width: inside.width, height: detailHeight)
         return (diagram, detail)
     }
@@ -72,20 +73,25 @@ extension ScreenView {
         }
         grid.box(page, style: Style(.accent), title: title, titleStyle: Style(.title), lines: .double)
         let (diagram, detail) = TimelineView.areas(in: state.size)
-        let selected = model.rows.isEmpty ? nil : min(max(0, cursor.selection ?? model.rows.count - 1), model.rows.count - 1)
+        let selected =
+            model.rows.isEmpty ? nil : min(max(0, cursor.selection ?? model.rows.count - 1), model.rows.count - 1)
         // The notes (a peer that shares nothing) go on the row under the title.
         let header = page.inset(top: 1, left: 2, bottom: 0, right: 2).row(0)
         if let note = model.notes.first {
             grid.write("! " + note, in: header, style: Style(.warning))
         } else {
-            grid.write(hintPieces([("↑↓", "event"), ("←→", "continuation"), ("Space", "more detail"), ("Esc", "close")],
-                                  width: header.width), in: header)
+            grid.write(
+                hintPieces(
+                    [("↑↓", "event"), ("←→", "continuation"), ("Space", "more detail"), ("Esc", "close")],
+                    width: header.width), in: header)
         }
         TimelineWidget(model, selected: selected).render(in: diagram, into: &grid)
         if TimelineView.isWide(state.size) {
-            grid.fill(Rect(x: detail.x - 1, y: detail.y, width: 1, height: detail.height), with: "│", style: Style(.frame))
+            grid.fill(
+                Rect(x: detail.x - 1, y: detail.y, width: 1, height: detail.height), with: "│", style: Style(.frame))
         } else {
-            grid.fill(Rect(x: detail.x, y: detail.y - 1, width: detail.width, height: 1), with: "─", style: Style(.frame))
+            grid.fill(
+                Rect(x: detail.x, y: detail.y - 1, width: detail.width, height: 1), with: "─", style: Style(.frame))
         }
         drawDetail(into: &grid, area: detail, model: model, selected: selected, page: cursor.detailPage)
     }
@@ -99,8 +105,12 @@ extension ScreenView {
         var facts = [entry.string("time").map { String($0.split(separator: "T").last ?? "") } ?? ""]
         if let size = entry.integer("size") { facts.append(ByteCount.text(Int(size))) }
         if let ms = entry.double("milliseconds") { facts.append("\(Int(ms.rounded())) ms") }
-        if let omitted = entry.integer("userInfoOmitted") { facts.append("userInfo of \(ByteCount.text(Int(omitted))) not shared") }
-        if let first = model.rows.first(where: { $0.entry.continuation != nil }), entry.continuation != nil, first != row {
+        if let omitted = entry.integer("userInfoOmitted") {
+            facts.append("userInfo of \(ByteCount.text(Int(omitted))) not shared")
+        }
+        if let first = model.rows.first(where: { $0.entry.continuation != nil }), entry.continuation != nil,
+            first != row
+        {
             facts.append("\(Self.offset(entry.time.timeIntervalSince(first.entry.time))) after \(first.entry.kindName)")
         }
         lines.append((facts.filter { !$0.isEmpty }.joined(separator: " · "), Style(.dim)))
@@ -110,18 +120,23 @@ extension ScreenView {
         }
         for arrow in model.arrows(touching: selected) {
             let other = model.rows[arrow.from == selected ? arrow.to : arrow.from]
-            let text = arrow.from == selected ? "→ \(model.lanes[other.lane].name): \(arrow.label)"
+            let text =
+                arrow.from == selected
+                ? "→ \(model.lanes[other.lane].name): \(arrow.label)"
                 : "← \(model.lanes[model.rows[arrow.from].lane].name): \(arrow.label)"
             lines.append((text, Style(.link)))
         }
         if let info = entry.userInfo {
             lines.append(("userInfo (\(info.count) key\(info.count == 1 ? "" : "s"))", Style(.title)))
             for key in info.keys.sorted() {
-                lines.append((TextWidth.truncate("  \(key): \(info[key]!.description)", to: area.width), Style(.normal)))
+                lines.append(
+                    (TextWidth.truncate("  \(key): \(info[key]!.description)", to: area.width), Style(.normal)))
             }
         }
         guard lines.count > area.height, area.height >= 2 else {
-            for (index, line) in lines.prefix(area.height).enumerated() { grid.write(line.0, in: area, row: index, style: line.1) }
+            for (index, line) in lines.prefix(area.height).enumerated() {
+                grid.write(line.0, in: area, row: index, style: line.1)
+            }
             return
         }
         // Longer than its area: pages of all but the last row, which says where Space goes.
@@ -130,7 +145,9 @@ extension ScreenView {
         for (index, line) in lines[start..<min(lines.count, start + area.height - 1)].enumerated() {
             grid.write(line.0, in: area, row: index, style: line.1)
         }
-        let more = shown + 1 < pages ? "… Space: more (\(shown + 1) of \(pages))" : "Space: from the top (\(pages) of \(pages))"
+        let more =
+            shown + 1 < pages
+            ? "… Space: more (\(shown + 1) of \(pages))" : "Space: from the top (\(pages) of \(pages))"
         grid.write(TextWidth.truncate(more, to: area.width), in: area, row: area.height - 1, style: Style(.dim))
     }
 
@@ -151,11 +168,13 @@ extension TimelineWidget {
     /// continuation's first event (the beacon before it is negative).
     init(_ model: TimelineModel, selected: Int?) {
         let start = (model.rows.first { $0.entry.continuation != nil } ?? model.rows.first)?.entry.time
-        self.init(lanes: model.lanes.map { Lane(name: $0.isThisDevice ? "\($0.name) (here)" : $0.name) },
-                  events: model.rows.map { row in
-                      Event(lane: row.lane, time: start.map { ScreenView.offset(row.entry.time.timeIntervalSince($0)) } ?? "",
-                            kind: row.entry.kind, kindName: row.entry.kindName, detail: row.entry.detail)
-                  },
-                  arrows: model.arrows, selected: selected)
+        self.init(
+            lanes: model.lanes.map { Lane(name: $0.isThisDevice ? "\($0.name) (here)" : $0.name) },
+            events: model.rows.map { row in
+                Event(
+                    lane: row.lane, time: start.map { ScreenView.offset(row.entry.time.timeIntervalSince($0)) } ?? "",
+                    kind: row.entry.kind, kindName: row.entry.kindName, detail: row.entry.detail)
+            },
+            arrows: model.arrows, selected: selected)
     }
 }

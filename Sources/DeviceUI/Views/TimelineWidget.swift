@@ -51,8 +51,10 @@ package struct TimelineWidget: Sendable, Hashable {
     /// What the diagram says when there are no events.
     package var emptyText: String
 
-    package init(lanes: [Lane], events: [Event], arrows: [TimelineArrow], selected: Int? = nil, drawnCount: Int? = nil,
-                timeWidth: Int = 8, emptyText: String = "No lifecycle events yet.") {
+    package init(
+        lanes: [Lane], events: [Event], arrows: [TimelineArrow], selected: Int? = nil, drawnCount: Int? = nil,
+        timeWidth: Int = 8, emptyText: String = "No lifecycle events yet."
+    ) {
         self.lanes = lanes
         self.events = events
         self.arrows = arrows
@@ -92,11 +94,14 @@ package struct TimelineWidget: Sendable, Hashable {
         let first = max(0, min(selectedLine - body.height / 2, lines.count - body.height))
         // Which lines show, at the end of the names' row when they do not all fit; the last
         // lane's name gives way to it.
-        let position = lines.count > body.height ? "\(first + 1)–\(min(lines.count, first + body.height))/\(lines.count)" : ""
+        let position =
+            lines.count > body.height ? "\(first + 1)–\(min(lines.count, first + body.height))/\(lines.count)" : ""
         let positionWidth = position.isEmpty ? 0 : TextWidth.of(position) + 1
         // The lanes' names, then the lines.
         for (index, lane) in lanes.enumerated() {
-            let end = index == lanes.count - 1 ? min(laneX(index) + laneWidth, area.maxX - positionWidth) : laneX(index) + laneWidth
+            let end =
+                index == lanes.count - 1
+                ? min(laneX(index) + laneWidth, area.maxX - positionWidth) : laneX(index) + laneWidth
             let width = end - laneX(index)
             guard width >= 2 else { continue }
             let cell = Rect(x: laneX(index), y: area.y, width: width, height: 1)
@@ -118,23 +123,29 @@ package struct TimelineWidget: Sendable, Hashable {
             case .event(let index):
                 let event = events[index]
                 let isSelected = index == selected
-                grid.put(TextWidth.truncate(event.time, to: timeWidth - 1), at: Point(x: body.x, y: y),
-                         style: Style(isSelected ? .accent : .dim), clip: body)
+                grid.put(
+                    TextWidth.truncate(event.time, to: timeWidth - 1), at: Point(x: body.x, y: y),
+                    style: Style(isSelected ? .accent : .dim), clip: body)
                 // Within its lane, so every lane's line stays drawn (the detail has the whole text).
                 let isLast = event.lane == lanes.count - 1
-                let cell = Rect(x: laneX(event.lane) + 1, y: y, width: isLast ? area.maxX - laneX(event.lane) - 1 : laneWidth - 1, height: 1)
+                let cell = Rect(
+                    x: laneX(event.lane) + 1, y: y, width: isLast ? area.maxX - laneX(event.lane) - 1 : laneWidth - 1,
+                    height: 1)
                 let style = isSelected ? Style(.selection) : Self.style(event.kind)
                 let text = (isSelected ? "▸" : "●") + event.kindName + " " + event.detail
                 grid.write(text, in: cell, style: style)
             case .arrow(let index):
                 let arrow = arrows[index]
-                let from = laneX(events[arrow.from].lane), to = laneX(events[arrow.to].lane)
-                let low = min(from, to), high = max(from, to)
+                let from = laneX(events[arrow.from].lane)
+                let to = laneX(events[arrow.to].lane)
+                let low = min(from, to)
+                let high = max(from, to)
                 guard high > low + 1 else { continue }
                 let involved = selected == arrow.from || selected == arrow.to
                 let style = Style(involved ? .accent : .link)
                 for x in (low + 1)..<high { grid.put("─", at: Point(x: x, y: y), style: style, clip: body) }
-                grid.put(from < to ? "▶" : "◀", at: Point(x: from < to ? high - 1 : low + 1, y: y), style: style, clip: body)
+                grid.put(
+                    from < to ? "▶" : "◀", at: Point(x: from < to ? high - 1 : low + 1, y: y), style: style, clip: body)
                 let label = " \(arrow.label) "
                 let room = high - low - 3
                 if room > 2 {
@@ -151,8 +162,11 @@ package struct TimelineWidget: Sendable, Hashable {
     /// continuation's success as success.
     package static func style(_ kind: LifecycleEvent.Kind?) -> Style {
         switch kind {
-        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue: Style(.error)
-        case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored, .faultInjected, .stepPaused: Style(.warning)
+        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue:
+            Style(.error)
+        case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored, .faultInjected,
+            .stepPaused:
+            Style(.warning)
         case .continued, .wasContinued: Style(.success)
         default: Style(.normal)
         }

@@ -80,7 +80,8 @@ public final class UserActivity {
     /// - Throws: ``UserActivityError`` when the type is empty or only whitespace.
     public init(activityType: String, application: Application) throws(UserActivityError) {
         if activityType.allSatisfy(\.isWhitespace) {
-            throw UserActivityError(.invalidActivityType(activityType), "invalid activity type \"\(activityType)\": it is empty")
+            throw UserActivityError(
+                .invalidActivityType(activityType), "invalid activity type \"\(activityType)\": it is empty")
         }
         self.activityType = activityType
         self.identifier = RandomIdentifier.uuid()
@@ -89,7 +90,9 @@ public final class UserActivity {
     }
 
     /// An activity received from another device, before it is handed to the continuing app.
-    init(received payload: ActivityPayload, application: Application, origin: PeerReference, continuation: ContinuationID) {
+    init(
+        received payload: ActivityPayload, application: Application, origin: PeerReference, continuation: ContinuationID
+    ) {
         activityType = payload.activityType
         identifier = payload.activityIdentifier
         self.application = application
@@ -114,8 +117,10 @@ public final class UserActivity {
         if let url {
             let scheme = url.scheme?.lowercased() ?? ""
             guard scheme == "http" || scheme == "https" else {
-                throw UserActivityError(.unsupportedWebpageURLScheme(scheme),
-                    "webpageURL must use http or https, not \"\(scheme.isEmpty ? "(none)" : scheme)\": \(url.absoluteString)")
+                throw UserActivityError(
+                    .unsupportedWebpageURLScheme(scheme),
+                    "webpageURL must use http or https, not \"\(scheme.isEmpty ? "(none)" : scheme)\": \(url.absoluteString)"
+                )
             }
         }
         guard url != webpageURL else { return }
@@ -164,7 +169,8 @@ public final class UserActivity {
             info = info.filter { requiredUserInfoKeys.contains($0.key) || $0.key == Self.documentURLKey }
         }
         return ActivityPayload(
-            activityIdentifier: identifier, activityType: activityType, title: title, userInfo: info, webpageURL: webpageURL,
+            activityIdentifier: identifier, activityType: activityType, title: title, userInfo: info,
+            webpageURL: webpageURL,
             teamIdentifier: application?.manifest.teamIdentifier ?? "",
             bundleIdentifier: application?.manifest.bundleIdentifier ?? "",
             expirationDate: expirationDate, requiredUserInfoKeys: requiredUserInfoKeys,

@@ -25,37 +25,59 @@ extension UserInfoValue: Hashable {
     // to an equal value and a set of doubles is well defined.
     public static func == (lhs: UserInfoValue, rhs: UserInfoValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.array(a), .array(b)): return a == b
-        case let (.data(a), .data(b)): return a == b
-        case let (.date(a), .date(b)):
+        case (.array(let a), .array(let b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
+        case (.date(let a), .date(let b)):
             return a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
-        case let (.dictionary(a), .dictionary(b)): return a == b
+        case (.dictionary(let a), .dictionary(let b)): return a == b
         case (.null, .null): return true
-        case let (.integer(a), .integer(b)): return a == b
-        case let (.double(a), .double(b)): return a.bitPattern == b.bitPattern
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.set(a), .set(b)): return a == b
-        case let (.string(a), .string(b)): return a == b
-        case let (.url(a), .url(b)): return a.absoluteString == b.absoluteString
-        case let (.uuid(a), .uuid(b)): return a == b
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.set(let a), .set(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.url(let a), .url(let b)): return a.absoluteString == b.absoluteString
+        case (.uuid(let a), .uuid(let b)): return a == b
         default: return false
         }
     }
 
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .array(let a): hasher.combine(0); hasher.combine(a)
-        case .data(let d): hasher.combine(1); hasher.combine(d)
-        case .date(let d): hasher.combine(2); hasher.combine(d.timeIntervalSinceReferenceDate.bitPattern)
-        case .dictionary(let d): hasher.combine(3); hasher.combine(d)
+        case .array(let a):
+            hasher.combine(0)
+            hasher.combine(a)
+        case .data(let d):
+            hasher.combine(1)
+            hasher.combine(d)
+        case .date(let d):
+            hasher.combine(2)
+            hasher.combine(d.timeIntervalSinceReferenceDate.bitPattern)
+        case .dictionary(let d):
+            hasher.combine(3)
+            hasher.combine(d)
         case .null: hasher.combine(4)
-        case .integer(let i): hasher.combine(5); hasher.combine(i)
-        case .double(let d): hasher.combine(6); hasher.combine(d.bitPattern)
-        case .bool(let b): hasher.combine(7); hasher.combine(b)
-        case .set(let s): hasher.combine(8); hasher.combine(s)
-        case .string(let s): hasher.combine(9); hasher.combine(s)
-        case .url(let u): hasher.combine(10); hasher.combine(u.absoluteString)
-        case .uuid(let u): hasher.combine(11); hasher.combine(u)
+        case .integer(let i):
+            hasher.combine(5)
+            hasher.combine(i)
+        case .double(let d):
+            hasher.combine(6)
+            hasher.combine(d.bitPattern)
+        case .bool(let b):
+            hasher.combine(7)
+            hasher.combine(b)
+        case .set(let s):
+            hasher.combine(8)
+            hasher.combine(s)
+        case .string(let s):
+            hasher.combine(9)
+            hasher.combine(s)
+        case .url(let u):
+            hasher.combine(10)
+            hasher.combine(u.absoluteString)
+        case .uuid(let u):
+            hasher.combine(11)
+            hasher.combine(u)
         }
     }
 }

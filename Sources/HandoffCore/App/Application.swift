@@ -9,11 +9,14 @@ public protocol ApplicationDelegate: AnyObject {
     func application(_ application: Application, willContinueUserActivityWithType activityType: String) -> Bool
     /// The activity's data arrived: restore it. Pass the objects to restore to `restorationHandler`;
     /// the system calls their `restoreUserActivityState(_:)` in order. Return true if handled.
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping ([Responder]) -> Void) -> Bool
+    func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool
     /// The continuation failed. By default the system shows the error.
-    func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                     error: HandoffError)
+    func application(
+        _ application: Application, didFailToContinueUserActivityWithType activityType: String,
+        error: HandoffError)
     /// The activity was just saved: the last chance to add keys (such as a handoff version).
     func application(_ application: Application, didUpdate userActivity: UserActivity)
 }
@@ -23,13 +26,17 @@ extension ApplicationDelegate {
         false
     }
 
-    public func application(_ application: Application, continue userActivity: UserActivity,
-                            restorationHandler: @escaping ([Responder]) -> Void) -> Bool {
+    public func application(
+        _ application: Application, continue userActivity: UserActivity,
+        restorationHandler: @escaping ([Responder]) -> Void
+    ) -> Bool {
         false
     }
 
-    public func application(_ application: Application, didFailToContinueUserActivityWithType activityType: String,
-                            error: HandoffError) {
+    public func application(
+        _ application: Application, didFailToContinueUserActivityWithType activityType: String,
+        error: HandoffError
+    ) {
         application.device?.systemShowsError(error, activityType: activityType, application: application)
     }
 
@@ -52,7 +59,10 @@ public final class Application {
     public internal(set) var connectedScenes: [Scene] = []
     var sceneSerial = 0
 
-    init(manifest: AppManifest, delegate: (any ApplicationDelegate)?, sceneDelegateClasses: [any SceneDelegate.Type], device: Device) {
+    init(
+        manifest: AppManifest, delegate: (any ApplicationDelegate)?, sceneDelegateClasses: [any SceneDelegate.Type],
+        device: Device
+    ) {
         self.manifest = manifest
         self.delegate = delegate
         self.sceneDelegateClasses = sceneDelegateClasses
@@ -123,8 +133,9 @@ public final class Application {
             type = manifest.documentTypes.first { $0.ubiquitousActivityType != nil } ?? manifest.documentTypes.first
         }
         guard let type else {
-            throw DocumentError(message: "\(manifest.bundleIdentifier) declares no document type "
-                + (contentType.map { "for \"\($0)\"" } ?? "at all") + " (CFBundleDocumentTypes)")
+            throw DocumentError(
+                message: "\(manifest.bundleIdentifier) declares no document type "
+                    + (contentType.map { "for \"\($0)\"" } ?? "at all") + " (CFBundleDocumentTypes)")
         }
         if let existing = openDocuments.first(where: { $0.fileURL == url }) { return existing }
         let document = Document(fileURL: url, documentType: type, application: self)
@@ -132,7 +143,8 @@ public final class Application {
         openDocuments.append(document)
         device?.documentOpened(document, in: self)
         if let activityType = type.ubiquitousActivityType,
-           let activity = try? UserActivity(activityType: activityType, application: self) {
+            let activity = try? UserActivity(activityType: activityType, application: self)
+        {
             activity.isDocumentActivity = true
             activity.title = url.lastPathComponent
             activity.addUserInfoEntries(from: [UserActivity.documentURLKey: .url(url)])

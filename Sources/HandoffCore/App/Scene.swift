@@ -144,7 +144,9 @@ public final class Scene: Responder {
     /// activation conditions do: a scene that prefers it, else the first (most recent first) that
     /// can take it. Nil when none can.
     public static func choose(for targetContentIdentifier: String?, among scenes: [Scene]) -> Scene? {
-        if let preferring = scenes.first(where: { $0.activationConditions.prefersToActivateFor?.matches(targetContentIdentifier) == true }) {
+        if let preferring = scenes.first(where: {
+            $0.activationConditions.prefersToActivateFor?.matches(targetContentIdentifier) == true
+        }) {
             return preferring
         }
         return scenes.first { $0.activationConditions.canActivateFor.matches(targetContentIdentifier) }

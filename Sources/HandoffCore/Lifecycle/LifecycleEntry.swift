@@ -39,7 +39,7 @@ public struct LifecycleEntry: Sendable, Hashable {
             return value
         }
         guard let timeText = text("time"), let time = Self.date(timeText), let device = text("device"), !device.isEmpty,
-              let kindText = text("kind")
+            let kindText = text("kind")
         else { return nil }
         self.fields = fields
         self.time = time
@@ -99,12 +99,13 @@ public struct LifecycleEntry: Sendable, Hashable {
     /// About how many bytes the entry holds (its keys and values), for a receiver's budget.
     public var approximateBytes: Int {
         fields.reduce(0) { total, field in
-            let value = switch field.value {
-            case .string(let text): text.utf8.count
-            case .integer, .double: 8
-            case .bool: 1
-            case .userInfo(let info): String(describing: info).utf8.count
-            }
+            let value =
+                switch field.value {
+                case .string(let text): text.utf8.count
+                case .integer, .double: 8
+                case .bool: 1
+                case .userInfo(let info): String(describing: info).utf8.count
+                }
             return total + field.key.utf8.count + value
         }
     }

@@ -149,15 +149,19 @@ public struct LifecycleEvent: Sendable, Hashable {
         /// The user quit the app from the app switcher: its activities and scenes are gone.
         case applicationTerminated(bundleIdentifier: String)
         /// `scene(_:willConnectTo:options:)`; `handoffUserActivityType` is the pending Handoff's type.
-        case sceneWillConnect(ContinuationID?, bundleIdentifier: String, scene: String, handoffUserActivityType: String?)
+        case sceneWillConnect(
+            ContinuationID?, bundleIdentifier: String, scene: String, handoffUserActivityType: String?)
         /// `application(_:willContinueUserActivityWithType:)` and its answer: true, the app shows
         /// its own progress; false, the system shows it.
-        case willContinue(ContinuationID, PeerReference, bundleIdentifier: String, activityType: String, appShowsProgress: Bool)
+        case willContinue(
+            ContinuationID, PeerReference, bundleIdentifier: String, activityType: String, appShowsProgress: Bool)
         /// `scene(_:willContinueUserActivityWithType:)`: the system shows the progress.
-        case sceneWillContinue(ContinuationID, PeerReference, bundleIdentifier: String, scene: String, activityType: String)
+        case sceneWillContinue(
+            ContinuationID, PeerReference, bundleIdentifier: String, scene: String, activityType: String)
         case fetchStarted(ContinuationID, PeerReference, timeout: TimeInterval)
-        case payloadReceived(ContinuationID, PeerReference, activityType: String, bytes: Int, milliseconds: Double,
-                             userInfo: UserInfoSnapshot)
+        case payloadReceived(
+            ContinuationID, PeerReference, activityType: String, bytes: Int, milliseconds: Double,
+            userInfo: UserInfoSnapshot)
         /// A payload arrived for a continuation that is no longer in progress.
         case latePayloadIgnored(ContinuationID, bytes: Int)
         case payloadSizeWarning(ContinuationID, bytes: Int, guidance: Int)
@@ -170,16 +174,20 @@ public struct LifecycleEvent: Sendable, Hashable {
         /// `scene(_:continue:)` is called, once all the data arrived.
         case sceneContinue(ContinuationID, bundleIdentifier: String, scene: String, activityType: String)
         /// The restoration handler called `restoreUserActivityState(_:)` on these objects.
-        case restoreUserActivityState(ContinuationID, bundleIdentifier: String, objects: Int, userInfo: UserInfoSnapshot)
+        case restoreUserActivityState(
+            ContinuationID, bundleIdentifier: String, objects: Int, userInfo: UserInfoSnapshot)
         /// The system counts the activity continued and tells the origin: the app delegate's
         /// `continue` returned true, or a scene's `scene(_:continue:)` (which answers nothing) had it.
         case continued(ContinuationID, PeerReference, bundleIdentifier: String, ContinuedBy, milliseconds: Double)
         /// The app did not handle the activity (`continue` returned false, or no scene code took
         /// it); the origin is not told.
-        case notHandled(ContinuationID, PeerReference, bundleIdentifier: String, milliseconds: Double, reason: NotHandledReason)
-        case continuationFailed(ContinuationID, PeerReference, bundleIdentifier: String?, activityType: String?, HandoffError)
+        case notHandled(
+            ContinuationID, PeerReference, bundleIdentifier: String, milliseconds: Double, reason: NotHandledReason)
+        case continuationFailed(
+            ContinuationID, PeerReference, bundleIdentifier: String?, activityType: String?, HandoffError)
         /// `scene(_:didFailToContinueUserActivityWithType:error:)` is called.
-        case sceneDidFailToContinue(ContinuationID?, bundleIdentifier: String, scene: String, activityType: String, HandoffError)
+        case sceneDidFailToContinue(
+            ContinuationID?, bundleIdentifier: String, scene: String, activityType: String, HandoffError)
         /// The app does not implement `didFailToContinueUserActivityWithType`: the system shows the error.
         case systemShowedError(bundleIdentifier: String, activityType: String, HandoffError)
         // The origin side
@@ -208,7 +216,8 @@ public struct LifecycleEvent: Sendable, Hashable {
         case offerReceived, offerUpdated, offerWithdrawn, offerExpired
         case continueChosen, choiceIgnored, applicationLaunched, applicationTerminated, sceneWillConnect
         case willContinue, sceneWillContinue, fetchStarted, payloadReceived, latePayloadIgnored
-        case payloadSizeWarning, siteAssociationChecked, webRouted, continueCalled, sceneContinue, restoreUserActivityState, continued, notHandled
+        case payloadSizeWarning, siteAssociationChecked, webRouted, continueCalled, sceneContinue,
+            restoreUserActivityState, continued, notHandled
         case continuationFailed, sceneDidFailToContinue, systemShowedError
         case payloadRequested, payloadSent, payloadRefused, wasContinued
         case streamsOpened, streamsRefused
@@ -275,19 +284,20 @@ extension LifecycleEvent {
     /// The continuation this event belongs to, on either device.
     public var continuation: ContinuationID? {
         switch occurrence {
-        case .willSave(_, let id), .updateUserActivityState(_, _, let id), .didUpdate(_, let id), .saved(_, _, _, let id),
-             .saveSkipped(_, _, _, let id), .sceneDidUpdate(_, _, let id), .applicationLaunched(let id, _, _),
-             .sceneWillConnect(let id, _, _, _), .sceneDidFailToContinue(let id, _, _, _, _), .stepPaused(let id, _),
-             .faultInjected(let id, _):
+        case .willSave(_, let id), .updateUserActivityState(_, _, let id), .didUpdate(_, let id),
+            .saved(_, _, _, let id),
+            .saveSkipped(_, _, _, let id), .sceneDidUpdate(_, _, let id), .applicationLaunched(let id, _, _),
+            .sceneWillConnect(let id, _, _, _), .sceneDidFailToContinue(let id, _, _, _, _), .stepPaused(let id, _),
+            .faultInjected(let id, _):
             id
         case .sceneWillContinue(let id, _, _, _, _), .sceneContinue(let id, _, _, _):
             id
         case .continueChosen(let id, _, _), .willContinue(let id, _, _, _, _), .fetchStarted(let id, _, _),
-             .payloadReceived(let id, _, _, _, _, _), .latePayloadIgnored(let id, _), .payloadSizeWarning(let id, _, _),
-             .webRouted(let id, _, _, _), .continueCalled(let id, _, _), .restoreUserActivityState(let id, _, _, _),
-             .continued(let id, _, _, _, _), .notHandled(let id, _, _, _, _), .continuationFailed(let id, _, _, _, _),
-             .payloadRequested(let id, _, _), .payloadSent(let id, _, _, _, _), .payloadRefused(let id, _, _),
-             .wasContinued(let id, _, _):
+            .payloadReceived(let id, _, _, _, _, _), .latePayloadIgnored(let id, _), .payloadSizeWarning(let id, _, _),
+            .webRouted(let id, _, _, _), .continueCalled(let id, _, _), .restoreUserActivityState(let id, _, _, _),
+            .continued(let id, _, _, _, _), .notHandled(let id, _, _, _, _), .continuationFailed(let id, _, _, _, _),
+            .payloadRequested(let id, _, _), .payloadSent(let id, _, _, _, _), .payloadRefused(let id, _, _),
+            .wasContinued(let id, _, _):
             id
         case .streamsOpened(let id, _, _, _), .streamsRefused(let id, _, _, _):
             id
@@ -299,13 +309,15 @@ extension LifecycleEvent {
     /// The other device, where one is involved.
     public var peer: PeerReference? {
         switch occurrence {
-        case .offerReceived(let peer, _, _), .offerUpdated(let peer, _, _), .offerWithdrawn(let peer), .offerExpired(let peer),
-             .continueChosen(_, let peer, _), .choiceIgnored(let peer, _), .willContinue(_, let peer, _, _, _),
-             .fetchStarted(_, let peer, _), .payloadReceived(_, let peer, _, _, _, _), .continued(_, let peer, _, _, _),
-             .notHandled(_, let peer, _, _, _), .continuationFailed(_, let peer, _, _, _), .payloadRequested(_, let peer, _),
-             .sceneWillContinue(_, let peer, _, _, _),
-             .payloadSent(_, let peer, _, _, _), .payloadRefused(_, let peer, _), .wasContinued(_, let peer, _),
-             .streamsOpened(_, let peer, _, _), .streamsRefused(_, let peer, _, _):
+        case .offerReceived(let peer, _, _), .offerUpdated(let peer, _, _), .offerWithdrawn(let peer),
+            .offerExpired(let peer),
+            .continueChosen(_, let peer, _), .choiceIgnored(let peer, _), .willContinue(_, let peer, _, _, _),
+            .fetchStarted(_, let peer, _), .payloadReceived(_, let peer, _, _, _, _), .continued(_, let peer, _, _, _),
+            .notHandled(_, let peer, _, _, _), .continuationFailed(_, let peer, _, _, _),
+            .payloadRequested(_, let peer, _),
+            .sceneWillContinue(_, let peer, _, _, _),
+            .payloadSent(_, let peer, _, _, _), .payloadRefused(_, let peer, _), .wasContinued(_, let peer, _),
+            .streamsOpened(_, let peer, _, _), .streamsRefused(_, let peer, _, _):
             peer
         default:
             nil
@@ -315,9 +327,10 @@ extension LifecycleEvent {
     /// The scene the event is about, on the scene path.
     public var scene: String? {
         switch occurrence {
-        case .sceneDidUpdate(_, let scene, _), .sceneWillConnect(_, _, let scene, _), .sceneWillContinue(_, _, _, let scene, _),
-             .sceneContinue(_, _, let scene, _), .sceneDidFailToContinue(_, _, let scene, _, _),
-             .continued(_, _, _, .scene(let scene), _):
+        case .sceneDidUpdate(_, let scene, _), .sceneWillConnect(_, _, let scene, _),
+            .sceneWillContinue(_, _, _, let scene, _),
+            .sceneContinue(_, _, let scene, _), .sceneDidFailToContinue(_, _, let scene, _, _),
+            .continued(_, _, _, .scene(let scene), _):
             scene
         default:
             nil
@@ -327,11 +340,12 @@ extension LifecycleEvent {
     /// The local activity, where the event is about one.
     public var activity: ActivityReference? {
         switch occurrence {
-        case .activityCreated(let a), .becameCurrent(let a), .resignedCurrent(let a), .invalidated(let a), .needsSaveSet(let a),
-             .willSave(let a, _), .updateUserActivityState(let a, _, _), .didUpdate(let a, _), .saved(let a, _, _, _),
-             .saveSkipped(let a, _, _, _), .sceneDidUpdate(let a, _, _),
-             .advertised(let a, _, _), .expired(let a), .payloadSent(_, _, let a, _, _), .wasContinued(_, _, let a),
-             .streamsOpened(_, _, let a, _):
+        case .activityCreated(let a), .becameCurrent(let a), .resignedCurrent(let a), .invalidated(let a),
+            .needsSaveSet(let a),
+            .willSave(let a, _), .updateUserActivityState(let a, _, _), .didUpdate(let a, _), .saved(let a, _, _, _),
+            .saveSkipped(let a, _, _, _), .sceneDidUpdate(let a, _, _),
+            .advertised(let a, _, _), .expired(let a), .payloadSent(_, _, let a, _, _), .wasContinued(_, _, let a),
+            .streamsOpened(_, _, let a, _):
             a
         case .payloadRequested(_, _, let a):
             a
@@ -345,12 +359,14 @@ extension LifecycleEvent {
         if let activity { return activity.bundleIdentifier }
         switch occurrence {
         case .willContinue(_, _, let bundle, _, _), .webRouted(_, _, let bundle, _), .continueCalled(_, let bundle, _),
-             .restoreUserActivityState(_, let bundle, _, _), .continued(_, _, let bundle, _, _), .notHandled(_, _, let bundle, _, _),
-             .systemShowedError(let bundle, _, _), .documentOpened(let bundle, _, _), .documentClosed(let bundle, _, _):
+            .restoreUserActivityState(_, let bundle, _, _), .continued(_, _, let bundle, _, _),
+            .notHandled(_, _, let bundle, _, _),
+            .systemShowedError(let bundle, _, _), .documentOpened(let bundle, _, _), .documentClosed(let bundle, _, _):
             return bundle
-        case .applicationLaunched(_, let bundle, _), .applicationTerminated(let bundle), .sceneWillConnect(_, let bundle, _, _),
-             .sceneWillContinue(_, _, let bundle, _, _), .sceneContinue(_, let bundle, _, _),
-             .sceneDidFailToContinue(_, let bundle, _, _, _):
+        case .applicationLaunched(_, let bundle, _), .applicationTerminated(let bundle),
+            .sceneWillConnect(_, let bundle, _, _),
+            .sceneWillContinue(_, _, let bundle, _, _), .sceneContinue(_, let bundle, _, _),
+            .sceneDidFailToContinue(_, let bundle, _, _, _):
             return bundle
         case .continuationFailed(_, _, let bundle, _, _):
             return bundle
@@ -365,14 +381,17 @@ extension LifecycleEvent {
     public var activityType: String? {
         if let activity { return activity.activityType }
         switch occurrence {
-        case .willContinue(_, _, _, let type, _), .payloadReceived(_, _, let type, _, _, _), .continueCalled(_, _, let type),
-             .systemShowedError(_, let type, _), .sceneWillContinue(_, _, _, _, let type), .sceneContinue(_, _, _, let type),
-             .sceneDidFailToContinue(_, _, _, let type, _):
+        case .willContinue(_, _, _, let type, _), .payloadReceived(_, _, let type, _, _, _),
+            .continueCalled(_, _, let type),
+            .systemShowedError(_, let type, _), .sceneWillContinue(_, _, _, _, let type),
+            .sceneContinue(_, _, _, let type),
+            .sceneDidFailToContinue(_, _, _, let type, _):
             return type
         case .sceneWillConnect(_, _, _, let type):
             return type
-        case .continuationFailed(_, _, _, let type, _), .streamsRefused(_, _, let type, _), .documentOpened(_, let type, _),
-             .documentClosed(_, let type, _):
+        case .continuationFailed(_, _, _, let type, _), .streamsRefused(_, _, let type, _),
+            .documentOpened(_, let type, _),
+            .documentClosed(_, let type, _):
             return type
         default:
             return nil
@@ -382,8 +401,9 @@ extension LifecycleEvent {
     /// The failure, for the events that are one.
     public var error: HandoffError? {
         switch occurrence {
-        case .continuationFailed(_, _, _, _, let error), .systemShowedError(_, _, let error), .payloadRefused(_, _, let error),
-             .sceneDidFailToContinue(_, _, _, _, let error):
+        case .continuationFailed(_, _, _, _, let error), .systemShowedError(_, _, let error),
+            .payloadRefused(_, _, let error),
+            .sceneDidFailToContinue(_, _, _, _, let error):
             error
         default:
             nil
@@ -393,8 +413,9 @@ extension LifecycleEvent {
     /// A payload's size in bytes, where one is involved.
     public var bytes: Int? {
         switch occurrence {
-        case .payloadReceived(_, _, _, let bytes, _, _), .latePayloadIgnored(_, let bytes), .payloadSizeWarning(_, let bytes, _),
-             .payloadSent(_, _, _, let bytes, _):
+        case .payloadReceived(_, _, _, let bytes, _, _), .latePayloadIgnored(_, let bytes),
+            .payloadSizeWarning(_, let bytes, _),
+            .payloadSent(_, _, _, let bytes, _):
             bytes
         default:
             nil
@@ -416,8 +437,9 @@ extension LifecycleEvent {
     /// The userInfo at this step, on the events where state moves.
     public var userInfo: UserInfoSnapshot? {
         switch occurrence {
-        case .saved(_, _, let info, _), .payloadReceived(_, _, _, _, _, let info), .restoreUserActivityState(_, _, _, let info),
-             .payloadSent(_, _, _, _, let info):
+        case .saved(_, _, let info, _), .payloadReceived(_, _, _, _, _, let info),
+            .restoreUserActivityState(_, _, _, let info),
+            .payloadSent(_, _, _, _, let info):
             info
         default:
             nil

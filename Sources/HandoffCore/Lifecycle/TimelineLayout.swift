@@ -47,8 +47,11 @@ public enum TimelineLayout {
     }
 
     /// The rows of one continuation (by identifier or its prefix) and the beacon that made its offer.
-    public static func rows<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)], ofContinuation continuation: String)
-        -> [(lane: Int, event: Event)] {
+    public static func rows<Event: TimelineEvent>(
+        _ rows: [(lane: Int, event: Event)], ofContinuation continuation: String
+    )
+        -> [(lane: Int, event: Event)]
+    {
         let wanted = continuation.lowercased()
         let beacons = beaconsOffered(in: rows, for: wanted)
         return rows.filter { row in
@@ -67,13 +70,16 @@ public enum TimelineLayout {
     }
 
     /// The beacons whose offer a continuation was chosen from.
-    static func beaconsOffered<Event: TimelineEvent>(in rows: [(lane: Int, event: Event)], for continuation: String) -> Set<String> {
+    static func beaconsOffered<Event: TimelineEvent>(
+        in rows: [(lane: Int, event: Event)], for continuation: String
+    ) -> Set<String> {
         var result: Set<String> = []
         for (index, row) in rows.enumerated()
         where row.event.timelineKind == .continueChosen && row.event.continuation?.hasPrefix(continuation) == true {
             // The last offer from that peer before the choice.
             if let offer = rows[..<index].last(where: {
-                $0.lane == row.lane && ($0.event.timelineKind == .offerReceived || $0.event.timelineKind == .offerUpdated)
+                $0.lane == row.lane
+                    && ($0.event.timelineKind == .offerReceived || $0.event.timelineKind == .offerUpdated)
                     && $0.event.peer == row.event.peer
             }), let key = beaconKey(offer.event) {
                 result.insert(key)
@@ -84,8 +90,10 @@ public enum TimelineLayout {
 
     /// Where a lab fault struck a payload request on arrival (no-answer, origin-leaves): the
     /// origin records the fault instead of `payloadRequested`, but the request did arrive there.
-    static func requestStruck<Event: TimelineEvent>(_ continuation: String, from lane: Int,
-                                                    in rows: [(lane: Int, event: Event)]) -> Int? {
+    static func requestStruck<Event: TimelineEvent>(
+        _ continuation: String, from lane: Int,
+        in rows: [(lane: Int, event: Event)]
+    ) -> Int? {
         rows.firstIndex {
             $0.lane != lane && $0.event.timelineKind == .faultInjected && $0.event.continuation == continuation
                 && $0.event.string("fault").flatMap(Fault.init(rawValue:))?.strikesOnPayloadRequest == true
@@ -99,37 +107,48 @@ public enum TimelineLayout {
         for (index, row) in rows.enumerated() where row.event.timelineKind == .advertised {
             guard let key = beaconKey(row.event) else { continue }
             var seen: Set<Int> = []
-            for (other, candidate) in rows.enumerated() where candidate.lane != row.lane && !seen.contains(candidate.lane)
+            for (other, candidate) in rows.enumerated()
+            where candidate.lane != row.lane && !seen.contains(candidate.lane)
                 && (candidate.event.timelineKind == .offerReceived || candidate.event.timelineKind == .offerUpdated)
-                && beaconKey(candidate.event) == key {
+                && beaconKey(candidate.event) == key
+            {
                 seen.insert(candidate.lane)
-                arrows.append(TimelineArrow(from: index, to: other, label: "beacon #\(row.event.integer("serial") ?? 0)"))
+                arrows.append(
+                    TimelineArrow(from: index, to: other, label: "beacon #\(row.event.integer("serial") ?? 0)"))
             }
         }
         // A continuation's messages: (from kind, to kind, label), matched by identifier.
         let pairs: [(LifecycleEvent.Kind, LifecycleEvent.Kind, (Event) -> String)] = [
             (.fetchStarted, .payloadRequested, { _ in "payload request" }),
-            (.payloadSent, .payloadReceived, { event in "payload" + (event.integer("size").map { " \(ByteCount.text(Int($0)))" } ?? "") }),
-            (.payloadRefused, .continuationFailed, { event in "refused" + (event.integer("errorCode").map { " \($0)" } ?? "") }),
+            (
+                .payloadSent, .payloadReceived,
+                { event in "payload" + (event.integer("size").map { " \(ByteCount.text(Int($0)))" } ?? "") }
+            ),
+            (
+                .payloadRefused, .continuationFailed,
+                { event in "refused" + (event.integer("errorCode").map { " \($0)" } ?? "") }
+            ),
             (.continued, .wasContinued, { _ in "was continued" }),
         ]
         for (fromKind, toKind, label) in pairs {
             for (index, row) in rows.enumerated() where row.event.timelineKind == fromKind {
                 guard let id = row.event.continuation,
-                      let target = rows.firstIndex(where: {
-                          $0.lane != row.lane && $0.event.timelineKind == toKind && $0.event.continuation == id
-                      }) ?? (fromKind == .fetchStarted ? requestStruck(id, from: row.lane, in: rows) : nil)
+                    let target = rows.firstIndex(where: {
+                        $0.lane != row.lane && $0.event.timelineKind == toKind && $0.event.continuation == id
+                    }) ?? (fromKind == .fetchStarted ? requestStruck(id, from: row.lane, in: rows) : nil)
                 else { continue }
                 arrows.append(TimelineArrow(from: index, to: target, label: label(row.event)))
             }
         }
         // Streams: the continuing side opens them, the origin's delegate receives its end.
-        for (index, row) in rows.enumerated() where row.event.timelineKind == .streamsOpened && row.event.string("side") == "continuing" {
+        for (index, row) in rows.enumerated()
+        where row.event.timelineKind == .streamsOpened && row.event.string("side") == "continuing" {
             guard let id = row.event.continuation,
-                  let target = rows.firstIndex(where: {
-                      $0.lane != row.lane && $0.event.timelineKind == .streamsOpened && $0.event.string("side") == "origin"
-                          && $0.event.continuation == id
-                  })
+                let target = rows.firstIndex(where: {
+                    $0.lane != row.lane && $0.event.timelineKind == .streamsOpened
+                        && $0.event.string("side") == "origin"
+                        && $0.event.continuation == id
+                })
             else { continue }
             arrows.append(TimelineArrow(from: index, to: target, label: "streams"))
         }

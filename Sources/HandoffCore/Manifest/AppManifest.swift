@@ -94,7 +94,8 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var continuableActivityTypes: [String] {
         var seen = Set<String>()
         var result: [String] = []
-        for type in activityTypes + documentTypes.compactMap(\.ubiquitousActivityType) where seen.insert(type).inserted {
+        for type in activityTypes + documentTypes.compactMap(\.ubiquitousActivityType) where seen.insert(type).inserted
+        {
             result.append(type)
         }
         return result

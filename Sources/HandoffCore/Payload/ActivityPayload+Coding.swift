@@ -65,7 +65,9 @@ extension ActivityPayload {
     /// (another order of keys, say): the notes would not describe those bytes.
     ///
     /// - Throws: ``PayloadDecodingError`` when `data` is not a payload.
-    public static func annotated(_ data: Data, limits: PayloadLimits = .default) throws(PayloadDecodingError) -> AnnotatedBytes? {
+    public static func annotated(
+        _ data: Data, limits: PayloadLimits = .default
+    ) throws(PayloadDecodingError) -> AnnotatedBytes? {
         let annotated = try ActivityPayload(decoding: data, limits: limits).annotatedEncoding()
         return annotated.bytes.elementsEqual(data) ? annotated : nil
     }
@@ -167,13 +169,13 @@ public struct PayloadDecodingError: Error, Sendable, Hashable, CustomStringConve
 extension PayloadDecodingError.Kind: CustomStringConvertible {
     public var description: String {
         switch self {
-        case let .tooLarge(size, limit):
+        case .tooLarge(let size, let limit):
             "too large (\(bytes(size)), the limit is \(limit))"
         case .badMagic:
             "bad magic (the payload does not start with \"HOPL\")"
         case .unsupportedVersion(let version):
             "unsupported version \(version) (this decoder reads version \(ActivityPayload.formatVersion))"
-        case let .truncated(item, needed, remaining):
+        case .truncated(let item, let needed, let remaining):
             "truncated (\(item) needs \(bytes(needed)), \(remaining) \(remaining == 1 ? "remains" : "remain"))"
         case .invalidVarint:
             "invalid varint (longer than 10 bytes, above 2^64-1, or not minimally encoded)"
@@ -185,7 +187,7 @@ extension PayloadDecodingError.Kind: CustomStringConvertible {
             "unknown tag 0x" + (tag < 0x10 ? "0" : "") + String(tag, radix: 16)
         case .tooDeep(let limit):
             "nested too deeply (the limit is \(limit) levels)"
-        case let .tooManyElements(count, limit):
+        case .tooManyElements(let count, let limit):
             "too many elements (\(count), the limit is \(limit))"
         case .tooManyValues(let limit):
             "too many values (the limit is \(limit))"
@@ -232,9 +234,11 @@ private enum PayloadLayout {
 
         /// The flags set in `flags`, for the byte view.
         static func names(_ flags: UInt8) -> String {
-            let names = [(hasTitle, "title"), (hasWebpageURL, "webpageURL"), (hasExpirationDate, "expirationDate"),
-                         (hasTargetContentIdentifier, "targetContentIdentifier"), (supportsContinuationStreams, "streams")]
-                .filter { flags & $0.0 != 0 }.map(\.1)
+            let names = [
+                (hasTitle, "title"), (hasWebpageURL, "webpageURL"), (hasExpirationDate, "expirationDate"),
+                (hasTargetContentIdentifier, "targetContentIdentifier"), (supportsContinuationStreams, "streams"),
+            ]
+            .filter { flags & $0.0 != 0 }.map(\.1)
             return names.isEmpty ? "none" : names.joined(separator: ", ")
         }
     }
@@ -334,7 +338,9 @@ private struct PayloadWriter {
         }
         start = bytes.count
         writeVarint(UInt64(payload.requiredUserInfoKeys.count))
-        note(from: start, "requiredUserInfoKeys count", PayloadAnnotationText.count(payload.requiredUserInfoKeys.count, "key"))
+        note(
+            from: start, "requiredUserInfoKeys count",
+            PayloadAnnotationText.count(payload.requiredUserInfoKeys.count, "key"))
         for (index, key) in payload.requiredUserInfoKeys.sorted(by: utf8Precedes).enumerated() {
             writeString(key, name: "requiredUserInfoKeys[\(index)]")
         }
@@ -488,8 +494,10 @@ private struct PayloadWriter {
             bytes.append(contentsOf: utf8)
         }
         guard fields != nil else { return }
-        fields?.append(ByteField(range: start..<textStart, name: name() + " length",
-                                 value: PayloadAnnotationText.count(bytes.count - textStart, "byte"), depth: depth))
+        fields?.append(
+            ByteField(
+                range: start..<textStart, name: name() + " length",
+                value: PayloadAnnotationText.count(bytes.count - textStart, "byte"), depth: depth))
         note(from: textStart, name(), PayloadAnnotationText.quoted(string))
     }
 
@@ -619,8 +627,9 @@ private struct PayloadReader {
             // userInfo dates travel bit for bit (NaN included); an expiry must be a real time, or
             // the activity would never expire and never equal itself.
             if let seconds = expirationDate?.timeIntervalSinceReferenceDate, !seconds.isFinite {
-                throw PayloadDecodingError(.invalidField("the expiration date must be a finite number of seconds, not \(seconds)"),
-                                           at: expirationStart)
+                throw PayloadDecodingError(
+                    .invalidField("the expiration date must be a finite number of seconds, not \(seconds)"),
+                    at: expirationStart)
             }
             field = "requiredUserInfoKeys"
             let requiredUserInfoKeys = try readStringSet()
@@ -787,8 +796,9 @@ private struct PayloadReader {
         let (needed, overflow) = count.multipliedReportingOverflow(by: minimumElementSize)
         guard !overflow, needed <= remaining else {
             throw PayloadDecodingError(
-                .truncated(item: "\(collection) of \(count) \(elements)", needed: overflow ? .max : needed,
-                           remaining: remaining),
+                .truncated(
+                    item: "\(collection) of \(count) \(elements)", needed: overflow ? .max : needed,
+                    remaining: remaining),
                 at: start)
         }
         return count

@@ -44,7 +44,8 @@ public struct AnnotatedBytes: Sendable, Hashable {
     /// The field holding byte `offset`, if any.
     public func field(at offset: Int) -> ByteField? {
         // Fields are in order: a binary search on their starts.
-        var low = 0, high = fields.count
+        var low = 0
+        var high = fields.count
         while low < high {
             let middle = (low + high) / 2
             if fields[middle].range.upperBound <= offset { low = middle + 1 } else { high = middle }

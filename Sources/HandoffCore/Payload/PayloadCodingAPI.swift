@@ -11,8 +11,10 @@ public struct PayloadLimits: Sendable, Hashable {
     /// The total number of values in one payload.
     public var maximumValueCount: Int
 
-    public init(maximumPayloadBytes: Int = 4 << 20, maximumDepth: Int = 32,
-                maximumCollectionCount: Int = 65_536, maximumValueCount: Int = 262_144) {
+    public init(
+        maximumPayloadBytes: Int = 4 << 20, maximumDepth: Int = 32,
+        maximumCollectionCount: Int = 65_536, maximumValueCount: Int = 262_144
+    ) {
         self.maximumPayloadBytes = maximumPayloadBytes
         self.maximumDepth = maximumDepth
         self.maximumCollectionCount = maximumCollectionCount

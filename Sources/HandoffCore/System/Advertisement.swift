@@ -104,8 +104,10 @@ public struct Advertisement: Sendable, Hashable, Codable {
     /// When the activity expires, if it has an expiration date.
     public var expiresAt: Date?
 
-    public init(device: DeviceID, activityTypeHash: ActivityTypeHash, teamHash: TeamHash, options: Options,
-                activitySerial: UInt32, savedAt: Date, expiresAt: Date? = nil) {
+    public init(
+        device: DeviceID, activityTypeHash: ActivityTypeHash, teamHash: TeamHash, options: Options,
+        activitySerial: UInt32, savedAt: Date, expiresAt: Date? = nil
+    ) {
         self.device = device
         self.activityTypeHash = activityTypeHash
         self.teamHash = teamHash
@@ -121,12 +123,12 @@ extension Advertisement {
     /// small differences of the reconstructed times (a refresh of the same beacon).
     public func isSameState(as other: Advertisement, tolerance: TimeInterval = 1) -> Bool {
         guard device == other.device, activityTypeHash == other.activityTypeHash, teamHash == other.teamHash,
-              options == other.options, activitySerial == other.activitySerial,
-              abs(savedAt.timeIntervalSince(other.savedAt)) <= tolerance
+            options == other.options, activitySerial == other.activitySerial,
+            abs(savedAt.timeIntervalSince(other.savedAt)) <= tolerance
         else { return false }
         switch (expiresAt, other.expiresAt) {
         case (nil, nil): return true
-        case let (a?, b?): return abs(a.timeIntervalSince(b)) <= tolerance
+        case (let a?, let b?): return abs(a.timeIntervalSince(b)) <= tolerance
         default: return false
         }
     }

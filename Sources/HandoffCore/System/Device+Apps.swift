@@ -6,9 +6,12 @@ extension Device {
     /// Installs an app; returns its application object. An app with a scene manifest names its
     /// scene delegate class there; `sceneDelegates` are the classes it links.
     @discardableResult
-    public func install(_ manifest: AppManifest, delegate: (any ApplicationDelegate)? = nil,
-                        sceneDelegates: [any SceneDelegate.Type] = []) -> Application {
-        let app = Application(manifest: manifest, delegate: delegate, sceneDelegateClasses: sceneDelegates, device: self)
+    public func install(
+        _ manifest: AppManifest, delegate: (any ApplicationDelegate)? = nil,
+        sceneDelegates: [any SceneDelegate.Type] = []
+    ) -> Application {
+        let app = Application(
+            manifest: manifest, delegate: delegate, sceneDelegateClasses: sceneDelegates, device: self)
         applications.removeAll { $0.bundleIdentifier == manifest.bundleIdentifier }
         applications.append(app)
         post(.appInstalled(manifest))
@@ -39,16 +42,19 @@ extension Device {
     func connectScene(in app: Application, options: Scene.ConnectionOptions, continuation: ContinuationID?) -> Scene {
         app.sceneSerial += 1
         let configuration = app.sceneConfiguration
-        let session = SceneSession(persistentIdentifier: "\(app.manifest.displayName)-\(app.sceneSerial)",
-                                   role: configuration?.role ?? "UIWindowSceneSessionRoleApplication",
-                                   configurationName: configuration?.name)
+        let session = SceneSession(
+            persistentIdentifier: "\(app.manifest.displayName)-\(app.sceneSerial)",
+            role: configuration?.role ?? "UIWindowSceneSessionRoleApplication",
+            configurationName: configuration?.name)
         let delegateClass = app.sceneDelegateClass()
         let delegate: (any SceneDelegate)? = (try? delegateClass.get()).map { $0.init() }
         let scene = Scene(session: session, delegate: delegate, application: app)
         if case .failure(let problem) = delegateClass { scene.setupProblem = problem }
         app.connectedScenes.insert(scene, at: 0)
-        record(.sceneWillConnect(continuation, bundleIdentifier: app.bundleIdentifier, scene: scene.name,
-                                 handoffUserActivityType: options.handoffUserActivityType))
+        record(
+            .sceneWillConnect(
+                continuation, bundleIdentifier: app.bundleIdentifier, scene: scene.name,
+                handoffUserActivityType: options.handoffUserActivityType))
         delegate?.scene(scene, willConnectTo: session, options: options)
         return scene
     }
@@ -117,13 +123,17 @@ extension Device {
     }
 
     func documentOpened(_ document: Document, in app: Application) {
-        record(.documentOpened(bundleIdentifier: app.bundleIdentifier, activityType: document.documentType.ubiquitousActivityType,
-                               file: document.fileURL.lastPathComponent))
+        record(
+            .documentOpened(
+                bundleIdentifier: app.bundleIdentifier, activityType: document.documentType.ubiquitousActivityType,
+                file: document.fileURL.lastPathComponent))
     }
 
     func documentClosed(_ document: Document, in app: Application) {
-        record(.documentClosed(bundleIdentifier: app.bundleIdentifier, activityType: document.documentType.ubiquitousActivityType,
-                               file: document.fileURL.lastPathComponent))
+        record(
+            .documentClosed(
+                bundleIdentifier: app.bundleIdentifier, activityType: document.documentType.ubiquitousActivityType,
+                file: document.fileURL.lastPathComponent))
     }
 
     func systemShowsError(_ error: HandoffError, activityType: String, application: Application) {

@@ -17,7 +17,9 @@ extension Device {
             guard let app = application(bundle) else { return }
             record(.applicationLaunched(continuation, bundleIdentifier: bundle, launch: kind))
             if app.usesScenes && (kind == .cold || app.connectedScenes.isEmpty) {
-                _ = connectScene(in: app, options: Scene.ConnectionOptions(handoffUserActivityType: type), continuation: continuation)
+                _ = connectScene(
+                    in: app, options: Scene.ConnectionOptions(handoffUserActivityType: type), continuation: continuation
+                )
             }
         case .callWillContinue(let id, let bundle, let type):
             guard let app = application(bundle) else {
@@ -25,8 +27,11 @@ extension Device {
                 return
             }
             if app.usesScenes {
-                let scene = app.keyScene ?? connectScene(in: app, options: Scene.ConnectionOptions(handoffUserActivityType: type),
-                                                         continuation: id)
+                let scene =
+                    app.keyScene
+                    ?? connectScene(
+                        in: app, options: Scene.ConnectionOptions(handoffUserActivityType: type),
+                        continuation: id)
                 scene.delegate?.scene(scene, willContinueUserActivityWithType: type)
                 post(.willContinueAnswered(id, .scene(scene.name)))
             } else {
@@ -51,7 +56,9 @@ extension Device {
                 systemShowsError(error, activityType: type, application: app)
             } else if let app = application(bundle) {
                 if app.usesScenes, let scene = app.keyScene {
-                    record(.sceneDidFailToContinue(nil, bundleIdentifier: bundle, scene: scene.name, activityType: type, error))
+                    record(
+                        .sceneDidFailToContinue(
+                            nil, bundleIdentifier: bundle, scene: scene.name, activityType: type, error))
                     if let delegate = scene.delegate {
                         delegate.scene(scene, didFailToContinueUserActivityWithType: type, error: error)
                     } else {
@@ -71,8 +78,9 @@ extension Device {
             var token = Data()
             if activity.supportsContinuationStreams {
                 token = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-                streamTokens[token] = StreamGrant(activity: id, continuation: continuation,
-                                                  expires: clock().addingTimeInterval(streamTokenLifetime))
+                streamTokens[token] = StreamGrant(
+                    activity: id, continuation: continuation,
+                    expires: clock().addingTimeInterval(streamTokenLifetime))
             }
             var payload = activity.makePayload(streamToken: token)
             let struck = faults.faultsOnPayload(answering: request, of: continuation)
@@ -82,11 +90,13 @@ extension Device {
                 payload.userInfo["lab.padding"] = .data(Data(count: system.configuration.payloadLimitBytes + 1))
             }
             if struck.contains(.newerVersion) {
-                payload.userInfo[Self.handoffVersionKey] = Self.nextVersion(after: payload.userInfo[Self.handoffVersionKey])
+                payload.userInfo[Self.handoffVersionKey] = Self.nextVersion(
+                    after: payload.userInfo[Self.handoffVersionKey])
             }
             let encoded = payload.encoded()
             if encoded.count <= system.configuration.payloadLimitBytes * 2 {
-                traffic.sent = DeviceTraffic.Payload(continuation: continuation, peer: nil, bytes: encoded, time: clock())
+                traffic.sent = DeviceTraffic.Payload(
+                    continuation: continuation, peer: nil, bytes: encoded, time: clock())
             }
             post(.payloadEncoded(request, encoded, userInfo: payload.userInfo))
         case .sendPayload(let request, let peer, let data):
@@ -98,7 +108,8 @@ extension Device {
         case .notifyContinued(let peer, let activityIdentifier, let continuation):
             transport?.notifyContinued(activityIdentifier, continuation: continuation, to: peer)
         case .checkSiteAssociations(let bundle, let appID, let domains):
-            siteAssociationVerifier?(SiteAssociationRequest(bundleIdentifier: bundle, applicationIdentifier: appID, domains: domains))
+            siteAssociationVerifier?(
+                SiteAssociationRequest(bundleIdentifier: bundle, applicationIdentifier: appID, domains: domains))
         case .callWasContinued(let id):
             if let activity = activities[id] { activity.delegate?.userActivityWasContinued(activity) }
         }
@@ -123,7 +134,9 @@ extension Device {
             record(.updateUserActivityState(reference, responders: responders.count, continuation: continuation))
         }
         if let app = activity.application, app.usesScenes {
-            if let scene = app.connectedScenes.first(where: { $0.userActivity === activity }) ?? app.keyScene, let delegate = scene.delegate {
+            if let scene = app.connectedScenes.first(where: { $0.userActivity === activity }) ?? app.keyScene,
+                let delegate = scene.delegate
+            {
                 delegate.scene(scene, didUpdate: activity)
                 record(.sceneDidUpdate(reference, scene: scene.name, continuation: continuation))
             }
@@ -155,16 +168,22 @@ extension Device {
                 guard let self else { return }
                 for object in objects { object.restoreUserActivityState(activity) }
                 restored += objects.count
-                self.record(.restoreUserActivityState(id, bundleIdentifier: bundle, objects: objects.count, userInfo: activity.userInfo))
+                self.record(
+                    .restoreUserActivityState(
+                        id, bundleIdentifier: bundle, objects: objects.count, userInfo: activity.userInfo))
             }
         }
         record(.continueCalled(id, bundleIdentifier: bundle, activityType: activity.activityType))
         // The lab's continue-false fault: as if the app's continue returned false at once.
-        let handled = strikes(.continueFalse, id) ? false
+        let handled =
+            strikes(.continueFalse, id)
+            ? false
             : app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
         // After the restorations held in step mode, if any.
         step(nil, continuation: id) { [weak self] in
-            self?.post(.continuationHandled(id, handled ? .handled(.application(restoredObjects: restored)) : .notHandled(.returnedFalse)))
+            self?.post(
+                .continuationHandled(
+                    id, handled ? .handled(.application(restoredObjects: restored)) : .notHandled(.returnedFalse)))
         }
     }
 
@@ -175,12 +194,16 @@ extension Device {
         if let chosen = Scene.choose(for: activity.targetContentIdentifier, among: app.connectedScenes) {
             scene = chosen
         } else if app.manifest.sceneManifest?.supportsMultipleScenes == true || app.connectedScenes.isEmpty {
-            scene = connectScene(in: app, options: Scene.ConnectionOptions(handoffUserActivityType: activity.activityType), continuation: id)
+            scene = connectScene(
+                in: app, options: Scene.ConnectionOptions(handoffUserActivityType: activity.activityType),
+                continuation: id)
         } else {
             scene = app.connectedScenes[0]
         }
         app.activate(scene)
-        record(.sceneContinue(id, bundleIdentifier: app.bundleIdentifier, scene: scene.name, activityType: activity.activityType))
+        record(
+            .sceneContinue(
+                id, bundleIdentifier: app.bundleIdentifier, scene: scene.name, activityType: activity.activityType))
         guard let delegate = scene.delegate else {
             let problem = scene.setupProblem ?? .noConfiguration
             post(.continuationHandled(id, .notHandled(.noSceneDelegate(scene: scene.name, problem))))
@@ -188,7 +211,8 @@ extension Device {
         }
         scene.continueIsNotImplemented = false
         delegate.scene(scene, continue: activity)
-        let outcome: ContinueOutcome = scene.continueIsNotImplemented
+        let outcome: ContinueOutcome =
+            scene.continueIsNotImplemented
             ? .notHandled(.sceneContinueNotImplemented(scene: scene.name)) : .handled(.scene(scene.name))
         post(.continuationHandled(id, outcome))
     }

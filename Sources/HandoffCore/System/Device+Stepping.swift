@@ -42,7 +42,9 @@ extension Device {
     /// Runs `action` now, or holds it, as the gate says.
     func step(_ phase: StepPhase?, continuation: ContinuationID?, _ action: @escaping () -> Void) {
         let now = clock()
-        follow(gate.admit(action, phase: phase, continuation: continuation, at: now), for: .callback(action, phase: phase), at: now)
+        follow(
+            gate.admit(action, phase: phase, continuation: continuation, at: now), for: .callback(action, phase: phase),
+            at: now)
     }
 
     /// Performs `effect`, or holds it, as the gate says.
@@ -52,7 +54,8 @@ extension Device {
     }
 
     /// Carries out what the gate answered for `step`.
-    private func follow(_ admission: StepGate<() -> Void>.Admission, for step: StepGate<() -> Void>.Step, at now: Date) {
+    private func follow(_ admission: StepGate<() -> Void>.Admission, for step: StepGate<() -> Void>.Step, at now: Date)
+    {
         switch admission {
         case .perform: run(step)
         case .hold: break
@@ -98,5 +101,7 @@ struct DeviceStepContext: StepContext {
 
     func name(of peer: DeviceID) -> String { device.system.name(of: peer) }
     func activityType(of activity: UUID) -> String? { device.activities[activity]?.activityType }
-    func continuation(serving request: PayloadRequestID) -> ContinuationID? { device.system.serving[request]?.continuation }
+    func continuation(serving request: PayloadRequestID) -> ContinuationID? {
+        device.system.serving[request]?.continuation
+    }
 }

@@ -22,8 +22,10 @@ extension Device {
         traffic.keep(DeviceTraffic.Beacon(peer: peer, datagram: datagram, time: clock()))
     }
 
-    public func receivePayloadRequest(_ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash,
-                                      continuation: ContinuationID) {
+    public func receivePayloadRequest(
+        _ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash,
+        continuation: ContinuationID
+    ) {
         let fate = faults.payloadRequestArrives()
         if let fault = fate.fault { record(.faultInjected(continuation, fault)) }
         switch fate {
@@ -52,24 +54,33 @@ extension Device {
             let limit = system.configuration.payloadLimitBytes
             if data.count <= limit {
                 traffic.received = DeviceTraffic.Payload(
-                    continuation: continuation, peer: system.pendingContinuation.map { PeerReference(id: $0.peer.id, name: $0.peer.name) },
+                    continuation: continuation,
+                    peer: system.pendingContinuation.map { PeerReference(id: $0.peer.id, name: $0.peer.name) },
                     bytes: data, time: clock())
             }
             guard data.count <= limit else {
-                post(.payloadFailed(continuation, HandoffError(.userInfoTooLarge,
-                    "the payload is \(data.count) bytes, over this device's \(limit)-byte limit")))
+                post(
+                    .payloadFailed(
+                        continuation,
+                        HandoffError(
+                            .userInfoTooLarge,
+                            "the payload is \(data.count) bytes, over this device's \(limit)-byte limit")))
                 return
             }
             do {
                 let payload = try ActivityPayload(decoding: data, limits: PayloadLimits(maximumPayloadBytes: limit))
-                if case .fetching(let attempt, .routedByPage, _, _)? = system.pendingContinuation, attempt.id == continuation,
-                   strikes(.noSiteAssociation, continuation) {
+                if case .fetching(let attempt, .routedByPage, _, _)? = system.pendingContinuation,
+                    attempt.id == continuation,
+                    strikes(.noSiteAssociation, continuation)
+                {
                     // The lab's no-site-association fault: the page's association file is missing.
                     system.siteAssociationsWithheld = continuation
                 }
                 post(.payloadReceived(continuation, payload, size: data.count))
             } catch {
-                post(.payloadFailed(continuation, HandoffError(.handoffFailed, "the payload could not be decoded: \(error)")))
+                post(
+                    .payloadFailed(
+                        continuation, HandoffError(.handoffFailed, "the payload could not be decoded: \(error)")))
             }
         }
     }
@@ -80,19 +91,29 @@ extension Device {
 
     /// A peer opens continuation streams with a token from a payload this device sent. On success
     /// the origin's activity delegate receives its end and the peer's end is returned.
-    public func acceptContinuationStreams(token: Data, from peer: DeviceID) -> Result<ContinuationStreams, ContinuationStreamError> {
+    public func acceptContinuationStreams(
+        token: Data, from peer: DeviceID
+    ) -> Result<ContinuationStreams, ContinuationStreamError> {
         let reference = PeerReference(id: peer, name: system.name(of: peer))
         if let grant = streamTokens[token], strikes(.refuseStreams, grant.continuation) {
             streamTokens[token] = nil
-            record(.streamsRefused(grant.continuation, reference, activityType: nil, reason: "refused on purpose (the refuse-streams fault)"))
+            record(
+                .streamsRefused(
+                    grant.continuation, reference, activityType: nil,
+                    reason: "refused on purpose (the refuse-streams fault)"))
             return .failure(.refused("refused on purpose (the refuse-streams fault)"))
         }
         guard let grant = streamTokens.removeValue(forKey: token), grant.expires > clock() else {
             record(.streamsRefused(nil, reference, activityType: nil, reason: "unknown, used or expired stream token"))
             return .failure(.refused("unknown, used or expired stream token"))
         }
-        guard let activity = activities[grant.activity], activity.supportsContinuationStreams, let activityReference = activity.reference else {
-            record(.streamsRefused(grant.continuation, reference, activityType: nil, reason: "the activity is gone or no longer supports streams"))
+        guard let activity = activities[grant.activity], activity.supportsContinuationStreams,
+            let activityReference = activity.reference
+        else {
+            record(
+                .streamsRefused(
+                    grant.continuation, reference, activityType: nil,
+                    reason: "the activity is gone or no longer supports streams"))
             return .failure(.refused("the activity is gone or no longer supports streams"))
         }
         var (mine, theirs) = ContinuationStreams.makePipe()
@@ -115,8 +136,10 @@ extension Device {
 
     // MARK: Continuation streams
 
-    func openContinuationStreams(for activity: UserActivity, from origin: ReceivedFrom,
-                                 completion: @escaping (ContinuationStreams?, (any Error)?) -> Void) {
+    func openContinuationStreams(
+        for activity: UserActivity, from origin: ReceivedFrom,
+        completion: @escaping (ContinuationStreams?, (any Error)?) -> Void
+    ) {
         guard let transport else {
             completion(nil, ContinuationStreamError.unavailable("the device has no network"))
             return
@@ -126,22 +149,27 @@ extension Device {
         }
     }
 
-    private func openStreams(with transport: any DeviceTransport, for activity: UserActivity, from origin: ReceivedFrom,
-                             completion: @escaping (ContinuationStreams?, (any Error)?) -> Void) {
+    private func openStreams(
+        with transport: any DeviceTransport, for activity: UserActivity, from origin: ReceivedFrom,
+        completion: @escaping (ContinuationStreams?, (any Error)?) -> Void
+    ) {
         transport.openContinuationStreams(to: origin.peer.id, token: origin.streamToken) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(var streams):
                 if self.slowsStreams(of: origin.continuation) {
                     // The lab's slow link: what the continuing app writes leaves slowly.
-                    streams = ContinuationStreams(input: streams.input, output: streams.output.throttled(by: self.slowLink))
+                    streams = ContinuationStreams(
+                        input: streams.input, output: streams.output.throttled(by: self.slowLink))
                 }
                 if let reference = activity.reference {
                     self.record(.streamsOpened(origin.continuation, origin.peer, reference, side: .continuing))
                 }
                 completion(streams, nil)
             case .failure(let error):
-                self.record(.streamsRefused(origin.continuation, origin.peer, activityType: activity.activityType, reason: "\(error)"))
+                self.record(
+                    .streamsRefused(
+                        origin.continuation, origin.peer, activityType: activity.activityType, reason: "\(error)"))
                 completion(nil, error)
             }
         }

@@ -55,7 +55,10 @@ public final class Device {
         var expires: Date
     }
 
-    public init(info: PeerInfo, configuration: DeviceConfiguration = DeviceConfiguration(), clock: @escaping () -> Date = Date.init) {
+    public init(
+        info: PeerInfo, configuration: DeviceConfiguration = DeviceConfiguration(),
+        clock: @escaping () -> Date = Date.init
+    ) {
         system = DeviceSystem(device: info, configuration: configuration)
         self.clock = clock
     }

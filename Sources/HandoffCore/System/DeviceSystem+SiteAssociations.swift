@@ -31,8 +31,12 @@ extension DeviceSystem {
             return siteAssociations[key].map { $0.isExpired(at: now) } ?? true
         }
         guard !due.isEmpty else { return }
-        for domain in due { siteAssociationChecksInFlight.insert(SiteAssociationKey(bundleIdentifier: bundle, domain: domain)) }
-        effects.append(.checkSiteAssociations(bundleIdentifier: bundle, applicationIdentifier: app.applicationIdentifier, domains: due))
+        for domain in due {
+            siteAssociationChecksInFlight.insert(SiteAssociationKey(bundleIdentifier: bundle, domain: domain))
+        }
+        effects.append(
+            .checkSiteAssociations(
+                bundleIdentifier: bundle, applicationIdentifier: app.applicationIdentifier, domains: due))
     }
 
     /// A check finished: keep it (and the last answer when it failed) and record it.
@@ -40,8 +44,11 @@ extension DeviceSystem {
         let key = SiteAssociationKey(bundleIdentifier: check.bundleIdentifier, domain: check.domain)
         siteAssociationChecksInFlight.remove(key)
         let previous = siteAssociations[key]
-        siteAssociations[key] = SiteAssociationRecord(latest: check, lastAnswer: check.outcome.isAnswer ? check : previous?.lastAnswer)
-        record(.siteAssociationChecked(check, keptAnswer: check.outcome.isAnswer ? nil : previous?.lastAnswer?.outcome), at: now, into: &effects)
+        siteAssociations[key] = SiteAssociationRecord(
+            latest: check, lastAnswer: check.outcome.isAnswer ? check : previous?.lastAnswer)
+        record(
+            .siteAssociationChecked(check, keptAnswer: check.outcome.isAnswer ? nil : previous?.lastAnswer?.outcome),
+            at: now, into: &effects)
     }
 
     /// Where a browsing-web activity for a page on `host` goes at `now`: the app (most specific
@@ -49,22 +56,27 @@ extension DeviceSystem {
     ///
     /// `withholdingAssociations`: route as if every association file were missing (404), the
     /// lab's no-site-association fault.
-    public func webRoute(host: String, at now: Date,
-                         withholdingAssociations: Bool = false) -> (bundleIdentifier: String?, routing: WebRouting) {
+    public func webRoute(
+        host: String, at now: Date,
+        withholdingAssociations: Bool = false
+    ) -> (bundleIdentifier: String?, routing: WebRouting) {
         let host = host.lowercased()
         let candidates = apps.compactMap { app in app.activityContinuationEntry(matching: host).map { (app, $0) } }
             .sorted { $0.1.specificity > $1.1.specificity }
         for (app, domain) in candidates {
             let key = SiteAssociationKey(bundleIdentifier: app.bundleIdentifier, domain: domain)
             if !withholdingAssociations, siteAssociations[key]?.isApproved(at: now) == true {
-                return (app.bundleIdentifier, .approved(applicationIdentifier: app.applicationIdentifier, domain: domain))
+                return (
+                    app.bundleIdentifier, .approved(applicationIdentifier: app.applicationIdentifier, domain: domain)
+                )
             }
         }
         guard !candidates.isEmpty else { return (browser?.bundleIdentifier, .noAppNamesHost) }
         let refusals = candidates.map { app, domain in
             let record = siteAssociations[SiteAssociationKey(bundleIdentifier: app.bundleIdentifier, domain: domain)]
-            return WebRoutingRefusal(bundleIdentifier: app.bundleIdentifier, applicationIdentifier: app.applicationIdentifier,
-                                     domain: domain, outcome: withholdingAssociations ? .notFound : record?.latest.outcome)
+            return WebRoutingRefusal(
+                bundleIdentifier: app.bundleIdentifier, applicationIdentifier: app.applicationIdentifier,
+                domain: domain, outcome: withholdingAssociations ? .notFound : record?.latest.outcome)
         }
         return (browser?.bundleIdentifier, .notApproved(refusals))
     }

@@ -32,9 +32,11 @@ public struct ActivitySnapshot: Sendable, Hashable {
     public var expirationDate: Date?
     public var isDocument: Bool
 
-    public init(id: UUID, bundleIdentifier: String, teamIdentifier: String, activityType: String, title: String? = nil,
-                isEligibleForHandoff: Bool = true, hasWebpageURL: Bool = false,
-                supportsContinuationStreams: Bool = false, expirationDate: Date? = nil, isDocument: Bool = false) {
+    public init(
+        id: UUID, bundleIdentifier: String, teamIdentifier: String, activityType: String, title: String? = nil,
+        isEligibleForHandoff: Bool = true, hasWebpageURL: Bool = false,
+        supportsContinuationStreams: Bool = false, expirationDate: Date? = nil, isDocument: Bool = false
+    ) {
         self.id = id
         self.bundleIdentifier = bundleIdentifier
         self.teamIdentifier = teamIdentifier
@@ -63,7 +65,8 @@ public enum Unavailability: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noAppClaimsType: "no installed app claims this activity type"
-        case .teamDiffers(let apps): "team differs: \(apps.joined(separator: ", ")) claim the type but belong to another team"
+        case .teamDiffers(let apps):
+            "team differs: \(apps.joined(separator: ", ")) claim the type but belong to another team"
         case .expired: "the activity has expired"
         case .notEligible: "the activity is not eligible for Handoff"
         }
@@ -226,8 +229,10 @@ public struct DeviceConfiguration: Sendable, Hashable {
     /// How long the receiver waits for the payload before failing with 4610.
     public var fetchTimeout: TimeInterval
 
-    public init(saveCoalescingInterval: TimeInterval = 1, payloadWarningBytes: Int = 3 * 1024,
-                payloadLimitBytes: Int = 512 * 1024, offerLifetime: TimeInterval = 256, fetchTimeout: TimeInterval = 5) {
+    public init(
+        saveCoalescingInterval: TimeInterval = 1, payloadWarningBytes: Int = 3 * 1024,
+        payloadLimitBytes: Int = 512 * 1024, offerLifetime: TimeInterval = 256, fetchTimeout: TimeInterval = 5
+    ) {
         self.saveCoalescingInterval = saveCoalescingInterval
         self.payloadWarningBytes = payloadWarningBytes
         self.payloadLimitBytes = payloadLimitBytes

@@ -42,7 +42,8 @@ public struct DeviceSystem: Sendable {
         case continuationHandled(ContinuationID, ContinueOutcome)
         case continuationCancelled
         // The origin side of a continuation
-        case payloadRequested(PayloadRequestID, from: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID)
+        case payloadRequested(
+            PayloadRequestID, from: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID)
         case payloadEncoded(PayloadRequestID, Data, userInfo: UserInfoSnapshot)
         case payloadUnavailable(PayloadRequestID, reason: String)
         case continuationConfirmed(activityIdentifier: UUID, by: PeerInfo, continuation: ContinuationID)
@@ -155,7 +156,9 @@ public struct DeviceSystem: Sendable {
             checkSiteAssociations(of: manifest.bundleIdentifier, at: now, effects: &effects)
         case .appBecameFrontmost(let bundle):
             front = bundle.map { .app($0) } ?? .home
-            if let bundle, !runningApps.contains(bundle) { checkSiteAssociations(of: bundle, at: now, effects: &effects) }
+            if let bundle, !runningApps.contains(bundle) {
+                checkSiteAssociations(of: bundle, at: now, effects: &effects)
+            }
             if let bundle { runningApps.insert(bundle) }
             chooseCurrent(at: now, effects: &effects)
         case .appTerminated(let bundle):
@@ -217,29 +220,40 @@ public struct DeviceSystem: Sendable {
             guard let pending = pendingContinuation, pending.id == id else { break }
             fail(pending, error, at: now, effects: &effects)
         case .continuationHandled(let id, let outcome):
-            guard case .delivering(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else { break }
+            guard case .delivering(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else {
+                break
+            }
             pendingContinuation = nil
             let elapsed = now.timeIntervalSince(attempt.chosenAt) * 1000
             let peer = PeerReference(attempt.peer)
             switch outcome {
             case .handled(let by):
-                effects.append(.notifyContinued(to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
-                record(.continued(id, peer, bundleIdentifier: target.bundleIdentifier, by, milliseconds: elapsed),
-                       at: now, into: &effects)
+                effects.append(
+                    .notifyContinued(
+                        to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
+                record(
+                    .continued(id, peer, bundleIdentifier: target.bundleIdentifier, by, milliseconds: elapsed),
+                    at: now, into: &effects)
             case .notHandled(let reason):
-                record(.notHandled(id, peer, bundleIdentifier: target.bundleIdentifier, milliseconds: elapsed, reason: reason),
-                       at: now, into: &effects)
+                record(
+                    .notHandled(
+                        id, peer, bundleIdentifier: target.bundleIdentifier, milliseconds: elapsed, reason: reason),
+                    at: now, into: &effects)
             }
         case .continuationCancelled:
             guard let pending = pendingContinuation else { break }
-            fail(pending, HandoffError(.userCancelled, "the user cancelled the continuation"), at: now, effects: &effects)
+            fail(
+                pending, HandoffError(.userCancelled, "the user cancelled the continuation"), at: now, effects: &effects
+            )
         case .payloadRequested(let request, let peer, let hash, let continuation):
             serve(request, to: peer, hash: hash, continuation: continuation, at: now, effects: &effects)
         case .payloadEncoded(let request, let data, let userInfo):
             payloadEncoded(request, data, userInfo: userInfo, at: now, effects: &effects)
         case .payloadUnavailable(let request, let reason):
             guard let serve = serving.removeValue(forKey: request) else { break }
-            refuse(request, serve.peer, serve.continuation, HandoffError(.handoffFailed, reason), at: now, effects: &effects)
+            refuse(
+                request, serve.peer, serve.continuation, HandoffError(.handoffFailed, reason), at: now,
+                effects: &effects)
         case .continuationConfirmed(let activityIdentifier, let peer, let continuation):
             guard let snapshot = activities[activityIdentifier] else { break }
             effects.append(.callWasContinued(activityIdentifier))
@@ -249,8 +263,9 @@ public struct DeviceSystem: Sendable {
         case .timeoutsSuspended(let duration):
             saveDeadline = saveDeadline?.addingTimeInterval(duration)
             if case .fetching(let attempt, let destination, let since, let deadline)? = pendingContinuation {
-                pendingContinuation = .fetching(attempt, destination, since: since.addingTimeInterval(duration),
-                                                deadline: deadline.addingTimeInterval(duration))
+                pendingContinuation = .fetching(
+                    attempt, destination, since: since.addingTimeInterval(duration),
+                    deadline: deadline.addingTimeInterval(duration))
             }
         }
         return effects
@@ -262,12 +277,14 @@ public struct DeviceSystem: Sendable {
 extension DeviceSystem {
     /// Makes the frontmost app's candidate current (any app's while nothing was brought to the front).
     mutating func chooseCurrent(at now: Date, effects: inout [Effect]) {
-        let chosen: UUID? = switch front {
-        case .notYetKnown:
-            candidates.values.max { (lastSaved[$0] ?? .distantPast) < (lastSaved[$1] ?? .distantPast) } ?? candidates.values.first
-        case .home: nil
-        case .app(let bundle): candidates[bundle]
-        }
+        let chosen: UUID? =
+            switch front {
+            case .notYetKnown:
+                candidates.values.max { (lastSaved[$0] ?? .distantPast) < (lastSaved[$1] ?? .distantPast) }
+                    ?? candidates.values.first
+            case .home: nil
+            case .app(let bundle): candidates[bundle]
+            }
         guard chosen != currentActivity else { return }
         if let old = currentActivity, let snapshot = activities[old] {
             record(.resignedCurrent(snapshot.reference), at: now, into: &effects)
@@ -332,40 +349,53 @@ extension DeviceSystem {
         effects.append(.save(id, reason, continuation: nil))
     }
 
-    mutating func activitySaved(_ id: UUID, _ reason: SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?,
-                                at now: Date, effects: inout [Effect]) {
+    mutating func activitySaved(
+        _ id: UUID, _ reason: SaveReason, userInfo: UserInfoSnapshot, continuation: ContinuationID?,
+        at now: Date, effects: inout [Effect]
+    ) {
         guard let snapshot = activities[id] else { return }
         lastSaved[id] = now
         savedAt[id] = now
         changedWithoutNeedsSave[id] = nil
-        record(.saved(snapshot.reference, reason: reason, userInfo: userInfo, continuation: continuation), at: now, into: &effects)
+        record(
+            .saved(snapshot.reference, reason: reason, userInfo: userInfo, continuation: continuation), at: now,
+            into: &effects)
         // The payload leaves right after the save it waited for.
-        for (request, serve) in serving.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where serve.activity == id && serve.phase == .saving {
+        for (request, serve) in serving.sorted(by: { $0.key.rawValue < $1.key.rawValue })
+        where serve.activity == id && serve.phase == .saving {
             serving[request]?.phase = .encoding
             effects.append(.encodePayload(request, activity: id, continuation: serve.continuation))
         }
         if id == currentActivity { advertiseCurrent(at: now, effects: &effects) }
     }
 
-    mutating func serve(_ request: PayloadRequestID, to peer: PeerInfo, hash: ActivityTypeHash, continuation: ContinuationID,
-                        at now: Date, effects: inout [Effect]) {
+    mutating func serve(
+        _ request: PayloadRequestID, to peer: PeerInfo, hash: ActivityTypeHash, continuation: ContinuationID,
+        at now: Date, effects: inout [Effect]
+    ) {
         peerNames[peer.id] = peer.name
         let reference = PeerReference(peer)
         guard let id = currentActivity, let snapshot = activities[id],
-              ActivityTypeHash(activityType: snapshot.activityType) == hash
+            ActivityTypeHash(activityType: snapshot.activityType) == hash
         else {
             record(.payloadRequested(continuation, reference, nil), at: now, into: &effects)
-            refuse(request, peer, continuation, HandoffError(.handoffFailed, "the activity is no longer offered by the origin"),
-                   at: now, effects: &effects)
+            refuse(
+                request, peer, continuation,
+                HandoffError(.handoffFailed, "the activity is no longer offered by the origin"),
+                at: now, effects: &effects)
             return
         }
         record(.payloadRequested(continuation, reference, snapshot.reference), at: now, into: &effects)
         guard snapshot.isEligibleForHandoff else {
-            refuse(request, peer, continuation, HandoffError(.handoffFailed, "the activity is not eligible for Handoff"), at: now, effects: &effects)
+            refuse(
+                request, peer, continuation, HandoffError(.handoffFailed, "the activity is not eligible for Handoff"),
+                at: now, effects: &effects)
             return
         }
         if let expiration = snapshot.expirationDate, expiration <= now {
-            refuse(request, peer, continuation, HandoffError(.handoffFailed, "the activity has expired"), at: now, effects: &effects)
+            refuse(
+                request, peer, continuation, HandoffError(.handoffFailed, "the activity has expired"), at: now,
+                effects: &effects)
             return
         }
         // Save before the payload leaves if and only if needsSave is set (Apple: the delegate gets
@@ -376,38 +406,54 @@ extension DeviceSystem {
             effects.append(.save(id, .beforeSending, continuation: continuation))
         } else {
             serving[request] = ServeRequest(peer: peer, activity: id, continuation: continuation, phase: .encoding)
-            record(.saveSkipped(snapshot.reference, lastSaved: savedAt[id], changedAt: changedWithoutNeedsSave[id], continuation: continuation),
-                   at: now, into: &effects)
+            record(
+                .saveSkipped(
+                    snapshot.reference, lastSaved: savedAt[id], changedAt: changedWithoutNeedsSave[id],
+                    continuation: continuation),
+                at: now, into: &effects)
             effects.append(.encodePayload(request, activity: id, continuation: continuation))
         }
     }
 
-    mutating func payloadEncoded(_ request: PayloadRequestID, _ data: Data, userInfo: UserInfoSnapshot, at now: Date,
-                                 effects: inout [Effect]) {
+    mutating func payloadEncoded(
+        _ request: PayloadRequestID, _ data: Data, userInfo: UserInfoSnapshot, at now: Date,
+        effects: inout [Effect]
+    ) {
         guard let serve = serving[request], serve.phase == .encoding else { return }
         serving[request] = nil
         guard let snapshot = activities[serve.activity] else {
-            refuse(request, serve.peer, serve.continuation, HandoffError(.handoffFailed, "the activity was invalidated"),
-                   at: now, effects: &effects)
+            refuse(
+                request, serve.peer, serve.continuation, HandoffError(.handoffFailed, "the activity was invalidated"),
+                at: now, effects: &effects)
             return
         }
         if data.count > configuration.payloadWarningBytes {
-            record(.payloadSizeWarning(serve.continuation, bytes: data.count, guidance: configuration.payloadWarningBytes),
-                   at: now, into: &effects)
+            record(
+                .payloadSizeWarning(serve.continuation, bytes: data.count, guidance: configuration.payloadWarningBytes),
+                at: now, into: &effects)
         }
         guard data.count <= configuration.payloadLimitBytes else {
-            refuse(request, serve.peer, serve.continuation, HandoffError(.userInfoTooLarge,
-                "the payload is \(data.count) bytes, over the \(configuration.payloadLimitBytes)-byte limit"), at: now, effects: &effects)
+            refuse(
+                request, serve.peer, serve.continuation,
+                HandoffError(
+                    .userInfoTooLarge,
+                    "the payload is \(data.count) bytes, over the \(configuration.payloadLimitBytes)-byte limit"),
+                at: now, effects: &effects)
             return
         }
         // Recorded as it leaves, so that on a shared timeline it comes before the peer's payloadReceived.
-        record(.payloadSent(serve.continuation, PeerReference(serve.peer), snapshot.reference, bytes: data.count, userInfo: userInfo),
-               at: now, into: &effects)
+        record(
+            .payloadSent(
+                serve.continuation, PeerReference(serve.peer), snapshot.reference, bytes: data.count, userInfo: userInfo
+            ),
+            at: now, into: &effects)
         effects.append(.sendPayload(request, to: serve.peer.id, data))
     }
 
-    mutating func refuse(_ request: PayloadRequestID, _ peer: PeerInfo, _ continuation: ContinuationID, _ error: HandoffError,
-                         at now: Date, effects: inout [Effect]) {
+    mutating func refuse(
+        _ request: PayloadRequestID, _ peer: PeerInfo, _ continuation: ContinuationID, _ error: HandoffError,
+        at now: Date, effects: inout [Effect]
+    ) {
         effects.append(.sendPayloadError(request, to: peer.id, error))
         record(.payloadRefused(continuation, PeerReference(peer), error), at: now, into: &effects)
     }
@@ -421,11 +467,15 @@ extension DeviceSystem {
         let route = self.route(for: ad, at: now)
         let reference = PeerReference(peer)
         if var offer = offers[peer.id] {
-            let changed = offer.advertisement.activitySerial != ad.activitySerial
+            let changed =
+                offer.advertisement.activitySerial != ad.activitySerial
                 || offer.advertisement.activityTypeHash != ad.activityTypeHash
             offer.lastSeen = now
             offer.peer = peer
-            if changed { offer.firstSeen = now; offer.payloadSize = nil }
+            if changed {
+                offer.firstSeen = now
+                offer.payloadSize = nil
+            }
             let moved = offer.route != route || !offer.advertisement.isSameState(as: ad)
             offer.advertisement = ad
             offer.route = route
@@ -457,7 +507,10 @@ extension DeviceSystem {
         }
         var claimants: [String] = []
         for app in apps {
-            guard let type = app.continuableActivityTypes.first(where: { ActivityTypeHash(activityType: $0) == ad.activityTypeHash })
+            guard
+                let type = app.continuableActivityTypes.first(where: {
+                    ActivityTypeHash(activityType: $0) == ad.activityTypeHash
+                })
             else { continue }
             if TeamHash(teamIdentifier: app.teamIdentifier) == ad.teamHash {
                 return .app(bundleIdentifier: app.bundleIdentifier, activityType: type)
@@ -487,7 +540,8 @@ extension DeviceSystem {
             record(.choiceIgnored(PeerReference(offer.peer), .unavailable(why)), at: now, into: &effects)
             return
         }
-        let attempt = ContinuationAttempt(id: continuation, peer: offer.peer, advertisement: offer.advertisement, chosenAt: now)
+        let attempt = ContinuationAttempt(
+            id: continuation, peer: offer.peer, advertisement: offer.advertisement, chosenAt: now)
         record(.continueChosen(attempt.id, PeerReference(offer.peer), route: route), at: now, into: &effects)
         let target: ContinuationTarget
         switch route {
@@ -506,29 +560,40 @@ extension DeviceSystem {
     }
 
     /// Launches the target app if it is not in front, then asks it `willContinueUserActivityWithType`.
-    mutating func askApp(_ attempt: ContinuationAttempt, _ target: ContinuationTarget, payload: ActivityPayload?,
-                         at now: Date, effects: inout [Effect]) {
+    mutating func askApp(
+        _ attempt: ContinuationAttempt, _ target: ContinuationTarget, payload: ActivityPayload?,
+        at now: Date, effects: inout [Effect]
+    ) {
         let bundle = target.bundleIdentifier
         let launch: LaunchKind? = !runningApps.contains(bundle) ? .cold : (frontmostApp == bundle ? nil : .warm)
         runningApps.insert(bundle)
         if let launch {
-            effects.append(.launch(bundleIdentifier: bundle, launch, continuation: attempt.id, activityType: target.activityType))
+            effects.append(
+                .launch(bundleIdentifier: bundle, launch, continuation: attempt.id, activityType: target.activityType))
         }
         pendingContinuation = .askingApp(attempt, target, payload: payload)
         effects.append(.callWillContinue(attempt.id, bundleIdentifier: bundle, activityType: target.activityType))
     }
 
-    mutating func willContinueAnswered(_ id: ContinuationID, _ answer: WillContinueAnswer, at now: Date, effects: inout [Effect]) {
-        guard case .askingApp(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else { return }
+    mutating func willContinueAnswered(
+        _ id: ContinuationID, _ answer: WillContinueAnswer, at now: Date, effects: inout [Effect]
+    ) {
+        guard case .askingApp(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else {
+            return
+        }
         switch answer {
         case .application(let appShowsProgress):
             // Apple: true means the app tells the user itself, false lets the system show that the
             // activity is being continued. It never cancels (see DECISIONS.md).
-            record(.willContinue(id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier,
-                                 activityType: target.activityType, appShowsProgress: appShowsProgress), at: now, into: &effects)
+            record(
+                .willContinue(
+                    id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier,
+                    activityType: target.activityType, appShowsProgress: appShowsProgress), at: now, into: &effects)
         case .scene(let scene):
-            record(.sceneWillContinue(id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier, scene: scene,
-                                      activityType: target.activityType), at: now, into: &effects)
+            record(
+                .sceneWillContinue(
+                    id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier, scene: scene,
+                    activityType: target.activityType), at: now, into: &effects)
         }
         if let payload {
             deliver(attempt, target, payload, effects: &effects)
@@ -537,71 +602,100 @@ extension DeviceSystem {
         }
     }
 
-    mutating func startFetch(_ attempt: ContinuationAttempt, _ destination: FetchDestination, at now: Date, effects: inout [Effect]) {
-        pendingContinuation = .fetching(attempt, destination, since: now, deadline: now.addingTimeInterval(configuration.fetchTimeout))
-        effects.append(.requestPayload(attempt.id, from: attempt.peer.id, activityTypeHash: attempt.advertisement.activityTypeHash))
-        record(.fetchStarted(attempt.id, PeerReference(attempt.peer), timeout: configuration.fetchTimeout), at: now, into: &effects)
+    mutating func startFetch(
+        _ attempt: ContinuationAttempt, _ destination: FetchDestination, at now: Date, effects: inout [Effect]
+    ) {
+        pendingContinuation = .fetching(
+            attempt, destination, since: now, deadline: now.addingTimeInterval(configuration.fetchTimeout))
+        effects.append(
+            .requestPayload(attempt.id, from: attempt.peer.id, activityTypeHash: attempt.advertisement.activityTypeHash)
+        )
+        record(
+            .fetchStarted(attempt.id, PeerReference(attempt.peer), timeout: configuration.fetchTimeout), at: now,
+            into: &effects)
     }
 
-    mutating func payloadReceived(_ id: ContinuationID, _ payload: ActivityPayload, size: Int, at now: Date,
-                                  effects: inout [Effect]) {
+    mutating func payloadReceived(
+        _ id: ContinuationID, _ payload: ActivityPayload, size: Int, at now: Date,
+        effects: inout [Effect]
+    ) {
         guard let pending = pendingContinuation, case .fetching(let attempt, let destination, let since, _) = pending,
-              attempt.id == id
+            attempt.id == id
         else {
             record(.latePayloadIgnored(id, bytes: size), at: now, into: &effects)
             return
         }
         offers[attempt.peer.id]?.payloadSize = size
-        record(.payloadReceived(id, PeerReference(attempt.peer), activityType: payload.activityType, bytes: size,
-                                milliseconds: now.timeIntervalSince(since) * 1000, userInfo: payload.userInfo),
-               at: now, into: &effects)
+        record(
+            .payloadReceived(
+                id, PeerReference(attempt.peer), activityType: payload.activityType, bytes: size,
+                milliseconds: now.timeIntervalSince(since) * 1000, userInfo: payload.userInfo),
+            at: now, into: &effects)
         if size > configuration.payloadWarningBytes {
-            record(.payloadSizeWarning(id, bytes: size, guidance: configuration.payloadWarningBytes), at: now, into: &effects)
+            record(
+                .payloadSizeWarning(id, bytes: size, guidance: configuration.payloadWarningBytes), at: now,
+                into: &effects)
         }
         guard size <= configuration.payloadLimitBytes else {
-            fail(pending, HandoffError(.userInfoTooLarge, "the payload is \(size) bytes, over this device's \(configuration.payloadLimitBytes)-byte limit"),
-                 at: now, effects: &effects)
+            fail(
+                pending,
+                HandoffError(
+                    .userInfoTooLarge,
+                    "the payload is \(size) bytes, over this device's \(configuration.payloadLimitBytes)-byte limit"),
+                at: now, effects: &effects)
             return
         }
         guard ActivityTypeHash(activityType: payload.activityType) == attempt.advertisement.activityTypeHash,
-              TeamHash(teamIdentifier: payload.teamIdentifier) == attempt.advertisement.teamHash
+            TeamHash(teamIdentifier: payload.teamIdentifier) == attempt.advertisement.teamHash
         else {
-            fail(pending, HandoffError(.handoffFailed, "the payload does not match the offered activity"), at: now, effects: &effects)
+            fail(
+                pending, HandoffError(.handoffFailed, "the payload does not match the offered activity"), at: now,
+                effects: &effects)
             return
         }
         if let expiration = payload.expirationDate, expiration <= now {
-            fail(pending, HandoffError(.handoffFailed, "the activity expired before it arrived"), at: now, effects: &effects)
+            fail(
+                pending, HandoffError(.handoffFailed, "the activity expired before it arrived"), at: now,
+                effects: &effects)
             return
         }
         switch destination {
         case .routedByPage:
             // A browsing-web activity: an app whose associated domain the site approves, else the browser.
             guard let url = payload.webpageURL, let host = url.host?.lowercased() else {
-                fail(pending, HandoffError(.handoffFailed, "the web activity has no webpageURL"), at: now, effects: &effects)
+                fail(
+                    pending, HandoffError(.handoffFailed, "the web activity has no webpageURL"), at: now,
+                    effects: &effects)
                 return
             }
             let withheld = siteAssociationsWithheld == id
             siteAssociationsWithheld = nil
             let (routed, routing) = webRoute(host: host, at: now, withholdingAssociations: withheld)
             guard let bundle = routed else {
-                fail(pending, HandoffError(.handoffFailed, "no app the site approves and no browser for \(host)"), at: now, effects: &effects)
+                fail(
+                    pending, HandoffError(.handoffFailed, "no app the site approves and no browser for \(host)"),
+                    at: now, effects: &effects)
                 return
             }
             record(.webRouted(id, host: host, bundleIdentifier: bundle, routing), at: now, into: &effects)
             // The system hands a web activity to the app with the page only: an empty userInfo.
-            let delivered = ActivityPayload(activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
-                                            title: payload.title, webpageURL: payload.webpageURL,
-                                            teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
+            let delivered = ActivityPayload(
+                activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
+                title: payload.title, webpageURL: payload.webpageURL,
+                teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
             askApp(attempt, .web(bundleIdentifier: bundle), payload: delivered, at: now, effects: &effects)
         case .known(let target):
             var delivered = payload
             if case .browser = target {
                 // Native → web: the browser receives a browsing-web activity with the page only.
-                delivered = ActivityPayload(activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
-                                            title: payload.title, webpageURL: payload.webpageURL,
-                                            teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
+                delivered = ActivityPayload(
+                    activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
+                    title: payload.title, webpageURL: payload.webpageURL,
+                    teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
                 guard delivered.webpageURL != nil else {
-                    fail(pending, HandoffError(.handoffFailed, "the activity has no webpageURL for the browser"), at: now, effects: &effects)
+                    fail(
+                        pending, HandoffError(.handoffFailed, "the activity has no webpageURL for the browser"),
+                        at: now, effects: &effects)
                     return
                 }
             }
@@ -609,10 +703,14 @@ extension DeviceSystem {
         }
     }
 
-    mutating func deliver(_ attempt: ContinuationAttempt, _ target: ContinuationTarget, _ payload: ActivityPayload,
-                          effects: inout [Effect]) {
+    mutating func deliver(
+        _ attempt: ContinuationAttempt, _ target: ContinuationTarget, _ payload: ActivityPayload,
+        effects: inout [Effect]
+    ) {
         pendingContinuation = .delivering(attempt, target, payload: payload)
-        effects.append(.deliver(attempt.id, bundleIdentifier: target.bundleIdentifier, payload, origin: PeerReference(attempt.peer)))
+        effects.append(
+            .deliver(
+                attempt.id, bundleIdentifier: target.bundleIdentifier, payload, origin: PeerReference(attempt.peer)))
     }
 
     mutating func fail(_ pending: PendingContinuation, _ error: HandoffError, at now: Date, effects: inout [Effect]) {
@@ -622,10 +720,13 @@ extension DeviceSystem {
             effects.append(.cancelPayloadRequest(attempt.id, from: attempt.peer.id))
         }
         let target = pending.target
-        record(.continuationFailed(attempt.id, PeerReference(attempt.peer), bundleIdentifier: target?.bundleIdentifier,
-                                   activityType: target?.activityType, error), at: now, into: &effects)
+        record(
+            .continuationFailed(
+                attempt.id, PeerReference(attempt.peer), bundleIdentifier: target?.bundleIdentifier,
+                activityType: target?.activityType, error), at: now, into: &effects)
         if let target {
-            effects.append(.callDidFail(bundleIdentifier: target.bundleIdentifier, activityType: target.activityType, error))
+            effects.append(
+                .callDidFail(bundleIdentifier: target.bundleIdentifier, activityType: target.activityType, error))
         }
     }
 
@@ -633,13 +734,20 @@ extension DeviceSystem {
         if let deadline = saveDeadline, deadline <= now {
             saveCurrent(.coalesced, at: now, effects: &effects)
         }
-        if let id = currentActivity, let snapshot = activities[id], let expiration = snapshot.expirationDate, expiration <= now {
+        if let id = currentActivity, let snapshot = activities[id], let expiration = snapshot.expirationDate,
+            expiration <= now
+        {
             expireCurrent(snapshot, at: now, effects: &effects)
             chooseCurrent(at: now, effects: &effects)
         }
-        if let pending = pendingContinuation, case .fetching(let attempt, _, _, let deadline) = pending, deadline <= now {
-            fail(pending, HandoffError(.remoteApplicationTimedOut,
-                "no payload from \(attempt.peer.name) within \(Self.format(configuration.fetchTimeout)) s"), at: now, effects: &effects)
+        if let pending = pendingContinuation, case .fetching(let attempt, _, _, let deadline) = pending, deadline <= now
+        {
+            fail(
+                pending,
+                HandoffError(
+                    .remoteApplicationTimedOut,
+                    "no payload from \(attempt.peer.name) within \(Self.format(configuration.fetchTimeout)) s"),
+                at: now, effects: &effects)
         }
         for (id, offer) in offers.sorted(by: { $0.key < $1.key }) {
             if offer.lastSeen.addingTimeInterval(configuration.offerLifetime) <= now {
@@ -649,7 +757,9 @@ extension DeviceSystem {
                 let route = self.route(for: offer.advertisement, at: now)
                 if route != offer.route {
                     offers[id]?.route = route
-                    record(.offerUpdated(PeerReference(offer.peer), offer.advertisement.identity, route: route), at: now, into: &effects)
+                    record(
+                        .offerUpdated(PeerReference(offer.peer), offer.advertisement.identity, route: route), at: now,
+                        into: &effects)
                 }
             }
         }

@@ -17,7 +17,8 @@ public protocol DeviceTransport: AnyObject {
     func cancelPayloadRequest(_ continuation: ContinuationID, from peer: DeviceID)
     /// Answer a payload request that arrived through ``Device/receivePayloadRequest(_:from:activityTypeHash:continuation:)`` (with the requester as proven by the connection).
     /// `delay` holds the answer back that many seconds first (the lab's slow link; 0 otherwise).
-    func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>, after delay: TimeInterval)
+    func sendPayload(
+        _ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>, after delay: TimeInterval)
     /// Leave a payload request unanswered by closing its connection, as a device that goes away
     /// mid-fetch does (the lab's origin-leaves fault): the requester sees the connection lost (4609).
     func hangUp(_ request: PayloadRequestID, to peer: DeviceID)
@@ -27,6 +28,7 @@ public protocol DeviceTransport: AnyObject {
     /// Tell the origin its activity was continued here, by this continuation.
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID)
     /// Open continuation streams to `peer`, bound to the one-time `token` from the payload.
-    func openContinuationStreams(to peer: DeviceID, token: Data,
-                                 completion: @escaping (Result<ContinuationStreams, any Error>) -> Void)
+    func openContinuationStreams(
+        to peer: DeviceID, token: Data,
+        completion: @escaping (Result<ContinuationStreams, any Error>) -> Void)
 }

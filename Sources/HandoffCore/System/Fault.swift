@@ -33,7 +33,8 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, CustomStringConvert
     /// Which device it is armed on.
     public var side: String {
         switch self {
-        case .noAnswer, .oversizePayload, .forgetNeedsSave, .dropBeacons, .refuseStreams, .originLeaves, .newerVersion: "origin"
+        case .noAnswer, .oversizePayload, .forgetNeedsSave, .dropBeacons, .refuseStreams, .originLeaves, .newerVersion:
+            "origin"
         case .noDidFail, .willContinueFalse, .continueFalse, .noSiteAssociation: "continuing device"
         case .slowLink: "either device (it slows what that device sends)"
         }
@@ -106,8 +107,11 @@ public struct SlowLink: Sendable, Hashable, CustomStringConvertible {
             throw SlowLinkError("latencyMs must be from 0 to \(Int(Self.latencyRange.upperBound * 1000)) ms")
         }
         let rate = (kilobytesPerSecond ?? Double(Self.standard.bytesPerSecond) / 1024) * 1024
-        guard rate.isFinite, rate >= Double(Self.bandwidthRange.lowerBound), rate <= Double(Self.bandwidthRange.upperBound) else {
-            throw SlowLinkError("kbps must be from 1 to \(Self.bandwidthRange.upperBound / 1024) (kilobytes per second)")
+        guard rate.isFinite, rate >= Double(Self.bandwidthRange.lowerBound),
+            rate <= Double(Self.bandwidthRange.upperBound)
+        else {
+            throw SlowLinkError(
+                "kbps must be from 1 to \(Self.bandwidthRange.upperBound / 1024) (kilobytes per second)")
         }
         self.init(latency: latency, bytesPerSecond: Int(rate))
     }

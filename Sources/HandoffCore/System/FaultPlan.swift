@@ -110,7 +110,9 @@ public struct FaultPlan: Sendable, Hashable {
     /// The payload answering `request` is encoded: the faults that strike on it, in order
     /// (oversize pads it past the limit, newer-version raises its handoffVersion, slow-link holds
     /// the answer and the continuation's streams back, which the plan remembers).
-    public mutating func faultsOnPayload(answering request: PayloadRequestID, of continuation: ContinuationID) -> [Fault] {
+    public mutating func faultsOnPayload(
+        answering request: PayloadRequestID, of continuation: ContinuationID
+    ) -> [Fault] {
         var struck: [Fault] = []
         for fault in [Fault.oversizePayload, .newerVersion, .slowLink] where strikes(fault) {
             struck.append(fault)

@@ -107,7 +107,8 @@ public struct StepGate<Callback> {
     public mutating func stop(at now: Date) -> Resumption? {
         defer { state = .off }
         guard let pause else { return nil }
-        return Resumption(timeoutsSuspended: Self.suspended(since: pause.since, at: now), next: pause.next, behind: pause.behind)
+        return Resumption(
+            timeoutsSuspended: Self.suspended(since: pause.since, at: now), next: pause.next, behind: pause.behind)
     }
 
     /// Goes on from the pause: the step paused before is run, and what was behind it is admitted
@@ -115,7 +116,8 @@ public struct StepGate<Callback> {
     public mutating func goOn(at now: Date) -> Resumption? {
         guard let pause else { return nil }
         state = .stepping
-        return Resumption(timeoutsSuspended: Self.suspended(since: pause.since, at: now), next: pause.next, behind: pause.behind)
+        return Resumption(
+            timeoutsSuspended: Self.suspended(since: pause.since, at: now), next: pause.next, behind: pause.behind)
     }
 
     /// The user cancelled the continuation: the held steps of the receiving side are dropped
@@ -125,8 +127,9 @@ public struct StepGate<Callback> {
         guard let pause else { return nil }
         let kept = ([pause.next] + pause.behind).filter { !Self.isReceivingSide($0) }
         state = .flushing
-        return Resumption(timeoutsSuspended: Self.suspended(since: pause.since, at: now), next: kept.first,
-                          behind: Array(kept.dropFirst()))
+        return Resumption(
+            timeoutsSuspended: Self.suspended(since: pause.since, at: now), next: kept.first,
+            behind: Array(kept.dropFirst()))
     }
 
     /// The runtime ran a resumption: after a cancel, stepping pauses again.
@@ -137,14 +140,17 @@ public struct StepGate<Callback> {
     /// The state machine's next effect: performed, held behind a pause, or (in step mode, when it
     /// starts a phase) the step the device pauses before.
     public mutating func admit(_ effect: DeviceSystem.Effect, in context: some StepContext, at now: Date) -> Admission {
-        admit(.effect(effect), phase: { Self.phase(of: effect, in: context) },
-              continuation: { Self.continuation(of: effect, in: context) }, at: now)
+        admit(
+            .effect(effect), phase: { Self.phase(of: effect, in: context) },
+            continuation: { Self.continuation(of: effect, in: context) }, at: now)
     }
 
     /// An app callback: run now, held behind a pause, or (with a phase, in step mode) the step
     /// the device pauses before.
-    public mutating func admit(_ callback: Callback, phase: StepPhase?, continuation: ContinuationID?,
-                               at now: Date) -> Admission {
+    public mutating func admit(
+        _ callback: Callback, phase: StepPhase?, continuation: ContinuationID?,
+        at now: Date
+    ) -> Admission {
         admit(.callback(callback, phase: phase), phase: { phase }, continuation: { continuation }, at: now)
     }
 
@@ -157,13 +163,15 @@ public struct StepGate<Callback> {
         }
     }
 
-    private mutating func admit(_ step: Step, phase: () -> StepPhase?, continuation: () -> ContinuationID?,
-                                at now: Date) -> Admission {
+    private mutating func admit(
+        _ step: Step, phase: () -> StepPhase?, continuation: () -> ContinuationID?,
+        at now: Date
+    ) -> Admission {
         switch state {
         case .off, .flushing:
             return .perform
         case .paused(var pause):
-            state = .stepping // the array below is then held once, and appended in place
+            state = .stepping  // the array below is then held once, and appended in place
             pause.behind.append(step)
             state = .paused(pause)
             return .hold
@@ -180,7 +188,8 @@ public struct StepGate<Callback> {
         case .launch(let bundle, let kind, _, _): .launch(bundleIdentifier: bundle, kind)
         case .callWillContinue(_, let bundle, let type): .willContinue(bundleIdentifier: bundle, activityType: type)
         case .requestPayload(_, let peer, _): .fetch(from: context.name(of: peer))
-        case .deliver(_, let bundle, let payload, _): .continue(bundleIdentifier: bundle, activityType: payload.activityType)
+        case .deliver(_, let bundle, let payload, _):
+            .continue(bundleIdentifier: bundle, activityType: payload.activityType)
         case .save(let id, .beforeSending, _): .save(activityType: context.activityType(of: id) ?? "the activity")
         case .sendPayload(_, let peer, let data): .send(bytes: data.count, to: context.name(of: peer))
         default: nil
@@ -190,7 +199,9 @@ public struct StepGate<Callback> {
     /// The continuation an effect belongs to, as a pause before it records it.
     static func continuation(of effect: DeviceSystem.Effect, in context: some StepContext) -> ContinuationID? {
         switch effect {
-        case .launch(_, _, let id, _), .callWillContinue(let id, _, _), .requestPayload(let id, _, _), .deliver(let id, _, _, _): id
+        case .launch(_, _, let id, _), .callWillContinue(let id, _, _), .requestPayload(let id, _, _),
+            .deliver(let id, _, _, _):
+            id
         case .save(_, _, let id): id
         case .sendPayload(let request, _, _): context.continuation(serving: request)
         default: nil

@@ -59,7 +59,8 @@ public struct AssociatedDomain: Hashable, Sendable, Comparable, CustomStringConv
 
     /// Letters, digits, hyphens and dots; no empty label.
     static func isHostName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 253 && !name.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+        !name.isEmpty && name.count <= 253
+            && !name.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
             && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
     }
 }
@@ -113,18 +114,26 @@ public struct SiteAssociationFile: Hashable, Sendable {
     ///   an association file's shape, ``SiteAssociationError/Problem/tooLarge`` over 128 KB.
     public init(host: String, data: Data) throws(SiteAssociationError) {
         guard data.count <= Self.maximumBytes else {
-            throw .init(host: host, .tooLarge, "the file is \(data.count) bytes, over Apple's \(Self.maximumBytes / 1024) KB")
+            throw .init(
+                host: host, .tooLarge, "the file is \(data.count) bytes, over Apple's \(Self.maximumBytes / 1024) KB")
         }
         // HandoffCore's one JSON model; a top-level value that is neither an object nor an array
         // is not JSON here, as JSONSerialization (which read these files before) had it.
         let object: JSONValue
         do {
-            guard let text = String(bytes: data, encoding: .utf8) else { throw JSONParseError(offset: 0, message: "not UTF-8") }
+            guard let text = String(bytes: data, encoding: .utf8) else {
+                throw JSONParseError(offset: 0, message: "not UTF-8")
+            }
             object = try JSONValue.parse(text)
-            guard object.objectValue != nil || object.arrayValue != nil else { throw JSONParseError(offset: 0, message: "a fragment") }
+            guard object.objectValue != nil || object.arrayValue != nil else {
+                throw JSONParseError(offset: 0, message: "a fragment")
+            }
         } catch {
-            let start = String(decoding: data.prefix(24), as: UTF8.self).filter { !$0.isNewline && $0.isASCII && !$0.asciiValue!.isControl }
-            throw .init(host: host, .notJSON, data.isEmpty ? "the file is empty, not JSON" : "not JSON (it starts “\(start)”)")
+            let start = String(decoding: data.prefix(24), as: UTF8.self).filter {
+                !$0.isNewline && $0.isASCII && !$0.asciiValue!.isControl
+            }
+            throw .init(
+                host: host, .notJSON, data.isEmpty ? "the file is empty, not JSON" : "not JSON (it starts “\(start)”)")
         }
         guard let root = object.objectValue else {
             throw .init(host: host, .malformed, "the top level is not a JSON object")
@@ -140,7 +149,9 @@ public struct SiteAssociationFile: Hashable, Sendable {
         for app in apps {
             guard let identifier = app.stringValue, Self.isApplicationIdentifier(identifier) else {
                 let shown = String((app.stringValue ?? app.jsonText).prefix(60)).filter { !$0.isNewline }
-                throw .init(host: host, .malformed, "\"activitycontinuation.apps\" holds \(shown), not an app ID (TEAMID.bundle.id)")
+                throw .init(
+                    host: host, .malformed,
+                    "\"activitycontinuation.apps\" holds \(shown), not an app ID (TEAMID.bundle.id)")
             }
             identifiers.insert(identifier)
         }
@@ -150,8 +161,11 @@ public struct SiteAssociationFile: Hashable, Sendable {
     /// Whether `identifier` looks like `TEAMID.bundle.id`: a team ID of ten letters or digits, a dot, a bundle ID.
     public static func isApplicationIdentifier(_ identifier: String) -> Bool {
         let parts = identifier.split(separator: ".", maxSplits: 1)
-        guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return false }
-        return !parts[1].isEmpty && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-.".contains($0)) }
+        guard parts.count == 2, parts[0].count == 10,
+            parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        else { return false }
+        return !parts[1].isEmpty
+            && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-.".contains($0)) }
     }
 }
 
@@ -234,7 +248,9 @@ public enum AssociationOutcome: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .approved: "approved"
         case .notListed(let others):
-            others.isEmpty ? "not listed (the file approves no app)" : "not listed (the file approves \(others.sorted().joined(separator: ", ")))"
+            others.isEmpty
+                ? "not listed (the file approves no app)"
+                : "not listed (the file approves \(others.sorted().joined(separator: ", ")))"
         case .notFound: "404: the site has no association file"
         case .httpStatus(let status): "HTTP \(status) instead of 200"
         case .notJSON(let reason): "not JSON: \(reason)"
@@ -265,8 +281,10 @@ public struct SiteAssociationCheck: Sendable, Hashable {
     /// How long the fetch took.
     public var milliseconds: Double?
 
-    public init(bundleIdentifier: String, applicationIdentifier: String, domain: AssociatedDomain, outcome: AssociationOutcome,
-                checkedAt: Date, expiresAt: Date, milliseconds: Double? = nil) {
+    public init(
+        bundleIdentifier: String, applicationIdentifier: String, domain: AssociatedDomain, outcome: AssociationOutcome,
+        checkedAt: Date, expiresAt: Date, milliseconds: Double? = nil
+    ) {
         self.bundleIdentifier = bundleIdentifier
         self.applicationIdentifier = applicationIdentifier
         self.domain = domain
@@ -310,7 +328,9 @@ public struct WebRoutingRefusal: Sendable, Hashable, CustomStringConvertible {
     /// The latest outcome; nil when the device has not checked the domain yet.
     public var outcome: AssociationOutcome?
 
-    public init(bundleIdentifier: String, applicationIdentifier: String, domain: AssociatedDomain, outcome: AssociationOutcome?) {
+    public init(
+        bundleIdentifier: String, applicationIdentifier: String, domain: AssociatedDomain, outcome: AssociationOutcome?
+    ) {
         self.bundleIdentifier = bundleIdentifier
         self.applicationIdentifier = applicationIdentifier
         self.domain = domain

@@ -21,8 +21,10 @@ package struct Account: Sendable {
     package var revokedDevices: Set<DeviceID>
     private let beaconKeyStorage: ImmutableCryptoValue<SymmetricKey>
 
-    init(name: String, identifier: UUID, beaconKey: SymmetricKey, authorityCertificate: Certificate, createdAt: Date,
-         revokedDevices: Set<DeviceID>) {
+    init(
+        name: String, identifier: UUID, beaconKey: SymmetricKey, authorityCertificate: Certificate, createdAt: Date,
+        revokedDevices: Set<DeviceID>
+    ) {
         self.name = name
         self.identifier = identifier
         self.beaconKeyStorage = ImmutableCryptoValue(beaconKey)
@@ -58,8 +60,10 @@ package struct DeviceIdentity: Sendable {
 
     private let privateKeyStorage: ImmutableCryptoValue<P256.Signing.PrivateKey>
 
-    init(id: DeviceID, name: String, kind: PeerInfo.Kind, accountName: String, privateKey: P256.Signing.PrivateKey,
-         certificate: Certificate, createdAt: Date) {
+    init(
+        id: DeviceID, name: String, kind: PeerInfo.Kind, accountName: String, privateKey: P256.Signing.PrivateKey,
+        certificate: Certificate, createdAt: Date
+    ) {
         self.id = id
         self.name = name
         self.kind = kind
@@ -158,8 +162,11 @@ package enum AccountError: Error, Sendable, Hashable, CustomStringConvertible {
 
     private static func quoted(_ text: String) -> String {
         let limited = text.count > 80 ? String(text.prefix(80)) + "..." : text
-        return "\"" + limited.unicodeScalars.map { $0.properties.generalCategory == .control
-            ? $0.escaped(asASCII: true) : String($0) }.joined() + "\""
+        return "\""
+            + limited.unicodeScalars.map {
+                $0.properties.generalCategory == .control
+                    ? $0.escaped(asASCII: true) : String($0)
+            }.joined() + "\""
     }
 }
 

@@ -52,7 +52,9 @@ enum AccountCode {
     /// Decodes and checks a code; `newName` replaces the name it carries.
     static func decode(_ code: String, as newName: String?) throws(AccountError) -> StoredAccount {
         let text = String(code.unicodeScalars.filter { !$0.properties.isWhitespace })
-        guard text.utf8.count <= maximumLength else { throw .invalidCode("it is longer than \(maximumLength) characters") }
+        guard text.utf8.count <= maximumLength else {
+            throw .invalidCode("it is longer than \(maximumLength) characters")
+        }
         guard text.hasPrefix(prefix) else {
             throw .invalidCode("it does not start with \"\(prefix)\" (made by `handoff account export`)")
         }
@@ -83,7 +85,9 @@ enum AccountCode {
         if let problem = AccountFileFormat.problemWithAccountName(name) {
             throw newName == nil ? invalid("name", problem) : .invalidAccountName(name, reason: problem)
         }
-        guard let identifier = UUID(uuidString: payload.identifier) else { throw invalid("identifier", "is not a UUID") }
+        guard let identifier = UUID(uuidString: payload.identifier) else {
+            throw invalid("identifier", "is not a UUID")
+        }
         guard let createdAt = AccountFileFormat.parseDate(payload.createdAt) else {
             throw invalid("createdAt", "is not an ISO 8601 date")
         }
@@ -91,10 +95,10 @@ enum AccountCode {
             throw invalid("beaconKey", "is not 32 bytes of base64")
         }
         guard let keyBytes = Data(base64Encoded: payload.authorityKey),
-              let authorityKey = try? P256.Signing.PrivateKey(rawRepresentation: keyBytes)
+            let authorityKey = try? P256.Signing.PrivateKey(rawRepresentation: keyBytes)
         else { throw invalid("authorityKey", "is not a P-256 private key") }
         guard let der = Data(base64Encoded: payload.authorityCertificate),
-              let authority = try? Certificate(derEncoded: Array(der))
+            let authority = try? Certificate(derEncoded: Array(der))
         else { throw invalid("authorityCertificate", "is not a DER certificate") }
         if let problem = CertificateAuthority.problemWithAuthority(authority, key: authorityKey) {
             throw invalid("authorityCertificate", problem)
@@ -106,8 +110,9 @@ enum AccountCode {
             }
             revoked.insert(id)
         }
-        let account = Account(name: name, identifier: identifier, beaconKey: SymmetricKey(data: beaconKey),
-                              authorityCertificate: authority, createdAt: createdAt, revokedDevices: revoked)
+        let account = Account(
+            name: name, identifier: identifier, beaconKey: SymmetricKey(data: beaconKey),
+            authorityCertificate: authority, createdAt: createdAt, revokedDevices: revoked)
         return StoredAccount(account: account, authorityKey: authorityKey)
     }
 
@@ -119,8 +124,13 @@ enum AccountCode {
     }
 
     static func fromBase64URL(_ text: String) -> Data? {
-        guard text.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0)
-            || $0 == "-" || $0 == "_") }) else { return nil }
+        guard
+            text.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && (CharacterSet.alphanumerics.contains($0)
+                        || $0 == "-" || $0 == "_")
+            })
+        else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         if standard.count % 4 == 1 { return nil }
         while standard.count % 4 != 0 { standard.append("=") }

@@ -95,7 +95,9 @@ enum AccountFileFormat {
             .corruptFile(path: path, field: field, problem: problem)
         }
         guard file.format == "handoff-account" else { throw corrupt("format", "is not \"handoff-account\"") }
-        guard file.version == version else { throw corrupt("version", "is \(file.version); only \(version) is supported") }
+        guard file.version == version else {
+            throw corrupt("version", "is \(file.version); only \(version) is supported")
+        }
         guard let identifier = UUID(uuidString: file.identifier) else { throw corrupt("identifier", "is not a UUID") }
         guard let createdAt = parseDate(file.createdAt) else { throw corrupt("createdAt", "is not an ISO 8601 date") }
         guard let keyBytes = Data(base64Encoded: file.beaconKey), keyBytes.count == 32 else {
@@ -117,12 +119,15 @@ enum AccountFileFormat {
             }
             revoked.insert(id)
         }
-        let account = Account(name: name, identifier: identifier, beaconKey: SymmetricKey(data: keyBytes),
-                              authorityCertificate: authority, createdAt: createdAt, revokedDevices: revoked)
+        let account = Account(
+            name: name, identifier: identifier, beaconKey: SymmetricKey(data: keyBytes),
+            authorityCertificate: authority, createdAt: createdAt, revokedDevices: revoked)
         return StoredAccount(account: account, authorityKey: authorityKey)
     }
 
-    static func decodeDevice(_ data: Data, id: DeviceID, account: Account, path: String) throws(AccountError)
+    static func decodeDevice(
+        _ data: Data, id: DeviceID, account: Account, path: String
+    ) throws(AccountError)
         -> DeviceIdentity
     {
         let file: DeviceFile = try decodeJSON(data, path: path)
@@ -130,7 +135,9 @@ enum AccountFileFormat {
             .corruptFile(path: path, field: field, problem: problem)
         }
         guard file.format == "handoff-device" else { throw corrupt("format", "is not \"handoff-device\"") }
-        guard file.version == version else { throw corrupt("version", "is \(file.version); only \(version) is supported") }
+        guard file.version == version else {
+            throw corrupt("version", "is \(file.version); only \(version) is supported")
+        }
         if let problem = problemWithDeviceName(file.name) { throw corrupt("name", problem) }
         guard let kind = PeerInfo.Kind(rawValue: file.kind) else {
             throw corrupt("kind", "is not one of phone, tablet, laptop")
@@ -143,7 +150,7 @@ enum AccountFileFormat {
             throw corrupt("certificate", "is not a PEM-encoded certificate")
         }
         guard let publicKey = P256.Signing.PublicKey(certificate.publicKey),
-              publicKey.rawRepresentation == key.publicKey.rawRepresentation
+            publicKey.rawRepresentation == key.publicKey.rawRepresentation
         else { throw corrupt("certificate", "does not match the private key") }
         guard CertificateAuthority.isIssued(certificate, by: account.authorityCertificate) else {
             throw corrupt("certificate", "was not issued by account \(account.name)'s authority")
@@ -154,8 +161,9 @@ enum AccountFileFormat {
             throw corrupt("certificate", "names device \(named), not \(id) as the file name says")
         case .success: break
         }
-        return DeviceIdentity(id: id, name: file.name, kind: kind, accountName: account.name, privateKey: key,
-                              certificate: certificate, createdAt: createdAt)
+        return DeviceIdentity(
+            id: id, name: file.name, kind: kind, accountName: account.name, privateKey: key,
+            certificate: certificate, createdAt: createdAt)
     }
 
     static func decodeJSON<T: Decodable>(_ data: Data, path: String) throws(AccountError) -> T {
@@ -201,7 +209,9 @@ enum AccountFileFormat {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-".unicodeScalars)
         if name.isEmpty { return "it is empty" }
         if name.unicodeScalars.count > 64 { return "it is longer than 64 characters" }
-        if !name.unicodeScalars.allSatisfy(allowed.contains) { return "only A-Z, a-z, 0-9, '.', '_' and '-' are allowed" }
+        if !name.unicodeScalars.allSatisfy(allowed.contains) {
+            return "only A-Z, a-z, 0-9, '.', '_' and '-' are allowed"
+        }
         if name.hasPrefix(".") { return "it must not start with '.'" }
         return nil
     }
@@ -337,8 +347,10 @@ enum SecureFile {
         }
         let permissions = info.st_mode & 0o777
         guard permissions & 0o077 == 0 else {
-            throw .corruptFile(path: path, field: nil, problem: "has permissions \(String(format: "%04o", permissions)), but it holds "
-                + "the account's keys: it must be readable and writable by you only (chmod 600 \(path))")
+            throw .corruptFile(
+                path: path, field: nil,
+                problem: "has permissions \(String(format: "%04o", permissions)), but it holds "
+                    + "the account's keys: it must be readable and writable by you only (chmod 600 \(path))")
         }
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 16_384)

@@ -69,8 +69,9 @@ package final class AccountStore: Sendable {
         let createdAt = AccountFileFormat.now()
         let identifier = RandomIdentifier.uuid()
         let authority = try CertificateAuthority.makeAuthority(identifier: identifier, createdAt: createdAt)
-        let account = Account(name: name, identifier: identifier, beaconKey: SymmetricKey(size: .bits256),
-                              authorityCertificate: authority.certificate, createdAt: createdAt, revokedDevices: [])
+        let account = Account(
+            name: name, identifier: identifier, beaconKey: SymmetricKey(size: .bits256),
+            authorityCertificate: authority.certificate, createdAt: createdAt, revokedDevices: [])
         try install(StoredAccount(account: account, authorityKey: authority.key))
         return account
     }
@@ -147,8 +148,9 @@ package final class AccountStore: Sendable {
         try SecureFile.makeDirectory(staging.path)
         do throws(AccountError) {
             try SecureFile.makeDirectory(staging.appendingPathComponent("devices").path)
-            try SecureFile.writeAtomically(AccountFileFormat.encode(stored),
-                                           to: staging.appendingPathComponent("account.json"))
+            try SecureFile.writeAtomically(
+                AccountFileFormat.encode(stored),
+                to: staging.appendingPathComponent("account.json"))
         } catch {
             try? FileManager.default.removeItem(at: staging)
             throw error
@@ -163,7 +165,9 @@ package final class AccountStore: Sendable {
     }
 
     /// Runs `body` on the freshly read account while holding the account's lock.
-    private func withLockedAccount<T>(_ name: String, _ body: (StoredAccount) throws(AccountError) -> T)
+    private func withLockedAccount<T>(
+        _ name: String, _ body: (StoredAccount) throws(AccountError) -> T
+    )
         throws(AccountError) -> T
     {
         _ = try load(name)  // a clear "not found" before a lock file is created
@@ -210,10 +214,11 @@ package final class AccountStore: Sendable {
                 throw .accountExists(name: name, path: path)
             }
             guard existing.account.authorityCertificate == imported.account.authorityCertificate,
-                  existing.authorityKey.rawRepresentation == imported.authorityKey.rawRepresentation,
-                  existing.account.beaconKey == imported.account.beaconKey
+                existing.authorityKey.rawRepresentation == imported.authorityKey.rawRepresentation,
+                existing.account.beaconKey == imported.account.beaconKey
             else {
-                throw .accountMismatch(name: name, reason: "the code has this account's identifier but other keys; not imported")
+                throw .accountMismatch(
+                    name: name, reason: "the code has this account's identifier but other keys; not imported")
             }
             var updated = existing
             updated.account.revokedDevices.formUnion(imported.account.revokedDevices)
@@ -252,7 +257,9 @@ package final class AccountStore: Sendable {
     ///
     /// A revoked device keeps its identity (the other devices refuse it); the `kind` of an existing
     /// identity is the one it was issued with.
-    package func deviceIdentity(named deviceName: String, kind: PeerInfo.Kind, in accountName: String)
+    package func deviceIdentity(
+        named deviceName: String, kind: PeerInfo.Kind, in accountName: String
+    )
         throws(AccountError) -> DeviceIdentity
     {
         if let problem = AccountFileFormat.problemWithDeviceName(deviceName) {
@@ -269,11 +276,13 @@ package final class AccountStore: Sendable {
             let certificate = try CertificateAuthority.issueDeviceCertificate(
                 id: id, publicKey: key.publicKey, authorityKey: stored.authorityKey,
                 authority: account.authorityCertificate)
-            let identity = DeviceIdentity(id: id, name: deviceName, kind: kind, accountName: accountName,
-                                          privateKey: key, certificate: certificate,
-                                          createdAt: AccountFileFormat.now())
-            try SecureFile.writeAtomically(AccountFileFormat.encode(identity),
-                                           to: devicesDirectory(accountName).appendingPathComponent("\(id).json"))
+            let identity = DeviceIdentity(
+                id: id, name: deviceName, kind: kind, accountName: accountName,
+                privateKey: key, certificate: certificate,
+                createdAt: AccountFileFormat.now())
+            try SecureFile.writeAtomically(
+                AccountFileFormat.encode(identity),
+                to: devicesDirectory(accountName).appendingPathComponent("\(id).json"))
             return identity
         }
     }
@@ -293,16 +302,18 @@ package final class AccountStore: Sendable {
         for entry in entries.sorted() where !entry.hasPrefix(".") {
             let file = folder.appendingPathComponent(entry)
             guard entry.hasSuffix(".json"), let id = CertificateAuthority.canonicalDeviceID(String(entry.dropLast(5))),
-                  id.rawValue == String(entry.dropLast(5))
+                id.rawValue == String(entry.dropLast(5))
             else {
-                throw .corruptFile(path: file.path, field: nil,
-                                   problem: "is not a device file (expected <lowercase-uuid>.json)")
+                throw .corruptFile(
+                    path: file.path, field: nil,
+                    problem: "is not a device file (expected <lowercase-uuid>.json)")
             }
             guard let data = try SecureFile.readFile(file, limit: AccountFileFormat.deviceFileLimit) else { continue }
             let identity = try AccountFileFormat.decodeDevice(data, id: id, account: account, path: file.path)
             if let clash = identities.first(where: { $0.name == identity.name }) {
-                throw .corruptFile(path: file.path, field: "name",
-                                   problem: "\"\(identity.name)\" is also the name of device \(clash.id)")
+                throw .corruptFile(
+                    path: file.path, field: "name",
+                    problem: "\"\(identity.name)\" is also the name of device \(clash.id)")
             }
             identities.append(identity)
         }

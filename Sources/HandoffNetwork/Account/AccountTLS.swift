@@ -38,7 +38,9 @@ extension DeviceIdentity {
         configuration.additionalTrustRoots = []
     }
 
-    private func tlsMaterial(trusting account: Account) throws(AccountError)
+    private func tlsMaterial(
+        trusting account: Account
+    ) throws(AccountError)
         -> (certificate: NIOSSLCertificate, key: NIOSSLPrivateKey, root: NIOSSLCertificate)
     {
         guard CertificateAuthority.isIssued(certificate, by: account.authorityCertificate) else {
@@ -68,7 +70,8 @@ extension Account {
     }
 
     /// ``verifiedDeviceID(of:)-(NIOSSLCertificate)`` for a swift-certificates value.
-    package func verifiedDeviceID(of certificate: Certificate, at now: Date = Date()) -> Result<DeviceID, AccountError> {
+    package func verifiedDeviceID(of certificate: Certificate, at now: Date = Date()) -> Result<DeviceID, AccountError>
+    {
         guard CertificateAuthority.isIssued(certificate, by: authorityCertificate) else {
             return .failure(.notIssuedByAccount(account: name))
         }

@@ -21,7 +21,9 @@ enum CertificateAuthority {
         }
     }
 
-    static func makeAuthority(identifier: UUID, createdAt: Date) throws(AccountError)
+    static func makeAuthority(
+        identifier: UUID, createdAt: Date
+    ) throws(AccountError)
         -> (key: P256.Signing.PrivateKey, certificate: Certificate)
     {
         let key = P256.Signing.PrivateKey()
@@ -41,9 +43,11 @@ enum CertificateAuthority {
         return (key, certificate)
     }
 
-    static func issueDeviceCertificate(id: DeviceID, publicKey: P256.Signing.PublicKey,
-                                       authorityKey: P256.Signing.PrivateKey, authority: Certificate,
-                                       now: Date = Date()) throws(AccountError) -> Certificate {
+    static func issueDeviceCertificate(
+        id: DeviceID, publicKey: P256.Signing.PublicKey,
+        authorityKey: P256.Signing.PrivateKey, authority: Certificate,
+        now: Date = Date()
+    ) throws(AccountError) -> Certificate {
         try mapping({ AccountError.certificateIssuance("device \(id): \($0)") }) {
             let subject = try DistinguishedName { CommonName(id.rawValue) }
             let notAfter = min(now + deviceLifetime, authority.notValidAfter)
@@ -89,7 +93,7 @@ enum CertificateAuthority {
             return "does not match the authority's private key"
         }
         guard certificate.subject == certificate.issuer,
-              certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
+            certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
         else { return "is not a validly self-signed certificate" }
         guard case .isCertificateAuthority = (try? certificate.extensions.basicConstraints) ?? nil else {
             return "is not a certificate authority (basic constraints CA:true missing)"
@@ -107,11 +111,11 @@ enum CertificateAuthority {
         guard commonNames.count == 1, let commonName = String(commonNames[0].value) else {
             return .failure(.invalidCertificate("the subject must have exactly one common name"))
         }
-        guard let id = canonicalDeviceID(commonName) , id.rawValue == commonName else {
+        guard let id = canonicalDeviceID(commonName), id.rawValue == commonName else {
             return .failure(.invalidCertificate("the common name \"\(commonName.prefix(80))\" is not a lowercase UUID"))
         }
         guard let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil,
-              names.contains(.dnsName(commonName))
+            names.contains(.dnsName(commonName))
         else {
             return .failure(.invalidCertificate("the subject alternative names do not include \(commonName)"))
         }

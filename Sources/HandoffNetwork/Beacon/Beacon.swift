@@ -31,8 +31,10 @@ package struct Beacon: Sendable, Hashable {
     package var sessionPort: UInt16
     package var message: Message
 
-    package init(device: PeerInfo, bootIdentifier: UInt64, counter: UInt64, sentAt: Date, sessionPort: UInt16,
-                message: Message) {
+    package init(
+        device: PeerInfo, bootIdentifier: UInt64, counter: UInt64, sentAt: Date, sessionPort: UInt16,
+        message: Message
+    ) {
         self.device = device
         self.bootIdentifier = bootIdentifier
         self.counter = counter
@@ -59,10 +61,13 @@ package struct Beacon: Sendable, Hashable {
     static func uuid(for id: DeviceID) -> UUID {
         if let uuid = UUID(uuidString: id.rawValue) { return uuid }
         var bytes = Array(SHA256.hash(data: Data(("handoff-sim device-id:" + id.rawValue).utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80   // version 8 (custom)
-        bytes[8] = (bytes[8] & 0x3F) | 0x80   // RFC 4122 variant
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8 (custom)
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// `name` cut at a character boundary so that its UTF-8 form is at most `limit` bytes.

@@ -63,8 +63,9 @@ final class BeaconAnnouncer {
     }
 
     private func beacon(_ message: Beacon.Message) -> Beacon {
-        Beacon(device: device, bootIdentifier: bootIdentifier, counter: counter, sentAt: Date(),
-               sessionPort: UInt16(clamping: sessionPort), message: message)
+        Beacon(
+            device: device, bootIdentifier: bootIdentifier, counter: counter, sentAt: Date(),
+            sessionPort: UInt16(clamping: sessionPort), message: message)
     }
 
     /// A newcomer (or a restarted peer) may have missed this device's last beacon. One that
@@ -84,7 +85,8 @@ final class BeaconAnnouncer {
     /// and a newcomer is answered after it had a moment to finish starting.
     func answer(newcomer: Beacon, at address: SocketAddress) {
         if BeaconInboundHandler.isLoopback(address), let last = schedule.lastSentAt,
-           newcomer.sentAt.addingTimeInterval(0.002) < last {
+            newcomer.sentAt.addingTimeInterval(0.002) < last
+        {
             return
         }
         if let channel, address.port != channel.port, schedule.immediateReply() != nil {

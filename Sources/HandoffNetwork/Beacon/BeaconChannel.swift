@@ -3,6 +3,7 @@ import HandoffCore
 import NIOCore
 import NIOPosix
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,16 +74,22 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
     /// - Parameters:
     ///   - acceptsOtherHosts: accept beacons from non-loopback addresses (`--lan`).
     ///   - now: the receiver's clock (tests pass a manual one).
-    package convenience init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool = false,
-                            replayGuard: ReplayGuard = ReplayGuard(), now: @escaping @Sendable () -> Date = { Date() },
-                            onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) {
-        self.init(sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts, replayGuard: SharedReplayGuard(replayGuard),
-                  counters: BeaconCounters(), now: now, onBeacon: { beacon, _, address in onBeacon(beacon, address) })
+    package convenience init(
+        sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool = false,
+        replayGuard: ReplayGuard = ReplayGuard(), now: @escaping @Sendable () -> Date = { Date() },
+        onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void
+    ) {
+        self.init(
+            sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts,
+            replayGuard: SharedReplayGuard(replayGuard),
+            counters: BeaconCounters(), now: now, onBeacon: { beacon, _, address in onBeacon(beacon, address) })
     }
 
-    init(sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool, replayGuard: SharedReplayGuard,
-         counters: BeaconCounters, now: @escaping @Sendable () -> Date,
-         onBeacon: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void) {
+    init(
+        sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool, replayGuard: SharedReplayGuard,
+        counters: BeaconCounters, now: @escaping @Sendable () -> Date,
+        onBeacon: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void
+    ) {
         self.sealer = sealer
         self.ownDevice = Beacon.wireID(for: ownDevice)
         self.acceptsOtherHosts = acceptsOtherHosts
@@ -172,8 +179,10 @@ package final class BeaconChannel: Sendable {
         /// The receive buffer asked for on both sockets (see ``BeaconReplySocket/setReceiveBuffer(_:bytes:)``).
         package var receiveBufferBytes: Int = 2 << 20
 
-        package init(port: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, bindHost: String = "0.0.0.0",
-                    maximumClockSkew: TimeInterval = 30) {
+        package init(
+            port: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, bindHost: String = "0.0.0.0",
+            maximumClockSkew: TimeInterval = 30
+        ) {
             self.port = port
             self.lan = lan
             self.bindHost = bindHost
@@ -201,8 +210,10 @@ package final class BeaconChannel: Sendable {
     /// What the channel does, e.g. "loopback broadcast 127.255.255.255:17820 + multicast 239.255.72.79:17820 (TTL 1)".
     package let mode: String
 
-    private init(channel: any Channel, sealer: BeaconSealer, counters: BeaconCounters, destinations: [SocketAddress],
-                 replySocket: BeaconReplySocket?, replyChannel: (any Channel)?, port: Int, mode: String) {
+    private init(
+        channel: any Channel, sealer: BeaconSealer, counters: BeaconCounters, destinations: [SocketAddress],
+        replySocket: BeaconReplySocket?, replyChannel: (any Channel)?, port: Int, mode: String
+    ) {
         self.channel = channel
         self.replySocket = replySocket
         self.replyChannel = replyChannel
@@ -214,19 +225,24 @@ package final class BeaconChannel: Sendable {
     }
 
     /// Binds the discovery socket and starts receiving. Throws if the port cannot be bound.
-    package static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
-                             onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void) async throws -> BeaconChannel {
-        try await start(on: group, options: options, sealer: sealer, ownDevice: ownDevice,
-                        onOpened: { beacon, _, address in onBeacon(beacon, address) })
+    package static func start(
+        on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
+        onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void
+    ) async throws -> BeaconChannel {
+        try await start(
+            on: group, options: options, sealer: sealer, ownDevice: ownDevice,
+            onOpened: { beacon, _, address in onBeacon(beacon, address) })
     }
 
     /// Binds the discovery socket and starts receiving; each accepted beacon comes with the
     /// datagram it was opened from (the device keeps the last one per peer for its inspector).
     /// Beacons that arrive on this device's own socket (unicast replies) go to `onReply` when
     /// given, else to `onOpened` too.
-    package static func start(on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
-                             onOpened: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void,
-                             onReply: (@Sendable (Beacon, [UInt8], SocketAddress) -> Void)? = nil) async throws -> BeaconChannel {
+    package static func start(
+        on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
+        onOpened: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void,
+        onReply: (@Sendable (Beacon, [UInt8], SocketAddress) -> Void)? = nil
+    ) async throws -> BeaconChannel {
         let counters = BeaconCounters()
         let lan = options.lan
         let replayGuard = SharedReplayGuard(ReplayGuard(maximumClockSkew: options.maximumClockSkew))
@@ -253,17 +269,22 @@ package final class BeaconChannel: Sendable {
         let channel = try await bootstrap.bind(host: options.bindHost, port: options.port).get()
         var replySocket: BeaconReplySocket?
         var replyChannel: (any Channel)?
-        if let (socket, descriptor) = try? BeaconReplySocket.open(bindHost: options.bindHost, receiveBufferBytes: receiveBuffer) {
+        if let (socket, descriptor) = try? BeaconReplySocket.open(
+            bindHost: options.bindHost, receiveBufferBytes: receiveBuffer)
+        {
             let onUnicast = onReply ?? onOpened
             do {
                 replyChannel = try await DatagramBootstrap(group: group)
                     .channelOption(.datagramVectorReadMessageCount, value: vectorReads)
-                    .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * 2048))
+                    .channelOption(
+                        .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * 2048)
+                    )
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(BeaconInboundHandler(
-                                sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
-                                replayGuard: replayGuard, counters: counters, now: { Date() }, onBeacon: onUnicast))
+                            try channel.pipeline.syncOperations.addHandler(
+                                BeaconInboundHandler(
+                                    sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
+                                    replayGuard: replayGuard, counters: counters, now: { Date() }, onBeacon: onUnicast))
                         }
                     }
                     .withBoundSocket(descriptor).get()
@@ -281,8 +302,9 @@ package final class BeaconChannel: Sendable {
             destinations += lanDestinations
             mode += lanMode
         }
-        return BeaconChannel(channel: channel, sealer: sealer, counters: counters, destinations: destinations,
-                             replySocket: replySocket, replyChannel: replyChannel, port: port, mode: mode)
+        return BeaconChannel(
+            channel: channel, sealer: sealer, counters: counters, destinations: destinations,
+            replySocket: replySocket, replyChannel: replyChannel, port: port, mode: mode)
     }
 
     /// Sets up the LAN side of a channel; returns the extra destinations and what they are.
@@ -293,7 +315,9 @@ package final class BeaconChannel: Sendable {
     /// group (an isolated LAN without a gateway), multicast goes out through the first LAN
     /// interface, preferring one with a carrier (`IP_MULTICAST_IF`), and every beacon is also broadcast to the subnet of each LAN
     /// interface (e.g. 10.0.0.255), which needs no route either. 255.255.255.255 is the last resort.
-    static func joinLAN(_ channel: any Channel, port: Int, interfaces: [LANInterface]) async throws
+    static func joinLAN(
+        _ channel: any Channel, port: Int, interfaces: [LANInterface]
+    ) async throws
         -> (destinations: [SocketAddress], mode: String)
     {
         let group = try SocketAddress(ipAddress: multicastGroup, port: port)
@@ -312,7 +336,7 @@ package final class BeaconChannel: Sendable {
             for interface in interfaces where interface.multicast {
                 // Already a member on the routed interface: the kernel says EADDRINUSE.
                 guard let device = interface.device,
-                      (try? await multicast.joinGroup(group, device: device).get()) != nil
+                    (try? await multicast.joinGroup(group, device: device).get()) != nil
                 else { continue }
                 joined.append(interface)
             }
@@ -339,7 +363,8 @@ package final class BeaconChannel: Sendable {
         }
         if destinations.isEmpty {
             destinations.append(try SocketAddress(ipAddress: lanBroadcastAddress, port: port))
-            mode += " + broadcast \(lanBroadcastAddress):\(port) (multicast unavailable: \(failure.map { "\($0)" } ?? "no LAN interface"))"
+            mode +=
+                " + broadcast \(lanBroadcastAddress):\(port) (multicast unavailable: \(failure.map { "\($0)" } ?? "no LAN interface"))"
         }
         return (destinations, mode)
     }
@@ -411,7 +436,7 @@ struct LANInterface: Sendable {
         for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
             let flags = Int32(bitPattern: entry.pointee.ifa_flags)
             guard let raw = entry.pointee.ifa_addr, raw.pointee.sa_family == sa_family_t(AF_INET),
-                  flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0
+                flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0
             else { continue }
             let name = String(cString: entry.pointee.ifa_name)
             let address = raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
@@ -435,9 +460,11 @@ struct LANInterface: Sendable {
             }
             let text = Self.text(address)
             let device = devices.first { $0.name == name && $0.address?.ipAddress == text }
-            result.append(LANInterface(name: name, address: address, broadcast: broadcast,
-                                       multicast: flags & Int32(IFF_MULTICAST) != 0,
-                                       running: flags & Int32(IFF_RUNNING) != 0, device: device))
+            result.append(
+                LANInterface(
+                    name: name, address: address, broadcast: broadcast,
+                    multicast: flags & Int32(IFF_MULTICAST) != 0,
+                    running: flags & Int32(IFF_RUNNING) != 0, device: device))
         }
         return result.filter(\.running) + result.filter { !$0.running }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,8 @@ final class BeaconReplySocket: Sendable {
     /// Opens a non-blocking IPv4 UDP socket with SO_BROADCAST on `bindHost`:0. Returns it and its
     /// descriptor (hand that to NIO to read it).
     static func open(bindHost: String, receiveBufferBytes: Int) throws -> (BeaconReplySocket, CInt) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw BeaconSocketError("socket", errno) }
         do {
             var on: CInt = 1
@@ -45,7 +47,9 @@ final class BeaconReplySocket: Sendable {
                 throw BeaconSocketError("bind address \(bindHost) is not IPv4", EINVAL)
             }
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard bound == 0 else { throw BeaconSocketError("bind \(bindHost):0", errno) }
             var local = sockaddr_in()
@@ -72,8 +76,11 @@ final class BeaconReplySocket: Sendable {
                 var raw = address.address
                 sent = withUnsafePointer(to: &raw) { pointer in
                     pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
-                        bytes.withUnsafeBytes { Glibc.sendto(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT), target,
-                                                             socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                        bytes.withUnsafeBytes {
+                            Glibc.sendto(
+                                fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT), target,
+                                socklen_t(MemoryLayout<sockaddr_in>.size))
+                        }
                     }
                 }
             default:

@@ -38,9 +38,11 @@ package struct BeaconSchedule: Sendable {
         package var advertisementCurrentLifetime: TimeInterval?
         package var advertisementValidLifetime: TimeInterval?
 
-        package init(minimumGap: TimeInterval, maximumPerWindow: Int?, window: TimeInterval, refreshInterval: TimeInterval,
-                    goodbyeDuration: TimeInterval, goodbyeRepeatInterval: TimeInterval, peerSilenceTimeout: TimeInterval,
-                    advertisementCurrentLifetime: TimeInterval? = nil, advertisementValidLifetime: TimeInterval? = nil) {
+        package init(
+            minimumGap: TimeInterval, maximumPerWindow: Int?, window: TimeInterval, refreshInterval: TimeInterval,
+            goodbyeDuration: TimeInterval, goodbyeRepeatInterval: TimeInterval, peerSilenceTimeout: TimeInterval,
+            advertisementCurrentLifetime: TimeInterval? = nil, advertisementValidLifetime: TimeInterval? = nil
+        ) {
             self.minimumGap = minimumGap
             self.maximumPerWindow = maximumPerWindow
             self.window = window

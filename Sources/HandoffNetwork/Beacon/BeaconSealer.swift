@@ -29,8 +29,9 @@ package struct BeaconSealer: Sendable {
     static let minimumLength = overhead + fixedPlaintextLength + 1
 
     package init(accountKey: SymmetricKey) {
-        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: accountKey, salt: Self.salt, info: Self.info,
-                                         outputByteCount: 32)
+        let key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: accountKey, salt: Self.salt, info: Self.info,
+            outputByteCount: 32)
         keyBytes = key.withUnsafeBytes { Array($0) }
     }
 
@@ -58,8 +59,9 @@ package struct BeaconSealer: Sendable {
 
     func seal(plaintext: [UInt8], version: UInt8 = Beacon.version) -> [UInt8] {
         do {
-            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(),
-                                       authenticating: [version] + Self.context)
+            let box = try AES.GCM.seal(
+                plaintext, using: key, nonce: AES.GCM.Nonce(),
+                authenticating: [version] + Self.context)
             guard let combined = box.combined else { fatalError("AES.GCM with a 12-byte nonce has a combined form") }
             return [version] + Array(combined)
         } catch {
@@ -162,15 +164,18 @@ package struct BeaconSealer: Sendable {
     }
 
     static func optionNames(_ options: Advertisement.Options) -> String {
-        let names = [(Advertisement.Options.hasWebpageURL, "webpageURL"), (.supportsContinuationStreams, "streams"),
-                     (.isEligibleForHandoff, "eligible"), (.isDocument, "document")]
-            .filter { options.contains($0.0) }.map(\.1)
+        let names = [
+            (Advertisement.Options.hasWebpageURL, "webpageURL"), (.supportsContinuationStreams, "streams"),
+            (.isEligibleForHandoff, "eligible"), (.isDocument, "document"),
+        ]
+        .filter { options.contains($0.0) }.map(\.1)
         let text = String(format: "0x%02x", options.rawValue)
         return names.isEmpty ? text : text + ": " + names.joined(separator: ", ")
     }
 
     static func text(milliseconds: UInt64) -> String {
-        date(milliseconds: min(milliseconds, maximumMilliseconds)).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        date(milliseconds: min(milliseconds, maximumMilliseconds)).formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     // MARK: Inspection
@@ -188,13 +193,15 @@ package struct BeaconSealer: Sendable {
         let clear = [
             ByteField(range: 0..<1, name: "version", value: "\(datagram[0]) (in clear, authenticated)"),
             ByteField(range: 1..<1 + Self.nonceLength, name: "nonce", value: "96 random bits, in clear"),
-            ByteField(range: 1 + Self.nonceLength..<datagram.count - Self.tagLength, name: "ciphertext",
-                      value: "\(datagram.count - Self.overhead) bytes: the plaintext below, AES-256-GCM"),
+            ByteField(
+                range: 1 + Self.nonceLength..<datagram.count - Self.tagLength, name: "ciphertext",
+                value: "\(datagram.count - Self.overhead) bytes: the plaintext below, AES-256-GCM"),
             ByteField(range: datagram.count - Self.tagLength..<datagram.count, name: "tag", value: "128-bit GCM tag"),
         ]
         return BeaconBytes(
             datagram: AnnotatedBytes(bytes: datagram, fields: clear),
-            plaintext: encoded == plaintext ? AnnotatedBytes(bytes: plaintext, fields: fields ?? [])
+            plaintext: encoded == plaintext
+                ? AnnotatedBytes(bytes: plaintext, fields: fields ?? [])
                 : AnnotatedBytes(bytes: plaintext, fields: []),
             sender: beacon.device)
     }
@@ -202,12 +209,15 @@ package struct BeaconSealer: Sendable {
     static func decode(_ plaintext: [UInt8], receivedAt: Date?) throws(BeaconError) -> Beacon {
         var reader = BeaconByteReader(plaintext)
         guard let uuidBytes = reader.bytes(16), let boot = reader.uint64(), let counter = reader.uint64(),
-              let sentMilliseconds = reader.uint64(), let port = reader.uint16(), let kindByte = reader.byte(),
-              let type = reader.byte()
+            let sentMilliseconds = reader.uint64(), let port = reader.uint16(), let kindByte = reader.byte(),
+            let type = reader.byte()
         else { throw .malformed("truncated header") }
-        let uuid = UUID(uuid: (uuidBytes[0], uuidBytes[1], uuidBytes[2], uuidBytes[3], uuidBytes[4], uuidBytes[5],
-                               uuidBytes[6], uuidBytes[7], uuidBytes[8], uuidBytes[9], uuidBytes[10], uuidBytes[11],
-                               uuidBytes[12], uuidBytes[13], uuidBytes[14], uuidBytes[15]))
+        let uuid = UUID(
+            uuid: (
+                uuidBytes[0], uuidBytes[1], uuidBytes[2], uuidBytes[3], uuidBytes[4], uuidBytes[5],
+                uuidBytes[6], uuidBytes[7], uuidBytes[8], uuidBytes[9], uuidBytes[10], uuidBytes[11],
+                uuidBytes[12], uuidBytes[13], uuidBytes[14], uuidBytes[15]
+            ))
         let id = DeviceID(uuid.uuidString.lowercased())
         guard let kind = kind(kindByte) else { throw .malformed("unknown device kind \(kindByte)") }
         guard sentMilliseconds <= maximumMilliseconds else { throw .malformed("sentAt out of range") }
@@ -217,7 +227,7 @@ package struct BeaconSealer: Sendable {
         case 0: message = .presence
         case 1:
             guard let typeHash = reader.bytes(7), let teamHash = reader.bytes(4), let options = reader.byte(),
-                  let serial = reader.uint32(), let age = reader.uint32(), let expiry = reader.uint32()
+                let serial = reader.uint32(), let age = reader.uint32(), let expiry = reader.uint32()
             else { throw .malformed("truncated advertisement") }
             let savedAt: Date
             let expiresAt: Date?
@@ -228,10 +238,12 @@ package struct BeaconSealer: Sendable {
                 savedAt = date(milliseconds: sentMilliseconds - min(UInt64(age), sentMilliseconds))
                 expiresAt = expiry == UInt32.max ? nil : date(milliseconds: sentMilliseconds + UInt64(expiry) * 1000)
             }
-            message = .advertisement(Advertisement(
-                device: id, activityTypeHash: ActivityTypeHash(bytes: typeHash), teamHash: TeamHash(bytes: teamHash),
-                options: Advertisement.Options(rawValue: options), activitySerial: serial, savedAt: savedAt,
-                expiresAt: expiresAt))
+            message = .advertisement(
+                Advertisement(
+                    device: id, activityTypeHash: ActivityTypeHash(bytes: typeHash),
+                    teamHash: TeamHash(bytes: teamHash),
+                    options: Advertisement.Options(rawValue: options), activitySerial: serial, savedAt: savedAt,
+                    expiresAt: expiresAt))
         case 2: message = .goodbye
         case 3: message = .leaving
         default: throw .malformed("unknown message type \(type)")
@@ -243,8 +255,10 @@ package struct BeaconSealer: Sendable {
         if let problem = TerminalText.problem(withName: name) { throw .malformed("name \(problem)") }
         guard reader.remainingAreZero else { throw .malformed("nonzero padding") }
         // An invisible character stays, shown as its code point, so a look-alike name can be told apart.
-        return Beacon(device: PeerInfo(id: id, name: TerminalText.sanitized(name), kind: kind), bootIdentifier: boot, counter: counter,
-                      sentAt: sentAt, sessionPort: port, message: message)
+        return Beacon(
+            device: PeerInfo(id: id, name: TerminalText.sanitized(name), kind: kind), bootIdentifier: boot,
+            counter: counter,
+            sentAt: sentAt, sessionPort: port, message: message)
     }
 
     // MARK: Helpers

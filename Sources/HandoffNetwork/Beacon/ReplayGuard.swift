@@ -48,10 +48,13 @@ package struct ReplayGuard: Sendable {
         if Double(beacon.bootIdentifier) / 1000 > now.timeIntervalSince1970 + maximumClockSkew { return .fromTheFuture }
         let id = beacon.device.id
         if let record = records[id] {
-            let newer = beacon.bootIdentifier > record.bootIdentifier
+            let newer =
+                beacon.bootIdentifier > record.bootIdentifier
                 || (beacon.bootIdentifier == record.bootIdentifier && beacon.counter > record.counter)
             guard newer else { return .replayed }
-        } else if records.count >= capacity, let oldest = records.min(by: { $0.value.lastAccepted < $1.value.lastAccepted }) {
+        } else if records.count >= capacity,
+            let oldest = records.min(by: { $0.value.lastAccepted < $1.value.lastAccepted })
+        {
             records[oldest.key] = nil
         }
         records[id] = Record(bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)

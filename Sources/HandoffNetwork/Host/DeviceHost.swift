@@ -55,17 +55,22 @@ package final class DeviceHost: @unchecked Sendable {
     package var onWork: (@Sendable () -> Void)?
 
     /// Creates the host; the device is configured for the timing profile. Call ``start()`` next.
-    package convenience init(identity: DeviceIdentity, account: Account, store: AccountStore,
-                            options: NetworkOptions = NetworkOptions(),
-                            configuration: DeviceConfiguration = DeviceConfiguration()) throws {
-        try self.init(identity: identity, account: account, store: store, options: options, configuration: configuration,
-                      group: MultiThreadedEventLoopGroup.singleton)
+    package convenience init(
+        identity: DeviceIdentity, account: Account, store: AccountStore,
+        options: NetworkOptions = NetworkOptions(),
+        configuration: DeviceConfiguration = DeviceConfiguration()
+    ) throws {
+        try self.init(
+            identity: identity, account: account, store: store, options: options, configuration: configuration,
+            group: MultiThreadedEventLoopGroup.singleton)
     }
 
     /// A host whose sockets run on `group` (the bench, HandoffBench, gives each in-process device
     /// event loops of its own, as separate processes have).
-    package init(identity: DeviceIdentity, account: Account, store: AccountStore, options: NetworkOptions,
-                 configuration: DeviceConfiguration, group: any EventLoopGroup) throws {
+    package init(
+        identity: DeviceIdentity, account: Account, store: AccountStore, options: NetworkOptions,
+        configuration: DeviceConfiguration, group: any EventLoopGroup
+    ) throws {
         self.identity = identity
         self.options = options
         queue = DispatchQueue(label: "handoff.device.\(identity.name)")
@@ -75,15 +80,19 @@ package final class DeviceHost: @unchecked Sendable {
         // Both caps are lowered to fit the descriptors this process may hold (a quarter of what is
         // left after a reserve for pending handshakes, half for sessions), so they are reached
         // before the descriptor table is full.
-        handshakeGate = HandshakeGate(total: DescriptorLimit.cap(options.maximumPendingHandshakes, share: 0.25),
-                                      perAddress: options.maximumPendingHandshakesPerAddress)
-        sessionRoster = ConnectionRoster(total: DescriptorLimit.cap(options.maximumSessions, share: 0.5),
-                                         perGroup: options.maximumSessionsPerPeer)
+        handshakeGate = HandshakeGate(
+            total: DescriptorLimit.cap(options.maximumPendingHandshakes, share: 0.25),
+            perAddress: options.maximumPendingHandshakesPerAddress)
+        sessionRoster = ConnectionRoster(
+            total: DescriptorLimit.cap(options.maximumSessions, share: 0.5),
+            perGroup: options.maximumSessionsPerPeer)
         sealer = BeaconSealer(accountKey: account.beaconKey)
-        dialer = SessionDialer(security: security, group: group, options: options, budget: readBudget,
-                               hello: .hello(name: identity.name, kind: identity.kind))
-        announcer = BeaconAnnouncer(device: identity.peerInfo, bootIdentifier: UInt64(Date().timeIntervalSince1970 * 1000),
-                                    schedule: BeaconSchedule(profile: options.timing))
+        dialer = SessionDialer(
+            security: security, group: group, options: options, budget: readBudget,
+            hello: .hello(name: identity.name, kind: identity.kind))
+        announcer = BeaconAnnouncer(
+            device: identity.peerInfo, bootIdentifier: UInt64(Date().timeIntervalSince1970 * 1000),
+            schedule: BeaconSchedule(profile: options.timing))
         directory = PeerDirectory(silenceTimeout: announcer.schedule.peerSilenceTimeout)
         var configuration = configuration
         configuration.offerLifetime = announcer.schedule.peerSilenceTimeout
@@ -97,7 +106,8 @@ package final class DeviceHost: @unchecked Sendable {
         let channel: BeaconChannel
         do {
             channel = try await BeaconChannel.start(
-                on: group, options: BeaconChannel.Options(port: options.discoveryPort, lan: options.lan), sealer: sealer,
+                on: group, options: BeaconChannel.Options(port: options.discoveryPort, lan: options.lan),
+                sealer: sealer,
                 ownDevice: identity.id, onOpened: beaconHandler(byReply: false), onReply: beaconHandler(byReply: true))
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             await server.close()
@@ -110,8 +120,9 @@ package final class DeviceHost: @unchecked Sendable {
             queue.async {
                 self.server = server
                 self.announcer.attach(channel, sessionPort: server.port)
-                let transport = NetworkTransport(queue: self, directory: self.directory, announcer: self.announcer,
-                                                 dialer: self.dialer)
+                let transport = NetworkTransport(
+                    queue: self, directory: self.directory, announcer: self.announcer,
+                    dialer: self.dialer)
                 self.transport = transport
                 self.device.transport = transport
                 if self.options.shareLifecycle { self.startSharingLifecycle() }
@@ -186,7 +197,8 @@ package final class DeviceHost: @unchecked Sendable {
 
     /// Says goodbye to peers and closes every channel.
     package func shutdown() async {
-        let (channel, sharing): (BeaconChannel?, Confined<LifecycleSharing?>) = await withCheckedContinuation { continuation in
+        let (channel, sharing): (BeaconChannel?, Confined<LifecycleSharing?>) = await withCheckedContinuation {
+            continuation in
             queue.async {
                 self.stopped = true
                 self.timer?.cancel()

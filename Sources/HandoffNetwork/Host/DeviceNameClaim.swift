@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,8 +22,9 @@ package final class DeviceNameClaim: Sendable {
 
     /// Claims `name`, or returns nil when another running process holds it.
     package static func claim(_ name: String, in directory: URL) -> DeviceNameClaim? {
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let safe = String(name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? Character($0) : "_" })
         let path = directory.appendingPathComponent(safe + ".lock").path
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)

@@ -38,11 +38,13 @@ package struct NetworkOptions: Sendable {
     /// can hold it when a device starts.
     package static let defaultDiscoveryPort = 17_820
 
-    package init(discoveryPort: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, timing: TimingProfile = .instant,
-                connectTimeout: TimeInterval = 2, maximumFrameLength: Int = 8 << 20,
-                sessionReadBudget: Int = 64 << 20, maximumPendingHandshakes: Int = 64,
-                maximumPendingHandshakesPerAddress: Int = 32, maximumSessions: Int = 128, maximumSessionsPerPeer: Int = 16,
-                idleSessionTimeout: TimeInterval = 60) {
+    package init(
+        discoveryPort: Int = NetworkOptions.defaultDiscoveryPort, lan: Bool = false, timing: TimingProfile = .instant,
+        connectTimeout: TimeInterval = 2, maximumFrameLength: Int = 8 << 20,
+        sessionReadBudget: Int = 64 << 20, maximumPendingHandshakes: Int = 64,
+        maximumPendingHandshakesPerAddress: Int = 32, maximumSessions: Int = 128, maximumSessionsPerPeer: Int = 16,
+        idleSessionTimeout: TimeInterval = 60
+    ) {
         self.discoveryPort = discoveryPort
         self.lan = lan
         self.timing = timing

@@ -24,7 +24,9 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     private var directFetches: [ContinuationID: (session: PeerSession, id: UInt64)] = [:]
     /// Requests this device is serving, waiting for the device's answer (any thread): who gets
     /// it, and the serving deadline's timer.
-    private let serving = Mutex<[PayloadRequestID: (answer: @Sendable (ServeAnswer) -> Void, deadline: Scheduled<Void>)]>([:])
+    private let serving = Mutex<
+        [PayloadRequestID: (answer: @Sendable (ServeAnswer) -> Void, deadline: Scheduled<Void>)]
+    >([:])
     private let nextServe = Mutex<UInt64>(1)
 
     init(queue: any DeviceWorkQueue, directory: PeerDirectory, announcer: BeaconAnnouncer, dialer: SessionDialer) {
@@ -45,23 +47,31 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     }
 
     func requestPayload(_ continuation: ContinuationID, from peer: DeviceID, activityTypeHash: ActivityTypeHash) {
-        let queue = self.queue, dialer = self.dialer
+        let queue = self.queue
+        let dialer = self.dialer
         guard let session = directory.session(for: peer) else {
             queue.perform { device in
-                device.receivePayload(continuation, .failure(HandoffError(.connectionUnavailable,
-                    "no known address for \(peer): the device is not nearby")))
+                device.receivePayload(
+                    continuation,
+                    .failure(
+                        HandoffError(
+                            .connectionUnavailable,
+                            "no known address for \(peer): the device is not nearby")))
             }
             return
         }
         // An open session to a peer the account still trusts: the request goes straight into
         // the channel, and the answer comes back from the event loop (see ``DirectRequests``).
         if session.direct.isOpen, (try? dialer.security.ensureNotRevoked(peer)) != nil,
-           let id = session.direct.request(continuation: continuation, activityTypeHash: activityTypeHash, answer: { result in
-               queue.performInline { device in
-                   guard self.directFetches.removeValue(forKey: continuation) != nil else { return }
-                   device.receivePayload(continuation, result.map { Data($0) })
-               }
-           }) {
+            let id = session.direct.request(
+                continuation: continuation, activityTypeHash: activityTypeHash,
+                answer: { result in
+                    queue.performInline { device in
+                        guard self.directFetches.removeValue(forKey: continuation) != nil else { return }
+                        device.receivePayload(continuation, result.map { Data($0) })
+                    }
+                })
+        {
             directFetches[continuation] = (session, id)
             return
         }
@@ -69,9 +79,12 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
             let result: Result<Data, HandoffError>
             do {
                 try await dialer.connect(session)
-                result = await session.requestPayload(continuation: continuation, activityTypeHash: activityTypeHash).map { Data($0) }
+                result = await session.requestPayload(continuation: continuation, activityTypeHash: activityTypeHash)
+                    .map { Data($0) }
             } catch {
-                result = .failure(HandoffError(.connectionUnavailable, "could not reach \(peer): \(NetworkErrorWords.describe(error))"))
+                result = .failure(
+                    HandoffError(
+                        .connectionUnavailable, "could not reach \(peer): \(NetworkErrorWords.describe(error))"))
             }
             guard !Task.isCancelled else { return }
             queue.perform { device in device.receivePayload(continuation, result) }
@@ -83,7 +96,9 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         if let direct = directFetches.removeValue(forKey: continuation) { direct.session.direct.abandon(direct.id) }
     }
 
-    func sendPayload(_ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>, after delay: TimeInterval) {
+    func sendPayload(
+        _ request: PayloadRequestID, to peer: DeviceID, result: Result<Data, HandoffError>, after delay: TimeInterval
+    ) {
         // A slow link's delay (the lab's fault) is the connection's, not the app's: it runs after
         // the serving deadline is met, and the requester's fetch timeout still runs.
         answer(request, .answer(result, after: delay))
@@ -108,21 +123,27 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         let dialer = self.dialer
         Task {
             try? await dialer.connect(session)
-            try? await session.send(.continued(activityIdentifier: activityIdentifier, continuation: continuation.rawValue))
+            try? await session.send(
+                .continued(activityIdentifier: activityIdentifier, continuation: continuation.rawValue))
         }
     }
 
-    func openContinuationStreams(to peer: DeviceID, token: Data,
-                                 completion: @escaping (Result<ContinuationStreams, any Error>) -> Void) {
-        let queue = self.queue, dialer = self.dialer
+    func openContinuationStreams(
+        to peer: DeviceID, token: Data,
+        completion: @escaping (Result<ContinuationStreams, any Error>) -> Void
+    ) {
+        let queue = self.queue
+        let dialer = self.dialer
         let callback = Confined(completion)
         guard let address = directory.peers[peer]?.address else {
-            queue.perform { _ in callback.value(.failure(ContinuationStreamError.unavailable("\(peer) is not nearby"))) }
+            queue.perform { _ in callback.value(.failure(ContinuationStreamError.unavailable("\(peer) is not nearby")))
+            }
             return
         }
         Task {
-            let result = await StreamClient.open(to: address, peer: peer, token: Array(token), hello: dialer.hello,
-                                                 security: dialer.security, group: dialer.group, limits: dialer.limits(idle: false))
+            let result = await StreamClient.open(
+                to: address, peer: peer, token: Array(token), hello: dialer.hello,
+                security: dialer.security, group: dialer.group, limits: dialer.limits(idle: false))
             queue.perform { _ in callback.value(result) }
         }
     }
@@ -136,31 +157,43 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     /// `inline` (the caller is an event loop, ``PayloadRequestTap``): when the device's queue is
     /// idle its work runs at once on the calling thread, and an answer it gives at once (the
     /// usual case) comes back before this returns. Otherwise the work is queued.
-    func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
-                      timeout: TimeInterval, timers: any EventLoop, inline: Bool,
-                      answer: @escaping @Sendable (ServeAnswer) -> Void) {
-        let request = PayloadRequestID(rawValue: nextServe.withLock { value in
-            defer { value += 1 }
-            return value
-        })
+    func servePayload(
+        from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
+        timeout: TimeInterval, timers: any EventLoop, inline: Bool,
+        answer: @escaping @Sendable (ServeAnswer) -> Void
+    ) {
+        let request = PayloadRequestID(
+            rawValue: nextServe.withLock { value in
+                defer { value += 1 }
+                return value
+            })
         // The origin app gets a bounded time to save, as Apple's daemon gives its clients.
         let deadline = timers.scheduleTask(in: .interval(timeout)) { [weak self] () -> Void in
-            self?.answer(request, .answer(.failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")), after: 0))
+            self?.answer(
+                request,
+                .answer(
+                    .failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")), after: 0)
+            )
         }
         serving.withLock { $0[request] = (answer, deadline) }
         let work: @Sendable (Device) -> Void = { device in
-            device.receivePayloadRequest(request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
+            device.receivePayloadRequest(
+                request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
         }
         if inline { queue.performInline(work) } else { queue.perform(work) }
     }
 
     /// The long way's form of ``servePayload(from:activityTypeHash:continuation:timeout:timers:inline:answer:)``
     /// (the connection's task, before the peer is greeted): the device's work is queued.
-    func servePayload(from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
-                      timeout: TimeInterval, timers: any EventLoop) async -> ServeAnswer {
+    func servePayload(
+        from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
+        timeout: TimeInterval, timers: any EventLoop
+    ) async -> ServeAnswer {
         await withCheckedContinuation { (waiter: CheckedContinuation<ServeAnswer, Never>) in
-            servePayload(from: peer, activityTypeHash: activityTypeHash, continuation: continuation, timeout: timeout,
-                         timers: timers, inline: false) { waiter.resume(returning: $0) }
+            servePayload(
+                from: peer, activityTypeHash: activityTypeHash, continuation: continuation, timeout: timeout,
+                timers: timers, inline: false
+            ) { waiter.resume(returning: $0) }
         }
     }
 }

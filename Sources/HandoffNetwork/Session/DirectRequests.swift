@@ -49,14 +49,18 @@ final class DirectRequests: Sendable {
             return Array(state.waiting.values)
         }
         for callback in waiting {
-            callback(.failure(HandoffError(.connectionUnavailable, "the connection to the origin was lost during the fetch")))
+            callback(
+                .failure(HandoffError(.connectionUnavailable, "the connection to the origin was lost during the fetch"))
+            )
         }
     }
 
     /// Sends a payload request; `answer` is called once, on the session's event loop, with the
     /// payload or the error. Returns the request's identifier, or nil when the session is not
     /// open (then nothing was sent and `answer` is never called).
-    func request(continuation: ContinuationID, activityTypeHash: ActivityTypeHash, answer: @escaping Callback) -> UInt64? {
+    func request(
+        continuation: ContinuationID, activityTypeHash: ActivityTypeHash, answer: @escaping Callback
+    ) -> UInt64? {
         let sending: (channel: any Channel, id: UInt64)? = state.withLock { state in
             guard let channel = state.channel else { return nil }
             let id = state.next
@@ -65,9 +69,13 @@ final class DirectRequests: Sendable {
             return (channel, id)
         }
         guard let (channel, id) = sending else { return nil }
-        let frame = SessionFrame.payloadRequest(id: id, continuation: continuation.rawValue, activityTypeHash: activityTypeHash)
+        let frame = SessionFrame.payloadRequest(
+            id: id, continuation: continuation.rawValue, activityTypeHash: activityTypeHash)
         channel.writeAndFlush(frame).whenFailure { [weak self] error in
-            self?.claim(id)?(.failure(HandoffError(.connectionUnavailable, "could not send the request: \(NetworkErrorWords.describe(error))")))
+            self?.claim(id)?(
+                .failure(
+                    HandoffError(
+                        .connectionUnavailable, "could not send the request: \(NetworkErrorWords.describe(error))")))
         }
         return id
     }

@@ -77,8 +77,10 @@ package struct LifecycleShare: Sendable, Hashable {
 
     /// A userInfo in the payload encoding (docs/payload.md), inside a payload that carries nothing else.
     static func encoded(_ info: UserInfoSnapshot) -> Data {
-        ActivityPayload(activityIdentifier: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), activityType: "lifecycle",
-                        userInfo: info, teamIdentifier: "", bundleIdentifier: "").encoded()
+        ActivityPayload(
+            activityIdentifier: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), activityType: "lifecycle",
+            userInfo: info, teamIdentifier: "", bundleIdentifier: ""
+        ).encoded()
     }
 
     /// The encoded size of `entry`'s userInfo, if it has one.
@@ -93,7 +95,8 @@ package struct LifecycleShare: Sendable, Hashable {
     /// - Throws: ``SessionFrameError`` naming the entry, the field and what is wrong.
     init(decoding body: inout ByteBuffer) throws(SessionFrameError) {
         guard body.readableBytes <= Self.maximumBodyBytes else {
-            throw SessionFrameError("lifecycle frame of \(body.readableBytes) bytes exceeds the \(Self.maximumBodyBytes)-byte limit")
+            throw SessionFrameError(
+                "lifecycle frame of \(body.readableBytes) bytes exceeds the \(Self.maximumBodyBytes)-byte limit")
         }
         guard let dropped = body.readInteger(as: UInt32.self), let count = body.readInteger(as: UInt16.self) else {
             throw SessionFrameError("truncated lifecycle frame header")
@@ -105,35 +108,51 @@ package struct LifecycleShare: Sendable, Hashable {
         entries.reserveCapacity(Int(count))
         for index in 0..<Int(count) {
             let place = "lifecycle event #\(index + 1)"
-            guard let fieldCount = body.readInteger(as: UInt8.self) else { throw SessionFrameError("truncated \(place)") }
+            guard let fieldCount = body.readInteger(as: UInt8.self) else {
+                throw SessionFrameError("truncated \(place)")
+            }
             guard Int(fieldCount) <= Self.maximumFields else {
                 throw SessionFrameError("\(place) has \(fieldCount) fields (at most \(Self.maximumFields))")
             }
             var fields: [LifecycleEntry.Field] = []
             var keys: Set<String> = []
             for _ in 0..<Int(fieldCount) {
-                guard let keyLength = body.readInteger(as: UInt8.self), (1...Self.maximumKeyBytes).contains(Int(keyLength)) else {
+                guard let keyLength = body.readInteger(as: UInt8.self),
+                    (1...Self.maximumKeyBytes).contains(Int(keyLength))
+                else {
                     throw SessionFrameError("\(place): a key must be 1 to \(Self.maximumKeyBytes) bytes")
                 }
                 let key = try Self.utf8(&body, Int(keyLength), "\(place): key")
                 guard keys.insert(key).inserted else { throw SessionFrameError("\(place): key \"\(key)\" twice") }
                 let what = "\(place), field \"\(key)\""
-                guard let rawTag = body.readInteger(as: UInt8.self) else { throw SessionFrameError("truncated \(what)") }
-                guard let tag = Tag(rawValue: rawTag) else { throw SessionFrameError("\(what): unknown value type \(rawTag)") }
+                guard let rawTag = body.readInteger(as: UInt8.self) else {
+                    throw SessionFrameError("truncated \(what)")
+                }
+                guard let tag = Tag(rawValue: rawTag) else {
+                    throw SessionFrameError("\(what): unknown value type \(rawTag)")
+                }
                 let value: LifecycleField
                 switch tag {
                 case .string:
-                    guard let length = body.readInteger(as: UInt16.self) else { throw SessionFrameError("truncated \(what)") }
+                    guard let length = body.readInteger(as: UInt16.self) else {
+                        throw SessionFrameError("truncated \(what)")
+                    }
                     guard Int(length) <= Self.maximumStringBytes else {
                         throw SessionFrameError("\(what): \(length) bytes (at most \(Self.maximumStringBytes))")
                     }
                     value = .string(try Self.utf8(&body, Int(length), what))
                 case .integer:
-                    guard let number = body.readInteger(as: Int64.self) else { throw SessionFrameError("truncated \(what)") }
-                    guard let fitting = Int(exactly: number) else { throw SessionFrameError("\(what): \(number) is out of range") }
+                    guard let number = body.readInteger(as: Int64.self) else {
+                        throw SessionFrameError("truncated \(what)")
+                    }
+                    guard let fitting = Int(exactly: number) else {
+                        throw SessionFrameError("\(what): \(number) is out of range")
+                    }
                     value = .integer(fitting)
                 case .double:
-                    guard let bits = body.readInteger(as: UInt64.self) else { throw SessionFrameError("truncated \(what)") }
+                    guard let bits = body.readInteger(as: UInt64.self) else {
+                        throw SessionFrameError("truncated \(what)")
+                    }
                     let number = Double(bitPattern: bits)
                     guard number.isFinite else { throw SessionFrameError("\(what): not a finite number") }
                     value = .double(number)
@@ -143,14 +162,19 @@ package struct LifecycleShare: Sendable, Hashable {
                     }
                     value = .bool(byte == 1)
                 case .userInfo:
-                    guard let length = body.readInteger(as: UInt32.self) else { throw SessionFrameError("truncated \(what)") }
+                    guard let length = body.readInteger(as: UInt32.self) else {
+                        throw SessionFrameError("truncated \(what)")
+                    }
                     guard Int(length) <= Self.maximumUserInfoBytes else {
                         throw SessionFrameError("\(what): \(length) bytes (at most \(Self.maximumUserInfoBytes))")
                     }
-                    guard let bytes = body.readBytes(length: Int(length)) else { throw SessionFrameError("truncated \(what)") }
+                    guard let bytes = body.readBytes(length: Int(length)) else {
+                        throw SessionFrameError("truncated \(what)")
+                    }
                     do {
-                        let limits = PayloadLimits(maximumPayloadBytes: Self.maximumUserInfoBytes, maximumDepth: 16,
-                                                   maximumCollectionCount: 1024, maximumValueCount: 4096)
+                        let limits = PayloadLimits(
+                            maximumPayloadBytes: Self.maximumUserInfoBytes, maximumDepth: 16,
+                            maximumCollectionCount: 1024, maximumValueCount: 4096)
                         value = .userInfo(try ActivityPayload(decoding: Data(bytes), limits: limits).userInfo)
                     } catch {
                         throw SessionFrameError("\(what): \(error)")
@@ -163,13 +187,18 @@ package struct LifecycleShare: Sendable, Hashable {
             }
             entries.append(entry)
         }
-        guard body.readableBytes == 0 else { throw SessionFrameError("\(body.readableBytes) trailing bytes in a lifecycle frame") }
+        guard body.readableBytes == 0 else {
+            throw SessionFrameError("\(body.readableBytes) trailing bytes in a lifecycle frame")
+        }
         self.init(entries: entries, dropped: dropped)
     }
 
-    private static func utf8(_ body: inout ByteBuffer, _ count: Int, _ what: String) throws(SessionFrameError) -> String {
+    private static func utf8(_ body: inout ByteBuffer, _ count: Int, _ what: String) throws(SessionFrameError) -> String
+    {
         guard let bytes = body.readBytes(length: count) else { throw SessionFrameError("truncated \(what)") }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw SessionFrameError("\(what) is not UTF-8") }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw SessionFrameError("\(what) is not UTF-8")
+        }
         return text
     }
 }
@@ -249,8 +278,10 @@ package final class LifecycleSharing {
     }
 
     /// The task that writes each batch, in order, to its peers.
-    private static func sender(for stream: AsyncStream<Batch>, dialer: SessionDialer,
-                               report: @escaping @Sendable (Outcome) -> Void) -> Task<Void, Never> {
+    private static func sender(
+        for stream: AsyncStream<Batch>, dialer: SessionDialer,
+        report: @escaping @Sendable (Outcome) -> Void
+    ) -> Task<Void, Never> {
         Task {
             for await batch in stream {
                 let events = batch.events.map(Self.entry)
@@ -277,8 +308,10 @@ package final class LifecycleSharing {
 
     /// Writes `entries` to one peer in frames of at most ``LifecycleShare/maximumEntries``; false
     /// when the peer could not be reached (or went away while they were written).
-    private static func send(_ entries: [LifecycleEntry], dropped: UInt32, over session: PeerSession,
-                             dialer: SessionDialer) async -> Bool {
+    private static func send(
+        _ entries: [LifecycleEntry], dropped: UInt32, over session: PeerSession,
+        dialer: SessionDialer
+    ) async -> Bool {
         do {
             try await dialer.connect(session)
             for start in stride(from: 0, to: entries.count, by: LifecycleShare.maximumEntries) {
@@ -383,7 +416,8 @@ package final class LifecycleSharing {
         let nearby = Set(host.directory.peers.keys)
         sharedWith.formIntersection(nearby)
         retryDelays = retryDelays.filter { nearby.contains($0.key) }
-        var peers: [PeerSession] = [], newPeers: [PeerSession] = []
+        var peers: [PeerSession] = []
+        var newPeers: [PeerSession] = []
         for id in nearby.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let session = host.directory.session(for: id) else { continue }
             if sharedWith.insert(id).inserted { newPeers.append(session) } else { peers.append(session) }

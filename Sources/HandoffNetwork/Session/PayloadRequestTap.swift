@@ -59,8 +59,9 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
         case .payloadRequest(let id, let continuation, let hash):
             if !streaming, let peerID = gate.peer, let host, let transport = host.transport {
                 let peer = PeerInfo(id: peerID, name: greeting?.name ?? peerID.rawValue, kind: greeting?.kind ?? .phone)
-                return serve(id: id, continuation: ContinuationID(rawValue: continuation), hash: hash, peer: peer,
-                             host: host, transport: transport, channel: context.channel)
+                return serve(
+                    id: id, continuation: ContinuationID(rawValue: continuation), hash: hash, peer: peer,
+                    host: host, transport: transport, channel: context.channel)
             }
         default:
             break
@@ -68,8 +69,10 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    private func serve(id: UInt64, continuation: ContinuationID, hash: ActivityTypeHash, peer: PeerInfo,
-                       host: DeviceHost, transport: NetworkTransport, channel: any Channel) {
+    private func serve(
+        id: UInt64, continuation: ContinuationID, hash: ActivityTypeHash, peer: PeerInfo,
+        host: DeviceHost, transport: NetworkTransport, channel: any Channel
+    ) {
         // A pooled session outlives continuations: a peer revoked since it opened is refused at
         // its next request, as on the long way (answered; the peer closes the session).
         do {
@@ -78,8 +81,10 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
             channel.writeAndFlush(SessionFrame.untrustedRequest(id: id, error), promise: nil)
             return
         }
-        transport.servePayload(from: peer, activityTypeHash: hash, continuation: continuation, timeout: 2,
-                               timers: channel.eventLoop, inline: true) { answer in
+        transport.servePayload(
+            from: peer, activityTypeHash: hash, continuation: continuation, timeout: 2,
+            timers: channel.eventLoop, inline: true
+        ) { answer in
             Self.deliver(answer, id: id, on: channel)
         }
     }

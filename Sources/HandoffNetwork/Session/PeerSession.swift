@@ -26,8 +26,10 @@ actor PeerSession {
     /// Connects (TLS, peer check, hello) unless already connected; concurrent callers share one
     /// attempt. A session already open is reused only while the account still trusts the peer:
     /// one revoked since is closed, and the call fails.
-    func connectIfNeeded(security: SessionSecurity, group: any EventLoopGroup, limits: SessionLimits,
-                         hello: SessionFrame) async throws {
+    func connectIfNeeded(
+        security: SessionSecurity, group: any EventLoopGroup, limits: SessionLimits,
+        hello: SessionFrame
+    ) async throws {
         if outbound != nil, !isClosed {
             do {
                 try security.ensureNotRevoked(peer)
@@ -42,10 +44,12 @@ actor PeerSession {
             return
         }
         isClosed = false
-        let peer = self.peer, address = self.address
+        let peer = self.peer
+        let address = self.address
         let attempt = Task {
-            let channel = try await SessionPipeline.connect(to: address, expecting: peer, security: security, group: group,
-                                                            limits: limits, answers: self.direct)
+            let channel = try await SessionPipeline.connect(
+                to: address, expecting: peer, security: security, group: group,
+                limits: limits, answers: self.direct)
             try await self.run(channel, hello: hello, timeout: limits.handshakeTimeout)
         }
         connecting = attempt
@@ -69,7 +73,8 @@ actor PeerSession {
                     try await outbound.write(hello)
                     var iterator = inbound.makeAsyncIterator()
                     // A greeting that comes after this attempt gave up attaches nothing.
-                    guard case .hello? = try await iterator.next(), self.attach(outbound, channel: channel.channel) else {
+                    guard case .hello? = try await iterator.next(), self.attach(outbound, channel: channel.channel)
+                    else {
                         readySignal.yield(false)
                         return
                     }
@@ -96,7 +101,8 @@ actor PeerSession {
         guard greeted else {
             abandon(channel.channel)
             try? await channel.channel.close()
-            throw SessionError.untrustedPeer("\(peer) closed the session without greeting: it did not accept this device's certificate")
+            throw SessionError.untrustedPeer(
+                "\(peer) closed the session without greeting: it did not accept this device's certificate")
         }
     }
 
@@ -137,7 +143,9 @@ actor PeerSession {
     }
 
     /// Asks the peer for the payload of its advertised activity.
-    func requestPayload(continuation: ContinuationID, activityTypeHash: ActivityTypeHash) async -> Result<[UInt8], HandoffError> {
+    func requestPayload(
+        continuation: ContinuationID, activityTypeHash: ActivityTypeHash
+    ) async -> Result<[UInt8], HandoffError> {
         guard !isClosed, let outbound else {
             return .failure(HandoffError(.connectionUnavailable, "the connection to the origin is closed"))
         }
@@ -146,9 +154,16 @@ actor PeerSession {
             pending[id] = waiter
             Task {
                 do {
-                    try await outbound.write(.payloadRequest(id: id, continuation: continuation.rawValue, activityTypeHash: activityTypeHash))
+                    try await outbound.write(
+                        .payloadRequest(id: id, continuation: continuation.rawValue, activityTypeHash: activityTypeHash)
+                    )
                 } catch {
-                    self.finish(id, .failure(HandoffError(.connectionUnavailable, "could not send the request: \(NetworkErrorWords.describe(error))")))
+                    self.finish(
+                        id,
+                        .failure(
+                            HandoffError(
+                                .connectionUnavailable,
+                                "could not send the request: \(NetworkErrorWords.describe(error))")))
                 }
             }
         }
@@ -186,7 +201,9 @@ actor PeerSession {
         let waiting = pending
         pending = [:]
         for continuation in waiting.values {
-            continuation.resume(returning: .failure(HandoffError(.connectionUnavailable, "the connection to the origin was lost during the fetch")))
+            continuation.resume(
+                returning: .failure(
+                    HandoffError(.connectionUnavailable, "the connection to the origin was lost during the fetch")))
         }
     }
 }

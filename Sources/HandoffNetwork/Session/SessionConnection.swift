@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,9 @@ final class SessionSecurity: Sendable {
     /// revoked `id` (or cannot be read): called before each request of a session already open.
     func ensureNotRevoked(_ id: DeviceID) throws {
         let account = try currentAccount()
-        if account.isRevoked(id) { throw SessionError.untrustedPeer("\(AccountError.deviceRevoked(id, account: account.name))") }
+        if account.isRevoked(id) {
+            throw SessionError.untrustedPeer("\(AccountError.deviceRevoked(id, account: account.name))")
+        }
     }
 
     private func currentAccount() throws -> Account {
@@ -151,7 +154,10 @@ final class HandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     private func expired(_ context: ChannelHandlerContext) {
         timer = nil
         guard !done else { return }
-        finish(context.channel, .failure(SessionError.timedOut("TLS handshake not finished within \(Double(deadline.nanoseconds) / 1e9) s")))
+        finish(
+            context.channel,
+            .failure(SessionError.timedOut("TLS handshake not finished within \(Double(deadline.nanoseconds) / 1e9) s"))
+        )
         context.close(promise: nil)
     }
 
@@ -203,8 +209,11 @@ struct SessionLimits: Sendable {
     var gate: HandshakeGate?
     var roster: ConnectionRoster<DeviceID>?
 
-    init(options: NetworkOptions, budget: SessionReadBudget, gate: HandshakeGate? = nil, roster: ConnectionRoster<DeviceID>? = nil,
-         idle: Bool = true, server: Bool = false) {
+    init(
+        options: NetworkOptions, budget: SessionReadBudget, gate: HandshakeGate? = nil,
+        roster: ConnectionRoster<DeviceID>? = nil,
+        idle: Bool = true, server: Bool = false
+    ) {
         maximumFrameLength = options.maximumFrameLength
         handshakeTimeout = options.connectTimeout
         // The server waits twice as long as the client, so a pooled session is closed by the
@@ -228,8 +237,10 @@ enum SessionPipeline {
 
     /// Adds TLS, the handshake observer (with its deadline), the frame codecs and the idle
     /// closer; wraps the channel for async use.
-    static func configure(_ channel: any Channel, tls: NIOSSLContext, server: Bool, limits: SessionLimits,
-                          answers: DirectRequests? = nil)
+    static func configure(
+        _ channel: any Channel, tls: NIOSSLContext, server: Bool, limits: SessionLimits,
+        answers: DirectRequests? = nil
+    )
         -> EventLoopFuture<(SessionChannel, EventLoopFuture<Void>)>
     {
         channel.eventLoop.makeCompletedFuture {
@@ -240,8 +251,10 @@ enum SessionPipeline {
             } else {
                 try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: nil))
             }
-            try operations.addHandler(HandshakeObserver(promise: promise, deadline: .interval(limits.handshakeTimeout), gate: limits.gate))
-            try operations.addHandler(SessionFrameReader(maximumFrameLength: limits.maximumFrameLength, budget: limits.budget))
+            try operations.addHandler(
+                HandshakeObserver(promise: promise, deadline: .interval(limits.handshakeTimeout), gate: limits.gate))
+            try operations.addHandler(
+                SessionFrameReader(maximumFrameLength: limits.maximumFrameLength, budget: limits.budget))
             try operations.addHandler(SessionFrameWriter())
             if let idle = limits.idleTimeout {
                 try operations.addHandler(IdleCloser(timeout: .interval(idle)), name: IdleCloser.name)
@@ -255,8 +268,10 @@ enum SessionPipeline {
 
     /// Connects to `address`, completes the TLS handshake and checks that the certificate proves
     /// `expected`. The handshake's deadline closes the connection when it passes.
-    static func connect(to address: SocketAddress, expecting expected: DeviceID, security: SessionSecurity,
-                        group: any EventLoopGroup, limits: SessionLimits, answers: DirectRequests? = nil) async throws -> SessionChannel {
+    static func connect(
+        to address: SocketAddress, expecting expected: DeviceID, security: SessionSecurity,
+        group: any EventLoopGroup, limits: SessionLimits, answers: DirectRequests? = nil
+    ) async throws -> SessionChannel {
         let (channel, handshake) = try await ClientBootstrap(group: group)
             .connectTimeout(.interval(limits.handshakeTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -272,7 +287,8 @@ enum SessionPipeline {
             } catch let error as SessionError {
                 throw error
             } catch {
-                throw SessionError.untrustedPeer("TLS handshake with \(address) failed: \(NetworkErrorWords.describe(error))")
+                throw SessionError.untrustedPeer(
+                    "TLS handshake with \(address) failed: \(NetworkErrorWords.describe(error))")
             }
             let certificate = try await channel.channel.nioSSL_peerCertificate().get()
             let proven = try security.verify(certificate)
@@ -295,13 +311,17 @@ enum SessionPipeline {
 /// the operation honours cancellation: the caller gets the timeout on time, the operation is
 /// cancelled and left to finish on its own. Callers close whatever the operation waits on (a
 /// channel), so it does finish.
-func withDeadline<T: Sendable>(_ seconds: TimeInterval, _ what: String,
-                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+func withDeadline<T: Sendable>(
+    _ seconds: TimeInterval, _ what: String,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
     let race = DeadlineRace<T>()
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             race.start(continuation)
-            let work = Task { do { race.settle(.success(try await operation())) } catch { race.settle(.failure(error)) } }
+            let work = Task {
+                do { race.settle(.success(try await operation())) } catch { race.settle(.failure(error)) }
+            }
             let timer = Task {
                 try? await Task.sleep(nanoseconds: UInt64(max(seconds, 0) * 1_000_000_000))
                 race.settle(.failure(SessionError.timedOut(what)))

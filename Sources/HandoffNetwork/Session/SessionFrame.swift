@@ -49,7 +49,9 @@ extension SessionFrame {
 
 extension SessionFrameError {
     static func streamDataTooLong(_ length: Int) -> SessionFrameError {
-        SessionFrameError("stream data frame of \(length) bytes exceeds the \(SessionFrame.maximumStreamDataLength)-byte limit of stream frames")
+        SessionFrameError(
+            "stream data frame of \(length) bytes exceeds the \(SessionFrame.maximumStreamDataLength)-byte limit of stream frames"
+        )
     }
 }
 
@@ -75,7 +77,9 @@ package struct SessionFrameDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    package mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    package mutating func decodeLast(
+        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+    ) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         return .needMoreData
     }
@@ -86,16 +90,21 @@ package struct SessionFrameDecoder: ByteToMessageDecoder {
             throw SessionFrameError("missing version or type")
         }
         guard version == HandoffNetwork.protocolVersion else {
-            throw SessionFrameError("unsupported version \(version) (this device speaks \(HandoffNetwork.protocolVersion))")
+            throw SessionFrameError(
+                "unsupported version \(version) (this device speaks \(HandoffNetwork.protocolVersion))")
         }
-        guard let kind = SessionFrame.Kind(rawValue: rawKind) else { throw SessionFrameError("unknown type \(rawKind)") }
+        guard let kind = SessionFrame.Kind(rawValue: rawKind) else {
+            throw SessionFrameError("unknown type \(rawKind)")
+        }
         if kind == .streamData, body.readableBytes + 2 > SessionFrame.maximumStreamDataLength {
             throw SessionFrameError.streamDataTooLong(body.readableBytes + 2)
         }
         // Strict: `ByteBuffer.readString` would repair invalid UTF-8 with U+FFFD instead of refusing it.
         func utf8(_ count: Int, _ what: String) throws -> String {
             guard let bytes = body.readBytes(length: count) else { throw SessionFrameError("truncated \(what)") }
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw SessionFrameError("\(what) is not UTF-8") }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw SessionFrameError("\(what) is not UTF-8")
+            }
             return text
         }
         func string(_ what: String, limit: Int) throws -> String {
@@ -103,7 +112,9 @@ package struct SessionFrameDecoder: ByteToMessageDecoder {
             return try utf8(body.readableBytes, what)
         }
         func end() throws {
-            guard body.readableBytes == 0 else { throw SessionFrameError("\(body.readableBytes) trailing bytes in a \(kind) frame") }
+            guard body.readableBytes == 0 else {
+                throw SessionFrameError("\(body.readableBytes) trailing bytes in a \(kind) frame")
+            }
         }
         switch kind {
         case .hello:
@@ -116,24 +127,30 @@ package struct SessionFrameDecoder: ByteToMessageDecoder {
             try end()
             // An invisible character stays, shown as its code point, so a look-alike name can be
             // told apart; cut as the encoder cuts, so that what was accepted encodes as it is.
-            return .hello(name: SessionFrameEncoder.truncated(TerminalText.sanitized(name), maximumBytes: 255),
-                          kind: kinds[Int(kindByte)])
+            return .hello(
+                name: SessionFrameEncoder.truncated(TerminalText.sanitized(name), maximumBytes: 255),
+                kind: kinds[Int(kindByte)])
         case .payloadRequest:
             guard let id = body.readInteger(as: UInt64.self), let continuation = body.readBytes(length: 16),
-                  let hash = body.readBytes(length: 7)
+                let hash = body.readBytes(length: 7)
             else {
                 throw SessionFrameError("truncated payload request")
             }
             try end()
-            return .payloadRequest(id: id, continuation: Self.uuid(continuation), activityTypeHash: ActivityTypeHash(bytes: hash))
+            return .payloadRequest(
+                id: id, continuation: Self.uuid(continuation), activityTypeHash: ActivityTypeHash(bytes: hash))
         case .payloadResponse:
-            guard let id = body.readInteger(as: UInt64.self) else { throw SessionFrameError("truncated payload response") }
+            guard let id = body.readInteger(as: UInt64.self) else {
+                throw SessionFrameError("truncated payload response")
+            }
             return .payloadResponse(id: id, payload: body.readBytes(length: body.readableBytes) ?? [])
         case .payloadError:
             guard let id = body.readInteger(as: UInt64.self), let rawCode = body.readInteger(as: UInt16.self) else {
                 throw SessionFrameError("truncated payload error")
             }
-            guard let code = HandoffError.Code(rawValue: Int(rawCode)) else { throw SessionFrameError("unknown error code \(rawCode)") }
+            guard let code = HandoffError.Code(rawValue: Int(rawCode)) else {
+                throw SessionFrameError("unknown error code \(rawCode)")
+            }
             return .payloadError(id: id, code: code, reason: try string("error reason", limit: 1024))
         case .continued:
             guard let activity = body.readBytes(length: 16), let continuation = body.readBytes(length: 16) else {

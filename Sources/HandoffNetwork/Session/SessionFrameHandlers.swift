@@ -55,7 +55,9 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
                     return fail(context, SessionFrameError("frame of \(length) bytes is shorter than its header"))
                 }
                 guard length <= maximumFrameLength else {
-                    return fail(context, SessionFrameError("frame of \(length) bytes exceeds the \(maximumFrameLength)-byte limit"))
+                    return fail(
+                        context,
+                        SessionFrameError("frame of \(length) bytes exceeds the \(maximumFrameLength)-byte limit"))
                 }
                 body = context.channel.allocator.buffer(capacity: min(length, Self.initialBodyCapacity))
                 bodyLength = length
@@ -65,8 +67,11 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
             body = nil  // keeps `collected` uniquely referenced, so appending never copies it
             let take = min(bodyLength - collected.readableBytes, input.readableBytes)
             guard budget.reserve(take) else {
-                return fail(context, SessionFrameError(
-                    "no room for the frame: the device already holds \(budget.inUse) bytes of incomplete frames (budget \(budget.total))"))
+                return fail(
+                    context,
+                    SessionFrameError(
+                        "no room for the frame: the device already holds \(budget.inUse) bytes of incomplete frames (budget \(budget.total))"
+                    ))
             }
             reserved += take
             var part = input.readSlice(length: take)!
@@ -173,8 +178,8 @@ final class SessionFrameWriter: ChannelOutboundHandler, RemovableChannelHandler 
         whole.moveReaderIndex(to: bytes.readerIndex - StreamBridge.headerLength)
         let at = whole.readerIndex
         guard whole.getInteger(at: at, as: UInt32.self) == UInt32(bytes.readableBytes + 2),
-              whole.getInteger(at: at + 4, as: UInt8.self) == HandoffNetwork.protocolVersion,
-              whole.getInteger(at: at + 5, as: UInt8.self) == SessionFrame.Kind.streamData.rawValue
+            whole.getInteger(at: at + 4, as: UInt8.self) == HandoffNetwork.protocolVersion,
+            whole.getInteger(at: at + 5, as: UInt8.self) == SessionFrame.Kind.streamData.rawValue
         else { return nil }
         return whole
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffCore
 import NIOCore
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The bytes of partly received frames a device holds, across all its session connections.
 ///
@@ -83,8 +84,10 @@ final class ConnectionRoster<Group: Hashable & Sendable>: Sendable {
             guard state.members[key] == nil else { return [] }
             var displaced: [any Channel] = []
             func evictIdlest(where matches: (Member) -> Bool) {
-                guard let idlest = state.members.filter({ matches($0.value) }).min(by: { $0.value.rank < $1.value.rank }),
-                      let member = state.remove(idlest.key) else { return }
+                guard
+                    let idlest = state.members.filter({ matches($0.value) }).min(by: { $0.value.rank < $1.value.rank }),
+                    let member = state.remove(idlest.key)
+                else { return }
                 state.evicted += 1
                 displaced.append(member.channel)
             }
@@ -188,7 +191,9 @@ enum DescriptorLimit {
     /// The soft limit now (a large number when unlimited or unknown).
     static var soft: Int {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else { return Int(Int32.max) }
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else {
+            return Int(Int32.max)
+        }
         return Int(limit.rlim_cur)
     }
 

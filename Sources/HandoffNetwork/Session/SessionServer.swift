@@ -20,8 +20,9 @@ final class SessionServer: Sendable {
 
     static func start(host: DeviceHost) async throws -> SessionServer {
         let security = host.security
-        let limits = SessionLimits(options: host.options, budget: host.readBudget, gate: host.handshakeGate,
-                                   roster: host.sessionRoster, server: true)
+        let limits = SessionLimits(
+            options: host.options, budget: host.readBudget, gate: host.handshakeGate,
+            roster: host.sessionRoster, server: true)
         let server = try await ServerBootstrap(group: host.group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in
@@ -65,8 +66,10 @@ final class SessionServer: Sendable {
     /// is greeted, its payload requests are served on the event loop by the connection's
     /// ``PayloadRequestTap`` (`gate` opens it) and never reach this task; those that arrive
     /// before are served here.
-    private static func serve(_ connection: SessionChannel, handshake: EventLoopFuture<Void>, gate: PayloadServingGate,
-                              host: DeviceHost) async {
+    private static func serve(
+        _ connection: SessionChannel, handshake: EventLoopFuture<Void>, gate: PayloadServingGate,
+        host: DeviceHost
+    ) async {
         let peerID: DeviceID
         do {
             // The pipeline closes the connection when the handshake misses its deadline, which
@@ -112,9 +115,11 @@ final class SessionServer: Sendable {
                 case .hello(let name, let kind):
                     peer = PeerInfo(id: peerID, name: name, kind: kind)
                 case .payloadRequest(let id, let continuation, let hash):
-                    let answer = await host.transport?.servePayload(from: peer, activityTypeHash: hash,
-                                                                    continuation: ContinuationID(rawValue: continuation), timeout: 2,
-                                                                    timers: connection.channel.eventLoop)
+                    let answer =
+                        await host.transport?.servePayload(
+                            from: peer, activityTypeHash: hash,
+                            continuation: ContinuationID(rawValue: continuation), timeout: 2,
+                            timers: connection.channel.eventLoop)
                         ?? .answer(.failure(HandoffError(.handoffFailed, "the device is shutting down")), after: 0)
                     switch answer {
                     case .answer(let result, let delay):
@@ -126,7 +131,8 @@ final class SessionServer: Sendable {
                 case .continued(let activityIdentifier, let continuation):
                     let from = peer
                     host.perform { device in
-                        device.receiveContinued(activityIdentifier, by: from, continuation: ContinuationID(rawValue: continuation))
+                        device.receiveContinued(
+                            activityIdentifier, by: from, continuation: ContinuationID(rawValue: continuation))
                     }
                 case .lifecycle(let share):
                     // Shared only over a session the account authenticated (never another account's).
@@ -134,9 +140,11 @@ final class SessionServer: Sendable {
                     host.perform { _ in host.receiveShared(share, from: from) }
                 case .streamOpen(let token):
                     let from = peerID
-                    let accepted: Result<ContinuationStreams, ContinuationStreamError> = await withCheckedContinuation { continuation in
+                    let accepted: Result<ContinuationStreams, ContinuationStreamError> = await withCheckedContinuation {
+                        continuation in
                         host.perform { device in
-                            continuation.resume(returning: device.acceptContinuationStreams(token: Data(token), from: from))
+                            continuation.resume(
+                                returning: device.acceptContinuationStreams(token: Data(token), from: from))
                         }
                     }
                     switch accepted {
@@ -148,7 +156,8 @@ final class SessionServer: Sendable {
                         try await outbound.write(.streamAccepted)
                         // `streams` is the continuing app's end as the origin sees it: what arrives on
                         // the socket is written into it, and what the origin writes is read from it.
-                        await StreamBridge.run(inbound: iterator, outbound: outbound, toApp: streams.output, fromApp: streams.input)
+                        await StreamBridge.run(
+                            inbound: iterator, outbound: outbound, toApp: streams.output, fromApp: streams.input)
                     }
                     return
                 default:
@@ -162,13 +171,18 @@ final class SessionServer: Sendable {
 
 /// The continuing side of continuation streams: a separate connection bound to one token.
 enum StreamClient {
-    static func open(to address: SocketAddress, peer: DeviceID, token: [UInt8], hello: SessionFrame, security: SessionSecurity,
-                     group: any EventLoopGroup, limits: SessionLimits) async -> Result<ContinuationStreams, any Error> {
+    static func open(
+        to address: SocketAddress, peer: DeviceID, token: [UInt8], hello: SessionFrame, security: SessionSecurity,
+        group: any EventLoopGroup, limits: SessionLimits
+    ) async -> Result<ContinuationStreams, any Error> {
         let channel: SessionChannel
         do {
-            channel = try await SessionPipeline.connect(to: address, expecting: peer, security: security, group: group, limits: limits)
+            channel = try await SessionPipeline.connect(
+                to: address, expecting: peer, security: security, group: group, limits: limits)
         } catch {
-            return .failure(ContinuationStreamError.unavailable("could not connect to \(peer): \(NetworkErrorWords.describe(error))"))
+            return .failure(
+                ContinuationStreamError.unavailable(
+                    "could not connect to \(peer): \(NetworkErrorWords.describe(error))"))
         }
         let (opened, openedSignal) = AsyncStream<Result<ContinuationStreams, any Error>>.makeStream()
         Task {
@@ -187,16 +201,23 @@ enum StreamClient {
                         case .streamAccepted:
                             let (appInput, toApp) = ContinuationStreams.makeInput()
                             let (fromApp, appOutput) = ContinuationStreams.makeInput()
-                            openedSignal.yield(.success(ContinuationStreams(input: appInput, output: ContinuationOutputStream(sink: appOutput))))
-                            await StreamBridge.run(inbound: iterator, outbound: outbound,
-                                                   toApp: ContinuationOutputStream(sink: toApp), fromApp: fromApp)
+                            openedSignal.yield(
+                                .success(
+                                    ContinuationStreams(
+                                        input: appInput, output: ContinuationOutputStream(sink: appOutput))))
+                            await StreamBridge.run(
+                                inbound: iterator, outbound: outbound,
+                                toApp: ContinuationOutputStream(sink: toApp), fromApp: fromApp)
                             return
                         default:
-                            openedSignal.yield(.failure(ContinuationStreamError.unavailable("unexpected answer to the stream request")))
+                            openedSignal.yield(
+                                .failure(ContinuationStreamError.unavailable("unexpected answer to the stream request"))
+                            )
                             return
                         }
                     }
-                    openedSignal.yield(.failure(ContinuationStreamError.unavailable("the origin closed the connection")))
+                    openedSignal.yield(
+                        .failure(ContinuationStreamError.unavailable("the origin closed the connection")))
                 }
             } catch {
                 openedSignal.yield(.failure(ContinuationStreamError.unavailable(NetworkErrorWords.describe(error))))

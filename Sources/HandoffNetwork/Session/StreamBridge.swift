@@ -22,10 +22,12 @@ package enum StreamBridge {
     static let headerLength = 6
     static var frameBodyLength: Int { frameLength - headerLength }
 
-    static func run(inbound: NIOAsyncChannelInboundStream<SessionFrame>.AsyncIterator,
-                    outbound: NIOAsyncChannelOutboundWriter<SessionFrame>,
-                    toApp: ContinuationOutputStream,
-                    fromApp: ContinuationInputStream) async {
+    static func run(
+        inbound: NIOAsyncChannelInboundStream<SessionFrame>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<SessionFrame>,
+        toApp: ContinuationOutputStream,
+        fromApp: ContinuationInputStream
+    ) async {
         let reader = UncheckedIterator(inbound)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -39,16 +41,20 @@ package enum StreamBridge {
                             await toApp.close()
                             return
                         case .streamFailed(let reason):
-                            await toApp.close(with: ContinuationStreamError.unavailable("the peer failed the stream: \(reason)"))
+                            await toApp.close(
+                                with: ContinuationStreamError.unavailable("the peer failed the stream: \(reason)"))
                             return
                         default:
                             await toApp.close(with: ContinuationStreamError.unavailable("unexpected frame in a stream"))
                             return
                         }
                     }
-                    await toApp.close(with: ContinuationStreamError.unavailable("the connection closed before the stream ended"))
+                    await toApp.close(
+                        with: ContinuationStreamError.unavailable("the connection closed before the stream ended"))
                 } catch {
-                    await toApp.close(with: ContinuationStreamError.unavailable("the connection failed: \(NetworkErrorWords.describe(error))"))
+                    await toApp.close(
+                        with: ContinuationStreamError.unavailable(
+                            "the connection failed: \(NetworkErrorWords.describe(error))"))
                 }
             }
             group.addTask {
@@ -74,7 +80,8 @@ package enum StreamBridge {
         var remaining = chunks.reduce(0) { $0 + $1.count }
         var frames: [SessionFrame] = []
         frames.reserveCapacity(remaining / frameBodyLength + 1)
-        var chunkIndex = 0, offset = 0
+        var chunkIndex = 0
+        var offset = 0
         while remaining > 0 {
             let length = min(remaining, frameBodyLength)
             let buffer = pool.buffer(capacity: headerLength + length) { buffer in

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandoffProcesses
 import HandoffTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The README, read once, with its whitespace folded (a quote may wrap differently).
 enum Readme {
@@ -79,10 +80,14 @@ final class DemoRun {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-walk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: tmuxFolder, withIntermediateDirectories: true)
         let demo = "'\(executable)' demo \(story) --account \(account) --port \(port)"
-        let command = setup.terminal == .plain
+        let command =
+            setup.terminal == .plain
             ? "env -u TMUX -u TMUX_PANE \(demo); echo DEMO-EXIT=$?; exec sleep 600"
             : "\(demo); echo DEMO-EXIT=$?; exec sleep 600"
-        guard let terminal = try TmuxSession(width: setup.width, height: setup.height, environment: environment, command: command) else {
+        guard
+            let terminal = try TmuxSession(
+                width: setup.width, height: setup.height, environment: environment, command: command)
+        else {
             throw TmuxSession.Failure("tmux is not installed")
         }
         self.terminal = terminal
@@ -105,7 +110,9 @@ final class DemoRun {
             return try terminal.run(arguments)
         case .plain:
             let (status, output) = try runOutside([TmuxSession.tmuxPath ?? "tmux"] + arguments)
-            guard status == 0 else { throw TmuxSession.Failure("tmux \(arguments.joined(separator: " ")) failed: \(output)") }
+            guard status == 0 else {
+                throw TmuxSession.Failure("tmux \(arguments.joined(separator: " ")) failed: \(output)")
+            }
             return output
         }
     }
@@ -123,12 +130,14 @@ final class DemoRun {
     private func waitForPanes(_ count: Int) throws {
         let deadline = ContinuousClock.now + .seconds(40)
         while ContinuousClock.now < deadline {
-            let lines = ((try? tmux(["list-panes", "-a", "-F", "#{window_name}\t#{pane_id}"])) ?? "").split(separator: "\n")
+            let lines = ((try? tmux(["list-panes", "-a", "-F", "#{window_name}\t#{pane_id}"])) ?? "").split(
+                separator: "\n")
             panes = lines.filter { $0.hasPrefix("handoff\t") }.map { String($0.split(separator: "\t")[1]) }
             if panes.count == count { return }
             usleep(50_000)
         }
-        throw TmuxSession.Failure("the \(story) demo has \(panes.count) device panes, not \(count)", screen: try? terminal.capture())
+        throw TmuxSession.Failure(
+            "the \(story) demo has \(panes.count) device panes, not \(count)", screen: try? terminal.capture())
     }
 
     /// Another terminal of the user's (a window of the run's terminal, outside any tmux for a
@@ -210,8 +219,10 @@ final class DemoRun {
     /// whole outcome of a step; a notice that goes away after a few seconds is caught while it
     /// is there). Fails with the screens of the checks still missing.
     @discardableResult
-    func see(_ description: String, timeout: Duration = .seconds(20),
-             _ checks: [(device: Int, what: String, check: (String) -> Bool)]) throws -> [String] {
+    func see(
+        _ description: String, timeout: Duration = .seconds(20),
+        _ checks: [(device: Int, what: String, check: (String) -> Bool)]
+    ) throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         var seen = [String?](repeating: nil, count: checks.count)
         while true {
@@ -223,8 +234,9 @@ final class DemoRun {
             if missing.isEmpty { return seen.map { $0 ?? "" } }
             if ContinuousClock.now >= deadline {
                 let screens = missing.map { "\($0.0):\n>>>>\n\($0.1)\n<<<<" }.joined(separator: "\n")
-                throw TmuxSession.Failure("\(story) (\(setup.testDescription)): timed out after \(timeout) waiting for "
-                    + "\(description): \(missing.map(\.0).joined(separator: "; "))\n\(screens)")
+                throw TmuxSession.Failure(
+                    "\(story) (\(setup.testDescription)): timed out after \(timeout) waiting for "
+                        + "\(description): \(missing.map(\.0).joined(separator: "; "))\n\(screens)")
             }
             usleep(40_000)
         }
@@ -233,8 +245,14 @@ final class DemoRun {
     /// Waits until device `index` shows every one of `texts`.
     @discardableResult
     func see(_ index: Int, _ texts: String..., timeout: Duration = .seconds(20)) throws -> String {
-        try see(texts.joined(separator: ", "), timeout: timeout,
-                [(index, texts.map { "\"\($0)\"" }.joined(separator: " and "), { screen in texts.allSatisfy(screen.contains) })])[0]
+        try see(
+            texts.joined(separator: ", "), timeout: timeout,
+            [
+                (
+                    index, texts.map { "\"\($0)\"" }.joined(separator: " and "),
+                    { screen in texts.allSatisfy(screen.contains) }
+                )
+            ])[0]
     }
 
     /// One step of a README walkthrough: the README must still say `quote` (a change to either
@@ -274,7 +292,8 @@ final class DemoRun {
             let current = try screen(index)
             for (row, line) in current.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 for match in line.matches(of: pattern) {
-                    let time = String(match.output[1].substring ?? ""), kind = String(match.output[2].substring ?? "")
+                    let time = String(match.output[1].substring ?? "")
+                    let kind = String(match.output[2].substring ?? "")
                     if events[time + " " + kind] == nil { events[time + " " + kind] = (time, page, row, kind) }
                 }
             }
@@ -293,7 +312,8 @@ final class DemoRun {
             let current = try screen(index)
             for (row, line) in current.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 for match in line.matches(of: pattern) {
-                    let time = String(match.output[1].substring ?? ""), kind = String(match.output[2].substring ?? "")
+                    let time = String(match.output[1].substring ?? "")
+                    let kind = String(match.output[2].substring ?? "")
                     if events[time + " " + kind] == nil { events[time + " " + kind] = (time, -page, row, kind) }
                 }
             }
@@ -309,7 +329,8 @@ extension DemoRun {
     /// The lifecycle event kinds device `name` (such as "Phone 1") wrote to its log file
     /// (`$XDG_STATE_HOME/handoff/ACCOUNT-NAME.log`, as the README says), oldest first.
     func fileLogKinds(_ name: String) throws -> [String] {
-        let file = stateFolder.appendingPathComponent("handoff/\(account)-\(name.replacingOccurrences(of: " ", with: "-")).log")
+        let file = stateFolder.appendingPathComponent(
+            "handoff/\(account)-\(name.replacingOccurrences(of: " ", with: "-")).log")
         let text = try String(contentsOf: file, encoding: .utf8)
         let pattern = try Regex(#" lifecycle ([A-Za-z]+)"#)
         return text.split(separator: "\n").compactMap { line in
@@ -321,15 +342,18 @@ extension DemoRun {
 /// Runs a program to its end outside any tmux (no `TMUX`, `TMUX_PANE`), with `environment` over
 /// this process's: its status and its output, both streams. The output goes to a file in
 /// `scratch`, not a pipe: a tmux server the program starts would hold a pipe open.
-func runOutsideTmux(_ arguments: [String], environment: [String: String], scratch: URL) throws -> (status: Int32, output: String) {
+func runOutsideTmux(
+    _ arguments: [String], environment: [String: String], scratch: URL
+) throws -> (status: Int32, output: String) {
     let output = scratch.appendingPathComponent("run-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: output) }
     var variables = ProcessInfo.processInfo.environment
     variables["TMUX"] = nil
     variables["TMUX_PANE"] = nil
     variables.merge(environment) { $1 }
-    let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: variables,
-                                 standardOutput: .file(output.path), standardError: .standardOutput)
+    let child = try ChildProcess(
+        executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: variables,
+        standardOutput: .file(output.path), standardError: .standardOutput)
     let termination = try #require(child.waitForExit())
     return (termination.status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
 }
