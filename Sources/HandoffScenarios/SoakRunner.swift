@@ -436,20 +436,50 @@ package final class SoakRunner {
     /// of a fault's connections that a device still holds.
     static func heldConnections(of pid: pid_t, to ports: Set<Int>) -> Int {
         guard !ports.isEmpty else { return 0 }
-        var remotePort: [String: Int] = [:]
-        for line in procFile("/proc/net/tcp").split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ")
-            guard fields.count > 9, let port = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
-            else { continue }
-            remotePort[String(fields[9])] = port
+        let sockets = tcpSockets(tables: ["/proc/net/tcp"])
+        return descriptorTargets(of: pid).count { target in
+            socketInode(target).flatMap { sockets[$0] }.map { ports.contains($0.remotePort) } ?? false
         }
+    }
+
+    /// A line of /proc/net/tcp(6): the local and remote ports, the state, the receive queue (for
+    /// a listener: connections waiting to be accepted).
+    struct TCPSocket {
+        var localPort: Int
+        var remotePort: Int
+        var state: Substring
+        var receiveQueue: Int
+    }
+
+    /// The TCP sockets of `tables`, by inode.
+    static func tcpSockets(tables: [String] = ["/proc/net/tcp", "/proc/net/tcp6"]) -> [Substring: TCPSocket] {
+        var sockets: [Substring: TCPSocket] = [:]
+        for table in tables {
+            for line in procFile(table).split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9 else { continue }
+                func port(_ address: Substring) -> Int {
+                    address.split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? 0
+                }
+                sockets[fields[9]] = TCPSocket(
+                    localPort: port(fields[1]), remotePort: port(fields[2]), state: fields[3],
+                    receiveQueue: fields[4].split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? 0)
+            }
+        }
+        return sockets
+    }
+
+    /// Where each of `pid`'s descriptors points (`socket:[123]`, `pipe:[…]`, a path).
+    static func descriptorTargets(of pid: pid_t) -> [String] {
         let directory = "/proc/\(pid)/fd"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).count { entry in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry),
-                target.hasPrefix("socket:[")
-            else { return false }
-            return remotePort[String(target.dropFirst(8).dropLast())].map(ports.contains) ?? false
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).map {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)) ?? "?"
         }
+    }
+
+    /// The inode of a `socket:[inode]` descriptor target.
+    static func socketInode(_ target: String) -> Substring? {
+        target.hasPrefix("socket:[") ? target.dropFirst(8).dropLast() : nil
     }
 
     /// Waits until `pid` holds none of the connections from `ports` and nothing waits in the
@@ -470,13 +500,8 @@ package final class SoakRunner {
     /// Connections waiting to be accepted by the listener on `port` (its receive queue in
     /// /proc/net/tcp).
     static func acceptQueue(_ port: Int) -> Int {
-        let local = String(format: ":%04X", port)
-        for line in procFile("/proc/net/tcp").split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ")
-            guard fields.count > 4, fields[1].hasSuffix(local), fields[3] == "0A" else { continue }
-            return Int(fields[4].split(separator: ":").last ?? "0", radix: 16) ?? 0
-        }
-        return 0
+        tcpSockets(tables: ["/proc/net/tcp"]).values.first { $0.localPort == port && $0.state == "0A" }?.receiveQueue
+            ?? 0
     }
 
     /// What a process's descriptors are, counted by kind (TCP sockets by state), for a report.
@@ -485,35 +510,27 @@ package final class SoakRunner {
     }
 
     static func descriptorKinds(of pid: pid_t) -> String {
-        var tcpStates: [String: String] = [:]
         let names = [
             "01": "established", "02": "syn-sent", "03": "syn-received", "04": "fin-wait-1", "05": "fin-wait-2",
             "06": "time-wait", "07": "close", "08": "close-wait", "09": "last-ack", "0A": "listen", "0B": "closing",
         ]
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            for line in procFile(table).split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                guard fields.count > 9 else { continue }
-                tcpStates[String(fields[9])] = names[String(fields[3])] ?? String(fields[3])
-            }
-        }
-        var otherSockets: [String: String] = [:]
+        let tcp = tcpSockets()
+        var otherSockets: [Substring: String] = [:]
         for (table, kind) in [("/proc/net/udp", "udp"), ("/proc/net/udp6", "udp"), ("/proc/net/unix", "unix")] {
             let column = kind == "unix" ? 6 : 9
             for line in procFile(table).split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > column else { continue }
-                otherSockets[String(fields[column])] = kind
+                otherSockets[fields[column]] = kind
             }
         }
-        let directory = "/proc/\(pid)/fd"
         var counts: [String: Int] = [:]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) ?? "?"
+        for target in descriptorTargets(of: pid) {
             let kind: String
-            if target.hasPrefix("socket:[") {
-                let inode = String(target.dropFirst(8).dropLast())
-                kind = tcpStates[inode].map { "tcp \($0)" } ?? otherSockets[inode] ?? "other socket"
+            if let inode = socketInode(target) {
+                kind =
+                    tcp[inode].map { "tcp \(names[String($0.state)] ?? String($0.state))" } ?? otherSockets[inode]
+                    ?? "other socket"
             } else if target.hasPrefix("pipe:") {
                 kind = "pipe"
             } else if target.hasPrefix("anon_inode:") {
