@@ -8,6 +8,9 @@ struct Corpus {
     /// Each history's events as points, in the order of `histories`.
     let points: [[HistoryPoint]]
 
+    /// Each history's points by continuation, in order.
+    let continuations: [[ContinuationID: [HistoryPoint]]]
+
     init(_ histories: [DeviceHistory]) {
         self.histories = histories
         points = histories.map { history in
@@ -15,17 +18,23 @@ struct Corpus {
                 HistoryPoint(device: history.device, index: $0.offset, event: $0.element)
             }
         }
+        continuations = points.map { history in
+            var index: [ContinuationID: [HistoryPoint]] = [:]
+            for point in history {
+                if let id = point.event.continuation { index[id, default: []].append(point) }
+            }
+            return index
+        }
     }
+
+    /// The points of continuation `id` in the history at `position`, in order.
+    func points(of id: ContinuationID, in position: Int) -> [HistoryPoint] { continuations[position][id] ?? [] }
 
     /// How many events the histories hold.
     var eventCount: Int { points.reduce(0) { $0 + $1.count } }
 
-    /// The points of the device a peer reference names (by identifier when the history knows its
-    /// own, else by name), or nil when that device's history is not among those checked.
-    func points(of peer: PeerReference, seenFrom device: String) -> [HistoryPoint]? {
-        index(of: peer, seenFrom: device).map { points[$0] }
-    }
-
+    /// The position of the history of the device a peer reference names (by identifier when the
+    /// history knows its own, else by name), or nil when that device's history is not checked.
     func index(of peer: PeerReference, seenFrom device: String) -> Int? {
         if let byID = histories.firstIndex(where: { $0.deviceID == peer.id }) { return byID }
         let account = histories.first { $0.device == device }?.account
@@ -43,9 +52,4 @@ func millisecond(_ date: Date) -> Int64 {
 extension HistoryPoint {
     var time: Date { event.time }
     var continuation: ContinuationID? { event.continuation }
-}
-
-extension Array where Element == HistoryPoint {
-    /// The points of one continuation.
-    func of(_ continuation: ContinuationID) -> [HistoryPoint] { filter { $0.event.continuation == continuation } }
 }

@@ -5,12 +5,12 @@ import HandoffCore
 extension RuleBook {
     static func checkWebNeedsApprovalAndEmptyUserInfo(_ corpus: Corpus) -> [Violation] {
         var violations: [Violation] = []
-        for history in corpus.points {
+        for (position, history) in corpus.points.enumerated() {
             for chosen in history {
                 guard case .continueChosen(let id, let peer, .web(let browser)) = chosen.event.occurrence else {
                     continue
                 }
-                let events = history.of(id)
+                let events = corpus.points(of: id, in: position)
                 guard
                     let delivery = events.first(where: {
                         $0.event.kind == .continueCalled || $0.event.kind == .sceneContinue
@@ -69,12 +69,12 @@ extension RuleBook {
 
     static func checkTooLargeFails4611(_ corpus: Corpus) -> [Violation] {
         var violations: [Violation] = []
-        for history in corpus.points {
+        for (position, history) in corpus.points.enumerated() {
             for point in history {
                 switch point.event.occurrence {
                 case .payloadRefused(let id, let peer, let error) where error.code == .userInfoTooLarge:
-                    guard let continuing = corpus.points(of: peer, seenFrom: point.device) else { continue }
-                    let events = continuing.of(id)
+                    guard let continuing = corpus.index(of: peer, seenFrom: point.device) else { continue }
+                    let events = corpus.points(of: id, in: continuing)
                     let reached = events.first {
                         [.payloadReceived, .continueCalled, .sceneContinue, .continued].contains($0.event.kind)
                     }
@@ -101,7 +101,7 @@ extension RuleBook {
                             ))
                     }
                 case .continuationFailed(let id, _, _, _, let error) where error.code == .userInfoTooLarge:
-                    if let delivered = history.of(id).first(where: {
+                    if let delivered = corpus.points(of: id, in: position).first(where: {
                         [.continueCalled, .sceneContinue, .continued].contains($0.event.kind)
                     }) {
                         violations.append(
@@ -116,19 +116,19 @@ extension RuleBook {
         return violations
     }
 
-    /// One receipt and where its send is found: the sender, and which of its events is the send.
+    /// One receipt and where its send is found: the sender, the continuation (nil for a beacon)
+    /// and which of the sender's events is the send.
     struct Receipt {
-        let point: HistoryPoint
         let sender: PeerReference
+        let continuation: ContinuationID?
         let what: String
         let isSend: (LifecycleEvent) -> Bool
     }
 
-    static func receipt(_ point: HistoryPoint) -> Receipt? {
-        let event = point.event
+    static func receipt(_ event: LifecycleEvent) -> Receipt? {
         switch event.occurrence {
         case .offerReceived(let peer, let identity, _):
-            return Receipt(point: point, sender: peer, what: "an offer of serial \(identity.serial)") {
+            return Receipt(sender: peer, continuation: nil, what: "an offer of serial \(identity.serial)") {
                 if case .advertised(_, let sent, _) = $0.occurrence {
                     sent.serial == identity.serial && sent.activityTypeHash == identity.activityTypeHash
                 } else {
@@ -136,16 +136,12 @@ extension RuleBook {
                 }
             }
         case .payloadRequested(let id, let peer, _):
-            return Receipt(point: point, sender: peer, what: "a payload request") {
-                $0.continuation == id && $0.kind == .fetchStarted
-            }
+            return Receipt(sender: peer, continuation: id, what: "a payload request") { $0.kind == .fetchStarted }
         case .payloadReceived(let id, let peer, _, _, _, _):
-            return Receipt(point: point, sender: peer, what: "a payload") {
-                $0.continuation == id && $0.kind == .payloadSent
-            }
+            return Receipt(sender: peer, continuation: id, what: "a payload") { $0.kind == .payloadSent }
         case .wasContinued(let id, let peer, _):
-            return Receipt(point: point, sender: peer, what: "word that the activity continued") {
-                $0.continuation == id && $0.kind == .continued
+            return Receipt(sender: peer, continuation: id, what: "word that the activity continued") {
+                $0.kind == .continued
             }
         default:
             return nil
@@ -154,12 +150,33 @@ extension RuleBook {
 
     static func checkSendBeforeReceive(_ corpus: Corpus) -> [Violation] {
         var violations: [Violation] = []
+        // Each history's beacons by serial and type hash, built when first needed.
+        var beacons: [Int: [String: [HistoryPoint]]] = [:]
+        func advertised(in position: Int) -> [String: [HistoryPoint]] {
+            if let known = beacons[position] { return known }
+            var index: [String: [HistoryPoint]] = [:]
+            for point in corpus.points[position] {
+                if case .advertised(_, let identity, _) = point.event.occurrence {
+                    index["\(identity.serial) \(identity.activityTypeHash)", default: []].append(point)
+                }
+            }
+            beacons[position] = index
+            return index
+        }
         for history in corpus.points {
             for point in history {
-                guard let receipt = receipt(point),
-                    let sender = corpus.points(of: receipt.sender, seenFrom: point.device)
+                guard let receipt = receipt(point.event),
+                    let sender = corpus.index(of: receipt.sender, seenFrom: point.device)
                 else { continue }
-                let sends = sender.filter { receipt.isSend($0.event) }
+                let candidates: [HistoryPoint]
+                if let id = receipt.continuation {
+                    candidates = corpus.points(of: id, in: sender)
+                } else if case .offerReceived(_, let identity, _) = point.event.occurrence {
+                    candidates = advertised(in: sender)["\(identity.serial) \(identity.activityTypeHash)"] ?? []
+                } else {
+                    candidates = []
+                }
+                let sends = candidates.filter { receipt.isSend($0.event) }
                 guard let first = sends.first else {
                     violations.append(
                         Violation(

@@ -15,7 +15,7 @@ extension RuleBook {
 
     static func checkContinuationEndsOnce(_ corpus: Corpus) -> [Violation] {
         var violations: [Violation] = []
-        for history in corpus.points {
+        for (position, history) in corpus.points.enumerated() {
             var chosen: [ContinuationID: HistoryPoint] = [:]
             var endings: [ContinuationID: [HistoryPoint]] = [:]
             var order: [ContinuationID] = []
@@ -42,7 +42,9 @@ extension RuleBook {
                 if ends.isEmpty {
                     // A history that stops mid-continuation (the device was killed or quit) says
                     // nothing of how it would have ended; one that goes on shows it never did.
-                    guard let later = goesOn(history, after: id, from: start) else { continue }
+                    guard let later = goesOn(history, own: corpus.points(of: id, in: position), from: start) else {
+                        continue
+                    }
                     violations.append(
                         Violation(
                             rule: continuationEndsOnce, slice: [start, later],
@@ -64,8 +66,8 @@ extension RuleBook {
     /// The event that shows `history` went on past a continuation that never ended: the next
     /// continuation chosen (one at a time), or an event later than the continuation's fetch
     /// timeout (plus a second) after its last event. Nil when the history stops first.
-    static func goesOn(_ history: [HistoryPoint], after id: ContinuationID, from start: HistoryPoint) -> HistoryPoint? {
-        let own = history.of(id)
+    static func goesOn(_ history: [HistoryPoint], own: [HistoryPoint], from start: HistoryPoint) -> HistoryPoint? {
+        let id = start.continuation
         let last = own.last ?? start
         let timeout = own.lazy.compactMap { point -> TimeInterval? in
             if case .fetchStarted(_, _, let timeout) = point.event.occurrence { return timeout }
@@ -84,9 +86,10 @@ extension RuleBook {
         for history in corpus.points {
             for failure in history {
                 guard case .continuationFailed(let id, let peer, _, _, let error) = failure.event.occurrence,
-                    let origin = corpus.points(of: peer, seenFrom: failure.device)
+                    let originPosition = corpus.index(of: peer, seenFrom: failure.device)
                 else { continue }
-                let events = origin.of(id)
+                let origin = corpus.points[originPosition]
+                let events = corpus.points(of: id, in: originPosition)
                 if let told = events.first(where: {
                     if case .wasContinued = $0.event.occurrence { true } else { false }
                 }) {
@@ -127,9 +130,9 @@ extension RuleBook {
         for history in corpus.points {
             for told in history {
                 guard case .wasContinued(let id, let peer, let a) = told.event.occurrence,
-                    let continuing = corpus.points(of: peer, seenFrom: told.device)
+                    let continuing = corpus.index(of: peer, seenFrom: told.device)
                 else { continue }
-                let events = continuing.of(id)
+                let events = corpus.points(of: id, in: continuing)
                 guard
                     let taken = events.first(where: {
                         if case .continued = $0.event.occurrence { true } else { false }
@@ -160,7 +163,7 @@ extension RuleBook {
 
     static func checkWillContinueBeforeFetch(_ corpus: Corpus) -> [Violation] {
         var violations: [Violation] = []
-        for history in corpus.points {
+        for (position, history) in corpus.points.enumerated() {
             var told: Set<ContinuationID> = []
             var chosen: [ContinuationID: HistoryPoint] = [:]
             for point in history {
@@ -168,7 +171,7 @@ extension RuleBook {
                 case .continueChosen(let id, _, _): chosen[id] = point
                 case .willContinue(let id, _, _, _, _), .sceneWillContinue(let id, _, _, _, _): told.insert(id)
                 case .fetchStarted(let id, let peer, _) where !told.contains(id):
-                    let later = history.of(id).first {
+                    let later = corpus.points(of: id, in: position).first {
                         $0.index > point.index
                             && ($0.event.kind == .willContinue || $0.event.kind == .sceneWillContinue)
                     }
@@ -224,12 +227,12 @@ extension RuleBook {
 
     static func checkSceneColdLaunchCarriesType(_ corpus: Corpus) -> [Violation] {
         var violations: [Violation] = []
-        for history in corpus.points {
+        for (position, history) in corpus.points.enumerated() {
             for point in history {
                 guard case .sceneWillConnect(.some(let id), _, let scene, let type) = point.event.occurrence else {
                     continue
                 }
-                let events = history.of(id)
+                let events = corpus.points(of: id, in: position)
                 let expected = events.lazy.compactMap { event -> String? in
                     switch event.event.occurrence {
                     case .willContinue, .sceneWillContinue, .sceneContinue, .continueCalled, .payloadReceived:
