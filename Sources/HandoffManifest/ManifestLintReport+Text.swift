@@ -53,14 +53,14 @@ extension ManifestLintReport {
         lines.append(Self.heading("Problems", count: problems.count))
         lines += problems.map { "  \($0.severity): " + $0.description.escapingInvisibleCharacters }
         if !notes.isEmpty {
-            lines.append("Notes on the simulator (\(notes.count)):")
+            lines.append("Notes (\(notes.count)):")
             lines += notes.map { "  note: " + $0.description.escapingInvisibleCharacters }
         }
 
         lines.append("")
         lines.append(
             Self.count(errors.count, "error") + ", " + Self.count(warnings.count, "warning")
-                + (notes.isEmpty ? "" : ", " + Self.count(notes.count, "note") + " on what the simulator needs"))
+                + (notes.isEmpty ? "" : ", " + Self.count(notes.count, "note")))
         return lines.joined(separator: "\n")
     }
 

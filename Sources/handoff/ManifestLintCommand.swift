@@ -34,6 +34,12 @@ struct ManifestLintCommand: AsyncParsableCommand {
             as a device does, and reports the outcome per domain; an outcome other than approved \
             is an error.
 
+            Lint is no stricter than Xcode: a setting Xcode defines for every app it builds \
+            (PRODUCT_BUNDLE_IDENTIFIER, PRODUCT_NAME, EXECUTABLE_NAME, DEVELOPMENT_LANGUAGE, \
+            DEVELOPMENT_TEAM …) is a note when no value is given, and the value stays as written; \
+            any other unresolved setting is an error. Installing the app on a device needs every \
+            value it uses.
+
             Exit status: 0 when there is no error (warnings allowed), 1 when there are errors, \
             2 when a file cannot be read or parsed, 64 when the arguments are invalid.
             """
@@ -144,7 +150,9 @@ struct ManifestLintCommand: AsyncParsableCommand {
                         (["Association files (over the local web):"] + siteLines).joined(separator: "\n"),
                         keepingLines: true))
             }
-            if report.problems.contains(where: { $0.message.hasPrefix("unresolved build setting") }) {
+            if report.problems.contains(where: { $0.message.hasPrefix("unresolved build setting") })
+                || report.notes.contains(where: { $0.message.contains("Xcode defines it when it builds the app") })
+            {
                 print(
                     "Pass the values of build settings with --define NAME=VALUE, or in a \(BuildSettingsFile.defaultFileName) "
                         + "file next to the Info.plist.")
