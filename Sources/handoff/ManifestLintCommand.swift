@@ -120,8 +120,9 @@ struct ManifestLintCommand: AsyncParsableCommand {
         var siteLines: [String] = []
         if checkSites {
             let results = await checkedSites(report)
-            for (domain, outcome) in results {
+            for (domain, outcome, notes) in results {
                 siteLines.append("  activitycontinuation:\(domain): \(outcome)")
+                siteLines += notes.map { "    \($0)" }
                 if outcome != .approved {
                     report.problems.append(
                         ManifestProblem(
@@ -163,21 +164,23 @@ struct ManifestLintCommand: AsyncParsableCommand {
 
     /// Each `activitycontinuation:` domain's association file, fetched as a device does, judged
     /// for the app's ID.
-    private func checkedSites(_ report: ManifestLintReport) async -> [(AssociatedDomain, AssociationOutcome)] {
+    private func checkedSites(
+        _ report: ManifestLintReport
+    ) async -> [(AssociatedDomain, AssociationOutcome, notes: [String])] {
         let domains = report.associatedDomains.compactMap { AssociatedDomain(entry: $0) }
         guard let bundle = report.bundleIdentifier, let team = report.teamIdentifier else {
             return domains.map {
-                ($0, AssociationOutcome.unreachable("the app ID is unknown (no bundle or team identifier)"))
+                ($0, AssociationOutcome.unreachable("the app ID is unknown (no bundle or team identifier)"), [])
             }
         }
         let folder =
             webDir.map { WebFolder(url: URL(fileURLWithPath: $0, isDirectory: true)) } ?? WebFolder.defaultFolder()
         let verifier = SiteAssociationVerifier(folder: folder, timeout: timeout)
-        var results: [(AssociatedDomain, AssociationOutcome)] = []
+        var results: [(AssociatedDomain, AssociationOutcome, notes: [String])] = []
         for domain in domains {
-            let check = await verifier.check(
-                domain, applicationIdentifier: "\(team).\(bundle)", bundleIdentifier: bundle)
-            results.append((domain, check.outcome))
+            // As a device fetches it: /.well-known/ first, the root on 404, a signed file opened.
+            let fetched = await verifier.fetch(host: domain.fileHost)
+            results.append((domain, fetched.outcome(for: "\(team).\(bundle)"), fetched.notes))
         }
         return results
     }
