@@ -56,7 +56,7 @@ extension AppManifest {
 
     /// The manifest an error-free analysis describes. A missing bundle or team identifier is
     /// always an error, so both are known when there is none.
-    private init(_ analysis: ManifestAnalysis) throws(ManifestError) {
+    init(_ analysis: ManifestAnalysis) throws(ManifestError) {
         let report = analysis.report
         var errors = report.errors + analysis.unresolvedForInstall
         if errors.isEmpty, report.teamIdentifier == nil,
