@@ -42,6 +42,10 @@ extension ManifestLintReport {
 
         if let sceneManifest {
             lines.append("Scenes (\(sceneManifest.supportsMultipleScenes ? "multiple" : "one at a time")):")
+            if sceneManifest.configurations.isEmpty {
+                lines.append(
+                    "  no configurations: the system's default scene (as a SwiftUI app's), no delegate class named")
+            }
             lines += sceneManifest.configurations.map { configuration in
                 "  \(configuration.role.escapingInvisibleCharacters): \(configuration.name?.escapingInvisibleCharacters ?? "(unnamed)")"
                     + " → \(configuration.delegateClass?.escapingInvisibleCharacters ?? "no delegate class")"

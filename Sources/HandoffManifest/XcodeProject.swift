@@ -104,7 +104,7 @@ public struct XcodeProject: Sendable, Hashable {
             throw XcodeProjectError(
                 file: url.relativePath,
                 message: projects.isEmpty
-                    ? "no .xcodeproj here"
+                    ? "a folder with no .xcodeproj in it; give an Info.plist or an Xcode project"
                     : "several projects (\(projects.joined(separator: ", "))); name one")
         }
         return url.appendingPathComponent(projects[0]).appendingPathComponent("project.pbxproj")

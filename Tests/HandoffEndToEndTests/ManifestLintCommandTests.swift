@@ -184,7 +184,10 @@ struct ManifestLintCommandTests {
         let directory = try TemporaryDirectory()
         let result = try Handoff.run("manifest", "lint", directory.path)
         #expect(result.status == 2)
-        #expect(result.standardError == "error: \(directory.path): cannot read the file: it is a directory\n")
+        #expect(
+            result.standardError
+                == "error: \(directory.path): a folder with no .xcodeproj in it; give an Info.plist or an Xcode project\n"
+        )
     }
 
     @Test(arguments: 0..<8)
@@ -431,6 +434,26 @@ struct ManifestLintCommandTests {
         #expect(result.status == 64)
         #expect(result.standardOutput == "")
         #expect(result.standardError.contains("Usage: handoff manifest lint"))
+    }
+
+    /// An Xcode project is linted as Xcode builds the app, saying where each value came from.
+    @Test func anXcodeProjectIsLintedAsXcodeBuildsTheApp() throws {
+        let project = Fixture.path("RealWorld/XcodeProject")
+        let debug = try Handoff.run("manifest", "lint", project, "--configuration", "Debug")
+        #expect(debug.status == 0)
+        let lines = debug.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Xcode project:")
+        #expect(
+            lines.contains(#"  PRODUCT_BUNDLE_IDENTIFIER = com.example.checklists.debug (target "Checklists", Debug)"#))
+        #expect(lines.contains(#"  DEVELOPMENT_TEAM = ABCDE12345 (project "Checklists", Debug)"#))
+        #expect(lines.contains("Bundle identifier: com.example.checklists.debug"))
+        #expect(lines.contains("  com.example.checklists.debug.editing"))
+        #expect(lines.last == "0 errors, 0 warnings")
+        let unknown = try Handoff.run("manifest", "lint", project, "--target", "Nope")
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains(#"no target "Nope"; the targets are "Checklists", "ChecklistsTests""#))
+        let notAProject = try Handoff.run("manifest", "lint", Fixture.path("Reader-Info.plist"), "--target", "App")
+        #expect(notAProject.status == 64)
     }
 }
 
