@@ -448,3 +448,117 @@ public struct XcodeApp: Sendable {
         return lines
     }
 }
+
+/// Where an app's files are, as `handoff device --app PATH` and the doctor take them: an
+/// Info.plist, an `.app`-style folder (`Contents/Info.plist` or `Info.plist`, the entitlements
+/// beside it), or an Xcode project (a `.xcodeproj`, its `project.pbxproj`, or the folder holding
+/// one), read as Xcode builds the app.
+public struct AppSource: Sendable {
+    /// The app's manifest, as a device installs it.
+    public var manifest: AppManifest
+    /// Where the values came from, one line each (the project's settings; the files read).
+    public var provenance: [String]
+
+    /// Reads the app at `path`.
+    ///
+    /// - Parameters:
+    ///   - defines: Build settings (`--define`), over the project's or `BuildSettings.xcconfig`'s.
+    ///   - team: The team (`--team`), over the files'.
+    ///   - entitlements: An entitlements file instead of the one beside the Info.plist.
+    ///   - target, configuration: For an Xcode project.
+    /// - Throws: ``AppSourceError`` naming the file and what is wrong.
+    public init(
+        path: String, defines: [String: String] = [:], team: String? = nil, entitlements: String? = nil,
+        target: String? = nil, configuration: String? = nil
+    ) throws(AppSourceError) {
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AppSourceError(path: path, message: "no such file or folder")
+        }
+        let isProject = path.hasSuffix("project.pbxproj") || url.pathExtension == "xcodeproj"
+        if !isProject, isDirectory.boolValue {
+            for candidate in ["Contents/Info.plist", "Info.plist"] {
+                let plist = url.appendingPathComponent(candidate)
+                if FileManager.default.fileExists(atPath: plist.path) {
+                    try self.init(
+                        infoPlist: plist, defines: defines, team: team, entitlements: entitlements,
+                        target: target, configuration: configuration)
+                    return
+                }
+            }
+        }
+        if isProject || isDirectory.boolValue {
+            if entitlements != nil {
+                throw AppSourceError(
+                    path: path, message: "--entitlements is for an Info.plist; a project names its CODE_SIGN_ENTITLEMENTS")
+            }
+            do {
+                let app = try XcodeApp(projectAt: url, target: target, configuration: configuration, defines: defines)
+                self.init(manifest: try app.manifest(team: team), provenance: app.provenance)
+            } catch let error as XcodeProjectError {
+                throw AppSourceError(path: path, message: error.description)
+            } catch {
+                throw AppSourceError(path: path, message: "\(error)")
+            }
+            return
+        }
+        try self.init(
+            infoPlist: url, defines: defines, team: team, entitlements: entitlements, target: target,
+            configuration: configuration)
+    }
+
+    /// An app already read.
+    public init(manifest: AppManifest, provenance: [String]) {
+        self.manifest = manifest
+        self.provenance = provenance
+    }
+
+    private init(
+        infoPlist: URL, defines: [String: String], team: String?, entitlements: String?, target: String?,
+        configuration: String?
+    ) throws(AppSourceError) {
+        if target != nil || configuration != nil {
+            throw AppSourceError(
+                path: infoPlist.relativePath, message: "--target and --configuration are for an Xcode project")
+        }
+        do {
+            var files = try AppFiles.beside(infoPlist)
+            if let entitlements { files.entitlements = URL(fileURLWithPath: entitlements) }
+            var settings: [String: String] = [:]
+            if let file = files.buildSettings {
+                do {
+                    settings = try BuildSettingsFile(contentsOf: file).settings
+                } catch {
+                    throw ManifestError.buildSettings(error)
+                }
+            }
+            settings.merge(defines) { _, given in given }
+            let manifest = try AppManifest(
+                infoPlistAt: infoPlist, entitlementsAt: files.entitlements, buildSettings: settings, team: team)
+            self.init(
+                manifest: manifest,
+                provenance: ["Info.plist \(infoPlist.relativePath)"]
+                    + (files.entitlements.map { ["entitlements \($0.relativePath)"] } ?? [])
+                    + (files.buildSettings.map { ["build settings \($0.relativePath)"] } ?? [])
+                    + defines.keys.sorted().map { "\($0) = \(defines[$0] ?? "") (--define)" })
+        } catch {
+            throw AppSourceError(path: infoPlist.relativePath, message: "\(error)")
+        }
+    }
+}
+
+/// An app's files that cannot be installed: the path given and why.
+public struct AppSourceError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String {
+        message.hasPrefix(path) ? message : "\(path): \(message)"
+    }
+}

@@ -114,3 +114,62 @@ struct XcodeProjectTests {
         #expect(error.message.hasPrefix(message), "\(error)")
     }
 }
+
+/// `--app PATH`: an Info.plist, an `.app`-style folder or an Xcode project, each read as a device
+/// installs it.
+@Suite("Apps from their files")
+struct AppSourceTests {
+    @Test func eachKindOfPathGivesTheAppItsFilesDeclare() throws {
+        let project = try XcodeProjectTests.url("")
+        let fromProject = try AppSource(path: project.path, configuration: "Debug")
+        #expect(fromProject.manifest.bundleIdentifier == "com.example.checklists.debug")
+        #expect(fromProject.provenance.first?.hasPrefix("project ") == true)
+
+        // An .app-style folder: Contents/Info.plist, its entitlements beside it.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("app-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let contents = folder.appendingPathComponent("Contents")
+        try FileManager.default.createDirectory(at: contents, withIntermediateDirectories: true)
+        try Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>$(PRODUCT_BUNDLE_IDENTIFIER)</string>
+            <key>CFBundleDisplayName</key><string>Notes</string>
+            <key>NSUserActivityTypes</key><array><string>com.example.notes.editing</string></array>
+            </dict></plist>
+            """.utf8
+        ).write(to: contents.appendingPathComponent("Info.plist"))
+        try Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict>
+            <key>com.apple.developer.team-identifier</key><string>ABCDE12345</string>
+            </dict></plist>
+            """.utf8
+        ).write(to: contents.appendingPathComponent("Notes.entitlements"))
+        let app = try AppSource(path: folder.path, defines: ["PRODUCT_BUNDLE_IDENTIFIER": "com.example.notes"])
+        #expect(app.manifest.bundleIdentifier == "com.example.notes")
+        #expect(app.manifest.teamIdentifier == "ABCDE12345")
+        #expect(app.manifest.displayName == "Notes")
+        #expect(app.provenance.contains("PRODUCT_BUNDLE_IDENTIFIER = com.example.notes (--define)"))
+
+        // Without the value Xcode would give, installing says which setting and how to give it.
+        let missing = try #require(throws: AppSourceError.self) { try AppSource(path: folder.path) }
+        #expect(missing.description.contains("unresolved build setting $(PRODUCT_BUNDLE_IDENTIFIER)"))
+        #expect(missing.description.contains("--define PRODUCT_BUNDLE_IDENTIFIER=VALUE"))
+    }
+
+    @Test func badPathsAndOptionsAreNamed() throws {
+        let nowhere = try #require(throws: AppSourceError.self) { try AppSource(path: "/nonexistent/App") }
+        #expect(nowhere.description == "/nonexistent/App: no such file or folder")
+        let plist = try XcodeProjectTests.url("Checklists/Info.plist")
+        let projectOption = try #require(throws: AppSourceError.self) {
+            try AppSource(path: plist.path, target: "Checklists")
+        }
+        #expect(projectOption.description.hasSuffix("--target and --configuration are for an Xcode project"))
+        let project = try XcodeProjectTests.url("")
+        let entitlements = try #require(throws: AppSourceError.self) {
+            try AppSource(path: project.path, entitlements: "x.entitlements")
+        }
+        #expect(entitlements.description.contains("a project names its CODE_SIGN_ENTITLEMENTS"))
+    }
+}
