@@ -491,7 +491,8 @@ public struct AppSource: Sendable {
         if isProject || isDirectory.boolValue {
             if entitlements != nil {
                 throw AppSourceError(
-                    path: path, message: "--entitlements is for an Info.plist; a project names its CODE_SIGN_ENTITLEMENTS")
+                    path: path,
+                    message: "--entitlements is for an Info.plist; a project names its CODE_SIGN_ENTITLEMENTS")
             }
             do {
                 let app = try XcodeApp(projectAt: url, target: target, configuration: configuration, defines: defines)
