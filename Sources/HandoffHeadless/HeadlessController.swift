@@ -505,6 +505,7 @@ package final class HeadlessController {
         if ad.options.contains(.supportsContinuationStreams) { options.append("supportsContinuationStreams") }
         if ad.options.contains(.isEligibleForHandoff) { options.append("isEligibleForHandoff") }
         if ad.options.contains(.isDocument) { options.append("isDocument") }
+        if ad.options.contains(.isBrowsingWeb) { options.append("isBrowsingWeb") }
         let routeKind: String
         var app: String?
         var reason: String?
