@@ -28,6 +28,7 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-account-code", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-manifest-plist", [.product(name: "HandoffManifest", package: "Handoff")]),
     ("fuzz-build-settings", [.product(name: "HandoffManifest", package: "Handoff")]),
+    ("fuzz-xcode-project", [.product(name: "HandoffManifest", package: "Handoff")]),
     ("fuzz-site-association", [.product(name: "HandoffCore", package: "Handoff")]),
     ("fuzz-page-parser", [.product(name: "BrowserApp", package: "Handoff")]),
     ("fuzz-reader-document", [.product(name: "ReaderApp", package: "Handoff")]),

@@ -154,6 +154,8 @@ package final class DeviceScreen {
         case .chooseOffer(let peer):
             for app in apps { app.continuationChosen() }
             device.chooseOffer(from: peer)
+        case .setLocked(let locked):
+            if locked { device.lock() } else { device.unlock() }
         case .setStepping(let on):
             device.isStepping = on
         case .stepNext:

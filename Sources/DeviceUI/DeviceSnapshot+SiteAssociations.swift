@@ -39,6 +39,7 @@ extension DeviceSnapshot {
                 case .wrongContentType: "wrong content type"
                 case .redirected: "redirected"
                 case .tooLarge: "too large"
+                case .signatureInvalid: "bad signature"
                 case .timedOut: "no answer"
                 case .unreachable: "unreachable"
                 }

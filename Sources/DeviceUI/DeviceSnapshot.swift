@@ -224,8 +224,8 @@ extension DeviceSnapshot {
                 if event.kind == .continueChosen { break }
             }
             return PendingInfo(
-                peer: pending.peer, bundleIdentifier: pending.target?.bundleIdentifier,
-                activityType: pending.target?.activityType ?? UserActivity.browsingWebType, phase: phase,
+                peer: pending.peer, bundleIdentifier: pending.target.bundleIdentifier,
+                activityType: pending.target.activityType, phase: phase,
                 chosenAt: pending.attempt.chosenAt, appShowsProgress: appShowsProgress)
         }
         let own = system.currentActivity.flatMap { system.activities[$0] }.map { activity in

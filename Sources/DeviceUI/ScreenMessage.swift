@@ -33,6 +33,9 @@ package enum ScreenEffect: Hashable, Sendable {
     /// The user quit this app from the app switcher (or the dock): the device terminates it
     /// (`Device.terminate(_:)`) and the app forgets its state, so its next launch is cold.
     case terminate(bundleIdentifier: String)
+    /// The user locked (true) or unlocked (false) the device: the device system decides what
+    /// that does to its advertising (``Device/lock()``).
+    case setLocked(Bool)
     /// Step mode on or off (``Device/isStepping``).
     case setStepping(Bool)
     /// Go on from the step-mode pause.

@@ -90,8 +90,10 @@ extension ScreenState {
             // Ctrl-L redraws the whole screen (the terminal runner does it); never the app's.
             break
         case .lock:
+            let wasLocked = isLocked
             isLocked = true
             overlay = nil
+            if !wasLocked { return [.setLocked(true)] }
         case .log:
             toggleLog()
         case .moveFocus:
@@ -148,11 +150,13 @@ extension ScreenState {
         switch key {
         case .enter:
             isLocked = false
-            if promptsOnLockScreen, let offer = snapshot.featuredOffer { return continueOffer(offer, snapshot) }
-            return []
+            if promptsOnLockScreen, let offer = snapshot.featuredOffer {
+                return [.setLocked(false)] + continueOffer(offer, snapshot)
+            }
+            return [.setLocked(false)]
         case .character(" "):
             isLocked = false
-            return []
+            return [.setLocked(false)]
         case .function(2):
             toggleLog()
             return []

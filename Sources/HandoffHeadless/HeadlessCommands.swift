@@ -87,6 +87,13 @@ extension HeadlessController {
             "quit an app from the app switcher (default: the activity's app): its activities end and its next launch is cold",
             perform: { controller, args throws(CommandError) in try controller.quitApp(args) }),
         .init(
+            "lock",
+            "lock the device: its current activity stays offered for 8 s (Apple's delay), then is withdrawn until unlock",
+            perform: { controller, _ throws(CommandError) in controller.lock() }),
+        .init(
+            "unlock", "unlock the device: its current activity is offered again",
+            perform: { controller, _ throws(CommandError) in controller.unlock() }),
+        .init(
             "streams-open", "open continuation streams to the origin of the last continued activity",
             perform: { controller, _ throws(CommandError) in try controller.streamsOpen() }),
         .init(

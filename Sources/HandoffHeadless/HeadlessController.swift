@@ -505,6 +505,7 @@ package final class HeadlessController {
         if ad.options.contains(.supportsContinuationStreams) { options.append("supportsContinuationStreams") }
         if ad.options.contains(.isEligibleForHandoff) { options.append("isEligibleForHandoff") }
         if ad.options.contains(.isDocument) { options.append("isDocument") }
+        if ad.options.contains(.isBrowsingWeb) { options.append("isBrowsingWeb") }
         let routeKind: String
         var app: String?
         var reason: String?
@@ -550,6 +551,8 @@ package final class HeadlessController {
                 "id": .string(info.id.rawValue), "name": .string(info.name), "kind": .string(info.kind.rawValue),
             ],
             "frontmost": device.system.frontmostApp.map { .string($0) } ?? .null,
+            "locked": .bool(device.isLocked),
+            "advertising": .bool(device.system.advertisement != nil),
             "apps": .array(
                 applications.map { app in
                     .object([
@@ -587,8 +590,8 @@ package final class HeadlessController {
             result["continuation"] = .object([
                 "id": .string(pending.id.description),
                 "peer": .string(pending.peer.id.rawValue), "name": .string(pending.peer.name),
-                "type": pending.target.map { .string($0.activityType) } ?? .null,
-                "app": pending.target.map { .string($0.bundleIdentifier) } ?? .null,
+                "type": .string(pending.target.activityType),
+                "app": .string(pending.target.bundleIdentifier),
                 "phase": .string(phase), "chosenAt": timestamp(pending.attempt.chosenAt),
             ])
         } else {
@@ -636,6 +639,25 @@ package final class HeadlessController {
             "peer": .string(offer.peer.id.rawValue), "name": .string(offer.peer.name),
             "route": .string(offer.route.description), "continuable": .bool(offer.route.isContinuable),
         ]
+    }
+
+    // MARK: Lock
+
+    /// Locks the device (`changed`: it was unlocked); the withdrawal follows as a lifecycle event.
+    func lock() -> [String: JSONValue] {
+        let changed = !device.isLocked
+        device.lock()
+        return [
+            "locked": true, "changed": .bool(changed),
+            "advertisingStopsAfter": .double(device.system.configuration.advertisingAfterLock),
+        ]
+    }
+
+    /// Unlocks the device (`changed`: it was locked).
+    func unlock() -> [String: JSONValue] {
+        let changed = device.isLocked
+        device.unlock()
+        return ["locked": false, "changed": .bool(changed)]
     }
 
     func cancel() -> [String: JSONValue] {

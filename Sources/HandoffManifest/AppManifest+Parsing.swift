@@ -56,9 +56,9 @@ extension AppManifest {
 
     /// The manifest an error-free analysis describes. A missing bundle or team identifier is
     /// always an error, so both are known when there is none.
-    private init(_ analysis: ManifestAnalysis) throws(ManifestError) {
+    init(_ analysis: ManifestAnalysis) throws(ManifestError) {
         let report = analysis.report
-        var errors = report.errors
+        var errors = report.errors + analysis.unresolvedForInstall
         if errors.isEmpty, report.teamIdentifier == nil,
             let missing = report.warnings.first(where: { $0.key == "TeamIdentifier" })
         {

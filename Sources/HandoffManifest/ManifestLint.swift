@@ -10,7 +10,8 @@ public struct ManifestProblem: Sendable, Hashable, Codable, CustomStringConverti
         case error
         /// The manifest works but is probably not what was meant.
         case warning
-        /// Not a problem at Apple: a key or requirement of the simulator's own, said so.
+        /// Not a problem at Apple: a key or requirement of the simulator's own, or a build
+        /// setting Xcode defines, said so.
         case note
 
         public var description: String { rawValue }
@@ -63,8 +64,9 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
     public var sceneManifest: AppManifest.SceneManifest?
     /// Every problem, in the order the keys are checked.
     public var problems: [ManifestProblem]
-    /// What the simulator needs that Apple does not (severity ``ManifestProblem/Severity/note``):
-    /// never a problem, said so that nobody adds it to a real app.
+    /// Never a problem (severity ``ManifestProblem/Severity/note``): what the simulator needs
+    /// that Apple does not, said so that nobody adds it to a real app, and build settings Xcode
+    /// defines when it builds the app, left as written.
     public var notes: [ManifestProblem] = []
 
     /// Creates a report.
@@ -165,8 +167,9 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
 /// - `CFBundleDocumentTypes` is an array of dictionaries (error). Each has a string
 ///   `CFBundleTypeName` (error), `LSItemContentTypes` as an array (error) of non-empty strings
 ///   (error) that are uniform type identifiers (warning), declared once (warning), and at least
-///   one content type (warning). `NSUbiquitousDocumentUserActivityType` is a reverse-DNS string
-///   (error) that no other document type uses (warning).
+///   one content type (warning). `NSUbiquitousDocumentUserActivityType` is a non-empty string
+///   (error) in reverse-DNS form (warning, as for `NSUserActivityTypes`); several document types
+///   may share one (PG "Multiple document types can have the same activity type").
 /// - `com.apple.developer.associated-domains` in the entitlements is an array of strings (error),
 ///   each `service:domain[:port][?mode=…]` with a known service (applinks, webcredentials,
 ///   activitycontinuation, appclips), a valid domain (`*.` allowed) and mode (error), declared
@@ -175,10 +178,23 @@ public struct ManifestLintReport: Sendable, Hashable, Codable {
 ///   `activitycontinuation:` domain (warning).
 /// - Every value of the wrong type is an error, and so is every build-setting reference that
 ///   cannot be expanded, except in display names (`CFBundleDisplayName`, `CFBundleName`,
-///   `CFBundleTypeName`), where it is a warning.
+///   `CFBundleTypeName`), where it is a warning, and except a setting Xcode always defines
+///   (``xcodeDefinedSettings``, such as `PRODUCT_BUNDLE_IDENTIFIER`), which is a note: lint is no
+///   stricter than Xcode. Installing the app (``AppManifest``) still needs the values it uses.
 public enum ManifestLint {
     /// The services an associated-domain entry may name.
     public static let associatedDomainServices = ["applinks", "webcredentials", "activitycontinuation", "appclips"]
+
+    /// Build settings Xcode defines for every app target it builds (or derives from the target's
+    /// signing and Info.plist): left unresolved, they are a note, not an error, since Xcode never
+    /// leaves them so. `CFBundleIdentifier` is the Info.plist's, as the entitlements refer to it.
+    public static let xcodeDefinedSettings: Set<String> = [
+        "PRODUCT_BUNDLE_IDENTIFIER", "PRODUCT_NAME", "PRODUCT_MODULE_NAME", "EXECUTABLE_NAME",
+        "DEVELOPMENT_LANGUAGE", "PRODUCT_BUNDLE_PACKAGE_TYPE", "MARKETING_VERSION", "CURRENT_PROJECT_VERSION",
+        "TARGET_NAME", "PROJECT_NAME", "DEVELOPMENT_TEAM", "AppIdentifierPrefix", "TeamIdentifierPrefix",
+        "CFBundleIdentifier", "MACOSX_DEPLOYMENT_TARGET", "IPHONEOS_DEPLOYMENT_TARGET", "SRCROOT",
+        "INFOPLIST_FILE", "CODE_SIGN_ENTITLEMENTS",
+    ]
 
     /// Activity types that Apple defines with names that are not reverse-DNS, and that an app
     /// may declare.
@@ -259,6 +275,9 @@ struct ManifestAnalysis: Sendable {
     var report: ManifestLintReport
     /// `CFBundleDisplayName`, else `CFBundleName`, when one is a fully expanded, non-empty string.
     var displayName: String?
+    /// Build settings Xcode always defines that were left unresolved in a value the installed
+    /// app needs: a note for lint, an error for installing.
+    var unresolvedForInstall: [ManifestProblem] = []
 }
 
 // MARK: - The checks
@@ -272,6 +291,8 @@ private struct ManifestChecker {
     var teamOverride: String?
     var problems: [ManifestProblem] = []
     var notes: [ManifestProblem] = []
+    /// Values Xcode would have given that an installed app needs (its identifiers and types).
+    var unresolvedForInstall: [ManifestProblem] = []
 
     init(info: PropertyListFile, entitlements: PropertyListFile?, expander: BuildSettingExpander) {
         self.info = info
@@ -304,7 +325,8 @@ private struct ManifestChecker {
             activityTypes: activityTypes, documentTypes: documentTypes,
             associatedDomains: associatedDomains, sceneManifest: sceneManifest, problems: problems)
         report.notes = notes
-        return ManifestAnalysis(report: report, displayName: displayName)
+        return ManifestAnalysis(
+            report: report, displayName: displayName, unresolvedForInstall: unresolvedForInstall)
     }
 
     // MARK: Recording
@@ -333,6 +355,20 @@ private struct ManifestChecker {
         }
         let expansion = (expander ?? self.expander).expand(raw)
         for issue in expansion.issues where !ignored.contains(issue) {
+            if case .undefined(let name) = issue, ManifestLint.xcodeDefinedSettings.contains(name) {
+                // Xcode defines it when it builds the app: Apple's build never leaves it
+                // unresolved, so lint says so and goes on; installing the app needs its value.
+                note("$(\(name)) is left as written: " + Self.xcodeDefinition(of: name), key: key, in: file)
+                if severity == .error {
+                    unresolvedForInstall.append(
+                        ManifestProblem(
+                            severity: .error,
+                            message: "unresolved build setting $(\(name)): Xcode defines it at build time; "
+                                + "give its value (--define \(name)=VALUE or a BuildSettings.xcconfig) to install the app",
+                            key: key, file: file.name))
+                }
+                continue
+            }
             var message = issue.description
             if issue == .undefined(name: "CFBundleIdentifier"), file.name != info.name {
                 message += " (in the entitlements it is the Info.plist's CFBundleIdentifier, once that is known)"
@@ -340,6 +376,20 @@ private struct ManifestChecker {
             problems.append(ManifestProblem(severity: severity, message: message, key: key, file: file.name))
         }
         return Expanded(value: expansion.value, isResolved: expansion.isComplete)
+    }
+
+    /// Where Xcode's value of a setting comes from, and how to give it here.
+    static func xcodeDefinition(of name: String) -> String {
+        switch name {
+        case "CFBundleIdentifier":
+            "Xcode defines it when it builds the app, as the Info.plist's CFBundleIdentifier; "
+                + "pass that value (--define PRODUCT_BUNDLE_IDENTIFIER=VALUE) to check it"
+        case "AppIdentifierPrefix", "TeamIdentifierPrefix":
+            "Xcode defines it when it builds the app, from the signing team; "
+                + "pass --define DEVELOPMENT_TEAM=VALUE to check the value"
+        default:
+            "Xcode defines it when it builds the app; pass --define \(name)=VALUE to check the value"
+        }
     }
 
     /// The elements of the array `value`; records a problem and returns `nil` when it is not an array.
@@ -556,7 +606,6 @@ private struct ManifestChecker {
             return []
         }
         var documentTypes: [AppManifest.DocumentType] = []
-        var ubiquitousTypeOwner: [String: Int] = [:]
         for (index, entry) in entries.enumerated() {
             let path = "\(key)[\(index)]"
             guard case .dictionary(let document) = entry else {
@@ -579,19 +628,14 @@ private struct ManifestChecker {
                 let type = string(value, key: ubiquitousPath, in: info)
             {
                 ubiquitousType = type.value
-                if type.isResolved, let problem = ReverseDNS.validate(type.value) {
-                    error(
-                        "\(type.value.quotedForDisplay) is not a reverse-DNS activity type: \(problem)",
-                        key: ubiquitousPath, in: info)
-                }
-                if let owner = ubiquitousTypeOwner[type.value] {
+                if type.isResolved, type.value.isEmpty {
+                    error("is empty; an activity type needs a name to be matched", key: ubiquitousPath, in: info)
+                } else if type.isResolved, let problem = ReverseDNS.validate(type.value) {
                     warning(
-                        "\(type.value.quotedForDisplay) is already the ubiquitous activity type of \(key)[\(owner)]; "
-                            + "continuing it opens that document type",
-                        key: ubiquitousPath, in: info)
-                } else {
-                    ubiquitousTypeOwner[type.value] = index
+                        "\(type.value.quotedForDisplay) is not a reverse-DNS activity type (\(problem)); Apple advises "
+                            + "reverse-DNS (com.example.app.document) but accepts it", key: ubiquitousPath, in: info)
                 }
+                // PG: "Multiple document types can have the same activity type": not a problem.
             }
             documentTypes.append(
                 AppManifest.DocumentType(name: name, contentTypes: contentTypes, ubiquitousActivityType: ubiquitousType)

@@ -42,6 +42,10 @@ extension ManifestLintReport {
 
         if let sceneManifest {
             lines.append("Scenes (\(sceneManifest.supportsMultipleScenes ? "multiple" : "one at a time")):")
+            if sceneManifest.configurations.isEmpty {
+                lines.append(
+                    "  no configurations: the system's default scene (as a SwiftUI app's), no delegate class named")
+            }
             lines += sceneManifest.configurations.map { configuration in
                 "  \(configuration.role.escapingInvisibleCharacters): \(configuration.name?.escapingInvisibleCharacters ?? "(unnamed)")"
                     + " → \(configuration.delegateClass?.escapingInvisibleCharacters ?? "no delegate class")"
@@ -53,14 +57,14 @@ extension ManifestLintReport {
         lines.append(Self.heading("Problems", count: problems.count))
         lines += problems.map { "  \($0.severity): " + $0.description.escapingInvisibleCharacters }
         if !notes.isEmpty {
-            lines.append("Notes on the simulator (\(notes.count)):")
+            lines.append("Notes (\(notes.count)):")
             lines += notes.map { "  note: " + $0.description.escapingInvisibleCharacters }
         }
 
         lines.append("")
         lines.append(
             Self.count(errors.count, "error") + ", " + Self.count(warnings.count, "warning")
-                + (notes.isEmpty ? "" : ", " + Self.count(notes.count, "note") + " on what the simulator needs"))
+                + (notes.isEmpty ? "" : ", " + Self.count(notes.count, "note")))
         return lines.joined(separator: "\n")
     }
 

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import NIOSSL
 import SwiftASN1
-import X509
+@_spi(CMS) import X509
 
 /// The local web's certificate authority: a P-256 key and a self-signed certificate kept in the
 /// ``WebFolder`` (created on first use), and the server certificates it issues for the demo
@@ -94,11 +94,12 @@ package struct LocalCertificateAuthority {
     }
 
     /// A server certificate for `hosts` (and each one's subdomains, `*.host`, and `localhost`),
-    /// with its new key, as NIOSSL wants them.
+    /// with its new key, as NIOSSL wants them, and as a signer of files (a site signs its
+    /// association file with the identity it serves HTTPS with, as the seed's Listing 2-8 advises).
     package func issueServerIdentity(
         hosts: [String], now: Date = Date()
     ) throws(WebError)
-        -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey)
+        -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey, signer: AssociationSigner)
     {
         let serverKey = P256.Signing.PrivateKey()
         do {
@@ -124,7 +125,7 @@ package struct LocalCertificateAuthority {
                 issuerPrivateKey: .init(key))
             let chain = try NIOSSLCertificate(bytes: Self.der(server), format: .der)
             let nioKey = try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)
-            return ([chain], nioKey)
+            return ([chain], nioKey, AssociationSigner(certificate: server, key: .init(serverKey)))
         } catch {
             throw .certificate("cannot issue the server certificate: \(error)")
         }
@@ -164,5 +165,22 @@ package struct LocalCertificateAuthority {
                 file.path,
                 "cannot be read (\(error.localizedDescription)); start the local web with `handoff web serve`")
         }
+    }
+}
+
+/// Signs a site's association file as iOS 8 wanted it: PKCS #7 SignedData with the content
+/// attached, DER (`openssl smime -sign -nodetach -outform DER`), through swift-certificates' CMS.
+package struct AssociationSigner: Sendable {
+    package var certificate: Certificate
+    package var key: Certificate.PrivateKey
+
+    package init(certificate: Certificate, key: Certificate.PrivateKey) {
+        self.certificate = certificate
+        self.key = key
+    }
+
+    /// `data` signed, the signer's certificate included.
+    package func sign(_ data: Data) throws -> Data {
+        Data(try CMS.sign(data, certificate: certificate, privateKey: key, detached: false))
     }
 }

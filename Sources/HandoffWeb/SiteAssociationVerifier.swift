@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import X509
 
 /// A device's fetch of association files, as Apple describes it: `GET
 /// https://DOMAIN/.well-known/apple-app-site-association` over HTTPS with a valid certificate (the
@@ -71,6 +72,11 @@ package struct SiteAssociationVerifier: Sendable {
         /// `Cache-Control: max-age` (0 for `no-store`, `no-cache`), nil when absent.
         package var maxAge: TimeInterval?
         package var milliseconds: Double?
+        /// The path that answered: `/.well-known/apple-app-site-association`, or the site's
+        /// root when that was not found.
+        package var path: String = SiteAssociationVerifier.wellKnownPath
+        /// What the device noticed but did not refuse: a signed file, entries of `apps` ignored.
+        package var notes: [String] = []
 
         /// The outcome for an app.
         package func outcome(for applicationIdentifier: String) -> AssociationOutcome {
@@ -84,9 +90,27 @@ package struct SiteAssociationVerifier: Sendable {
         }
     }
 
+    /// Where a device looks first (iOS 9.3 and later).
+    package static let wellKnownPath = "/.well-known/\(SiteAssociationFile.fileName)"
+    /// Where it looks when that is not found: the site's root, where iOS 8 read the file (PG
+    /// "https://example.com/apple-app-site-association").
+    package static let rootPath = "/\(SiteAssociationFile.fileName)"
+
     /// Fetches and judges `host`'s association file (for `handoff manifest lint --check-sites`
-    /// too).
+    /// too): at `/.well-known/` first and, when that answers 404, at the site's root. A redirect,
+    /// another status or a bad file at `/.well-known/` is the answer: only "not found" falls back.
     package func fetch(host: String) async -> Fetched {
+        let first = await fetch(host: host, path: Self.wellKnownPath)
+        guard case .failure(.notFound) = first.result else { return first }
+        let root = await fetch(host: host, path: Self.rootPath)
+        if case .failure(.notFound) = root.result { return first }
+        var found = root
+        found.notes.insert("not at \(Self.wellKnownPath) (404): read at the site's root, \(Self.rootPath)", at: 0)
+        return found
+    }
+
+    /// Fetches and judges the file at one path of `host`.
+    private func fetch(host: String, path: String) async -> Fetched {
         let client: WebClient
         do {
             client = try WebClient(folder: folder)
@@ -94,7 +118,11 @@ package struct SiteAssociationVerifier: Sendable {
             return Fetched(
                 host: host, result: .failure(.unreachable("no local web: \(error)")), maxAge: nil, milliseconds: nil)
         }
-        let url = SiteAssociationFile.url(host: host)
+        guard let url = URL(string: "https://\(host)\(path)") else {
+            return Fetched(
+                host: host, result: .failure(.unreachable("\(host) is not a host name")), maxAge: nil,
+                milliseconds: nil, path: path)
+        }
         let response: WebResponse
         do {
             // One byte over the limit tells "too large" apart from "exactly the limit".
@@ -106,40 +134,99 @@ package struct SiteAssociationVerifier: Sendable {
                 case .tooLarge: .tooLarge(bytes: SiteAssociationFile.maximumBytes + 1)
                 default: .unreachable(error.description)
                 }
-            return Fetched(host: host, result: .failure(outcome), maxAge: nil, milliseconds: nil)
+            return Fetched(host: host, result: .failure(outcome), maxAge: nil, milliseconds: nil, path: path)
         }
+        var notes: [String] = []
+        let result: Fetched.Result
+        switch Self.judge(response, host: host) {
+        case .judged(let judged):
+            result = judged
+        case .signed(let signed):
+            notes.append("signed (PKCS #7, as iOS 8 required); \(SignedAssociationFile.currentRule)")
+            result = await Self.open(signed, host: host, folder: folder)
+        }
+        if case .file(let file) = result { notes += file.ignoredEntries.map { "ignored: \($0)" } }
         return Fetched(
-            host: host, result: Self.judge(response, host: host),
-            maxAge: Self.maxAge(cacheControl: response.headers["cache-control"]),
-            milliseconds: response.milliseconds)
+            host: host, result: result, maxAge: Self.maxAge(cacheControl: response.headers["cache-control"]),
+            milliseconds: response.milliseconds, path: path, notes: notes)
     }
 
-    /// Apple's rules on a response: 200, no redirect, `application/json`, at most 128 KB, JSON in
-    /// the association file's shape.
-    package static func judge(_ response: WebResponse, host: String) -> Fetched.Result {
+    /// A signed file's content, judged as an unsigned file once its signature verifies against
+    /// the local authority (the only root devices trust).
+    static func open(
+        _ signed: SignedAssociationFile, host: String, folder: WebFolder
+    ) async
+        -> Fetched.Result
+    {
+        let root: Certificate
+        do {
+            root = try LocalCertificateAuthority.trustedCertificate(in: folder)
+        } catch {
+            return .failure(.signatureInvalid("no trusted authority to check it against: \(error)"))
+        }
+        switch await signed.verifiedContent(trustRoots: [root]) {
+        case .success(let content):
+            return judge(json: content, host: host)
+        case .failure(let error):
+            return .failure(.signatureInvalid("\(error.reason); \(SignedAssociationFile.currentRule)"))
+        }
+    }
+
+    /// What ``judge(_:host:)`` decides: an outcome, or a signed file whose signature is checked
+    /// (asynchronously, by the library) before its content is judged.
+    package enum Judgement: Sendable, Hashable {
+        case judged(Fetched.Result)
+        case signed(SignedAssociationFile)
+    }
+
+    /// Apple's rules on a response: 200, no redirect, at most 128 KB, and either
+    /// `application/json` with JSON in the association file's shape, or `application/pkcs7-mime`
+    /// with a signed file (iOS 8), whose signature is checked next.
+    package static func judge(_ response: WebResponse, host: String) -> Judgement {
         switch response.status {
         case 200: break
         case 301, 302, 303, 307, 308:
-            return .failure(
-                .redirected(
-                    status: response.status,
-                    location: response.headers["location"].map { String($0.prefix(200)) } ?? "nowhere"))
-        case 404: return .failure(.notFound)
-        default: return .failure(.httpStatus(response.status))
+            return .judged(
+                .failure(
+                    .redirected(
+                        status: response.status,
+                        location: response.headers["location"].map { String($0.prefix(200)) } ?? "nowhere")))
+        case 404: return .judged(.failure(.notFound))
+        default: return .judged(.failure(.httpStatus(response.status)))
         }
         guard response.body.count <= SiteAssociationFile.maximumBytes else {
-            return .failure(.tooLarge(bytes: response.body.count))
+            return .judged(.failure(.tooLarge(bytes: response.body.count)))
+        }
+        if SignedAssociationFile.mediaTypes.contains(response.mediaType) {
+            do {
+                return .signed(try SignedAssociationFile(message: response.body))
+            } catch {
+                return .judged(
+                    .failure(.signatureInvalid("\(error.reason); \(SignedAssociationFile.currentRule)")))
+            }
         }
         guard response.mediaType == "application/json" else {
-            return .failure(.wrongContentType(String(response.contentType.prefix(100))))
+            return .judged(.failure(.wrongContentType(String(response.contentType.prefix(100)))))
         }
+        if SignedAssociationFile.looksSigned(response.body) {
+            return .judged(
+                .failure(
+                    .notJSON(
+                        "the file is signed (PKCS #7, as iOS 8 required) but served as application/json: serve it "
+                            + "as application/pkcs7-mime, or serve the unsigned JSON, as current systems expect")))
+        }
+        return .judged(judge(json: response.body, host: host))
+    }
+
+    /// The association file's JSON rules on `data`.
+    static func judge(json data: Data, host: String) -> Fetched.Result {
         do {
-            return .file(try SiteAssociationFile(host: host, data: response.body))
+            return .file(try SiteAssociationFile(host: host, data: data))
         } catch {
             switch error.problem {
             case .notJSON: return .failure(.notJSON(error.reason))
             case .malformed: return .failure(.malformed(error.reason))
-            case .tooLarge: return .failure(.tooLarge(bytes: response.body.count))
+            case .tooLarge: return .failure(.tooLarge(bytes: data.count))
             }
         }
     }

@@ -44,6 +44,11 @@ package enum Rehearsal: String, Sendable, Hashable, CaseIterable {
     case tooLarge = "too-large"
     /// Never answers any request to the host (the connection stays open).
     case hang
+    /// The site's file signed (PKCS #7, DER) with the server's identity, as
+    /// `application/pkcs7-mime`: what iOS 8 required.
+    case signed
+    /// 404 at `/.well-known/`, the file at the site's root (where iOS 8 looked).
+    case rootOnly = "root-only"
 
     package var summary: String {
         switch self {
@@ -57,6 +62,8 @@ package enum Rehearsal: String, Sendable, Hashable, CaseIterable {
         case .redirectLoop: "a 302 redirect to itself"
         case .tooLarge: "a 200 KB file"
         case .hang: "no answer at all"
+        case .signed: "the file signed (PKCS #7), as iOS 8 required"
+        case .rootOnly: "the file at the site's root only, not at /.well-known/"
         }
     }
 }
@@ -174,7 +181,7 @@ package final class SiteServer: Sendable {
             certificateChain: identity.chain.map { .certificate($0) },
             privateKey: .privateKey(identity.key))
         tls.minimumTLSVersion = .tlsv12
-        let responder = Responder(configuration: configuration, log: log)
+        let responder = Responder(configuration: configuration, log: log, signer: identity.signer)
         let server: HTTPServerBuilder
         let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(configuration.idleTimeout))
         do {
@@ -302,6 +309,8 @@ private final class BoundPort: Sendable {
 struct Responder: Sendable {
     let configuration: SiteServer.Configuration
     let log: @Sendable (String) -> Void
+    /// Signs the file for the `signed` rehearsal (the server's identity).
+    var signer: AssociationSigner? = nil
 
     func respond(to request: Request) async throws -> Response {
         let authority = request.head.authority ?? ""
@@ -367,6 +376,18 @@ struct Responder: Sendable {
             return Self.response(status: 200, contentType: json, body: data, maxAge: configuration.maxAge)
         case .missing:
             return notFound
+        case .rootOnly:
+            guard path == "/\(SiteAssociationFile.fileName)", let data = file() else { return notFound }
+            return Self.response(status: 200, contentType: json, body: data, maxAge: configuration.maxAge)
+        case .signed:
+            guard let data = file() else { return notFound }
+            guard let signer, let signed = try? signer.sign(data) else {
+                return Self.response(
+                    status: 500, contentType: "text/plain; charset=utf-8",
+                    body: Data("the server cannot sign the file\n".utf8))
+            }
+            return Self.response(
+                status: 200, contentType: "application/pkcs7-mime", body: signed, maxAge: configuration.maxAge)
         case .notJSON:
             return Self.response(
                 status: 200, contentType: json, body: Data("<html><body>Welcome to \(host)</body></html>\n".utf8))

@@ -223,6 +223,68 @@ struct DeviceCommand: AsyncParsableCommand {
             valueName: "info-plist"))
     var installPlists: [String] = []
 
+    @Option(
+        name: .customLong("app"),
+        help: ArgumentHelp(
+            "With --headless: also install your app from its files, driven by the scripted delegate (repeatable): an Info.plist, an .app-style folder (Contents/Info.plist or Info.plist, its .entitlements beside it), or an Xcode project (a .xcodeproj or the folder holding it), read as Xcode builds it.",
+            valueName: "path"))
+    var appPaths: [String] = []
+
+    @Option(
+        name: .customLong("define"),
+        help: ArgumentHelp(
+            "For --app: a build setting its files refer to, over the project's or BuildSettings.xcconfig's (repeatable).",
+            valueName: "KEY=VALUE"))
+    var definitions: [String] = []
+
+    @Option(
+        name: .customLong("team"),
+        help: ArgumentHelp("For --app: the team (Apple reads it from the code signature).", valueName: "TEAMID"))
+    var appTeam: String?
+
+    @Option(
+        name: .customLong("target"),
+        help: ArgumentHelp(
+            "For --app with an Xcode project: the target (default: its only app target).", valueName: "name"))
+    var appTarget: String?
+
+    @Option(
+        name: .customLong("configuration"),
+        help: ArgumentHelp(
+            "For --app with an Xcode project: the build configuration (default: the target's).", valueName: "name"))
+    var appConfiguration: String?
+
+    @Option(
+        name: .customLong("entitlements"),
+        help: ArgumentHelp(
+            "For --app with an Info.plist: its entitlements file, instead of the one beside it.", valueName: "file"))
+    var appEntitlements: String?
+
+    /// The apps `--app` names, read; every error names the path and what is wrong.
+    func appSources() throws -> [AppSource] {
+        if !headless, !appPaths.isEmpty {
+            throw ValidationError(
+                "--app: the terminal device installs only its own apps so far; run your app's rehearsal with --headless."
+            )
+        }
+        var defines: [String: String] = [:]
+        for definition in definitions {
+            guard let equals = definition.firstIndex(of: "="), equals != definition.startIndex else {
+                throw ValidationError("--define expects KEY=VALUE, got \"\(definition)\".")
+            }
+            defines[String(definition[..<equals])] = String(definition[definition.index(after: equals)...])
+        }
+        return try appPaths.map { path in
+            do {
+                return try AppSource(
+                    path: path, defines: defines, team: appTeam, entitlements: appEntitlements, target: appTarget,
+                    configuration: appConfiguration)
+            } catch {
+                throw ValidationError("--app \(error)")
+            }
+        }
+    }
+
     /// The local web's folder.
     var webFolder: WebFolder {
         webDir.map { WebFolder(url: URL(fileURLWithPath: $0, isDirectory: true)) } ?? WebFolder.defaultFolder()
@@ -257,6 +319,8 @@ struct DeviceCommand: AsyncParsableCommand {
 
     private func runDevice() async throws {
         let appNames = try self.appNames
+        // Read the apps' files before anything is claimed or started: a bad file is one message.
+        let sources = try appSources()
         let store = AccountStore(
             directory: configDir.map { URL(fileURLWithPath: $0) } ?? AccountStore.defaultDirectory())
         let account = try store.accountCreatingIfNeeded(named: self.account)
@@ -309,7 +373,7 @@ struct DeviceCommand: AsyncParsableCommand {
             if let problem { throw ValidationError("--record: \(problem)") }
         }
         if headless {
-            var installed: [AppManifest] = []
+            var installed: [AppManifest] = sources.map(\.manifest)
             for plist in installPlists {
                 do {
                     installed.append(try AppManifest(appAt: URL(fileURLWithPath: plist)))

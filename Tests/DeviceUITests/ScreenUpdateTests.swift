@@ -270,19 +270,22 @@ struct ScreenUpdateTests {
 
     @Test func lockingThenAcceptingThePromptUnlocksAndContinues() {
         var state = Fixture.state()
-        _ = press(.control("p"), on: &state)
+        #expect(press(.control("p"), on: &state) == [.setLocked(true)], "the device system hears of the lock")
         #expect(state.isLocked)
         #expect(press(.character("2"), .tab, .control("o"), on: &state).isEmpty, "a locked device ignores other keys")
         #expect(state.focus == .main)
         #expect(
-            press(.enter, on: &state) == [.chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes")])
+            press(.enter, on: &state) == [
+                .setLocked(false), .chooseOffer("laptop"), .bringToFront(bundleIdentifier: "com.example.notes"),
+            ])
         #expect(!state.isLocked)
     }
 
     @Test func spaceUnlocksWithoutContinuing() {
         var state = Fixture.state()
-        _ = press(.function(3), on: &state)
-        #expect(press(.character(" "), on: &state).isEmpty)
+        #expect(press(.function(3), on: &state) == [.setLocked(true)])
+        #expect(press(.function(3), on: &state).isEmpty, "locking a locked device changes nothing")
+        #expect(press(.character(" "), on: &state) == [.setLocked(false)])
         #expect(!state.isLocked)
     }
 
@@ -290,7 +293,7 @@ struct ScreenUpdateTests {
         var state = Fixture.state(Fixture.laptop)
         let device = Fixture.device(Fixture.laptop, offers: [Fixture.phoneOffer])
         _ = press(.function(3), on: &state, device: device)
-        #expect(press(.enter, on: &state, device: device).isEmpty)
+        #expect(press(.enter, on: &state, device: device) == [.setLocked(false)])
         #expect(!state.isLocked)
     }
 

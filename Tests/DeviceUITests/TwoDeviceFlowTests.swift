@@ -60,6 +60,43 @@ struct TwoDeviceFlowTests {
         #expect(world.phoneFrame().text().contains("1 Notes"))
     }
 
+    /// Issue 26 §2.6: the origin's lock key is the device system's lock: 8 s later the phone
+    /// loses the offer and the lock screen says so; unlocking offers it again.
+    @Test func lockingTheOriginWithdrawsItsOfferEightSecondsLater() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        #expect(world.phone.system.offers[world.laptop.info.id] != nil)
+        world.laptopScreen.handle(.function(3))
+        #expect(world.laptop.isLocked)
+        #expect(world.laptopFrame().text().contains("Handoff stops offering Page 3 soon"))
+        world.hood.advance(by: 7.5)
+        #expect(world.phone.system.offers[world.laptop.info.id] != nil, "still offered within 8 s")
+        world.hood.advance(by: 1)
+        #expect(world.phone.system.offers[world.laptop.info.id] == nil)
+        #expect(world.laptop.currentActivity?.title == "Page 3", "still current, only not offered")
+        #expect(world.laptopFrame().text().contains("Handoff: Page 3 not offered while locked"))
+        world.laptopScreen.handle(.enter)
+        #expect(!world.laptop.isLocked)
+        world.hood.settle()
+        #expect(world.phone.system.offers[world.laptop.info.id] != nil)
+    }
+
+    /// Issue 26 §2.9: after a continuation the app is in front on the terminal device too, and
+    /// the next continuation into it launches nothing.
+    @Test func theContinuedAppStaysInFrontAndTheNextContinuationIsNoLaunch() {
+        let world = TwoScreens()
+        world.startOnLaptop()
+        world.phoneScreen.handle(.control("o"))
+        world.hood.settle()
+        #expect(world.phoneApp.continued == 1)
+        #expect(world.phone.system.frontmostApp == "com.example.notes")
+        let launches = world.phone.lifecycle.filter { $0.kind == .applicationLaunched }.count
+        world.phoneScreen.handle(.control("o"))
+        world.hood.settle()
+        #expect(world.phoneApp.continued == 2)
+        #expect(world.phone.lifecycle.filter { $0.kind == .applicationLaunched }.count == launches)
+    }
+
     @Test func openingAnAppMakesItFrontmostAndKeysReachIt() {
         let world = TwoScreens()
         world.startOnLaptop()

@@ -383,6 +383,63 @@ struct DeviceSystemTests {
         }
     }
 
+    // MARK: Locking (issue 26 §2.6)
+
+    /// Apple's devices remove their advertisement 8 s after lock (the notes' UAUserActivityDefaults);
+    /// the activity stays current, and unlocking advertises it again with a new serial.
+    @Test func aLockedOriginStopsAdvertisingEightSecondsLaterUntilUnlocked() {
+        var h = origin()
+        let snapshot = reading()
+        h.send(.deviceLocked) { [$0.record(.deviceLocked(advertisingStopsAfter: 8))] }
+        #expect(h.system.lock == .locked(since: Self.t0))
+        #expect(h.system.nextDeadline == Self.t0 + 8)
+        h.send(.deviceLocked, after: 1) { _ in [] }
+        h.send(.tick, after: 6.9) { _ in [] }
+        h.send(.tick, after: 0.1) { _ in [.withdraw(.deviceLocked)] }
+        #expect(h.system.lock == .lockedNotAdvertising)
+        #expect(h.system.advertisement == nil)
+        #expect(h.system.currentActivity == snapshot.id)
+        #expect(h.system.nextDeadline == nil)
+        // Saving while locked advertises nothing.
+        h.send(.activityNeedsSave(snapshot.id)) { [$0.record(.needsSaveSet(snapshot.reference))] }
+        h.send(.tick, after: 2) { _ in [.save(snapshot.id, .coalesced, continuation: nil)] }
+        h.send(.activitySaved(snapshot.id, .coalesced, userInfo: ["page": 4], continuation: nil)) {
+            [$0.record(.saved(snapshot.reference, reason: .coalesced, userInfo: ["page": 4], continuation: nil))]
+        }
+        let saved = h.now
+        h.send(.deviceUnlocked, after: 5) {
+            var ad = advertisement(of: snapshot)
+            ad.activitySerial = 2
+            ad.savedAt = saved
+            return [$0.record(.deviceUnlocked), .advertise(ad, snapshot.reference)]
+        }
+        #expect(h.system.lock == .unlocked)
+        h.send(.deviceUnlocked) { _ in [] }
+    }
+
+    @Test func unlockingWithinTheDelayWithdrawsNothing() {
+        var h = origin()
+        h.send(.deviceLocked) { [$0.record(.deviceLocked(advertisingStopsAfter: 8))] }
+        h.send(.deviceUnlocked, after: 3) { [$0.record(.deviceUnlocked)] }
+        h.send(.tick, after: 10) { _ in [] }
+        #expect(h.system.advertisement == advertisement(of: reading()))
+    }
+
+    @Test func anActivityMadeCurrentWhileLockedIsOfferedOnlyOnceUnlocked() {
+        var h = SystemHarness(me, configuration: DeviceConfiguration(advertisingAfterLock: 0), at: Self.t0)
+        // Locked with nothing current: nothing to withdraw.
+        h.send(.deviceLocked) { [$0.record(.deviceLocked(advertisingStopsAfter: 0))] }
+        #expect(h.system.lock == .lockedNotAdvertising)
+        let snapshot = reading()
+        h.send(.activityChanged(snapshot)) { [$0.record(.activityCreated(snapshot.reference))] }
+        h.send(.activityBecameCurrent(snapshot.id)) { [$0.record(.becameCurrent(snapshot.reference))] }
+        h.send(.deviceUnlocked, after: 1) {
+            var ad = advertisement(of: snapshot)
+            ad.activitySerial = 2
+            return [$0.record(.deviceUnlocked), .advertise(ad, snapshot.reference)]
+        }
+    }
+
     // MARK: The continuing device
 
     /// A phone with the Reader (and, if asked, a browser) that has received the laptop's offer.
@@ -471,6 +528,54 @@ struct DeviceSystemTests {
         #expect(h.system.pendingContinuation == nil)
     }
 
+    /// Issue 26 §2.9: the app a continuation launches comes to the front, so the next
+    /// continuation into it is no launch at all (not "warm: it was in the background").
+    @Test func theContinuedAppComesToTheFrontAndTheNextContinuationIsNoLaunch() {
+        var h = receiver()
+        fetching(&h)
+        #expect(h.system.front == .app("com.example.reader"))
+        h.given(.payloadReceived(continuation, payload(), size: 120))
+        h.given(.continuationHandled(continuation, .handled(.application(restoredObjects: 1))))
+        #expect(h.system.frontmostApp == "com.example.reader")
+        let next = advertisement(serial: 2)
+        h.given(.advertisementReceived(next, from: laptop))
+        let second = ContinuationID(rawValue: UUID(uuidString: "00000000-0000-4000-8000-0000000000C2")!)
+        h.send(.offerChosen(laptop.id, continuation: second)) {
+            [
+                $0.record(.continueChosen(second, PeerReference(laptop), route: readerRoute)),
+                .callWillContinue(second, bundleIdentifier: "com.example.reader", activityType: readingType),
+            ]
+        }
+    }
+
+    /// An app in the background that a continuation brings forward is in front: its own activity
+    /// becomes current again and is advertised (a new serial), before willContinue.
+    @Test func aWarmLaunchBringsTheAppForwardWithItsOwnActivity() {
+        var h = receiver()
+        let own = reading(UUID(uuidString: "00000000-0000-4000-8000-00000000000B")!)
+        h.given(.activityChanged(own))
+        h.given(.activityBecameCurrent(own.id))
+        h.send(.appBecameFrontmost(bundleIdentifier: nil)) {
+            [$0.record(.resignedCurrent(own.reference)), .withdraw(.noCurrentActivity)]
+        }
+        h.send(.offerChosen(laptop.id, continuation: continuation)) {
+            let ad = Advertisement(
+                device: me.id, activityTypeHash: ActivityTypeHash(activityType: readingType),
+                teamHash: TeamHash(teamIdentifier: team), options: [.isEligibleForHandoff], activitySerial: 2,
+                savedAt: Self.t0)
+            return [
+                $0.record(.continueChosen(continuation, PeerReference(laptop), route: readerRoute)),
+                .launch(
+                    bundleIdentifier: "com.example.reader", .warm, continuation: continuation, activityType: readingType
+                ),
+                $0.record(.becameCurrent(own.reference)),
+                .advertise(ad, own.reference),
+                .callWillContinue(continuation, bundleIdentifier: "com.example.reader", activityType: readingType),
+            ]
+        }
+        #expect(h.system.frontmostApp == "com.example.reader")
+    }
+
     @Test func continueReturningFalseIsNotHandledAndTheOriginIsNotTold() {
         var h = receiver()
         fetching(&h)
@@ -530,8 +635,8 @@ struct DeviceSystemTests {
     /// its public code and calls the app's didFailToContinue; nothing else changes.
     func expectFetchFailure(
         _ h: inout SystemHarness, _ event: DeviceSystem.Event, after seconds: TimeInterval = 0,
-        _ error: HandoffError, before: [LifecycleEvent.Occurrence] = [],
-        sourceLocation: SourceLocation = #_sourceLocation
+        _ error: HandoffError, before: [LifecycleEvent.Occurrence] = [], bundle: String = "com.example.reader",
+        type: String = "com.example.reader.reading", sourceLocation: SourceLocation = #_sourceLocation
     ) {
         h.send(
             event, after: seconds,
@@ -540,9 +645,8 @@ struct DeviceSystemTests {
                     .cancelPayloadRequest(continuation, from: laptop.id),
                     harness.record(
                         .continuationFailed(
-                            continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
-                            activityType: readingType, error)),
-                    .callDidFail(bundleIdentifier: "com.example.reader", activityType: readingType, error),
+                            continuation, PeerReference(laptop), bundleIdentifier: bundle, activityType: type, error)),
+                    .callDidFail(bundleIdentifier: bundle, activityType: type, error),
                 ]
             }, sourceLocation: sourceLocation)
         #expect(h.system.pendingContinuation == nil, sourceLocation: sourceLocation)
@@ -674,43 +778,53 @@ struct DeviceSystemTests {
         }
     }
 
-    @Test func aWebPageGoesToTheAppItsSiteApproves() {
-        let page = URL(string: "https://maps.example.com/place/paris")!
+    /// A browsing-web offer as the laptop's browser advertises it: its page's host hashed.
+    func webAdvertisement(host: String = "maps.example.com") -> Advertisement {
+        Advertisement(
+            device: laptop.id, activityTypeHash: ActivityTypeHash(webpageHost: host),
+            teamHash: TeamHash(teamIdentifier: team), options: [.isEligibleForHandoff, .hasWebpageURL, .isBrowsingWeb],
+            activitySerial: 1, savedAt: Self.t0)
+    }
+
+    /// A phone with the Map (naming maps.example.com, approved unless `approved` is false) and a
+    /// browser, which has received the laptop's web page offer.
+    func webReceiver(approved: Bool = true, host: String = "maps.example.com") -> SystemHarness {
         var h = SystemHarness(me, at: Self.t0)
         h.given(
             .appInstalled(manifest("com.example.map", types: ["com.example.map.region"], domains: ["maps.example.com"]))
         )
         h.given(.appInstalled(manifest("com.example.browser", types: [], browser: true)))
-        h.given(
-            .siteAssociationChecked(
-                SiteAssociationCheck(
-                    bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map",
-                    domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Self.t0,
-                    expiresAt: Self.t0 + 300)))
-        let ad = advertisement(type: UserActivity.browsingWebType, options: [.isEligibleForHandoff, .hasWebpageURL])
-        h.given(.advertisementReceived(ad, from: laptop))
+        if approved {
+            h.given(
+                .siteAssociationChecked(
+                    SiteAssociationCheck(
+                        bundleIdentifier: "com.example.map", applicationIdentifier: "ABCDE12345.com.example.map",
+                        domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Self.t0,
+                        expiresAt: Self.t0 + 300)))
+        }
+        h.given(.advertisementReceived(webAdvertisement(host: host), from: laptop))
+        return h
+    }
+
+    var mapApproval: WebRouting {
+        .approved(
+            applicationIdentifier: "ABCDE12345.com.example.map", domain: AssociatedDomain(host: "maps.example.com"))
+    }
+
+    /// Issue 26 §2.2: the host the advertisement hashes picks the app before the fetch; it is
+    /// launched and asked willContinue first, as for a native activity, and receives the page only.
+    @Test func aWebPageGoesToTheAppItsSiteApprovesWhichIsAskedBeforeTheFetch() {
+        let page = URL(string: "https://maps.example.com/place/paris")!
+        var h = webReceiver()
+        let ad = webAdvertisement()
         let route = Route.web(browserBundleIdentifier: "com.example.browser")
-        // The page's host decides the app: the payload is fetched first.
+        #expect(h.system.offers[laptop.id]?.route == route)
         h.send(.offerChosen(laptop.id, continuation: continuation)) {
             [
                 $0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
-                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
-                .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
-            ]
-        }
-        let browsing = payload(type: UserActivity.browsingWebType, userInfo: [:], web: page)
-        h.send(.payloadReceived(continuation, browsing, size: 60)) {
-            [
-                $0.record(
-                    .payloadReceived(
-                        continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
-                        milliseconds: 0, userInfo: [:])),
                 $0.record(
                     .webRouted(
-                        continuation, host: "maps.example.com", bundleIdentifier: "com.example.map",
-                        .approved(
-                            applicationIdentifier: "ABCDE12345.com.example.map",
-                            domain: AssociatedDomain(host: "maps.example.com")))),
+                        continuation, host: "maps.example.com", bundleIdentifier: "com.example.map", mapApproval)),
                 .launch(
                     bundleIdentifier: "com.example.map", .cold, continuation: continuation,
                     activityType: UserActivity.browsingWebType),
@@ -724,26 +838,53 @@ struct DeviceSystemTests {
                     .willContinue(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.map",
                         activityType: UserActivity.browsingWebType, appShowsProgress: true)),
-                .deliver(continuation, bundleIdentifier: "com.example.map", browsing, origin: PeerReference(laptop)),
+                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
+                .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
             ]
         }
-    }
-
-    @Test func aWebPageStaysInTheBrowserWhenTheSiteDoesNotApprove() {
-        let page = URL(string: "https://maps.example.com/place/paris")!
-        var h = SystemHarness(me, at: Self.t0)
-        h.given(.appInstalled(manifest("com.example.map", types: [], domains: ["maps.example.com"])))
-        h.given(.appInstalled(manifest("com.example.browser", types: [], browser: true)))
-        let ad = advertisement(type: UserActivity.browsingWebType, options: [.isEligibleForHandoff, .hasWebpageURL])
-        h.given(.advertisementReceived(ad, from: laptop))
-        h.given(.offerChosen(laptop.id, continuation: continuation))
-        let browsing = payload(type: UserActivity.browsingWebType, userInfo: [:], web: page)
+        // The browser's state stays behind: the app gets the page only.
+        let browsing = payload(type: UserActivity.browsingWebType, userInfo: ["scroll": 2], web: page)
+        let delivered = ActivityPayload(
+            activityIdentifier: browsing.activityIdentifier, activityType: UserActivity.browsingWebType,
+            title: browsing.title, webpageURL: page, teamIdentifier: team, bundleIdentifier: "com.example.reader")
         h.send(.payloadReceived(continuation, browsing, size: 60)) {
             [
                 $0.record(
                     .payloadReceived(
                         continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
-                        milliseconds: 0, userInfo: [:])),
+                        milliseconds: 0, userInfo: ["scroll": 2])),
+                .deliver(continuation, bundleIdentifier: "com.example.map", delivered, origin: PeerReference(laptop)),
+            ]
+        }
+    }
+
+    /// Issue 26 §2.2: a failed fetch on the web path reaches the app the host chose (its
+    /// didFailToContinue, or the system's alert), not "no app".
+    @Test func aFailedWebFetchReachesTheAppTheHostChose() {
+        var h = webReceiver()
+        h.given(.offerChosen(laptop.id, continuation: continuation))
+        h.given(.willContinueAnswered(continuation, .application(appShowsProgress: false)))
+        let error = HandoffError(.connectionUnavailable, "the connection to Laptop was lost during the fetch")
+        h.send(.payloadFailed(continuation, error)) {
+            [
+                .cancelPayloadRequest(continuation, from: laptop.id),
+                $0.record(
+                    .continuationFailed(
+                        continuation, PeerReference(laptop), bundleIdentifier: "com.example.map",
+                        activityType: UserActivity.browsingWebType, error)),
+                .callDidFail(bundleIdentifier: "com.example.map", activityType: UserActivity.browsingWebType, error),
+            ]
+        }
+    }
+
+    @Test func aWebPageStaysInTheBrowserWhenTheSiteDoesNotApprove() {
+        var h = webReceiver(approved: false)
+        h.send(.offerChosen(laptop.id, continuation: continuation)) {
+            [
+                $0.record(
+                    .continueChosen(
+                        continuation, PeerReference(laptop),
+                        route: .web(browserBundleIdentifier: "com.example.browser"))),
                 $0.record(
                     .webRouted(
                         continuation, host: "maps.example.com", bundleIdentifier: "com.example.browser",
@@ -760,6 +901,79 @@ struct DeviceSystemTests {
                     continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType),
             ]
         }
+    }
+
+    /// A page on a host no app here names opens in the browser, asked before the fetch too; the
+    /// log names the host once the page is here.
+    @Test func aWebPageOnAHostNoAppNamesOpensInTheBrowser() {
+        let page = URL(string: "https://news.example.org/today")!
+        var h = webReceiver(host: "news.example.org")
+        h.send(.offerChosen(laptop.id, continuation: continuation)) {
+            [
+                $0.record(
+                    .continueChosen(
+                        continuation, PeerReference(laptop),
+                        route: .web(browserBundleIdentifier: "com.example.browser"))),
+                .launch(
+                    bundleIdentifier: "com.example.browser", .cold, continuation: continuation,
+                    activityType: UserActivity.browsingWebType),
+                .callWillContinue(
+                    continuation, bundleIdentifier: "com.example.browser", activityType: UserActivity.browsingWebType),
+            ]
+        }
+        h.given(.willContinueAnswered(continuation, .application(appShowsProgress: false)))
+        let browsing = payload(type: UserActivity.browsingWebType, userInfo: [:], web: page)
+        h.send(.payloadReceived(continuation, browsing, size: 60)) {
+            [
+                $0.record(
+                    .payloadReceived(
+                        continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 60,
+                        milliseconds: 0, userInfo: [:])),
+                $0.record(
+                    .webRouted(
+                        continuation, host: "news.example.org", bundleIdentifier: "com.example.browser",
+                        .noAppNamesHost)),
+                .deliver(
+                    continuation, bundleIdentifier: "com.example.browser", browsing, origin: PeerReference(laptop)),
+            ]
+        }
+    }
+
+    /// The payload must be the page the offer hashed: another host is refused with 4608, told to
+    /// the app the host chose.
+    @Test func aWebPayloadOnAnotherHostThanTheOfferFailsWith4608() {
+        var h = webReceiver()
+        h.given(.offerChosen(laptop.id, continuation: continuation))
+        h.given(.willContinueAnswered(continuation, .application(appShowsProgress: true)))
+        let other = payload(
+            type: UserActivity.browsingWebType, userInfo: [:], web: URL(string: "https://evil.example.net/")!)
+        expectFetchFailure(
+            &h, .payloadReceived(continuation, other, size: 40),
+            HandoffError(.handoffFailed, "the payload does not match the offered activity"),
+            before: [
+                .payloadReceived(
+                    continuation, PeerReference(laptop), activityType: UserActivity.browsingWebType, bytes: 40,
+                    milliseconds: 0, userInfo: [:])
+            ], bundle: "com.example.map", type: UserActivity.browsingWebType)
+    }
+
+    /// The origin advertises a web page by its host, with the web-page option.
+    @Test func aWebPageIsAdvertisedByItsHost() {
+        let web = ActivitySnapshot(
+            id: reading().id, bundleIdentifier: "com.example.browser", teamIdentifier: team,
+            activityType: UserActivity.browsingWebType, title: "Paris", hasWebpageURL: true,
+            webpageHost: "Maps.Example.com")
+        var h = SystemHarness(me, at: Self.t0)
+        h.given(.activityChanged(web))
+        h.send(.activityBecameCurrent(web.id)) {
+            let ad = Advertisement(
+                device: me.id, activityTypeHash: ActivityTypeHash(webpageHost: "maps.example.com"),
+                teamHash: TeamHash(teamIdentifier: team),
+                options: [.hasWebpageURL, .isEligibleForHandoff, .isBrowsingWeb],
+                activitySerial: 1, savedAt: Self.t0)
+            return [$0.record(.becameCurrent(web.reference)), .advertise(ad, web.reference)]
+        }
+        #expect(ActivityTypeHash(webpageHost: "maps.example.com") != ActivityTypeHash(activityType: "maps.example.com"))
     }
 
     @Test func theActivityTypeHashFollowsApplesShape() {

@@ -176,6 +176,36 @@ struct RoutingTests {
         #expect(map.continued.first?.activityType == UserActivity.browsingWebType)
         #expect(browser.continued.isEmpty)
         #expect(receiver.lifecycle.contains { $0.kind == .webRouted && $0.summary.contains("web → native") })
+        // As for a native activity: launched and asked willContinue before the fetch.
+        let kinds = receiver.lifecycle.map(\.kind)
+        let asked = try #require(kinds.firstIndex(of: .willContinue))
+        #expect(kinds[..<asked].contains(.applicationLaunched))
+        #expect(kinds[..<asked].contains(.webRouted))
+        #expect(!kinds[..<asked].contains(.fetchStarted))
+        #expect(map.log.entries.first == "com.example.map.willContinue(NSUserActivityTypeBrowsingWeb)")
+    }
+
+    /// Issue 26 §2.2: the app the page's host chose hears of a failed fetch (didFailToContinue),
+    /// not the system alone.
+    @Test func aFailedWebFetchReachesTheMap() throws {
+        let map = RecordingAppDelegate()
+        receiver.install(TestManifests.map, delegate: map)
+        receiver.install(TestManifests.browser)
+        receiver.siteAssociationChecked(
+            SiteAssociationCheck(
+                bundleIdentifier: "com.example.map", applicationIdentifier: "\(TestManifests.team).com.example.map",
+                domain: AssociatedDomain(host: "maps.example.com"), outcome: .approved, checkedAt: Date(),
+                expiresAt: .distantFuture))
+        _ = try browse("https://maps.example.com/place/paris")
+        origin.arm(.noAnswer)
+        receiver.chooseOffer(from: origin.info.id)
+        hood.settle()
+        hood.advance(by: 5.5)
+        #expect(map.failures.map(\.error.code) == [.remoteApplicationTimedOut])
+        #expect(map.failures.first?.type == UserActivity.browsingWebType)
+        #expect(receiver.systemAlerts.isEmpty, "the Map implements didFail: the system shows nothing")
+        let failed = try #require(receiver.lifecycle.last { $0.kind == .continuationFailed })
+        #expect(failed.bundleIdentifier == "com.example.map")
     }
 
     @Test func webStaysInTheBrowserWhenTheSiteDoesNotApprove() throws {

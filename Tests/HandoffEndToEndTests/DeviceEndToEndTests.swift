@@ -1,6 +1,5 @@
 import Foundation
 import HandoffProcesses
-import HandoffRules
 import HandoffTestSupport
 import Testing
 
@@ -421,21 +420,8 @@ struct ScenarioEndToEndTests {
         let passes = text.components(separatedBy: "PASS (").count - 1
         #expect(text.components(separatedBy: "✓ Apple's rules: ").count - 1 == passes, "\(text)")
         #expect(text.contains("scenarios passed"))
-        // Issue 26, point 2 (fixed on another branch): on the web → native path the system fetches
-        // the payload before willContinue, so the rule book fails the no-site-association scenario
-        // after its steps. Known until that lands; then this branch no longer applies.
-        let failures = text.split(separator: "\n").filter { $0.hasPrefix("FAIL") }
-        let broken = Set(RuleBook.rules.map(\.id).filter { text.contains("    \($0): ") })
-        if failures.count == 1, broken == ["will-continue-before-fetch"],
-            text.contains("Scenario: The site association is missing")
-        {
-            withKnownIssue("issue 26, point 2: the web path fetches before willContinue") {
-                #expect(termination == .exited(0), "\(text)")
-            }
-        } else {
-            #expect(termination == .exited(0), "\(text)")
-            #expect(!text.contains("FAIL"))
-        }
+        #expect(termination == .exited(0), "\(text)")
+        #expect(!text.contains("FAIL"))
     }
 
     @Test func aScenarioThatFailsSaysWhereAndExitsOne() throws {

@@ -87,7 +87,7 @@ struct WebEndToEndTests {
         }
     }
 
-    @Test func aMapPageContinuesInTheMapAppAfterTheFetchAndInTheBrowserOnceTheServerIsGone() throws {
+    @Test func aMapPageContinuesInTheMapAppChosenBeforeTheFetchAndInTheBrowserOnceTheServerIsGone() throws {
         let world = try HeadlessProcessWorld(configFolder: "config", fetchTimeout: 5)
         let webDirectory = world.directory.appendingPathComponent("web")
         // A short max-age: the approval expires soon after the server stops.
@@ -128,6 +128,15 @@ struct WebEndToEndTests {
         #expect(restored["webpageURL"] as? String == Self.page)
         // The system hands a web activity over with the page only, as Apple does.
         #expect((restored["userInfo"] as? [String: Any])?.isEmpty == true)
+        // The Map was chosen by the host the beacon hashes, before the fetch: routed, launched
+        // and asked willContinue first, as for a native activity.
+        let kinds = phone.received.dropFirst(mark).compactMap { line -> String? in
+            line["event"] as? String == "lifecycle" ? line["kind"] as? String : nil
+        }
+        let fetched = try #require(kinds.firstIndex(of: "fetchStarted"), "\(kinds)")
+        #expect(kinds[..<fetched].contains("webRouted"), "\(kinds)")
+        #expect(kinds[..<fetched].contains("applicationLaunched"), "\(kinds)")
+        #expect(kinds[..<fetched].contains("willContinue"), "\(kinds)")
 
         // The server stops. When the approval expires (max-age 2 s) the device fetches the file
         // again, as it caches it: the site is unreachable now.

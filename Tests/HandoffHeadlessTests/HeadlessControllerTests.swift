@@ -128,6 +128,57 @@ struct HeadlessControllerTests {
         #expect(laptop.fails(raw: #"{"cmd":"update","userInfo":{"page":1}}"#).contains("become-current"))
     }
 
+    /// Issue 26 §2.6: a locked origin goes on offering for 8 s, then withdraws; unlocked, it
+    /// offers again.
+    @Test func lockWithdrawsTheOfferEightSecondsLaterAndUnlockOffersItAgain() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType)])
+        world.hood.settle()
+        let locked = laptop.ok(["cmd": "lock"])
+        #expect(locked["locked"] == true)
+        #expect(locked["changed"] == true)
+        #expect(locked["advertisingStopsAfter"]?.doubleValue == 8)
+        #expect(laptop.ok(["cmd": "lock"])["changed"] == false)
+        world.hood.advance(by: 7)
+        #expect(phone.ok(["cmd": "peers"])["peers"]?.arrayValue?.count == 1, "still offered within 8 s")
+        world.hood.advance(by: 1.5)
+        #expect(phone.ok(["cmd": "peers"])["peers"] == [])
+        #expect(phone.lifecycleKinds.contains("offerWithdrawn"))
+        var status = laptop.ok(["cmd": "status"])
+        #expect(status["locked"] == true)
+        #expect(status["advertising"] == false)
+        #expect(status["current"]?["type"] == .string(readingType), "still current, only not offered")
+        let withdrawn = try #require(laptop.events("lifecycle").last { $0["kind"] == "withdrawn" })
+        #expect(withdrawn["reason"] == "deviceLocked")
+        #expect(laptop.ok(["cmd": "unlock"])["changed"] == true)
+        world.hood.settle()
+        #expect(phone.ok(["cmd": "peers"])["peers"]?.arrayValue?.count == 1)
+        status = laptop.ok(["cmd": "status"])
+        #expect(status["locked"] == false)
+        #expect(status["advertising"] == true)
+        #expect(laptop.lifecycleKinds.suffix(2) == ["deviceUnlocked", "advertised"])
+    }
+
+    /// Issue 26 §2.9: after a continuation the app is in front, and the next one launches nothing.
+    @Test func theContinuedAppIsFrontmostAndTheNextContinuationIsNoLaunch() throws {
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop)
+        let phone = world.add("Phone")
+        laptop.ok(["cmd": "become-current", "type": .string(readingType), "userInfo": ["page": 1]])
+        world.hood.settle()
+        phone.ok(["cmd": "continue"])
+        world.hood.settle()
+        #expect(phone.events("restored").count == 1)
+        #expect(phone.ok(["cmd": "status"])["frontmost"] == "com.example.reader")
+        let launches = phone.lifecycleKinds.filter { $0 == "applicationLaunched" }.count
+        phone.ok(["cmd": "continue"])
+        world.hood.settle()
+        #expect(phone.events("restored").count == 2)
+        #expect(phone.lifecycleKinds.filter { $0 == "applicationLaunched" }.count == launches)
+    }
+
     @Test func resignAndBecomeCurrentAgain() throws {
         let world = HeadlessWorld()
         let laptop = world.add("Laptop", kind: .laptop)

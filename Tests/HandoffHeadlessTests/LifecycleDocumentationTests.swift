@@ -31,6 +31,8 @@ extension LifecycleEvent.Kind {
             case .advertised: .advertised(activity, identity, isEligible: true)
             case .withdrawn: .withdrawn(.noCurrentActivity)
             case .expired: .expired(activity)
+            case .deviceLocked: .deviceLocked(advertisingStopsAfter: 8)
+            case .deviceUnlocked: .deviceUnlocked
             case .offerReceived: .offerReceived(peer, identity, route: route)
             case .offerUpdated: .offerUpdated(peer, identity, route: route)
             case .offerWithdrawn: .offerWithdrawn(peer)

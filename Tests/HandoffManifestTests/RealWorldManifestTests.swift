@@ -50,6 +50,35 @@ struct RealWorldManifestTests {
         #expect(manifest.sceneManifest?.configurations.count == 2)
     }
 
+    /// Lint is no stricter than Xcode: without `--define`, ordinary Xcode Info.plists have no
+    /// error; the settings Xcode defines are notes, and a team is at most a warning.
+    @Test(arguments: ["RealWorld/NetNewsWire/Info.plist", "RealWorld/DocumentApp/Info.plist"])
+    func ordinaryXcodeInfoPlistsLintWithoutBuildSettings(_ path: String) throws {
+        let report = try ManifestLint.lint(infoPlistAt: Self.url(path))
+        #expect(report.errors == [])
+        #expect(report.bundleIdentifier == "$(PRODUCT_BUNDLE_IDENTIFIER)")
+        #expect(report.notes.contains { $0.key == "CFBundleIdentifier" && $0.message.contains("Xcode defines it") })
+    }
+
+    @Test func documentAppSharesOneUbiquitousTypeAcrossDocumentTypes() throws {
+        let info = try Self.url("RealWorld/DocumentApp/Info.plist")
+        let report = try ManifestLint.lint(infoPlistAt: info, team: "ABCDE12345")
+        #expect(report.problems == [])
+        #expect(
+            report.documentTypes.map(\.ubiquitousActivityType) == [
+                "$(PRODUCT_BUNDLE_IDENTIFIER).example-document", "$(PRODUCT_BUNDLE_IDENTIFIER).example-document",
+            ])
+        // Given the bundle identifier, as Xcode would, it installs with both document types.
+        let manifest = try AppManifest(
+            infoPlistAt: info, buildSettings: ["PRODUCT_BUNDLE_IDENTIFIER": "com.example.checklists"],
+            team: "ABCDE12345")
+        #expect(
+            manifest.documentTypes.map(\.ubiquitousActivityType) == [
+                "com.example.checklists.example-document", "com.example.checklists.example-document",
+            ])
+        #expect(manifest.displayName == "com.example.checklists")
+    }
+
     @Test func xcodeTemplateNeedsNoBuildSettingsForItsSceneDelegate() throws {
         let report = try ManifestLint.lint(
             infoPlistAt: Self.url("RealWorld/XcodeTemplate/Info.plist"), team: "ABCDE12345")

@@ -42,7 +42,7 @@ import Testing
         .approved, .notListed(approving: []), .notListed(approving: ["T.a", "T.b"]), .notFound, .httpStatus(500),
         .notJSON("it starts “<”"), .malformed("no activitycontinuation"), .wrongContentType(""),
         .redirected(status: 301, location: "https://elsewhere.example/x y"), .tooLarge(bytes: 200_000),
-        .timedOut(seconds: 2.5), .unreachable("connection refused"),
+        .timedOut(seconds: 2.5), .unreachable("connection refused"), .signatureInvalid("not signed by a trusted CA"),
     ]
     static let phases: [StepPhase] = [
         .launch(bundleIdentifier: "com.example.reader", .cold), .launch(bundleIdentifier: "com.example.reader", .warm),
@@ -78,7 +78,9 @@ import Testing
         case .sceneDidUpdate: return [.sceneDidUpdate(a, scene: "Scene 1", continuation: c)]
         case .advertised:
             return [.advertised(a, identity, isEligible: true), .advertised(a, identity, isEligible: false)]
-        case .withdrawn: return [.withdrawn(.noCurrentActivity), .withdrawn(.expired)]
+        case .withdrawn: return [.withdrawn(.noCurrentActivity), .withdrawn(.expired), .withdrawn(.deviceLocked)]
+        case .deviceLocked: return [.deviceLocked(advertisingStopsAfter: 8)]
+        case .deviceUnlocked: return [.deviceUnlocked]
         case .expired: return [.expired(a)]
         case .offerReceived: return routes.map { .offerReceived(p, identity, route: $0) }
         case .offerUpdated: return [.offerUpdated(p, identity, route: routes[0])]

@@ -31,18 +31,16 @@ struct SiteAssociationJSONTests {
     @Test func theShapeIsCheckedAsBefore() throws {
         #expect(problem("[1, 2]") == .malformed)
         #expect(problem(#"{"activitycontinuation": {"apps": "x"}}"#) == .malformed)
-        #expect(problem(#"{"activitycontinuation": {"apps": [42]}}"#) == .malformed)
+        // An entry that is no app ID is ignored, not a malformed file (it voids no other entry).
+        #expect(problem(#"{"activitycontinuation": {"apps": [42]}}"#) == nil)
         #expect(problem(#"{"applinks": {}}"#) == nil)
         let file = try SiteAssociationFile(
             host: "Maps.Example.com",
             data: Data("\u{FEFF}{\"activitycontinuation\": {\"apps\": [\"SIMTEAM001.com.handoffsim.map\"]}}".utf8))
         #expect(file.approvedApplicationIdentifiers == ["SIMTEAM001.com.handoffsim.map"])
-        do {
-            _ = try SiteAssociationFile(
-                host: "maps.example.com", data: Data(#"{"activitycontinuation": {"apps": ["nope"]}}"#.utf8))
-            Issue.record("an entry that is no app ID was accepted")
-        } catch {
-            #expect(error.reason == #""activitycontinuation.apps" holds nope, not an app ID (TEAMID.bundle.id)"#)
-        }
+        let ignoring = try SiteAssociationFile(
+            host: "maps.example.com", data: Data(#"{"activitycontinuation": {"apps": ["nope"]}}"#.utf8))
+        #expect(ignoring.approvedApplicationIdentifiers.isEmpty)
+        #expect(ignoring.ignoredEntries == [#"apps[0] holds "nope", not an app ID (TEAMID.bundle.id)"#])
     }
 }

@@ -42,9 +42,13 @@ struct SiteAssociationTests {
         var all = headers
         all["content-type"] = type
         let response = WebResponse(status: status, headers: all, body: Data(body.utf8), milliseconds: 1)
-        let fetched = SiteAssociationVerifier.Fetched(
-            host: "maps.example.com", result: SiteAssociationVerifier.judge(response, host: "maps.example.com"))
-        return fetched.outcome(for: Self.appID)
+        switch SiteAssociationVerifier.judge(response, host: "maps.example.com") {
+        case .judged(let result):
+            return SiteAssociationVerifier.Fetched(host: "maps.example.com", result: result).outcome(for: Self.appID)
+        case .signed:
+            Issue.record("a signed file where none was served")
+            return .notFound
+        }
     }
 
     @Test func everyResponseHasItsOutcome() {
@@ -165,5 +169,111 @@ struct SiteAssociationTests {
         _ = system.handle(
             .siteAssociationChecked(check(.notListed(approving: []), at: Self.t0 + 500)), at: Self.t0 + 500)
         #expect(system.webRoute(host: "maps.handoffsim.example", at: Self.t0 + 500).bundleIdentifier == nil)
+    }
+
+    // MARK: Signed files and malformed entries
+
+    static let approving = Data(#"{"activitycontinuation": {"apps": ["SIMTEAM001.com.handoffsim.map"]}}"#.utf8)
+
+    func signedResponse(_ body: Data, type: String = "application/pkcs7-mime") -> WebResponse {
+        WebResponse(status: 200, headers: ["content-type": type], body: body, milliseconds: 1)
+    }
+
+    /// A web folder holding a new local authority; the signer an identity it issued.
+    func authority() throws -> (folder: WebFolder, signer: AssociationSigner, root: URL) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-signed-\(UUID().uuidString)")
+        let folder = WebFolder(url: root)
+        let authority = try LocalCertificateAuthority.loadOrCreate(in: folder)
+        return (folder, try authority.issueServerIdentity(hosts: ["maps.example.com"]).signer, root)
+    }
+
+    /// PG Listing 2-8: a file signed with an identity from a trusted authority is read as iOS 8
+    /// read it, and its content judged as an unsigned file is.
+    @Test func aSignedFileIsReadOnceItsSignatureVerifies() async throws {
+        let (folder, signer, root) = try authority()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let message = try signer.sign(Self.approving)
+        guard
+            case .signed(let signed) = SiteAssociationVerifier.judge(signedResponse(message), host: "maps.example.com")
+        else {
+            Issue.record("a signed file was not recognised")
+            return
+        }
+        #expect(signed.content == Self.approving)
+        let result = await SiteAssociationVerifier.open(signed, host: "maps.example.com", folder: folder)
+        #expect(
+            SiteAssociationVerifier.Fetched(host: "maps.example.com", result: result).outcome(for: Self.appID)
+                == .approved)
+    }
+
+    @Test func aFileSignedByAnAuthorityTheDeviceDoesNotTrustIsRefusedAndSaysWhatIsExpected() async throws {
+        let (folder, _, root) = try authority()
+        let (_, stranger, otherRoot) = try authority()
+        defer {
+            try? FileManager.default.removeItem(at: root)
+            try? FileManager.default.removeItem(at: otherRoot)
+        }
+        let message = try stranger.sign(Self.approving)
+        guard
+            case .signed(let signed) = SiteAssociationVerifier.judge(signedResponse(message), host: "maps.example.com")
+        else {
+            Issue.record("a signed file was not recognised")
+            return
+        }
+        let result = await SiteAssociationVerifier.open(signed, host: "maps.example.com", folder: folder)
+        guard case .failure(.signatureInvalid(let reason)) = result else {
+            Issue.record("an untrusted signer was accepted: \(result)")
+            return
+        }
+        #expect(reason.hasSuffix(SignedAssociationFile.currentRule))
+    }
+
+    @Test func signedBytesThatAreNotAPKCS7MessageOrServedAsJSONSayTheyAreSigned() throws {
+        let (_, signer, root) = try authority()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // Garbage served as a signed file: refused, saying what current systems expect.
+        guard
+            case .judged(.failure(.signatureInvalid(let reason))) = SiteAssociationVerifier.judge(
+                signedResponse(Data("not der".utf8)), host: "maps.example.com")
+        else {
+            Issue.record("garbage served as application/pkcs7-mime was not refused as a signed file")
+            return
+        }
+        #expect(reason.hasPrefix("not a PKCS #7 message"))
+        #expect(reason.hasSuffix(SignedAssociationFile.currentRule))
+        // A signed file served as JSON: not JSON, and the message says it is signed, not "it starts “0*H0”".
+        let message = try signer.sign(Self.approving)
+        let outcome = SiteAssociationVerifier.judge(
+            signedResponse(message, type: "application/json"), host: "maps.example.com")
+        guard case .judged(.failure(.notJSON(let why))) = outcome else {
+            Issue.record("a signed file served as JSON: \(outcome)")
+            return
+        }
+        #expect(why.contains("signed (PKCS #7, as iOS 8 required)"))
+        #expect(!why.contains("it starts"))
+        // Truncated or detached messages are refused with a reason, never a crash.
+        for cut in [1, 10, message.count / 2, message.count - 1] {
+            let judgement = SiteAssociationVerifier.judge(signedResponse(message.prefix(cut)), host: "maps.example.com")
+            guard case .judged(.failure(.signatureInvalid)) = judgement else {
+                Issue.record("a message cut at \(cut) bytes: \(judgement)")
+                continue
+            }
+        }
+    }
+
+    /// One malformed app ID approves nothing and voids no other entry.
+    @Test func aMalformedAppIDDoesNotVoidTheOtherEntries() throws {
+        let body = #"{"activitycontinuation": {"apps": ["not an id", 42, "SIMTEAM001.com.handoffsim.map"]}}"#
+        #expect(judge(200, "application/json", body) == .approved)
+        let file = try SiteAssociationFile(host: "maps.example.com", data: Data(body.utf8))
+        #expect(file.approvedApplicationIdentifiers == ["SIMTEAM001.com.handoffsim.map"])
+        #expect(
+            file.ignoredEntries == [
+                #"apps[0] holds "not an id", not an app ID (TEAMID.bundle.id)"#,
+                "apps[1] holds 42, not an app ID (TEAMID.bundle.id)",
+            ])
+        // Only malformed entries: the file approves no app, and is still a file.
+        #expect(
+            judge(200, "application/json", #"{"activitycontinuation": {"apps": [true]}}"#) == .notListed(approving: []))
     }
 }

@@ -211,6 +211,24 @@ struct SiteServerTests {
         #expect(key == 0o600)
     }
 
+    /// A signed file (iOS 8) is read once its signature verifies, and says so; a file only at
+    /// the site's root is found there once `/.well-known/` answers 404.
+    @Test func aSignedFileAndAFileAtTheRootAreReadAndSaySo() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.root) }
+        let server = try await world.start(["maps.example.test": .signed, "other.example.test": .rootOnly])
+        let verifier = SiteAssociationVerifier(folder: world.folder, timeout: 5)
+        let signed = await verifier.fetch(host: "maps.example.test")
+        let rooted = await verifier.fetch(host: "other.example.test")
+        await server.stop()
+        #expect(signed.outcome(for: Self.appID) == .approved)
+        #expect(signed.path == SiteAssociationVerifier.wellKnownPath)
+        #expect(signed.notes.contains { $0.hasPrefix("signed (PKCS #7, as iOS 8 required)") })
+        #expect(rooted.outcome(for: Self.appID) == .approved)
+        #expect(rooted.path == "/apple-app-site-association")
+        #expect(rooted.notes.first?.hasPrefix("not at /.well-known/apple-app-site-association (404)") == true)
+    }
+
     @Test func pagesComeOverHTTPSAndHTTPWithTheHostNamed() async throws {
         let world = try World()
         defer { try? FileManager.default.removeItem(at: world.root) }
@@ -238,7 +256,7 @@ struct SiteServerTests {
     @Test(arguments: [
         (Rehearsal.missing, "notFound"), (.notJSON, "notJSON"), (.wrong, "malformed"), (.unapproving, "notListed"),
         (.wrongContentType, "wrongContentType"), (.redirect, "redirected"), (.redirectLoop, "redirected"),
-        (.tooLarge, "tooLarge"),
+        (.tooLarge, "tooLarge"), (.signed, "approved"), (.rootOnly, "approved"),
     ])
     func everyRehearsalHasItsOutcome(rehearsal: Rehearsal, outcome: String) async throws {
         let world = try World()

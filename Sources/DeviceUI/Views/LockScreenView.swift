@@ -35,6 +35,9 @@ extension ScreenView {
         }
         grid.write(Format.day(state.now, state.timeZone), in: area, row: row, style: style, alignment: .center)
         grid.write("Locked", in: area, row: row + 2, style: style, alignment: .center)
+        if let handoff = handoffWhileLocked, row + 3 < area.height - 4 {
+            grid.write(handoff, in: area, row: row + 3, style: style, alignment: .center)
+        }
 
         let bottom = area.height - 1
         guard let offer = device.featuredOffer else {
@@ -71,10 +74,23 @@ extension ScreenView {
         grid.write(
             Format.day(state.now, state.timeZone) + " · " + Format.clock(state.now, state.timeZone),
             in: area, row: 0, style: style, alignment: .center)
+        if let handoff = handoffWhileLocked, middle + 7 < area.height - 2 {
+            grid.write(handoff, in: area, row: middle + 7, style: style, alignment: .center)
+        }
         if let offer = device.featuredOffer {
             grid.write(
                 "↩ \(offer.peer.name): unlock to continue from the Dock", in: area,
                 row: area.height - 1, style: style, alignment: .center)
         }
+    }
+
+    /// What the locked device does with its own activity: a locked device stops advertising it a
+    /// few seconds after locking (the device system's rule, ``DeviceSystem/lock``), so peers lose
+    /// the offer until it is unlocked. Nil when it has no current activity.
+    var handoffWhileLocked: String? {
+        guard let own = device.ownActivity else { return nil }
+        let name =
+            own.title.flatMap { $0.isEmpty ? nil : $0 } ?? device.app(own.bundleIdentifier)?.name ?? "the activity"
+        return own.isAdvertised ? "Handoff stops offering \(name) soon" : "Handoff: \(name) not offered while locked"
     }
 }

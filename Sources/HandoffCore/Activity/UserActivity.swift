@@ -184,7 +184,7 @@ public final class UserActivity {
             teamIdentifier: application?.manifest.teamIdentifier ?? "", activityType: activityType, title: title,
             isEligibleForHandoff: isEligibleForHandoff, hasWebpageURL: webpageURL != nil,
             supportsContinuationStreams: supportsContinuationStreams, expirationDate: expirationDate,
-            isDocument: isDocumentActivity)
+            isDocument: isDocumentActivity, webpageHost: webpageURL?.host?.lowercased())
     }
 
     private func propertiesChanged() {

@@ -268,6 +268,7 @@ struct FieldReader {
         case "tooLarge": return .tooLarge(bytes: try count(key + "Bytes"))
         case "timedOut": return .timedOut(seconds: try double(key + "Seconds"))
         case "unreachable": return .unreachable(try string(key + "Detail"))
+        case "signatureInvalid": return .signatureInvalid(try string(key + "Detail"))
         case let other: throw LifecycleFieldError(field: key, reason: "names no outcome (\"\(other.prefix(60))\")")
         }
     }
@@ -385,6 +386,8 @@ struct FieldReader {
             return .sceneDidUpdate(try activity(), scene: try string("scene"), continuation: try optionalContinuation())
         case .advertised: return .advertised(try activity(), try identity(), isEligible: try bool("eligible"))
         case .withdrawn: return .withdrawn(try value("reason", WithdrawalReason.self, named: "withdrawal reason"))
+        case .deviceLocked: return .deviceLocked(advertisingStopsAfter: try double("advertisingStopsAfter"))
+        case .deviceUnlocked: return .deviceUnlocked
         case .offerReceived: return .offerReceived(try peer(), try identity(), route: try route())
         case .offerUpdated: return .offerUpdated(try peer(), try identity(), route: try route())
         case .offerWithdrawn: return .offerWithdrawn(try peer())
@@ -566,7 +569,8 @@ extension AssociationOutcome {
         case .approved, .notFound: []
         case .notListed(let apps): [(prefix + "Approving", .string(apps.joined(separator: ",")))]
         case .httpStatus(let status): [(prefix + "Status", .integer(status))]
-        case .notJSON(let text), .malformed(let text), .wrongContentType(let text), .unreachable(let text):
+        case .notJSON(let text), .malformed(let text), .wrongContentType(let text), .unreachable(let text),
+            .signatureInvalid(let text):
             [(prefix + "Detail", .string(text))]
         case .redirected(let status, let location):
             [(prefix + "Status", .integer(status)), (prefix + "Detail", .string(location))]

@@ -52,7 +52,12 @@ extension LifecycleEvent {
         case .advertised(let a, let identity, let eligible):
             return
                 "\(a.activityType) · serial \(identity.serial) · hash \(identity.activityTypeHash)\(eligible ? "" : " · not eligible")"
-        case .withdrawn(let reason): return reason == .expired ? "the activity expired" : "no current activity"
+        case .withdrawn(.expired): return "the activity expired"
+        case .withdrawn(.noCurrentActivity): return "no current activity"
+        case .withdrawn(.deviceLocked): return "the device is locked: nothing is offered until it is unlocked"
+        case .deviceLocked(let delay):
+            return "the current activity stays offered for \(Self.seconds(delay)), then is withdrawn until unlocked"
+        case .deviceUnlocked: return "the current activity is offered again"
         case .offerReceived(let peer, let identity, let route), .offerUpdated(let peer, let identity, let route):
             return "\(peer.name) · serial \(identity.serial) · \(route)"
         case .offerWithdrawn(let peer): return "\(peer.name) withdrew its offer"
@@ -216,6 +221,7 @@ extension LifecycleEvent {
             add(route)
         case .continueChosen(_, _, let route): add(route)
         case .withdrawn(let reason): add("reason", .string(reason.rawValue))
+        case .deviceLocked(let delay): add("advertisingStopsAfter", .double(delay))
         case .choiceIgnored(_, let why):
             add("reason", .string(why.name))
             if case .unavailable(let unavailable) = why { add(unavailable) }
@@ -351,6 +357,9 @@ extension LifecycleEvent.Kind {
             "A beacon tells same-account devices about the activity: a hash of its type, never its content."
         case .withdrawn: "The advertisement was withdrawn with a goodbye beacon."
         case .expired: "The activity passed its expirationDate and is no longer offered."
+        case .deviceLocked:
+            "The device was locked: as Apple's devices do, it stops advertising its current activity a few seconds later (8 s), until it is unlocked; offers from other devices still reach its lock screen."
+        case .deviceUnlocked: "The device was unlocked: its current activity, if it has one, is advertised again."
         case .offerReceived:
             "A nearby device of the same account advertises an activity; this device works out which app could continue it."
         case .offerUpdated:

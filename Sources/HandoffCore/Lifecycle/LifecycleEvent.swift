@@ -53,6 +53,9 @@ public enum WithdrawalReason: String, Sendable, Hashable {
     case noCurrentActivity
     /// The current activity passed its expiration date.
     case expired
+    /// The device was locked long enough (Apple: removed 8 s after lock); it advertises again
+    /// once unlocked.
+    case deviceLocked
 }
 
 /// Why the user's choice of an offer started nothing.
@@ -136,6 +139,11 @@ public struct LifecycleEvent: Sendable, Hashable {
         case advertised(ActivityReference, AdvertisementIdentity, isEligible: Bool)
         case withdrawn(WithdrawalReason)
         case expired(ActivityReference)
+        /// The user locked the device: its current activity stays advertised for
+        /// `advertisingStopsAfter` seconds, then is withdrawn until the device is unlocked.
+        case deviceLocked(advertisingStopsAfter: TimeInterval)
+        /// The user unlocked the device: its current activity is advertised again.
+        case deviceUnlocked
         // Offers from peers
         case offerReceived(PeerReference, AdvertisementIdentity, route: Route)
         case offerUpdated(PeerReference, AdvertisementIdentity, route: Route)
@@ -212,7 +220,7 @@ public struct LifecycleEvent: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case activityCreated, becameCurrent, resignedCurrent, invalidated, needsSaveSet
         case willSave, updateUserActivityState, didUpdate, saved, saveSkipped, sceneDidUpdate
-        case advertised, withdrawn, expired
+        case advertised, withdrawn, expired, deviceLocked, deviceUnlocked
         case offerReceived, offerUpdated, offerWithdrawn, offerExpired
         case continueChosen, choiceIgnored, applicationLaunched, applicationTerminated, sceneWillConnect
         case willContinue, sceneWillContinue, fetchStarted, payloadReceived, latePayloadIgnored
@@ -249,6 +257,8 @@ extension LifecycleEvent {
         case .advertised: .advertised
         case .withdrawn: .withdrawn
         case .expired: .expired
+        case .deviceLocked: .deviceLocked
+        case .deviceUnlocked: .deviceUnlocked
         case .offerReceived: .offerReceived
         case .offerUpdated: .offerUpdated
         case .offerWithdrawn: .offerWithdrawn

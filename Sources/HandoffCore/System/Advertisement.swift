@@ -42,18 +42,43 @@ public struct ActivityTypeHash: Sendable, Hashable, Codable, CustomStringConvert
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
     public init(activityType: String) {
-        bytes = Self.hashes.value(for: activityType) { activityType in
-            let digest = SHA512.hash(data: Data((":" + activityType).utf8))
-            var folded = [UInt8](repeating: 0, count: 7)
-            for (index, byte) in digest.enumerated() { folded[index % 7] ^= byte }
-            folded[0] = (folded[0] & 0x3F) | 0x80
-            return folded
+        bytes = Self.hashes.value(for: activityType) { Self.fold(":" + $0) }
+    }
+
+    /// The hash a browsing-web activity is advertised with: its page's host, not its type.
+    ///
+    /// Apple's rule (the notes, §1, from sharingd's `_LSCopyAdvertisementStringForTeamIdentifierAndActivityType`):
+    /// "for `NSUserActivityTypeBrowsingWeb` the hashed string is the URL host". The receiver
+    /// matches it against the hosts its apps name in their `activitycontinuation:` domains, so it
+    /// knows which app takes the page before it fetches the payload. The host is hashed lower
+    /// case, with the same fold; Apple's exact advertisement string for a host is not published.
+    public init(webpageHost host: String) {
+        bytes = Self.hostHashes.value(for: host.lowercased()) { Self.fold($0) }
+    }
+
+    /// What an advertisement carries for an activity of `activityType` whose page is on
+    /// `webpageHost`: the host's hash for a browsing-web activity with a page, else the type's.
+    public static func advertised(activityType: String, webpageHost: String?) -> ActivityTypeHash {
+        if activityType == UserActivity.browsingWebType, let host = webpageHost, !host.isEmpty {
+            return ActivityTypeHash(webpageHost: host)
         }
+        return ActivityTypeHash(activityType: activityType)
+    }
+
+    /// SHA-512 of `string`, XOR-folded into 7 bytes, the top two bits `0b10`.
+    private static func fold(_ string: String) -> [UInt8] {
+        let digest = SHA512.hash(data: Data(string.utf8))
+        var folded = [UInt8](repeating: 0, count: 7)
+        for (index, byte) in digest.enumerated() { folded[index % 7] ^= byte }
+        folded[0] = (folded[0] & 0x3F) | 0x80
+        return folded
     }
 
     /// The hashes computed so far: a device matches every beacon's hash against each of its apps'
     /// types, and hashes a type again at each step of a continuation (a SHA-512 each time).
     private static let hashes = HashCache()
+    /// The same for hosts (kept apart: a host and a type may be the same string).
+    private static let hostHashes = HashCache()
 
     public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
 }
@@ -89,6 +114,9 @@ public struct Advertisement: Sendable, Hashable, Codable {
         public static let isEligibleForHandoff = Options(rawValue: 0x04)
         /// The activity belongs to an open document.
         public static let isDocument = Options(rawValue: 0x08)
+        /// A browsing-web activity: the hash is its page's host, not its type
+        /// (``ActivityTypeHash/init(webpageHost:)``), as Apple advertises web pages.
+        public static let isBrowsingWeb = Options(rawValue: 0x10)
     }
 
     /// The advertising device.
@@ -119,6 +147,12 @@ public struct Advertisement: Sendable, Hashable, Codable {
 }
 
 extension Advertisement {
+    /// Whether it offers a web page (a browsing-web activity): its hash is then the page's host.
+    public var isWebPage: Bool {
+        options.contains(.isBrowsingWeb)
+            || activityTypeHash == ActivityTypeHash(activityType: UserActivity.browsingWebType)
+    }
+
     /// Whether `other` describes the same state of the same activity: equal in everything but
     /// small differences of the reconstructed times (a refresh of the same beacon).
     public func isSameState(as other: Advertisement, tolerance: TimeInterval = 1) -> Bool {

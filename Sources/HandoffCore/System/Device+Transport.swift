@@ -69,13 +69,6 @@ extension Device {
             }
             do {
                 let payload = try ActivityPayload(decoding: data, limits: PayloadLimits(maximumPayloadBytes: limit))
-                if case .fetching(let attempt, .routedByPage, _, _)? = system.pendingContinuation,
-                    attempt.id == continuation,
-                    strikes(.noSiteAssociation, continuation)
-                {
-                    // The lab's no-site-association fault: the page's association file is missing.
-                    system.siteAssociationsWithheld = continuation
-                }
                 post(.payloadReceived(continuation, payload, size: data.count))
             } catch {
                 post(

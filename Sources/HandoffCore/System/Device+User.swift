@@ -4,7 +4,17 @@ extension Device {
     // MARK: The user
 
     /// The user chose to continue the activity `peer` offers.
-    public func chooseOffer(from peer: DeviceID) { post(.offerChosen(peer, continuation: ContinuationID())) }
+    public func chooseOffer(from peer: DeviceID) {
+        let continuation = ContinuationID()
+        if system.pendingContinuation == nil, case .web? = system.offers[peer]?.route,
+            strikes(.noSiteAssociation, continuation)
+        {
+            // The lab's no-site-association fault: the page is routed as if its association
+            // files were missing, when the app is chosen (before the fetch).
+            system.siteAssociationsWithheld = continuation
+        }
+        post(.offerChosen(peer, continuation: continuation))
+    }
 
     /// The user cancelled the continuation in progress.
     public func cancelContinuation() {
@@ -13,6 +23,16 @@ extension Device {
         if let resumption = gate.cancel(at: clock()) { resume(resumption) }
         post(.continuationCancelled)
     }
+
+    /// The user locked the device: its current activity is withdrawn a few seconds later
+    /// (``DeviceConfiguration/advertisingAfterLock``), as Apple's devices do.
+    public func lock() { post(.deviceLocked) }
+
+    /// The user unlocked the device: its current activity is advertised again.
+    public func unlock() { post(.deviceUnlocked) }
+
+    /// Whether the device is locked.
+    public var isLocked: Bool { system.lock.isLocked }
 
     /// Time passed: lets coalesced saves, timeouts and expiries happen.
     public func tick() {

@@ -51,6 +51,23 @@ extension DeviceSystem {
             at: now, into: &effects)
     }
 
+    /// Where a browsing-web offer goes, decided before its payload is fetched from the host hash
+    /// its advertisement carries (``ActivityTypeHash/init(webpageHost:)``): the hash names a host
+    /// when one of this device's apps names that host in an exact `activitycontinuation:` entry
+    /// (a wildcard's subdomains cannot be listed, so they cannot be matched by a hash); then
+    /// ``webRoute(host:at:withholdingAssociations:)`` decides. `host` is nil when no app here
+    /// names it: the browser opens the page.
+    public func webRoute(
+        hostHash: ActivityTypeHash, at now: Date, withholdingAssociations: Bool = false
+    ) -> (host: String?, bundleIdentifier: String?, routing: WebRouting) {
+        let named = apps.lazy.flatMap(\.activityContinuationEntries).first {
+            !$0.isWildcard && ActivityTypeHash(webpageHost: $0.host) == hostHash
+        }
+        guard let host = named?.host else { return (nil, browser?.bundleIdentifier, .noAppNamesHost) }
+        let (bundle, routing) = webRoute(host: host, at: now, withholdingAssociations: withholdingAssociations)
+        return (host, bundle, routing)
+    }
+
     /// Where a browsing-web activity for a page on `host` goes at `now`: the app (most specific
     /// matching entry first) the site approves, else the browser (nil: none) with each refusal.
     ///

@@ -31,12 +31,16 @@ public struct ActivitySnapshot: Sendable, Hashable {
     public var supportsContinuationStreams: Bool
     public var expirationDate: Date?
     public var isDocument: Bool
+    /// The host of its `webpageURL`, lower case (a browsing-web activity is advertised by it).
+    public var webpageHost: String?
 
     public init(
         id: UUID, bundleIdentifier: String, teamIdentifier: String, activityType: String, title: String? = nil,
         isEligibleForHandoff: Bool = true, hasWebpageURL: Bool = false,
-        supportsContinuationStreams: Bool = false, expirationDate: Date? = nil, isDocument: Bool = false
+        supportsContinuationStreams: Bool = false, expirationDate: Date? = nil, isDocument: Bool = false,
+        webpageHost: String? = nil
     ) {
+        self.webpageHost = webpageHost?.lowercased()
         self.id = id
         self.bundleIdentifier = bundleIdentifier
         self.teamIdentifier = teamIdentifier
@@ -79,8 +83,9 @@ public enum Route: Sendable, Hashable, CustomStringConvertible {
     case app(bundleIdentifier: String, activityType: String)
     /// No app can continue it natively, but it has a web page: the browser opens it.
     case browser(bundleIdentifier: String, because: Unavailability)
-    /// A browsing-web activity: the page's host decides after the payload arrives (an app whose
-    /// associated domain the site approves, else the browser).
+    /// A browsing-web activity: the page's host, whose hash the advertisement carries, decides
+    /// when the user chooses it, before the fetch (an app whose associated domain the site
+    /// approves, else the browser).
     case web(browserBundleIdentifier: String?)
     /// This device cannot continue it.
     case unavailable(Unavailability)
@@ -228,17 +233,37 @@ public struct DeviceConfiguration: Sendable, Hashable {
     public var offerLifetime: TimeInterval
     /// How long the receiver waits for the payload before failing with 4610.
     public var fetchTimeout: TimeInterval
+    /// How long a locked device goes on advertising its current activity (Apple's
+    /// `UAUserActivityDefaults`: the advertisement is removed 8 s after lock).
+    public var advertisingAfterLock: TimeInterval
 
     public init(
         saveCoalescingInterval: TimeInterval = 1, payloadWarningBytes: Int = 3 * 1024,
-        payloadLimitBytes: Int = 512 * 1024, offerLifetime: TimeInterval = 256, fetchTimeout: TimeInterval = 5
+        payloadLimitBytes: Int = 512 * 1024, offerLifetime: TimeInterval = 256, fetchTimeout: TimeInterval = 5,
+        advertisingAfterLock: TimeInterval = 8
     ) {
         self.saveCoalescingInterval = saveCoalescingInterval
         self.payloadWarningBytes = payloadWarningBytes
         self.payloadLimitBytes = payloadLimitBytes
         self.offerLifetime = offerLifetime
         self.fetchTimeout = fetchTimeout
+        self.advertisingAfterLock = advertisingAfterLock
     }
+}
+
+/// Whether a device is locked, as far as Handoff cares.
+public enum LockState: Sendable, Hashable {
+    case unlocked
+    /// Locked at `since`: the current activity is still advertised until
+    /// ``DeviceConfiguration/advertisingAfterLock`` has passed.
+    case locked(since: Date)
+    /// Locked, and the advertisement withdrawn: nothing is offered until the device is unlocked.
+    case lockedNotAdvertising
+
+    public var isLocked: Bool { self != .unlocked }
+
+    /// Whether the device is locked and its advertising has stopped.
+    public var hasStoppedAdvertising: Bool { self == .lockedNotAdvertising }
 }
 
 /// What is in front on a device.
@@ -289,40 +314,51 @@ public enum ContinuationTarget: Sendable, Hashable {
     }
 }
 
-/// Where a fetched payload goes.
-public enum FetchDestination: Sendable, Hashable {
-    case known(ContinuationTarget)
-    /// A browsing-web activity: the page's host decides once the payload is here.
-    case routedByPage
-}
-
 /// The continuation in progress on this (receiving) device, phase by phase; each phase holds only
-/// what it has.
+/// what it has. The app is chosen before anything is fetched, on every path (a web page's by the
+/// host its advertisement hashes), as Apple launches it and asks willContinue first.
 public enum PendingContinuation: Sendable, Hashable {
-    /// `willContinueUserActivityWithType` is asked. A web activity's payload is already here.
-    case askingApp(ContinuationAttempt, ContinuationTarget, payload: ActivityPayload?)
+    /// `willContinueUserActivityWithType` is asked; nothing is fetched yet.
+    case askingApp(ContinuationAttempt, ContinuationTarget)
     /// The payload was requested at `since`; the continuation fails with 4610 at `deadline`.
-    case fetching(ContinuationAttempt, FetchDestination, since: Date, deadline: Date)
+    case fetching(ContinuationAttempt, ContinuationTarget, since: Date, deadline: Date)
     /// `continue(_:restorationHandler:)` has the payload; its answer is awaited.
     case delivering(ContinuationAttempt, ContinuationTarget, payload: ActivityPayload)
 
     public var attempt: ContinuationAttempt {
         switch self {
-        case .askingApp(let attempt, _, _), .fetching(let attempt, _, _, _), .delivering(let attempt, _, _): attempt
+        case .askingApp(let attempt, _), .fetching(let attempt, _, _, _), .delivering(let attempt, _, _): attempt
         }
     }
 
     public var id: ContinuationID { attempt.id }
     public var peer: PeerInfo { attempt.peer }
 
-    /// The app it goes to, once known.
-    public var target: ContinuationTarget? {
+    /// The app it goes to.
+    public var target: ContinuationTarget {
         switch self {
-        case .askingApp(_, let target, _): target
-        case .delivering(_, let target, _): target
-        case .fetching(_, .known(let target), _, _): target
-        case .fetching(_, .routedByPage, _, _): nil
+        case .askingApp(_, let target), .fetching(_, let target, _, _), .delivering(_, let target, _): target
         }
+    }
+}
+
+extension ActivitySnapshot {
+    /// The hash its advertisement carries: a browsing-web activity's page host, else its type.
+    public var advertisedHash: ActivityTypeHash {
+        .advertised(activityType: activityType, webpageHost: webpageHost)
+    }
+
+    /// Whether it is advertised as a web page (by its host's hash).
+    public var isAdvertisedAsWebPage: Bool {
+        activityType == UserActivity.browsingWebType && webpageHost?.isEmpty == false
+    }
+}
+
+extension ActivityPayload {
+    /// The hash its activity was advertised with (``ActivitySnapshot/advertisedHash``), to match
+    /// the payload with the offer.
+    public var advertisedHash: ActivityTypeHash {
+        .advertised(activityType: activityType, webpageHost: webpageURL?.host?.lowercased())
     }
 }
 

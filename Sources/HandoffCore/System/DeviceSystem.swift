@@ -14,6 +14,10 @@ public struct DeviceSystem: Sendable {
         case appBecameFrontmost(bundleIdentifier: String?)
         /// The user quit the app (from the app switcher): it is not running; its next launch is cold.
         case appTerminated(bundleIdentifier: String)
+        /// The user locked the device (the lock screen, the power button).
+        case deviceLocked
+        /// The user unlocked the device.
+        case deviceUnlocked
         case activityChanged(ActivitySnapshot)
         case activityBecameCurrent(UUID)
         case activityResignedCurrent(UUID)
@@ -119,6 +123,8 @@ public struct DeviceSystem: Sendable {
     /// The apps running (in front or in the background). Continuing into an app that is not
     /// running launches it cold.
     public private(set) var runningApps: Set<String> = []
+    /// Whether the device is locked, and whether its advertising stopped for it.
+    public private(set) var lock: LockState = .unlocked
     var saveDeadline: Date?
     var needsSave: Set<UUID> = []
     var lastSaved: [UUID: Date] = [:]
@@ -167,6 +173,21 @@ public struct DeviceSystem: Sendable {
             record(.applicationTerminated(bundleIdentifier: bundle), at: now, into: &effects)
             if front == .app(bundle) { front = .home }
             chooseCurrent(at: now, effects: &effects)
+        case .deviceLocked:
+            guard lock == .unlocked else { break }
+            lock = .locked(since: now)
+            record(.deviceLocked(advertisingStopsAfter: configuration.advertisingAfterLock), at: now, into: &effects)
+            stopAdvertisingIfLockedLongEnough(at: now, effects: &effects)
+        case .deviceUnlocked:
+            guard lock != .unlocked else { break }
+            let wasSilent = lock.hasStoppedAdvertising
+            lock = .unlocked
+            record(.deviceUnlocked, at: now, into: &effects)
+            if wasSilent, currentActivity != nil {
+                // A new advertisement: the peers dropped the old one with its goodbye.
+                activitySerial &+= 1
+                advertiseCurrent(at: now, effects: &effects)
+            }
         case .activityChanged(let snapshot):
             let old = activities[snapshot.id]
             activities[snapshot.id] = snapshot
@@ -263,9 +284,10 @@ public struct DeviceSystem: Sendable {
             tick(at: now, effects: &effects)
         case .timeoutsSuspended(let duration):
             saveDeadline = saveDeadline?.addingTimeInterval(duration)
-            if case .fetching(let attempt, let destination, let since, let deadline)? = pendingContinuation {
+            if case .locked(let since) = lock { lock = .locked(since: since.addingTimeInterval(duration)) }
+            if case .fetching(let attempt, let target, let since, let deadline)? = pendingContinuation {
                 pendingContinuation = .fetching(
-                    attempt, destination, since: since.addingTimeInterval(duration),
+                    attempt, target, since: since.addingTimeInterval(duration),
                     deadline: deadline.addingTimeInterval(duration))
             }
         }
@@ -306,6 +328,8 @@ extension DeviceSystem {
 
     mutating func advertiseCurrent(at now: Date, effects: inout [Effect]) {
         guard let id = currentActivity, let snapshot = activities[id] else { return }
+        // Locked long enough: the activity stays current but is not offered until unlocked.
+        guard !lock.hasStoppedAdvertising else { return }
         if let expiration = snapshot.expirationDate, expiration <= now {
             expireCurrent(snapshot, at: now, effects: &effects)
             return
@@ -315,13 +339,26 @@ extension DeviceSystem {
         if snapshot.supportsContinuationStreams { options.insert(.supportsContinuationStreams) }
         if snapshot.isEligibleForHandoff { options.insert(.isEligibleForHandoff) }
         if snapshot.isDocument { options.insert(.isDocument) }
+        if snapshot.isAdvertisedAsWebPage { options.insert(.isBrowsingWeb) }
         let ad = Advertisement(
-            device: device.id, activityTypeHash: ActivityTypeHash(activityType: snapshot.activityType),
+            device: device.id, activityTypeHash: snapshot.advertisedHash,
             teamHash: TeamHash(teamIdentifier: snapshot.teamIdentifier), options: options,
             activitySerial: activitySerial, savedAt: lastSaved[id] ?? now, expiresAt: snapshot.expirationDate)
         guard ad != advertisement else { return }
         advertisement = ad
         effects.append(.advertise(ad, snapshot.reference))
+    }
+
+    /// Apple's devices remove their advertisement a while after the device is locked (the notes'
+    /// `UAUserActivityDefaults`: 8 s after lock); the current activity stays current.
+    mutating func stopAdvertisingIfLockedLongEnough(at now: Date, effects: inout [Effect]) {
+        guard case .locked(let since) = lock, since.addingTimeInterval(configuration.advertisingAfterLock) <= now
+        else { return }
+        lock = .lockedNotAdvertising
+        if advertisement != nil {
+            advertisement = nil
+            effects.append(.withdraw(.deviceLocked))
+        }
     }
 
     mutating func expireCurrent(_ snapshot: ActivitySnapshot, at now: Date, effects: inout [Effect]) {
@@ -376,9 +413,7 @@ extension DeviceSystem {
     ) {
         peerNames[peer.id] = peer.name
         let reference = PeerReference(peer)
-        guard let id = currentActivity, let snapshot = activities[id],
-            ActivityTypeHash(activityType: snapshot.activityType) == hash
-        else {
+        guard let id = currentActivity, let snapshot = activities[id], snapshot.advertisedHash == hash else {
             record(.payloadRequested(continuation, reference, nil), at: now, into: &effects)
             refuse(
                 request, peer, continuation,
@@ -501,9 +536,11 @@ extension DeviceSystem {
     public func route(for ad: Advertisement, at now: Date) -> Route {
         if !ad.options.contains(.isEligibleForHandoff) { return .unavailable(.notEligible) }
         if let expiration = ad.expiresAt, expiration <= now { return .unavailable(.expired) }
-        if ad.activityTypeHash == ActivityTypeHash(activityType: UserActivity.browsingWebType) {
-            let hasDomainApps = apps.contains { !$0.activityContinuationDomains.isEmpty }
-            if browser == nil && !hasDomainApps { return .unavailable(.noAppClaimsType) }
+        if ad.isWebPage {
+            // The host's hash decides: an app the site approves, else the browser.
+            guard webRoute(hostHash: ad.activityTypeHash, at: now).bundleIdentifier != nil else {
+                return .unavailable(.noAppClaimsType)
+            }
             return .web(browserBundleIdentifier: browser?.bundleIdentifier)
         }
         var claimants: [String] = []
@@ -541,10 +578,8 @@ extension DeviceSystem {
             record(.choiceIgnored(PeerReference(offer.peer), .unavailable(why)), at: now, into: &effects)
             return
         }
-        let attempt = ContinuationAttempt(
-            id: continuation, peer: offer.peer, advertisement: offer.advertisement, chosenAt: now)
-        record(.continueChosen(attempt.id, PeerReference(offer.peer), route: route), at: now, into: &effects)
         let target: ContinuationTarget
+        var routed: (host: String, routing: WebRouting)?
         switch route {
         case .unavailable:
             return
@@ -553,17 +588,39 @@ extension DeviceSystem {
         case .browser(let bundle, _):
             target = .browser(bundleIdentifier: bundle)
         case .web:
-            // The page's host decides the app: fetch first, then route.
-            startFetch(attempt, .routedByPage, at: now, effects: &effects)
-            return
+            // Web → native: the host the advertisement hashes decides the app before anything is
+            // fetched (the guide: "iOS launches the native app"), so it is launched and asked
+            // willContinue first, as for a native activity.
+            let withheld = siteAssociationsWithheld == continuation
+            siteAssociationsWithheld = nil
+            let decision = webRoute(
+                hostHash: offer.advertisement.activityTypeHash, at: now, withholdingAssociations: withheld)
+            guard let bundle = decision.bundleIdentifier else {
+                record(
+                    .choiceIgnored(PeerReference(offer.peer), .unavailable(.noAppClaimsType)), at: now, into: &effects)
+                return
+            }
+            target = .web(bundleIdentifier: bundle)
+            routed = decision.host.map { ($0, decision.routing) }
         }
-        askApp(attempt, target, payload: nil, at: now, effects: &effects)
+        let attempt = ContinuationAttempt(
+            id: continuation, peer: offer.peer, advertisement: offer.advertisement, chosenAt: now)
+        record(.continueChosen(attempt.id, PeerReference(offer.peer), route: route), at: now, into: &effects)
+        if let routed {
+            record(
+                .webRouted(attempt.id, host: routed.host, bundleIdentifier: target.bundleIdentifier, routed.routing),
+                at: now, into: &effects)
+        }
+        askApp(attempt, target, at: now, effects: &effects)
     }
 
     /// Launches the target app if it is not in front, then asks it `willContinueUserActivityWithType`.
+    ///
+    /// The launched app comes to the front, as on a device (the guide: "iOS launches the native
+    /// app"; the user sees the app continue): its own activity, if it has one, becomes current,
+    /// and the next continuation into it is not a launch.
     mutating func askApp(
-        _ attempt: ContinuationAttempt, _ target: ContinuationTarget, payload: ActivityPayload?,
-        at now: Date, effects: inout [Effect]
+        _ attempt: ContinuationAttempt, _ target: ContinuationTarget, at now: Date, effects: inout [Effect]
     ) {
         let bundle = target.bundleIdentifier
         let launch: LaunchKind? = !runningApps.contains(bundle) ? .cold : (frontmostApp == bundle ? nil : .warm)
@@ -571,15 +628,17 @@ extension DeviceSystem {
         if let launch {
             effects.append(
                 .launch(bundleIdentifier: bundle, launch, continuation: attempt.id, activityType: target.activityType))
+            front = .app(bundle)
+            chooseCurrent(at: now, effects: &effects)
         }
-        pendingContinuation = .askingApp(attempt, target, payload: payload)
+        pendingContinuation = .askingApp(attempt, target)
         effects.append(.callWillContinue(attempt.id, bundleIdentifier: bundle, activityType: target.activityType))
     }
 
     mutating func willContinueAnswered(
         _ id: ContinuationID, _ answer: WillContinueAnswer, at now: Date, effects: inout [Effect]
     ) {
-        guard case .askingApp(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else {
+        guard case .askingApp(let attempt, let target)? = pendingContinuation, attempt.id == id else {
             return
         }
         switch answer {
@@ -596,18 +655,14 @@ extension DeviceSystem {
                     id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier, scene: scene,
                     activityType: target.activityType), at: now, into: &effects)
         }
-        if let payload {
-            deliver(attempt, target, payload, effects: &effects)
-        } else {
-            startFetch(attempt, .known(target), at: now, effects: &effects)
-        }
+        startFetch(attempt, target, at: now, effects: &effects)
     }
 
     mutating func startFetch(
-        _ attempt: ContinuationAttempt, _ destination: FetchDestination, at now: Date, effects: inout [Effect]
+        _ attempt: ContinuationAttempt, _ target: ContinuationTarget, at now: Date, effects: inout [Effect]
     ) {
         pendingContinuation = .fetching(
-            attempt, destination, since: now, deadline: now.addingTimeInterval(configuration.fetchTimeout))
+            attempt, target, since: now, deadline: now.addingTimeInterval(configuration.fetchTimeout))
         // Recorded before the request leaves, so the record is never later than the origin's
         // receipt of it (the rule book's send-before-receive).
         record(
@@ -622,7 +677,7 @@ extension DeviceSystem {
         _ id: ContinuationID, _ payload: ActivityPayload, size: Int, at now: Date,
         effects: inout [Effect]
     ) {
-        guard let pending = pendingContinuation, case .fetching(let attempt, let destination, let since, _) = pending,
+        guard let pending = pendingContinuation, case .fetching(let attempt, let target, let since, _) = pending,
             attempt.id == id
         else {
             record(.latePayloadIgnored(id, bytes: size), at: now, into: &effects)
@@ -648,7 +703,7 @@ extension DeviceSystem {
                 at: now, effects: &effects)
             return
         }
-        guard ActivityTypeHash(activityType: payload.activityType) == attempt.advertisement.activityTypeHash,
+        guard payload.advertisedHash == attempt.advertisement.activityTypeHash,
             TeamHash(teamIdentifier: payload.teamIdentifier) == attempt.advertisement.teamHash
         else {
             fail(
@@ -662,48 +717,32 @@ extension DeviceSystem {
                 effects: &effects)
             return
         }
-        switch destination {
-        case .routedByPage:
-            // A browsing-web activity: an app whose associated domain the site approves, else the browser.
-            guard let url = payload.webpageURL, let host = url.host?.lowercased() else {
-                fail(
-                    pending, HandoffError(.handoffFailed, "the web activity has no webpageURL"), at: now,
-                    effects: &effects)
-                return
-            }
-            let withheld = siteAssociationsWithheld == id
-            siteAssociationsWithheld = nil
-            let (routed, routing) = webRoute(host: host, at: now, withholdingAssociations: withheld)
-            guard let bundle = routed else {
-                fail(
-                    pending, HandoffError(.handoffFailed, "no app the site approves and no browser for \(host)"),
-                    at: now, effects: &effects)
-                return
-            }
-            record(.webRouted(id, host: host, bundleIdentifier: bundle, routing), at: now, into: &effects)
-            // The system hands a web activity to the app with the page only: an empty userInfo.
-            let delivered = ActivityPayload(
+        var delivered = payload
+        switch target {
+        case .app:
+            break
+        case .browser(let bundle), .web(let bundle):
+            // Native → web, and a web page in an app: the app receives a browsing-web activity
+            // with the page only, an empty userInfo (the guide: "the userInfo dictionary is empty").
+            delivered = ActivityPayload(
                 activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
                 title: payload.title, webpageURL: payload.webpageURL,
                 teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
-            askApp(attempt, .web(bundleIdentifier: bundle), payload: delivered, at: now, effects: &effects)
-        case .known(let target):
-            var delivered = payload
-            if case .browser = target {
-                // Native → web: the browser receives a browsing-web activity with the page only.
-                delivered = ActivityPayload(
-                    activityIdentifier: payload.activityIdentifier, activityType: UserActivity.browsingWebType,
-                    title: payload.title, webpageURL: payload.webpageURL,
-                    teamIdentifier: payload.teamIdentifier, bundleIdentifier: payload.bundleIdentifier)
-                guard delivered.webpageURL != nil else {
-                    fail(
-                        pending, HandoffError(.handoffFailed, "the activity has no webpageURL for the browser"),
-                        at: now, effects: &effects)
-                    return
-                }
+            guard let url = delivered.webpageURL else {
+                fail(
+                    pending, HandoffError(.handoffFailed, "the activity has no webpageURL for \(bundle)"), at: now,
+                    effects: &effects)
+                return
             }
-            deliver(attempt, target, delivered, effects: &effects)
+            if case .web = target, let host = url.host?.lowercased(),
+                webRoute(hostHash: attempt.advertisement.activityTypeHash, at: now).host == nil,
+                case (_, .noAppNamesHost) = webRoute(host: host, at: now)
+            {
+                // No app here names the host: only now that the page is here can the log say which.
+                record(.webRouted(id, host: host, bundleIdentifier: bundle, .noAppNamesHost), at: now, into: &effects)
+            }
         }
+        deliver(attempt, target, delivered, effects: &effects)
     }
 
     mutating func deliver(
@@ -725,18 +764,17 @@ extension DeviceSystem {
         let target = pending.target
         record(
             .continuationFailed(
-                attempt.id, PeerReference(attempt.peer), bundleIdentifier: target?.bundleIdentifier,
-                activityType: target?.activityType, error), at: now, into: &effects)
-        if let target {
-            effects.append(
-                .callDidFail(bundleIdentifier: target.bundleIdentifier, activityType: target.activityType, error))
-        }
+                attempt.id, PeerReference(attempt.peer), bundleIdentifier: target.bundleIdentifier,
+                activityType: target.activityType, error), at: now, into: &effects)
+        effects.append(
+            .callDidFail(bundleIdentifier: target.bundleIdentifier, activityType: target.activityType, error))
     }
 
     mutating func tick(at now: Date, effects: inout [Effect]) {
         if let deadline = saveDeadline, deadline <= now {
             saveCurrent(.coalesced, at: now, effects: &effects)
         }
+        stopAdvertisingIfLockedLongEnough(at: now, effects: &effects)
         if let id = currentActivity, let snapshot = activities[id], let expiration = snapshot.expirationDate,
             expiration <= now
         {
@@ -780,6 +818,7 @@ extension DeviceSystem {
     public var nextDeadline: Date? {
         var dates: [Date] = []
         if let saveDeadline { dates.append(saveDeadline) }
+        if case .locked(let since) = lock { dates.append(since.addingTimeInterval(configuration.advertisingAfterLock)) }
         if case .fetching(_, _, _, let deadline)? = pendingContinuation { dates.append(deadline) }
         if let id = currentActivity, let expiration = activities[id]?.expirationDate { dates.append(expiration) }
         for offer in offers.values {

@@ -79,7 +79,7 @@ extension AppManifest {
 }
 
 /// The `activitycontinuation` part of a site's `apple-app-site-association` file: Apple's JSON,
-/// unsigned (accepted since iOS 9):
+/// unsigned (accepted since iOS 9; a file signed as iOS 8 required is opened first, in HandoffWeb):
 ///
 /// ```json
 /// { "activitycontinuation": { "apps": ["SIMTEAM001.com.handoffsim.map"] } }
@@ -101,10 +101,16 @@ public struct SiteAssociationFile: Hashable, Sendable {
     public var host: String
     /// The app IDs (`TEAMID.bundle.id`) approved for activity continuation.
     public var approvedApplicationIdentifiers: Set<String>
+    /// Entries of `apps` that are not app IDs, each with its index and what it holds (at most
+    /// ``maximumIgnoredEntries``): a malformed entry approves nothing and voids no other.
+    public var ignoredEntries: [String]
+    /// How many ignored entries are described.
+    public static let maximumIgnoredEntries = 8
 
-    public init(host: String, approvedApplicationIdentifiers: Set<String>) {
+    public init(host: String, approvedApplicationIdentifiers: Set<String>, ignoredEntries: [String] = []) {
         self.host = host.lowercased()
         self.approvedApplicationIdentifiers = approvedApplicationIdentifiers
+        self.ignoredEntries = ignoredEntries
     }
 
     /// Parses a file's bytes for `host`.
@@ -145,17 +151,22 @@ public struct SiteAssociationFile: Hashable, Sendable {
         guard let dictionary = service.objectValue, let apps = dictionary["apps"]?.arrayValue else {
             throw .init(host: host, .malformed, "\"activitycontinuation\" must be an object with an \"apps\" array")
         }
+        // Each entry stands alone: one that is not an app ID approves nothing and voids no other.
         var identifiers: Set<String> = []
-        for app in apps {
+        var ignored: [String] = []
+        for (index, app) in apps.enumerated() {
             guard let identifier = app.stringValue, Self.isApplicationIdentifier(identifier) else {
-                let shown = String((app.stringValue ?? app.jsonText).prefix(60)).filter { !$0.isNewline }
-                throw .init(
-                    host: host, .malformed,
-                    "\"activitycontinuation.apps\" holds \(shown), not an app ID (TEAMID.bundle.id)")
+                if ignored.count < Self.maximumIgnoredEntries {
+                    let shown = String((app.stringValue.map { "\"\($0)\"" } ?? app.jsonText).prefix(60)).filter {
+                        !$0.isNewline
+                    }
+                    ignored.append("apps[\(index)] holds \(shown), not an app ID (TEAMID.bundle.id)")
+                }
+                continue
             }
             identifiers.insert(identifier)
         }
-        self.init(host: host, approvedApplicationIdentifiers: identifiers)
+        self.init(host: host, approvedApplicationIdentifiers: identifiers, ignoredEntries: ignored)
     }
 
     /// Whether `identifier` looks like `TEAMID.bundle.id`: a team ID of ten letters or digits, a dot, a bundle ID.
@@ -213,6 +224,9 @@ public enum AssociationOutcome: Sendable, Hashable, CustomStringConvertible {
     case redirected(status: Int, location: String)
     /// Larger than Apple's 128 KB.
     case tooLarge(bytes: Int)
+    /// A signed file (PKCS #7, as iOS 8 required) whose signature the device cannot accept, or
+    /// signed bytes served as something else: why.
+    case signatureInvalid(String)
     /// No answer in time.
     case timedOut(seconds: Double)
     /// No connection (no server, refused, TLS failed, no address for the host).
@@ -230,6 +244,7 @@ public enum AssociationOutcome: Sendable, Hashable, CustomStringConvertible {
         case .wrongContentType: "wrongContentType"
         case .redirected: "redirected"
         case .tooLarge: "tooLarge"
+        case .signatureInvalid: "signatureInvalid"
         case .timedOut: "timedOut"
         case .unreachable: "unreachable"
         }
@@ -258,6 +273,7 @@ public enum AssociationOutcome: Sendable, Hashable, CustomStringConvertible {
         case .wrongContentType(let type): "wrong content type \(type.isEmpty ? "(none)" : type), not application/json"
         case .redirected(let status, let location): "redirected (\(status) to \(location)): Apple follows no redirects"
         case .tooLarge(let bytes): "\(ByteCount.text(bytes)), over Apple's 128 KB"
+        case .signatureInvalid(let reason): "signed (PKCS #7) and refused: \(reason)"
         case .timedOut(let seconds): "no answer in \(LifecycleEvent.seconds(seconds))"
         case .unreachable(let reason): "unreachable: \(reason)"
         }

@@ -167,6 +167,7 @@ package struct BeaconSealer: Sendable {
         let names = [
             (Advertisement.Options.hasWebpageURL, "webpageURL"), (.supportsContinuationStreams, "streams"),
             (.isEligibleForHandoff, "eligible"), (.isDocument, "document"),
+            (.isBrowsingWeb, "browsing web: the hash is the page's host"),
         ]
         .filter { options.contains($0.0) }.map(\.1)
         let text = String(format: "0x%02x", options.rawValue)

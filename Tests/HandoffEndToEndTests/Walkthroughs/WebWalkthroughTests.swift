@@ -52,10 +52,22 @@ struct WebWalkthroughTests {
             try run.press(phone, "C-o")
             try run.see(phone, "Continued from Laptop 1", "38.7°N 9.1°W · zoom 6")
         }
+        var kinds: [String] = []
         try run.step("F2 shows `siteAssociationChecked` (approved, fetched over HTTPS) and `webRouted`.") {
-            let kinds = try run.logKinds(phone)
+            kinds = try run.logKinds(phone)
             #expect(
                 kinds.containsInOrder(["siteAssociationChecked", "continueChosen", "webRouted", "continued"]),
+                "\(kinds)")
+        }
+        try run.step(
+            "`webRouted` comes before `applicationLaunched` and `fetchStarted`, and the Map is asked `willContinue` before anything is fetched"
+        ) {
+            // The app is chosen by the host before the fetch: launched and asked first.
+            #expect(
+                kinds.containsInOrder([
+                    "continueChosen", "webRouted", "applicationLaunched", "fetchStarted", "payloadReceived",
+                    "continued",
+                ]),
                 "\(kinds)")
         }
 
