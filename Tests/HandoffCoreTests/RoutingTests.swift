@@ -113,6 +113,10 @@ struct RoutingTests {
                 readingView.userActivity = reopened?.userActivity
             }
         }
+        // One account's documents, at the same path on both (the container paths differ in
+        // UbiquityContainerTests).
+        origin.ubiquityContainerURL = URL(fileURLWithPath: "/cloud/demo")
+        receiver.ubiquityContainerURL = URL(fileURLWithPath: "/cloud/demo")
         let laptopReader = origin.install(TestManifests.reader)
         origin.bringToFront(laptopReader)
         let url = URL(fileURLWithPath: "/cloud/demo/Walden.txt")

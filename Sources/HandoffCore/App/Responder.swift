@@ -39,17 +39,21 @@ open class Responder {
 /// A document open in an app (Apple's `UIDocument`/`NSDocument` activity support).
 ///
 /// When the app's manifest declares `NSUbiquitousDocumentUserActivityType` for the document's
-/// type, opening the document creates its activity automatically, with the document's URL under
-/// ``UserActivity/documentURLKey``; closing the document invalidates it.
+/// type and the document is in iCloud (``isUbiquitous``), opening the document creates its
+/// activity automatically, with the document's URL under ``UserActivity/documentURLKey``;
+/// closing the document invalidates it. A document outside iCloud gets no automatic activity.
 open class Document: Responder {
     public let fileURL: URL
     public let documentType: AppManifest.DocumentType
+    /// Whether the document is in the device's iCloud container (``Device/ubiquityContainerURL``).
+    public let isUbiquitous: Bool
     public private(set) var isOpen = true
     weak var application: Application?
 
-    init(fileURL: URL, documentType: AppManifest.DocumentType, application: Application) {
+    init(fileURL: URL, documentType: AppManifest.DocumentType, isUbiquitous: Bool, application: Application) {
         self.fileURL = fileURL
         self.documentType = documentType
+        self.isUbiquitous = isUbiquitous
         self.application = application
     }
 

@@ -83,6 +83,10 @@ extension Device {
                     expires: clock().addingTimeInterval(streamTokenLifetime))
             }
             var payload = activity.makePayload(streamToken: token)
+            if let container = ubiquityContainerURL {
+                // iCloud file URLs leave relative to the container: the receiver resolves them in its own.
+                payload.userInfo = UbiquityContainer.references(in: payload.userInfo, container: container)
+            }
             let struck = faults.faultsOnPayload(answering: request, of: continuation)
             for fault in struck { record(.faultInjected(continuation, fault)) }
             if struck.contains(.oversizePayload) {
@@ -154,7 +158,8 @@ extension Device {
             post(.payloadFailed(id, HandoffError(.handoffFailed, "\(bundle) is not installed")))
             return
         }
-        let activity = UserActivity(received: payload, application: app, origin: origin, continuation: id)
+        let activity = UserActivity(
+            received: resolvingUbiquitousURLs(payload, for: app), application: app, origin: origin, continuation: id)
         if app.usesScenes {
             deliverToScene(id, app, activity)
             return
@@ -181,10 +186,55 @@ extension Device {
             : app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
         // After the restorations held in step mode, if any.
         step(nil, continuation: id) { [weak self] in
-            self?.post(
+            guard let self else { return }
+            if !handled, let document = self.reopenDocument(of: activity, in: app, continuation: id) {
+                self.post(
+                    .continuationHandled(id, .handled(.documentReopened(file: document.fileURL.lastPathComponent))))
+                return
+            }
+            self.post(
                 .continuationHandled(
                     id, handled ? .handled(.application(restoredObjects: restored)) : .notHandled(.returnedFalse)))
         }
+    }
+
+    /// AppKit's own restoration of a document activity: on a laptop, when a document-based app's
+    /// `continue` returned false or is not implemented and the activity is an iCloud document's
+    /// automatic one (its type is a document type's `NSUbiquitousDocumentUserActivityType`, its
+    /// document URL in this device's container), the system opens the document
+    /// (`NSDocumentController.openDocument(withContentsOf:display:)`) and sends it
+    /// `restoreUserActivityState` (Handoff Programming Guide, "Supporting a User Activity in
+    /// Document-Based Apps"). The URL needs no security-scoped access then (the guide's
+    /// exception). Nil when the rule does not apply or the document cannot be opened.
+    private func reopenDocument(
+        of activity: UserActivity, in app: Application, continuation id: ContinuationID
+    ) -> Document? {
+        guard info.kind == .laptop, !app.usesScenes, let container = ubiquityContainerURL,
+            case .url(let url)? = activity.userInfo[UserActivity.documentURLKey],
+            UbiquityContainer.contains(url, in: container),
+            let type = app.manifest.documentTypes.first(where: { $0.ubiquitousActivityType == activity.activityType })
+        else { return nil }
+        SecurityScopedResources.revoke(url)
+        guard let document = try? app.openDocument(at: url, contentType: type.contentTypes.first ?? type.name) else {
+            return nil
+        }
+        document.restoreUserActivityState(activity)
+        record(
+            .restoreUserActivityState(
+                id, bundleIdentifier: app.bundleIdentifier, objects: 1, userInfo: activity.userInfo))
+        return document
+    }
+
+    /// `payload` with the iCloud references its userInfo carries turned into file URLs in this
+    /// device's container, each granted to `app` security-scoped (``SecurityScopedResources``).
+    /// Without a container they stay references: there is no file here to point at.
+    private func resolvingUbiquitousURLs(_ payload: ActivityPayload, for app: Application) -> ActivityPayload {
+        guard let container = ubiquityContainerURL else { return payload }
+        var payload = payload
+        let (userInfo, resolved) = UbiquityContainer.resolving(payload.userInfo, container: container)
+        payload.userInfo = userInfo
+        for url in resolved { SecurityScopedResources.grant(url, to: app.bundleIdentifier, on: info.id) }
+        return payload
     }
 
     /// `scene(_:continue:)` on the scene the activity's `targetContentIdentifier` picks (Apple's
