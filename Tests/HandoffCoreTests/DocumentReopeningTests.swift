@@ -27,6 +27,7 @@ struct DocumentReopeningTests {
         receiver.bringToFront(app)
         let activity: UserActivity
         let view = Responder()
+        view.isOnScreen = true
         if document {
             let opened = try originReader.openDocument(
                 at: root.appendingPathComponent("phone/Walden.txt"), contentType: "public.plain-text")

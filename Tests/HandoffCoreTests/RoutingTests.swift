@@ -106,6 +106,7 @@ struct RoutingTests {
         receiver.bringToFront(phoneReader)
         var reopened: Document?
         let readingView = Responder()
+        readingView.isOnScreen = true
         delegate.onContinue = { activity in
             if case .url(let url)? = activity.userInfo[UserActivity.documentURLKey] {
                 reopened = try? phoneReader.openDocument(at: url)

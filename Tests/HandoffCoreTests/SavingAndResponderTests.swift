@@ -128,6 +128,7 @@ struct SavingAndResponderTests {
         #expect(!activity.isCurrent, "UIDocument will not becomeCurrent automatically")
         #expect(device.system.advertisement == nil)
         let view = Responder()
+        view.isOnScreen = true
         view.userActivity = activity
         #expect(activity.isCurrent, "set on a responder on screen, it becomes current")
         #expect(device.system.advertisement?.options.contains(.isDocument) == true)

@@ -300,7 +300,7 @@ extension LifecycleEvent.Kind {
         switch self {
         case .activityCreated: "An app created an NSUserActivity describing what the user is doing."
         case .becameCurrent:
-            "The activity is current: its app is in front and made it current (becomeCurrent(), or by setting it on a responder), so the system advertises it."
+            "The activity is current: its app called becomeCurrent(), or set it on a responder on screen (UIKit: a view controller in the view hierarchy, once a transition it is in is over; AppKit: the main window's responder chain or document), so the system advertises it."
         case .resignedCurrent:
             "resignCurrent() (or another app came to the front): the activity is no longer advertised."
         case .invalidated: "invalidate(): final; the activity can never become current again."
