@@ -83,10 +83,6 @@ extension Device {
                     expires: clock().addingTimeInterval(streamTokenLifetime))
             }
             var payload = activity.makePayload(streamToken: token)
-            if let container = ubiquityContainerURL {
-                // iCloud file URLs leave relative to the container: the receiver resolves them in its own.
-                payload.userInfo = UbiquityContainer.references(in: payload.userInfo, container: container)
-            }
             let struck = faults.faultsOnPayload(answering: request, of: continuation)
             for fault in struck { record(.faultInjected(continuation, fault)) }
             if struck.contains(.oversizePayload) {
@@ -97,7 +93,13 @@ extension Device {
                 payload.userInfo[Self.handoffVersionKey] = Self.nextVersion(
                     after: payload.userInfo[Self.handoffVersionKey])
             }
-            let encoded = payload.encoded()
+            // iCloud file URLs leave relative to the container: the receiver resolves them in its
+            // own. The lifecycle keeps the app's userInfo; the bytes carry the references.
+            var wire = payload
+            if let container = ubiquityContainerURL {
+                wire.userInfo = UbiquityContainer.references(in: payload.userInfo, container: container)
+            }
+            let encoded = wire.encoded()
             if encoded.count <= system.configuration.payloadLimitBytes * 2 {
                 traffic.sent = DeviceTraffic.Payload(
                     continuation: continuation, peer: nil, bytes: encoded, time: clock())
@@ -158,8 +160,8 @@ extension Device {
             post(.payloadFailed(id, HandoffError(.handoffFailed, "\(bundle) is not installed")))
             return
         }
-        let activity = UserActivity(
-            received: resolvingUbiquitousURLs(payload, for: app), application: app, origin: origin, continuation: id)
+        grantScopedURLs(of: id, to: app)
+        let activity = UserActivity(received: payload, application: app, origin: origin, continuation: id)
         if app.usesScenes {
             deliverToScene(id, app, activity)
             return
@@ -225,16 +227,12 @@ extension Device {
         return document
     }
 
-    /// `payload` with the iCloud references its userInfo carries turned into file URLs in this
-    /// device's container, each granted to `app` security-scoped (``SecurityScopedResources``).
-    /// Without a container they stay references: there is no file here to point at.
-    private func resolvingUbiquitousURLs(_ payload: ActivityPayload, for app: Application) -> ActivityPayload {
-        guard let container = ubiquityContainerURL else { return payload }
-        var payload = payload
-        let (userInfo, resolved) = UbiquityContainer.resolving(payload.userInfo, container: container)
-        payload.userInfo = userInfo
-        for url in resolved { SecurityScopedResources.grant(url, to: app.bundleIdentifier, on: info.id) }
-        return payload
+    /// Grants `app` security-scoped access to the file URLs resolved from iCloud references when
+    /// the payload of continuation `id` arrived (``resolvingUbiquitousURLs(_:for:)``).
+    private func grantScopedURLs(of id: ContinuationID, to app: Application) {
+        guard let scoped = scopedURLs, scoped.continuation == id else { return }
+        scopedURLs = nil
+        for url in scoped.urls { SecurityScopedResources.grant(url, to: app.bundleIdentifier, on: info.id) }
     }
 
     /// `scene(_:continue:)` on the scene the activity's `targetContentIdentifier` picks (Apple's

@@ -35,6 +35,9 @@ public final class Device {
     public var ubiquityContainerURL: URL?
 
     var activities: [UUID: UserActivity] = [:]
+    /// The file URLs resolved from iCloud references in the payload of the continuation being
+    /// delivered, granted security-scoped to its app on delivery.
+    var scopedURLs: (continuation: ContinuationID, urls: [URL])?
     var streamTokens: [Data: StreamGrant] = [:]
     var queue: [DeviceSystem.Event] = []
     var draining = false
