@@ -9,11 +9,15 @@ import TerminalCells
 /// It lists the plain-text documents of the account's cloud folder and of the device's local
 /// folder, and shows one at a time in logical pages (``PagedText``'s pages, found as far as they
 /// are shown: ``DocumentText``). Its Info.plist declares a
-/// document type whose `NSUbiquitousDocumentUserActivityType` is the reading activity, so
-/// opening a document creates the document's activity (with the document URL), and closing it
-/// invalidates it. The reading view shares that activity and adds the document's name and the
-/// position (``ReadingState``); continuing on another device opens the same document at the same
-/// place, whatever the size of its screen.
+/// document type whose `NSUbiquitousDocumentUserActivityType` is the document activity, so
+/// opening a document of the cloud folder (the device's iCloud container) creates the
+/// document's activity (with the document URL), and closing it invalidates it. A document of the
+/// local folder gets no automatic activity: the Reader makes its own (``localActivityType``, with
+/// continuation streams). The reading view shares the activity and adds the document's name and
+/// the position (``ReadingState``); continuing on another device opens the same document at the
+/// same place, whatever the size of its screen. A document URL arrives rewritten to the
+/// continuing device's container and security-scoped: the Reader starts accessing it before
+/// reading and stops when the document closes.
 ///
 /// When the continuing device cannot find the document (no cloud folder there, or a document
 /// local to the origin), the Reader asks the origin's Reader for it over the activity's
