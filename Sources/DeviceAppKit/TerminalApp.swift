@@ -8,8 +8,9 @@ import TerminalCells
 package struct AppEnvironment {
     /// This device's name (e.g. "Phone").
     package var deviceName: String
-    /// The account's simulated cloud folder (the same URL on every device of the account), or
-    /// nil when the device runs without cloud documents (`--no-cloud`).
+    /// This device's iCloud container: the account's cloud documents, at a path of this device's
+    /// own (`Device.ubiquityContainerURL`), or nil when the device runs without cloud documents
+    /// (`--no-cloud`).
     package var cloudFolder: URL?
     /// This device's private folder for local-only documents.
     package var localFolder: URL

@@ -48,6 +48,9 @@ package final class DeviceScreen {
         self.account = account
         state = ScreenState(device: device.info, account: account, now: now, timeZone: timeZone)
         state.logMode = logMode
+        // The apps' cloud folder is the device's iCloud container: documents in it get automatic
+        // activities, and their URLs arrive in the receiver's container.
+        device.ubiquityContainerURL = environment.cloudFolder
         var appEnvironment = environment
         let fallback = environment.openURL
         appEnvironment.openURL = { [weak self] url in

@@ -437,7 +437,7 @@ extension ScreenState {
         case .webRouted(_, let host, _, .notApproved(let refusals)) where overlay == nil:
             // Apps name the host but their sites do not approve them here: say why, per app and domain.
             overlay = .explanation(Explanation(webPageOnHost: host, refusals: refusals, snapshot: snapshot))
-        case .continued(_, let peer, _, .application, _):
+        case .continued(_, let peer, _, .application, _), .continued(_, let peer, _, .documentReopened, _):
             show("Continued from \(peer.name)", role: .success, at: event.time)
         case .continued(_, let peer, _, .scene, _):
             // scene(_:continue:) answers nothing: the system counts the activity continued but

@@ -71,6 +71,14 @@ extension HeadlessController {
             "the next willContinue answers false: the system, not the app, shows the progress (it does not cancel)",
             perform: { controller, args throws(CommandError) in try controller.decline(args) }),
         .init(
+            "open-document", fields: ["name", "text?", "app?"],
+            "write a text document into this device's iCloud container (\"text\", or a line naming it) and open it: its automatic activity becomes current",
+            perform: { controller, args throws(CommandError) in try controller.openDocument(args) }),
+        .init(
+            "security-scope", fields: ["start?"],
+            "whether the scripted apps call startAccessingSecurityScopedResource before reading the document URL a continued activity brought (default true; false: they forget, and reading fails: a document-read event says why)",
+            perform: { controller, args throws(CommandError) in try controller.securityScope(args) }),
+        .init(
             "fault", fields: ["kind", "sticky?", "off?", "latencyMs?", "kbps?"],
             "arm a fault for the next occasion (\"sticky\": true keeps it armed; \"off\": true disarms it; kind \"none\" disarms all; "
                 + "slow-link takes \"latencyMs\" and \"kbps\", kilobytes per second): " + Fault.names,

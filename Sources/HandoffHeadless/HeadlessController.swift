@@ -34,6 +34,9 @@ package final class HeadlessController {
     /// The activity most recently continued here.
     var lastRestored: UserActivity?
     var declineNext = false
+    /// Whether the scripted apps start security-scoped access before reading a document URL a
+    /// continued activity brought (`security-scope`); false rehearses the app that forgets.
+    var startsSecurityScopedAccess = true
     var originMode: OriginStreamMode = .echo
     var streamEndpoints: [Int: StreamEndpoint] = [:]
     var nextStreamID = 1
@@ -838,6 +841,7 @@ package final class HeadlessController {
                 ])
             return false
         }
+        readDocument(of: activity, in: application)
         // `restored` is reported when the state really is restored: in step mode the device holds
         // the restoration until it goes on.
         guard let state = states[application.bundleIdentifier] else {
@@ -853,6 +857,95 @@ package final class HeadlessController {
         }
         restorationHandler([state])
         return true
+    }
+
+    /// Reads the file a continued activity's document URL names, as an app that opens it would:
+    /// with security-scoped access started first (and stopped after), unless the script made the
+    /// apps forget it (`security-scope`). A `document-read` event says what came of it; an
+    /// activity without a file URL under the document URL key reads nothing.
+    func readDocument(of activity: UserActivity, in application: Application) {
+        guard case .url(let url)? = activity.userInfo[UserActivity.documentURLKey], url.isFileURL else { return }
+        var fields: [String: JSONValue] = [
+            "app": .string(application.bundleIdentifier), "file": .string(url.path),
+            "securityScoped": .bool(startsSecurityScopedAccess),
+        ]
+        let started = startsSecurityScopedAccess && url.startAccessingSecurityScopedResource()
+        defer { if started { url.stopAccessingSecurityScopedResource() } }
+        do {
+            try SecurityScopedResources.checkAccess(to: url)
+            let data = try Data(contentsOf: url)
+            fields["ok"] = true
+            fields["bytes"] = .integer(Int64(data.count))
+        } catch let error as FileAccessError {
+            fields["ok"] = false
+            fields["error"] = .string(error.message)
+        } catch {
+            fields["ok"] = false
+            fields["error"] = .string("“\(url.lastPathComponent)” cannot be read: \(error.localizedDescription)")
+        }
+        emit("document-read", fields)
+    }
+
+    /// `security-scope`: whether the scripted apps start security-scoped access before reading.
+    func securityScope(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        startsSecurityScopedAccess = try args.bool("start") ?? true
+        return ["start": .bool(startsSecurityScopedAccess)]
+    }
+
+    /// `open-document`: writes a text document into the device's iCloud container and opens it
+    /// in the app (the first with a document type, or `app`); the document's automatic activity
+    /// is set on the app's responder and made current.
+    func openDocument(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let name = try args.requiredString("name")
+        guard !name.isEmpty, name.count <= 255, !name.contains("/"), !name.hasPrefix("."), !name.contains("\0") else {
+            throw CommandError(
+                "open-document: \"name\" must be a file name (no \"/\", not starting with \".\"), not \"\(Arguments.clip(name))\""
+            )
+        }
+        guard let container = device.ubiquityContainerURL else {
+            throw CommandError("open-document: this device has no iCloud container (it runs with --no-cloud)")
+        }
+        let app: Application
+        if let bundle = try args.string("app") {
+            guard let found = applications.first(where: { $0.bundleIdentifier == bundle }) else {
+                throw CommandError("open-document: no app \"\(bundle)\" is installed (installed: \(installedList))")
+            }
+            app = found
+        } else if let found = applications.first(where: { !$0.manifest.documentTypes.isEmpty }) {
+            app = found
+        } else {
+            throw CommandError("open-document: no installed app declares a document type (installed: \(installedList))")
+        }
+        let text = try args.string("text") ?? "\(name)\n"
+        guard text.utf8.count <= 1 << 20 else { throw CommandError("open-document: \"text\" is over 1 MiB") }
+        let url = container.appendingPathComponent(name, isDirectory: false)
+        do {
+            try FileManager.default.createDirectory(at: container, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        } catch {
+            throw CommandError("open-document: \(url.path) cannot be written: \(error.localizedDescription)")
+        }
+        let document: Document
+        do {
+            document = try app.openDocument(at: url)
+        } catch {
+            throw CommandError("open-document: \(error.message)")
+        }
+        guard let activity = document.userActivity else {
+            throw CommandError(
+                "open-document: \(app.bundleIdentifier)'s document type declares no NSUbiquitousDocumentUserActivityType"
+            )
+        }
+        activity.delegate = activityDelegate
+        if !app.isFrontmost { device.bringToFront(app) }
+        let state = states[app.bundleIdentifier]!
+        state.state = [:]
+        // UIKit: a document's activity becomes current on a responder on screen.
+        state.userActivity = activity
+        self.activity = activity
+        var described = describe(activity)
+        described["file"] = .string(url.path)
+        return described
     }
 
     func didFailToContinue(_ application: Application, activityType: String, error: HandoffError) {

@@ -5,6 +5,13 @@ import HandoffCore
 /// its state into the activity at each save and takes the activity's `userInfo` on restore.
 final class AppStateResponder: Responder {
     var state: UserInfo = [:]
+
+    /// The scripted app's state is its screen: on screen from the start.
+    override init() {
+        super.init()
+        isOnScreen = true
+    }
+
     /// Told after each restoration (the controller reports it as a `restored` event).
     var didRestore: ((UserActivity) -> Void)?
 

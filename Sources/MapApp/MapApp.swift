@@ -91,6 +91,8 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
         renderer = MapRenderer(geography: data.geography, cities: data.cities, countries: data.countries)
         if let summary = data.problemSummary { message = MapMessage(.warning, summary) }
         mapView.map = self
+        // The Map's one view: in the window hierarchy (UIKit), the main window's (AppKit).
+        mapView.isOnScreen = true
     }
 
     // MARK: TerminalApp

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import TerminalCells
 
 /// Where a document lives.
@@ -82,17 +83,19 @@ package struct DocumentLibrary: Hashable, Sendable {
     /// Finds the document a continued activity names, on this device.
     ///
     /// The document URL is used when it points into this device's cloud (or local) folder and
-    /// the file is there; otherwise the document is looked up by name in the cloud folder (whose
-    /// path may differ between machines of one account). A document from another device's local
-    /// folder is never found: local documents do not hand off.
+    /// the file is there: the system rewrote an iCloud document's URL to this device's container.
+    /// An iCloud document (`inCloud`: the activity is the document's automatic one) whose URL is
+    /// not usable here (an older sender, or the name alone) is looked up by name in the cloud
+    /// folder. A document from another device's local folder is never found: local documents
+    /// are not in iCloud, so they reach another device only over continuation streams.
     ///
     /// This is the one place a missing document is detected; the Reader then asks the
     /// originating device for it over the activity's continuation streams, when it supports them.
     ///
     /// - Throws: ``ReadingRestoreError/documentNotFound(name:)``.
-    package func locate(_ state: ReadingState) throws(ReadingRestoreError) -> URL {
+    package func locate(_ state: ReadingState, inCloud: Bool = true) throws(ReadingRestoreError) -> URL {
         if let url = state.documentURL, location(of: url) != nil, Self.isFile(url) { return url }
-        if let cloudFolder {
+        if inCloud, let cloudFolder {
             let url = cloudFolder.appendingPathComponent(state.documentName, isDirectory: false)
             if Self.isFile(url) { return url }
         }
@@ -121,6 +124,7 @@ package struct DocumentLibrary: Hashable, Sendable {
     ///
     /// - Throws: ``ReadingRestoreError/unreadable(name:reason:)`` when it cannot be read.
     package static func readWhole(_ url: URL) throws(ReadingRestoreError) -> Data {
+        try checkAccess(to: url)
         do {
             return try Data(contentsOf: url)
         } catch {
@@ -135,6 +139,7 @@ package struct DocumentLibrary: Hashable, Sendable {
     package static func read(
         _ url: URL, from offset: Int, count: Int
     ) throws(ReadingRestoreError) -> (Data, atEnd: Bool) {
+        try checkAccess(to: url)
         do {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
@@ -149,6 +154,7 @@ package struct DocumentLibrary: Hashable, Sendable {
     /// The first `count` bytes of `url` (all of it when shorter) with the pages found in them.
     static func readStart(of url: URL, count: Int) throws(ReadingRestoreError) -> DocumentText {
         let name = url.lastPathComponent
+        try checkAccess(to: url)
         let size: Int
         let prefix: Data
         do {
@@ -163,6 +169,18 @@ package struct DocumentLibrary: Hashable, Sendable {
         let isFinal = prefix.count < count || prefix.count >= size
         return try checked(
             DocumentText(bytes: prefix, isFinal: isFinal, expectedSize: max(size, prefix.count)), name: name)
+    }
+
+    /// The sandbox's word on reading `url`: a security-scoped URL a continued activity brought
+    /// is closed until the Reader starts accessing it (`SecurityScopedResources`).
+    private static func checkAccess(to url: URL) throws(ReadingRestoreError) {
+        do throws(FileAccessError) {
+            try SecurityScopedResources.checkAccess(to: url)
+        } catch {
+            throw .unreadable(
+                name: url.lastPathComponent,
+                reason: "it came with the activity security-scoped, and access to it was not started")
+        }
     }
 
     /// `text` with the pages of its bytes found, unless they are not UTF-8 text.

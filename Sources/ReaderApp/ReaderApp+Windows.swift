@@ -25,6 +25,8 @@ extension ReaderApp {
     func show(_ window: ReaderWindow) {
         guard let index = windows.firstIndex(where: { $0 === window }) else { return }
         frontIndex = index
+        // The window shown is the one on screen (UIKit), the main window (AppKit).
+        for other in windows { other.readingView.isOnScreen = other === window }
         if let scene = window.scene { application?.activate(scene) }
         if let activity = window.readingView.userActivity {
             activity.becomeCurrent()

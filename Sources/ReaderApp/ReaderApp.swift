@@ -9,11 +9,15 @@ import TerminalCells
 /// It lists the plain-text documents of the account's cloud folder and of the device's local
 /// folder, and shows one at a time in logical pages (``PagedText``'s pages, found as far as they
 /// are shown: ``DocumentText``). Its Info.plist declares a
-/// document type whose `NSUbiquitousDocumentUserActivityType` is the reading activity, so
-/// opening a document creates the document's activity (with the document URL), and closing it
-/// invalidates it. The reading view shares that activity and adds the document's name and the
-/// position (``ReadingState``); continuing on another device opens the same document at the same
-/// place, whatever the size of its screen.
+/// document type whose `NSUbiquitousDocumentUserActivityType` is the document activity, so
+/// opening a document of the cloud folder (the device's iCloud container) creates the
+/// document's activity (with the document URL), and closing it invalidates it. A document of the
+/// local folder gets no automatic activity: the Reader makes its own (``localActivityType``, with
+/// continuation streams). The reading view shares the activity and adds the document's name and
+/// the position (``ReadingState``); continuing on another device opens the same document at the
+/// same place, whatever the size of its screen. A document URL arrives rewritten to the
+/// continuing device's container and security-scoped: the Reader starts accessing it before
+/// reading and stops when the document closes.
 ///
 /// When the continuing device cannot find the document (no cloud folder there, or a document
 /// local to the origin), the Reader asks the origin's Reader for it over the activity's
@@ -58,6 +62,11 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
     var continuingActivityType: String?
     /// The handoff version of the keys this Reader writes (``ReadingState/writableVersions``).
     package let version: Int
+    /// The type of the activity the Reader makes itself for a document of the device's local
+    /// folder: the first of its manifest's `NSUserActivityTypes` (nil: local documents do not
+    /// hand off). An iCloud document's activity is the system's, of the document type's
+    /// `NSUbiquitousDocumentUserActivityType`.
+    package var localActivityType: String? { manifest.activityTypes.first }
     /// The handoff versions this Reader reads: the supported ones, and its own.
     package var readableVersions: ClosedRange<Int> { ReadingState.readableVersions(writing: version) }
     /// The document being received over continuation streams, if any.
@@ -253,6 +262,8 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
         cancelTransfer()
         for window in windows {
             window.readingView.userActivity = nil
+            window.session?.countingTask?.cancel()
+            window.session?.endSecurityScopedAccess()
             window.session?.document.close()
             window.session = nil
             window.unbind()
@@ -309,6 +320,11 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
         let session = ReadingSession(document: document, text: text, position: position, width: viewport.width)
         window.session = session
         startCounting(session)
+        if document.userActivity == nil, !document.isUbiquitous {
+            // Only iCloud documents get an activity from the system: the Reader makes one for a
+            // document of this device's own folder, and sends its bytes over streams when asked.
+            document.userActivity = makeLocalDocumentActivity(for: session)
+        }
         if let activity = document.userActivity {
             activity.title = session.title
             // The continuing device may not have the document: it can ask for it over streams.
@@ -324,13 +340,30 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
         positionChanged(in: window)
     }
 
+    /// The Reader's own activity for a document of the device's local folder (not in iCloud, so
+    /// the system makes none): its reading type (the manifest's `NSUserActivityTypes`), nil
+    /// when the manifest declares none.
+    private func makeLocalDocumentActivity(for session: ReadingSession) -> UserActivity? {
+        guard let application, let type = localActivityType else { return nil }
+        do {
+            let activity = try UserActivity(activityType: type, application: application)
+            activity.title = session.title
+            return activity
+        } catch {
+            environment?.log("Reader: could not create the activity of “\(session.url.lastPathComponent)”: \(error)")
+            return nil
+        }
+    }
+
     /// Closes the document open in `window` (by default the window shown) and shows the list
     /// there; the document's activity is invalidated (neither the document nor the reading view
-    /// holds it any more).
+    /// holds it any more), and a document that came security-scoped with a continued activity is
+    /// given up (`stopAccessingSecurityScopedResource`).
     func closeDocument(in window: ReaderWindow? = nil) {
         let window = window ?? frontWindow
         guard let session = window.session else { return }
         session.countingTask?.cancel()
+        session.endSecurityScopedAccess()
         window.readingView.userActivity = nil
         session.document.close()
         window.session = nil
@@ -476,7 +509,13 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
         let state = try ReadingState(userInfo: activity.userInfo, readable: readableVersions)
         guard !activity.supportsContinuationStreams else { return }
         guard let library else { throw .documentNotFound(name: state.documentName) }
-        _ = try library.locate(state)
+        _ = try library.locate(state, inCloud: isInCloud(activity))
+    }
+
+    /// Whether `activity` is about an iCloud document: any of the Reader's activities but the
+    /// one it makes itself for a local document (``localActivityType``).
+    func isInCloud(_ activity: UserActivity) -> Bool {
+        activity.activityType != localActivityType
     }
 
     /// The Reader's side of a continuation it refuses: the same as a failure the system reports
@@ -506,12 +545,25 @@ package final class ReaderApp: TerminalApp, ApplicationDelegate {
             guard let library else { throw .documentNotFound(name: state.documentName) }
             let url: URL
             do throws(ReadingRestoreError) {
-                url = try library.locate(state)
+                url = try library.locate(state, inCloud: isInCloud(activity))
             } catch .documentNotFound where activity.supportsContinuationStreams {
                 receiveDocument(for: state, from: activity, into: window)
                 return
             }
-            try open(url, at: state.position, in: window)
+            // A URL the activity brought is security-scoped: readable only once access started
+            // (Handoff Programming Guide, "Continuing an Activity"), until the document closes.
+            let scoped = url == state.documentURL && url.startAccessingSecurityScopedResource()
+            do throws(ReadingRestoreError) {
+                try open(url, at: state.position, in: window)
+            } catch {
+                if scoped { url.stopAccessingSecurityScopedResource() }
+                throw error
+            }
+            if scoped, let session = windows.lazy.compactMap(\.session).first(where: { $0.url == url }) {
+                session.adoptSecurityScopedAccess(to: url)
+            } else if scoped {
+                url.stopAccessingSecurityScopedResource()
+            }
         } catch {
             message = ReaderMessage(.error, error.description)
             environment?.log("Reader: could not restore \(activity.activityType): \(error)")

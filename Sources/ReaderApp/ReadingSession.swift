@@ -20,6 +20,9 @@ final class ReadingSession {
     private(set) var pageLayout: PageLayout
     /// The work reading the rest of the document and counting its pages, while it runs.
     var countingTask: Task<Void, Never>?
+    /// The document's URL when it came security-scoped with a continued activity and access to it
+    /// was started: it is stopped when the session ends.
+    private(set) var securityScopedURL: URL?
 
     /// A session showing `text` at `position`, in a reading view `width` cells wide.
     init(document: Document, text: DocumentText, position: ReadingPosition, width: Int) {
@@ -32,6 +35,22 @@ final class ReadingSession {
     }
 
     deinit { countingTask?.cancel() }
+
+    /// Keeps the access to `url` started for this session (one started access is kept; a
+    /// second one to the same URL is ended at once).
+    func adoptSecurityScopedAccess(to url: URL) {
+        guard securityScopedURL == nil else {
+            url.stopAccessingSecurityScopedResource()
+            return
+        }
+        securityScopedURL = url
+    }
+
+    /// Stops the security-scoped access this session kept, if any.
+    func endSecurityScopedAccess() {
+        securityScopedURL?.stopAccessingSecurityScopedResource()
+        securityScopedURL = nil
+    }
 
     var url: URL { document.fileURL }
     var title: String { text.title ?? url.lastPathComponent }

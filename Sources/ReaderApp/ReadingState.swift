@@ -145,14 +145,23 @@ package struct ReadingState: Hashable, Sendable {
             ? (VersionOneKey.name, VersionOneKey.pageNumber, VersionOneKey.offset)
             : (Key.documentName, Key.page, Key.line)
         var url: URL?
+        var referencedName: String?
         if let value = userInfo[UserActivity.documentURLKey] {
-            guard case .url(let documentURL) = value, documentURL.isFileURL, !documentURL.lastPathComponent.isEmpty
-            else {
-                throw .badValue(key: UserActivity.documentURLKey, found: value, expected: "a file URL")
+            if case .url(let reference) = value, reference.scheme == UbiquityContainer.scheme,
+                !reference.lastPathComponent.isEmpty, reference.lastPathComponent != "/"
+            {
+                // An iCloud document this device has no container for: only its name is of use.
+                referencedName = reference.lastPathComponent
+            } else {
+                guard case .url(let documentURL) = value, documentURL.isFileURL,
+                    !documentURL.lastPathComponent.isEmpty
+                else {
+                    throw .badValue(key: UserActivity.documentURLKey, found: value, expected: "a file URL")
+                }
+                url = documentURL
             }
-            url = documentURL
         }
-        var name = url?.lastPathComponent
+        var name = url?.lastPathComponent ?? referencedName
         if let value = userInfo[nameKey] {
             guard case .string(let documentName) = value, !documentName.isEmpty, !documentName.contains("/") else {
                 throw .badValue(key: nameKey, found: value, expected: "a file name")

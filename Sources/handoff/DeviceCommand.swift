@@ -189,7 +189,10 @@ struct DeviceCommand: AsyncParsableCommand {
     )
     var shareLifecycle = false
 
-    @Flag(help: "Run without the account's simulated cloud folder: only this device's local documents are available.")
+    @Flag(
+        help:
+            "Run without an iCloud container (the account's simulated cloud folder, at ACCOUNT/containers/DEVICE-ID): only this device's local documents are available."
+    )
     var noCloud = false
 
     @Option(
@@ -373,6 +376,11 @@ struct DeviceCommand: AsyncParsableCommand {
             if let problem { throw ValidationError("--record: \(problem)") }
         }
         if headless {
+            if !noCloud {
+                let container = try Self.ubiquityContainer(
+                    accountFolder: store.directory(ofAccount: account.name), device: identity.id.rawValue)
+                host.performAndWait { device in device.ubiquityContainerURL = container }
+            }
             var installed: [AppManifest] = sources.map(\.manifest)
             for plist in installPlists {
                 do {
@@ -400,7 +408,9 @@ struct DeviceCommand: AsyncParsableCommand {
             host: host, accountName: account.name, appNames: appNames, readerVersion: readerVersion,
             appModel: effectiveAppModel == .delegate ? .delegate : .scenes,
             cloudFolder: noCloud
-                ? nil : store.directory(ofAccount: account.name).appendingPathComponent("cloud", isDirectory: true),
+                ? nil
+                : try Self.ubiquityContainer(
+                    accountFolder: store.directory(ofAccount: account.name), device: identity.id.rawValue),
             localFolder: deviceFolder, webFolder: webFolder, logMode: log,
             logFile: logFile.map { URL(fileURLWithPath: $0) }
                 ?? FileLogSink.defaultURL(deviceName: "\(account.name)-\(identity.name)"))
@@ -415,6 +425,29 @@ extension DeviceCommand {
         var options = NetworkOptions(discoveryPort: port, lan: lan, timing: timing)
         options.shareLifecycle = shareLifecycle
         return options
+    }
+
+    /// This device's iCloud container: `ACCOUNT/containers/DEVICE-ID`, a link to the account's
+    /// cloud documents (`ACCOUNT/cloud`), so every device has the same documents at a path of its
+    /// own, as every Apple device has its own container path (URLs in activities are rewritten
+    /// from one to the other).
+    static func ubiquityContainer(accountFolder: URL, device: String) throws -> URL {
+        let files = FileManager.default
+        let cloud = accountFolder.appendingPathComponent("cloud", isDirectory: true)
+        let containers = accountFolder.appendingPathComponent("containers", isDirectory: true)
+        let container = containers.appendingPathComponent(device, isDirectory: true)
+        do {
+            for folder in [cloud, containers] {
+                try files.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            if (try? files.destinationOfSymbolicLink(atPath: container.path)) == nil {
+                try files.createSymbolicLink(atPath: container.path, withDestinationPath: "../cloud")
+            }
+        } catch {
+            throw ValidationError("the iCloud container \(container.path) cannot be made: \(error)")
+        }
+        return container
     }
 
     /// "8MB", "500kB", "20000": decimal units, as sizes are shown everywhere.

@@ -254,8 +254,8 @@ struct SiteTests {
                 "a.example/.well-known/apple-app-site-association: the top level is not a JSON object"
             ),
             (
-                #"{"activitycontinuation": {"apps": ["no-team"]}}"#, .malformed,
-                "a.example/.well-known/apple-app-site-association: \"activitycontinuation.apps\" holds no-team, not an app ID (TEAMID.bundle.id)"
+                #"{"activitycontinuation": {"apps": "no-team"}}"#, .malformed,
+                "a.example/.well-known/apple-app-site-association: \"activitycontinuation\" must be an object with an \"apps\" array"
             ),
         ]
         for (text, problem, message) in cases {
@@ -272,6 +272,11 @@ struct SiteTests {
         #expect(
             (try? SiteAssociationFile(host: "d.example", data: Data(#"{"applinks": {}}"#.utf8)))
                 == SiteAssociationFile(host: "d.example", approvedApplicationIdentifiers: []))
+        // An entry that is no app ID voids nothing: it is listed as ignored.
+        #expect(
+            (try? SiteAssociationFile(
+                host: "a.example", data: Data(#"{"activitycontinuation": {"apps": ["no-team"]}}"#.utf8)))?
+                .ignoredEntries == [#"apps[0] holds "no-team", not an app ID (TEAMID.bundle.id)"#])
     }
 
     @Test func theAssociationFileIsServed() throws {

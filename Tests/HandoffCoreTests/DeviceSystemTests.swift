@@ -590,6 +590,26 @@ struct DeviceSystemTests {
         }
     }
 
+    /// AppKit reopened the document after continue returned false: the system counts the
+    /// continuation done and tells the origin (Handoff Programming Guide).
+    @Test func aDocumentAppKitReopenedIsContinuedAndTheOriginIsTold() {
+        var h = receiver()
+        fetching(&h)
+        let payload = payload()
+        h.given(.payloadReceived(continuation, payload, size: 120))
+        h.send(.continuationHandled(continuation, .handled(.documentReopened(file: "Walden.txt")))) {
+            [
+                .notifyContinued(
+                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
+                $0.record(
+                    .continued(
+                        continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
+                        .documentReopened(file: "Walden.txt"), milliseconds: 0)),
+            ]
+        }
+        #expect(h.system.pendingContinuation == nil)
+    }
+
     /// Apple: false lets the system show that the activity is being continued; it does not cancel.
     @Test func willContinueFalseLetsTheSystemShowProgressAndStillFetches() {
         var h = receiver()

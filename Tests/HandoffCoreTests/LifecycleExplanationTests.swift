@@ -29,12 +29,14 @@ struct LifecycleExplanationTests {
         }
     }
 
-    /// The code has no notion of a main window or of a responder on screen: the app in front
-    /// decides.
-    @Test func becameCurrentClaimsOnlyTheAppInFront() {
+    /// A responder's activity becomes current on screen (`Responder.isOnScreen`, after a
+    /// transition: `isInTransition`), which the code checks; nothing checks that the app is in
+    /// front when an activity becomes current, so the line does not say so.
+    @Test func becameCurrentClaimsOnlyWhatIsChecked() {
         let text = explanation(.becameCurrent(activity))
-        #expect(text.contains("its app is in front"))
-        #expect(!text.contains("main window"))
+        #expect(text.contains("a responder on screen"))
+        #expect(text.contains("the main window's responder chain"))
+        #expect(!text.contains("its app is in front"))
     }
 
     /// The payload filters userInfo by requiredUserInfoKeys, so a save's userInfo is not always

@@ -106,6 +106,7 @@ struct RoutingTests {
         receiver.bringToFront(phoneReader)
         var reopened: Document?
         let readingView = Responder()
+        readingView.isOnScreen = true
         delegate.onContinue = { activity in
             if case .url(let url)? = activity.userInfo[UserActivity.documentURLKey] {
                 reopened = try? phoneReader.openDocument(at: url)
@@ -113,6 +114,10 @@ struct RoutingTests {
                 readingView.userActivity = reopened?.userActivity
             }
         }
+        // One account's documents, at the same path on both (the container paths differ in
+        // UbiquityContainerTests).
+        origin.ubiquityContainerURL = URL(fileURLWithPath: "/cloud/demo")
+        receiver.ubiquityContainerURL = URL(fileURLWithPath: "/cloud/demo")
         let laptopReader = origin.install(TestManifests.reader)
         origin.bringToFront(laptopReader)
         let url = URL(fileURLWithPath: "/cloud/demo/Walden.txt")

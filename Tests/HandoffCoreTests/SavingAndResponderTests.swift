@@ -100,6 +100,7 @@ struct SavingAndResponderTests {
     @Test func openingADocumentCreatesItsActivityAndClosingInvalidatesIt() throws {
         let hood = Neighbourhood()
         let device = hood.addDevice("Laptop", kind: .laptop)
+        device.ubiquityContainerURL = URL(fileURLWithPath: "/cloud/demo")
         let app = device.install(TestManifests.reader)
         device.bringToFront(app)
         let url = URL(fileURLWithPath: "/cloud/demo/Moby-Dick.txt")
@@ -119,6 +120,7 @@ struct SavingAndResponderTests {
     @Test func onUIKitADocumentsActivityBecomesCurrentOnlyOnAResponder() throws {
         let hood = Neighbourhood()
         let device = hood.addDevice("Phone", kind: .phone)
+        device.ubiquityContainerURL = URL(fileURLWithPath: "/cloud/demo")
         let app = device.install(TestManifests.reader)
         device.bringToFront(app)
         let document = try app.openDocument(at: URL(fileURLWithPath: "/cloud/demo/Moby-Dick.txt"))
@@ -126,6 +128,7 @@ struct SavingAndResponderTests {
         #expect(!activity.isCurrent, "UIDocument will not becomeCurrent automatically")
         #expect(device.system.advertisement == nil)
         let view = Responder()
+        view.isOnScreen = true
         view.userActivity = activity
         #expect(activity.isCurrent, "set on a responder on screen, it becomes current")
         #expect(device.system.advertisement?.options.contains(.isDocument) == true)
@@ -135,6 +138,7 @@ struct SavingAndResponderTests {
         let hood = Neighbourhood()
         let device = hood.addDevice(
             "Laptop", kind: .laptop, configuration: DeviceConfiguration(saveCoalescingInterval: 0))
+        device.ubiquityContainerURL = URL(fileURLWithPath: "/cloud/demo")
         let app = device.install(TestManifests.reader)
         device.bringToFront(app)
         let url = URL(fileURLWithPath: "/cloud/demo/Moby-Dick.txt")

@@ -151,6 +151,7 @@ import Testing
             return [
                 .continued(c, p, bundleIdentifier: "b", .application(restoredObjects: 1), milliseconds: 16.25),
                 .continued(c, p, bundleIdentifier: "b", .scene("Scene 1"), milliseconds: 3),
+                .continued(c, p, bundleIdentifier: "b", .documentReopened(file: "walden.txt"), milliseconds: 7),
             ]
         case .notHandled:
             return [

@@ -45,10 +45,13 @@ public final class StateResponder: Responder {
     public var log: CallLog?
     public let name: String
 
+    /// A view on screen (``Responder/isOnScreen``), as the tests' views are unless they say otherwise.
     public init(name: String = "responder", state: UserInfo = [:], log: CallLog? = nil) {
         self.name = name
         self.state = state
         self.log = log
+        super.init()
+        isOnScreen = true
     }
 
     public override func updateUserActivityState(_ activity: UserActivity) {

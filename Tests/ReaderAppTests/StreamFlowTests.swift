@@ -97,6 +97,17 @@ struct StreamFlowTests {
         laptop.press(.character("r"))
         laptop.open("private.txt")
         world.hood.settle()
+        // Not in iCloud: no automatic activity; the Reader's own, with streams, is offered.
+        let activity = try #require(laptop.activity)
+        #expect(activity.activityType == "com.handoffsim.reader.reading")
+        #expect(activity.supportsContinuationStreams)
+        #expect(activity.isCurrent)
+        #expect(laptop.device.lifecycle.last { $0.kind == .documentOpened }?.activityType == nil)
+        #expect(
+            !laptop.device.lifecycle.contains {
+                $0.kind == .activityCreated && $0.activityType == "com.handoffsim.reader.document"
+            },
+            "no automatic activity for a local document")
 
         phone.device.chooseOffer(from: laptop.device.info.id)
         try await world.run { phone.reader.session != nil }

@@ -49,6 +49,8 @@ final class ReaderDevice {
         approvesSite: Bool = false
     ) throws {
         device = hood.addDevice(name, kind: kind, configuration: DeviceConfiguration(saveCoalescingInterval: 60))
+        // As the device screen does: the cloud folder is the device's iCloud container.
+        device.ubiquityContainerURL = cloudFolder
         if approvesSite {
             let device = self.device
             device.siteAssociationVerifier = { request in

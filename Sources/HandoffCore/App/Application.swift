@@ -117,9 +117,14 @@ public final class Application {
     /// Whether the app is in front on its device.
     public var isFrontmost: Bool { device?.system.frontmostApp == manifest.bundleIdentifier }
 
-    /// Opens the document at `url`. When its document type declares a ubiquitous activity type,
-    /// the document's activity is created automatically. On a laptop (AppKit) it becomes current
-    /// with the document's window; on a phone or tablet (UIKit) it does not ("UIDocument will not
+    /// Opens the document at `url`. When its document type declares a ubiquitous activity type
+    /// and the document is in iCloud (inside the device's ``Device/ubiquityContainerURL``), the
+    /// document's activity is created automatically: Apple's `NSDocument` and `UIDocument`
+    /// "automatically create `NSUserActivity` objects for iCloud-based documents" (Handoff
+    /// Programming Guide, "Supporting a User Activity in Document-Based Apps"). A document
+    /// elsewhere (the device's own folder) gets none: an app that wants to hand it off creates
+    /// an activity of its own. On a laptop (AppKit) the automatic activity becomes current with
+    /// the document's window; on a phone or tablet (UIKit) it does not ("UIDocument will not
     /// becomeCurrent automatically"): the app sets it on a responder on screen, which makes it
     /// current.
     ///
@@ -138,11 +143,12 @@ public final class Application {
                     + (contentType.map { "for \"\($0)\"" } ?? "at all") + " (CFBundleDocumentTypes)")
         }
         if let existing = openDocuments.first(where: { $0.fileURL == url }) { return existing }
-        let document = Document(fileURL: url, documentType: type, application: self)
+        let isUbiquitous = device?.ubiquityContainerURL.map { UbiquityContainer.contains(url, in: $0) } ?? false
+        let document = Document(fileURL: url, documentType: type, isUbiquitous: isUbiquitous, application: self)
         document.makesActivityCurrent = device?.info.kind == .laptop
         openDocuments.append(document)
         device?.documentOpened(document, in: self)
-        if let activityType = type.ubiquitousActivityType,
+        if isUbiquitous, let activityType = type.ubiquitousActivityType,
             let activity = try? UserActivity(activityType: activityType, application: self)
         {
             activity.isDocumentActivity = true

@@ -135,6 +135,9 @@ public final class Scene: Responder {
         self.session = session
         self.delegate = delegate
         self.application = application
+        super.init()
+        // A connected scene is a window on screen: an activity set on it is shown.
+        isOnScreen = true
     }
 
     /// The scene's name in the log: its title, else its session's identifier.

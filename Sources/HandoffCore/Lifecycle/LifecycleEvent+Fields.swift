@@ -460,7 +460,11 @@ struct FieldReader {
                 userInfo: try userInfo("userInfo"))
         case .continued:
             let by: ContinuedBy =
-                if let scene = try optionalString("scene") { .scene(scene) } else {
+                if let scene = try optionalString("scene") {
+                    .scene(scene)
+                } else if let file = try optionalString("reopened") {
+                    .documentReopened(file: file)
+                } else {
                     .application(restoredObjects: try count("objects"))
                 }
             return .continued(

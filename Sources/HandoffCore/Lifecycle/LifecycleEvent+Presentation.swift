@@ -99,6 +99,8 @@ extension LifecycleEvent {
         case .continued(_, let peer, let bundle, .scene(let scene), _):
             return
                 "from \(peer.name) in \(bundle): \(scene) had it (scene(_:continue:) answers nothing), so it counts as continued"
+        case .continued(_, let peer, let bundle, .documentReopened(let file), _):
+            return "from \(peer.name) in \(bundle): the system reopened \(file) (continue returned false)"
         case .notHandled(_, let peer, let bundle, _, let reason):
             return "\(bundle), the activity from \(peer.name): \(reason)"
         case .continuationFailed(_, let peer, _, _, let error): return "from \(peer.name): \(Self.describe(error))"
@@ -150,6 +152,8 @@ extension LifecycleEvent {
             "The state changed but needsSave was not set, and the activity was never saved, so no save callback runs before the payload leaves: it carries userInfo as it stands, without what the callbacks would write (set needsSave whenever the state changes)."
         case .continuationFailed(_, _, nil, _, _):
             "The continuation failed before an app was chosen, so no app is told: the system shows the error, with a public error code."
+        case .continued(_, _, _, .documentReopened, _):
+            "application(_:continue:restorationHandler:) returned false (or is not implemented) for an iCloud document's automatic activity, so AppKit reopened the document itself (NSDocumentController's openDocument(withContentsOf:display:)) and sent it restoreUserActivityState(_:): the continuation completed, and the origin is told."
         case .continued(_, _, _, .scene, _):
             "scene(_:continue:) returns nothing, so the system cannot learn whether the app took the activity: once the scene has it, the continuation counts as done and the origin is told (userActivityWasContinued), even when the app refuses it and says so itself."
         default:
@@ -267,6 +271,7 @@ extension LifecycleEvent {
             for (key, value) in kept?.fields(prefix: "keptAnswer") ?? [] { add(key, value) }
         case .restoreUserActivityState(_, _, let objects, _): add("objects", .integer(objects))
         case .continued(_, _, _, .application(let restored), _): add("objects", .integer(restored))
+        case .continued(_, _, _, .documentReopened(let file), _): add("reopened", .string(file))
         case .streamsOpened(_, _, _, let side): add("side", .string(side.rawValue))
         case .streamsRefused(_, _, _, let reason): add("reason", .string(reason))
         case .documentOpened(_, _, let file), .documentClosed(_, _, let file): add("file", .string(file))
@@ -326,7 +331,7 @@ extension LifecycleEvent.Kind {
         switch self {
         case .activityCreated: "An app created an NSUserActivity describing what the user is doing."
         case .becameCurrent:
-            "The activity is current: its app is in front and made it current (becomeCurrent(), or by setting it on a responder), so the system advertises it."
+            "The activity is current: its app called becomeCurrent(), or set it on a responder on screen (UIKit: a view controller in the view hierarchy, once a transition it is in is over; AppKit: the main window's responder chain or document), so the system advertises it."
         case .resignedCurrent:
             "resignCurrent() (or another app came to the front): the activity is no longer advertised."
         case .invalidated: "invalidate(): final; the activity can never become current again."
@@ -401,10 +406,11 @@ extension LifecycleEvent.Kind {
         case .streamsOpened: "Continuation streams connect the two apps for data too large for userInfo."
         case .streamsRefused: "A request for continuation streams was refused."
         case .documentOpened:
-            "A document was opened; the system creates its activity from NSUbiquitousDocumentUserActivityType. "
+            "A document was opened. For an iCloud document whose type declares NSUbiquitousDocumentUserActivityType "
+                + "the system creates its activity (the type is shown); a document outside iCloud gets none. "
                 + "On a laptop (AppKit) it becomes current with the document's window; on a phone or tablet (UIKit) it does not: "
                 + "the app sets it on a responder on screen, which makes it current."
-        case .documentClosed: "A document was closed; its activity is invalidated."
+        case .documentClosed: "A document was closed; its automatic activity, if it had one, is invalidated."
         case .faultInjected:
             "The lab made this fail on purpose, to rehearse what real apps and networks do; Apple's behaviour follows as it would."
         case .stepPaused:

@@ -34,6 +34,7 @@ extension Device {
         app.connectedScenes = []
         for document in app.openDocuments { document.close() }
         for activity in activities.values where activity.application === app { activity.invalidate() }
+        SecurityScopedResources.revokeAll(of: app.bundleIdentifier, on: info.id)
         post(.appTerminated(bundleIdentifier: app.bundleIdentifier))
     }
 
@@ -125,14 +126,16 @@ extension Device {
     func documentOpened(_ document: Document, in app: Application) {
         record(
             .documentOpened(
-                bundleIdentifier: app.bundleIdentifier, activityType: document.documentType.ubiquitousActivityType,
+                bundleIdentifier: app.bundleIdentifier,
+                activityType: document.isUbiquitous ? document.documentType.ubiquitousActivityType : nil,
                 file: document.fileURL.lastPathComponent))
     }
 
     func documentClosed(_ document: Document, in app: Application) {
         record(
             .documentClosed(
-                bundleIdentifier: app.bundleIdentifier, activityType: document.documentType.ubiquitousActivityType,
+                bundleIdentifier: app.bundleIdentifier,
+                activityType: document.isUbiquitous ? document.documentType.ubiquitousActivityType : nil,
                 file: document.fileURL.lastPathComponent))
     }
 

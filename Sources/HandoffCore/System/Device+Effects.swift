@@ -93,7 +93,13 @@ extension Device {
                 payload.userInfo[Self.handoffVersionKey] = Self.nextVersion(
                     after: payload.userInfo[Self.handoffVersionKey])
             }
-            let encoded = payload.encoded()
+            // iCloud file URLs leave relative to the container: the receiver resolves them in its
+            // own. The lifecycle keeps the app's userInfo; the bytes carry the references.
+            var wire = payload
+            if let container = ubiquityContainerURL {
+                wire.userInfo = UbiquityContainer.references(in: payload.userInfo, container: container)
+            }
+            let encoded = wire.encoded()
             if encoded.count <= system.configuration.payloadLimitBytes * 2 {
                 traffic.sent = DeviceTraffic.Payload(
                     continuation: continuation, peer: nil, bytes: encoded, time: clock())
@@ -154,6 +160,7 @@ extension Device {
             post(.payloadFailed(id, HandoffError(.handoffFailed, "\(bundle) is not installed")))
             return
         }
+        grantScopedURLs(of: id, to: app)
         let activity = UserActivity(received: payload, application: app, origin: origin, continuation: id)
         if app.usesScenes {
             deliverToScene(id, app, activity)
@@ -181,10 +188,51 @@ extension Device {
             : app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
         // After the restorations held in step mode, if any.
         step(nil, continuation: id) { [weak self] in
-            self?.post(
+            guard let self else { return }
+            if !handled, let document = self.reopenDocument(of: activity, in: app, continuation: id) {
+                self.post(
+                    .continuationHandled(id, .handled(.documentReopened(file: document.fileURL.lastPathComponent))))
+                return
+            }
+            self.post(
                 .continuationHandled(
                     id, handled ? .handled(.application(restoredObjects: restored)) : .notHandled(.returnedFalse)))
         }
+    }
+
+    /// AppKit's own restoration of a document activity: on a laptop, when a document-based app's
+    /// `continue` returned false or is not implemented and the activity is an iCloud document's
+    /// automatic one (its type is a document type's `NSUbiquitousDocumentUserActivityType`, its
+    /// document URL in this device's container), the system opens the document
+    /// (`NSDocumentController.openDocument(withContentsOf:display:)`) and sends it
+    /// `restoreUserActivityState` (Handoff Programming Guide, "Supporting a User Activity in
+    /// Document-Based Apps"). The URL needs no security-scoped access then (the guide's
+    /// exception). Nil when the rule does not apply or the document cannot be opened.
+    private func reopenDocument(
+        of activity: UserActivity, in app: Application, continuation id: ContinuationID
+    ) -> Document? {
+        guard info.kind == .laptop, !app.usesScenes, let container = ubiquityContainerURL,
+            case .url(let url)? = activity.userInfo[UserActivity.documentURLKey],
+            UbiquityContainer.contains(url, in: container),
+            let type = app.manifest.documentTypes.first(where: { $0.ubiquitousActivityType == activity.activityType })
+        else { return nil }
+        SecurityScopedResources.revoke(url)
+        guard let document = try? app.openDocument(at: url, contentType: type.contentTypes.first ?? type.name) else {
+            return nil
+        }
+        document.restoreUserActivityState(activity)
+        record(
+            .restoreUserActivityState(
+                id, bundleIdentifier: app.bundleIdentifier, objects: 1, userInfo: activity.userInfo))
+        return document
+    }
+
+    /// Grants `app` security-scoped access to the file URLs resolved from iCloud references when
+    /// the payload of continuation `id` arrived (``resolvingUbiquitousURLs(_:for:)``).
+    private func grantScopedURLs(of id: ContinuationID, to app: Application) {
+        guard let scoped = scopedURLs, scoped.continuation == id else { return }
+        scopedURLs = nil
+        for url in scoped.urls { SecurityScopedResources.grant(url, to: app.bundleIdentifier, on: info.id) }
     }
 
     /// `scene(_:continue:)` on the scene the activity's `targetContentIdentifier` picks (Apple's

@@ -69,7 +69,9 @@ extension Device {
             }
             do {
                 let payload = try ActivityPayload(decoding: data, limits: PayloadLimits(maximumPayloadBytes: limit))
-                post(.payloadReceived(continuation, payload, size: data.count))
+                post(
+                    .payloadReceived(
+                        continuation, resolvingUbiquitousURLs(payload, for: continuation), size: data.count))
             } catch {
                 post(
                     .payloadFailed(
@@ -198,5 +200,19 @@ extension Device {
         default:
             break
         }
+    }
+
+    /// `payload` with the iCloud references its userInfo carries turned into file URLs in this
+    /// device's container (what the app will be given, and what the lifecycle shows); the URLs
+    /// are granted security-scoped to the app when the activity is delivered. Without a
+    /// container they stay references: there is no file here to point at.
+    func resolvingUbiquitousURLs(_ payload: ActivityPayload, for continuation: ContinuationID) -> ActivityPayload {
+        scopedURLs = nil
+        guard let container = ubiquityContainerURL else { return payload }
+        var payload = payload
+        let (userInfo, resolved) = UbiquityContainer.resolving(payload.userInfo, container: container)
+        payload.userInfo = userInfo
+        if !resolved.isEmpty { scopedURLs = (continuation, resolved) }
+        return payload
     }
 }

@@ -28,8 +28,16 @@ public final class Device {
     /// Opens a kept beacon datagram again with its fields (the network host sets it: it holds
     /// the account's beacon key).
     public var beaconInspector: (([UInt8]) -> BeaconBytes?)?
+    /// This device's iCloud container (Apple's `url(forUbiquityContainerIdentifier:)`), or nil
+    /// when the device has no iCloud documents. Every device of an account has its own path to
+    /// the same documents (``UbiquityContainer``): only documents inside it get automatic
+    /// activities, and file URLs inside it are sent relative to it and arrive in the receiver's.
+    public var ubiquityContainerURL: URL?
 
     var activities: [UUID: UserActivity] = [:]
+    /// The file URLs resolved from iCloud references in the payload of the continuation being
+    /// delivered, granted security-scoped to its app on delivery.
+    var scopedURLs: (continuation: ContinuationID, urls: [URL])?
     var streamTokens: [Data: StreamGrant] = [:]
     var queue: [DeviceSystem.Event] = []
     var draining = false

@@ -211,6 +211,11 @@ public enum ContinuedBy: Sendable, Hashable {
     /// `scene(_:continue:)` was called on this scene. It returns nothing, so the system cannot
     /// learn whether the app used the activity or refused it: it counts it continued either way.
     case scene(String)
+    /// AppKit reopened this document (`file`, its name) itself: the activity was an iCloud
+    /// document's automatic one and the app's `continue` returned false or is not implemented,
+    /// so `NSDocumentController` opened the document and sent it `restoreUserActivityState`
+    /// (Handoff Programming Guide, "Supporting a User Activity in Document-Based Apps").
+    case documentReopened(file: String)
 }
 
 /// Why a save is happening.

@@ -60,7 +60,7 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, CustomStringConvert
         case .willContinueFalse:
             "willContinue answers false: the system shows the progress (not a refusal); the continuation goes on and restores (app delegates only: a scene's answer is not a Bool)"
         case .continueFalse:
-            "continue returns false: the system counts it not handled (continuationNotHandled); nothing is restored, and the origin is not told it was continued (app delegates only)"
+            "continue returns false: the system counts it not handled (continuationNotHandled); nothing is restored, and the origin is not told it was continued (app delegates only; AppKit reopens an iCloud document)"
         case .newerVersion:
             "the payload's handoffVersion is one above what the origin app wrote: an app that checks it refuses the state (as the WWDC 2014 session advises); one that does not misreads it"
         case .noSiteAssociation:

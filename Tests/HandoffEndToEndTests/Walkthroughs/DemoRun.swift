@@ -329,10 +329,19 @@ extension DemoRun {
     /// The lifecycle event kinds device `name` (such as "Phone 1") wrote to its log file
     /// (`$XDG_STATE_HOME/handoff/ACCOUNT-NAME.log`, as the README says), oldest first.
     func fileLogKinds(_ name: String) throws -> [String] {
+        let pattern = try Regex(#"^([A-Za-z]+)"#)
+        return try fileLogLines(name).compactMap { line in
+            line.firstMatch(of: pattern).map { String($0.output[1].substring ?? "") }
+        }
+    }
+
+    /// The lifecycle lines device `name` wrote to its log file, from the event's kind on
+    /// (`activityCreated com.handoffsim.reader.reading in com.handoffsim.reader`), oldest first.
+    func fileLogLines(_ name: String) throws -> [String] {
         let file = stateFolder.appendingPathComponent(
             "handoff/\(account)-\(name.replacingOccurrences(of: " ", with: "-")).log")
         let text = try String(contentsOf: file, encoding: .utf8)
-        let pattern = try Regex(#" lifecycle ([A-Za-z]+)"#)
+        let pattern = try Regex(#" lifecycle (.*)$"#)
         return text.split(separator: "\n").compactMap { line in
             line.firstMatch(of: pattern).map { String($0.output[1].substring ?? "") }
         }

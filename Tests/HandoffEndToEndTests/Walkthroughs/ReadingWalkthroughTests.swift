@@ -113,6 +113,12 @@ struct ReadingWalkthroughTests {
         ) {
             try run.press(phone, "F10")
             try run.see(phone, "userInfo", "3 KB")
+        }
+
+        try run.step(
+            "It finds 1 difference, the document URL (`~`): every device has its own iCloud container path, and the system rewrote the laptop's path to the phone's,"
+        ) {
+            try run.see(phone, "1 difference")
             try run.press(phone, "Escape")
         }
     }

@@ -41,6 +41,23 @@ struct StreamsWalkthroughTests {
             try run.press(laptop, "Enter")
             try run.see(laptop, "page 1 of 1201")
             try run.see(phone, "↩ ▤")
+        }
+
+        try run.step(
+            "The book is not in iCloud, so the system makes no activity for it (Apple's automatic document activities are for iCloud documents only): the Reader makes its own, of its reading type, with continuation streams (the laptop's log shows `activityCreated com.handoffsim.reader.reading`)."
+        ) {
+            let lines = try run.fileLogLines("Laptop 1")
+            let opened = try #require(
+                lines.last { $0.hasPrefix("documentOpened") }, "the laptop logged no documentOpened: \(lines)")
+            #expect(opened == "documentOpened a-long-book.txt", "a local document opens without an activity type")
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("activityCreated com.handoffsim.reader.reading in com.handoffsim.reader")
+                },
+                "\(lines)")
+            #expect(
+                !lines.contains { $0.hasPrefix("activityCreated com.handoffsim.reader.document") },
+                "no automatic activity for a local document: \(lines)")
             try run.press(phone, "C-o")
         }
 
