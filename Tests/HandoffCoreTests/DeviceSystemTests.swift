@@ -599,12 +599,12 @@ struct DeviceSystemTests {
         h.given(.payloadReceived(continuation, payload, size: 120))
         h.send(.continuationHandled(continuation, .handled(.documentReopened(file: "Walden.txt")))) {
             [
-                .notifyContinued(
-                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
                 $0.record(
                     .continued(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
                         .documentReopened(file: "Walden.txt"), milliseconds: 0)),
+                .notifyContinued(
+                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
             ]
         }
         #expect(h.system.pendingContinuation == nil)
