@@ -93,10 +93,14 @@ let package = Package(
         .target(name: "HandoffProcesses", dependencies: ["HandoffCore"]),
         // Scripted scenarios (`handoff scenario`) and the soak (`handoff soak`), run with headless
         // device processes.
-        .target(name: "HandoffScenarios", dependencies: ["HandoffCore", "HandoffProcesses"]),
+        .target(
+            name: "HandoffScenarios",
+            dependencies: ["HandoffCore", "HandoffProcesses", "HandoffRecordings", "HandoffRules"]),
         // Lifecycle recordings (`--record`, written with the headless device's event fields) and
         // the timeline drawn from them (`handoff timeline`: text, SVG, replay).
-        .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless"]),
+        // Apple's rules as invariants over typed lifecycle histories (`handoff check`); pure: no I/O.
+        .target(name: "HandoffRules", dependencies: ["HandoffCore"]),
+        .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless", "HandoffRules"]),
         .target(name: "TerminalCells"),
         .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
@@ -125,6 +129,7 @@ let package = Package(
                 "HandoffProcesses",
                 "HandoffScenarios",
                 "HandoffRecordings",
+                "HandoffRules",
                 "TerminalCells",
                 "CursesTerminal",
                 "DeviceAppKit",
@@ -165,6 +170,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "HandoffRulesTests",
+            dependencies: ["HandoffRules", "HandoffCore", "HandoffRecordings", "HandoffHeadless"]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",

@@ -478,9 +478,9 @@ struct DeviceSystemTests {
                     .willContinue(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
                         activityType: readingType, appShowsProgress: true)),
+                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
                 .requestPayload(
                     continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
-                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
             ]
         }
     }
@@ -516,13 +516,13 @@ struct DeviceSystemTests {
         }
         h.send(.continuationHandled(continuation, .handled(.application(restoredObjects: 1)))) {
             [
-                .notifyContinued(
-                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
                 $0.record(
                     .continued(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
                         .application(restoredObjects: 1),
                         milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000)),
+                .notifyContinued(
+                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
             ]
         }
         #expect(h.system.pendingContinuation == nil)
@@ -599,12 +599,12 @@ struct DeviceSystemTests {
         h.given(.payloadReceived(continuation, payload, size: 120))
         h.send(.continuationHandled(continuation, .handled(.documentReopened(file: "Walden.txt")))) {
             [
-                .notifyContinued(
-                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
                 $0.record(
                     .continued(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
                         .documentReopened(file: "Walden.txt"), milliseconds: 0)),
+                .notifyContinued(
+                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
             ]
         }
         #expect(h.system.pendingContinuation == nil)
@@ -620,9 +620,9 @@ struct DeviceSystemTests {
                     .willContinue(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
                         activityType: readingType, appShowsProgress: false)),
+                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
                 .requestPayload(
                     continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
-                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
             ]
         }
         // A stale answer changes nothing.
@@ -858,8 +858,8 @@ struct DeviceSystemTests {
                     .willContinue(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.map",
                         activityType: UserActivity.browsingWebType, appShowsProgress: true)),
-                .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
                 $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
+                .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
             ]
         }
         // The browser's state stays behind: the app gets the page only.

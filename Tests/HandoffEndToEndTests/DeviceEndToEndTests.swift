@@ -416,8 +416,11 @@ struct ScenarioEndToEndTests {
             "../../demos/scenarios"
         ).standardized
         let (termination, text) = try ChildProcess.run(executable.path, ["scenario", folder.path])
-        #expect(termination == .exited(0), "\(text)")
+        // Every run's recordings were checked against Apple's rules (docs/rules.md).
+        let passes = text.components(separatedBy: "PASS (").count - 1
+        #expect(text.components(separatedBy: "✓ Apple's rules: ").count - 1 == passes, "\(text)")
         #expect(text.contains("scenarios passed"))
+        #expect(termination == .exited(0), "\(text)")
         #expect(!text.contains("FAIL"))
     }
 
