@@ -97,6 +97,11 @@ let package = Package(
         // Lifecycle recordings (`--record`, written with the headless device's event fields) and
         // the timeline drawn from them (`handoff timeline`: text, SVG, replay).
         .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless"]),
+        // `handoff check --explore`: random programs run in the in-process world (the manual
+        // clock and the in-memory neighbourhood, which the tests use too), checked, and shrunk.
+        .target(
+            name: "HandoffExplore",
+            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffScenarios", "HandoffRecordings"]),
         .target(name: "TerminalCells"),
         .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
@@ -125,6 +130,7 @@ let package = Package(
                 "HandoffProcesses",
                 "HandoffScenarios",
                 "HandoffRecordings",
+                "HandoffExplore",
                 "TerminalCells",
                 "CursesTerminal",
                 "DeviceAppKit",
@@ -140,7 +146,9 @@ let package = Package(
         // Test-only modules (they import Testing), under Tests/: what the tests share (manual
         // clock, in-memory neighbourhood, sample manifests, the handoff executable, the
         // `.ownThread` trait and the `.endToEnd` tag), and the one snapshot comparison.
-        .target(name: "HandoffTestSupport", dependencies: ["HandoffCore"], path: "Tests/HandoffTestSupport"),
+        .target(
+            name: "HandoffTestSupport", dependencies: ["HandoffCore", "HandoffExplore"],
+            path: "Tests/HandoffTestSupport"),
         .target(name: "GridSnapshots", dependencies: ["TerminalCells"], path: "Tests/GridSnapshots"),
         .testTarget(
             name: "HandoffCoreTests",
@@ -165,6 +173,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "HandoffExploreTests",
+            dependencies: ["HandoffCore", "HandoffExplore", "HandoffScenarios", "HandoffTestSupport"]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",

@@ -228,6 +228,9 @@ public struct DeviceConfiguration: Sendable, Hashable {
     public var offerLifetime: TimeInterval
     /// How long the receiver waits for the payload before failing with 4610.
     public var fetchTimeout: TimeInterval
+    /// The rules this device bends on purpose (``Mutant``): none, unless the explorer or a test
+    /// asks for a mutation run.
+    package var mutants: Set<Mutant> = []
 
     public init(
         saveCoalescingInterval: TimeInterval = 1, payloadWarningBytes: Int = 3 * 1024,
