@@ -93,15 +93,19 @@ let package = Package(
         .target(name: "HandoffProcesses", dependencies: ["HandoffCore"]),
         // Scripted scenarios (`handoff scenario`) and the soak (`handoff soak`), run with headless
         // device processes.
-        .target(name: "HandoffScenarios", dependencies: ["HandoffCore", "HandoffProcesses"]),
+        .target(
+            name: "HandoffScenarios",
+            dependencies: ["HandoffCore", "HandoffProcesses", "HandoffRecordings", "HandoffRules"]),
         // Lifecycle recordings (`--record`, written with the headless device's event fields) and
         // the timeline drawn from them (`handoff timeline`: text, SVG, replay).
-        .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless"]),
+        // Apple's rules as invariants over typed lifecycle histories (`handoff check`); pure: no I/O.
+        .target(name: "HandoffRules", dependencies: ["HandoffCore"]),
+        .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless", "HandoffRules"]),
         // `handoff check --explore`: random programs run in the in-process world (the manual
         // clock and the in-memory neighbourhood, which the tests use too), checked, and shrunk.
         .target(
             name: "HandoffExplore",
-            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffScenarios", "HandoffRecordings"]),
+            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffScenarios", "HandoffRecordings", "HandoffRules"]),
         .target(name: "TerminalCells"),
         .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
@@ -130,6 +134,7 @@ let package = Package(
                 "HandoffProcesses",
                 "HandoffScenarios",
                 "HandoffRecordings",
+                "HandoffRules",
                 "HandoffExplore",
                 "TerminalCells",
                 "CursesTerminal",
@@ -175,8 +180,14 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "HandoffRulesTests",
+            dependencies: ["HandoffRules", "HandoffCore", "HandoffRecordings", "HandoffHeadless"]
+        ),
+        .testTarget(
             name: "HandoffExploreTests",
-            dependencies: ["HandoffCore", "HandoffExplore", "HandoffScenarios", "HandoffTestSupport"]
+            dependencies: [
+                "HandoffCore", "HandoffExplore", "HandoffRules", "HandoffScenarios", "HandoffTestSupport",
+            ]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",

@@ -80,6 +80,8 @@ package struct RecordedEvent: Sendable {
     package var explanation: String
     /// Every field as recorded, for the inspector and the detail view.
     package var fields: [String: JSONValue]
+    /// The line of the recording it was read from (1-based).
+    package var line = 0
 
     package func string(_ key: String) -> String? { fields[key]?.stringValue }
     package func integer(_ key: String) -> Int64? { fields[key]?.integerValue }
@@ -230,7 +232,8 @@ package struct LifecycleRecording: Sendable {
                     time: time, timeText: timeText, device: device, kind: kind,
                     continuation: object["continuation"]?.stringValue,
                     peer: object["peer"]?.stringValue, detail: object["detail"]?.stringValue ?? "",
-                    explanation: object["explanation"]?.stringValue ?? kind.explanation, fields: object))
+                    explanation: object["explanation"]?.stringValue ?? kind.explanation, fields: object,
+                    line: number))
         }
         self.events = events
     }
@@ -262,5 +265,58 @@ package struct LifecycleRecording: Sendable {
             recordings.append(recording)
         }
         return recordings
+    }
+}
+
+extension RecordedEvent {
+    /// The typed event the line was written from (``LifecycleEvent/fields``, read back).
+    ///
+    /// - Throws: ``LifecycleFieldError`` naming the field that is missing, of the wrong type or
+    ///   out of range (a `userInfo` that is not the headless JSON's form names its path).
+    package func lifecycleEvent() throws(LifecycleFieldError) -> LifecycleEvent {
+        var entries: [LifecycleEntry.Field] = []
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            let field: LifecycleField
+            switch value {
+            case .string(let text): field = .string(text)
+            case .integer(let number):
+                guard let number = Int(exactly: number) else {
+                    throw LifecycleFieldError(field: key, reason: "is out of range (\(number))")
+                }
+                field = .integer(number)
+            case .double(let number): field = .double(number)
+            case .bool(let flag): field = .bool(flag)
+            case .object where key == "userInfo":
+                do {
+                    field = .userInfo(try UserInfoJSON.userInfo(from: value))
+                } catch {
+                    throw LifecycleFieldError(field: key, reason: "is not a userInfo: \(error)")
+                }
+            default:
+                throw LifecycleFieldError(
+                    field: key, reason: "must be a string, a number or a Boolean, not \(value.kindDescription)")
+            }
+            entries.append(LifecycleEntry.Field(key, field))
+        }
+        return try LifecycleEvent(fields: entries)
+    }
+}
+
+extension LifecycleRecording {
+    /// The recording's events, typed, in order.
+    ///
+    /// - Throws: ``RecordingError`` naming the file and the line of the first event that does
+    ///   not read back, and the field at fault.
+    package func lifecycleEvents() throws(RecordingError) -> [LifecycleEvent] {
+        var typed: [LifecycleEvent] = []
+        typed.reserveCapacity(events.count)
+        for event in events {
+            do {
+                typed.append(try event.lifecycleEvent())
+            } catch {
+                throw RecordingError(file: file, line: event.line, reason: "a \(event.kind.rawValue) event's \(error)")
+            }
+        }
+        return typed
     }
 }

@@ -176,10 +176,34 @@ extension LifecycleEvent {
         func add(_ identity: AdvertisementIdentity) {
             add("serial", .integer(Int(identity.serial)))
             add("typeHash", .string(identity.activityTypeHash.description))
+            add("advertiser", .string(identity.device.rawValue))
+        }
+        func add(_ unavailable: Unavailability) {
+            add("unavailable", .string(unavailable.description))
+            add("unavailableKind", .string(unavailable.name))
+            if case .teamDiffers(let apps) = unavailable {
+                add("unavailableApps", .string(apps.joined(separator: ",")))
+            }
         }
         func add(_ route: Route) {
             add("route", .string(route.description))
             add("continuable", .bool(route.isContinuable))
+            switch route {
+            case .app(let bundle, let type):
+                add("routeKind", .string("app"))
+                add("routeApp", .string(bundle))
+                add("routeActivityType", .string(type))
+            case .browser(let bundle, let why):
+                add("routeKind", .string("browser"))
+                add("routeApp", .string(bundle))
+                add(why)
+            case .web(let browser):
+                add("routeKind", .string("web"))
+                add("routeApp", browser.map { .string($0) })
+            case .unavailable(let why):
+                add("routeKind", .string("unavailable"))
+                add(why)
+            }
         }
         switch occurrence {
         case .updateUserActivityState(_, let responders, _): add("responders", .integer(responders))
@@ -194,14 +218,16 @@ extension LifecycleEvent {
         case .withdrawn(let reason): add("reason", .string(reason.rawValue))
         case .choiceIgnored(_, let why):
             add("reason", .string(why.name))
-            if case .unavailable(let unavailable) = why { add("unavailable", .string(unavailable.description)) }
+            if case .unavailable(let unavailable) = why { add(unavailable) }
         case .willContinue(_, _, _, _, let appShowsProgress): add("appShowsProgress", .bool(appShowsProgress))
         case .saveSkipped(_, let lastSaved, let changedAt, _):
             add("lastSaved", lastSaved.map { .string(Self.timestamp($0)) })
             add("changedAt", changedAt.map { .string(Self.timestamp($0)) })
         case .applicationLaunched(_, _, let launch): add("launch", .string(launch.rawValue))
         case .sceneWillConnect(_, _, _, let type): add("handoffUserActivityType", type.map { .string($0) })
-        case .notHandled(_, _, _, _, let reason): add("notHandled", .string(reason.description))
+        case .notHandled(_, _, _, _, let reason):
+            add("notHandled", .string(reason.description))
+            for (key, value) in reason.fields { add(key, value) }
         case .fetchStarted(_, _, let timeout): add("timeout", .double(timeout))
         case .payloadSizeWarning(_, _, let guidance): add("guidance", .integer(guidance))
         case .webRouted(_, let host, _, let routing):
@@ -218,6 +244,7 @@ extension LifecycleEvent {
                     .string(
                         refusals.map { "\($0.bundleIdentifier) \($0.domain): \($0.outcome?.name ?? "notChecked")" }
                             .joined(separator: "; ")))
+                add("refusals", .string(WebRoutingRefusal.jsonText(refusals)))
             case .noAppNamesHost:
                 add("approved", .bool(false))
             }
@@ -226,9 +253,12 @@ extension LifecycleEvent {
             add("host", .string(check.domain.fileHost))
             add("applicationIdentifier", .string(check.applicationIdentifier))
             add("outcome", .string(check.outcome.name))
+            for (key, value) in check.outcome.fields(prefix: "outcome") { add(key, value) }
             add("approved", .bool(check.outcome == .approved))
+            add("checkedAt", .string(Self.timestamp(check.checkedAt)))
             add("expiresAt", .string(Self.timestamp(check.expiresAt)))
             add("keptAnswer", kept.map { .string($0.name) })
+            for (key, value) in kept?.fields(prefix: "keptAnswer") ?? [] { add(key, value) }
         case .restoreUserActivityState(_, _, let objects, _): add("objects", .integer(objects))
         case .continued(_, _, _, .application(let restored), _): add("objects", .integer(restored))
         case .streamsOpened(_, _, _, let side): add("side", .string(side.rawValue))
@@ -240,6 +270,7 @@ extension LifecycleEvent {
         case .stepPaused(_, let phase):
             add("phase", .string(phase.name))
             add("next", .string(phase.description))
+            for (key, value) in phase.fields { add(key, value) }
         default: break
         }
         add("size", bytes.map { .integer($0) })
