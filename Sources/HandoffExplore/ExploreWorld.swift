@@ -4,6 +4,20 @@ import HandoffHeadless
 import HandoffScenarios
 import Synchronization
 
+/// One device's lifecycle in a run of the world.
+package struct ExploreLifecycle: Sendable {
+    package var device: String
+    package var events: [LifecycleEvent]
+    /// The device was killed: its history stops where it died, with whatever it had in progress.
+    package var killed: Bool
+
+    package init(device: String, events: [LifecycleEvent], killed: Bool = false) {
+        self.device = device
+        self.events = events
+        self.killed = killed
+    }
+}
+
 /// Devices in one process, on the in-memory neighbourhood and its manual clock, each driven by
 /// the headless device's controller and its scripted apps: where the explorer runs programs,
 /// thousands of steps a second, the same way every time.
@@ -131,8 +145,8 @@ package final class ExploreWorld {
     }
 
     /// Every device's lifecycle so far, in the order the devices were given.
-    package var lifecycles: [(device: String, events: [LifecycleEvent])] {
-        nodes.map { ($0.name, $0.events) }
+    package var lifecycles: [ExploreLifecycle] {
+        nodes.map { ExploreLifecycle(device: $0.name, events: $0.events, killed: $0.liveness == .dead) }
     }
 
     private func node(_ name: String) -> Node? { nodes.first { $0.name == name } }

@@ -18,7 +18,7 @@ package struct ExploreFinding: Sendable, Hashable {
 }
 
 /// Checks the lifecycles of a run's devices, answering the rules they break.
-package typealias ExploreChecker = ([(device: String, events: [LifecycleEvent])]) -> [ExploreFinding]
+package typealias ExploreChecker = @Sendable ([ExploreLifecycle]) -> [ExploreFinding]
 
 /// What `handoff check --explore` is asked to do, within bounds.
 package struct ExploreOptions: Sendable, Hashable {
@@ -32,6 +32,8 @@ package struct ExploreOptions: Sendable, Hashable {
     package var seconds: Double
     /// The rules the simulator bends on purpose (a mutation run).
     package var mutants: Set<Mutant>
+    /// The activities programs make current.
+    package var activities: [ExploreActivity] = ExploreActivity.allCases
 
     package static let stepsRange = 1...10_000
     package static let devicesRange = 2...ExploreProgram.deviceNames.count
@@ -75,13 +77,19 @@ package struct ExploreOptionError: Error, Sendable, Hashable, CustomStringConver
     package var value: String
     package var range: String
 
+    package init(option: String, value: String, range: String) {
+        self.option = option
+        self.value = value
+        self.range = range
+    }
+
     package var description: String { "\(option) \(value) is out of bounds: it takes \(range)" }
 }
 
 /// One program run in the world.
 package struct ProgramRun {
     package var outcomes: [ExploreWorld.Outcome]
-    package var lifecycles: [(device: String, events: [LifecycleEvent])]
+    package var lifecycles: [ExploreLifecycle]
     package var findings: [ExploreFinding]
 
     /// The first step that could not happen (a scenario could not replay the program), if any.
@@ -144,7 +152,9 @@ package struct Explorer {
         return random.next()
     }
 
-    package var generator: ProgramGenerator { ProgramGenerator(devices: options.devices, steps: options.steps) }
+    package var generator: ProgramGenerator {
+        ProgramGenerator(devices: options.devices, steps: options.steps, activities: options.activities)
+    }
 
     /// Runs `program` in a fresh world (the world's own randomness seeded by `seed`), lets every
     /// continuation end, and checks the lifecycles.
@@ -267,7 +277,7 @@ package struct Explorer {
 /// The text timeline of a run's lifecycles (HandoffRecordings' ``Timeline``, as `handoff
 /// timeline --print` draws recordings).
 package enum ExploreTimeline {
-    package static func text(_ lifecycles: [(device: String, events: [LifecycleEvent])], kinds: [String]) -> String {
+    package static func text(_ lifecycles: [ExploreLifecycle], kinds: [String]) -> String {
         var recordings: [LifecycleRecording] = []
         for (index, lifecycle) in lifecycles.enumerated() {
             var lines = [

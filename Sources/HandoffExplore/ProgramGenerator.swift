@@ -11,10 +11,13 @@ import HandoffCore
 package struct ProgramGenerator {
     package let devices: Int
     package let steps: Int
+    /// The activities programs make current (all of them unless a test narrows the search).
+    package var activities: [ExploreActivity] = ExploreActivity.allCases
 
-    package init(devices: Int, steps: Int) {
+    package init(devices: Int, steps: Int, activities: [ExploreActivity] = ExploreActivity.allCases) {
         self.devices = devices
         self.steps = steps
+        self.activities = activities
     }
 
     /// The waits a program uses, in milliseconds: within a beacon's latency, a beat, a second,
@@ -83,7 +86,8 @@ package struct ProgramGenerator {
         }
         switch kind {
         case .becomeCurrent:
-            let activity = pick([ExploreActivity.reading, .reading, .region, .web], &random)
+            // Reading twice as often: the Reader is the demo's main app.
+            let activity = pick(activities + (activities.contains(.reading) ? [.reading] : []), &random)
             return .becomeCurrent(activity, value: Int(random.next() % 100), streams: random.next() % 4 == 0)
         case .becomeCurrentAgain: return .becomeCurrentAgain
         case .update:
