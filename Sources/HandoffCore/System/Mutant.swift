@@ -2,7 +2,7 @@ import Foundation
 
 /// The simulator bent on purpose: each case switches off one of Apple's rules in the device
 /// system, so that `handoff check --explore --mutant NAME` can show that the rule book and the
-/// explorer catch the bend (issue 26's mutation run, docs/rules.md "Mutants").
+/// explorer catch the bend (issue 26's mutation run, docs/explore.md "Mutants").
 ///
 /// Off by default: a device bends a rule only when its ``DeviceConfiguration/mutants`` names it,
 /// and only the explorer (HandoffExplore) and the tests set that. Nothing but ``DeviceSystem``
@@ -21,7 +21,8 @@ package enum Mutant: String, CaseIterable, Sendable, Hashable, CustomStringConve
     case continueInvalidated = "continue-invalidated"
     /// The receiver fetches without asking the app `willContinueUserActivityWithType` first.
     case skipWillContinue = "skip-will-continue"
-    /// The restoration is done before `continue(_:restorationHandler:)` is called.
+    /// `continue(_:restorationHandler:)` is recorded as called only once it returned, so the
+    /// restoration it asked for comes first.
     case restoreBeforeContinue = "restore-before-continue"
     /// A payload the origin refused as too large fails on the continuing device with 4608
     /// (handoff failed) instead of 4611.
