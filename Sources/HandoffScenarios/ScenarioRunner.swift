@@ -1,6 +1,7 @@
 import Foundation
 import HandoffCore
 import HandoffProcesses
+import HandoffRecordings
 
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,9 @@ import Glibc
 /// Plays a ``Scenario`` with real headless device processes in a private neighbourhood (a
 /// temporary accounts folder, a fresh account and a random discovery port, so that no other
 /// device takes part), printing each step as it passes, and stopping at the first failure with
-/// the failing device's latest lines.
+/// the failing device's latest lines. Every device records its lifecycle (`--record`); once the
+/// steps pass, the devices quit and their recordings are checked together against Apple's rules
+/// (``RecordingCheck``): a violation fails the run.
 package final class ScenarioRunner {
     package let scenario: Scenario
     package let executable: URL
@@ -40,6 +43,12 @@ package final class ScenarioRunner {
         self.executable = executable
         self.cleanup = cleanup
         self.write = write
+    }
+
+    /// Where a device of a run records its lifecycle: a file per device in the run's folder.
+    static func recordingPath(of device: String, number: Int, in folder: URL) -> String {
+        let safe = device.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
+        return folder.appendingPathComponent("\(number)-\(safe).jsonl").path
     }
 
     /// `options` with the path after each `--install` read from `folder` when it is relative (a
@@ -95,7 +104,9 @@ package final class ScenarioRunner {
                     ? String(
                         format: "FAIL at step %d of %d (%d passed, %.2f s)", steps + 1, scenario.steps.count, steps,
                         seconds)
-                    : String(format: "FAIL before the first step (%.2f s)", seconds))
+                    : steps == 0
+                        ? String(format: "FAIL before the first step (%.2f s)", seconds)
+                        : String(format: "FAIL after all %d steps passed (%.2f s)", steps, seconds))
             return Outcome(passed: false, stepsRun: steps, seconds: seconds, failure: message)
         }
 
@@ -132,6 +143,7 @@ package final class ScenarioRunner {
             write("  local web: handoff web serve (its own CA and hosts map)")
         }
 
+        var recordings: [String] = []
         for device in scenario.devices {
             var arguments =
                 [
@@ -142,6 +154,9 @@ package final class ScenarioRunner {
             if let team = device.team { arguments += ["--claim-team", team] }
             for claim in device.claims { arguments += ["--claim", claim] }
             arguments += Self.resolvingInstalls(device.options, from: scenario.folder)
+            let recording = Self.recordingPath(of: device.name, number: recordings.count + 1, in: folder)
+            arguments += ["--record", recording]
+            recordings.append(recording)
             do {
                 let process = try HeadlessProcess(name: device.name, arguments: arguments, executable: executable)
                 cleanup.add(process)
@@ -246,6 +261,23 @@ package final class ScenarioRunner {
                 }
                 write("  ✓ \(device): no \(Self.summary(of: pattern)) for \(within) s\(note.map { " — \($0)" } ?? "")")
             }
+        }
+        // The devices quit (so each recording holds everything its device did), then the rules.
+        for (name, process) in processes {
+            process.closeInput()
+            if process.waitForExit(timeout: 10) == nil {
+                return failed(scenario.steps.count, "\(name) did not quit within 10 s", device: name, atStep: false)
+            }
+        }
+        do {
+            let check = try RecordingCheck(files: recordings)
+            if !check.violations.isEmpty {
+                for line in check.report.dropLast() { write("    \(line)") }
+                return failed(scenario.steps.count, "Apple's rules: \(check.summary)", atStep: false)
+            }
+            write("  ✓ Apple's rules: \(check.summary)")
+        } catch {
+            return failed(scenario.steps.count, "the recordings could not be checked: \(error)", atStep: false)
         }
         let seconds = Date().timeIntervalSince(start)
         write(String(format: "PASS (%d steps, %.2f s)", scenario.steps.count, seconds))

@@ -421,9 +421,9 @@ struct DeviceSystemTests {
                     .willContinue(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
                         activityType: readingType, appShowsProgress: true)),
+                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
                 .requestPayload(
                     continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
-                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
             ]
         }
     }
@@ -459,13 +459,13 @@ struct DeviceSystemTests {
         }
         h.send(.continuationHandled(continuation, .handled(.application(restoredObjects: 1)))) {
             [
-                .notifyContinued(
-                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
                 $0.record(
                     .continued(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
                         .application(restoredObjects: 1),
                         milliseconds: $0.now.timeIntervalSince(Self.t0) * 1000)),
+                .notifyContinued(
+                    to: laptop.id, activityIdentifier: payload.activityIdentifier, continuation: continuation),
             ]
         }
         #expect(h.system.pendingContinuation == nil)
@@ -495,9 +495,9 @@ struct DeviceSystemTests {
                     .willContinue(
                         continuation, PeerReference(laptop), bundleIdentifier: "com.example.reader",
                         activityType: readingType, appShowsProgress: false)),
+                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
                 .requestPayload(
                     continuation, from: laptop.id, activityTypeHash: ActivityTypeHash(activityType: readingType)),
-                $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
             ]
         }
         // A stale answer changes nothing.
@@ -694,8 +694,8 @@ struct DeviceSystemTests {
         h.send(.offerChosen(laptop.id, continuation: continuation)) {
             [
                 $0.record(.continueChosen(continuation, PeerReference(laptop), route: route)),
-                .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
                 $0.record(.fetchStarted(continuation, PeerReference(laptop), timeout: 5)),
+                .requestPayload(continuation, from: laptop.id, activityTypeHash: ad.activityTypeHash),
             ]
         }
         let browsing = payload(type: UserActivity.browsingWebType, userInfo: [:], web: page)

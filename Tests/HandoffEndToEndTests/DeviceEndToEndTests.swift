@@ -419,6 +419,10 @@ struct ScenarioEndToEndTests {
         #expect(termination == .exited(0), "\(text)")
         #expect(text.contains("scenarios passed"))
         #expect(!text.contains("FAIL"))
+        // Every run's recordings were checked against Apple's rules (docs/rules.md).
+        #expect(
+            text.components(separatedBy: "✓ Apple's rules: ").count - 1 == text.components(separatedBy: "PASS (").count
+                - 1)
     }
 
     @Test func aScenarioThatFailsSaysWhereAndExitsOne() throws {

@@ -27,6 +27,18 @@ import Testing
         }
     }
 
+    @Test func docsRulesListsEveryRuleWithItsSentenceAndSource() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../docs/rules.md"
+        ).standardized
+        let text = try String(contentsOf: url, encoding: .utf8)
+        for rule in RuleBook.rules {
+            #expect(
+                text.contains("| `\(rule.id)` | \(rule.sentence) | \(rule.source) |"),
+                "docs/rules.md should have: | `\(rule.id)` | \(rule.sentence) | \(rule.source) |")
+        }
+    }
+
     @Test(arguments: ["native", "timedOut", "scene", "web"])
     func storiesAsAppleTellsThemKeepEveryRule(_ story: String) {
         let histories =
@@ -143,7 +155,7 @@ import Testing
 
     @Test func fetchingBeforeWillContinueBreaksWillContinueBeforeFetch() throws {
         let late = S.web().editing(S.phone) { events in
-            let index = try! #require(events.firstIndex { $0.kind == .willContinue })
+            guard let index = events.firstIndex(where: { $0.kind == .willContinue }) else { return }
             var moved = events.remove(at: index)
             moved.time = S.start.addingTimeInterval(0.111)
             events.insert(moved)
@@ -156,10 +168,12 @@ import Testing
 
     @Test func restoringBeforeContinueBreaksContinueBeforeRestore() throws {
         let early = S.native().editing(S.phone) { events in
-            let index = try! #require(events.firstIndex { $0.kind == .restoreUserActivityState })
-            var moved = events.remove(at: index)
+            guard let from = events.firstIndex(where: { $0.kind == .restoreUserActivityState }),
+                let to = events.firstIndex(where: { $0.kind == .continueCalled }), to < from
+            else { return }
+            var moved = events.remove(at: from)
             moved.time = S.start.addingTimeInterval(0.110)
-            events.insert(moved, at: events.firstIndex { $0.kind == .continueCalled }!)
+            events.insert(moved, at: to)
         }
         let found = try #require(violations("continue-before-restore", early).first)
         #expect(found.slice.map(\.event.kind) == [.restoreUserActivityState])
@@ -168,7 +182,7 @@ import Testing
 
     @Test func aSceneConnectedWithoutTheTypeBreaksSceneColdLaunch() throws {
         let untyped = S.scene().editing(S.phone) { events in
-            let index = try! #require(events.firstIndex { $0.kind == .sceneWillConnect })
+            guard let index = events.firstIndex(where: { $0.kind == .sceneWillConnect }) else { return }
             events[index].occurrence = .sceneWillConnect(
                 S.continuation, bundleIdentifier: S.reader, scene: "Scene 1", handoffUserActivityType: nil)
         }
@@ -176,7 +190,7 @@ import Testing
         #expect(found.detail.contains("handoffUserActivityType nil, not com.example.reader.reading"))
 
         let late = S.scene().editing(S.phone) { events in
-            let index = try! #require(events.firstIndex { $0.kind == .sceneWillConnect })
+            guard let index = events.firstIndex(where: { $0.kind == .sceneWillConnect }) else { return }
             var moved = events.remove(at: index)
             moved.time = S.start.addingTimeInterval(0.112)
             events.insert(moved)
@@ -246,8 +260,8 @@ import Testing
 
     @Test func receivingBeforeTheSendBreaksSendBeforeReceive() throws {
         let early = S.native().editing(S.laptop) { events in
-            let index = try! #require(events.firstIndex { $0.kind == .payloadSent })
-            events[index].time = S.start.addingTimeInterval(0.1105)
+            guard let index = events.firstIndex(where: { $0.kind == .payloadSent }) else { return }
+            events[index].time = S.start.addingTimeInterval(0.111)
         }
         let found = try #require(violations("send-before-receive", early).first)
         #expect(found.slice.map(\.event.kind) == [.payloadReceived, .payloadSent])
@@ -255,7 +269,7 @@ import Testing
 
         // The same millisecond is not a violation: the clock of one machine, written to the ms.
         let same = S.native().editing(S.laptop) { events in
-            let index = try! #require(events.firstIndex { $0.kind == .payloadSent })
+            guard let index = events.firstIndex(where: { $0.kind == .payloadSent }) else { return }
             events[index].time = S.start.addingTimeInterval(0.1104)
         }
         #expect(violations("send-before-receive", same).isEmpty)

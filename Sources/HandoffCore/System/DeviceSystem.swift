@@ -240,12 +240,13 @@ public struct DeviceSystem: Sendable {
             let peer = PeerReference(attempt.peer)
             switch outcome {
             case .handled(let by):
-                effects.append(
-                    .notifyContinued(
-                        to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
+                // Recorded before the origin is told (send-before-receive).
                 record(
                     .continued(id, peer, bundleIdentifier: target.bundleIdentifier, by, milliseconds: elapsed),
                     at: now, into: &effects)
+                effects.append(
+                    .notifyContinued(
+                        to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
             case .notHandled(let reason):
                 if configuration.mutants.contains(.wasContinuedOnFailure) {
                     effects.append(
@@ -645,12 +646,14 @@ extension DeviceSystem {
     ) {
         pendingContinuation = .fetching(
             attempt, destination, since: now, deadline: now.addingTimeInterval(configuration.fetchTimeout))
-        effects.append(
-            .requestPayload(attempt.id, from: attempt.peer.id, activityTypeHash: attempt.advertisement.activityTypeHash)
-        )
+        // Recorded before the request leaves, so the record is never later than the origin's
+        // receipt of it (the rule book's send-before-receive).
         record(
             .fetchStarted(attempt.id, PeerReference(attempt.peer), timeout: configuration.fetchTimeout), at: now,
             into: &effects)
+        effects.append(
+            .requestPayload(attempt.id, from: attempt.peer.id, activityTypeHash: attempt.advertisement.activityTypeHash)
+        )
     }
 
     mutating func payloadReceived(

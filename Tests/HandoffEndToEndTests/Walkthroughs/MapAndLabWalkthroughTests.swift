@@ -174,6 +174,14 @@ struct MapAndLabWalkthroughTests {
             #expect(picture.hasPrefix("<svg") || picture.contains("<svg "), "an SVG picture")
             #expect(picture.contains("Laptop 1") && picture.contains("Phone 1"))
         }
+        try run.step(
+            "`handoff check laptop.jsonl phone.jsonl` checks them against Apple's rules (docs/rules.md) and prints each violation with its rule, its source and the events that show it (exit status 1)."
+        ) {
+            let (status, printed) = try run.handoff(["check", laptopFile, phoneFile])
+            #expect(status == 0, "\(printed)")
+            #expect(printed.contains("no violation"), "\(printed)")
+            #expect(printed.contains("2 devices (Laptop 1, Phone 1)"), "\(printed)")
+        }
         try run.step("On a terminal it replays them: → the next event, ← back, Space plays, with each event's detail.")
         {
             try run.type(laptop, "handoff timeline \(laptopFile) \(phoneFile)")
