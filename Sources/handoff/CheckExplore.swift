@@ -83,7 +83,7 @@ struct CheckExploreOptions: ParsableArguments {
 enum CheckExplore {
     /// Exit status: 0 when nothing broke a rule, 1 when a program did (shrunk and printed), 2 for
     /// a bad option.
-    static func run(_ arguments: CheckExploreOptions, check: @escaping ExploreChecker) -> Int32 {
+    static func run(_ arguments: CheckExploreOptions) -> Int32 {
         let options: ExploreOptions
         do {
             options = try arguments.exploreOptions()
@@ -95,7 +95,7 @@ enum CheckExplore {
         print(
             "Exploring: seed \(options.seed), \(options.steps) steps a program, \(options.devices) devices"
                 + (bent.isEmpty ? "" : ", bent on purpose: " + bent.joined(separator: ", ")))
-        let explorer = Explorer(options: options, check: check)
+        let explorer = Explorer(options: options, check: RuleBookChecker.checker(for: options.mutants))
         let report = explorer.explore { line in print("  \(line)") }
         print(
             String(
