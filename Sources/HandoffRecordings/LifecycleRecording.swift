@@ -314,7 +314,7 @@ extension LifecycleRecording {
             do {
                 typed.append(try event.lifecycleEvent())
             } catch {
-                throw RecordingError(file: file, line: event.line, reason: "a \(event.kind.rawValue) event's \(error)")
+                throw RecordingError(file: file, line: event.line, reason: "\(event.kind.rawValue) event: \(error)")
             }
         }
         return typed

@@ -53,7 +53,7 @@ struct FieldReader {
     }
 
     func missing(_ key: String) -> LifecycleFieldError {
-        LifecycleFieldError(field: key, reason: "is missing (a \(kind.rawValue) event carries it)")
+        LifecycleFieldError(field: key, reason: "is missing (\(kind.rawValue) events carry it)")
     }
 
     func wrong(_ key: String, _ expected: String) -> LifecycleFieldError {
