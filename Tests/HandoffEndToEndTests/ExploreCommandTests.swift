@@ -36,6 +36,33 @@ struct ExploreCommandTests {
         #expect(played.output.contains("PASS"))
     }
 
+    @Test("scenario signals reach the device processes: stopped, a device answers only once it goes on")
+    func scenarioSignals() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-signals-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(
+            """
+            {"name": "signals", "devices": [{"name": "Phone"}, {"name": "Laptop", "kind": "laptop"}],
+             "steps": [
+               {"on": "Laptop", "send": {"cmd": "become-current", "type": "com.handoffsim.reader.reading"}},
+               {"on": "Laptop", "signal": "stop"},
+               {"wait": 0.3},
+               {"on": "Laptop", "signal": "cont"},
+               {"on": "Laptop", "send": {"cmd": "status"}},
+               {"on": "Phone", "signal": "kill"}
+             ]}
+            """.utf8
+        ).write(to: file)
+        let played = try Self.handoff(["scenario", file.path])
+        #expect(played.status == 0, "\(played.output)")
+        #expect(played.output.contains("✓ Laptop ← stop"))
+        #expect(played.output.contains("✓ waited 0.300 s"))
+        #expect(played.output.contains("✓ Laptop ← cont"))
+        #expect(played.output.contains("✓ Phone ← kill"))
+        #expect(played.output.contains("PASS (6 steps"))
+    }
+
     @Test(
         "absurd numbers are refused with the option and its bounds, exit 2",
         arguments: [
