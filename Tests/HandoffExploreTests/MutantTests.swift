@@ -11,6 +11,12 @@ struct MutantTests {
     /// The seed every mutant is searched with (docs/explore.md's table).
     static let seed: UInt64 = 2026
 
+    @Test("no device bends a rule unless told to")
+    func offByDefault() {
+        #expect(DeviceConfiguration().mutants.isEmpty)
+        #expect(Device(info: PeerInfo(id: "d", name: "D", kind: .phone)).system.configuration.mutants.isEmpty)
+    }
+
     @Test("each mutant bends a rule of the book", arguments: Mutant.allCases)
     func bendsARule(mutant: Mutant) {
         #expect(RuleBook.rule(id: mutant.ruleID) != nil, "\(mutant) names \(mutant.ruleID)")
