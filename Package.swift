@@ -170,8 +170,8 @@ let package = Package(
         .testTarget(
             name: "HandoffEndToEndTests",
             dependencies: [
-                "HandoffCore", "HandoffNetwork", "HandoffProcesses", "HandoffRecordings", "HandoffScenarios",
-                "HandoffTestSupport",
+                "HandoffCore", "HandoffNetwork", "HandoffProcesses", "HandoffRecordings", "HandoffRules",
+                "HandoffScenarios", "HandoffTestSupport",
                 "TerminalCells", "terminal-probe",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -40,11 +40,14 @@ extension RuleBook {
                     continue
                 }
                 if ends.isEmpty {
+                    // A history that stops mid-continuation (the device was killed or quit) says
+                    // nothing of how it would have ended; one that goes on shows it never did.
+                    guard let later = goesOn(history, after: id, from: start) else { continue }
                     violations.append(
                         Violation(
-                            rule: continuationEndsOnce, slice: [start],
+                            rule: continuationEndsOnce, slice: [start, later],
                             detail:
-                                "\(start.device)'s continuation \(id.short) from \(start.event.peer?.name ?? "a peer") never ended (the history stops before it did)"
+                                "\(start.device)'s continuation \(id.short) from \(start.event.peer?.name ?? "a peer") never ended, though the device went on"
                         ))
                 } else if ends.count > 1 {
                     let how = ends.compactMap { ending($0.event) }.joined(separator: ", then ")
@@ -56,6 +59,24 @@ extension RuleBook {
             }
         }
         return violations
+    }
+
+    /// The event that shows `history` went on past a continuation that never ended: the next
+    /// continuation chosen (one at a time), or an event later than the continuation's fetch
+    /// timeout (plus a second) after its last event. Nil when the history stops first.
+    static func goesOn(_ history: [HistoryPoint], after id: ContinuationID, from start: HistoryPoint) -> HistoryPoint? {
+        let own = history.of(id)
+        let last = own.last ?? start
+        let timeout = own.lazy.compactMap { point -> TimeInterval? in
+            if case .fetchStarted(_, _, let timeout) = point.event.occurrence { return timeout }
+            return nil
+        }.first
+        return history.first { point in
+            guard point.index > start.index, point.continuation != id else { return false }
+            if point.event.kind == .continueChosen { return true }
+            guard let timeout else { return false }
+            return point.time.timeIntervalSince(last.time) > timeout + 1
+        }
     }
 
     static func checkOriginKeepsActivityOnFailure(_ corpus: Corpus) -> [Violation] {

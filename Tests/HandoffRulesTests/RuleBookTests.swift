@@ -73,12 +73,16 @@ import Testing
     }
 
     @Test func aContinuationThatNeverEndsOrEndsTwiceBreaksEndsOnce() throws {
-        let unended = S.native().editing(S.phone) { $0.remove(.continued) }.editing(S.laptop) {
+        let stopped = S.native().editing(S.phone) { $0.remove(.continued) }.editing(S.laptop) {
             $0.remove(.wasContinued)
         }
+        // A history that stops mid-continuation (the device killed) is not judged…
+        #expect(violations("continuation-ends-once", stopped).isEmpty)
+        // …one that goes on past the fetch timeout is.
+        let unended = stopped.editing(S.phone) { $0.insert(S.at(7_000, S.phone, .offerWithdrawn(S.laptop))) }
         let never = try #require(violations("continuation-ends-once", unended).first)
-        #expect(never.slice.map(\.event.kind) == [.continueChosen])
-        #expect(never.detail.contains("never ended"))
+        #expect(never.slice.map(\.event.kind) == [.continueChosen, .offerWithdrawn])
+        #expect(never.detail.contains("never ended, though the device went on"))
 
         let twice = S.native().editing(S.phone) {
             $0.insert(
