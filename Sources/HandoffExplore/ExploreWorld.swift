@@ -7,14 +7,12 @@ import Synchronization
 /// One device's lifecycle in a run of the world.
 package struct ExploreLifecycle: Sendable {
     package var device: String
+    /// Its events, oldest first; a killed device's stop where it died.
     package var events: [LifecycleEvent]
-    /// The device was killed: its history stops where it died, with whatever it had in progress.
-    package var killed: Bool
 
-    package init(device: String, events: [LifecycleEvent], killed: Bool = false) {
+    package init(device: String, events: [LifecycleEvent]) {
         self.device = device
         self.events = events
-        self.killed = killed
     }
 }
 
@@ -146,7 +144,7 @@ package final class ExploreWorld {
 
     /// Every device's lifecycle so far, in the order the devices were given.
     package var lifecycles: [ExploreLifecycle] {
-        nodes.map { ExploreLifecycle(device: $0.name, events: $0.events, killed: $0.liveness == .dead) }
+        nodes.map { ExploreLifecycle(device: $0.name, events: $0.events) }
     }
 
     private func node(_ name: String) -> Node? { nodes.first { $0.name == name } }

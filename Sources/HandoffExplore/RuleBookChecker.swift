@@ -21,23 +21,12 @@ package enum RuleBookChecker {
 
     /// Every rule of the book.
     package static let all: ExploreChecker = { lifecycles in
-        findings(RuleBook.check(histories(lifecycles)), lifecycles)
+        RuleBook.check(histories(lifecycles)).map(ExploreFinding.init)
     }
 
     /// Only the given rules (a mutation run looks for the rule its mutant bends).
     package static func only(_ rules: [Rule]) -> ExploreChecker {
-        { lifecycles in findings(RuleBook.check(histories(lifecycles), rules: rules), lifecycles) }
-    }
-
-    /// The violations as findings, but for what only a killed process shows: a continuation it
-    /// had chosen and never ended because it died (its history stops there, as a recording of a
-    /// killed device does; the rule book cannot know it was killed).
-    static func findings(_ violations: [Violation], _ lifecycles: [ExploreLifecycle]) -> [ExploreFinding] {
-        let killed = Set(lifecycles.filter(\.killed).map(\.device))
-        return violations.filter { violation in
-            !(violation.rule.id == "continuation-ends-once" && violation.slice.count == 1
-                && violation.slice[0].event.kind == .continueChosen && killed.contains(violation.slice[0].device))
-        }.map(ExploreFinding.init)
+        { lifecycles in RuleBook.check(histories(lifecycles), rules: rules).map(ExploreFinding.init) }
     }
 }
 
