@@ -41,6 +41,7 @@ struct CheckCommand: ParsableCommand {
             guard files.isEmpty else { throw ValidationError("--explore takes no recordings.") }
             return
         }
+        if let option = exploring.optionWithoutExplore { throw ValidationError("\(option) goes with --explore.") }
         if files.isEmpty {
             throw ValidationError("Give at least one recording (handoff device --record FILE makes one).")
         }

@@ -46,6 +46,17 @@ struct CheckExploreOptions: ParsableArguments {
         help: ArgumentHelp("With --explore: write the shrunk program's scenario to this file.", valueName: "file"))
     var scenarioFile: String?
 
+    /// The first option given that only `--explore` takes, when it is not given (nil if none).
+    var optionWithoutExplore: String? {
+        guard !explore else { return nil }
+        let given: [(String, Bool)] = [
+            ("--seed", seed != "1"), ("--steps", steps != "40"), ("--devices", devices != "3"),
+            ("--programs", programs != "100000"), ("--seconds", seconds != "60"), ("--mutant", !mutants.isEmpty),
+            ("--print", printTimeline), ("--save", scenarioFile != nil),
+        ]
+        return given.first { $0.1 }?.0
+    }
+
     /// The numbers and names read and bounded.
     func exploreOptions() throws(ExploreOptionError) -> ExploreOptions {
         func integer(_ option: String, _ text: String, _ range: ClosedRange<Int>) throws(ExploreOptionError) -> Int {

@@ -77,6 +77,13 @@ struct ExploreCommandTests {
         #expect(result.output.contains("out of bounds: it takes"))
     }
 
+    @Test("an explore option without --explore is refused")
+    func optionWithoutExplore() throws {
+        let result = try Self.handoff(["check", "--seed", "3", "some.jsonl"])
+        #expect(result.status != 0)
+        #expect(result.output.contains("--seed goes with --explore."), "\(result.output)")
+    }
+
     @Test("nothing broken in the time given: exit 0")
     func nothingFound() throws {
         // One step a program cannot continue anything: nothing to break.
