@@ -101,6 +101,11 @@ let package = Package(
         // Apple's rules as invariants over typed lifecycle histories (`handoff check`); pure: no I/O.
         .target(name: "HandoffRules", dependencies: ["HandoffCore"]),
         .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless", "HandoffRules"]),
+        // `handoff check --explore`: random programs run in the in-process world (the manual
+        // clock and the in-memory neighbourhood, which the tests use too), checked, and shrunk.
+        .target(
+            name: "HandoffExplore",
+            dependencies: ["HandoffCore", "HandoffHeadless", "HandoffScenarios", "HandoffRecordings", "HandoffRules"]),
         .target(name: "TerminalCells"),
         .target(name: "DeviceAppKit", dependencies: ["HandoffCore", "TerminalCells"]),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw", providers: [.apt(["libncursesw5-dev"])]),
@@ -130,6 +135,7 @@ let package = Package(
                 "HandoffScenarios",
                 "HandoffRecordings",
                 "HandoffRules",
+                "HandoffExplore",
                 "TerminalCells",
                 "CursesTerminal",
                 "DeviceAppKit",
@@ -145,7 +151,9 @@ let package = Package(
         // Test-only modules (they import Testing), under Tests/: what the tests share (manual
         // clock, in-memory neighbourhood, sample manifests, the handoff executable, the
         // `.ownThread` trait and the `.endToEnd` tag), and the one snapshot comparison.
-        .target(name: "HandoffTestSupport", dependencies: ["HandoffCore"], path: "Tests/HandoffTestSupport"),
+        .target(
+            name: "HandoffTestSupport", dependencies: ["HandoffCore", "HandoffExplore"],
+            path: "Tests/HandoffTestSupport"),
         .target(name: "GridSnapshots", dependencies: ["TerminalCells"], path: "Tests/GridSnapshots"),
         .testTarget(
             name: "HandoffCoreTests",
@@ -174,6 +182,12 @@ let package = Package(
         .testTarget(
             name: "HandoffRulesTests",
             dependencies: ["HandoffRules", "HandoffCore", "HandoffRecordings", "HandoffHeadless"]
+        ),
+        .testTarget(
+            name: "HandoffExploreTests",
+            dependencies: [
+                "HandoffCore", "HandoffExplore", "HandoffRules", "HandoffScenarios", "HandoffTestSupport",
+            ]
         ),
         .testTarget(
             name: "HandoffHeadlessTests",

@@ -103,9 +103,22 @@ extension RuleBook {
                 guard let request = events.first(where: { $0.event.kind == .payloadRequested }),
                     let activity = request.event.activity
                 else { continue }
+                // The system's part is serving the request: from the request to the origin's answer
+                // (payloadSent or payloadRefused), or the request's own millisecond when it never
+                // answered. What the origin app does later (it may resign or invalidate its own
+                // activity at any time) is the app's, not the system's, doing.
+                let answer = events.first { point in
+                    point.index > request.index
+                        && (point.event.kind == .payloadSent || point.event.kind == .payloadRefused)
+                }
                 let lost = origin.first { point in
                     guard point.index > request.index, millisecond(point.time) <= millisecond(failure.time) else {
                         return false
+                    }
+                    if let answer {
+                        guard point.index <= answer.index else { return false }
+                    } else {
+                        guard millisecond(point.time) == millisecond(request.time) else { return false }
                     }
                     switch point.event.occurrence {
                     case .resignedCurrent(let a), .invalidated(let a): return a.id == activity.id

@@ -47,6 +47,22 @@ package struct Scenario: Sendable, Hashable {
         case expect(device: String, pattern: JSONValue, within: Double, note: String?)
         /// Waits up to `within` seconds to make sure no line of `device` matches `pattern`.
         case expectNone(device: String, pattern: JSONValue, within: Double, note: String?)
+        /// Lets `seconds` pass (`{"wait": 0.5}`): what `handoff check --explore` writes between
+        /// the commands of a program it found.
+        case wait(seconds: Double)
+        /// Sends `device`'s process a signal (`{"on": "Phone", "signal": "stop"}`): it dies, is
+        /// stopped, or goes on.
+        case signal(device: String, DeviceSignal)
+    }
+
+    /// What a scenario can do to a device's process besides its commands.
+    package enum DeviceSignal: String, Sendable, Hashable, CaseIterable {
+        /// SIGKILL: the device dies without a goodbye.
+        case kill
+        /// SIGSTOP: the device stops (nothing it sends or answers, its peers notice by silence).
+        case stop
+        /// SIGCONT: a stopped device goes on.
+        case cont
     }
 
     package var name: String
@@ -190,17 +206,26 @@ package struct Scenario: Sendable, Hashable {
             for (index, value) in stepValues.enumerated() {
                 let path = "steps[\(index)]"
                 let step = try self.object(value, path)
-                try checkKeys(step, ["say", "on", "send", "expect", "expectNone", "within", "error", "note"], path)
-                let actions = ["say", "send", "expect", "expectNone"].filter { step[$0] != nil }
+                try checkKeys(
+                    step, ["say", "on", "send", "expect", "expectNone", "wait", "signal", "within", "error", "note"],
+                    path)
+                let actions = ["say", "send", "expect", "expectNone", "wait", "signal"].filter { step[$0] != nil }
                 guard actions.count == 1 else {
                     throw fail(
                         path,
-                        "needs exactly one of say, send, expect, expectNone (found \(actions.isEmpty ? "none" : actions.joined(separator: ", ")))"
+                        "needs exactly one of say, send, expect, expectNone, wait, signal (found \(actions.isEmpty ? "none" : actions.joined(separator: ", ")))"
                     )
                 }
                 let note = try string(step["note"], "\(path).note", required: false)
                 if let say = step["say"] {
                     steps.append(.say(try string(say, "\(path).say")!))
+                    continue
+                }
+                if let wait = step["wait"] {
+                    guard let seconds = wait.doubleValue, seconds >= 0, seconds <= 300 else {
+                        throw fail("\(path).wait", "expected seconds between 0 and 300")
+                    }
+                    steps.append(.wait(seconds: seconds))
                     continue
                 }
                 let device = try string(step["on"], "\(path).on")!
@@ -212,7 +237,16 @@ package struct Scenario: Sendable, Hashable {
                     }
                     within = seconds
                 }
-                if let command = step["send"] {
+                if let signal = step["signal"] {
+                    let text = try string(signal, "\(path).signal")!
+                    guard let parsed = DeviceSignal(rawValue: text) else {
+                        throw fail(
+                            "\(path).signal",
+                            "\"\(text.prefix(40))\" is not "
+                                + DeviceSignal.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    steps.append(.signal(device: device, parsed))
+                } else if let command = step["send"] {
                     let commandObject = try self.object(command, "\(path).send")
                     guard commandObject["cmd"]?.stringValue != nil else { throw fail("\(path).send.cmd", "missing") }
                     guard commandObject["id"] == nil else {

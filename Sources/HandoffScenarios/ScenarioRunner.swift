@@ -3,6 +3,10 @@ import HandoffCore
 import HandoffProcesses
 import HandoffRecordings
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Plays a ``Scenario`` with real headless device processes in a private neighbourhood (a
 /// temporary accounts folder, a fresh account and a random discovery port, so that no other
 /// device takes part), printing each step as it passes, and stopping at the first failure with
@@ -229,6 +233,19 @@ package final class ScenarioRunner {
                 }
                 cursors[device] = match.index + 1
                 write("  ✓ \(device): \(Self.summary(of: pattern)) (\(elapsed()))\(note.map { " — \($0)" } ?? "")")
+            case .wait(let seconds):
+                Thread.sleep(forTimeInterval: seconds)
+                write(String(format: "  ✓ waited %.3f s", seconds))
+            case .signal(let device, let signal):
+                guard let process = processes[device] else { continue }
+                let number: Int32 =
+                    switch signal {
+                    case .kill: SIGKILL
+                    case .stop: SIGSTOP
+                    case .cont: SIGCONT
+                    }
+                process.process.send(number)
+                write("  ✓ \(device) ← \(signal.rawValue)")
             case .expectNone(let device, let pattern, let within, let note):
                 guard let process = processes[device] else { continue }
                 if let match = process.waitForRawLine(

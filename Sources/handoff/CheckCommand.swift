@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandoffCore
+import HandoffExplore
 import HandoffRecordings
 import HandoffRules
 
@@ -21,19 +22,37 @@ struct CheckCommand: ParsableCommand {
             Exit status: 0 when no rule is broken, 1 when one is, 2 when a recording cannot be \
             read (truncated, not JSON, another account's, an event whose fields do not read back: \
             the message names the file and the line).
+
+            With --explore (and no files) it searches instead: random programs of M steps on K \
+            devices, from seed N on, run in the in-process world and checked; the first that \
+            breaks a rule is shrunk to a minimal program, printed as a scenario file that replays \
+            it (and with --print as a timeline). Exit status 0 when nothing broke, 1 when a \
+            program did, 2 for an option out of bounds (docs/explore.md).
             """
     )
 
     @Argument(help: ArgumentHelp("The recordings, one per device of one run.", valueName: "file"))
     var files: [String] = []
 
+    @OptionGroup var exploring: CheckExploreOptions
+
     func validate() throws {
+        if exploring.explore {
+            guard files.isEmpty else { throw ValidationError("--explore takes no recordings.") }
+            return
+        }
+        if let option = exploring.optionWithoutExplore { throw ValidationError("\(option) goes with --explore.") }
         if files.isEmpty {
             throw ValidationError("Give at least one recording (handoff device --record FILE makes one).")
         }
     }
 
     func run() throws {
+        if exploring.explore {
+            let status = CheckExplore.run(exploring)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         let check: RecordingCheck
         do {
             check = try RecordingCheck(files: files)

@@ -488,36 +488,12 @@ struct HeadlessRunner {
     var installed: [AppManifest] = []
 
     /// The stand-ins a headless device can have.
-    static let knownApps = ["reader", "map", "browser"]
+    static let knownApps = ScriptedApps.known
 
     /// The scripted app's manifest (the chosen demo apps' types and any extra claimed types),
     /// and the Browser's when chosen.
     var manifests: [AppManifest] {
-        var types: [String] = []
-        var documentTypes: [AppManifest.DocumentType] = []
-        if apps.contains("reader") {
-            types.append("com.handoffsim.reader.reading")
-            documentTypes.append(
-                .init(
-                    name: "Text Document", contentTypes: ["public.plain-text"],
-                    ubiquitousActivityType: "com.handoffsim.reader.document"))
-        }
-        if apps.contains("map") { types.append("com.handoffsim.map.region") }
-        types += claimedTypes
-        var manifests: [AppManifest] = []
-        if !types.isEmpty || !documentTypes.isEmpty {
-            manifests.append(
-                AppManifest(
-                    bundleIdentifier: "com.handoffsim.scripted", teamIdentifier: team, displayName: "Scripted",
-                    activityTypes: types, documentTypes: documentTypes))
-        }
-        if apps.contains("browser") {
-            manifests.append(
-                AppManifest(
-                    bundleIdentifier: "com.handoffsim.browser", teamIdentifier: "SIMTEAM001", displayName: "Browser",
-                    activityTypes: [UserActivity.browsingWebType]))
-        }
-        return manifests
+        ScriptedApps.manifests(apps: apps, claimedTypes: claimedTypes, team: team)
     }
 
     /// The Reader's rule for the reading activities the scripted app continues in its place: a

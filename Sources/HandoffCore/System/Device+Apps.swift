@@ -118,6 +118,11 @@ extension Device {
     }
 
     func activityInvalidated(_ activity: UserActivity) {
+        if system.configuration.mutants.contains(.continueInvalidated), activities[activity.identifier] != nil {
+            // Bent on purpose (``Mutant/continueInvalidated``): kept, so it can still be served.
+            post(.activityInvalidated(activity.identifier))
+            return
+        }
         guard activities.removeValue(forKey: activity.identifier) != nil else { return }
         streamTokens = streamTokens.filter { $0.value.activity != activity.identifier }
         post(.activityInvalidated(activity.identifier))

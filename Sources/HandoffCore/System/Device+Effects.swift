@@ -71,7 +71,9 @@ extension Device {
                 }
             }
         case .encodePayload(let request, let id, let continuation):
-            guard let activity = activities[id], activity.isValid else {
+            guard let activity = activities[id],
+                activity.isValid || system.configuration.mutants.contains(.continueInvalidated)
+            else {
                 post(.payloadUnavailable(request, reason: "the activity was invalidated"))
                 return
             }
@@ -180,12 +182,20 @@ extension Device {
                         id, bundleIdentifier: bundle, objects: objects.count, userInfo: activity.userInfo))
             }
         }
-        record(.continueCalled(id, bundleIdentifier: bundle, activityType: activity.activityType))
+        // Bent on purpose (``Mutant/restoreBeforeContinue``): the restoration runs, and is
+        // recorded, before `continue` is.
+        let restoresFirst = system.configuration.mutants.contains(.restoreBeforeContinue)
+        if !restoresFirst {
+            record(.continueCalled(id, bundleIdentifier: bundle, activityType: activity.activityType))
+        }
         // The lab's continue-false fault: as if the app's continue returned false at once.
         let handled =
             strikes(.continueFalse, id)
             ? false
             : app.delegate?.application(app, continue: activity, restorationHandler: handler) ?? false
+        if restoresFirst {
+            record(.continueCalled(id, bundleIdentifier: bundle, activityType: activity.activityType))
+        }
         // After the restorations held in step mode, if any.
         step(nil, continuation: id) { [weak self] in
             guard let self else { return }

@@ -241,6 +241,9 @@ public struct DeviceConfiguration: Sendable, Hashable {
     /// How long a locked device goes on advertising its current activity (Apple's
     /// `UAUserActivityDefaults`: the advertisement is removed 8 s after lock).
     public var advertisingAfterLock: TimeInterval
+    /// The rules this device bends on purpose (``Mutant``): none, unless the explorer or a test
+    /// asks for a mutation run.
+    package var mutants: Set<Mutant> = []
 
     public init(
         saveCoalescingInterval: TimeInterval = 1, payloadWarningBytes: Int = 3 * 1024,

@@ -137,6 +137,8 @@ public struct DeviceSystem: Sendable {
     /// Names of peers that asked for payloads (they may not advertise anything themselves).
     var peerNames: [DeviceID: String] = [:]
     var activitySerial: UInt32 = 0
+    /// The offer-resigned mutant's memory: the activity that resigned but stays offered.
+    var resignedButOffered: UUID?
 
     public init(device: PeerInfo, configuration: DeviceConfiguration = DeviceConfiguration()) {
         self.device = device
@@ -203,6 +205,11 @@ public struct DeviceSystem: Sendable {
             candidates[snapshot.bundleIdentifier] = nil
             chooseCurrent(at: now, effects: &effects)
         case .activityInvalidated(let id):
+            if configuration.mutants.contains(.continueInvalidated), let snapshot = activities[id] {
+                // Bent on purpose: recorded, but still offered and served.
+                record(.invalidated(snapshot.reference), at: now, into: &effects)
+                break
+            }
             guard let snapshot = activities.removeValue(forKey: id) else { break }
             needsSave.remove(id)
             lastSaved[id] = nil
@@ -239,6 +246,11 @@ public struct DeviceSystem: Sendable {
             payloadReceived(id, payload, size: size, at: now, effects: &effects)
         case .payloadFailed(let id, let error):
             guard let pending = pendingContinuation, pending.id == id else { break }
+            if configuration.mutants.contains(.tooLargeAsGenericFailure), error.code == .userInfoTooLarge {
+                // Bent on purpose: the origin's 4611 reaches the app as a generic failure.
+                fail(pending, HandoffError(.handoffFailed, error.reason), at: now, effects: &effects)
+                break
+            }
             fail(pending, error, at: now, effects: &effects)
         case .continuationHandled(let id, let outcome):
             guard case .delivering(let attempt, let target, let payload)? = pendingContinuation, attempt.id == id else {
@@ -257,6 +269,11 @@ public struct DeviceSystem: Sendable {
                     .notifyContinued(
                         to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
             case .notHandled(let reason):
+                if configuration.mutants.contains(.wasContinuedOnFailure) {
+                    effects.append(
+                        .notifyContinued(
+                            to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: id))
+                }
                 record(
                     .notHandled(
                         id, peer, bundleIdentifier: target.bundleIdentifier, milliseconds: elapsed, reason: reason),
@@ -309,6 +326,17 @@ extension DeviceSystem {
             case .app(let bundle): candidates[bundle]
             }
         guard chosen != currentActivity else { return }
+        if chosen == nil, configuration.mutants.contains(.offerResigned), let old = currentActivity,
+            let snapshot = activities[old]
+        {
+            // Bent on purpose: the activity says it resigned, but stays offered and served.
+            if resignedButOffered != old {
+                resignedButOffered = old
+                record(.resignedCurrent(snapshot.reference), at: now, into: &effects)
+            }
+            return
+        }
+        resignedButOffered = nil
         if let old = currentActivity, let snapshot = activities[old] {
             record(.resignedCurrent(snapshot.reference), at: now, into: &effects)
         }
@@ -436,7 +464,8 @@ extension DeviceSystem {
         }
         // Save before the payload leaves if and only if needsSave is set (Apple: the delegate gets
         // userActivityWillSave "if true"); otherwise the payload carries the state saved last.
-        if needsSave.remove(id) != nil {
+        let saves = needsSave.remove(id) != nil || configuration.mutants.contains(.saveWithoutNeedsSave)
+        if saves {
             serving[request] = ServeRequest(peer: peer, activity: id, continuation: continuation, phase: .saving)
             saveDeadline = nil
             effects.append(.save(id, .beforeSending, continuation: continuation))
@@ -463,7 +492,7 @@ extension DeviceSystem {
                 at: now, effects: &effects)
             return
         }
-        if data.count > configuration.payloadWarningBytes {
+        if data.count > configuration.payloadWarningBytes, !configuration.mutants.contains(.skipSizeWarning) {
             record(
                 .payloadSizeWarning(serve.continuation, bytes: data.count, guidance: configuration.payloadWarningBytes),
                 at: now, into: &effects)
@@ -631,6 +660,11 @@ extension DeviceSystem {
             front = .app(bundle)
             chooseCurrent(at: now, effects: &effects)
         }
+        if configuration.mutants.contains(.skipWillContinue) {
+            // Bent on purpose: straight to the fetch, the app never asked.
+            startFetch(attempt, target, at: now, effects: &effects)
+            return
+        }
         pendingContinuation = .askingApp(attempt, target)
         effects.append(.callWillContinue(attempt.id, bundleIdentifier: bundle, activityType: target.activityType))
     }
@@ -689,7 +723,7 @@ extension DeviceSystem {
                 id, PeerReference(attempt.peer), activityType: payload.activityType, bytes: size,
                 milliseconds: now.timeIntervalSince(since) * 1000, userInfo: payload.userInfo),
             at: now, into: &effects)
-        if size > configuration.payloadWarningBytes {
+        if size > configuration.payloadWarningBytes, !configuration.mutants.contains(.skipSizeWarning) {
             record(
                 .payloadSizeWarning(id, bytes: size, guidance: configuration.payloadWarningBytes), at: now,
                 into: &effects)
@@ -758,6 +792,15 @@ extension DeviceSystem {
     mutating func fail(_ pending: PendingContinuation, _ error: HandoffError, at now: Date, effects: inout [Effect]) {
         pendingContinuation = nil
         let attempt = pending.attempt
+        if configuration.mutants.contains(.wasContinuedOnFailure) {
+            switch pending {
+            case .delivering(_, _, let payload):
+                effects.append(
+                    .notifyContinued(
+                        to: attempt.peer.id, activityIdentifier: payload.activityIdentifier, continuation: attempt.id))
+            default: break
+            }
+        }
         if case .fetching = pending {
             effects.append(.cancelPayloadRequest(attempt.id, from: attempt.peer.id))
         }

@@ -6,23 +6,23 @@ import HandoffCore
 ///
 /// Nothing is delivered until time advances: ``advance(by:)`` moves the clock in small steps,
 /// delivering each message when its time comes and ticking every device.
-public final class Neighbourhood {
-    public let clock = ManualClock()
+package final class Neighbourhood {
+    package let clock = ManualClock()
     /// One-way delay of every message.
-    public var latency: TimeInterval = 0.005
+    package var latency: TimeInterval = 0.005
     /// The probability that a beacon (advertisement or goodbye) is lost. Requests and answers go
     /// over a reliable connection and are not lost, unless a device is disconnected.
-    public var beaconLossRate = 0.0
+    package var beaconLossRate = 0.0
     /// Beacons are re-sent this often while a device advertises (lets late or lossy peers catch up).
-    public var beaconRefreshInterval: TimeInterval = 1
+    package var beaconRefreshInterval: TimeInterval = 1
     /// How long a connection attempt to a missing device takes to fail.
-    public var connectTimeout: TimeInterval = 0.05
-    public private(set) var devices: [DeviceID: Device] = [:]
+    package var connectTimeout: TimeInterval = 0.05
+    package private(set) var devices: [DeviceID: Device] = [:]
     /// Devices cut off from the network: nothing reaches them or leaves them, and nobody is told.
-    public private(set) var disconnected: Set<DeviceID> = []
+    package private(set) var disconnected: Set<DeviceID> = []
     /// Counts of what happened, for assertions.
-    public private(set) var beaconsSent = 0
-    public private(set) var beaconsLost = 0
+    package private(set) var beaconsSent = 0
+    package private(set) var beaconsLost = 0
 
     var transports: [DeviceID: Transport] = [:]
     var pending: [Message] = []
@@ -42,13 +42,13 @@ public final class Neighbourhood {
         var action: (Device) -> Void
     }
 
-    public init(seed: UInt64 = 1) {
+    package init(seed: UInt64 = 1) {
         random = SplitMix64(seed: seed)
     }
 
     /// Adds a device to the neighbourhood.
     @discardableResult
-    public func addDevice(
+    package func addDevice(
         _ name: String, kind: PeerInfo.Kind = .phone,
         configuration: DeviceConfiguration = DeviceConfiguration()
     ) -> Device {
@@ -68,7 +68,7 @@ public final class Neighbourhood {
     }
 
     /// Removes a device as if its process died: its connections fail, it sends nothing more.
-    public func remove(_ device: Device) {
+    package func remove(_ device: Device) {
         let id = device.info.id
         devices[id] = nil
         transports[id] = nil
@@ -89,12 +89,12 @@ public final class Neighbourhood {
     }
 
     /// Cuts a device off the network (messages to and from it vanish; peers notice only by silence).
-    public func disconnect(_ device: Device) { disconnected.insert(device.info.id) }
-    public func reconnect(_ device: Device) { disconnected.remove(device.info.id) }
+    package func disconnect(_ device: Device) { disconnected.insert(device.info.id) }
+    package func reconnect(_ device: Device) { disconnected.remove(device.info.id) }
 
     /// Moves time forward by `seconds`, delivering messages in order and ticking every device at
     /// each moment something is due (a message, a device deadline, a beacon refresh).
-    public func advance(by seconds: TimeInterval) {
+    package func advance(by seconds: TimeInterval) {
         let end = clock.now.addingTimeInterval(seconds)
         while true {
             var next = end
@@ -117,7 +117,7 @@ public final class Neighbourhood {
     }
 
     /// Lets in-flight messages arrive (a short advance).
-    public func settle() { advance(by: max(latency * 4, 0.05)) }
+    package func settle() { advance(by: max(latency * 4, 0.05)) }
 
     func deliverDue(until time: Date) {
         while let index = nextDueIndex(until: time) {
