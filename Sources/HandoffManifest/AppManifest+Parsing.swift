@@ -127,10 +127,13 @@ extension AppManifest {
     /// beside it (``AppFiles/beside(_:)``); `buildSettings` add to (and override) the file's.
     ///
     /// - Throws: ``ManifestError`` naming the file and key of every error.
+    /// - Parameter entitlements: An entitlements file instead of the one beside the Info.plist.
     public init(
-        appAt infoPlist: URL, buildSettings extra: [String: String] = [:], team: String? = nil
+        appAt infoPlist: URL, buildSettings extra: [String: String] = [:], team: String? = nil,
+        entitlements: URL? = nil
     ) throws(ManifestError) {
-        let files = try AppFiles.beside(infoPlist)
+        var files = try AppFiles.beside(infoPlist)
+        if let entitlements { files.entitlements = entitlements }
         var settings: [String: String] = [:]
         if let file = files.buildSettings {
             do {

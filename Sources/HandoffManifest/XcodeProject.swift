@@ -410,6 +410,7 @@ public struct XcodeApp: Sendable {
         }
         var analysis = ManifestLint.analyze(
             info: info, entitlements: entitlementsFile, buildSettings: settings.values, team: self.team(team))
+        let generated = generated
         for key in overridden {
             analysis.report.notes.append(
                 ManifestProblem(
@@ -441,9 +442,10 @@ public struct XcodeApp: Sendable {
             "PRODUCT_BUNDLE_IDENTIFIER", "PRODUCT_NAME", "DEVELOPMENT_TEAM", "INFOPLIST_FILE",
             "CODE_SIGN_ENTITLEMENTS", "GENERATE_INFOPLIST_FILE",
         ])
+        let generated = generatedKeys
         lines += generated.keys.sorted().compactMap { key in
-            guard let entry = generated[key], entry.setting != "GENERATE_INFOPLIST_FILE" else { return nil }
-            return "Info.plist \(key) generated from \(entry.setting)"
+            guard let setting = generated[key], setting != "GENERATE_INFOPLIST_FILE" else { return nil }
+            return "Info.plist \(key) generated from \(setting)"
         }
         return lines
     }
@@ -524,23 +526,14 @@ public struct AppSource: Sendable {
                 path: infoPlist.relativePath, message: "--target and --configuration are for an Xcode project")
         }
         do {
-            var files = try AppFiles.beside(infoPlist)
-            if let entitlements { files.entitlements = URL(fileURLWithPath: entitlements) }
-            var settings: [String: String] = [:]
-            if let file = files.buildSettings {
-                do {
-                    settings = try BuildSettingsFile(contentsOf: file).settings
-                } catch {
-                    throw ManifestError.buildSettings(error)
-                }
-            }
-            settings.merge(defines) { _, given in given }
+            let entitlementsURL = entitlements.map { URL(fileURLWithPath: $0) }
             let manifest = try AppManifest(
-                infoPlistAt: infoPlist, entitlementsAt: files.entitlements, buildSettings: settings, team: team)
+                appAt: infoPlist, buildSettings: defines, team: team, entitlements: entitlementsURL)
+            let files = try AppFiles.beside(infoPlist)
             self.init(
                 manifest: manifest,
                 provenance: ["Info.plist \(infoPlist.relativePath)"]
-                    + (files.entitlements.map { ["entitlements \($0.relativePath)"] } ?? [])
+                    + ((entitlementsURL ?? files.entitlements).map { ["entitlements \($0.relativePath)"] } ?? [])
                     + (files.buildSettings.map { ["build settings \($0.relativePath)"] } ?? [])
                     + defines.keys.sorted().map { "\($0) = \(defines[$0] ?? "") (--define)" })
         } catch {

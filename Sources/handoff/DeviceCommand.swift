@@ -270,13 +270,7 @@ struct DeviceCommand: AsyncParsableCommand {
                 "--app: the terminal device installs only its own apps so far; run your app's rehearsal with --headless."
             )
         }
-        var defines: [String: String] = [:]
-        for definition in definitions {
-            guard let equals = definition.firstIndex(of: "="), equals != definition.startIndex else {
-                throw ValidationError("--define expects KEY=VALUE, got \"\(definition)\".")
-            }
-            defines[String(definition[..<equals])] = String(definition[definition.index(after: equals)...])
-        }
+        let defines = try BuildSettingDefinitions.parse(definitions)
         return try appPaths.map { path in
             do {
                 return try AppSource(
