@@ -163,7 +163,8 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         thread.name = "handoff.terminal"
         thread.start()
         let result = await outcome.wait()
-        logger.info("stopping device \(identity.name)")
+        let statistics = host.performAndWait { _ in host.beaconStatistics }
+        logger.info("stopping device \(identity.name); beacons: \(NearbyLog.describe(statistics))")
         await host.shutdown()
         switch result {
         case .success(let status): return status
@@ -206,6 +207,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                 return Confined(screen)
             }
             var deadline: Date?
+            var nearby = NearbyLog()
             var status: Int32 = 0
             var running = true
             // The first frame, then one frame per wake-up.
@@ -216,17 +218,19 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                     pendingKeys = []
                     let size = terminal.size
                     let host = self.host
-                    let (grid, next, quit): (Grid, Date?, Bool) = host.performAndWait { _ in
+                    let (grid, next, quit, peers): (Grid, Date?, Bool, [PeerInfo]) = host.performAndWait { _ in
                         var quit = false
                         for key in keys where !screen.value.handle(key) { quit = true }
+                        let peers = host.nearbyPeers
                         screen.value.update(
                             network: NetworkStatus(
                                 summary: host.discoveryMode, isOnline: !host.isStopped,
-                                peers: host.nearbyPeers.map { NearbyPeer(info: $0.info, lastSeen: $0.lastSeen) }))
+                                peers: peers.map { NearbyPeer(info: $0.info, lastSeen: $0.lastSeen) }))
                         let now = Date()
                         let grid = screen.value.render(size: size, now: now)
-                        return (grid, screen.value.nextDeadline, quit)
+                        return (grid, screen.value.nextDeadline, quit, peers.map(\.info))
                     }
+                    nearby.update(peers, log: logger)
                     if quit { break }
                     terminal.draw(grid)
                     deadline = next
@@ -263,4 +267,27 @@ final class WakeRelay: Sendable {
     func attach(_ waker: TerminalWaker) { self.waker.withLock { $0 = waker } }
     func detach() { waker.withLock { $0 = nil } }
     func wake() { waker.withLock { $0 }?.wake() }
+}
+
+/// Writes to the device's log when a peer appears nearby or leaves, so that a log read after
+/// the fact says when each device was seen (the screen only says what is nearby now).
+struct NearbyLog {
+    private var known: [DeviceID: String] = [:]
+
+    mutating func update(_ peers: [PeerInfo], log logger: Logger) {
+        let now = Dictionary(peers.map { ($0.id, "\($0.name) (\($0.kind.rawValue))") }, uniquingKeysWith: { a, _ in a })
+        guard now != known else { return }
+        for (id, name) in now where known[id] == nil { logger.info("nearby: \(name) appeared") }
+        for (id, name) in known where now[id] == nil { logger.info("nearby: \(name) left") }
+        known = now
+    }
+
+    /// What the discovery channel counted, in one line.
+    static func describe(_ statistics: BeaconStatistics) -> String {
+        "\(statistics.sent) sent, \(statistics.replies) replies, \(statistics.received) received, "
+            + "\(statistics.accepted) accepted, \(statistics.dropped) dropped (own \(statistics.droppedOwn), "
+            + "authentication \(statistics.droppedAuthentication), replay \(statistics.droppedReplay), "
+            + "stale \(statistics.droppedStale), duplicate \(statistics.droppedDuplicate)), "
+            + "\(statistics.sendFailures) send failures"
+    }
 }

@@ -236,10 +236,24 @@ final class DemoRun {
                 let screens = missing.map { "\($0.0):\n>>>>\n\($0.1)\n<<<<" }.joined(separator: "\n")
                 throw TmuxSession.Failure(
                     "\(story) (\(setup.testDescription)): timed out after \(timeout) waiting for "
-                        + "\(description): \(missing.map(\.0).joined(separator: "; "))\n\(screens)")
+                        + "\(description): \(missing.map(\.0).joined(separator: "; "))\n\(screens)\n\(logTails())")
             }
             usleep(40_000)
         }
+    }
+
+    /// The last lines of every device's log (`$XDG_STATE_HOME/handoff/*.log`), for a failure's
+    /// message: what each device saw and when, beside what its screen shows.
+    func logTails(lines: Int = 25) -> String {
+        let folder = stateFolder.appendingPathComponent("handoff", isDirectory: true)
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+            $0.hasSuffix(".log")
+        }
+        return names.sorted().map { name in
+            let text = (try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)) ?? ""
+            let tail = text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines)
+            return "log \(name):\n" + tail.joined(separator: "\n")
+        }.joined(separator: "\n")
     }
 
     /// Waits until device `index` shows every one of `texts`.
