@@ -75,6 +75,10 @@ package enum ExploreAction: Sendable, Hashable {
     case streamsOpen
     case streamSend(bytes: Int)
     case streamClose
+    /// The user locks the device (its offer stays for Apple's 8 s, then is withdrawn).
+    case lock
+    /// The user unlocks the device.
+    case unlock
     /// Time passes (for every device).
     case wait(milliseconds: Int)
     /// The device's process dies (SIGKILL): it says no goodbye and never comes back.
@@ -126,6 +130,8 @@ extension ExploreStep {
         case .streamSend(let bytes):
             return send(["cmd": "stream-send", "text": .string(String(repeating: "s", count: bytes))])
         case .streamClose: return send(["cmd": "stream-close"])
+        case .lock: return send(["cmd": "lock"])
+        case .unlock: return send(["cmd": "unlock"])
         case .wait(let milliseconds): return .wait(seconds: Double(milliseconds) / 1000)
         case .kill: return .signal(device: name, .kill)
         case .stop: return .signal(device: name, .stop)

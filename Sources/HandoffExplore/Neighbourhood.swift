@@ -123,7 +123,11 @@ package final class Neighbourhood {
         while let index = nextDueIndex(until: time) {
             let message = pending.remove(at: index)
             if message.deliverAt > clock.now { clock.set(message.deliverAt) }
-            guard !disconnected.contains(message.to), let device = devices[message.to] else { continue }
+            // A cut-off device still does its own queued work (a deferred beacon flush): only
+            // what crosses the network is lost. (Dropping it left the flush scheduled forever,
+            // so the device never sent or recorded a beacon change again.)
+            guard !disconnected.contains(message.to) || message.from == message.to, let device = devices[message.to]
+            else { continue }
             message.action(device)
         }
     }

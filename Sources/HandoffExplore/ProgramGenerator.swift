@@ -72,7 +72,7 @@ package struct ProgramGenerator {
         let weights: [(Int, Kind)] = [
             (12, .becomeCurrent), (3, .becomeCurrentAgain), (10, .update), (4, .resign), (3, .invalidate),
             (2, .quitApp), (14, .continueFrom), (4, .cancel), (2, .declineNext), (6, .fault), (3, .streamsOpen),
-            (2, .streamSend), (1, .streamClose), (18, .wait), (1, .kill), (1, .stop),
+            (2, .streamSend), (1, .streamClose), (18, .wait), (1, .kill), (1, .stop), (2, .lock), (2, .unlock),
         ]
         let total = weights.reduce(0) { $0 + $1.0 }
         var roll = Int(random.next() % UInt64(total))
@@ -109,11 +109,13 @@ package struct ProgramGenerator {
         case .wait: return .wait(milliseconds: pick(Self.waits, &random))
         case .kill: return .kill
         case .stop: return .stop
+        case .lock: return .lock
+        case .unlock: return .unlock
         }
     }
 
     enum Kind {
         case becomeCurrent, becomeCurrentAgain, update, resign, invalidate, quitApp, continueFrom, cancel
-        case declineNext, fault, streamsOpen, streamSend, streamClose, wait, kill, stop
+        case declineNext, fault, streamsOpen, streamSend, streamClose, wait, kill, stop, lock, unlock
     }
 }

@@ -42,6 +42,7 @@ extension Mutant {
         case .restoreBeforeContinue: "continue-before-restore"
         case .tooLargeAsGenericFailure: "too-large-fails-4611"
         case .skipSizeWarning: "size-guidance-warned"
+        case .advertiseWhileLocked: "locked-device-stops-offering"
         }
     }
 }

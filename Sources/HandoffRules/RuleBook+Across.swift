@@ -92,7 +92,11 @@ extension RuleBook {
                                 detail:
                                     "\(point.device) refused the payload as too large, yet it reached \(reached.device) (\(reached.event.kind.rawValue))"
                             ))
-                    } else if failed == nil, let end = events.first(where: { ending($0.event) != nil }) {
+                    } else if failed == nil, let end = events.first(where: { ending($0.event) != nil }),
+                        // Ended before the refusal left (the user cancelled, or the fetch timed
+                        // out): the refusal found nothing left to fail.
+                        millisecond(end.time) > millisecond(point.time)
+                    {
                         violations.append(
                             Violation(
                                 rule: tooLargeFails4611, slice: [point, end],

@@ -151,3 +151,71 @@ extension RuleBook {
         return violations
     }
 }
+
+extension RuleBook {
+    /// How late a withdrawal may come after the lock's delay: the device's timer fires on a busy
+    /// machine a little after its deadline, and recordings write milliseconds.
+    static let lockWithdrawalSlack: TimeInterval = 1
+
+    static func checkLockedDeviceStopsOffering(_ corpus: Corpus) -> [Violation] {
+        var violations: [Violation] = []
+        for history in corpus.points {
+            // While locked: the lock, when offering must have stopped, and whether the withdrawal
+            // came (or nothing was offered when the delay passed).
+            var lock: (point: HistoryPoint, deadline: Date)?
+            var offered: HistoryPoint?
+            var withdrawnSinceLock = false
+            var reported = false
+            func checkDeadline(before point: HistoryPoint) {
+                guard let current = lock, !withdrawnSinceLock, !reported, let advertised = offered,
+                    point.time > current.deadline.addingTimeInterval(lockWithdrawalSlack)
+                else { return }
+                reported = true
+                violations.append(
+                    Violation(
+                        rule: lockedDeviceStopsOffering, slice: [current.point, advertised, point],
+                        detail:
+                            "\(point.device) still offered \(advertised.event.activity?.activityType ?? "its activity") "
+                            + "\(Self.seconds(point.time.timeIntervalSince(current.point.time))) after it was locked "
+                            + "(offering stops \(Self.seconds(current.deadline.timeIntervalSince(current.point.time))) after the lock)"
+                    ))
+            }
+            for point in history {
+                checkDeadline(before: point)
+                switch point.event.occurrence {
+                case .deviceLocked(let delay):
+                    if lock == nil {
+                        lock = (point, point.time.addingTimeInterval(delay))
+                        withdrawnSinceLock = offered == nil
+                        reported = false
+                    }
+                case .deviceUnlocked:
+                    lock = nil
+                case .advertised:
+                    if let current = lock, point.time > current.deadline.addingTimeInterval(0.001) {
+                        violations.append(
+                            Violation(
+                                rule: lockedDeviceStopsOffering, slice: [current.point, point],
+                                detail:
+                                    "\(point.device) advertised \(point.event.activity?.activityType ?? "an activity") "
+                                    + "\(Self.seconds(point.time.timeIntervalSince(current.point.time))) after it was locked, "
+                                    + "past the \(Self.seconds(current.deadline.timeIntervalSince(current.point.time))) delay"
+                            ))
+                    }
+                    offered = point
+                    if lock != nil { withdrawnSinceLock = false }
+                case .withdrawn:
+                    offered = nil
+                    withdrawnSinceLock = true
+                default: break
+                }
+            }
+        }
+        return violations
+    }
+
+    /// `interval` as "8.0 s".
+    static func seconds(_ interval: TimeInterval) -> String {
+        String(format: "%.1f s", interval)
+    }
+}

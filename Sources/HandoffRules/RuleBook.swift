@@ -51,6 +51,7 @@ package enum RuleBook {
         Entry(rule: tooLargeFails4611, check: checkTooLargeFails4611),
         Entry(rule: sendBeforeReceive, check: checkSendBeforeReceive),
         Entry(rule: nothingCrossesAccounts, check: checkNothingCrossesAccounts),
+        Entry(rule: lockedDeviceStopsOffering, check: checkLockedDeviceStopsOffering),
     ]
 
     // MARK: The rules
@@ -163,5 +164,13 @@ package enum RuleBook {
         sentence: "Devices of different accounts never see each other's offers, payloads or continuations.",
         source:
             "handoff-programming-guide.txt, About Handoff (\"among multiple devices associated with the same user\") and Continuing an Activity (\"signed into the same iCloud account\")"
+    )
+
+    static let lockedDeviceStopsOffering = Rule(
+        id: "locked-device-stops-offering",
+        sentence:
+            "A locked device stops offering its activity once Apple's delay after the lock has passed (8 s): what it advertised is withdrawn, and nothing is advertised again until it is unlocked.",
+        source:
+            "apple-handoff-protocol.md §1 Cadence and lifetime defaults (\"Removed after device lock: 8 s\") and §8 item 7 Timing to mirror (\"removal 8 s after lock\")"
     )
 }

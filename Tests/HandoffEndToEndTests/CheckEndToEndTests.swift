@@ -62,7 +62,7 @@ struct CheckEndToEndTests {
         let kept = try run(["check"] + Self.recordings(in: folder, resigned: false), in: folder)
         #expect(kept.status == 0, "\(kept.output)\(kept.error)")
         #expect(
-            kept.output.contains("14 rules, 4 events of 2 devices (Laptop, Phone): no violation."), "\(kept.output)")
+            kept.output.contains("15 rules, 4 events of 2 devices (Laptop, Phone): no violation."), "\(kept.output)")
 
         let broken = try run(["check"] + Self.recordings(in: folder, resigned: true), in: folder)
         #expect(broken.status == 1, "\(broken.output)\(broken.error)")

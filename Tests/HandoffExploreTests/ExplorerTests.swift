@@ -222,3 +222,34 @@ struct ExplorerTests {
         }
     }
 }
+
+@Suite("Explorer: a locked device in the world")
+struct LockedWorldTests {
+    func run(_ actions: [(Int, ExploreAction)]) -> ProgramRun {
+        let explorer = Explorer(options: ExploreOptions(seed: 1, steps: 1, devices: 3)) { _ in [] }
+        let program = ExploreProgram(
+            devices: ["Phone", "Laptop", "Tablet"], steps: actions.map { ExploreStep(device: $0.0, $0.1) })
+        return explorer.run(program)
+    }
+
+    @Test("a locked origin withdraws its offer 8 s after the lock")
+    func lockedOriginWithdraws() {
+        let run = run([
+            (1, .lock), (1, .becomeCurrent(.reading, value: 0, streams: false)), (0, .wait(milliseconds: 6_000)),
+            (0, .wait(milliseconds: 6_000)),
+        ])
+        let laptop = run.lifecycles[1].events.map(\.kind)
+        #expect(laptop.contains(.withdrawn), "\(laptop)")
+    }
+
+    @Test("a locked origin that continues another's activity and stops still withdraws")
+    func lockedOriginContinuingWithdraws() {
+        let run = run([
+            (1, .lock), (2, .becomeCurrent(.reading, value: 0, streams: false)),
+            (1, .becomeCurrent(.reading, value: 0, streams: false)), (0, .wait(milliseconds: 6_000)),
+            (1, .continueFrom(2)), (1, .stop),
+        ])
+        let laptop = run.lifecycles[1].events.map(\.kind)
+        #expect(laptop.contains(.withdrawn), "\(laptop)")
+    }
+}

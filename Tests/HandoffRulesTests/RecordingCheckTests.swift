@@ -40,7 +40,7 @@ import Testing
         let check = try RecordingCheck(files: Self.write(S.native(), in: folder))
         #expect(check.violations.isEmpty, "\(check.report.joined(separator: "\n"))")
         #expect(check.eventCount == 20)
-        #expect(check.summary == "14 rules, 20 events of 2 devices (Laptop, Phone): no violation.")
+        #expect(check.summary == "15 rules, 20 events of 2 devices (Laptop, Phone): no violation.")
     }
 
     @Test func aRecordedViolationIsReportedWithItsRuleSourceAndSlice() throws {
@@ -58,7 +58,7 @@ import Testing
         #expect(report.first?.hasPrefix("will-continue-before-fetch: The continuing app is told") == true)
         #expect(report.contains { $0.hasPrefix("  source: handoff-programming-guide.txt, Continuing an Activity") })
         #expect(report.contains { $0.hasPrefix("  Phone #4 ") && $0.contains("fetchStarted from Laptop") })
-        #expect(report.last == "14 rules, 20 events of 2 devices (Laptop, Phone): 1 violation of 1 rule.")
+        #expect(report.last == "15 rules, 20 events of 2 devices (Laptop, Phone): 1 violation of 1 rule.")
     }
 
     @Test func badRecordingsNameTheFileAndTheLine() throws {

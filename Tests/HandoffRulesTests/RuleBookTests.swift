@@ -269,6 +269,15 @@ import Testing
         #expect(other.detail.contains("failed with 4608, not with 4611"))
     }
 
+    @Test func aContinuationCancelledBeforeTheRefusalKeepsTooLarge() {
+        // The user cancelled (3072) before the origin refused: nothing was left to fail with 4611.
+        let cancelled = refusedAsTooLarge(failingWith: .userCancelled).editing(S.phone) { events in
+            guard let index = events.firstIndex(where: { $0.kind == .continuationFailed }) else { return }
+            events[index].time = S.start.addingTimeInterval(0.102)
+        }
+        #expect(violations("too-large-fails-4611", cancelled).isEmpty)
+    }
+
     @Test func receivingBeforeTheSendBreaksSendBeforeReceive() throws {
         let early = S.native().editing(S.laptop) { events in
             guard let index = events.firstIndex(where: { $0.kind == .payloadSent }) else { return }
@@ -309,5 +318,64 @@ import Testing
         #expect(lines[1].hasPrefix("  source: handoff-programming-guide.txt, User Activity Object"))
         #expect(lines[3].hasPrefix("  Laptop #4 ") && lines[3].contains("resignedCurrent com.example.reader.reading"))
         #expect(lines[4].contains("advertised com.example.reader.reading · serial 1"))
+    }
+
+    /// A laptop that advertises, is locked, and goes on: `events` after the lock.
+    func locked(then events: [LifecycleEvent]) -> [DeviceHistory] {
+        let origin = [
+            S.at(0, S.laptop, .activityCreated(S.activity)),
+            S.at(10, S.laptop, .becameCurrent(S.activity)),
+            S.at(30, S.laptop, .advertised(S.activity, S.identity, isEligible: true)),
+            S.at(1_000, S.laptop, .deviceLocked(advertisingStopsAfter: 8)),
+        ]
+        return [S.history(S.laptop, origin + events)]
+    }
+
+    @Test func aLockedDeviceThatWithdrawsAfterTheDelayKeepsTheRule() {
+        let kept = locked(then: [
+            S.at(9_000, S.laptop, .withdrawn(.deviceLocked)),
+            S.at(20_000, S.laptop, .deviceUnlocked),
+            S.at(20_001, S.laptop, .advertised(S.activity, S.identity, isEligible: true)),
+        ])
+        #expect(violations("locked-device-stops-offering", kept).isEmpty)
+        // Unlocked before the delay: nothing to withdraw, and advertising on is allowed.
+        let early = locked(then: [
+            S.at(3_000, S.laptop, .deviceUnlocked),
+            S.at(15_000, S.laptop, .advertised(S.activity, S.identity, isEligible: true)),
+        ])
+        #expect(violations("locked-device-stops-offering", early).isEmpty)
+        // Nothing offered when locked: nothing to withdraw.
+        let quiet = [
+            S.history(
+                S.laptop,
+                [
+                    S.at(0, S.laptop, .deviceLocked(advertisingStopsAfter: 8)),
+                    S.at(30_000, S.laptop, .deviceUnlocked),
+                ])
+        ]
+        #expect(violations("locked-device-stops-offering", quiet).isEmpty)
+    }
+
+    @Test func aLockedDeviceStillOfferingOrAdvertisingAfterTheDelayBreaksTheRule() throws {
+        // Never withdrawn: the next event, 12 s after the lock, shows it still offered.
+        let stillOffered = locked(then: [S.at(13_000, S.laptop, .deviceUnlocked)])
+        let found = violations("locked-device-stops-offering", stillOffered)
+        #expect(found.count == 1)
+        let first = try #require(found.first)
+        #expect(first.slice.map(\.event.kind) == [.advertised, .deviceLocked, .deviceUnlocked])
+        #expect(
+            first.detail
+                == "Laptop still offered com.example.reader.reading 12.0 s after it was locked (offering stops 8.0 s after the lock)"
+        )
+        // Advertising again while locked, past the delay.
+        let readvertised = locked(then: [
+            S.at(9_000, S.laptop, .withdrawn(.deviceLocked)),
+            S.at(10_000, S.laptop, .advertised(S.activity, S.identity, isEligible: true)),
+        ])
+        let again = violations("locked-device-stops-offering", readvertised)
+        #expect(again.map { $0.slice.map(\.event.kind) } == [[.deviceLocked, .advertised]])
+        #expect(
+            again.first?.detail
+                == "Laptop advertised com.example.reader.reading 9.0 s after it was locked, past the 8.0 s delay")
     }
 }

@@ -382,6 +382,12 @@ extension DeviceSystem {
     mutating func stopAdvertisingIfLockedLongEnough(at now: Date, effects: inout [Effect]) {
         guard case .locked(let since) = lock, since.addingTimeInterval(configuration.advertisingAfterLock) <= now
         else { return }
+        if configuration.mutants.contains(.advertiseWhileLocked) {
+            // Bent: the delay starts again, so advertising never stops (and no deadline stays
+            // in the past, which would wake the device again and again).
+            lock = .locked(since: now)
+            return
+        }
         lock = .lockedNotAdvertising
         if advertisement != nil {
             advertisement = nil

@@ -29,6 +29,8 @@ package enum Mutant: String, CaseIterable, Sendable, Hashable, CustomStringConve
     case tooLargeAsGenericFailure = "too-large-as-generic-failure"
     /// A payload past Apple's 3 KB guidance leaves and arrives without a size warning.
     case skipSizeWarning = "skip-size-warning"
+    /// A locked device goes on advertising its activity after Apple's delay (8 s after the lock).
+    case advertiseWhileLocked = "advertise-while-locked"
 
     /// The rule it bends, in a few words.
     package var bends: String {
@@ -41,6 +43,7 @@ package enum Mutant: String, CaseIterable, Sendable, Hashable, CustomStringConve
         case .restoreBeforeContinue: "continue comes before restoreUserActivityState"
         case .tooLargeAsGenericFailure: "a payload refused as too large fails with 4611"
         case .skipSizeWarning: "a payload over the 3 KB guidance is flagged"
+        case .advertiseWhileLocked: "a locked device stops offering after Apple's delay"
         }
     }
 
