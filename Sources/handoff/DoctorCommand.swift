@@ -97,6 +97,16 @@ struct DoctorCommand: AsyncParsableCommand {
     var configuration: String?
 
     @Option(
+        help: ArgumentHelp(
+            "The origin's build configuration (its Xcode project's), over --configuration.", valueName: "name"))
+    var originConfiguration: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The receiver's build configuration (its Xcode project's), over --configuration.", valueName: "name"))
+    var receiverConfiguration: String?
+
+    @Option(
         name: .customLong("site-file"),
         help: ArgumentHelp("HOST's apple-app-site-association, from disk. Repeat for several.", valueName: "HOST=FILE"))
     var siteFiles: [String] = []
@@ -217,11 +227,11 @@ struct DoctorCommand: AsyncParsableCommand {
         if let origin {
             originApp = try read(
                 origin, side: "origin", defines: originDefines, team: originTeam ?? team,
-                entitlements: originEntitlements, target: originTarget)
+                entitlements: originEntitlements, target: originTarget, configuration: originConfiguration)
         }
         let receiverApp = try read(
             receiver, side: "receiver", defines: receiverDefines, team: receiverTeam ?? team,
-            entitlements: receiverEntitlements, target: receiverTarget)
+            entitlements: receiverEntitlements, target: receiverTarget, configuration: receiverConfiguration)
 
         var expirationDate: Date?
         if let expiration {
@@ -243,12 +253,12 @@ struct DoctorCommand: AsyncParsableCommand {
     /// One app, read as `handoff manifest lint` reads it; errors name the side and the option.
     private func read(
         _ path: String, side: String, defines: [String: String], team: String?, entitlements: String?,
-        target: String?
+        target: String?, configuration own: String?
     ) throws(DoctorInputError) -> AppManifest {
         do {
             return try AppSource(
                 path: path, defines: defines, team: team, entitlements: entitlements, target: target,
-                configuration: Self.isXcodeProject(path) ? configuration : nil
+                configuration: own ?? (Self.isXcodeProject(path) ? configuration : nil)
             ).manifest
         } catch {
             var message = "--\(side) \(error)"

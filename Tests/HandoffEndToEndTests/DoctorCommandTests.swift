@@ -172,6 +172,23 @@ struct DoctorCommandTests {
             unresolved.error.contains(
                 "(for the receiver alone: --receiver-define NAME=VALUE; for both apps: --define NAME=VALUE)"))
 
+        let entitlements = try DoctorRun.handoff(
+            "doctor", "--origin", Self.notes, "--receiver", Self.notes, "--receiver-entitlements",
+            DoctorFixture.path("Problems.entitlements"), "--type", "com.example.notes.editing")
+        #expect(entitlements.status == 2)
+        #expect(
+            entitlements.error.contains(
+                "\(DoctorFixture.path("Problems.entitlements")): com.apple.developer.associated-domains[3]: expected a string, found an integer"
+            ), "\(entitlements.error)")
+
+        let configuration = try DoctorRun.handoff(
+            "doctor", "--origin", Self.notes, "--origin-configuration", "Debug", "--receiver", Self.notes, "--type",
+            "com.example.notes.editing")
+        #expect(configuration.status == 2)
+        #expect(
+            configuration.error.contains("--target and --configuration are for an Xcode project"),
+            "\(configuration.error)")
+
         let target = try DoctorRun.handoff(
             "doctor", "--origin", DoctorFixture.path("RealWorld/XcodeProject"), "--origin-target", "Nope", "--receiver",
             Self.notes, "--type", "x.y")
