@@ -96,6 +96,27 @@ struct RecordingDoctorTests {
         #expect(finding.expected == RecordingDoctor.expected(path: .scenes, launch: .cold))
     }
 
+    @Test func aSecondContinuationIntoTheAppInFrontLaunchesNothingAndSucceeds() throws {
+        for model in [ScriptedAppModel.delegate, .scenes] {
+            let world = DoctorWorld(phoneModel: model)
+            world.send(
+                "Laptop", #"{"cmd":"become-current","type":"com.handoffsim.reader.reading","userInfo":{"page":3}}"#)
+            world.wait(2)
+            world.send("Phone", #"{"cmd":"continue","peer":"Laptop"}"#)
+            world.wait(3)
+            world.send("Laptop", #"{"cmd":"update","userInfo":{"page":4}}"#)
+            world.wait(3)
+            world.send("Phone", #"{"cmd":"continue","peer":"Laptop"}"#)
+            world.wait(12)
+            let findings = RecordingDoctor.diagnose(world.histories)
+            #expect(findings.map(\.outcome) == [.succeeded, .succeeded], "\(findings.map(\.report))")
+            #expect(findings.map(\.launch) == [.cold, nil])
+            #expect(
+                findings.last?.expected
+                    == RecordingDoctor.expected(path: model == .scenes ? .scenes : .native, launch: nil))
+        }
+    }
+
     @Test func anOriginThatDoesNotAnswerFailsWith4610WhereThePayloadShouldArrive() throws {
         let histories = DoctorWorld.continuation { $0.send("Laptop", #"{"cmd":"fault","kind":"no-answer"}"#) }
         let finding = try #require(RecordingDoctor.diagnose(histories).first)
