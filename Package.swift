@@ -100,6 +100,10 @@ let package = Package(
         // the timeline drawn from them (`handoff timeline`: text, SVG, replay).
         // Apple's rules as invariants over typed lifecycle histories (`handoff check`); pure: no I/O.
         .target(name: "HandoffRules", dependencies: ["HandoffCore"]),
+        // `handoff doctor`: why an activity does or does not continue from one app into another
+        // (manifests, the activity, association files as values), and where recorded
+        // continuations failed; pure: no I/O (docs/doctor.md).
+        .target(name: "HandoffDoctor", dependencies: ["HandoffCore", "HandoffRules"]),
         .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless", "HandoffRules"]),
         // `handoff check --explore`: random programs run in the in-process world (the manual
         // clock and the in-memory neighbourhood, which the tests use too), checked, and shrunk.
@@ -136,6 +140,7 @@ let package = Package(
                 "HandoffRecordings",
                 "HandoffRules",
                 "HandoffExplore",
+                "HandoffDoctor",
                 "TerminalCells",
                 "CursesTerminal",
                 "DeviceAppKit",
@@ -182,6 +187,13 @@ let package = Package(
         .testTarget(
             name: "HandoffRulesTests",
             dependencies: ["HandoffRules", "HandoffCore", "HandoffRecordings", "HandoffHeadless"]
+        ),
+        .testTarget(
+            name: "HandoffDoctorTests",
+            dependencies: [
+                "HandoffDoctor", "HandoffCore", "HandoffRules", "HandoffRecordings", "HandoffHeadless",
+                "HandoffTestSupport",
+            ]
         ),
         .testTarget(
             name: "HandoffExploreTests",

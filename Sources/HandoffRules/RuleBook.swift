@@ -72,7 +72,7 @@ package enum RuleBook {
             "handoff-programming-guide.txt, Creating the User Activity Object (invalidate \"makes the object disappear from all devices\"); apple-handoff-protocol.md §5 Lifecycle"
     )
 
-    static let continuationEndsOnce = Rule(
+    package static let continuationEndsOnce = Rule(
         id: "continuation-ends-once",
         sentence:
             "Every continuation the user chose ends exactly once on the continuing device: continued, not handled, or failed with one of 4608–4611 or 3072.",
@@ -104,7 +104,7 @@ package enum RuleBook {
             "handoff-programming-guide.txt, User Activity Delegate and Best Practices (needsSave \"to support lazy updating\"; userActivityWillSave \"before the activity is continued\"); apple-handoff-protocol.md §5 needsSave coalescing"
     )
 
-    static let willContinueBeforeFetch = Rule(
+    package static let willContinueBeforeFetch = Rule(
         id: "will-continue-before-fetch",
         sentence:
             "The continuing app is told willContinueUserActivityWithType (a scene: scene(_:willContinueUserActivityWithType:)) before the system fetches the payload, on every path, native and web.",
@@ -120,7 +120,7 @@ package enum RuleBook {
             "handoff-programming-guide.txt, Continuing an Activity Using the App Delegate (\"pass them to the restoration handler … The system then sends each object a restoreUserActivityState: message\") and Listing 2-6"
     )
 
-    static let sceneColdLaunchCarriesType = Rule(
+    package static let sceneColdLaunchCarriesType = Rule(
         id: "scene-cold-launch-carries-type",
         sentence:
             "A scene connected for a continuation carries only the activity's type (handoffUserActivityType), and the activity reaches the scene after it connects, through scene(_:continue:).",
@@ -128,7 +128,7 @@ package enum RuleBook {
             "https://developer.apple.com/documentation/uikit/uiscene/connectionoptions/handoffuseractivitytype; apple-handoff-protocol.md §5 Cold launch with scenes"
     )
 
-    static let webNeedsApprovalAndEmptyUserInfo = Rule(
+    package static let webNeedsApprovalAndEmptyUserInfo = Rule(
         id: "web-needs-approval",
         sentence:
             "A browsing-web activity reaches an app other than the browser only when the site's association file approves that app, and then with an empty userInfo.",
@@ -136,7 +136,7 @@ package enum RuleBook {
             "handoff-programming-guide.txt, Web Browser-to-Native App Handoff (\"Domain-approved apps are authorized to continue the activity\"; \"the userInfo dictionary is empty\")"
     )
 
-    static let sizeGuidanceWarned = Rule(
+    package static let sizeGuidanceWarned = Rule(
         id: "size-guidance-warned",
         sentence:
             "A payload over Apple's 3 KB guidance is flagged (payloadSizeWarning) where it is sent and where it arrives.",
@@ -144,7 +144,7 @@ package enum RuleBook {
             "handoff-programming-guide.txt, Populating the Activity Object's User Info Dictionary and Best Practices (\"as small a payload as possible … 3KB or less\")"
     )
 
-    static let tooLargeFails4611 = Rule(
+    package static let tooLargeFails4611 = Rule(
         id: "too-large-fails-4611",
         sentence:
             "A payload the origin refuses as too large never reaches the continuing app: the continuation fails there with 4611 (NSUserActivityHandoffUserInfoTooLargeError).",

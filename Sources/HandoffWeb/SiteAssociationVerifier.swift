@@ -151,6 +151,30 @@ package struct SiteAssociationVerifier: Sendable {
             milliseconds: response.milliseconds, path: path, notes: notes)
     }
 
+    /// A copy of `host`'s association file read from disk (`handoff doctor --site-file`), judged
+    /// as a device judges the file it fetches: at most 128 KB, a signed file (PKCS #7) opened with
+    /// the local web's authority, else the JSON's rules. No HTTP: no status, type or redirect.
+    package func judge(localFile data: Data, host: String) async -> Fetched {
+        func fetched(_ result: Fetched.Result, notes: [String] = []) -> Fetched {
+            Fetched(host: host, result: result, maxAge: nil, milliseconds: nil, notes: notes)
+        }
+        guard data.count <= SiteAssociationFile.maximumBytes else {
+            return fetched(.failure(.tooLarge(bytes: data.count)))
+        }
+        if SignedAssociationFile.looksSigned(data) {
+            let note = "signed (PKCS #7, as iOS 8 required); \(SignedAssociationFile.currentRule)"
+            do {
+                let signed = try SignedAssociationFile(message: data)
+                return fetched(await Self.open(signed, host: host, folder: folder), notes: [note])
+            } catch {
+                return fetched(.failure(.signatureInvalid("\(error.reason); \(SignedAssociationFile.currentRule)")))
+            }
+        }
+        let result = Self.judge(json: data, host: host)
+        if case .file(let file) = result { return fetched(result, notes: file.ignoredEntries.map { "ignored: \($0)" }) }
+        return fetched(result)
+    }
+
     /// A signed file's content, judged as an unsigned file once its signature verifies against
     /// the local authority (the only root devices trust).
     static func open(

@@ -12,7 +12,8 @@ struct Handoff: AsyncParsableCommand {
         version: HandoffVersion.current,
         subcommands: [
             DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self,
-            WebCommand.self, TimelineCommand.self, CheckCommand.self, BenchCommand.self, SoakCommand.self,
+            WebCommand.self, TimelineCommand.self, CheckCommand.self, DoctorCommand.self, BenchCommand.self,
+            SoakCommand.self,
         ],
         defaultSubcommand: DeviceCommand.self
     )
