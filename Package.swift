@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "HandoffNetwork", targets: ["HandoffNetwork"]),
         .library(name: "HandoffHeadless", targets: ["HandoffHeadless"]),
         .library(name: "HandoffRecordings", targets: ["HandoffRecordings"]),
+        .library(name: "HandoffRules", targets: ["HandoffRules"]),
         .library(name: "HandoffManifest", targets: ["HandoffManifest"]),
         .library(name: "ReaderApp", targets: ["ReaderApp"]),
         .library(name: "BrowserApp", targets: ["BrowserApp"]),
@@ -104,6 +105,9 @@ let package = Package(
         // (manifests, the activity, association files as values), and where recorded
         // continuations failed; pure: no I/O (docs/doctor.md).
         .target(name: "HandoffDoctor", dependencies: ["HandoffCore", "HandoffRules"]),
+        // `handoff learn`: lessons as data (demos/lessons), each goal a predicate over the typed
+        // lifecycle of both devices; pure: no I/O beyond reading lesson files (docs/lessons.md).
+        .target(name: "HandoffLessons", dependencies: ["HandoffCore", "HandoffRules"]),
         .target(name: "HandoffRecordings", dependencies: ["HandoffCore", "HandoffHeadless", "HandoffRules"]),
         // `handoff check --explore`: random programs run in the in-process world (the manual
         // clock and the in-memory neighbourhood, which the tests use too), checked, and shrunk.
@@ -141,6 +145,7 @@ let package = Package(
                 "HandoffRules",
                 "HandoffExplore",
                 "HandoffDoctor",
+                "HandoffLessons",
                 "TerminalCells",
                 "CursesTerminal",
                 "DeviceAppKit",
@@ -194,6 +199,10 @@ let package = Package(
                 "HandoffDoctor", "HandoffCore", "HandoffRules", "HandoffRecordings", "HandoffHeadless",
                 "HandoffTestSupport",
             ]
+        ),
+        .testTarget(
+            name: "HandoffLessonsTests",
+            dependencies: ["HandoffLessons", "HandoffCore", "HandoffExplore", "HandoffScenarios"]
         ),
         .testTarget(
             name: "HandoffExploreTests",

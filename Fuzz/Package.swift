@@ -34,7 +34,10 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-reader-document", [.product(name: "ReaderApp", package: "Handoff")]),
     ("fuzz-web-response", [.product(name: "HandoffWeb", package: "Handoff")]),
     ("fuzz-recording", [.product(name: "HandoffRecordings", package: "Handoff")]),
-    ("fuzz-recording-check", [.product(name: "HandoffRecordings", package: "Handoff")]),
+    (
+        "fuzz-recording-check",
+        [.product(name: "HandoffRecordings", package: "Handoff"), .product(name: "HandoffRules", package: "Handoff")]
+    ),
     (
         "fuzz-web-request",
         [

@@ -7,6 +7,7 @@
 import Foundation
 
 @testable import HandoffRecordings
+@testable import HandoffRules
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRecordingCheck(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
