@@ -73,6 +73,13 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "Print the tmux command instead of running it.")
     var dryRun = false
 
+    /// `handoff learn`: the lesson whose pane goes below the devices, and its folder.
+    @Option(help: .hidden)
+    var lesson: Int?
+
+    @Option(help: .hidden)
+    var lessons: String?
+
     /// The environment the panes get from the caller: a tmux server started earlier has its own.
     /// (TERM is tmux's inside a pane, as it must be for tmux to draw it.)
     static let forwardedEnvironment = [
@@ -137,7 +144,19 @@ struct DemoCommand: ParsableCommand {
         }
         if stop { return try stopDemo(tmux: Self.find("tmux")) }
         guard let story = DemoStory.named(story) else { throw ExitCode.validationFailure }
-        let devices = devices(of: story)
+        var devices = devices(of: story)
+        // A lesson records both devices where its pane reads them.
+        let lessonRecordings = lesson.map { Self.lessonRecordingsFolder(lesson: $0) }
+        if let lessonRecordings {
+            if !dryRun {
+                try? FileManager.default.removeItem(at: lessonRecordings)
+                try FileManager.default.createDirectory(at: lessonRecordings, withIntermediateDirectories: true)
+            }
+            for index in devices.indices {
+                let file = lessonRecordings.appendingPathComponent("\(index + 1)-\(devices[index].kind.rawValue).jsonl")
+                devices[index].arguments += ["--record", file.path]
+            }
+        }
         let environment = ProcessInfo.processInfo.environment
         let insideTmux = environment["TMUX"].map { !$0.isEmpty } ?? false
         let tmux = Self.find("tmux")
@@ -150,7 +169,7 @@ struct DemoCommand: ParsableCommand {
 
         // The window the panes share: inside tmux the current window's size; outside, the
         // terminal less tmux's status line.
-        let window: Size?
+        var window: Size?
         if let terminalSize {
             window = Self.parseSize(terminalSize).map {
                 Size(width: $0.width, height: $0.height - (insideTmux ? 0 : 1))
@@ -160,6 +179,11 @@ struct DemoCommand: ParsableCommand {
                 Self.parseSize)
         } else {
             window = Self.terminalSize().map { Size(width: $0.width, height: $0.height - 1) }
+        }
+        // The lesson pane's rows (and its border) come off the devices' window.
+        let lessonRows = window.map { Self.lessonPaneRows(windowHeight: $0.height) } ?? 8
+        if lesson != nil, let measured = window {
+            window = Size(width: measured.width, height: measured.height - lessonRows - 1)
         }
         let kinds = devices.map(\.kind)
         let arrangement: DemoArrangement
@@ -265,6 +289,18 @@ struct DemoCommand: ParsableCommand {
         }
         let demoWindow = insideTmux ? nil : session + ":"
         tmuxArguments += splitArguments(arrangement.shape, commands: commands, forwarded: forwarded, window: demoWindow)
+        if let lesson, let lessonRecordings {
+            // The lesson pane: the whole width under the devices; then the first device has the focus.
+            let script = [
+                "handoff() { \(Self.shellQuoted(executable)) \"$@\"; }",
+                (["handoff", "learn", "--pane", String(lesson), "--recordings", lessonRecordings.path]
+                    + (lessons.map { ["--lessons", $0] } ?? [])).map(Self.shellQuoted).joined(separator: " "),
+            ].joined(separator: "; ")
+            let target = demoWindow.map { ["-t", $0] } ?? []
+            tmuxArguments +=
+                [";", "split-window", "-v", "-f", "-l", String(lessonRows)] + target + forwarded + [script]
+            tmuxArguments += [";", "select-pane", "-t", (demoWindow ?? "") + "{top-left}"]
+        }
         for window in retiredHere { tmuxArguments += [";", "kill-window", "-t", window] }
         for notice in notices {
             tmuxArguments += [";", "display-message", "-c", notice.client, "-d", "8000", notice.text]
@@ -287,6 +323,17 @@ struct DemoCommand: ParsableCommand {
     }
 
     static let demoOptionName = DemoTmux.demoOption
+
+    /// Where a lesson's devices record their lifecycle for the lesson pane.
+    static func lessonRecordingsFolder(lesson: Int) -> URL {
+        LessonsProgress.file.deletingLastPathComponent().appendingPathComponent(
+            "lesson-\(lesson)", isDirectory: true)
+    }
+
+    /// The lesson pane's height: the goal in one line at 80x24, the lesson itself where rows allow.
+    static func lessonPaneRows(windowHeight: Int) -> Int {
+        windowHeight >= 40 ? 10 : windowHeight >= 32 ? 6 : 1
+    }
 
     /// How to stop a demo, on screen: the demo session's status line, or a message inside tmux.
     static let stopHint = "handoff demo --stop ends it"

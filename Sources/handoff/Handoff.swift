@@ -12,7 +12,8 @@ struct Handoff: AsyncParsableCommand {
         version: HandoffVersion.current,
         subcommands: [
             DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self,
-            WebCommand.self, TimelineCommand.self, CheckCommand.self, DoctorCommand.self, BenchCommand.self,
+            WebCommand.self, TimelineCommand.self, CheckCommand.self, DoctorCommand.self, LearnCommand.self,
+            BenchCommand.self,
             SoakCommand.self,
         ],
         defaultSubcommand: DeviceCommand.self

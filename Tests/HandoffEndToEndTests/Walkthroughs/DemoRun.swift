@@ -73,13 +73,16 @@ final class DemoRun {
         ["TMUX_TMPDIR": tmuxFolder.path, "XDG_STATE_HOME": stateFolder.path, "XDG_CONFIG_HOME": configFolder.path]
     }
 
-    /// Starts `handoff demo STORY` and waits for its `devices` panes.
-    init(_ story: String, _ setup: WalkthroughSetup, devices: Int) throws {
+    /// Starts `handoff demo STORY` (or `handoff learn LESSON`, whose demo has a lesson pane
+    /// after the devices) and waits for its `devices` panes (the lesson pane counted).
+    init(_ story: String, _ setup: WalkthroughSetup, devices: Int, lesson: Int? = nil) throws {
         self.setup = setup
         self.story = story
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-walk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: tmuxFolder, withIntermediateDirectories: true)
-        let demo = "'\(executable)' demo \(story) --account \(account) --port \(port)"
+        let demo =
+            lesson.map { "'\(executable)' learn \($0) --account \(account) --port \(port)" }
+            ?? "'\(executable)' demo \(story) --account \(account) --port \(port)"
         let command =
             setup.terminal == .plain
             ? "env -u TMUX -u TMUX_PANE \(demo); echo DEMO-EXIT=$?; exec sleep 600"
