@@ -290,4 +290,40 @@ struct HeadlessSeveralAppsTests {
         let status = laptop.ok(["cmd": "status"])
         #expect(status["activities"]?.arrayValue?.count == 1)
     }
+
+    @Test func becomeCurrentReadsAnActivityFileAndSaysWhatIsWrongWithOne() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-af-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = folder.appendingPathComponent("note.json")
+        try Data(
+            #"{"activityType": "com.example.notes.editing", "title": "Groceries", "userInfo": {"note": 7}, "keywords": ["k"]}"#
+                .utf8
+        ).write(to: good)
+        let bad = folder.appendingPathComponent("bad.json")
+        try Data(#"{"activityType": "com.example.notes.editing", "userInfo": {"a": {"b": 1}}, "title": 3}"#.utf8).write(
+            to: bad)
+
+        let world = HeadlessWorld()
+        let laptop = world.add("Laptop", kind: .laptop, apps: [TestManifests.reader, Self.notes])
+        let phone = world.add("Phone", apps: [Self.notes])
+        let made = laptop.ok(["cmd": "become-current", "file": .string(good.path)])
+        #expect(made["app"] == "com.example.notes")
+        #expect(made["title"] == "Groceries")
+        #expect(made["userInfo"] == ["note": 7])
+        #expect(made["file"] == .string(good.path))
+        #expect(made["warnings"]?.arrayValue?.first?.stringValue?.contains("keywords: read and ignored") == true)
+        world.hood.settle()
+        phone.ok(["cmd": "continue", "peer": "laptop"])
+        world.hood.settle()
+        #expect(phone.events("restored").first?["userInfo"] == ["note": 7])
+        #expect(phone.events("restored").first?["app"] == "com.example.notes")
+
+        let error = laptop.fails(raw: #"{"cmd":"become-current","file":"\#(bad.path)"}"#)
+        #expect(error == "become-current: \(bad.path): title: must be a string, not an integer")
+        let mixed = laptop.fails(raw: #"{"cmd":"become-current","file":"\#(good.path)","title":"x"}"#)
+        #expect(mixed.contains("goes with \"app\" only"))
+        let missing = laptop.fails(raw: #"{"cmd":"become-current","file":"/nonexistent/a.plist"}"#)
+        #expect(missing == "become-current: /nonexistent/a.plist: cannot read the file: no such file")
+    }
 }
