@@ -204,6 +204,32 @@ struct ActivityFileTests {
         #expect(tooLarge.reason == .tooLarge(limit: ActivityFile.maximumFileBytes))
     }
 
+    /// The fuzz target's checks over its seed corpus: an activity whose userInfo survives the
+    /// payload codec, or an error naming the file on one line.
+    @Test func theFuzzSeedsDecodeOrFailNamingTheFile() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/fuzz-activity-file")
+        let seeds = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
+        #expect(seeds.count >= 8)
+        var accepted = 0
+        for seed in seeds {
+            let data = try Data(contentsOf: corpus.appendingPathComponent(seed))
+            do {
+                let file = try ActivityFile(data: data, name: "fuzz.plist")
+                let payload = ActivityPayload(
+                    activityType: file.activityType, userInfo: file.userInfo, teamIdentifier: "T",
+                    bundleIdentifier: "b")
+                #expect(try ActivityPayload(decoding: payload.encoded()).userInfo == file.userInfo, "\(seed)")
+                accepted += 1
+            } catch {
+                let message = "\(error)"
+                #expect(message.hasPrefix("fuzz.plist: "), "\(seed)")
+                #expect(!message.contains("\n"), "\(seed)")
+            }
+        }
+        #expect(accepted >= 5, "the seeds are mostly valid files to mutate")
+    }
+
     @Test func hostileKeysAreShownEscapedAndCut() throws {
         let json =
             #"{"activityType": "t", "userInfo": {""# + "bad\\u001b[31m" + String(repeating: "k", count: 200)
