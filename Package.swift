@@ -85,6 +85,7 @@ let package = Package(
             name: "HandoffHeadless",
             dependencies: [
                 "HandoffCore",
+                "HandoffManifest",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -130,6 +131,8 @@ let package = Package(
         .target(
             name: "BrowserApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"],
             resources: [.copy("Resources")]),
+        // Your own app on the terminal device (`handoff device --app`): a generic screen for its activity.
+        .target(name: "OwnApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"]),
         .executableTarget(name: "handoff-map-bench", dependencies: ["MapApp", "TerminalCells"]),
         .executableTarget(
             name: "handoff",
@@ -153,6 +156,7 @@ let package = Package(
                 "ReaderApp",
                 "MapApp",
                 "BrowserApp",
+                "OwnApp",
                 "HandoffWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -266,6 +270,13 @@ let package = Package(
                 "GridSnapshots",
             ],
             exclude: ["Snapshots"]
+        ),
+        .testTarget(
+            name: "OwnAppTests",
+            dependencies: [
+                "OwnApp", "DeviceUI", "DeviceAppKit", "TerminalCells", "HandoffCore", "HandoffManifest",
+                "HandoffTestSupport",
+            ]
         ),
         .testTarget(
             name: "BrowserAppTests",

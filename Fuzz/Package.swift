@@ -29,6 +29,10 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-manifest-plist", [.product(name: "HandoffManifest", package: "Handoff")]),
     ("fuzz-build-settings", [.product(name: "HandoffManifest", package: "Handoff")]),
     ("fuzz-xcode-project", [.product(name: "HandoffManifest", package: "Handoff")]),
+    (
+        "fuzz-activity-file",
+        [.product(name: "HandoffManifest", package: "Handoff"), .product(name: "HandoffCore", package: "Handoff")]
+    ),
     ("fuzz-site-association", [.product(name: "HandoffCore", package: "Handoff")]),
     ("fuzz-page-parser", [.product(name: "BrowserApp", package: "Handoff")]),
     ("fuzz-reader-document", [.product(name: "ReaderApp", package: "Handoff")]),

@@ -35,24 +35,24 @@ extension HeadlessController {
             "become-current",
             fields: [
                 "type?", "app?", "title?", "userInfo?", "webpageURL?", "streams?", "eligible?", "expiresIn?",
-                "requiredKeys?",
+                "requiredKeys?", "file?",
             ],
-            "create an activity in an app, attached to the app's state, and make it current (without type: make the last activity current again)",
+            "create an activity in an app, attached to the app's state, and make it current (\"file\": as an activity file describes it; without type or file: make the app's last activity current again)",
             perform: { controller, args throws(CommandError) in try controller.becomeCurrent(args) }),
         .init(
-            "update", fields: ["userInfo", "merge?", "needsSave?"],
-            "change the app's state (merged by default) and set needsSave (\"needsSave\": false forgets it: the next payload carries the state saved last)",
+            "update", fields: ["userInfo", "merge?", "needsSave?", "app?"],
+            "change the app's state (merged by default) and set needsSave (\"needsSave\": false forgets it: the next payload carries the state saved last; the default is the app's behaviour)",
             perform: { controller, args throws(CommandError) in try controller.update(args) }),
         .init(
-            "set", fields: ["title?", "webpageURL?", "eligible?", "streams?", "expiresIn?", "requiredKeys?"],
+            "set", fields: ["title?", "webpageURL?", "eligible?", "streams?", "expiresIn?", "requiredKeys?", "app?"],
             "change properties of the activity (null clears title, webpageURL, expiresIn)",
             perform: { controller, args throws(CommandError) in try controller.set(args) }),
         .init(
-            "resign", "the activity stops being current (it stays valid)",
-            perform: { controller, _ throws(CommandError) in try controller.resign() }),
+            "resign", fields: ["app?"], "the activity stops being current (it stays valid)",
+            perform: { controller, args throws(CommandError) in try controller.resign(args) }),
         .init(
-            "invalidate", "invalidate the activity for good",
-            perform: { controller, _ throws(CommandError) in try controller.invalidate() }),
+            "invalidate", fields: ["app?"], "invalidate the activity for good",
+            perform: { controller, args throws(CommandError) in try controller.invalidate(args) }),
         .init(
             "peers", "list the offers of nearby devices",
             perform: { controller, _ throws(CommandError) in controller.peers() }),
@@ -126,9 +126,10 @@ extension HeadlessController {
 }
 
 /// A bad command: the message says what was wrong.
-struct CommandError: Error {
-    var message: String
+package struct CommandError: Error, CustomStringConvertible {
+    package var message: String
     init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// The fields of one command, read with type checks whose errors name the field.

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffManifest
 
 /// Runs one ``Device`` from JSON-line commands and reports everything that happens on it as JSON
 /// lines: the controller behind `handoff device --headless` (see docs/headless.md).
@@ -29,8 +30,28 @@ package final class HeadlessController {
     private(set) var applications: [Application] = []
     var states: [String: AppStateResponder] = [:]
     var activityDelegate: ScriptedActivityDelegate!
-    /// The activity of the last `become-current` (nil once invalidated).
-    var activity: UserActivity?
+    /// Each app's activity of its last `become-current` or `open-document` (removed once
+    /// invalidated), by bundle identifier.
+    var appActivities: [String: UserActivity] = [:]
+    /// The app whose activity was made last.
+    var lastActivityApp: String?
+    /// Each installed app's behaviour (its app model and bugs), by bundle identifier.
+    package private(set) var behaviours: [String: ScriptedBehaviour] = [:]
+
+    /// The activity made last (nil once invalidated): the one commands use when they name no app
+    /// and only one app has an activity.
+    var activity: UserActivity? {
+        get { lastActivityApp.flatMap { appActivities[$0] } }
+        set {
+            if let newValue, let bundle = newValue.application?.bundleIdentifier {
+                appActivities[bundle] = newValue
+                lastActivityApp = bundle
+            } else if newValue == nil, let last = lastActivityApp {
+                appActivities[last] = nil
+                lastActivityApp = appActivities.keys.sorted().last
+            }
+        }
+    }
     /// The activity most recently continued here.
     var lastRestored: UserActivity?
     var declineNext = false
@@ -43,10 +64,13 @@ package final class HeadlessController {
 
     /// Takes over `device`: installs `apps` (with the scripted delegate) and starts reporting its
     /// lifecycle events to `output` (after the device's observers added before).
-    /// - Parameter appModel: How the scripted apps talk to the system (app delegate or scenes).
+    /// - Parameters:
+    ///   - appModel: How the scripted apps talk to the system (app delegate or scenes), unless
+    ///     their behaviour names a model.
+    ///   - behaviours: Each app's behaviour by bundle identifier (default: a correct app).
     package init(
         device: Device, apps: [AppManifest], output: LineWriter, strict: Bool = false,
-        appModel: ScriptedAppModel = .delegate,
+        appModel: ScriptedAppModel = .delegate, behaviours: [String: ScriptedBehaviour] = [:],
         continuationCheck: ((Application, UserActivity) -> String?)? = nil
     ) {
         self.device = device
@@ -57,13 +81,16 @@ package final class HeadlessController {
         device.addLifecycleObserver { [weak self] event in self?.report(event) }
         for manifest in apps {
             // The Browser stand-in stays an app-delegate app; the scripted apps take the model.
-            let model = manifest.isBrowser ? ScriptedAppModel.delegate : appModel
+            var behaviour = behaviours[manifest.bundleIdentifier] ?? ScriptedBehaviour()
+            let model = manifest.isBrowser ? ScriptedAppModel.delegate : behaviour.model ?? appModel
+            behaviour.model = model
             let app = device.install(
                 model.applied(to: manifest), delegate: ScriptedAppDelegate(controller: self),
-                sceneDelegates: [ScriptedSceneDelegate.self, ConnectionOptionsOnlySceneDelegate.self])
+                sceneDelegates: ScriptedAppModel.sceneDelegateClasses)
             applications.removeAll { $0.bundleIdentifier == app.bundleIdentifier }
             applications.append(app)
             states[app.bundleIdentifier] = AppStateResponder()
+            self.behaviours[app.bundleIdentifier] = behaviour
         }
     }
 
@@ -155,7 +182,7 @@ package final class HeadlessController {
         return false
     }
 
-    func emit(_ event: String, _ fields: [String: JSONValue]) {
+    package func emit(_ event: String, _ fields: [String: JSONValue]) {
         var object = fields
         object["event"] = .string(event)
         output.write(.object(object))
@@ -231,12 +258,45 @@ package final class HeadlessController {
 
     var installedList: String { applications.map(\.bundleIdentifier).joined(separator: ", ") }
 
-    /// The valid activity of the last become-current, or an error saying there is none.
-    func requireActivity(_ cmd: String) throws(CommandError) -> UserActivity {
-        guard let activity, activity.isValid else {
+    /// The behaviour of `app` (a correct app when it has none).
+    func behaviour(of app: Application) -> ScriptedBehaviour {
+        behaviours[app.bundleIdentifier] ?? ScriptedBehaviour()
+    }
+
+    /// The installed app `bundle` names, or an error listing the installed ones.
+    func installedApp(_ bundle: String, _ cmd: String) throws(CommandError) -> Application {
+        guard let found = applications.first(where: { $0.bundleIdentifier == bundle }) else {
+            throw CommandError("\(cmd): no app \"\(bundle)\" is installed (installed: \(installedList))")
+        }
+        return found
+    }
+
+    /// The valid activity a command acts on: the one of the app its `app` field names, else the
+    /// only app's that has one; an error says there is none, or that `app` must choose.
+    func requireActivity(_ cmd: String, _ args: Arguments? = nil) throws(CommandError) -> UserActivity {
+        appActivities = appActivities.filter { $0.value.isValid }
+        if let bundle = try args?.string("app") {
+            let app = try installedApp(bundle, cmd)
+            guard let activity = appActivities[app.bundleIdentifier] else {
+                throw CommandError("\(cmd): \(bundle) has no activity: make one with become-current first")
+            }
+            return activity
+        }
+        let live = appActivities.keys.sorted()
+        guard live.count <= 1 else {
+            throw CommandError(
+                "\(cmd): \(live.count) apps have an activity (\(live.joined(separator: ", "))): name one with \"app\"")
+        }
+        guard let bundle = live.first, let activity = appActivities[bundle] else {
             throw CommandError("\(cmd): there is no activity: make one with become-current first")
         }
         return activity
+    }
+
+    /// Forgets `activity` as its app's activity (it was invalidated, or its app quit).
+    func forget(_ activity: UserActivity) {
+        for (bundle, kept) in appActivities where kept === activity { appActivities[bundle] = nil }
+        if let last = lastActivityApp, appActivities[last] == nil { lastActivityApp = appActivities.keys.sorted().last }
     }
 
     func describe(_ activity: UserActivity) -> [String: JSONValue] {
@@ -259,9 +319,26 @@ package final class HeadlessController {
     }
 
     func becomeCurrent(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        if let path = try args.string("file") {
+            let others = args.fields.keys.filter { $0 != "app" && $0 != "file" }.sorted()
+            guard others.isEmpty else {
+                throw CommandError(
+                    "become-current: \"file\" describes the whole activity: it goes with \"app\" only, not "
+                        + others.map { "\"\($0)\"" }.joined(separator: ", "))
+            }
+            let file: ActivityFile
+            do {
+                file = try ActivityFile(contentsOf: URL(fileURLWithPath: path), name: path)
+            } catch {
+                throw CommandError("become-current: \(error)")
+            }
+            var described = try becomeCurrent(file, app: try args.string("app"))
+            described["file"] = .string(path)
+            return described
+        }
         guard let type = try args.string("type") else {
-            // Make the last activity current again.
-            let activity = try requireActivity("become-current")
+            // Make the app's last activity current again.
+            let activity = try requireActivity("become-current", args)
             let others = args.fields.keys.filter { $0 != "app" }.sorted()
             guard others.isEmpty else {
                 throw CommandError(
@@ -270,21 +347,10 @@ package final class HeadlessController {
             }
             if let app = activity.application, !app.isFrontmost { device.bringToFront(app) }
             activity.becomeCurrent()
+            self.activity = activity
             return describe(activity)
         }
-        let app: Application
-        if let bundle = try args.string("app") {
-            guard let found = applications.first(where: { $0.bundleIdentifier == bundle }) else {
-                throw CommandError("become-current: no app \"\(bundle)\" is installed (installed: \(installedList))")
-            }
-            app = found
-        } else if let claiming = applications.first(where: { $0.manifest.continuableActivityTypes.contains(type) }) {
-            app = claiming
-        } else if let first = applications.first {
-            app = first
-        } else {
-            throw CommandError("become-current: no app is installed")
-        }
+        let app = try appFor(type: type, bundle: try args.string("app"))
         let userInfo = try args.userInfo("userInfo") ?? [:]
         let title = try args.string("title")
         var url: URL?
@@ -314,12 +380,55 @@ package final class HeadlessController {
                 throw CommandError("become-current: \(error.message)")
             }
         }
-        activity.delegate = activityDelegate
         activity.title = title
         if let streams { activity.supportsContinuationStreams = streams }
         if let eligible { activity.isEligibleForHandoff = eligible }
         if let expiresIn { activity.expirationDate = device.clock().addingTimeInterval(expiresIn) }
         if let requiredKeys { activity.requiredUserInfoKeys = Set(requiredKeys) }
+        return makeCurrent(activity, in: app, userInfo: userInfo)
+    }
+
+    /// The app an activity of `type` is made in: the one `bundle` names, else the only one
+    /// claiming the type, else the first installed; an error when several claim it.
+    func appFor(type: String, bundle: String?) throws(CommandError) -> Application {
+        if let bundle { return try installedApp(bundle, "become-current") }
+        let claiming = applications.filter { $0.manifest.continuableActivityTypes.contains(type) }
+        if claiming.count > 1 {
+            throw CommandError(
+                "become-current: \(claiming.count) apps claim \(type) ("
+                    + claiming.map(\.bundleIdentifier).joined(separator: ", ") + "): name one with \"app\"")
+        }
+        if let only = claiming.first { return only }
+        if let first = applications.first { return first }
+        throw CommandError("become-current: no app is installed")
+    }
+
+    /// Makes the activity an activity file describes current in `bundle` (default: the app that
+    /// claims its type): what `--activity FILE` does at start, and `become-current` with `file`.
+    package func becomeCurrent(_ file: ActivityFile, app bundle: String?) throws(CommandError) -> [String: JSONValue] {
+        let app = try appFor(type: file.activityType, bundle: bundle)
+        let activity: UserActivity
+        do throws(UserActivityError) {
+            activity = try UserActivity(activityType: file.activityType, application: app)
+            do throws(UserActivityError) {
+                try file.applyProperties(to: activity)
+            } catch {
+                activity.invalidate()
+                throw error
+            }
+        } catch {
+            throw CommandError("become-current: \(file.file): \(error.message)")
+        }
+        var described = makeCurrent(activity, in: app, userInfo: file.userInfo)
+        if !file.warnings.isEmpty {
+            described["warnings"] = .array(file.warnings.map { .string($0.description) })
+        }
+        return described
+    }
+
+    /// The common end of `become-current`: the activity, attached to the app's state, current.
+    func makeCurrent(_ activity: UserActivity, in app: Application, userInfo: UserInfo) -> [String: JSONValue] {
+        activity.delegate = activityDelegate
         let state = states[app.bundleIdentifier]!
         state.state = userInfo
         if !app.isFrontmost { device.bringToFront(app) }
@@ -332,15 +441,16 @@ package final class HeadlessController {
     }
 
     func update(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
-        let activity = try requireActivity("update")
+        let activity = try requireActivity("update", args)
         guard let userInfo = try args.userInfo("userInfo") else {
             throw CommandError("update: \"userInfo\" is required")
         }
         let merge = try args.bool("merge") ?? true
-        let needsSave = try args.bool("needsSave") ?? true
-        guard let bundle = activity.application?.bundleIdentifier, let state = states[bundle] else {
+        guard let app = activity.application, let state = states[app.bundleIdentifier] else {
             throw CommandError("update: the activity's app is gone")
         }
+        // The app's behaviour decides unless the command does (`needsSave=forgotten`).
+        let needsSave = try args.bool("needsSave") ?? behaviour(of: app).setsNeedsSave
         if merge {
             state.state.merge(userInfo) { _, new in new }
         } else {
@@ -357,8 +467,8 @@ package final class HeadlessController {
     }
 
     func set(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
-        let activity = try requireActivity("set")
-        guard !args.fields.isEmpty else {
+        let activity = try requireActivity("set", args)
+        guard !args.fields.keys.filter({ $0 != "app" }).isEmpty else {
             throw CommandError(
                 "set: nothing to set (fields: \(Self.commands.first { $0.name == "set" }!.fieldNames.joined(separator: ", ")))"
             )
@@ -412,7 +522,8 @@ package final class HeadlessController {
             state.userActivity = nil
             state.state = [:]
         }
-        if activity?.application === app { activity = nil }
+        for (bundle, kept) in appActivities where kept.application === app { appActivities[bundle] = nil }
+        if let last = lastActivityApp, appActivities[last] == nil { lastActivityApp = appActivities.keys.sorted().last }
         if lastRestored?.application === app { lastRestored = nil }
         device.terminate(app)
         return ["app": .string(app.bundleIdentifier), "running": .bool(app.isRunning)]
@@ -478,21 +589,21 @@ package final class HeadlessController {
         emit("scene-connected", fields)
     }
 
-    func resign() throws(CommandError) -> [String: JSONValue] {
-        let activity = try requireActivity("resign")
+    func resign(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let activity = try requireActivity("resign", args)
         activity.resignCurrent()
         return describe(activity)
     }
 
-    func invalidate() throws(CommandError) -> [String: JSONValue] {
-        let activity = try requireActivity("invalidate")
+    func invalidate(_ args: Arguments) throws(CommandError) -> [String: JSONValue] {
+        let activity = try requireActivity("invalidate", args)
         activity.invalidate()
         if let bundle = activity.application?.bundleIdentifier, let state = states[bundle],
             state.userActivity === activity
         {
             state.userActivity = nil
         }
-        self.activity = nil
+        forget(activity)
         return ["activity": .string(activity.identifier.uuidString)]
     }
 
@@ -562,11 +673,18 @@ package final class HeadlessController {
                         "bundle": .string(app.bundleIdentifier), "name": .string(app.manifest.displayName),
                         "team": .string(app.manifest.teamIdentifier),
                         "running": .bool(app.isRunning), "usesScenes": .bool(app.usesScenes),
+                        "model": .string((behaviour(of: app).model ?? .delegate).rawValue),
+                        "behaviour": .string(behaviour(of: app).summary),
+                        "hasSceneDelegate": .bool(app.connectedScenes.allSatisfy { $0.delegate != nil }),
                         "scenes": .array(app.connectedScenes.map { .string($0.name) }),
                         "types": .array(app.manifest.continuableActivityTypes.map { .string($0) }),
                     ])
                 }),
             "activity": activity.flatMap { $0.isValid ? .object(describe($0)) : nil } ?? .null,
+            "activities": .array(
+                appActivities.keys.sorted().compactMap { bundle in
+                    appActivities[bundle].flatMap { $0.isValid ? .object(describe($0)) : nil }
+                }),
             "current": device.currentActivity.map { .object(describe($0)) } ?? .null,
             "offers": .integer(Int64(device.system.offers.count)),
             "declineNext": .bool(declineNext),
@@ -810,9 +928,23 @@ package final class HeadlessController {
     // MARK: Callbacks from the scripted delegates
 
     func willContinue(_ application: Application, activityType: String) -> Bool {
-        guard declineNext else { return true }
+        guard declineNext else { return behaviour(of: application).willContinue }
         declineNext = false
         return false
+    }
+
+    /// A SwiftUI app has no `onContinueUserActivity` for the activity's type on screen: SwiftUI
+    /// drops it (the system counted it continued).
+    func continueDropped(_ application: Application, _ activity: UserActivity) {
+        emit(
+            "continue-dropped",
+            [
+                "app": .string(application.bundleIdentifier), "activity": .string(activity.identifier.uuidString),
+                "type": .string(activity.activityType),
+                "reason": .string(
+                    "no view on screen has onContinueUserActivity(\"\(activity.activityType)\"): SwiftUI drops the activity,"
+                        + " though the system counts it continued"),
+            ])
     }
 
     func restoredFields(_ activity: UserActivity) -> [String: JSONValue] {
@@ -831,7 +963,11 @@ package final class HeadlessController {
         _ application: Application, _ activity: UserActivity,
         restorationHandler: @escaping ([Responder]) -> Void
     ) -> Bool {
-        if let reason = continuationCheck?(application, activity) {
+        let refusal =
+            behaviour(of: application).continues
+            ? continuationCheck?(application, activity)
+            : "the app's continue returns false (its behaviour: continue=false)"
+        if let reason = refusal {
             emit(
                 "continue-refused",
                 [

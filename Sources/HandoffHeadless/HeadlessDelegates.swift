@@ -46,6 +46,12 @@ final class ScriptedAppDelegate: ApplicationDelegate {
         _ application: Application, didFailToContinueUserActivityWithType activityType: String,
         error: HandoffError
     ) {
+        guard controller?.behaviour(of: application).implementsDidFail ?? true else {
+            // Not implemented (`--app-behaviour didFail=missing`): Apple's default shows the error.
+            UnimplementedAppDelegate().application(
+                application, didFailToContinueUserActivityWithType: activityType, error: error)
+            return
+        }
         controller?.didFailToContinue(application, activityType: activityType, error: error)
     }
 
@@ -77,6 +83,10 @@ package enum ScriptedAppModel: String, CaseIterable, Sendable {
     /// A scene delegate that looks for the activity only in `connectionOptions.userActivities`
     /// and has no `scene(_:continue:)`: on a cold launch it misses the activity, as real apps do.
     case scenesConnectionOptionsOnly = "scenes-connection-options-only"
+    /// A SwiftUI app: its generated scene manifest names no delegate class (SwiftUI supplies its
+    /// own at run time), and the activity reaches the app through the `onContinueUserActivity`
+    /// modifiers of the views on screen, one per activity type.
+    case swiftUI = "swiftui"
 
     /// The scene delegate class the scripted apps' scene manifest names, if they use scenes.
     var sceneDelegateClassName: String? {
@@ -84,18 +94,45 @@ package enum ScriptedAppModel: String, CaseIterable, Sendable {
         case .delegate: nil
         case .scenes: String(reflecting: ScriptedSceneDelegate.self)
         case .scenesConnectionOptionsOnly: String(reflecting: ConnectionOptionsOnlySceneDelegate.self)
+        case .swiftUI: String(reflecting: SwiftUISceneDelegate.self)
         }
     }
 
-    /// `manifest` with the scene manifest this model needs.
+    /// The scene delegate classes the scripted apps link.
+    static var sceneDelegateClasses: [any SceneDelegate.Type] {
+        [ScriptedSceneDelegate.self, ConnectionOptionsOnlySceneDelegate.self, SwiftUISceneDelegate.self]
+    }
+
+    /// The model an app read from its files has, by its Info.plist: no scene manifest, the app
+    /// delegate; a scene manifest naming a delegate class, scenes (the scripted scene delegate
+    /// stands in for that class); a scene manifest naming none (what Xcode generates for a
+    /// SwiftUI app), SwiftUI.
+    package static func implied(by manifest: AppManifest) -> ScriptedAppModel {
+        guard let scenes = manifest.sceneManifest else { return .delegate }
+        let named = scenes.configurations.contains { !($0.delegateClass ?? "").isEmpty }
+        return named ? .scenes : .swiftUI
+    }
+
+    /// `manifest` with the scene manifest this model needs: none for the app delegate; for a scene
+    /// model the app's own (its roles, names and whether it supports several scenes) with the
+    /// scripted delegate class standing in for the one it names, or a default one.
     func applied(to manifest: AppManifest) -> AppManifest {
-        guard let name = sceneDelegateClassName else { return manifest }
         var manifest = manifest
-        manifest.sceneManifest = AppManifest.SceneManifest(
-            supportsMultipleScenes: true,
-            configurations: [
-                .init(role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration", delegateClass: name)
-            ])
+        guard let name = sceneDelegateClassName else {
+            manifest.sceneManifest = nil
+            return manifest
+        }
+        if var scenes = manifest.sceneManifest, !scenes.configurations.isEmpty {
+            for index in scenes.configurations.indices { scenes.configurations[index].delegateClass = name }
+            manifest.sceneManifest = scenes
+        } else {
+            manifest.sceneManifest = AppManifest.SceneManifest(
+                supportsMultipleScenes: manifest.sceneManifest?.supportsMultipleScenes ?? true,
+                configurations: [
+                    .init(
+                        role: "UIWindowSceneSessionRoleApplication", name: "Default Configuration", delegateClass: name)
+                ])
+        }
         return manifest
     }
 }
@@ -116,14 +153,63 @@ final class ScriptedSceneDelegate: SceneDelegate {
 
     func scene(_ scene: Scene, continue userActivity: UserActivity) {
         guard let app = scene.application else { return }
+        guard scene.controller?.behaviour(of: app).continues ?? true else {
+            // `--app-behaviour continue=false`: as if scene(_:continue:) were not implemented.
+            UnimplementedSceneDelegate().scene(scene, continue: userActivity)
+            return
+        }
         _ = scene.controller?.continueActivity(app, userActivity) { responders in
             for responder in responders { responder.restoreUserActivityState(userActivity) }
         }
     }
 
     func scene(_ scene: Scene, didFailToContinueUserActivityWithType activityType: String, error: HandoffError) {
-        guard let app = scene.application else { return }
-        scene.controller?.didFailToContinue(app, activityType: activityType, error: error)
+        scene.forwardDidFail(activityType: activityType, error: error)
+    }
+}
+
+extension Scene {
+    /// `scene(_:didFailToContinueUserActivityWithType:error:)` of a scripted scene: reported, or,
+    /// when the app's behaviour leaves it out, Apple's default (the system shows the error).
+    func forwardDidFail(activityType: String, error: HandoffError) {
+        guard let app = application else { return }
+        guard controller?.behaviour(of: app).implementsDidFail ?? true else {
+            UnimplementedSceneDelegate().scene(self, didFailToContinueUserActivityWithType: activityType, error: error)
+            return
+        }
+        controller?.didFailToContinue(app, activityType: activityType, error: error)
+    }
+}
+
+/// SwiftUI's scene delegate, standing in for the one SwiftUI supplies to an app whose scene
+/// manifest names none. The activity goes to the `onContinueUserActivity(_:perform:)` of a view
+/// on screen for its type: the scripted SwiftUI app has one for each type it declares
+/// (`NSUserActivityTypes`) unless its behaviour says `continue=false`. With none, SwiftUI drops
+/// the activity: its delegate did take it, so the system counts it continued and the origin is
+/// told, but nothing is restored (a `continue-dropped` event says why).
+final class SwiftUISceneDelegate: SceneDelegate {
+    init() {}
+
+    func scene(_ scene: Scene, willConnectTo session: SceneSession, options: Scene.ConnectionOptions) {
+        scene.controller?.sceneConnected(scene, options: options, readsOnlyUserActivities: false)
+    }
+
+    func scene(_ scene: Scene, continue userActivity: UserActivity) {
+        guard let app = scene.application, let controller = scene.controller else { return }
+        let hasHandler =
+            controller.behaviour(of: app).continues
+            && app.manifest.continuableActivityTypes.contains(userActivity.activityType)
+        guard hasHandler else {
+            controller.continueDropped(app, userActivity)
+            return
+        }
+        _ = controller.continueActivity(app, userActivity) { responders in
+            for responder in responders { responder.restoreUserActivityState(userActivity) }
+        }
+    }
+
+    func scene(_ scene: Scene, didFailToContinueUserActivityWithType activityType: String, error: HandoffError) {
+        scene.forwardDidFail(activityType: activityType, error: error)
     }
 }
 

@@ -103,6 +103,23 @@ enum PropertyListReader {
         guard !data.isEmpty else {
             throw ManifestReadError(file: name, reason: .malformed(detail: "the file is empty"))
         }
+        let object = try foundationObject(from: data, name: name)
+        let value: PropertyListValue
+        do {
+            value = try convert(object)
+        } catch {
+            throw ManifestReadError(file: name, reason: .malformed(detail: error.detail))
+        }
+        guard case .dictionary(let root) = value else {
+            throw ManifestReadError(file: name, reason: .notADictionary(found: value.kindDescription))
+        }
+        return PropertyListFile(name: name, root: root)
+    }
+
+    /// What `PropertyListSerialization` makes of `data` (XML, binary or OpenStep), guarded as the
+    /// type's documentation says: comments stripped, binary input checked structurally first.
+    /// The activity-file decoder (``ActivityFile``) reads its property lists through it too.
+    static func foundationObject(from data: Data, name: String) throws(ManifestReadError) -> Any {
         let object: Any
         do {
             if data.starts(with: Array("bplist".utf8)) {
@@ -127,16 +144,7 @@ enum PropertyListReader {
             throw ManifestReadError(
                 file: name, reason: .malformed(detail: describeParseError(error).escapingInvisibleCharacters))
         }
-        let value: PropertyListValue
-        do {
-            value = try convert(object)
-        } catch {
-            throw ManifestReadError(file: name, reason: .malformed(detail: error.detail))
-        }
-        guard case .dictionary(let root) = value else {
-            throw ManifestReadError(file: name, reason: .notADictionary(found: value.kindDescription))
-        }
-        return PropertyListFile(name: name, root: root)
+        return object
     }
 
     private struct ConversionError: Error {

@@ -93,9 +93,9 @@ struct DeviceCommand: AsyncParsableCommand {
         _ = try appNames
         _ = try armedFaults
         _ = try parsedSlowLink
-        if appModel == .scenesConnectionOptionsOnly && !headless {
+        if let appModel, appModel == .scenesConnectionOptionsOnly || appModel == .swiftUI, !headless {
             throw ValidationError(
-                "--app-model scenes-connection-options-only is for --headless (the scripted apps); the Reader and the Map take delegate or scenes."
+                "--app-model \(appModel.rawValue) is for --headless (the scripted apps); the Reader and the Map take delegate or scenes."
             )
         }
         guard ReadingState.writableVersions.contains(readerVersion) else {
@@ -111,7 +111,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How the apps talk to the system for Handoff: delegate (the app delegate, Apple's path before scenes) or scenes (a scene manifest and scene delegates). Default: scenes on a phone or tablet, delegate on a laptop. With --headless also scenes-connection-options-only: a scene app that looks for the activity only in connectionOptions.userActivities, and misses it on a cold launch as real apps do.",
+            "How the apps talk to the system for Handoff: delegate (the app delegate, Apple's path before scenes) or scenes (a scene manifest and scene delegates). Default: scenes on a phone or tablet, delegate on a laptop. With --headless also scenes-connection-options-only (a scene app that looks for the activity only in connectionOptions.userActivities, and misses it as real apps do) and swiftui (onContinueUserActivity); given, it applies to --app apps too, which otherwise take the model their Info.plist implies.",
             valueName: "model"))
     var appModel: ScriptedAppModel?
 
@@ -229,7 +229,7 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("app"),
         help: ArgumentHelp(
-            "With --headless: also install your app from its files, driven by the scripted delegate (repeatable): an Info.plist, an .app-style folder (Contents/Info.plist or Info.plist, its .entitlements beside it), or an Xcode project (a .xcodeproj or the folder holding it), read as Xcode builds it.",
+            "Also install your app from its files (repeatable): an Info.plist, an .app-style folder (Contents/Info.plist or Info.plist, its .entitlements beside it), or an Xcode project (a .xcodeproj or the folder holding it), read as Xcode builds it. With --headless the scripted delegate drives it; on the terminal device it is on the home screen, and its screen shows the --activity file's activity.",
             valueName: "path"))
     var appPaths: [String] = []
 
@@ -263,13 +263,54 @@ struct DeviceCommand: AsyncParsableCommand {
             "For --app with an Info.plist: its entitlements file, instead of the one beside it.", valueName: "file"))
     var appEntitlements: String?
 
+    @Option(
+        name: .customLong("activity"),
+        help: ArgumentHelp(
+            "An activity file (a property list or JSON: activityType, title, userInfo, webpageURL, requiredUserInfoKeys, expirationDate, eligibleForHandoff…; docs/headless.md). With --headless it is made current at start in the app that claims its type; on the terminal device your app's screen shows it.",
+            valueName: "file"))
+    var activityPath: String?
+
+    @Option(
+        name: .customLong("app-behaviour"),
+        help: ArgumentHelp(
+            "How a scripted app behaves for Handoff, [BUNDLE:]KEY=VALUE,… (repeatable; without BUNDLE every scripted app): model=delegate|scenes|scenes-connection-options-only|swiftui, willContinue=true|false, continue=true|false, didFail=implemented|missing, needsSave=set|forgotten.",
+            valueName: "spec"))
+    var appBehaviours: [String] = []
+
+    /// The activity file `--activity` names, read; the error names the file and the key path.
+    func activityFile() throws -> ActivityFile? {
+        guard let activityPath else { return nil }
+        do {
+            return try ActivityFile(contentsOf: URL(fileURLWithPath: activityPath), name: activityPath)
+        } catch {
+            throw ValidationError("--activity \(error)")
+        }
+    }
+
+    /// Each scripted app's behaviour: `--app-behaviour` over the model its files imply (an app
+    /// from --app or --install) or --app-model.
+    func behaviours(stands: [AppManifest], own: [AppManifest]) throws -> [String: ScriptedBehaviour] {
+        let specs: [AppBehaviourSpec]
+        do {
+            specs = try appBehaviours.map { text throws(AppBehaviourError) in try AppBehaviourSpec.parse(text) }
+        } catch {
+            throw ValidationError(error.message)
+        }
+        let ownBundles = Set(own.map(\.bundleIdentifier))
+        let all = (stands + own).filter { !$0.isBrowser }
+        do {
+            return try AppBehaviourSpec.resolve(specs, bundles: all.map(\.bundleIdentifier)) { bundle in
+                guard ownBundles.contains(bundle), let manifest = own.first(where: { $0.bundleIdentifier == bundle })
+                else { return ScriptedBehaviour(model: effectiveAppModel) }
+                return ScriptedBehaviour(model: appModel ?? ScriptedAppModel.implied(by: manifest))
+            }
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
     /// The apps `--app` names, read; every error names the path and what is wrong.
     func appSources() throws -> [AppSource] {
-        if !headless, !appPaths.isEmpty {
-            throw ValidationError(
-                "--app: the terminal device installs only its own apps so far; run your app's rehearsal with --headless."
-            )
-        }
         let defines = try BuildSettingDefinitions.parse(definitions)
         return try appPaths.map { path in
             do {
@@ -318,6 +359,13 @@ struct DeviceCommand: AsyncParsableCommand {
         let appNames = try self.appNames
         // Read the apps' files before anything is claimed or started: a bad file is one message.
         let sources = try appSources()
+        let activity = try activityFile()
+        if !headless, activity != nil, sources.isEmpty {
+            throw ValidationError("--activity on the terminal device goes with --app: your app's screen shows it.")
+        }
+        if !headless, !appBehaviours.isEmpty {
+            throw ValidationError("--app-behaviour is for --headless (the scripted apps).")
+        }
         let store = AccountStore(
             directory: configDir.map { URL(fileURLWithPath: $0) } ?? AccountStore.defaultDirectory())
         let account = try store.accountCreatingIfNeeded(named: self.account)
@@ -383,11 +431,13 @@ struct DeviceCommand: AsyncParsableCommand {
                     throw ValidationError("--install \(plist): \(error)")
                 }
             }
-            let status = try await HeadlessRunner(
+            var runner = HeadlessRunner(
                 host: host, strict: strict, claimedTypes: claimedTypes,
                 apps: appNames, team: claimTeam, readerVersion: readerVersion,
-                appModel: effectiveAppModel, webFolder: webFolder, installed: installed
-            ).run()
+                appModel: effectiveAppModel, webFolder: webFolder, installed: installed)
+            runner.behaviours = try behaviours(stands: runner.manifests, own: installed)
+            runner.activity = activity
+            let status = try await runner.run()
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -398,8 +448,12 @@ struct DeviceCommand: AsyncParsableCommand {
         if let size = sampleDocument.flatMap(Self.byteSize) {
             try LongBook.write(bytes: size, into: deviceFolder)
         }
+        let ownApps = zip(sources, appPaths).map { source, path in
+            OwnAppSpec(manifest: source.manifest, productName: Self.productName(path: path, target: appTarget))
+        }
         let runner = try TerminalDeviceRunner(
-            host: host, accountName: account.name, appNames: appNames, readerVersion: readerVersion,
+            host: host, accountName: account.name, appNames: appNames, ownApps: ownApps, activity: activity,
+            readerVersion: readerVersion,
             appModel: effectiveAppModel == .delegate ? .delegate : .scenes,
             cloudFolder: noCloud
                 ? nil
@@ -444,6 +498,17 @@ extension DeviceCommand {
         return container
     }
 
+    /// The product name an app's path implies, for an app whose Info.plist names none: the
+    /// target, the project, the `.app` folder, or the folder holding the Info.plist.
+    static func productName(path: String, target: String?) -> String {
+        if let target { return target }
+        var url = URL(fileURLWithPath: path)
+        if url.lastPathComponent == "project.pbxproj" { url.deleteLastPathComponent() }
+        if url.lastPathComponent == "Info.plist" { url.deleteLastPathComponent() }
+        if url.lastPathComponent == "Contents" { url.deleteLastPathComponent() }
+        return url.deletingPathExtension().lastPathComponent
+    }
+
     /// "8MB", "500kB", "20000": decimal units, as sizes are shown everywhere.
     static func byteSize(_ text: String) -> Int? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
@@ -480,6 +545,10 @@ struct HeadlessRunner {
     var webFolder = WebFolder.defaultFolder()
     /// Apps installed from real manifests (`--install`), with the scripted delegate.
     var installed: [AppManifest] = []
+    /// Each scripted app's behaviour, by bundle identifier.
+    var behaviours: [String: ScriptedBehaviour] = [:]
+    /// The activity made current at start (`--activity`).
+    var activity: ActivityFile?
 
     /// The stand-ins a headless device can have.
     static let knownApps = ScriptedApps.known
@@ -519,13 +588,28 @@ struct HeadlessRunner {
         let webFolder = self.webFolder
         let deviceHost = self.host
         let readerCheck = apps.contains("reader") ? Self.readerCheck(version: readerVersion) : nil
-        let controller = host.performAndWait { device in
+        let behaviours = self.behaviours
+        let activity = self.activity
+        let (controller, problem) = host.performAndWait { device in
             WebWiring.attachVerifier(folder: webFolder, to: device, host: deviceHost)
-            return Confined(
-                HeadlessController(
-                    device: device, apps: manifests, output: output, strict: strict, appModel: appModel,
-                    continuationCheck: readerCheck.map { check in { _, activity in check(activity) } }))
+            let controller = HeadlessController(
+                device: device, apps: manifests, output: output, strict: strict, appModel: appModel,
+                behaviours: behaviours,
+                continuationCheck: readerCheck.map { check in { _, activity in check(activity) } })
+            // The file's activity is current before the network starts: the first beacon offers it.
+            var problem: String?
+            if let activity {
+                do throws(CommandError) {
+                    var fields = try controller.becomeCurrent(activity, app: nil)
+                    fields["file"] = .string(activity.file)
+                    controller.emit("activity-file", fields)
+                } catch {
+                    problem = "--activity \(error.message)"
+                }
+            }
+            return (Confined(controller), problem)
         }
+        if let problem { throw ValidationError(problem) }
         try await host.start()
         held.writeFirst(
             JSONValue.object([

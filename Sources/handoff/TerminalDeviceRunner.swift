@@ -4,10 +4,12 @@ import DeviceAppKit
 import DeviceUI
 import Foundation
 import HandoffCore
+import HandoffManifest
 import HandoffNetwork
 import HandoffWeb
 import Logging
 import MapApp
+import OwnApp
 import ReaderApp
 import Synchronization
 import TerminalCells
@@ -32,6 +34,10 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     let host: DeviceHost
     let accountName: String
     let appNames: [String]
+    /// Your apps (`--app`), after the built-in ones on the home screen.
+    let ownApps: [OwnAppSpec]
+    /// The activity file (`--activity`) your app shows: the app claiming its type, else the first.
+    let activity: ActivityFile?
     let readerVersion: Int
     /// How the Reader and the Map talk to the system (Studio, the Browser and the third-party
     /// app use the app delegate).
@@ -47,7 +53,8 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     private let logger: Logger
 
     init(
-        host: DeviceHost, accountName: String, appNames: [String], readerVersion: Int = 2,
+        host: DeviceHost, accountName: String, appNames: [String], ownApps: [OwnAppSpec] = [],
+        activity: ActivityFile? = nil, readerVersion: Int = 2,
         appModel: AppModel = .delegate,
         cloudFolder: URL?,
         localFolder: URL, webFolder: WebFolder = .defaultFolder(), logMode: ScreenState.LogMode = .hidden, logFile: URL
@@ -58,6 +65,8 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         self.host = host
         self.accountName = accountName
         self.appNames = appNames
+        self.ownApps = ownApps
+        self.activity = activity
         self.readerVersion = readerVersion
         self.appModel = appModel
         self.cloudFolder = cloudFolder
@@ -91,6 +100,18 @@ final class TerminalDeviceRunner: @unchecked Sendable {
 
     /// Builds the apps (before the terminal starts, so that their errors print plainly).
     private func makeApps() throws -> [any TerminalApp] {
+        let activity = self.activity
+        let owner =
+            ownApps.firstIndex { own in
+                activity.map { own.manifest.continuableActivityTypes.contains($0.activityType) } ?? false
+            } ?? 0
+        let own: [any TerminalApp] = ownApps.enumerated().map { index, spec in
+            OwnApp(manifest: spec.manifest, productName: spec.productName, file: index == owner ? activity : nil)
+        }
+        return try builtInApps() + own
+    }
+
+    private func builtInApps() throws -> [any TerminalApp] {
         try appNames.map { name in
             switch name {
             case "reader":
@@ -258,6 +279,12 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             return status == 128 + SIGINT ? 0 : status
         }
     }
+}
+
+/// One of your apps (`--app`), read: its manifest and the name its path implies.
+struct OwnAppSpec {
+    var manifest: AppManifest
+    var productName: String
 }
 
 /// Passes the host's "something happened" to the run loop's waker once it exists.

@@ -19,12 +19,15 @@ final class HeadlessNode {
     let controller: HeadlessController
     let collected = CollectedLines()
 
-    init(device: Device, apps: [AppManifest], strict: Bool = false, appModel: ScriptedAppModel = .delegate) {
+    init(
+        device: Device, apps: [AppManifest], strict: Bool = false, appModel: ScriptedAppModel = .delegate,
+        behaviours: [String: ScriptedBehaviour] = [:]
+    ) {
         self.device = device
         let collected = self.collected
         controller = HeadlessController(
             device: device, apps: apps, output: LineWriter { collected.append($0) }, strict: strict,
-            appModel: appModel)
+            appModel: appModel, behaviours: behaviours)
     }
 
     /// Every output line, parsed.
@@ -105,12 +108,12 @@ final class HeadlessWorld {
 
     func add(
         _ name: String, kind: PeerInfo.Kind = .phone, apps: [AppManifest] = HeadlessWorld.apps,
-        strict: Bool = false, appModel: ScriptedAppModel = .delegate
+        strict: Bool = false, appModel: ScriptedAppModel = .delegate, behaviours: [String: ScriptedBehaviour] = [:]
     ) -> HeadlessNode {
         let device = hood.addDevice(
             name, kind: kind,
             configuration: DeviceConfiguration(saveCoalescingInterval: 60, fetchTimeout: 5))
-        return HeadlessNode(device: device, apps: apps, strict: strict, appModel: appModel)
+        return HeadlessNode(device: device, apps: apps, strict: strict, appModel: appModel, behaviours: behaviours)
     }
 }
 
