@@ -55,6 +55,12 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "The activity from a file (a property list or JSON: activityType, userInfo, webpageURL, requiredUserInfoKeys, expirationDate, eligibleForHandoff; docs/headless.md), in place of --type.",
+            valueName: "file"))
+    var activity: String?
+
+    @Option(
+        help: ArgumentHelp(
             "The activity's webpageURL; alone, a browser's page (NSUserActivityTypeBrowsingWeb).", valueName: "url"))
     var webpage: String?
 
@@ -208,8 +214,20 @@ struct DoctorCommand: AsyncParsableCommand {
 
     private func diagnoseApps() async throws(DoctorInputError) -> Diagnosis {
         guard let receiver else { throw DoctorInputError("give --receiver APP (or recordings)") }
+        if activity != nil, type != nil {
+            throw DoctorInputError("--activity FILE gives the type: leave out --type")
+        }
+        let file = try activity.map { path throws(DoctorInputError) -> ActivityFile in
+            do {
+                return try ActivityFile(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw DoctorInputError("\(error)")
+            }
+        }
+        let type = file?.activityType ?? self.type
+        let webpage = self.webpage ?? file?.webpageURL?.absoluteString
         guard type != nil || webpage != nil else {
-            throw DoctorInputError("give the activity: --type TYPE, --webpage URL, or both")
+            throw DoctorInputError("give the activity: --type TYPE, --activity FILE, --webpage URL, or both")
         }
         if type != nil, origin == nil {
             throw DoctorInputError("--type needs --origin APP (only a browser's page, --webpage alone, needs none)")
@@ -240,11 +258,24 @@ struct DoctorCommand: AsyncParsableCommand {
             }
             expirationDate = date
         }
-        let activity = DoctorActivity(
+        var activity = DoctorActivity(
             activityType: type ?? UserActivity.browsingWebType, webpageURL: webpage, payloadBytes: payloadBytes,
             requiredUserInfoKeys: Set(requiredKeys),
             userInfoKeys: emptyUserInfo || !userInfoKeys.isEmpty ? Set(userInfoKeys) : nil,
             expirationDate: expirationDate, isEligibleForHandoff: !notEligible)
+        if let file {
+            // The file's activity, as the origin would send it; options given as well win.
+            let payload = ActivityPayload(
+                activityType: file.activityType, title: file.title, userInfo: file.userInfo,
+                webpageURL: file.webpageURL, teamIdentifier: originApp?.teamIdentifier ?? "",
+                bundleIdentifier: originApp?.bundleIdentifier ?? "")
+            activity.payloadBytes = payloadBytes ?? payload.encoded().count
+            activity.requiredUserInfoKeys.formUnion(file.requiredUserInfoKeys)
+            if activity.userInfoKeys == nil { activity.userInfoKeys = Set(file.userInfo.keys) }
+            activity.expirationDate = expirationDate ?? file.expirationDate
+            activity.isEligibleForHandoff = !notEligible && file.isEligibleForHandoff
+            for warning in file.warnings { FileHandle.standardError.write(Data("handoff doctor: \(warning)\n".utf8)) }
+        }
         let answers = try await siteAnswers(for: activity, receiver: receiverApp)
         return Doctor.diagnose(
             DoctorCase(origin: originApp, receiver: receiverApp, activity: activity, siteAnswers: answers, now: Date()))

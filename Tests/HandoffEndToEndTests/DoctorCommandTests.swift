@@ -31,6 +31,43 @@ struct DoctorCommandTests {
         #expect(lines.contains { $0.hasPrefix("1. warning scene-cold-launch-carries-type: ") })
     }
 
+    /// The Notes pair of the own-app fixtures (a Mac app and its iPhone app, one team) and the
+    /// activity file the devices rehearse it with: the doctor reads the same file they do.
+    @Test func anActivityFileIsJudgedAsTheDevicesSendIt() throws {
+        let mac = DoctorFixture.path("NotesPair/NotesMac")
+        let phone = DoctorFixture.path("NotesPair/NotesPhone")
+        let note = "Tests/HandoffManifestTests/Fixtures/activities/note.plist"
+        let kept = try DoctorRun.handoff("doctor", "--origin", mac, "--receiver", phone, "--activity", note)
+        #expect(kept.status == 0, "\(kept.output)\(kept.error)")
+        #expect(kept.output.contains("Activity: com.example.notes.editing, payload "), "\(kept.output)")
+        #expect(kept.output.contains("Verdict: continues in com.example.notes"), "\(kept.output)")
+
+        let folder = try DoctorTemporaryFolder()
+        // Past the 4611 limit, and a required key the userInfo lacks.
+        let big = folder.url.appendingPathComponent("big.json")
+        let body = String(repeating: "x", count: 600_000)
+        try Data(
+            #"{"activityType": "com.example.notes.editing", "userInfo": {"body": "\#(body)"}, "requiredUserInfoKeys": ["noteID"]}"#
+                .utf8
+        ).write(to: big)
+        let refused = try DoctorRun.handoff("doctor", "--origin", mac, "--receiver", phone, "--activity", big.path)
+        #expect(refused.status == 1, "\(refused.output)\(refused.error)")
+        #expect(
+            refused.output.contains("error required-user-info-keys") || refused.output.contains("noteID"),
+            "\(refused.output)")
+        #expect(refused.output.contains("4611"), "\(refused.output)")
+
+        let both = try DoctorRun.handoff(
+            "doctor", "--origin", mac, "--receiver", phone, "--activity", note, "--type", "x")
+        #expect(both.status == 2)
+        #expect(both.error.contains("--activity FILE gives the type: leave out --type"), "\(both.error)")
+        let typo = folder.url.appendingPathComponent("typo.json")
+        try Data(#"{"activityType": "com.example.notes.editing", "userinfo": {}}"#.utf8).write(to: typo)
+        let bad = try DoctorRun.handoff("doctor", "--origin", mac, "--receiver", phone, "--activity", typo.path)
+        #expect(bad.status == 2)
+        #expect(bad.error.contains("userinfo"), "\(bad.error)")
+    }
+
     @Test func anotherTeamsAppDoesNotContinueAndBothTeamsAreNamed() throws {
         let result = try DoctorRun.handoff(
             "doctor", "--origin", Self.notes, "--receiver", Self.otherTeam, "--type", "com.example.notes.editing")

@@ -6,7 +6,7 @@ import Testing
 /// The soak's short version (`handoff soak` runs thousands; docs/soak.md has a long run): two
 /// device processes, continuations in a row with random faults. Every continuation ends restored
 /// or with a documented code in time, memory stays flat and descriptors come back.
-@Suite("Soak under faults", .tags(.endToEnd), .serialized, .enabled(if: HandoffExecutable.url != nil))
+@Suite("Soak under faults", .tags(.endToEnd), .ownThread, .serialized, .enabled(if: HandoffExecutable.url != nil))
 struct SoakTests {
     /// A new seed each run (printed with the report, so a failure can be replayed with
     /// `handoff soak --seed`).

@@ -786,14 +786,6 @@ private func handshake(
     let loop = group.next()
     let serverDone = loop.makePromise(of: (NIOSSLCertificate, TLSVersion?).self)
     let clientDone = loop.makePromise(of: (NIOSSLCertificate, TLSVersion?).self)
-    // Generous: on a loaded 2-core machine the awaits between the steps below can wait behind
-    // tests that block the shared thread pool; a real failure ends the handshake much sooner.
-    let timeout = loop.scheduleTask(in: .seconds(60)) {
-        serverDone.fail(HandshakeFailed(description: "timed out"))
-        clientDone.fail(HandshakeFailed(description: "timed out"))
-    }
-    defer { timeout.cancel() }
-
     let listener = try await ServerBootstrap(group: group)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelInitializer { channel in
@@ -813,6 +805,14 @@ private func handshake(
             }
         }
         .connect(host: "127.0.0.1", port: port).get()
+    // From the connection on, the handshake runs on the event loop alone: the awaits before it
+    // (binding, connecting), which on a loaded 2-core machine can wait behind tests that block
+    // the shared thread pool, do not count. A real failure ends the handshake much sooner.
+    let timeout = loop.scheduleTask(in: .seconds(60)) {
+        serverDone.fail(HandshakeFailed(description: "timed out"))
+        clientDone.fail(HandshakeFailed(description: "timed out"))
+    }
+    defer { timeout.cancel() }
 
     func outcome(
         _ future: EventLoopFuture<(NIOSSLCertificate, TLSVersion?)>
