@@ -88,7 +88,8 @@ struct TimelineReplayView {
                     lane: row.lane, time: clock(row.event.time), kind: row.event.kind,
                     kindName: row.event.kind.rawValue, detail: row.event.detail)
             },
-            arrows: timeline.arrows, timeWidth: timeWidth, emptyText: "These recordings hold no events.")
+            arrows: timeline.arrows, lost: timeline.lost, timeWidth: timeWidth,
+            emptyText: "These recordings hold no events.")
     }
 
     // MARK: The detail
@@ -114,6 +115,9 @@ struct TimelineReplayView {
                     arrow.from == index ? "→ \(arrow.label) to \(other)" : "← \(arrow.label) from \(other)",
                     Style(.accent)
                 ))
+        }
+        for message in timeline.lost where message.from == index {
+            lines.append(("→ \(message.label) to \(timeline.lanes[message.toLane].name): lost", Style(.warning)))
         }
         for line in TextWidth.wrap(event.explanation, width: inside.width) { lines.append((line, Style(.dim))) }
         let shown: Set<String> = ["time", "device", "kind", "detail", "explanation"]
