@@ -65,11 +65,13 @@ package struct Timeline: Sendable {
         let lineHeight = 14
         // Each row as tall as its wrapped text.
         let labels = rows.map { Self.wrap(Self.label($0.event), columns: Self.svgColumns) }
+        // A row that sent a lost message has a line more, for it.
+        let losing = Set(lost.map(\.from))
         var rowTop: [Int] = []
         var cursor = top
-        for lines in labels {
+        for (index, lines) in labels.enumerated() {
             rowTop.append(cursor)
-            cursor += 16 + lineHeight * lines.count
+            cursor += 16 + lineHeight * (lines.count + (losing.contains(index) ? 1 : 0))
         }
         let legendTop = cursor + 20
         // Wide enough for the last lane's text and the colour table's longest line.
@@ -104,19 +106,20 @@ package struct Timeline: Sendable {
             svg +=
                 "<line class=\"arrow\" x1=\"\(x1)\" y1=\"\(y1)\" x2=\"\(x2 + direction)\" y2=\"\(y2)\" stroke=\"#1f6feb\" stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n"
             svg +=
-                "<text x=\"\((x1 + x2) / 2)\" y=\"\((y1 + y2) / 2 - 4)\" text-anchor=\"middle\" fill=\"#1f6feb\">\(Self.escape(arrow.label))</text>\n"
+                "<text x=\"\((x1 + x2) / 2)\" y=\"\((y1 + y2) / 2 - 4)\" text-anchor=\"middle\" fill=\"#1f6feb\"\(Self.halo)>\(Self.escape(arrow.label))</text>\n"
         }
         for message in lost {
-            // Dashed towards the lane it was sent to, ending in a cross two thirds of the way.
+            // Dashed towards the lane it was sent to, ending in a cross two thirds of the way, under
+            // the text of the event that sent it.
             let x1 = x(rows[message.from].lane)
             let x2 = x1 + (x(message.toLane) - x1) * 2 / 3
-            let y1 = y(message.from) + 6
+            let y1 = rowTop[message.from] + 20 + lineHeight * labels[message.from].count
             svg +=
                 "<line class=\"lost\" x1=\"\(x1)\" y1=\"\(y1)\" x2=\"\(x2)\" y2=\"\(y1)\" stroke=\"\(Self.color(.warning))\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
             svg +=
                 "<path d=\"M\(x2 - 5),\(y1 - 5) L\(x2 + 5),\(y1 + 5) M\(x2 - 5),\(y1 + 5) L\(x2 + 5),\(y1 - 5)\" stroke=\"\(Self.color(.warning))\" stroke-width=\"2\"/>\n"
             svg +=
-                "<text x=\"\((x1 + x2) / 2)\" y=\"\(y1 - 4)\" text-anchor=\"middle\" fill=\"\(Self.color(.warning))\">\(Self.escape(message.label)) lost</text>\n"
+                "<text x=\"\((x1 + x2) / 2)\" y=\"\(y1 - 4)\" text-anchor=\"middle\" fill=\"\(Self.color(.warning))\"\(Self.halo)>\(Self.escape(message.label)) lost</text>\n"
         }
         for (index, row) in rows.enumerated() {
             let color = Self.color(TimelineTone(row.event.kind))
@@ -140,6 +143,9 @@ package struct Timeline: Sendable {
         }
         return svg + "</svg>\n"
     }
+
+    /// A white outline under an arrow's label, so that it reads where it crosses an event's text.
+    static let halo = " stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\""
 
     /// A line of the colour table: the tone and the kinds it colours.
     static func legend(_ tone: TimelineTone) -> String {
