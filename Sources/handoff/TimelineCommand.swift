@@ -15,7 +15,7 @@ struct TimelineCommand: ParsableCommand {
             an offer, the payload request, the payload (or its refusal), continuation streams and \
             "was continued", matched by the continuation's identifier.
 
-            On a terminal, without --print or --svg, the timeline is replayed interactively: \
+            On a terminal, without --print or an output file, the timeline is replayed interactively: \
             → steps to the next event, ← goes back, Space plays forward (and pauses), PgUp/PgDn \
             move a page, Home/End go to the first and last event, q quits; the shown event's \
             detail (what Apple does at that step, its fields) is below the lanes, or beside them \
@@ -117,12 +117,20 @@ struct TimelineCommand: ParsableCommand {
         }
     }
 
-    /// Why `path` cannot be written, in one line: the folder that is missing, or the error.
+    /// Why `path` cannot be written, in one line: the folder that is missing, a folder in its
+    /// place, a folder that cannot be written, or the error.
     static func cannotWrite(_ path: String, _ error: any Error) -> String {
+        let files = FileManager.default
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isFolder: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
+        if !files.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
             return "\(path): cannot be written (there is no folder \(folder))"
+        }
+        if files.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            return "\(path): cannot be written (it is a folder)"
+        }
+        if !files.isWritableFile(atPath: folder) {
+            return "\(path): cannot be written (the folder \(folder) cannot be written)"
         }
         let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
         return "\(path): cannot be written (\(reason.split(separator: "\n").first ?? ""))"

@@ -102,7 +102,7 @@ struct TimelineExportEndToEndTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let isFolder = try Self.handoff(Self.demo + [option, folder])
         #expect(isFolder.status == 2)
-        #expect(isFolder.error.hasPrefix("handoff timeline: \(folder): cannot be written ("), "\(isFolder.error)")
+        #expect(isFolder.error == "handoff timeline: \(folder): cannot be written (it is a folder)\n")
         #expect(isFolder.error.split(separator: "\n").count == 1, "\(isFolder.error)")
     }
 
