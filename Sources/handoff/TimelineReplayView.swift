@@ -80,13 +80,17 @@ struct TimelineReplayView {
     // MARK: The lanes
 
     /// The timeline's lanes, named with their device's kind, times as the recordings' clocks.
+    /// Recordings are files anyone may hand over: what they say is drawn with its control and
+    /// invisible characters shown as code points (`\u{1b}`), never acting and never dropped unseen.
     static func lanes(of timeline: Timeline) -> TimelineWidget {
         TimelineWidget(
-            lanes: timeline.lanes.map { TimelineWidget.Lane(name: "\($0.name) (\($0.kind))") },
+            lanes: timeline.lanes.map {
+                TimelineWidget.Lane(name: TerminalText.sanitized("\($0.name) (\($0.kind))"))
+            },
             events: timeline.rows.map { row in
                 TimelineWidget.Event(
                     lane: row.lane, time: clock(row.event.time), kind: row.event.kind,
-                    kindName: row.event.kind.rawValue, detail: row.event.detail)
+                    kindName: row.event.kind.rawValue, detail: TerminalText.sanitized(row.event.detail))
             },
             arrows: timeline.arrows, lost: timeline.lost, timeWidth: timeWidth,
             emptyText: "These recordings hold no events.")
