@@ -211,7 +211,8 @@ let package = Package(
         .testTarget(
             name: "HandoffExploreTests",
             dependencies: [
-                "HandoffCore", "HandoffExplore", "HandoffRules", "HandoffScenarios", "HandoffTestSupport",
+                "HandoffCore", "HandoffExplore", "HandoffRecordings", "HandoffRules", "HandoffScenarios",
+                "HandoffTestSupport",
             ]
         ),
         .testTarget(

@@ -37,7 +37,10 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("fuzz-page-parser", [.product(name: "BrowserApp", package: "Handoff")]),
     ("fuzz-reader-document", [.product(name: "ReaderApp", package: "Handoff")]),
     ("fuzz-web-response", [.product(name: "HandoffWeb", package: "Handoff")]),
-    ("fuzz-recording", [.product(name: "HandoffRecordings", package: "Handoff")]),
+    (
+        "fuzz-recording",
+        [.product(name: "HandoffRecordings", package: "Handoff"), .product(name: "HandoffCore", package: "Handoff")]
+    ),
     (
         "fuzz-recording-check",
         [.product(name: "HandoffRecordings", package: "Handoff"), .product(name: "HandoffRules", package: "Handoff")]

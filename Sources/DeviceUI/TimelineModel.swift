@@ -20,6 +20,8 @@ package struct TimelineModel: Sendable {
     /// The events, oldest first.
     package var rows: [Row]
     package var arrows: [TimelineArrow]
+    /// Messages sent to a drawn lane that recorded no receipt.
+    package var lost: [TimelineLostMessage]
     /// The continuation shown (lower-case UUID text), nil before the first.
     package var continuation: String?
     /// How many continuations there are, and which one is shown (1: the oldest).
@@ -88,6 +90,7 @@ package struct TimelineModel: Sendable {
         lanes = names.map { Lane(name: $0, isThisDevice: $0 == device) }
         rows = layout.map { Row(lane: $0.lane, entry: $0.event) }
         arrows = TimelineLayout.arrows(layout)
+        lost = TimelineLayout.lost(layout)
         var notes: [String] = []
         let peers = Set(rows.compactMap(\.entry.peer)).subtracting(names).sorted()
         for peer in peers {

@@ -274,10 +274,15 @@ package struct Explorer {
     }
 }
 
-/// The text timeline of a run's lifecycles (HandoffRecordings' ``Timeline``, as `handoff
-/// timeline --print` draws recordings).
+/// The timeline of a run's lifecycles (HandoffRecordings' ``Timeline``, laid out as `handoff
+/// timeline` lays out recordings; the executable prints it as `--print` does).
 package enum ExploreTimeline {
-    package static func text(_ lifecycles: [ExploreLifecycle], kinds: [String]) -> String {
+    /// - Throws: ``RecordingError`` when a lifecycle does not read back as a recording.
+    package static func timeline(
+        _ lifecycles: [ExploreLifecycle], kinds: [String]
+    ) throws(RecordingError)
+        -> Timeline
+    {
         var recordings: [LifecycleRecording] = []
         for (index, lifecycle) in lifecycles.enumerated() {
             var lines = [
@@ -294,12 +299,8 @@ package enum ExploreTimeline {
                 lines.append(JSONValue.object(object).jsonText)
             }
             let data = Data((lines.joined(separator: "\n") + "\n").utf8)
-            do {
-                recordings.append(try LifecycleRecording(data: data, file: lifecycle.device))
-            } catch {
-                return "(the timeline could not be drawn: \(error))"
-            }
+            recordings.append(try LifecycleRecording(data: data, file: lifecycle.device))
         }
-        return Timeline(recordings: recordings).text()
+        return Timeline(recordings: recordings)
     }
 }

@@ -3,8 +3,9 @@ import HandoffCore
 
 /// Several devices' lifecycles on one time axis: a lane per device, time going down, and arrows
 /// for what crosses the network, paired by what both ends record (the beacon by device, serial
-/// and type hash; everything of a continuation by its identifier). `handoff timeline` draws it
-/// as text (`--print`) or as a picture (`--svg`).
+/// and type hash; everything of a continuation by its identifier), in causal order. `handoff
+/// timeline` draws it on a terminal and as text (`--print`, DeviceUI's `TimelineWidget`), as a
+/// picture (`--svg`), a Mermaid sequence diagram (`--mermaid`) and a trace (`--trace`).
 package struct Timeline: Sendable {
     package struct Lane: Sendable, Hashable {
         package var name: String
@@ -17,13 +18,15 @@ package struct Timeline: Sendable {
         package var event: RecordedEvent
     }
 
-    /// Something that crossed the network: from one row to another.
+    /// Something that crossed the network: from one row to a later one.
     package typealias Arrow = TimelineArrow
 
     package var lanes: [Lane]
-    /// Every event of every lane, oldest first.
+    /// Every event of every lane in causal order (``TimelineLayout/rows(_:)``).
     package var rows: [Row]
     package var arrows: [Arrow]
+    /// Messages sent to a lane of the timeline that recorded no receipt.
+    package var lost: [TimelineLostMessage]
 
     /// Lays out `recordings`; with `continuation`, only that continuation's events and the
     /// beacon that made its offer.
@@ -34,60 +37,15 @@ package struct Timeline: Sendable {
         self.rows = rows.map { Row(lane: $0.lane, event: $0.event) }
         // The pairing is shared with the device's timeline view (HandoffCore's TimelineLayout).
         arrows = TimelineLayout.arrows(rows)
+        lost = TimelineLayout.lost(rows)
     }
 
-    // MARK: Text
-
-    /// The timeline as plain text: a time column, then one column per lane; each arrow is a
-    /// line of its own under the event that sent it.
-    package func text(laneWidth: Int = 44) -> String {
-        let width = max(16, laneWidth)
-        var lines: [String] = []
-        func pad(_ text: String, _ count: Int) -> String {
-            let clipped = text.count > count ? String(text.prefix(max(0, count - 1))) + "…" : text
-            return clipped + String(repeating: " ", count: max(0, count - clipped.count))
-        }
-        let timeWidth = 12
-        lines.append(pad("", timeWidth) + lanes.map { " │ " + pad("\($0.name) (\($0.kind))", width) }.joined())
-        lines.append(
-            String(repeating: "─", count: timeWidth)
-                + lanes.map { _ in "─┼─" + String(repeating: "─", count: width) }.joined())
-        let arrowsFrom = Dictionary(grouping: arrows, by: \.from)
-        for (index, row) in rows.enumerated() {
-            var line = pad(Self.clock(row.event), timeWidth)
-            for lane in lanes.indices {
-                let cell = lane == row.lane ? "\(row.event.kind.rawValue) \(row.event.detail)" : ""
-                line += " │ " + pad(cell, width)
-            }
-            lines.append(line.trimmingTrailingSpaces)
-            for arrow in arrowsFrom[index] ?? [] {
-                lines.append(arrowLine(arrow, timeWidth: timeWidth, width: width).trimmingTrailingSpaces)
-            }
-        }
-        return lines.joined(separator: "\n") + "\n"
+    /// What a row's lane says of it: its kind and its detail.
+    package static func label(_ event: RecordedEvent) -> String {
+        event.detail.isEmpty ? event.kind.rawValue : "\(event.kind.rawValue) \(event.detail)"
     }
 
-    func arrowLine(_ arrow: Arrow, timeWidth: Int, width: Int) -> String {
-        let from = rows[arrow.from].lane
-        let to = rows[arrow.to].lane
-        let low = min(from, to)
-        let high = max(from, to)
-        // Character positions: lane l's column starts at timeWidth + l * (width + 3) + 3.
-        let start = timeWidth + low * (width + 3) + 3 + width / 2
-        let end = timeWidth + high * (width + 3) + 3 + width / 2
-        var characters = Array(String(repeating: " ", count: timeWidth + lanes.count * (width + 3)))
-        for lane in lanes.indices { characters[timeWidth + lane * (width + 3) + 1] = "│" }
-        for position in start...end { characters[position] = "─" }
-        if from < to { characters[end] = "▶" } else { characters[start] = "◀" }
-        let label = " \(arrow.label) "
-        let labelStart = start + max(1, (end - start - label.count) / 2)
-        for (offset, character) in label.enumerated() where labelStart + offset < end {
-            characters[labelStart + offset] = character
-        }
-        return String(characters)
-    }
-
-    static func clock(_ event: RecordedEvent) -> String {
+    package static func clock(_ event: RecordedEvent) -> String {
         // HH:mm:ss.SSS from the recorded ISO 8601 text (UTC, as recorded).
         guard let t = event.timeText.firstIndex(of: "T") else { return event.timeText }
         return String(event.timeText[event.timeText.index(after: t)...].prefix(12))
@@ -95,16 +53,36 @@ package struct Timeline: Sendable {
 
     // MARK: SVG
 
-    /// The same sequence diagram as an SVG picture.
+    /// Characters of a label line in the picture (monospace, 11 px: some 6.7 px each).
+    static let svgColumns = 50
+
+    /// The same sequence diagram as an SVG picture: every event's text whole (wrapped within its
+    /// lane), every arrow going down, lost messages ending in a cross, and the colour table.
     package func svg() -> String {
-        let laneWidth = 320
+        let laneWidth = 360
         let left = 110
         let top = 70
-        let rowHeight = 30
-        let width = left + lanes.count * laneWidth + 20
-        let height = top + rows.count * rowHeight + 40
+        let lineHeight = 14
+        // Each row as tall as its wrapped text.
+        let labels = rows.map { Self.wrap(Self.label($0.event), columns: Self.svgColumns) }
+        // A row that sent a lost message has a line more, for it.
+        let losing = Set(lost.map(\.from))
+        var rowTop: [Int] = []
+        var cursor = top
+        for (index, lines) in labels.enumerated() {
+            rowTop.append(cursor)
+            cursor += 16 + lineHeight * (lines.count + (losing.contains(index) ? 1 : 0))
+        }
+        let legendTop = cursor + 20
+        // Wide enough for the last lane's text and the colour table's longest line.
+        let legend = TimelineTone.allCases.map(Self.legend)
+        let textWidth = Int((Double(Self.svgColumns) * 6.7).rounded(.up))
+        let width = max(
+            left + (max(1, lanes.count) - 1) * laneWidth + laneWidth / 2 + 8 + textWidth + 20,
+            28 + Int((Double(legend.map(\.count).max() ?? 0) * 6.7).rounded(.up)) + 20)
+        let height = legendTop + 24 * TimelineTone.allCases.count + 40
         func x(_ lane: Int) -> Int { left + lane * laneWidth + laneWidth / 2 }
-        func y(_ row: Int) -> Int { top + row * rowHeight + rowHeight / 2 }
+        func y(_ row: Int) -> Int { rowTop[row] + 12 }
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="Menlo, DejaVu Sans Mono, monospace" font-size="11">
             <defs><marker id="arrow" markerWidth="10" markerHeight="8" refX="9" refY="4" orient="auto"><path d="M0,0 L10,4 L0,8 z" fill="#1f6feb"/></marker></defs>
@@ -117,41 +95,96 @@ package struct Timeline: Sendable {
             svg +=
                 "<text x=\"\(x(lane))\" y=\"46\" text-anchor=\"middle\" fill=\"#666\">\(Self.escape(info.kind))</text>\n"
             svg +=
-                "<line x1=\"\(x(lane))\" y1=\"\(top - 10)\" x2=\"\(x(lane))\" y2=\"\(height - 20)\" stroke=\"#bbb\" stroke-width=\"2\"/>\n"
+                "<line x1=\"\(x(lane))\" y1=\"\(top - 10)\" x2=\"\(x(lane))\" y2=\"\(legendTop - 10)\" stroke=\"#bbb\" stroke-width=\"2\"/>\n"
         }
         for arrow in arrows {
-            let from = rows[arrow.from]
-            let to = rows[arrow.to]
-            let x1 = x(from.lane)
+            let x1 = x(rows[arrow.from].lane)
+            let x2 = x(rows[arrow.to].lane)
             let y1 = y(arrow.from)
-            let x2 = x(to.lane)
             let y2 = y(arrow.to)
             let direction = x2 > x1 ? -6 : 6
             svg +=
-                "<line x1=\"\(x1)\" y1=\"\(y1)\" x2=\"\(x2 + direction)\" y2=\"\(y2)\" stroke=\"#1f6feb\" stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n"
+                "<line class=\"arrow\" x1=\"\(x1)\" y1=\"\(y1)\" x2=\"\(x2 + direction)\" y2=\"\(y2)\" stroke=\"#1f6feb\" stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n"
             svg +=
-                "<text x=\"\((x1 + x2) / 2)\" y=\"\((y1 + y2) / 2 - 4)\" text-anchor=\"middle\" fill=\"#1f6feb\">\(Self.escape(arrow.label))</text>\n"
+                "<text x=\"\((x1 + x2) / 2)\" y=\"\((y1 + y2) / 2 - 4)\" text-anchor=\"middle\" fill=\"#1f6feb\"\(Self.halo)>\(Self.escape(arrow.label))</text>\n"
+        }
+        for message in lost {
+            // Dashed towards the lane it was sent to, ending in a cross two thirds of the way, under
+            // the text of the event that sent it.
+            let x1 = x(rows[message.from].lane)
+            let x2 = x1 + (x(message.toLane) - x1) * 2 / 3
+            let y1 = rowTop[message.from] + 20 + lineHeight * labels[message.from].count
+            svg +=
+                "<line class=\"lost\" x1=\"\(x1)\" y1=\"\(y1)\" x2=\"\(x2)\" y2=\"\(y1)\" stroke=\"\(Self.color(.warning))\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
+            svg +=
+                "<path d=\"M\(x2 - 5),\(y1 - 5) L\(x2 + 5),\(y1 + 5) M\(x2 - 5),\(y1 + 5) L\(x2 + 5),\(y1 - 5)\" stroke=\"\(Self.color(.warning))\" stroke-width=\"2\"/>\n"
+            svg +=
+                "<text x=\"\((x1 + x2) / 2)\" y=\"\(y1 - 4)\" text-anchor=\"middle\" fill=\"\(Self.color(.warning))\"\(Self.halo)>\(Self.escape(message.label)) lost</text>\n"
         }
         for (index, row) in rows.enumerated() {
-            let color = Self.color(row.event.kind)
+            let color = Self.color(TimelineTone(row.event.kind))
             svg += "<circle cx=\"\(x(row.lane))\" cy=\"\(y(index))\" r=\"4\" fill=\"\(color)\"/>\n"
             svg += "<text x=\"10\" y=\"\(y(index) + 4)\" fill=\"#666\">\(Self.escape(Self.clock(row.event)))</text>\n"
-            let label = "\(row.event.kind.rawValue) \(row.event.detail)"
-            let clipped = label.count > 46 ? String(label.prefix(45)) + "…" : label
             svg +=
-                "<text x=\"\(x(row.lane) + 8)\" y=\"\(y(index) + 4)\" fill=\"\(color)\"><title>\(Self.escape(row.event.explanation))</title>\(Self.escape(clipped))</text>\n"
+                "<text x=\"\(x(row.lane) + 8)\" y=\"\(y(index) + 4)\" fill=\"\(color)\"><title>\(Self.escape(row.event.explanation))</title>"
+            for (number, line) in labels[index].enumerated() {
+                svg +=
+                    "<tspan x=\"\(x(row.lane) + 8)\" dy=\"\(number == 0 ? 0 : lineHeight)\">\(Self.escape(line))</tspan>"
+            }
+            svg += "</text>\n"
+        }
+        // The colour table: one row per tone, with the kinds it colours.
+        svg += "<text x=\"10\" y=\"\(legendTop)\" font-weight=\"bold\">Colours</text>\n"
+        for (number, tone) in TimelineTone.allCases.enumerated() {
+            let rowY = legendTop + 20 + number * 24
+            svg += "<circle cx=\"16\" cy=\"\(rowY - 4)\" r=\"4\" fill=\"\(Self.color(tone))\"/>\n"
+            svg +=
+                "<text class=\"legend\" x=\"28\" y=\"\(rowY)\" fill=\"\(Self.color(tone))\">\(Self.escape(legend[number]))</text>\n"
         }
         return svg + "</svg>\n"
     }
 
-    static func color(_ kind: LifecycleEvent.Kind) -> String {
-        switch kind {
-        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue:
-            "#cf222e"
-        case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored: "#9a6700"
-        case .continued, .wasContinued: "#1a7f37"
-        default: "#24292f"
+    /// A white outline under an arrow's label, so that it reads where it crosses an event's text.
+    static let halo = " stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\""
+
+    /// A line of the colour table: the tone and the kinds it colours.
+    static func legend(_ tone: TimelineTone) -> String {
+        let kinds = LifecycleEvent.Kind.allCases.filter { TimelineTone($0) == tone }.map(\.rawValue)
+        return "\(tone.rawValue): " + (tone == .normal ? "every other event" : kinds.joined(separator: ", "))
+    }
+
+    /// The picture's colour of each tone (HandoffCore's one table of which kind has which tone).
+    static func color(_ tone: TimelineTone) -> String {
+        switch tone {
+        case .error: "#cf222e"
+        case .warning: "#9a6700"
+        case .success: "#1a7f37"
+        case .normal: "#24292f"
         }
+    }
+
+    /// `text` in lines of at most `columns` characters, broken at spaces where it can be (a word
+    /// longer than a line is split): nothing is left out.
+    static func wrap(_ text: String, columns: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            var word = Substring(word)
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if candidate.count <= columns {
+                line = candidate
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            line = ""
+            while word.count > columns {
+                lines.append(String(word.prefix(columns)))
+                word = word.dropFirst(columns)
+            }
+            line = String(word)
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        return lines
     }
 
     static func escape(_ text: String) -> String {
@@ -173,12 +206,4 @@ package struct Timeline: Sendable {
 
 extension RecordedEvent: TimelineEvent {
     package var timelineKind: LifecycleEvent.Kind? { kind }
-}
-
-extension String {
-    var trimmingTrailingSpaces: String {
-        var text = self
-        while text.last == " " { text.removeLast() }
-        return text
-    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HandoffCore
 import HandoffExplore
+import HandoffRecordings
 
 /// The options of `handoff check --explore` (the check command embeds them).
 ///
@@ -138,7 +139,13 @@ enum CheckExplore {
         }
         if arguments.printTimeline {
             print("")
-            print(ExploreTimeline.text(found.run.lifecycles, kinds: ExploreProgram.kinds), terminator: "")
+            do {
+                let timeline = try ExploreTimeline.timeline(found.run.lifecycles, kinds: ExploreProgram.kinds)
+                // Drawn as `handoff timeline --print` draws recordings.
+                print(TimelineReplayView.lanes(of: timeline).text(laneWidth: 44), terminator: "")
+            } catch {
+                print("(the timeline could not be drawn: \(error))")
+            }
         }
         return 1
     }

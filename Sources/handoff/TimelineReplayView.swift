@@ -80,15 +80,20 @@ struct TimelineReplayView {
     // MARK: The lanes
 
     /// The timeline's lanes, named with their device's kind, times as the recordings' clocks.
+    /// Recordings are files anyone may hand over: what they say is drawn with its control and
+    /// invisible characters shown as code points (`\u{1b}`), never acting and never dropped unseen.
     static func lanes(of timeline: Timeline) -> TimelineWidget {
         TimelineWidget(
-            lanes: timeline.lanes.map { TimelineWidget.Lane(name: "\($0.name) (\($0.kind))") },
+            lanes: timeline.lanes.map {
+                TimelineWidget.Lane(name: TerminalText.sanitized("\($0.name) (\($0.kind))"))
+            },
             events: timeline.rows.map { row in
                 TimelineWidget.Event(
                     lane: row.lane, time: clock(row.event.time), kind: row.event.kind,
-                    kindName: row.event.kind.rawValue, detail: row.event.detail)
+                    kindName: row.event.kind.rawValue, detail: TerminalText.sanitized(row.event.detail))
             },
-            arrows: timeline.arrows, timeWidth: timeWidth, emptyText: "These recordings hold no events.")
+            arrows: timeline.arrows, lost: timeline.lost, timeWidth: timeWidth,
+            emptyText: "These recordings hold no events.")
     }
 
     // MARK: The detail
@@ -114,6 +119,9 @@ struct TimelineReplayView {
                     arrow.from == index ? "→ \(arrow.label) to \(other)" : "← \(arrow.label) from \(other)",
                     Style(.accent)
                 ))
+        }
+        for message in timeline.lost where message.from == index {
+            lines.append(("→ \(message.label) to \(timeline.lanes[message.toLane].name): lost", Style(.warning)))
         }
         for line in TextWidth.wrap(event.explanation, width: inside.width) { lines.append((line, Style(.dim))) }
         let shown: Set<String> = ["time", "device", "kind", "detail", "explanation"]

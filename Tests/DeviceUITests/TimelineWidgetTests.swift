@@ -111,4 +111,35 @@ struct TimelineWidgetTests {
         #expect(TimelineWidget.style(.saved) == Style(.normal))
         #expect(TimelineWidget.style(nil) == Style(.normal))
     }
+
+    /// The printed text (`handoff timeline --print`) is drawn by the same widget, and wraps each
+    /// event's text within its lane: a failure's code, name and reason are whole, at any lane width.
+    @Test(arguments: [16, 44, 70])
+    func thePrintedTextCutsNothing(laneWidth: Int) {
+        var widget = Self.widget()
+        let reason =
+            "from Laptop: 4610 NSUserActivityRemoteApplicationTimedOutError: no payload from Laptop within 2 s"
+        widget.events.append(
+            TimelineWidget.Event(
+                lane: 1, time: "06:13:20.000", kind: .continuationFailed, kindName: "continuationFailed",
+                detail: reason))
+        widget.lost = [TimelineLostMessage(from: 9, toLane: 1, label: "payload 2.1 kB")]
+        let text = widget.text(laneWidth: laneWidth)
+        #expect(!text.contains("…"), "\(text)")
+        // The whole reason, read back from its lane's lines.
+        let lines = text.split(separator: "\n").map(String.init)
+        let first = lines.firstIndex { $0.contains("●continuationFailed") }
+        #expect(first != nil, "\(text)")
+        if let first, let marker = lines[first].range(of: "●continuationFailed") {
+            let column = lines[first].distance(from: lines[first].startIndex, to: marker.lowerBound)
+            let lane = lines[first...].prefix { $0.count > column }.prefix { line in
+                line == lines[first] || Array(line)[column] == " "
+            }.map { String(Array($0)[(column + 1)...]).trimmingCharacters(in: .whitespaces) }
+            // Long words are split across lines; no character is lost.
+            #expect(
+                lane.joined().replacingOccurrences(of: " ", with: "")
+                    == ("continuationFailed " + reason).replacingOccurrences(of: " ", with: ""), "\(text)")
+        }
+        #expect(text.contains("payload request") && text.contains("payload 2.1 kB lost") && text.contains("╳"))
+    }
 }

@@ -115,14 +115,17 @@ struct TimelineReplayEndToEndTests {
         try session.waitFor("the second event and its detail") {
             $0.contains("event 2 of 23") && $0.contains("Laptop  becameCurrent")
         }
+        // The phone's continued and the laptop's wasContinued share a millisecond: the message
+        // orders them, the phone's first.
         try session.sendKeys("End")
         try session.waitFor("every event, the arrows and the last event's detail") {
             $0.contains("event 23 of 23 · ■ end") && $0.contains("payload 177 bytes") && $0.contains("was continued")
-                && $0.contains("Phone  continued") && $0.contains("→ was continued to Laptop")
+                && $0.contains("Laptop  wasContinued") && $0.contains("← was continued from Phone")
         }
         try session.sendKeys("Left")
         try session.waitFor("one event back") {
-            $0.contains("event 22 of 23 · ⏸ paused") && $0.contains("Laptop  wasContinued")
+            $0.contains("event 22 of 23 · ⏸ paused") && $0.contains("Phone  continued")
+                && $0.contains("→ was continued to Laptop")
         }
         try session.sendKeys("Space")
         try session.waitFor("played to the end") { $0.contains("event 23 of 23 · ■ end") }

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffCore
 import HandoffExplore
+import HandoffRecordings
 import HandoffScenarios
 import Testing
 
@@ -115,10 +116,10 @@ struct ExplorerTests {
                 ExploreStep(device: 0, .continueFrom(1)),
             ])
         let run = Explorer(options: ExploreOptions(seed: 1)) { _ in [] }.run(program)
-        let text = ExploreTimeline.text(run.lifecycles, kinds: ExploreProgram.kinds)
-        #expect(text.contains("Phone"))
-        #expect(text.contains("Laptop"))
-        #expect(text.contains("continued"))
+        let timeline = try ExploreTimeline.timeline(run.lifecycles, kinds: ExploreProgram.kinds)
+        #expect(timeline.lanes.map(\.name) == ["Phone", "Laptop"])
+        #expect(timeline.rows.contains { $0.event.kind == .continued })
+        #expect(timeline.arrows.contains { $0.label == "was continued" })
     }
 
     @Test("kill, stop and resume: a killed device answers nothing, a stopped one is cut off until it goes on")

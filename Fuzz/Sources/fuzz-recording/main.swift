@@ -1,8 +1,10 @@
 // Lifecycle recordings (`handoff timeline FILE…`): files anyone may hand over in a bug report.
 // Reading one never crashes; a refusal names the file and, when a line is at fault, a line that
 // is in the file, in a short message; what is read lays out as a timeline whose arrows join its
-// rows, whose text and picture draw, and whose replay stays within its events.
+// rows going down, whose picture, Mermaid diagram and trace are whole, and whose replay stays
+// within its events.
 import Foundation
+import HandoffCore
 
 @testable import HandoffRecordings
 
@@ -18,9 +20,16 @@ public func fuzzRecording(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
             check(
                 timeline.rows.indices.contains(arrow.from) && timeline.rows.indices.contains(arrow.to),
                 "an arrow outside the rows")
+            check(arrow.from < arrow.to, "an arrow going up")
         }
-        _ = timeline.text(laneWidth: 20)
+        for message in timeline.lost {
+            check(
+                timeline.rows.indices.contains(message.from) && timeline.lanes.indices.contains(message.toLane),
+                "a lost message outside the rows")
+        }
         check(timeline.svg().hasSuffix("</svg>\n"), "the picture is not closed")
+        check(timeline.mermaid().hasPrefix("sequenceDiagram\n"), "the Mermaid diagram does not start")
+        check((try? JSONValue.parse(timeline.trace())) != nil, "the trace is not JSON")
         var replay = TimelineReplay(eventCount: timeline.rows.count)
         let commands: [TimelineReplay.Command] = [
             .step, .togglePlay, .tick, .tick, .pageForward, .end, .step, .back, .pageBack, .start, .back,

@@ -126,6 +126,9 @@ extension ScreenView {
                 : "← \(model.lanes[model.rows[arrow.from].lane].name): \(arrow.label)"
             lines.append((text, Style(.link)))
         }
+        for message in model.lost where message.from == selected {
+            lines.append(("→ \(model.lanes[message.toLane].name): \(message.label) lost", Style(.warning)))
+        }
         if let info = entry.userInfo {
             lines.append(("userInfo (\(info.count) key\(info.count == 1 ? "" : "s"))", Style(.title)))
             for key in info.keys.sorted() {
@@ -175,6 +178,6 @@ extension TimelineWidget {
                     lane: row.lane, time: start.map { ScreenView.offset(row.entry.time.timeIntervalSince($0)) } ?? "",
                     kind: row.entry.kind, kindName: row.entry.kindName, detail: row.entry.detail)
             },
-            arrows: model.arrows, selected: selected)
+            arrows: model.arrows, lost: model.lost, selected: selected)
     }
 }

@@ -18,7 +18,8 @@ extension LifecycleEntry {
     public var timelineKind: LifecycleEvent.Kind? { kind }
 }
 
-/// Something that crossed the network: from one row of a timeline to another.
+/// Something that crossed the network: from one row of a timeline to another (always a later
+/// row: a timeline's order puts every send before its receipt).
 public struct TimelineArrow: Sendable, Hashable {
     public var from: Int
     public var to: Int
@@ -31,19 +32,106 @@ public struct TimelineArrow: Sendable, Hashable {
     }
 }
 
+/// Something sent whose receipt no lane recorded, though the lane it was sent to is drawn: a
+/// beacon nobody heard, a payload request nobody answered, a payload that never arrived.
+public struct TimelineLostMessage: Sendable, Hashable {
+    /// The row that sent it.
+    public var from: Int
+    /// The lane it was sent to.
+    public var toLane: Int
+    public var label: String
+
+    public init(from: Int, toLane: Int, label: String) {
+        self.from = from
+        self.toLane = toLane
+        self.label = label
+    }
+}
+
+/// How a timeline shows a kind of event, wherever it draws it (the terminal's lanes, the SVG, the
+/// trace): one table.
+public enum TimelineTone: String, Sendable, Hashable, CaseIterable {
+    /// A failure.
+    case error
+    /// What went wrong without failing, and the lab's faults and pauses.
+    case warning
+    /// The continuation's success.
+    case success
+    case normal
+
+    public init(_ kind: LifecycleEvent.Kind?) {
+        switch kind {
+        case .continuationFailed, .payloadRefused, .systemShowedError, .streamsRefused, .sceneDidFailToContinue:
+            self = .error
+        case .notHandled, .saveSkipped, .payloadSizeWarning, .choiceIgnored, .latePayloadIgnored, .faultInjected,
+            .stepPaused:
+            self = .warning
+        case .continued, .wasContinued: self = .success
+        default: self = .normal
+        }
+    }
+}
+
 /// The pure layout of several devices' lifecycles on one time axis, shared by `handoff timeline`
-/// and the device's timeline view: rows in time order, a continuation's rows, and the arrows for
-/// what crosses the network, paired by what both ends record (the beacon by device, serial and
-/// type hash; everything of a continuation by its identifier).
+/// and the device's timeline view: rows in causal order, a continuation's rows, and the messages
+/// that crossed the network, paired by what both ends record (the beacon by device, serial and
+/// type hash and the time; everything of a continuation by its identifier and the message's kind).
 public enum TimelineLayout {
-    /// Every event of every lane (`lanes[i]` is lane i's events, oldest first), in one time order:
-    /// by time, then lane, then the order recorded.
+    /// One message between two rows of a list: its send and, when one was recorded, its receipt.
+    public struct Message: Sendable, Hashable {
+        public var from: Int
+        /// Nil: lost (no receipt recorded on ``toLane``).
+        public var to: Int?
+        public var toLane: Int
+        public var label: String
+    }
+
+    /// How far a receipt's clock may run behind its sender's and still pair with that beacon (a
+    /// device re-advertises a changed activity no sooner than a second later).
+    public static let beaconSkew: TimeInterval = 0.25
+
+    /// Every event of every lane (`lanes[i]` is lane i's events, oldest first), in one order that
+    /// follows causality before the clocks: each lane keeps its own order, every send comes before
+    /// its receipt (whatever the two clocks say: a tie, or a receiver whose clock runs behind), and
+    /// otherwise earlier times come first. Only events neither of which can have caused the other
+    /// are ordered by lane, when their times are equal.
     public static func rows<Event: TimelineEvent>(_ lanes: [[Event]]) -> [(lane: Int, event: Event)] {
-        var rows: [(lane: Int, event: Event)] = []
-        for (lane, events) in lanes.enumerated() { rows += events.map { (lane, $0) } }
-        return rows.enumerated().sorted { a, b in
-            (a.element.event.time, a.element.lane, a.offset) < (b.element.event.time, b.element.lane, b.offset)
-        }.map(\.element)
+        var flat: [(lane: Int, event: Event)] = []
+        var start: [Int] = []
+        for (lane, events) in lanes.enumerated() {
+            start.append(flat.count)
+            flat += events.map { (lane, $0) }
+        }
+        // What each row waits for: the send of the message it received.
+        var waitsFor: [Int: [Int]] = [:]
+        for message in messages(flat) {
+            if let to = message.to { waitsFor[to, default: []].append(message.from) }
+        }
+        var emitted = [Bool](repeating: false, count: flat.count)
+        var next = start.indices.map { start[$0] }
+        let end = lanes.indices.map { start[$0] + lanes[$0].count }
+        var order: [Int] = []
+        order.reserveCapacity(flat.count)
+        while order.count < flat.count {
+            var best: Int?
+            var fallback: Int?
+            for lane in lanes.indices where next[lane] < end[lane] {
+                let head = next[lane]
+                let earlier: (Int?) -> Bool = { other in
+                    guard let other else { return true }
+                    return flat[head].event.time < flat[other].event.time
+                }
+                if earlier(fallback) { fallback = head }
+                guard (waitsFor[head] ?? []).allSatisfy({ emitted[$0] }) else { continue }
+                if earlier(best) { best = head }
+            }
+            // A cycle (only a hostile recording makes one): the earliest head goes first.
+            guard let chosen = best ?? fallback else { break }
+            emitted[chosen] = true
+            order.append(chosen)
+            next[flat[chosen].lane] += 1
+        }
+        return order.map { flat[$0] }
     }
 
     /// The rows of one continuation (by identifier or its prefix) and the beacon that made its offer.
@@ -88,70 +176,129 @@ public enum TimelineLayout {
         return result
     }
 
-    /// Where a lab fault struck a payload request on arrival (no-answer, origin-leaves): the
-    /// origin records the fault instead of `payloadRequested`, but the request did arrive there.
-    static func requestStruck<Event: TimelineEvent>(
-        _ continuation: String, from lane: Int,
-        in rows: [(lane: Int, event: Event)]
-    ) -> Int? {
-        rows.firstIndex {
-            $0.lane != lane && $0.event.timelineKind == .faultInjected && $0.event.continuation == continuation
-                && $0.event.string("fault").flatMap(Fault.init(rawValue:))?.strikesOnPayloadRequest == true
+    /// A message a continuation's send makes: the kinds of its receipt, first the one looked for
+    /// first, and its label.
+    static func receipts(of event: some TimelineEvent) -> (kinds: [LifecycleEvent.Kind], label: String)? {
+        switch event.timelineKind {
+        case .fetchStarted: return ([.payloadRequested, .faultInjected], "payload request")
+        case .payloadSent:
+            return (
+                [.payloadReceived, .latePayloadIgnored],
+                "payload" + (event.integer("size").map { " \(ByteCount.text(Int($0)))" } ?? "")
+            )
+        case .payloadRefused:
+            return ([.continuationFailed], "refused" + (event.integer("errorCode").map { " \($0)" } ?? ""))
+        case .continued: return ([.wasContinued], "was continued")
+        case .streamsOpened where event.string("side") == "continuing": return ([.streamsOpened], "streams")
+        default: return nil
         }
     }
 
-    /// The arrows between `rows` (indices into them), in order of their sending row.
-    public static func arrows<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)]) -> [TimelineArrow] {
-        var arrows: [TimelineArrow] = []
-        // The beacon: the advertised event to the first offer on each other lane.
-        for (index, row) in rows.enumerated() where row.event.timelineKind == .advertised {
-            guard let key = beaconKey(row.event) else { continue }
-            var seen: Set<Int> = []
-            for (other, candidate) in rows.enumerated()
-            where candidate.lane != row.lane && !seen.contains(candidate.lane)
-                && (candidate.event.timelineKind == .offerReceived || candidate.event.timelineKind == .offerUpdated)
-                && beaconKey(candidate.event) == key
-            {
-                seen.insert(candidate.lane)
-                arrows.append(
-                    TimelineArrow(from: index, to: other, label: "beacon #\(row.event.integer("serial") ?? 0)"))
-            }
+    /// Whether `candidate` is a receipt of kind `kind` for `send` (same continuation).
+    static func receives(
+        _ candidate: some TimelineEvent, kind: LifecycleEvent.Kind, from send: some TimelineEvent
+    )
+        -> Bool
+    {
+        guard candidate.timelineKind == kind, let id = send.continuation, candidate.continuation == id else {
+            return false
         }
-        // A continuation's messages: (from kind, to kind, label), matched by identifier.
-        let pairs: [(LifecycleEvent.Kind, LifecycleEvent.Kind, (Event) -> String)] = [
-            (.fetchStarted, .payloadRequested, { _ in "payload request" }),
-            (
-                .payloadSent, .payloadReceived,
-                { event in "payload" + (event.integer("size").map { " \(ByteCount.text(Int($0)))" } ?? "") }
-            ),
-            (
-                .payloadRefused, .continuationFailed,
-                { event in "refused" + (event.integer("errorCode").map { " \($0)" } ?? "") }
-            ),
-            (.continued, .wasContinued, { _ in "was continued" }),
-        ]
-        for (fromKind, toKind, label) in pairs {
-            for (index, row) in rows.enumerated() where row.event.timelineKind == fromKind {
-                guard let id = row.event.continuation,
-                    let target = rows.firstIndex(where: {
-                        $0.lane != row.lane && $0.event.timelineKind == toKind && $0.event.continuation == id
-                    }) ?? (fromKind == .fetchStarted ? requestStruck(id, from: row.lane, in: rows) : nil)
-                else { continue }
-                arrows.append(TimelineArrow(from: index, to: target, label: label(row.event)))
-            }
+        switch kind {
+        // The request was struck on arrival (no-answer, origin-leaves): the origin records the
+        // fault instead of `payloadRequested`, but the request did arrive there.
+        case .faultInjected:
+            return candidate.string("fault").flatMap(Fault.init(rawValue:))?.strikesOnPayloadRequest == true
+        case .streamsOpened: return candidate.string("side") == "origin"
+        default: return true
         }
-        // Streams: the continuing side opens them, the origin's delegate receives its end.
-        for (index, row) in rows.enumerated()
-        where row.event.timelineKind == .streamsOpened && row.event.string("side") == "continuing" {
-            guard let id = row.event.continuation,
-                let target = rows.firstIndex(where: {
-                    $0.lane != row.lane && $0.event.timelineKind == .streamsOpened
-                        && $0.event.string("side") == "origin"
-                        && $0.event.continuation == id
-                })
+    }
+
+    /// Every message sent by a row of `rows` (in any order that keeps each lane's own order), with
+    /// its receipt when one was recorded, in the order of the rows that sent them. A lane that is
+    /// not drawn loses nothing: a send to a device without a lane has no message.
+    public static func messages<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)]) -> [Message] {
+        var laneOf: [String: Int] = [:]
+        var advertisements: [String: [Int]] = [:]
+        var byContinuation: [String: [Int]] = [:]
+        for (index, row) in rows.enumerated() {
+            if laneOf[row.event.device] == nil { laneOf[row.event.device] = row.lane }
+            if row.event.timelineKind == .advertised, let key = beaconKey(row.event) {
+                advertisements[key, default: []].append(index)
+            }
+            if let id = row.event.continuation { byContinuation[id, default: []].append(index) }
+        }
+        let lanes = Set(rows.map(\.lane))
+        var result: [Message] = []
+        // The beacon: each offer pairs with the latest advertisement of its beacon sent no later than
+        // it and not yet heard on that lane; failing that (the receiver's clock runs behind), with
+        // the earliest sent up to `beaconSkew` after it.
+        var heard: [Int: Set<Int>] = [:]
+        for (index, row) in rows.enumerated() {
+            guard row.event.timelineKind == .offerReceived || row.event.timelineKind == .offerUpdated,
+                let key = beaconKey(row.event)
             else { continue }
-            arrows.append(TimelineArrow(from: index, to: target, label: "streams"))
+            let limit = row.event.time.addingTimeInterval(beaconSkew)
+            let candidates = (advertisements[key] ?? []).filter { candidate in
+                rows[candidate].lane != row.lane && rows[candidate].event.time <= limit
+                    && heard[candidate]?.contains(row.lane) != true
+            }
+            let before = candidates.filter { rows[$0].event.time <= row.event.time }
+            let send =
+                before.max { (rows[$0].event.time, $0) < (rows[$1].event.time, $1) }
+                ?? candidates.min { (rows[$0].event.time, $0) < (rows[$1].event.time, $1) }
+            guard let send else { continue }
+            heard[send, default: []].insert(row.lane)
+            result.append(
+                Message(
+                    from: send, to: index, toLane: row.lane,
+                    label: "beacon #\(rows[send].event.integer("serial") ?? 0)"))
         }
-        return arrows.sorted { ($0.from, $0.to) < ($1.from, $1.to) }
+        for indices in advertisements.values {
+            for index in indices where heard[index] == nil {
+                // Heard by no lane: lost, towards the nearest other lane.
+                let lane = rows[index].lane
+                guard let nearest = lanes.subtracting([lane]).min(by: { (abs($0 - lane), $0) < (abs($1 - lane), $1) })
+                else { continue }
+                result.append(
+                    Message(
+                        from: index, to: nil, toLane: nearest,
+                        label: "beacon #\(rows[index].event.integer("serial") ?? 0)"))
+            }
+        }
+        // A continuation's messages, matched by identifier and kind on the peer's lane.
+        var claimed = Set<Int>()
+        for (index, row) in rows.enumerated() {
+            guard let message = receipts(of: row.event), let peer = row.event.peer,
+                let peerLane = laneOf[peer], peerLane != row.lane, let id = row.event.continuation
+            else { continue }
+            let candidates = byContinuation[id] ?? []
+            var receipt: Int?
+            for kind in message.kinds where receipt == nil {
+                receipt = candidates.first {
+                    rows[$0].lane == peerLane && !claimed.contains($0)
+                        && receives(rows[$0].event, kind: kind, from: row.event)
+                }
+            }
+            if let receipt { claimed.insert(receipt) }
+            result.append(Message(from: index, to: receipt, toLane: peerLane, label: message.label))
+        }
+        return result.sorted { ($0.from, $0.to ?? Int.max) < ($1.from, $1.to ?? Int.max) }
+    }
+
+    /// The arrows between `rows` (indices into them), in order of their sending row; a message
+    /// whose receipt would come first (only in a hostile recording's cycle) has none.
+    public static func arrows<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)]) -> [TimelineArrow] {
+        messages(rows).compactMap { message in
+            guard let to = message.to, to > message.from else { return nil }
+            return TimelineArrow(from: message.from, to: to, label: message.label)
+        }
+    }
+
+    /// The messages of `rows` that no lane received.
+    public static func lost<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)]) -> [TimelineLostMessage] {
+        messages(rows).compactMap { message in
+            message.to == nil
+                ? TimelineLostMessage(from: message.from, toLane: message.toLane, label: message.label) : nil
+        }
     }
 }

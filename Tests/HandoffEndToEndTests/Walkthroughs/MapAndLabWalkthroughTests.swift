@@ -160,7 +160,7 @@ struct MapAndLabWalkthroughTests {
             }
         }
         try run.step(
-            "`handoff timeline laptop.jsonl phone.jsonl` draws both devices as lanes of one timeline with arrows for the beacon, the payload request, the payload and \"was continued\" (`--continuation ID` for one continuation, `--svg FILE` for a picture to put on a slide or attach to a bug report, `--print` for text)."
+            "`handoff timeline laptop.jsonl phone.jsonl` draws both devices as lanes of one timeline with arrows for the beacon, the payload request, the payload and \"was continued\", in causal order (`--continuation ID` for one continuation, `--svg FILE` for a picture to put on a slide or attach to a bug report, `--mermaid FILE` for a Mermaid sequence diagram, `--trace FILE` for Perfetto or Chrome's trace viewer, `--print` for text; docs/timeline.md)."
         ) {
             let (status, printed) = try run.handoff(["timeline", laptopFile, phoneFile, "--print"])
             #expect(status == 0, "\(printed)")
@@ -173,6 +173,17 @@ struct MapAndLabWalkthroughTests {
             let picture = (try? String(contentsOfFile: svg, encoding: .utf8)) ?? ""
             #expect(picture.hasPrefix("<svg") || picture.contains("<svg "), "an SVG picture")
             #expect(picture.contains("Laptop 1") && picture.contains("Phone 1"))
+            let mermaid = run.directory.appendingPathComponent("timeline.mmd").path
+            let trace = run.directory.appendingPathComponent("timeline.json").path
+            let (exportStatus, exportOutput) = try run.handoff([
+                "timeline", laptopFile, phoneFile, "--mermaid", mermaid, "--trace", trace,
+            ])
+            #expect(exportStatus == 0, "\(exportOutput)")
+            let diagram = (try? String(contentsOfFile: mermaid, encoding: .utf8)) ?? ""
+            #expect(diagram.hasPrefix("sequenceDiagram\n") && diagram.contains("as Laptop 1 (laptop)"))
+            #expect(diagram.contains("->>") && diagram.contains("was continued"))
+            let events = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+            #expect(events.hasPrefix("{") && events.contains("\"traceEvents\"") && events.contains("\"ph\":\"s\""))
         }
         try run.step(
             "`handoff check laptop.jsonl phone.jsonl` checks them against Apple's rules (docs/rules.md) and prints each violation with its rule, its source and the events that show it (exit status 1)."
