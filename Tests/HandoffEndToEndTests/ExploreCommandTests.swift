@@ -25,11 +25,11 @@ struct ExploreCommandTests {
             "--print", "--save", file.path,
         ])
         #expect(found.status == 1, "\(found.output)")
-        #expect(found.output.contains("broke only-current-offered; shrunk from 40 to 2 steps"))
+        #expect(found.output.contains("broke only-current-offered; shrunk from 40 to 4 steps"))
         #expect(found.output.contains("The scenario below replays it"))
         #expect(found.output.contains("resignedCurrent"), "the timeline is printed")
         let scenario = try Scenario.load(file)
-        #expect(scenario.steps.count == 2)
+        #expect(scenario.steps.count == 4)
         // Device processes never bend a rule: the same steps break nothing there.
         let played = try Self.handoff(["scenario", file.path])
         #expect(played.status == 0, "\(played.output)")
