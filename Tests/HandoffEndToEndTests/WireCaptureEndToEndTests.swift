@@ -37,7 +37,14 @@ struct WireCaptureEndToEndTests {
         }
         #expect(laptop.standardError.contains("secrecy is weakened"), "no warning: \(laptop.standardError)")
 
-        let dumpcap = try WireTools.startCapture(to: capture, discoveryPort: world.port, in: world.directory)
+        // Only this test's traffic: its discovery port and the two devices' session ports.
+        let sessionPorts = try [laptop, phone].map { device in
+            try #require(
+                device.received.first { $0["event"] as? String == "ready" }?["sessionPort"] as? Int, "no session port")
+        }
+        let dumpcap = try WireTools.startCapture(
+            to: capture, filter: "udp port \(world.port) or tcp port \(sessionPorts[0]) or tcp port \(sessionPorts[1])",
+            in: world.directory)
         defer {
             dumpcap.terminate()
             if dumpcap.waitForExit(timeout: 10) == nil { dumpcap.send(SIGKILL) }
@@ -119,13 +126,12 @@ enum WireTools {
         return listed.output.split(separator: "\n").contains { $0.hasSuffix(". lo") || $0.contains(". lo ") }
     }()
 
-    /// Starts dumpcap on `lo` for beacons to `discoveryPort` and every TCP segment, and waits
-    /// until it captures.
-    static func startCapture(to path: String, discoveryPort: Int, in folder: URL) throws -> ChildProcess {
+    /// Starts dumpcap on `lo` with the capture `filter`, and waits until it captures.
+    static func startCapture(to path: String, filter: String, in folder: URL) throws -> ChildProcess {
         let log = folder.appendingPathComponent("dumpcap.log").path
         let process = try ChildProcess(
             executable: dumpcap,
-            arguments: ["-i", "lo", "-f", "udp port \(discoveryPort) or tcp", "-w", path, "-a", "duration:120"],
+            arguments: ["-i", "lo", "-f", filter, "-w", path, "-a", "duration:120"],
             standardError: .file(log))
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
