@@ -24,6 +24,7 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]
     ),
+    ("fuzz-pcapng", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-account-file", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-account-code", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-manifest-plist", [.product(name: "HandoffManifest", package: "Handoff")]),

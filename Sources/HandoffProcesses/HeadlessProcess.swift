@@ -26,24 +26,30 @@ package final class HeadlessProcess: @unchecked Sendable {
 
     /// Starts a headless device. `arguments` come after `device --headless`. `fileLimit` starts
     /// it with at most that many open descriptors (`ulimit -n`), as a starved device would be.
-    package convenience init(name: String, arguments: [String], executable: URL, fileLimit: Int? = nil) throws {
+    /// `environment`: the child's variables (this process's when nil), e.g. with `SSLKEYLOGFILE`.
+    package convenience init(
+        name: String, arguments: [String], executable: URL, fileLimit: Int? = nil,
+        environment: [String: String]? = nil
+    ) throws {
         try self.init(
             name: name, command: ["device", "--headless", "--name", name] + arguments, executable: executable,
-            fileLimit: fileLimit)
+            fileLimit: fileLimit, environment: environment)
     }
 
     /// Starts `executable` with `command` (another of its commands, such as `web serve`), read
     /// line by line the same way.
-    package init(name: String, command: [String], executable: URL, fileLimit: Int? = nil) throws {
+    package init(
+        name: String, command: [String], executable: URL, fileLimit: Int? = nil, environment: [String: String]? = nil
+    ) throws {
         self.name = name
         if let fileLimit {
             process = try ChildProcess(
                 executable: "/bin/sh",
                 arguments: ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", executable.path] + command,
-                standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+                environment: environment, standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
         } else {
             process = try ChildProcess(
-                executable: executable.path, arguments: command,
+                executable: executable.path, arguments: command, environment: environment,
                 standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
         }
         // Blocking reads on threads of their own, not readabilityHandler: see drainOnOwnThread.

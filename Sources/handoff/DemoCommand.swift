@@ -81,10 +81,11 @@ struct DemoCommand: ParsableCommand {
     var lessons: String?
 
     /// The environment the panes get from the caller: a tmux server started earlier has its own.
-    /// (TERM is tmux's inside a pane, as it must be for tmux to draw it.)
+    /// (TERM is tmux's inside a pane, as it must be for tmux to draw it.) SSLKEYLOGFILE makes
+    /// the demo's devices write a TLS key log for Wireshark (docs/wire.md, "Looking at the wire").
     static let forwardedEnvironment = [
         "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
-        "XDG_RUNTIME_DIR", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PATH",
+        "XDG_RUNTIME_DIR", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PATH", "SSLKEYLOGFILE",
     ]
 
     static func describe(_ kind: PeerInfo.Kind) -> String {

@@ -386,7 +386,7 @@ struct DeviceCommand: AsyncParsableCommand {
         let identity = try store.deviceIdentity(named: claim.name, kind: kind, in: account.name)
         let host = try DeviceHost(
             identity: identity, account: account, store: store,
-            options: networkOptions,
+            options: networkOptions(environment: ProcessInfo.processInfo.environment),
             configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout))
         if step { host.performAndWait { device in device.isStepping = true } }
         if let link = try parsedSlowLink {
@@ -468,10 +468,23 @@ struct DeviceCommand: AsyncParsableCommand {
 }
 
 extension DeviceCommand {
-    /// How the device joins the network, from the options.
-    var networkOptions: NetworkOptions {
+    /// How the device joins the network, from the options and, for the TLS key log, the
+    /// process's `SSLKEYLOGFILE` (read here, never in the library, so tests pass a file
+    /// explicitly). A headless device says on standard error that secrecy is weakened; the
+    /// terminal device says it on its log.
+    func networkOptions(environment: [String: String]) throws -> NetworkOptions {
         var options = NetworkOptions(discoveryPort: port, lan: lan, timing: timing)
         options.shareLifecycle = shareLifecycle
+        if let path = environment["SSLKEYLOGFILE"], !path.isEmpty {
+            do {
+                options.keyLog = try KeyLogFile(path: path)
+            } catch {
+                throw ValidationError("SSLKEYLOGFILE: \(error)")
+            }
+            if headless, let keyLog = options.keyLog {
+                FileHandle.standardError.write(Data("warning: \(keyLog.warning)\n".utf8))
+            }
+        }
         return options
     }
 

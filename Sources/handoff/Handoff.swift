@@ -13,8 +13,7 @@ struct Handoff: AsyncParsableCommand {
         subcommands: [
             DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self,
             WebCommand.self, TimelineCommand.self, CheckCommand.self, DoctorCommand.self, LearnCommand.self,
-            BenchCommand.self,
-            SoakCommand.self,
+            BenchCommand.self, SoakCommand.self, WireCommand.self,
         ],
         defaultSubcommand: DeviceCommand.self
     )

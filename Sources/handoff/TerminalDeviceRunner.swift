@@ -161,6 +161,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         host.onWork = { wakeUp.wake() }
         try await host.start()
         logger.info("discovery: \(host.discoveryMode); sessions on port \(host.sessionPort)")
+        if let keyLog = host.options.keyLog { logger.warning("\(keyLog.warning)") }
 
         // Anything written to stderr from here on (a library's warning, a runtime message)
         // goes to the log file, never over the screen.

@@ -41,7 +41,7 @@ final class HeadlessProcessWorld {
 
     func start(
         _ name: String, kind: String = "phone", account: String? = nil, extra: [String] = [],
-        fileLimit: Int? = nil
+        fileLimit: Int? = nil, environment: [String: String]? = nil
     ) throws -> HeadlessProcess {
         let executable = try #require(HandoffExecutable.url)
         let process = try HeadlessProcess(
@@ -49,7 +49,7 @@ final class HeadlessProcessWorld {
             arguments: [
                 "--kind", kind, "--account", account ?? self.account, "--port", String(port),
                 "--config-dir", configDirectory.path, "--fetch-timeout", String(fetchTimeout),
-            ] + extra, executable: executable, fileLimit: fileLimit)
+            ] + extra, executable: executable, fileLimit: fileLimit, environment: environment)
         processes.append(process)
         _ = try #require(
             process.waitFor(timeout: 30) { $0["event"] as? String == "ready" },

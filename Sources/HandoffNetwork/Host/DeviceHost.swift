@@ -75,7 +75,7 @@ package final class DeviceHost: @unchecked Sendable {
         self.options = options
         queue = DispatchQueue(label: "handoff.device.\(identity.name)")
         self.group = group
-        security = try SessionSecurity(identity: identity, account: account, store: store)
+        security = try SessionSecurity(identity: identity, account: account, store: store, keyLog: options.keyLog)
         readBudget = SessionReadBudget(total: options.sessionReadBudget)
         // Both caps are lowered to fit the descriptors this process may hold (a quarter of what is
         // left after a reserve for pending handshakes, half for sessions), so they are reached

@@ -32,6 +32,9 @@ package struct NetworkOptions: Sendable {
     /// (`handoff device --share-lifecycle`), within ``lifecycleSharingPolicy``.
     package var shareLifecycle = false
     package var lifecycleSharingPolicy = LifecycleSharingPolicy()
+    /// Where sessions append their TLS secrets (NSS key log format) for Wireshark, or nil (the
+    /// default): `handoff device` sets it when `SSLKEYLOGFILE` is set. Weakens secrecy.
+    package var keyLog: KeyLogFile?
 
     /// The discovery port devices share unless told otherwise: below Linux's ephemeral range
     /// (32768–60999), from which every socket bound to port 0 takes its port, so no such socket

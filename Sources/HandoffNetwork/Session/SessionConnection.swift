@@ -49,9 +49,17 @@ final class SessionSecurity: Sendable {
     private let accountFilePath: String
     private let decoded = Mutex<(stamp: AccountFileStamp, account: Account)?>(nil)
 
-    init(identity: DeviceIdentity, account: Account, store: AccountStore) throws {
-        serverContext = try NIOSSLContext(configuration: identity.makeServerTLSConfiguration(trusting: account))
-        clientContext = try NIOSSLContext(configuration: identity.makeClientTLSConfiguration(trusting: account))
+    /// With `keyLog`, both contexts append every session's secrets to it (NIOSSL's key-log
+    /// callback): for Wireshark, at the cost of the sessions' secrecy.
+    init(identity: DeviceIdentity, account: Account, store: AccountStore, keyLog: KeyLogFile? = nil) throws {
+        var server = try identity.makeServerTLSConfiguration(trusting: account)
+        var client = try identity.makeClientTLSConfiguration(trusting: account)
+        if let keyLog {
+            server.keyLogCallback = { line in keyLog.append(line) }
+            client.keyLogCallback = { line in keyLog.append(line) }
+        }
+        serverContext = try NIOSSLContext(configuration: server)
+        clientContext = try NIOSSLContext(configuration: client)
         self.store = store
         accountName = account.name
         accountFilePath = store.accountFile(account.name).path
