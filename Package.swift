@@ -121,7 +121,9 @@ let package = Package(
         .target(name: "CursesTerminal", dependencies: ["CNcursesw", "TerminalCells"]),
         .executableTarget(name: "handoff-ui-bench", dependencies: ["HandoffProcesses"]),
         .executableTarget(name: "terminal-probe", dependencies: ["CursesTerminal", "TerminalCells"]),
-        .target(name: "DeviceUI", dependencies: ["HandoffCore", "TerminalCells", "DeviceAppKit"]),
+        .target(
+            name: "DeviceUI",
+            dependencies: ["HandoffCore", "HandoffDoctor", "HandoffRules", "TerminalCells", "DeviceAppKit"]),
         .target(
             name: "ReaderApp", dependencies: ["HandoffCore", "HandoffManifest", "TerminalCells", "DeviceAppKit"],
             resources: [.copy("Resources")]),

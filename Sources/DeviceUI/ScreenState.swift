@@ -1,5 +1,7 @@
 import Foundation
 import HandoffCore
+import HandoffDoctor
+import HandoffRules
 import TerminalCells
 
 /// Everything the device's screen remembers between frames, as one value (the Elm model).
@@ -192,10 +194,13 @@ package struct Explanation: Hashable, Sendable {
     package var title: String
     /// One or two sentences: what is the matter and what to try.
     package var text: String
+    /// The rule `handoff doctor` names for the same verdict ("same-team: …"), with its source.
+    package var rule: String?
 
-    package init(title: String, text: String) {
+    package init(title: String, text: String, rule: String? = nil) {
         self.title = title
         self.text = text
+        self.rule = rule
     }
 
     /// Why this device cannot continue `offer`.
@@ -215,5 +220,15 @@ package struct Explanation: Hashable, Sendable {
         case .notEligible:
             text = "The app on \(peer) marked this activity as not eligible for Handoff."
         }
+        // The doctor's rule for the same verdict (docs/doctor.md), so the screen and
+        // `handoff doctor` say the same thing.
+        let doctorRule: Rule =
+            switch why {
+            case .noAppClaimsType: DoctorRules.typeClaimed
+            case .teamDiffers: DoctorRules.sameTeam
+            case .expired: DoctorRules.notExpired
+            case .notEligible: DoctorRules.eligibleForHandoff
+            }
+        rule = "Rule \(doctorRule.id) (handoff doctor): \(doctorRule.sentence) Source: \(doctorRule.source)"
     }
 }

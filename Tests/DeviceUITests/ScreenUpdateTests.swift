@@ -261,6 +261,8 @@ struct ScreenUpdateTests {
         }
         #expect(explanation.text.contains("No app on Phone"))
         #expect(explanation.text.contains("from Tablet"))
+        // The same verdict as `handoff doctor`, by its rule.
+        #expect(explanation.rule?.hasPrefix("Rule type-claimed (handoff doctor): ") == true)
         let text = Fixture.render(state, Fixture.device()).text()
         #expect(text.contains("Can't continue here"))
         #expect(!text.contains("4608"))

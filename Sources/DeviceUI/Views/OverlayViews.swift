@@ -203,6 +203,10 @@ extension ScreenView {
         let width = min(area.width - 2, 48)
         var lines: [(String, Style)] = []
         for line in TextWidth.wrap(explanation.text, width: width - 4) { lines.append((line, Style(.normal))) }
+        if let rule = explanation.rule {
+            lines.append(("", Style(.normal)))
+            for line in TextWidth.wrap(rule, width: width - 4) { lines.append((line, Style(.dim))) }
+        }
         drawPanel(into: &grid, area: area, width: width, title: explanation.title, role: .warning, lines: lines)
     }
 
