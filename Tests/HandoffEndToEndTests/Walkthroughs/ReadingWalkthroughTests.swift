@@ -90,11 +90,16 @@ struct ReadingWalkthroughTests {
             "with scenes (the default on a phone) `applicationLaunched`, `sceneWillConnect`, `sceneWillContinue`, `fetchStarted`, `payloadReceived`, `sceneContinue` and `continued`"
         ) {
             let kinds = try run.logKinds(phone)
-            #expect(
-                kinds.containsInOrder([
-                    "continueChosen", "applicationLaunched", "sceneWillConnect", "sceneWillContinue",
-                    "fetchStarted", "payloadReceived", "sceneContinue", "continued",
-                ]), "\(kinds)")
+            let expected = [
+                "continueChosen", "applicationLaunched", "sceneWillConnect", "sceneWillContinue",
+                "fetchStarted", "payloadReceived", "sceneContinue", "continued",
+            ]
+            // F2 shows every one of them. Their order is read from the device's log file: on a
+            // small screen an event of the same millisecond may first show on another page of
+            // the log (an explanation can fill the panel), which the screen reading cannot place.
+            #expect(Set(expected).isSubset(of: Set(kinds)), "\(kinds)")
+            let ordered = try run.fileLogKinds("Phone 1")
+            #expect(ordered.containsInOrder(expected), "\(ordered)")
             #expect(
                 !kinds.contains("restoreUserActivityState"), "scene(_:continue:) has no restoration handler: \(kinds)")
         }
