@@ -16,6 +16,12 @@ package struct WebFolder: Hashable, Sendable {
     /// `$XDG_STATE_HOME/handoff/web`, else `~/.local/state/handoff/web`.
     package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> WebFolder
     {
+        WebFolder(url: stateFolder(environment: environment).appendingPathComponent("web", isDirectory: true))
+    }
+
+    /// The simulator's state folder, where the local web, the logs and lesson progress live:
+    /// `$XDG_STATE_HOME/handoff` (an absolute path only), else `~/.local/state/handoff`.
+    package static func stateFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let state: URL
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
             state = URL(fileURLWithPath: xdg, isDirectory: true)
@@ -23,7 +29,7 @@ package struct WebFolder: Hashable, Sendable {
             state = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
                 ".local/state", isDirectory: true)
         }
-        return WebFolder(url: state.appendingPathComponent("handoff/web", isDirectory: true))
+        return state.appendingPathComponent("handoff", isDirectory: true)
     }
 
     /// The authority's certificate, which devices trust.

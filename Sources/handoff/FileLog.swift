@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffWeb
 import Logging
 import Synchronization
 
@@ -74,14 +75,7 @@ final class FileLogSink: Sendable {
     static func defaultURL(
         deviceName: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> URL {
-        let base: URL
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            base = URL(fileURLWithPath: state, isDirectory: true)
-        } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
-                ".local/state", isDirectory: true)
-        }
         let safeName = String(deviceName.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" })
-        return base.appendingPathComponent("handoff", isDirectory: true).appendingPathComponent("\(safeName).log")
+        return WebFolder.stateFolder(environment: environment).appendingPathComponent("\(safeName).log")
     }
 }

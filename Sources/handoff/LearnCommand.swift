@@ -5,6 +5,7 @@ import HandoffLessons
 import HandoffNetwork
 import HandoffRecordings
 import HandoffRules
+import HandoffWeb
 
 #if canImport(Glibc)
 import Glibc
@@ -125,13 +126,7 @@ struct LearnCommand: ParsableCommand {
 struct LessonsProgress: Codable {
     var done: Set<Int> = []
 
-    static var file: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base =
-            environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
-        return base.appendingPathComponent("handoff/lessons.json")
-    }
+    static var file: URL { WebFolder.stateFolder().appendingPathComponent("lessons.json") }
 
     static func load() -> LessonsProgress {
         guard let data = try? Data(contentsOf: file), data.count < 64 * 1024,

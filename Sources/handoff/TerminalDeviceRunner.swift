@@ -303,8 +303,9 @@ struct NearbyLog {
     private var known: [DeviceID: String] = [:]
 
     mutating func update(_ peers: [PeerInfo], log logger: Logger) {
+        // Called every frame: most frames nobody came or went, and nothing is built.
+        guard peers.count != known.count || peers.contains(where: { known[$0.id] == nil }) else { return }
         let now = Dictionary(peers.map { ($0.id, "\($0.name) (\($0.kind.rawValue))") }, uniquingKeysWith: { a, _ in a })
-        guard now != known else { return }
         for (id, name) in now where known[id] == nil { logger.info("nearby: \(name) appeared") }
         for (id, name) in known where now[id] == nil { logger.info("nearby: \(name) left") }
         known = now
