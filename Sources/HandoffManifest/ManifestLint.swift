@@ -476,6 +476,13 @@ private struct ManifestChecker {
             declarations.append(
                 TeamDeclaration(
                     value: Expanded(value: teamOverride, isResolved: true), key: "--team", file: commandLine))
+        } else if let raw = expander.settings["DEVELOPMENT_TEAM"], !raw.isEmpty {
+            // The team Xcode signs with: `--team` overrides it, as a command-line build setting would.
+            declaredAnywhere = true
+            let buildSettings = PropertyListFile(name: "build settings", root: ["DEVELOPMENT_TEAM": .string(raw)])
+            if let team = string(.string(raw), key: "DEVELOPMENT_TEAM", in: buildSettings) {
+                declarations.append(TeamDeclaration(value: team, key: "DEVELOPMENT_TEAM", file: buildSettings))
+            }
         }
         if let entitlements {
             let key = "com.apple.developer.team-identifier"
@@ -521,7 +528,9 @@ private struct ManifestChecker {
                 declarations.append(TeamDeclaration(value: team, key: "TeamIdentifier", file: info))
                 note(
                     "the simulator's key, not Apple's (Apple reads the team from the code signature); the simulator uses it "
-                        + "when neither --team nor the entitlements name the team", key: "TeamIdentifier", in: info)
+                        + "when neither --team, DEVELOPMENT_TEAM nor the entitlements name the team",
+                    key: "TeamIdentifier",
+                    in: info)
             }
         }
         let resolved = declarations.filter(\.value.isResolved)
@@ -546,8 +555,8 @@ private struct ManifestChecker {
         if !declaredAnywhere {
             warning(
                 "no team identifier: Apple reads it from the code signature, but the simulator needs it to match "
-                    + "activities and app IDs; pass --team TEAMID, or name it in the entitlements "
-                    + "(com.apple.developer.team-identifier or application-identifier)",
+                    + "activities and app IDs; pass --team TEAMID or --define DEVELOPMENT_TEAM=TEAMID, or name it in "
+                    + "the entitlements (com.apple.developer.team-identifier or application-identifier)",
                 key: "TeamIdentifier", in: info)
         }
         return declarations.first(where: { !$0.value.isResolved })?.value.value

@@ -340,6 +340,10 @@ struct DoctorCommandTests {
 enum DoctorRun {
     /// Runs the built `handoff` from the package root, its output captured in files.
     static func handoff(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
+        try handoff(arguments)
+    }
+
+    static func handoff(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let executable = try #require(HandoffExecutable.url)
         let folder = try DoctorTemporaryFolder()
         let output = folder.url.appendingPathComponent("out").path

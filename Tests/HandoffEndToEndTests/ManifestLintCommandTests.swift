@@ -291,7 +291,8 @@ struct ManifestLintCommandTests {
         #expect(report.object["teamIdentifier"] is NSNull)
         let problems = try #require(report.object["problems"] as? [[String: Any]])
         #expect(problems.map { $0["key"] as? String } == ["TeamIdentifier"])
-        #expect(!result.standardOutput.contains("--define"))
+        // The human-readable hint about build settings stays out of the JSON.
+        #expect(!result.standardOutput.contains("Pass the values of build settings"))
     }
 
     // MARK: Build-settings files

@@ -765,6 +765,34 @@ struct ManifestLintTests {
         #expect(simulators.notes.first?.message.hasPrefix("the simulator's key, not Apple's") == true)
     }
 
+    /// Xcode signs with DEVELOPMENT_TEAM: a build setting names the team as the project would,
+    /// `--team` overrides it as a command-line setting would, and the entitlements must agree.
+    @Test func theDevelopmentTeamBuildSettingNamesTheTeam() throws {
+        let info = "<key>CFBundleIdentifier</key><string>com.example.app</string>" + oneActivityType
+        let fromSetting = try lint(info, settings: ["DEVELOPMENT_TEAM": "M8L2WTLA8W"])
+        #expect(fromSetting.teamIdentifier == "M8L2WTLA8W")
+        #expect(fromSetting.problems == [])
+        let manifest = try AppManifest(infoPlist: plist(info), buildSettings: ["DEVELOPMENT_TEAM": "M8L2WTLA8W"])
+        #expect(manifest.teamIdentifier == "M8L2WTLA8W")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("team-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("Info.plist")
+        try plist(info).write(to: file)
+        let overridden = try ManifestLint.lint(
+            infoPlistAt: file, buildSettings: ["DEVELOPMENT_TEAM": "M8L2WTLA8W"], team: "ABCDE12345")
+        #expect(overridden.teamIdentifier == "ABCDE12345")
+        #expect(overridden.problems == [])
+        let conflicting = try lint(
+            info, entitlements: "<key>com.apple.developer.team-identifier</key><string>ZYXWV98765</string>",
+            settings: ["DEVELOPMENT_TEAM": "M8L2WTLA8W"])
+        let problem = try problem(at: "com.apple.developer.team-identifier", in: conflicting)
+        #expect(problem.severity == .error)
+        #expect(problem.message.contains("does not match \"M8L2WTLA8W\" from DEVELOPMENT_TEAM in build settings"))
+        // An empty setting is no team, as in Xcode before a team is chosen.
+        #expect(try lint(info, settings: ["DEVELOPMENT_TEAM": ""]).teamIdentifier == nil)
+    }
+
     @Test(arguments: ["abcde12345", "ABCDE1234", "ABCDE123456", "ABCDE-2345"])
     func malformedTeamIsAWarning(_ team: String) throws {
         let report = try lint(
