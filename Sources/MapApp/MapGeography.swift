@@ -220,14 +220,17 @@ struct LevelHeader: Sendable {
     let tiles: [Tile]
 
     /// Reads the header and the index of a level file (`geo-N.bin`), treating every byte as hostile.
-    init(bytes: [UInt8], expectedIndex: Int, file: String) throws(MapError) {
+    /// `bytes` is the whole file: an array, or the file mapped into memory (`Data`), whose pages the
+    /// check reads without copying them.
+    init<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes, expectedIndex: Int, file: String) throws(MapError)
+    where Bytes.Index == Int {
         func fail(_ offset: Int?, _ reason: String) -> MapError {
             .malformed(file: file, line: nil, reason: (offset.map { "byte \($0): " } ?? "") + reason)
         }
         guard bytes.count >= GeoLevel.headerSize else {
             throw fail(nil, "\(bytes.count) bytes, too short for the \(GeoLevel.headerSize)-byte header (truncated?)")
         }
-        guard Array(bytes[0..<8]) == GeoLevel.magic else {
+        guard bytes.startIndex == 0, Array(bytes[0..<8]) == GeoLevel.magic else {
             throw fail(0, "not a Map geography file (no \"HMAPGEO1\" at the start)")
         }
         func u32(_ at: Int) -> Int {
@@ -350,23 +353,20 @@ package struct MapGeography: Sendable {
         startProblems = problems
     }
 
-    /// Reads every level's file from `resources` and checks its header and index; the tiles are
+    /// Checks every level's file of `resources`, its header and index; the tiles are read and
     /// decoded when first needed.
+    ///
+    /// The check reads the file mapped into memory, so a device whose Map is never opened holds
+    /// none of its 7.7 MB in private memory (the pages stay the file's, shared and reclaimable).
     package init(resources: MapResources) {
         var slots: [LevelSlot] = []
         var problems: [MapError] = []
         for index in Self.levelZooms.indices {
             let url = resources.geography(level: index)
             do throws(MapError) {
-                let data: Data
-                do {
-                    data = try Data(contentsOf: url)
-                } catch {
-                    throw .unreadable(file: url.lastPathComponent, reason: error.localizedDescription)
-                }
-                let bytes = [UInt8](data)
-                let header = try LevelHeader(bytes: bytes, expectedIndex: index, file: url.lastPathComponent)
-                slots.append(LevelSlot(header: header, bytes: bytes, file: url.lastPathComponent))
+                let data = try LevelSlot.read(url, options: .alwaysMapped)
+                _ = try LevelHeader(bytes: data, expectedIndex: index, file: url.lastPathComponent)
+                slots.append(LevelSlot(waitingFor: url, expectedIndex: index))
             } catch {
                 slots.append(LevelSlot(decoded: nil))
                 problems.append(error)
@@ -394,8 +394,7 @@ package struct MapGeography: Sendable {
 
     /// Decodes the levels not decoded yet on a thread of its own, so zooming in seldom waits for
     /// them; nothing when every level is decoded. The Map calls it when it comes to the front: a
-    /// device whose Map is never opened keeps only the files' bytes (the decoded levels take about
-    /// 28 MB).
+    /// device whose Map is never opened keeps none of it (the decoded levels take about 28 MB).
     package func decodeInBackground() {
         guard slots.contains(where: \.isWaiting) else { return }
         Thread.detachNewThread { decodeAll() }
@@ -411,11 +410,11 @@ package struct MapGeography: Sendable {
     }
 }
 
-/// One level: decoded, or its checked file waiting to be decoded (once, by whoever needs it
-/// first; a second caller waits for that decoding rather than repeating it).
+/// One level: decoded, or its checked file waiting to be read and decoded (once, by whoever needs
+/// it first; a second caller waits for that decoding rather than repeating it).
 final class LevelSlot: Sendable {
     private enum State {
-        case waiting(LevelHeader, [UInt8], file: String)
+        case waiting(URL, expectedIndex: Int)
         case decoded(GeoLevel?)
         case failed(MapError)
     }
@@ -423,17 +422,30 @@ final class LevelSlot: Sendable {
     private let state: Mutex<State>
 
     init(decoded level: GeoLevel?) { state = Mutex(.decoded(level)) }
-    init(header: LevelHeader, bytes: [UInt8], file: String) { state = Mutex(.waiting(header, bytes, file: file)) }
+    init(waitingFor file: URL, expectedIndex: Int) { state = Mutex(.waiting(file, expectedIndex: expectedIndex)) }
+
+    /// The bytes of a level file, or the error that names it.
+    static func read(_ url: URL, options: Data.ReadingOptions = []) throws(MapError) -> Data {
+        do {
+            return try Data(contentsOf: url, options: options)
+        } catch {
+            throw .unreadable(file: url.lastPathComponent, reason: error.localizedDescription)
+        }
+    }
 
     /// The level, decoded now if it was not; nil when it is missing or its tiles are damaged.
+    ///
+    /// The file is read again and checked whole: what was checked when the Map started may have
+    /// changed on disk since.
     func level() -> GeoLevel? {
         state.withLock { state in
             switch state {
             case .decoded(let level): return level
             case .failed: return nil
-            case .waiting(let header, let bytes, let file):
+            case .waiting(let url, let expectedIndex):
                 do throws(MapError) {
-                    let level = try GeoLevel(header: header, bytes: bytes, file: file)
+                    let bytes = try [UInt8](Self.read(url))
+                    let level = try GeoLevel(bytes: bytes, expectedIndex: expectedIndex, file: url.lastPathComponent)
                     state = .decoded(level)
                     return level
                 } catch {
