@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TerminalCells
 
 /// A populated place of Natural Earth.
@@ -29,8 +30,10 @@ package struct City: Hashable, Sendable {
 package struct CityCatalog: Hashable, Sendable {
     /// Largest first (then by name), the order labels are placed in.
     package let cities: [City]
-    /// Each city's name and country folded for search (``fold(_:)``), in the order of ``cities``.
-    private let folded: [(name: String, country: String, code: String)]
+    /// Each city's name and country folded for search (``fold(_:)``), in the order of ``cities``:
+    /// folded at the first search, not when the Map starts (folding goes through Foundation and
+    /// costs more than reading the file).
+    private let folded: FoldedNames
     /// Each city's name's width in cells, in the order of ``cities`` (measured once: a frame
     /// places hundreds of names).
     let nameWidths: [Int]
@@ -40,7 +43,7 @@ package struct CityCatalog: Hashable, Sendable {
 
     package init(cities: [City]) {
         self.cities = cities.sorted { ($0.population, $1.name) > ($1.population, $0.name) }
-        folded = self.cities.map { (Self.fold($0.name), Self.fold($0.country), Self.fold($0.countryCode)) }
+        folded = FoldedNames()
         nameWidths = self.cities.map { MapRenderer.narrowWidth($0.name) ?? TextWidth.of($0.name) }
     }
 
@@ -99,7 +102,7 @@ package struct CityCatalog: Hashable, Sendable {
         let needle = Self.fold(query.trimmingCharacters(in: .whitespaces))
         guard !needle.isEmpty, limit > 0 else { return [] }
         var ranked: [(rank: Int, index: Int)] = []
-        for (index, entry) in folded.enumerated() {
+        for (index, entry) in folded.names(of: cities).enumerated() {
             let name = entry.name
             let rank: Int
             if name == needle {
@@ -124,6 +127,23 @@ package struct CityCatalog: Hashable, Sendable {
     /// Lower case without accents ("São Paulo" → "sao paulo").
     static func fold(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+    }
+}
+
+/// A catalogue's names folded for search, made once, by the first search that needs them.
+final class FoldedNames: Sendable {
+    typealias Entry = (name: String, country: String, code: String)
+    private let names = Mutex<[Entry]?>(nil)
+
+    func names(of cities: [City]) -> [Entry] {
+        names.withLock { names in
+            if let names { return names }
+            let folded = cities.map {
+                (CityCatalog.fold($0.name), CityCatalog.fold($0.country), CityCatalog.fold($0.countryCode))
+            }
+            names = folded
+            return folded
+        }
     }
 }
 
@@ -186,15 +206,19 @@ struct PlaceRow {
     static func rows(of text: String, file: String, minimumFields: Int, expected: String) throws(MapError) -> [PlaceRow]
     {
         var rows: [PlaceRow] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines and fields are split on the bytes of "\n" and "\t", which UTF-8 never uses inside
+        // another character: much cheaper than splitting characters, and a "\r\n" ends a line too.
+        let newline = UInt8(ascii: "\n")
+        let tab = UInt8(ascii: "\t")
+        for (index, bytes) in text.utf8.split(separator: newline, omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let line = bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes
+            if line.isEmpty || line.first == UInt8(ascii: "#") { continue }
+            let fields = line.split(separator: tab, omittingEmptySubsequences: false).map { String(Substring($0)) }
             guard fields.count >= minimumFields else {
                 throw .malformed(file: file, line: number, reason: "expected \(expected), found \(fields.count)")
             }
-            let name = fields[0].trimmingCharacters(in: .whitespaces)
+            let name = Self.trimmingSpaces(fields[0])
             guard !name.isEmpty, name.count <= 80,
                 !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
             else {
@@ -213,5 +237,18 @@ struct PlaceRow {
             rows.append(PlaceRow(line: number, name: name, latitude: latitude, longitude: longitude, fields: fields))
         }
         return rows
+    }
+
+    /// `text` without the spaces and tabs at either end (what Foundation's `.whitespaces` holds:
+    /// Unicode's space separators and the tab).
+    static func trimmingSpaces(_ text: String) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[first...last])
     }
 }

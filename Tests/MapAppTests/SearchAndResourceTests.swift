@@ -189,6 +189,25 @@ struct ResourceTests {
         }
     }
 
+    /// Lines end in "\n" or "\r\n"; a name loses the spaces (Unicode's, and tabs) at its ends,
+    /// keeps those inside, and any non-ASCII character around the separators survives.
+    @Test func placeFilesSplitOnBytesAndTrimTheNamesSpaces() throws {
+        let text =
+            "# places\r\n\u{00A0} São Paulo \u{3000}\t-23.55\t-46.63\t22046000\tBRA\tBrazil\r\nŌsaka\t34.75\t135.46\r\n"
+        let catalog = try CityCatalog(tsv: text)
+        #expect(catalog.cities.map(\.name) == ["São Paulo", "Ōsaka"])
+        #expect(catalog.cities.first?.country == "Brazil")
+        #expect(catalog.cities.first?.population == 22_046_000)
+        #expect(catalog.search("sao").first?.name == "São Paulo")
+        #expect(catalog.search("osaka").first?.name == "Ōsaka")
+        #expect(
+            throws: MapError.malformed(
+                file: "places.tsv", line: 2, reason: "the name must be 1 to 80 printable characters")
+        ) {
+            try CityCatalog(tsv: "Paris\t48.86\t2.35\r\n\u{2003} \t1\t2\r\n")
+        }
+    }
+
     @Test func aBrokenCountryFileNamesTheLine() {
         #expect(
             throws: MapError.malformed(
