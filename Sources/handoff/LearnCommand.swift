@@ -211,6 +211,7 @@ struct LessonPanel {
         if let id = lesson.rule, let rule = RuleBook.rule(id: id) {
             out += Self.wrap("Rule \(rule.id): \(rule.sentence) (\(rule.source))", width)
         }
+        if let source = lesson.source { out += Self.wrap("Source: \(source)", width) }
         if let mistake = progress.mistake {
             out +=
                 [""]
