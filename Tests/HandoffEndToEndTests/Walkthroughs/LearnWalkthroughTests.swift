@@ -34,7 +34,74 @@ struct LearnWalkthroughTests {
         let (status, list) = try run.handoff(["learn", "--list"])
         #expect(status == 0)
         #expect(list.contains("✓  1. An activity becomes current and is offered"), "\(list)")
-        #expect(list.contains("1 of 12 done."), "\(list)")
+        #expect(list.contains("1 of 18 done."), "\(list)")
+        _ = try run.stopDemo()
+    }
+
+    /// A web lesson needs nothing but `handoff learn`: its demo starts the local web, and the
+    /// phone's Browser loads the laptop's map page from it.
+    @Test func theNativeToWebLessonIsMetOverTheLocalWebTheLessonStarts() throws {
+        let run = try DemoRun("fallback", .plainLarge, devices: 3, lesson: 9)
+        let (laptop, phone, lesson) = (0, 1, 2)
+        try run.see(
+            "both devices, and the lesson pane", timeout: .seconds(40),
+            [
+                (laptop, "the laptop", { $0.contains("Laptop 1 · laptop") && $0.contains("Phone 1") }),
+                (phone, "the phone", { $0.contains("Phone 1 · phone") && $0.contains("Laptop 1") }),
+                (lesson, "the lesson's goal", { $0.contains("Lesson 9") && $0.contains("0/4") }),
+            ])
+        try run.see(lesson, "Source: handoff-programming-guide.txt, Native App-to-Web Browser Handoff")
+        // The laptop's Map, at Lisbon: its activity carries the page of the region.
+        try run.press(laptop, "Right", "Enter")
+        try run.see(laptop, "Map")
+        try run.press(laptop, "/")
+        try run.type(laptop, "Lisbon")
+        try run.press(laptop, "Enter")
+        try run.see(laptop, "Lisbon", "zoom 6")
+        try run.see(lesson, "1/4", timeout: .seconds(30))
+        try run.press(phone, "C-o")
+        try run.see(phone, "Continued from Laptop 1", "The Map, on the web", timeout: .seconds(30))
+        let done = try run.see(lesson, "✓ done", timeout: .seconds(30))
+        #expect(done.contains("Phone 1: continued"), "\(done)")
+        #expect(done.contains("Laptop 1: wasContinued"), "\(done)")
+        _ = try run.stopDemo()
+    }
+
+    /// 4608 by the keys the lesson gives: step mode holds the phone before its fetch while the
+    /// laptop closes its document; the pane sees the refusal and the failure.
+    @Test func the4608LessonIsMetByStepModeAndClosingTheDocument() throws {
+        let run = try DemoRun("failures", .plainLarge, devices: 3, lesson: 15)
+        let (laptop, phone, lesson) = (0, 1, 2)
+        try run.see(
+            "both devices, and the lesson pane", timeout: .seconds(40),
+            [
+                (laptop, "the laptop", { $0.contains("Laptop 1 · laptop") && $0.contains("Phone 1") }),
+                (phone, "the phone", { $0.contains("Phone 1 · phone") && $0.contains("Laptop 1") }),
+                (lesson, "the lesson's goal", { $0.contains("Lesson 15") && $0.contains("0/4") }),
+            ])
+        try run.openFirstDocument(laptop)
+        try run.see(phone, "↩ ▤ Reader from Laptop 1 · Ctrl-O")
+        try run.press(phone, "F6")
+        try run.press(phone, "C-o")
+        try run.see(phone, "⏸ Next:", "F7")
+        try run.see(lesson, "1/4")
+        try run.press(laptop, "Escape")
+        try run.see(lesson, "2/4")
+        // F7 goes on, phase by phase, until the fetch is refused.
+        let deadline = ContinuousClock.now + .seconds(40)
+        while ContinuousClock.now < deadline {
+            let pane = try run.screen(lesson)
+            if pane.contains("✓ done") || pane.contains("✗") { break }
+            let screen = try run.screen(phone)
+            if screen.contains("⏸ Next:") {
+                try run.press(phone, "F7")
+                try run.see("the pause taken", [(phone, "the next phase", { $0 != screen })])
+            }
+            usleep(100_000)
+        }
+        let done = try run.see(lesson, "✓ done", timeout: .seconds(10))
+        // The pane's end (the events that met the goal, the last one last) is what fits in it.
+        #expect(done.contains("Phone 1: continuationFailed from Laptop 1: 4608"), "\(done)")
         _ = try run.stopDemo()
     }
 }
