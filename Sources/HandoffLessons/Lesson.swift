@@ -77,6 +77,23 @@ package struct EventPattern: Sendable, Hashable, CustomStringConvertible {
     /// The prefix of a field key that looks inside the event's userInfo.
     package static let userInfoPrefix = "userInfo."
 
+    /// Every field a recorded event can have (`LifecycleEvent.fields`, the headless JSON and the
+    /// recordings; docs/headless.md lists each kind's): a goal's field is one of them or a
+    /// ``userInfoPrefix`` key, else the file is refused.
+    package static let knownFields: Set<String> = [
+        "activity", "activityType", "advertiser", "advertisingStopsAfter", "appShowsProgress",
+        "applicationIdentifier", "approved", "bundleIdentifier", "changedAt", "checkedAt", "continuable",
+        "continuation", "detail", "device", "domain", "eligible", "error", "errorCode", "expected", "expiresAt",
+        "explanation", "fault", "file", "guidance", "handoffUserActivityType", "host", "keptAnswer",
+        "keptAnswerApproving", "keptAnswerBytes", "keptAnswerDetail", "keptAnswerSeconds", "keptAnswerStatus", "kind",
+        "lastSaved", "launch", "milliseconds", "next", "notHandled", "notHandledKind", "notHandledScene", "objects",
+        "outcome", "outcomeApproving", "outcomeBytes", "outcomeDetail", "outcomeSeconds", "outcomeStatus", "outcomes",
+        "peer", "peerID", "phase", "phaseActivityType", "phaseApp", "phaseBytes", "phaseLaunch", "phaseObjects",
+        "phasePeer", "reason", "refusals", "reopened", "responders", "route", "routeActivityType", "routeApp",
+        "routeKind", "saveReason", "scene", "sceneDelegateClass", "sceneProblem", "serial", "side", "size", "time",
+        "timeout", "title", "typeHash", "unavailable", "unavailableApps", "unavailableKind", "userInfo",
+    ]
+
     /// The kinds of event that carry a userInfo (what ``userInfoPrefix`` keys can look into).
     package static let kindsWithUserInfo: Set<LifecycleEvent.Kind> = [
         .saved, .payloadReceived, .payloadSent, .restoreUserActivityState,

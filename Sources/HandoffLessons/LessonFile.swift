@@ -174,7 +174,14 @@ package enum LessonFile {
                 case .string, .integer, .double, .bool: fields[key] = field
                 default: throw fail("\(place): field \"\(key)\" is not a string, number or boolean", "\"\(key)\"")
                 }
-                guard key.hasPrefix(EventPattern.userInfoPrefix) else { continue }
+                guard key.hasPrefix(EventPattern.userInfoPrefix) else {
+                    guard EventPattern.knownFields.contains(key) else {
+                        throw fail(
+                            "\(place): unknown field \"\(key)\": no recorded event has it (docs/headless.md lists each kind's fields; a value in the userInfo is \"userInfo.KEY\")",
+                            "\"\(key)\"")
+                    }
+                    continue
+                }
                 let path = key.dropFirst(EventPattern.userInfoPrefix.count).split(
                     separator: ".", omittingEmptySubsequences: false)
                 guard !path.isEmpty, path.allSatisfy({ !$0.isEmpty }) else {

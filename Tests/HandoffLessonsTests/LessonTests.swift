@@ -68,6 +68,12 @@ struct LessonTests {
     /// an iCloud container they share and the local web's association files, and judges the
     /// lesson's goal.
     static func play(_ steps: [JSONValue], for lesson: Lesson) throws -> LessonProgress {
+        let (progress, _) = try run(steps, for: lesson)
+        return progress
+    }
+
+    /// Plays `steps` as ``play(_:for:)`` does; the world too.
+    static func run(_ steps: [JSONValue], for lesson: Lesson) throws -> (LessonProgress, ExploreWorld) {
         let setups = try devices(of: lesson.story)
         let scenario = try Scenario.parse(
             JSONValue.object([
@@ -84,13 +90,29 @@ struct LessonTests {
             if case .impossible(let why) = world.perform(step) { Issue.record("\(lesson.file): \(why)") }
         }
         world.finish()
-        return lesson.progress(world.lifecycles.map { ($0.device, $0.events) })
+        return (lesson.progress(world.lifecycles.map { ($0.device, $0.events) }), world)
     }
 
     @Test func theCourseHasAtLeastTenLessonsNumberedInOrder() throws {
         let lessons = try Self.lessons()
         #expect(lessons.count >= 10)
         #expect(lessons.map(\.number) == Array(1...lessons.count))
+    }
+
+    /// What a goal may name is what events carry: every field of every event the lessons'
+    /// solutions and mistakes make is one a lesson file may name.
+    @Test func everyFieldTheLessonsRecordIsOneAGoalMayName() throws {
+        var seen: Set<String> = []
+        for lesson in try Self.lessons() {
+            for steps in [lesson.solution, lesson.mistake] {
+                let (_, world) = try Self.run(steps, for: lesson)
+                for lifecycle in world.lifecycles {
+                    for event in lifecycle.events { seen.formUnion(event.fields.map(\.key)) }
+                }
+            }
+        }
+        #expect(seen.subtracting(EventPattern.knownFields).isEmpty, "\(seen.subtracting(EventPattern.knownFields))")
+        #expect(seen.count > 40, "the lessons make many kinds of event: \(seen.count) fields")
     }
 
     @Test(arguments: try LessonTests.lessons())
@@ -229,6 +251,19 @@ struct EventPatternTests {
         #expect(
             reason(#"{"on": "phone", "kind": "saved", "fields": {"userInfo.a..b": 3}}"#)?.contains(
                 "names no userInfo key") == true)
+    }
+
+    @Test func anUnknownFieldIsRefusedWithItsLine() {
+        let text = LessonFileTests.good.replacingOccurrences(
+            of: "{\"on\": \"laptop\", \"kind\": \"advertised\"}",
+            with: #"{"on": "phone", "kind": "continuationFailed", "fields": {"errorcode": 4610}}"#)
+        do {
+            _ = try LessonFile.parse(text, file: "x.json", number: 1, stories: ["reading"])
+            Issue.record("accepted")
+        } catch {
+            #expect(error.reason.hasPrefix("steps[0]: unknown field \"errorcode\""), "\(error)")
+            #expect(error.line == 3)
+        }
     }
 
     @Test func aStepWhoseEveryKindIsAMistakeCanNeverHold() {
