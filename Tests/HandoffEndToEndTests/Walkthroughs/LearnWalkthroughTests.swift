@@ -217,3 +217,36 @@ struct LearnWalkthroughTests {
         _ = try run.stopDemo()
     }
 }
+
+/// `handoff learn --check` on a teacher's folder: the shipped course is valid; a copy with a
+/// mistake is refused with the file, the line and the reason, and exit status 2.
+@Suite("handoff learn --check", .tags(.endToEnd), .enabled(if: HandoffExecutable.url != nil))
+struct LearnCheckTests {
+    @Test func aTeachersCopyIsCheckedWithTheFileTheLineAndTheReason() throws {
+        let executable = try #require(HandoffExecutable.url).path
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../demos/lessons").standardized
+        let (valid, said) = try ChildProcess.run(executable, ["learn", "--check", "--lessons", shipped.path])
+        #expect(valid == .exited(0), "\(said)")
+        #expect(said.contains("18 lessons in"), "\(said)")
+
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("lessons-check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let original = try String(
+            contentsOf: shipped.appendingPathComponent("13-timeout-4610.json"), encoding: .utf8)
+        let file = copy.appendingPathComponent("01-mine.json")
+        try original.replacingOccurrences(of: "\"errorCode\": 4610", with: "\"errorcode\": 4610")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let line =
+            try #require(
+                original.split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+                    $0.contains("\"errorCode\": 4610")
+                }) + 1
+        let (refused, message) = try ChildProcess.run(executable, ["learn", "--check", "--lessons", copy.path])
+        #expect(refused == .exited(2), "\(message)")
+        #expect(
+            message.contains("handoff learn: \(file.path):\(line): steps[1]: unknown field \"errorcode\""),
+            "\(message)")
+    }
+}
