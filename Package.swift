@@ -208,7 +208,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HandoffLessonsTests",
-            dependencies: ["HandoffLessons", "HandoffCore", "HandoffExplore", "HandoffScenarios"]
+            dependencies: [
+                "HandoffLessons", "HandoffCore", "HandoffExplore", "HandoffHeadless", "HandoffManifest",
+                "HandoffScenarios",
+            ]
         ),
         .testTarget(
             name: "HandoffExploreTests",

@@ -16,6 +16,26 @@ package struct ExploreLifecycle: Sendable {
     }
 }
 
+/// How one device of an ``ExploreWorld`` is set up: its name and kind, the apps installed on it
+/// (driven by the scripted delegate) and how they talk to the system.
+package struct ExploreDevice: Sendable {
+    package var name: String
+    package var kind: String
+    package var apps: [AppManifest]
+    package var appModel: ScriptedAppModel
+
+    /// By default every scripted stand-in, through the app delegate.
+    package init(
+        name: String, kind: String, apps: [AppManifest] = ScriptedApps.manifests(),
+        appModel: ScriptedAppModel = .delegate
+    ) {
+        self.name = name
+        self.kind = kind
+        self.apps = apps
+        self.appModel = appModel
+    }
+}
+
 /// Devices in one process, on the in-memory neighbourhood and its manual clock, each driven by
 /// the headless device's controller and its scripted apps: where the explorer runs programs,
 /// thousands of steps a second, the same way every time.
@@ -80,19 +100,64 @@ package final class ExploreWorld {
 
     /// A world of `devices` (name and kind), with the scripted apps installed on each and the
     /// rules in `mutants` bent on every device.
-    package init(devices: [(name: String, kind: String)], mutants: Set<Mutant> = [], seed: UInt64 = 1) {
+    package convenience init(devices: [(name: String, kind: String)], mutants: Set<Mutant> = [], seed: UInt64 = 1) {
+        self.init(setups: devices.map { ExploreDevice(name: $0.name, kind: $0.kind) }, mutants: mutants, seed: seed)
+    }
+
+    /// A world of devices set up as `setups` say, with the rules in `mutants` bent on every
+    /// device. With `cloud`, every device's iCloud container is that folder (the account's cloud,
+    /// as `handoff device` links each device's container to it); `sites` are the local web's
+    /// association files by host: a device checks its apps' `activitycontinuation:` domains
+    /// against them (a host without one answers 404) a moment after it asks, on the world's clock.
+    package init(
+        setups: [ExploreDevice], mutants: Set<Mutant> = [], seed: UInt64 = 1, cloud: URL? = nil,
+        sites: [String: SiteAssociationFile]? = nil
+    ) {
         neighbourhood = Neighbourhood(seed: seed)
         var configuration = DeviceConfiguration()
         configuration.mutants = mutants
-        for (name, kind) in devices {
+        for setup in setups {
             let device = neighbourhood.addDevice(
-                name, kind: PeerInfo.Kind(rawValue: kind) ?? .phone, configuration: configuration)
+                setup.name, kind: PeerInfo.Kind(rawValue: setup.kind) ?? .phone, configuration: configuration)
+            device.ubiquityContainerURL = cloud
+            if let sites { attachSites(sites, to: device) }
             let results = ResultLines()
             let controller = HeadlessController(
-                device: device, apps: ScriptedApps.manifests(), output: LineWriter { results.append($0) })
-            let node = Node(name: name, device: device, controller: controller, results: results)
+                device: device, apps: setup.apps, output: LineWriter { results.append($0) },
+                appModel: setup.appModel)
+            let node = Node(name: setup.name, device: device, controller: controller, results: results)
             device.addLifecycleObserver { [unowned node] event in node.events.append(event) }
             nodes.append(node)
+        }
+    }
+
+    /// How long the in-process web takes to answer an association-file fetch.
+    static let siteLatency: TimeInterval = 0.05
+
+    /// Makes `device` fetch its apps' association files from `sites` (before its apps are
+    /// installed, which asks for them): each answer arrives on the world's clock.
+    private func attachSites(_ sites: [String: SiteAssociationFile], to device: Device) {
+        let id = device.info.id
+        let clock = neighbourhood.clock
+        device.siteAssociationVerifier = { [unowned neighbourhood] request in
+            for domain in request.domains {
+                let outcome: AssociationOutcome =
+                    switch sites[domain.fileHost.lowercased()] {
+                    case let file? where file.approvedApplicationIdentifiers.contains(request.applicationIdentifier):
+                        .approved
+                    case let file?: .notListed(approving: file.approvedApplicationIdentifiers.sorted())
+                    case nil: .notFound
+                    }
+                neighbourhood.enqueue(from: id, to: id, after: Self.siteLatency, beacon: false) { device in
+                    let now = clock.now
+                    device.siteAssociationChecked(
+                        SiteAssociationCheck(
+                            bundleIdentifier: request.bundleIdentifier,
+                            applicationIdentifier: request.applicationIdentifier, domain: domain, outcome: outcome,
+                            checkedAt: now, expiresAt: now.addingTimeInterval(outcome.isAnswer ? 3600 : 0),
+                            milliseconds: Self.siteLatency * 1000))
+                }
+            }
         }
     }
 

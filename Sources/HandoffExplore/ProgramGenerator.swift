@@ -23,8 +23,10 @@ package struct ProgramGenerator {
     /// The waits a program uses, in milliseconds: within a beacon's latency, a beat, a second,
     /// past the save coalescing, past the fetch timeout.
     static let waits = [1, 5, 20, 100, 400, 1_200, 6_000]
-    /// The faults programs arm: every fault of the lab.
-    static let faults = Fault.allCases
+    /// The faults programs arm: every fault of the lab that can strike here. The explorer's
+    /// scripted apps use the app delegate, so `connection-options-only` (scene apps only) would
+    /// stay armed and change nothing but which programs a seed makes.
+    static let faults = Fault.allCases.filter { $0 != .connectionOptionsOnly }
 
     /// The program of `seed`.
     package func program(seed: UInt64) -> ExploreProgram {

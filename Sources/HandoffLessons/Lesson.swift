@@ -23,6 +23,8 @@ package struct Lesson: Sendable, Hashable {
     package var teaches: String
     /// The rule of the rule book it shows (docs/rules.md), if one.
     package var rule: String?
+    /// Where Apple says what the lesson teaches (a document of Apple's and its section).
+    package var source: String?
     /// What to try when the goal is not met after ``hintAfter`` seconds.
     package var hint: String
     package var hintAfter: TimeInterval
@@ -37,7 +39,8 @@ package struct Lesson: Sendable, Hashable {
     package var mistake: [JSONValue]
 }
 
-/// An event a goal waits for: on which device, of which kind, with which field values.
+/// An event a goal waits for: on which device, of which kind (or of any of several kinds), with
+/// which field values.
 package struct EventPattern: Sendable, Hashable, CustomStringConvertible {
     /// Which device: by kind, as a demo names them ("Laptop 1"), or any.
     package enum Device: String, Sendable, Hashable, CaseIterable {
@@ -48,23 +51,67 @@ package struct EventPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The kinds of event that match (any of them): one, or the same step by several paths (the
+    /// app delegate's `willContinue` and a scene's `sceneWillContinue`).
+    package var kinds: [LifecycleEvent.Kind]
     package var device: Device
-    package var kind: LifecycleEvent.Kind
-    /// Field values the event must have (the fields of the headless JSON and of recordings).
+    /// Field values the event must have (the fields of the headless JSON and of recordings); a
+    /// key `userInfo.KEY` (or `userInfo.KEY.SUBKEY`) is a value inside the event's userInfo.
     package var fields: [String: JSONValue]
 
+    /// The first of ``kinds``.
+    package var kind: LifecycleEvent.Kind { kinds[0] }
+
     package init(device: Device, kind: LifecycleEvent.Kind, fields: [String: JSONValue] = [:]) {
+        self.init(device: device, kinds: [kind], fields: fields)
+    }
+
+    /// - Precondition: `kinds` is not empty.
+    package init(device: Device, kinds: [LifecycleEvent.Kind], fields: [String: JSONValue] = [:]) {
+        precondition(!kinds.isEmpty, "an event pattern needs a kind")
         self.device = device
-        self.kind = kind
+        self.kinds = kinds
         self.fields = fields
     }
 
+    /// The prefix of a field key that looks inside the event's userInfo.
+    package static let userInfoPrefix = "userInfo."
+
+    /// Every field a recorded event can have (`LifecycleEvent.fields`, the headless JSON and the
+    /// recordings; docs/headless.md lists each kind's): a goal's field is one of them or a
+    /// ``userInfoPrefix`` key, else the file is refused.
+    package static let knownFields: Set<String> = [
+        "activity", "activityType", "advertiser", "advertisingStopsAfter", "appShowsProgress",
+        "applicationIdentifier", "approved", "bundleIdentifier", "changedAt", "checkedAt", "continuable",
+        "continuation", "detail", "device", "domain", "eligible", "error", "errorCode", "expected", "expiresAt",
+        "explanation", "fault", "file", "guidance", "handoffUserActivityType", "host", "keptAnswer",
+        "keptAnswerApproving", "keptAnswerBytes", "keptAnswerDetail", "keptAnswerSeconds", "keptAnswerStatus", "kind",
+        "lastSaved", "launch", "milliseconds", "next", "notHandled", "notHandledKind", "notHandledScene", "objects",
+        "outcome", "outcomeApproving", "outcomeBytes", "outcomeDetail", "outcomeSeconds", "outcomeStatus", "outcomes",
+        "peer", "peerID", "phase", "phaseActivityType", "phaseApp", "phaseBytes", "phaseLaunch", "phaseObjects",
+        "phasePeer", "reason", "refusals", "reopened", "responders", "route", "routeActivityType", "routeApp",
+        "routeKind", "saveReason", "scene", "sceneDelegateClass", "sceneProblem", "serial", "side", "size", "time",
+        "timeout", "title", "typeHash", "unavailable", "unavailableApps", "unavailableKind", "userInfo",
+    ]
+
+    /// The kinds of event that carry a userInfo (what ``userInfoPrefix`` keys can look into).
+    package static let kindsWithUserInfo: Set<LifecycleEvent.Kind> = [
+        .saved, .payloadReceived, .payloadSent, .restoreUserActivityState,
+    ]
+
     /// Whether `event`, recorded by the device named `device`, is one this pattern waits for.
     package func matches(_ event: LifecycleEvent, on deviceName: String) -> Bool {
-        guard event.kind == kind, device.matches(deviceName) else { return false }
+        guard kinds.contains(event.kind), device.matches(deviceName) else { return false }
         guard !fields.isEmpty else { return true }
         let values = Dictionary(event.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         for (key, wanted) in fields {
+            if key.hasPrefix(Self.userInfoPrefix) {
+                let path = key.dropFirst(Self.userInfoPrefix.count).split(separator: ".").map(String.init)
+                guard case .userInfo(let info)? = values["userInfo"], let value = Self.value(at: path, in: info),
+                    Self.equal(value, wanted)
+                else { return false }
+                continue
+            }
             guard let value = values[key], Self.equal(value, wanted) else { return false }
         }
         return true
@@ -81,10 +128,31 @@ package struct EventPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The value at `path` in `info` (dictionaries only), if there is one.
+    static func value(at path: [String], in info: UserInfoSnapshot) -> UserInfoValue? {
+        guard let first = path.first, let value = info[first] else { return nil }
+        guard path.count > 1 else { return value }
+        guard case .dictionary(let inner) = value else { return nil }
+        return Self.value(at: Array(path.dropFirst()), in: inner)
+    }
+
+    static func equal(_ value: UserInfoValue, _ wanted: JSONValue) -> Bool {
+        switch (value, wanted) {
+        case (.string(let a), .string(let b)): a == b
+        case (.url(let a), .string(let b)): a.absoluteString == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.integer(let a), .double(let b)): Double(a) == b
+        case (.double(let a), _): wanted.doubleValue == a
+        case (.bool(let a), .bool(let b)): a == b
+        default: false
+        }
+    }
+
     package var description: String {
         let on = device == .any ? "a device" : "the \(device.rawValue)"
         let with = fields.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.jsonText)" }
-        return "\(kind.rawValue) on \(on)" + (with.isEmpty ? "" : " (\(with.joined(separator: ", ")))")
+        return kinds.map(\.rawValue).joined(separator: " or ") + " on \(on)"
+            + (with.isEmpty ? "" : " (\(with.joined(separator: ", ")))")
     }
 }
 

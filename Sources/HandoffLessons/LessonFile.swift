@@ -17,8 +17,8 @@ package struct LessonError: Error, Sendable, Hashable, CustomStringConvertible {
 package enum LessonFile {
     /// The keys a lesson may have.
     static let keys: Set<String> = [
-        "title", "story", "goal", "text", "teaches", "rule", "hint", "hintAfterSeconds", "steps", "unless",
-        "solution", "mistake",
+        "title", "story", "goal", "text", "teaches", "rule", "source", "hint", "hintAfterSeconds", "steps",
+        "unless", "solution", "mistake",
     ]
     static let patternKeys: Set<String> = ["on", "kind", "fields"]
 
@@ -80,6 +80,8 @@ package enum LessonFile {
             }
             rule = id
         }
+        var source: String?
+        if object["source"] != nil { source = try string("source") }
         var hintAfter: TimeInterval = 60
         if let value = object["hintAfterSeconds"] {
             guard let seconds = value.doubleValue, seconds >= 0, seconds <= 3600 else {
@@ -108,8 +110,8 @@ package enum LessonFile {
         // A goal that can never hold: a step that is also a mistake (the mistake is seen first).
         for step in steps {
             for wrong in unless
-            where wrong.kind == step.kind
-                && (wrong.device == .any || step.device == .any || wrong.device == step.device)
+            where Set(step.kinds).isSubset(of: wrong.kinds)
+                && (wrong.device == .any || wrong.device == step.device)
                 && wrong.fields.allSatisfy({ step.fields[$0.key] == $0.value })
             {
                 throw fail(
@@ -126,7 +128,7 @@ package enum LessonFile {
         }
         return Lesson(
             number: number, file: file, title: try string("title"), story: story, goal: try string("goal"),
-            text: paragraphs, teaches: try string("teaches"), rule: rule, hint: try string("hint"),
+            text: paragraphs, teaches: try string("teaches"), rule: rule, source: source, hint: try string("hint"),
             hintAfter: hintAfter,
             steps: steps, unless: unless, solution: try scenarioSteps("solution"), mistake: try scenarioSteps("mistake")
         )
@@ -144,24 +146,58 @@ package enum LessonFile {
                 "\(place): \"on\" is not one of \(EventPattern.Device.allCases.map(\.rawValue).joined(separator: ", "))",
                 object["on"].map { $0.jsonText })
         }
-        guard let name = object["kind"]?.stringValue, let kind = LifecycleEvent.Kind(rawValue: name) else {
-            throw fail(
-                "\(place): \"kind\" is not a lifecycle event kind the simulator records: \(object["kind"]?.jsonText ?? "missing")",
-                object["kind"].map { $0.jsonText })
+        // One kind, or a list of kinds any of which matches (the same step by several paths).
+        var kinds: [LifecycleEvent.Kind] = []
+        let names: [JSONValue]
+        switch object["kind"] {
+        case .array(let list)?:
+            guard !list.isEmpty else { throw fail("\(place): \"kind\" is an empty list", "\"kind\"") }
+            names = list
+        case let one?: names = [one]
+        case nil: throw fail("\(place): missing \"kind\"", nil)
+        }
+        for name in names {
+            guard let text = name.stringValue, let kind = LifecycleEvent.Kind(rawValue: text) else {
+                throw fail(
+                    "\(place): \"kind\" is not a lifecycle event kind the simulator records: \(name.jsonText)",
+                    name.jsonText)
+            }
+            if !kinds.contains(kind) { kinds.append(kind) }
         }
         var fields: [String: JSONValue] = [:]
         if let value = object["fields"] {
             guard let given = value.objectValue else {
                 throw fail("\(place): \"fields\" is not an object", "\"fields\"")
             }
-            for (key, field) in given {
+            for (key, field) in given.sorted(by: { $0.key < $1.key }) {
                 switch field {
                 case .string, .integer, .double, .bool: fields[key] = field
                 default: throw fail("\(place): field \"\(key)\" is not a string, number or boolean", "\"\(key)\"")
                 }
+                guard key.hasPrefix(EventPattern.userInfoPrefix) else {
+                    guard EventPattern.knownFields.contains(key) else {
+                        throw fail(
+                            "\(place): unknown field \"\(key)\": no recorded event has it (docs/headless.md lists each kind's fields; a value in the userInfo is \"userInfo.KEY\")",
+                            "\"\(key)\"")
+                    }
+                    continue
+                }
+                let path = key.dropFirst(EventPattern.userInfoPrefix.count).split(
+                    separator: ".", omittingEmptySubsequences: false)
+                guard !path.isEmpty, path.allSatisfy({ !$0.isEmpty }) else {
+                    throw fail(
+                        "\(place): field \"\(key)\" names no userInfo key (\"userInfo.KEY\", \"userInfo.KEY.SUBKEY\")",
+                        "\"\(key)\"")
+                }
+                for kind in kinds where !EventPattern.kindsWithUserInfo.contains(kind) {
+                    let carriers = EventPattern.kindsWithUserInfo.map(\.rawValue).sorted().joined(separator: ", ")
+                    throw fail(
+                        "\(place): the goal can never hold: \(kind.rawValue) carries no userInfo for \"\(key)\" (\(carriers) do)",
+                        "\"\(key)\"")
+                }
             }
         }
-        return EventPattern(device: device, kind: kind, fields: fields)
+        return EventPattern(device: device, kinds: kinds, fields: fields)
     }
 
     /// The line (1-based) of the first occurrence of `token` in `text`.

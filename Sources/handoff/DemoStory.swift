@@ -41,6 +41,16 @@ struct DemoStory: Sendable {
                 Device(kind: .phone, arguments: ["--apps", "map,browser"]),
             ]),
         DemoStory(
+            name: "fallback",
+            summary:
+                "Native to web: the laptop's Map continues in the Browser of a phone without the Map, at the activity's webpageURL, over the local web.",
+            firstSteps:
+                "Laptop: → Enter (Map), / Lisbon Enter. Phone (only the Browser): Ctrl-O (the Map's page opens in the Browser).",
+            devices: [
+                Device(kind: .laptop),
+                Device(kind: .phone, arguments: ["--apps", "browser"]),
+            ]),
+        DemoStory(
             name: "streams",
             summary:
                 "A phone without the document (no cloud) fetches a 2 MB book from the laptop over continuation streams, over the lab's slow link (--slow-link 256:20, 256 KiB a second), so the transfer can be watched.",

@@ -81,7 +81,9 @@ struct LearnCommand: ParsableCommand {
             return
         }
         if let pane, let recordings {
-            guard let lesson = course.first(where: { $0.number == pane }) else { Self.fail("no lesson \(pane)") }
+            guard let lesson = course.first(where: { $0.number == pane }) else {
+                Self.fail("handoff learn: no lesson \(pane)")
+            }
             var panel = LessonPanel(lesson: lesson, count: course.count, folder: URL(fileURLWithPath: recordings))
             panel.run { progress.markDone(lesson.number) }
             return
@@ -116,8 +118,9 @@ struct LearnCommand: ParsableCommand {
         fail("handoff learn: no demos/lessons here or beside the executable; give --lessons DIR")
     }
 
+    /// Prints `message` (which names the command) on standard error and exits with status 2.
     static func fail(_ message: String) -> Never {
-        DemoCommand.printError(message)
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
         Foundation.exit(2)
     }
 }
@@ -211,6 +214,7 @@ struct LessonPanel {
         if let id = lesson.rule, let rule = RuleBook.rule(id: id) {
             out += Self.wrap("Rule \(rule.id): \(rule.sentence) (\(rule.source))", width)
         }
+        if let source = lesson.source { out += Self.wrap("Source: \(source)", width) }
         if let mistake = progress.mistake {
             out +=
                 [""]

@@ -171,6 +171,7 @@ struct DemoEndToEndTests {
                     "handoff web serve --port 0 --http-port 0 --web-dir",
                 ]
             ),
+            ("fallback", ["--kind laptop", "--kind phone", "--apps browser"]),
             ("streams", ["--kind phone", "--no-cloud"]),
             ("versions", ["--reader-version 1", "--reader-version 3", "--kind tablet"]),
             ("asymmetric", ["--apps studio", "--apps reader,map", "--apps other"]),

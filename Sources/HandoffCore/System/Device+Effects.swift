@@ -267,6 +267,12 @@ extension Device {
             post(.continuationHandled(id, .notHandled(.noSceneDelegate(scene: scene.name, problem))))
             return
         }
+        // The lab's connection-options-only fault: as if the scene delegate had no
+        // scene(_:continue:) and looked for the activity only in its connection options.
+        if strikes(.connectionOptionsOnly, id) {
+            post(.continuationHandled(id, .notHandled(.sceneContinueNotImplemented(scene: scene.name))))
+            return
+        }
         scene.continueIsNotImplemented = false
         delegate.scene(scene, continue: activity)
         let outcome: ContinueOutcome =

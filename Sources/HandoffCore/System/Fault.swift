@@ -22,6 +22,10 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, CustomStringConvert
     case willContinueFalse = "will-continue-false"
     /// The continuing app's `continue(_:restorationHandler:)` returns false, restoring nothing.
     case continueFalse = "continue-false"
+    /// The continuing scene app looks for the activity only in `connectionOptions.userActivities`
+    /// (which never holds a Handoff activity) and has no `scene(_:continue:)`: the commonest
+    /// scene bug. Scene apps only (an app-delegate app leaves it armed).
+    case connectionOptionsOnly = "connection-options-only"
     /// The origin's payload says it comes from a newer version of the app (its `handoffVersion`).
     case newerVersion = "newer-version"
     /// The web page's association file is missing (404) when a web activity is routed.
@@ -35,7 +39,8 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, CustomStringConvert
         switch self {
         case .noAnswer, .oversizePayload, .forgetNeedsSave, .dropBeacons, .refuseStreams, .originLeaves, .newerVersion:
             "origin"
-        case .noDidFail, .willContinueFalse, .continueFalse, .noSiteAssociation: "continuing device"
+        case .noDidFail, .willContinueFalse, .continueFalse, .connectionOptionsOnly, .noSiteAssociation:
+            "continuing device"
         case .slowLink: "either device (it slows what that device sends)"
         }
     }
@@ -61,6 +66,8 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, CustomStringConvert
             "willContinue answers false: the system shows the progress (not a refusal); the continuation goes on and restores (app delegates only: a scene's answer is not a Bool)"
         case .continueFalse:
             "continue returns false: the system counts it not handled (continuationNotHandled); nothing is restored, and the origin is not told it was continued (app delegates only; AppKit reopens an iCloud document)"
+        case .connectionOptionsOnly:
+            "the scene app reads only connectionOptions.userActivities, where Handoff never puts the activity, and has no scene(_:continue:): not handled; the origin keeps its activity (scene apps only)"
         case .newerVersion:
             "the payload's handoffVersion is one above what the origin app wrote: an app that checks it refuses the state (as the WWDC 2014 session advises); one that does not misreads it"
         case .noSiteAssociation:
