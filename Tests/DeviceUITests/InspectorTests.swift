@@ -138,6 +138,48 @@ struct InspectorTests {
         #expect(grid.text().contains("ciphertext"))
     }
 
+    @Test func ourBeaconAndApplesAdvertisementSideBySideAt120x40() {
+        let grid = InspectorFixture.render(tab: .beacon, size: Size(width: 120, height: 40), apple: true)
+        assertSnapshot(grid, named: "inspector-beacon-apple-120x40")
+        let text = grid.text()
+        let rows = text.split(separator: "\n")
+        // Both headings on one row, the two columns apart.
+        #expect(rows.contains { $0.contains("Ours: the simulator's UDP beacon") && $0.contains("Apple's: its BLE") })
+        #expect(text.contains("4c 00"))
+        #expect(text.contains("counter"))
+        #expect(text.contains("What differs, and why"))
+        #expect(text.contains("passes 1 time in 256"))
+    }
+
+    @Test func applesAdvertisementBelowOursAt80x24() throws {
+        // The top: ours first, and where Apple's is.
+        let top = InspectorFixture.render(tab: .beacon, size: Size(width: 80, height: 24), apple: true)
+        #expect(top.text().contains("follows (scroll down)"))
+        // Scrolled to Apple's: each of its fields annotated, and what differs below.
+        // Its line: where it is drawn on a terminal tall enough for every line (the body starts
+        // on row 4).
+        let tall = InspectorFixture.render(tab: .beacon, size: Size(width: 80, height: 200), apple: true)
+        let row = try #require(
+            tall.text().split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+                $0.contains("Apple's: its BLE advertisement, same activity")
+            })
+        let grid = InspectorFixture.render(
+            tab: .beacon, size: Size(width: 80, height: 24), apple: true, scroll: row - 4)
+        assertSnapshot(grid, named: "inspector-beacon-apple-80x24")
+        let text = grid.text()
+        for field in ["company ID", "flags", "counter", "tag", "ciphertext"] {
+            #expect(text.contains(field), "no \(field) at 80x24")
+        }
+        // Below it, its plaintext and what differs.
+        let rest = tall.text()
+        for field in [
+            "activity type hash", "options", "time  0x80: current, 4-s tick 0 of 124", "What differs, and why",
+            "Replay",
+        ] {
+            #expect(rest.contains(field), "no \(field) at 80 columns")
+        }
+    }
+
     @Test func aPayloadOfThousandsOfFieldsIsLaidOutUpToALimitAndCounted() {
         var userInfo: UserInfo = [:]
         for index in 0..<5000 { userInfo["key\(index)"] = .integer(Int64(index)) }
@@ -257,7 +299,40 @@ enum InspectorFixture {
             teamIdentifier: "ABCDE12345", bundleIdentifier: "com.example.notes", requiredUserInfoKeys: ["page"])
     }
 
-    static func inspection() -> Inspection {
+    /// Apple's advertisement as the codec gives it for the Messages hash, counter 42, with the
+    /// demo key (AppleAdvertisementTests' sample; the view only draws what it is given).
+    static func appleBytes() -> AppleAdvertisementBytes {
+        let data: [UInt8] = [
+            0x4c, 0x00, 0x0c, 0x0e, 0x00, 0x2a, 0x00, 0xd8, 0xcd, 0xa4, 0xf6, 0x90, 0x68, 0x04, 0xed, 0xca, 0xdc, 0xfe,
+        ]
+        let plaintext: [UInt8] = [0x00, 0xa3, 0x2a, 0x9f, 0x48, 0x30, 0x8f, 0xdc, 0x00, 0x80]
+        return AppleAdvertisementBytes(
+            advertisement: AnnotatedBytes(
+                bytes: data,
+                fields: [
+                    ByteField(range: 0..<2, name: "company ID", value: "0x004c: Apple (little-endian)"),
+                    ByteField(range: 2..<3, name: "type", value: "0x0c: Handoff"),
+                    ByteField(range: 3..<4, name: "length", value: "14 bytes"),
+                    ByteField(range: 4..<5, name: "flags", value: "0x00: no copy/cut (clear; AAD)"),
+                    ByteField(
+                        range: 5..<7, name: "counter",
+                        value: "42, little-endian: the GCM IV"),
+                    ByteField(range: 7..<8, name: "tag", value: "0xd8: GCM tag's first byte"),
+                    ByteField(range: 8..<18, name: "ciphertext", value: "the plaintext below"),
+                ]),
+            plaintext: AnnotatedBytes(
+                bytes: plaintext,
+                fields: [
+                    ByteField(range: 0..<1, name: "status", value: "0x00 (meaning not known)"),
+                    ByteField(range: 1..<8, name: "activity type hash", value: "a32a9f48308fdc = com.apple.Messages"),
+                    ByteField(range: 8..<9, name: "options", value: "0x00: none"),
+                    ByteField(
+                        range: 9..<10, name: "time", value: "0x80: current, 4-s tick 0 of 124"),
+                ]),
+            key: Array(0..<32))
+    }
+
+    static func inspection(apple: Bool = false) -> Inspection {
         let payload = payload()
         // A beacon's fields as the codec would give them (the view only draws what it is given).
         var datagram = [UInt8](repeating: 0x5a, count: 128)
@@ -281,7 +356,7 @@ enum InspectorFixture {
                     ByteField(range: 44..<45, name: "name length", value: "0 bytes"),
                     ByteField(range: 45..<99, name: "padding", value: "54 zero bytes"),
                 ]),
-            sender: Fixture.laptop)
+            sender: Fixture.laptop, apple: apple ? appleBytes() : nil)
         return Inspection(
             title: "Continuation 5ec0a11d: Laptop → Phone",
             origin: .init(
@@ -297,11 +372,11 @@ enum InspectorFixture {
             beacon: .init(peer: "Laptop", received: Fixture.now, bytes: beacon))
     }
 
-    static func render(tab: InspectorState.Tab, size: Size) -> Grid {
+    static func render(tab: InspectorState.Tab, size: Size, apple: Bool = false, scroll: Int = 0) -> Grid {
         var state = state(size: size)
-        state.overlay = .inspector(InspectorState(subject: .latest, tab: tab))
+        state.overlay = .inspector(InspectorState(subject: .latest, tab: tab, scroll: scroll))
         var device = device()
-        device.inspection = inspection()
+        device.inspection = inspection(apple: apple)
         return Fixture.render(state, device)
     }
 }

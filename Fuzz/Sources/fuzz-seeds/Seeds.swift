@@ -198,6 +198,32 @@ enum Seeds {
         write("fuzz-reader-document", "response-bytewise", [0x01] + header + Array("Call me Ishm".utf8))
         write("fuzz-reader-document", "refusal", [0x3F] + DocumentRefusal(.notFound, "no such document here").encoded())
 
+        // Apple's Handoff advertisement: the forms `handoff wire apple` reads (first byte 0 bytes
+        // with the demo key, 1 a key then bytes, 2 hex text), from the codec.
+        let appleKey = [UInt8](repeating: 0x5C, count: 32)
+        for (name, flags, counter, options) in [
+            ("messages", UInt8(0), UInt16(42), AppleHandoffAdvertisement.Options()),
+            ("clipboard", AppleHandoffAdvertisement.clipboardFlag, UInt16(0xB157), [.pasteboardAvailable]),
+            ("webpage", UInt8(0), UInt16(0xFFFF), [.hasWebpageURL, .hasMoreActivities]),
+        ] as [(String, UInt8, UInt16, AppleHandoffAdvertisement.Options)] {
+            let advertisement = AppleHandoffAdvertisement(
+                flags: flags, counter: counter,
+                activityHash: ActivityTypeHash(activityType: "com.apple.Messages").bytes,
+                options: options, timeOffset: 0x85)
+            let data = try! advertisement.manufacturerData(key: AppleHandoffAdvertisement.demoKey)
+            write("fuzz-apple-advertisement", name, [0x00] + data)
+            write("fuzz-apple-advertisement", name + "-tlv", [0x00] + data.dropFirst(2))
+            write(
+                "fuzz-apple-advertisement", name + "-structure",
+                [0x00, UInt8(data.count + 1 + 8), 0xFF] + data + [0x10, 0x06, 0x31, 0x1C, 0x00, 0x00, 0x00, 0x00])
+            write(
+                "fuzz-apple-advertisement", name + "-key",
+                [0x01] + appleKey + (try! advertisement.manufacturerData(key: appleKey)))
+            write(
+                "fuzz-apple-advertisement", name + "-hex",
+                [0x02] + Array(data.map { String(format: "%02x", $0) }.joined(separator: " ").utf8))
+        }
+
         // Account files and codes, from a real account made by the store in a temporary directory.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-fuzz-seeds-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -313,7 +313,41 @@ enum InspectorView {
             lines.append(heading(beacon.problem ?? "", style: Style(.warning), width: width))
             return lines
         }
-        lines.append(
+        guard let apple = bytes.apple else {
+            lines.append(ourBeaconLines(bytes, width: width))
+            return lines
+        }
+        if isWide(width) {
+            // Ours on the left; Apple's on the right, and below it (it is short) what differs.
+            let column = (width - 3) / 2
+            let left =
+                [[("Ours: the simulator's UDP beacon", Style(.title))]] + ourBeaconLines(bytes, width: column).all
+            let right =
+                [[("Apple's: its BLE advertisement, same activity", Style(.title))]]
+                + appleLines(apple, width: column).all + [[]] + differenceLines(width: column).all
+            lines.append(
+                (0..<max(left.count, right.count)).map { index in
+                    pair(
+                        index < left.count ? left[index] : [], index < right.count ? right[index] : [], column: column)
+                })
+            return lines
+        } else {
+            lines.append(
+                heading(
+                    "Ours: the simulator's UDP beacon. Apple's BLE advertisement for the same activity follows (scroll down).",
+                    style: Style(.title), width: width))
+            lines.append(ourBeaconLines(bytes, width: width))
+            lines.append([[], [("Apple's: its BLE advertisement, same activity", Style(.title))]])
+            lines.append(appleLines(apple, width: width))
+        }
+        lines.append([[]])
+        lines.append(differenceLines(width: width))
+        return lines
+    }
+
+    /// Our datagram and its plaintext, each field annotated.
+    static func ourBeaconLines(_ bytes: BeaconBytes, width: Int) -> InspectorLines {
+        var lines = InspectorLines(
             heading(
                 "Datagram (\(bytes.datagram.bytes.count) bytes, as it travelled)", style: Style(.accent), width: width))
         lines.append(hexLines(bytes.datagram, width: width))
@@ -330,6 +364,64 @@ enum InspectorView {
             lines.append(rawLines(bytes.plaintext.bytes, width: width))
         } else {
             lines.append(hexLines(bytes.plaintext, width: width))
+        }
+        return lines
+    }
+
+    /// Apple's advertisement for the same activity and its plaintext, each field annotated.
+    static func appleLines(_ apple: AppleAdvertisementBytes, width: Int) -> InspectorLines {
+        var lines = InspectorLines(
+            heading(
+                "Manufacturer data (\(apple.advertisement.bytes.count) bytes, demo key 00 01 … 1f)",
+                style: Style(.accent), width: width))
+        lines.append(hexLines(apple.advertisement, width: width))
+        lines.append(
+            [[]]
+                + heading(
+                    "Plaintext (\(apple.plaintext.bytes.count) bytes; the IV is the counter's 2 bytes)",
+                    style: Style(.accent), width: width))
+        lines.append(hexLines(apple.plaintext, width: width))
+        return lines
+    }
+
+    /// What differs between the two and why (docs/wire.md, "Compared with Apple's BLE beacon").
+    static let differences: [(String, String)] = [
+        ("Same", "the 7-byte activity type hash (Apple's rule) and the webpageURL option."),
+        (
+            "Tag",
+            "Apple sends 8 of GCM's 128 tag bits: a forged or changed advertisement passes 1 time in 256. Ours sends all 128."
+        ),
+        (
+            "Nonce",
+            "Apple's IV is its 16-bit counter, in clear and linkable across address changes. Ours is 96 random bits; our counter is inside the ciphertext."
+        ),
+        (
+            "In clear",
+            "Apple's flags byte tells anyone nearby that copy/cut happened. Ours shows only the version, and every beacon is 128 bytes."
+        ),
+        (
+            "Replay",
+            "Apple's receiver takes only a greater counter, so one forged high counter shuts out the real ones. Ours needs a newer boot and counter within 30 s of the receiver's clock, from authenticated beacons only."
+        ),
+        (
+            "Size",
+            "Apple's fits a 31-byte BLE advertisement. Ours is a UDP datagram and also carries the device, its name, session port and team hash."
+        ),
+    ]
+
+    static func differenceLines(width: Int) -> InspectorLines {
+        var lines = InspectorLines(
+            heading(
+                "What differs, and why", style: Style(.title), note: "docs/wire.md, Apple's advertisement",
+                width: width))
+        for (name, text) in differences {
+            let rows = TextWidth.wrap(text, width: max(1, width - 10))
+            for (index, row) in rows.enumerated() {
+                let label =
+                    index == 0
+                    ? name.padding(toLength: 10, withPad: " ", startingAt: 0) : String(repeating: " ", count: 10)
+                lines.append([[(label, Style(.accent)), (row, Style(.normal))]])
+            }
         }
         return lines
     }

@@ -63,10 +63,34 @@ public struct BeaconBytes: Sendable, Hashable {
     public var plaintext: AnnotatedBytes
     /// The sender as the beacon names it.
     public var sender: PeerInfo
+    /// What an Apple device would send for the same advertisement (none for presence, goodbye
+    /// and leaving), for the inspector's comparison.
+    public var apple: AppleAdvertisementBytes?
 
-    public init(datagram: AnnotatedBytes, plaintext: AnnotatedBytes, sender: PeerInfo) {
+    public init(
+        datagram: AnnotatedBytes, plaintext: AnnotatedBytes, sender: PeerInfo, apple: AppleAdvertisementBytes? = nil
+    ) {
         self.datagram = datagram
         self.plaintext = plaintext
         self.sender = sender
+        self.apple = apple
+    }
+}
+
+/// Apple's Handoff advertisement (BLE, Continuity type 0x0c) for the activity of a beacon,
+/// sealed with a demo key: its bytes and its decrypted plaintext, each field annotated
+/// (`docs/wire.md`, "Apple's advertisement").
+public struct AppleAdvertisementBytes: Sendable, Hashable {
+    /// Apple's manufacturer data, as a BLE scanner reports it.
+    public var advertisement: AnnotatedBytes
+    /// The 10 decrypted bytes.
+    public var plaintext: AnnotatedBytes
+    /// The key it is sealed with (a demo key: Apple's keys never leave its devices).
+    public var key: [UInt8]
+
+    public init(advertisement: AnnotatedBytes, plaintext: AnnotatedBytes, key: [UInt8]) {
+        self.advertisement = advertisement
+        self.plaintext = plaintext
+        self.key = key
     }
 }

@@ -204,7 +204,7 @@ package struct BeaconSealer: Sendable {
             plaintext: encoded == plaintext
                 ? AnnotatedBytes(bytes: plaintext, fields: fields ?? [])
                 : AnnotatedBytes(bytes: plaintext, fields: []),
-            sender: beacon.device)
+            sender: beacon.device, apple: AppleHandoffAdvertisement.inspectorBytes(for: beacon))
     }
 
     static func decode(_ plaintext: [UInt8], receivedAt: Date?) throws(BeaconError) -> Beacon {
