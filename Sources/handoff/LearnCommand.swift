@@ -84,8 +84,12 @@ struct LearnCommand: ParsableCommand {
             guard let lesson = course.first(where: { $0.number == pane }) else {
                 Self.fail("handoff learn: no lesson \(pane)")
             }
+            // The closure captures the lesson's number, not the lesson the panel consumes: capturing
+            // both crashes Swift 6.3.1's optimizer (CopyPropagation: "Found outside of lifetime
+            // use"), so a release build of this executable failed.
+            let number = lesson.number
             var panel = LessonPanel(lesson: lesson, count: course.count, folder: URL(fileURLWithPath: recordings))
-            panel.run { progress.markDone(lesson.number) }
+            panel.run { progress.markDone(number) }
             return
         }
         let chosen = number ?? course.first(where: { !progress.done.contains($0.number) })?.number ?? 1

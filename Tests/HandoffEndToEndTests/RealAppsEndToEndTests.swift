@@ -39,6 +39,21 @@ struct RealAppsEndToEndTests {
         return try #require(peers.first { $0["name"] == .string(origin) }?.objectValue, "\(peers)")
     }
 
+    /// Starts the origin, then the receiver, and checks that the receiver's offer from the origin
+    /// leads to no app, for a reason that mentions `reason`.
+    static func expectNothingOffered(
+        origin: (name: String, kind: String, options: [String]),
+        receiver: (name: String, kind: String, options: [String]), because reason: String
+    ) throws {
+        let world = try HeadlessProcessWorld(fetchTimeout: 5)
+        _ = try world.start(origin.name, kind: origin.kind, extra: ["--apps", "browser"] + origin.options)
+        let device = try world.start(receiver.name, kind: receiver.kind, extra: ["--apps", "browser"] + receiver.options)
+        let offer = try Self.offer(on: device, from: origin.name)
+        #expect(offer["routeKind"] == "unavailable", "\(offer)")
+        #expect(offer["continuable"] == false)
+        #expect(offer["reason"]?.stringValue?.contains(reason) == true, "\(offer)")
+    }
+
     @Test func aReadArticleContinuesFromTheMacAppIntoTheIOSAppAsTheDoctorSays() throws {
         let verdict = try Self.doctor(
             "--origin", Self.mac, "--receiver", Self.iOS, "--activity", Self.readArticle)
@@ -93,15 +108,9 @@ struct RealAppsEndToEndTests {
         #expect(verdict.status == 1, "\(verdict.output)")
         #expect(verdict.output.contains("1. error same-team: "), "\(verdict.output)")
 
-        let world = try HeadlessProcessWorld(fetchTimeout: 5)
-        _ = try world.start(
-            "Mac", kind: "laptop", extra: ["--apps", "browser", "--app", Self.mac, "--activity", Self.readArticle])
-        let phone = try world.start(
-            "iPhone", extra: ["--apps", "browser", "--app", Self.iOS, "--team", "ZYXWV98765"])
-        let offer = try Self.offer(on: phone, from: "Mac")
-        #expect(offer["routeKind"] == "unavailable", "\(offer)")
-        #expect(offer["continuable"] == false)
-        #expect(offer["reason"]?.stringValue?.contains("team") == true, "\(offer)")
+        try Self.expectNothingOffered(
+            origin: ("Mac", "laptop", ["--app", Self.mac, "--activity", Self.readArticle]),
+            receiver: ("iPhone", "phone", ["--app", Self.iOS, "--team", "ZYXWV98765"]), because: "team")
     }
 
     @Test func aTypeTheMacAppDoesNotClaimIsOfferedNothingAsTheDoctorSays() throws {
@@ -115,14 +124,9 @@ struct RealAppsEndToEndTests {
         #expect(verdict.output.contains("1. error type-claimed: "), "\(verdict.output)")
         #expect(verdict.output.contains("NSUserActivityTypes: ReadArticle"), "\(verdict.output)")
 
-        let world = try HeadlessProcessWorld(fetchTimeout: 5)
-        _ = try world.start(
-            "iPhone", extra: ["--apps", "browser", "--app", Self.iOS, "--activity", nextUnread.path])
-        let mac = try world.start("Mac", kind: "laptop", extra: ["--apps", "browser", "--app", Self.mac])
-        let offer = try Self.offer(on: mac, from: "iPhone")
-        #expect(offer["routeKind"] == "unavailable", "\(offer)")
-        #expect(offer["continuable"] == false)
-        #expect(offer["reason"]?.stringValue?.contains("claims") == true, "\(offer)")
+        try Self.expectNothingOffered(
+            origin: ("iPhone", "phone", ["--app", Self.iOS, "--activity", nextUnread.path]),
+            receiver: ("Mac", "laptop", ["--app", Self.mac]), because: "claims")
     }
 
     @Test func aPayloadPastTheLimitFailsWith4611AsTheDoctorSays() throws {
