@@ -54,14 +54,15 @@ package struct TimelineTextPrinter {
         widget.arrows = arrows.indices.map { TimelineArrow(from: 0, to: $0 + 1, label: arrows[$0].label) }
         widget.lost = lost.map { TimelineLostMessage(from: 0, toLane: $0.toLane, label: $0.label) }
         let width = widget.cellWidth(lane: event.lane, laneWidth: laneWidth, areaWidth: areaWidth)
-        var lines = widget.parts(of: event, width: width).indices.map { TimelineWidget.Line.event(0, part: $0) }
+        let parts = widget.parts(of: event, width: width)
+        var lines = parts.indices.map { TimelineWidget.Line.event(0, part: $0) }
         lines += widget.arrows.indices.map { .arrow($0) }
         lines += widget.lost.indices.filter { widget.lost[$0].toLane < widget.lanes.count }.map { .lost($0) }
         let area = Rect(x: 0, y: 0, width: areaWidth, height: 1)
         var text = ""
         for line in lines {
             grid = blank
-            widget.draw(line, y: 0, area: area, body: area, laneWidth: laneWidth, into: &grid)
+            widget.draw(line, y: 0, area: area, body: area, laneWidth: laneWidth, into: &grid, parts: parts)
             text += grid.line(0).trimmingTrailingSpaces + "\n"
         }
         return text

@@ -192,7 +192,9 @@ package struct TimelineWidget: Sendable, Hashable {
     }
 
     /// One line of the diagram on row `y` of `body`.
-    func draw(_ line: Line, y: Int, area: Rect, body: Rect, laneWidth: Int, into grid: inout Grid) {
+    func draw(
+        _ line: Line, y: Int, area: Rect, body: Rect, laneWidth: Int, into grid: inout Grid, parts known: [String]? = nil
+    ) {
         func laneX(_ lane: Int) -> Int { area.x + timeWidth + lane * laneWidth }
         for lane in lanes.indices {
             grid.put("│", at: Point(x: laneX(lane), y: y), style: Style(.frame), clip: body)
@@ -211,7 +213,7 @@ package struct TimelineWidget: Sendable, Hashable {
             let width = cellWidth(lane: event.lane, laneWidth: laneWidth, areaWidth: area.width)
             let cell = Rect(x: laneX(event.lane) + 1, y: y, width: width + 1, height: 1)
             let style = isSelected ? Style(.selection) : Self.style(event.kind)
-            let parts = self.parts(of: event, width: width)
+            let parts = known ?? self.parts(of: event, width: width)
             let marker = part > 0 ? " " : isSelected ? "▸" : "●"
             grid.write(marker + (part < parts.count ? parts[part] : ""), in: cell, style: style)
         case .arrow(let index):
