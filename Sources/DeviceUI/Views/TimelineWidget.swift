@@ -193,7 +193,8 @@ package struct TimelineWidget: Sendable, Hashable {
 
     /// One line of the diagram on row `y` of `body`.
     func draw(
-        _ line: Line, y: Int, area: Rect, body: Rect, laneWidth: Int, into grid: inout Grid, parts known: [String]? = nil
+        _ line: Line, y: Int, area: Rect, body: Rect, laneWidth: Int, into grid: inout Grid,
+        parts known: [String]? = nil
     ) {
         func laneX(_ lane: Int) -> Int { area.x + timeWidth + lane * laneWidth }
         for lane in lanes.indices {
