@@ -191,7 +191,12 @@ extension JSONValue {
     /// Integers outside `Int64` and numbers outside `Double`'s range are errors rather than
     /// silently changed; nesting deeper than ``maximumDepth`` is an error rather than a crash.
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
-        var parser = Parser(bytes: Array(text.utf8))
+        try parse(utf8: Array(text.utf8))
+    }
+
+    /// Parses one complete JSON text from its UTF-8 bytes (see ``parse(_:)``).
+    public static func parse(utf8 bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        var parser = Parser(bytes: bytes)
         // A byte-order mark is tolerated at the very start.
         if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipWhitespace()

@@ -180,66 +180,21 @@ package struct LifecycleRecording: Sendable {
             }
             return object
         }
-        let header = try parse(first, 1)
-        guard header["recording"]?.stringValue == LifecycleRecorder.format else {
-            throw RecordingError(
-                file: file, line: 1,
-                reason:
-                    "not a lifecycle recording (the header must say \"recording\":\"\(LifecycleRecorder.format)\"; record one with handoff device --record FILE)"
-            )
-        }
-        guard let version = header["version"]?.integerValue else {
-            throw RecordingError(file: file, line: 1, reason: "the header has no version")
-        }
-        guard version <= Int64(LifecycleRecorder.version) else {
-            throw RecordingError(
-                file: file, line: 1,
-                reason:
-                    "recorded by a newer version (\(version)); this build reads version \(LifecycleRecorder.version)")
-        }
-        guard let device = header["device"]?.stringValue, let account = header["account"]?.stringValue else {
-            throw RecordingError(file: file, line: 1, reason: "the header must name the \"device\" and its \"account\"")
-        }
-        self.device = device
-        self.account = account
-        deviceID = header["deviceID"]?.stringValue ?? device
-        deviceKind = header["kind"]?.stringValue ?? "phone"
+        let header = try RecordingReader.Header(try parse(first, 1), file: file)
+        device = header.device
+        account = header.account
+        deviceID = header.deviceID
+        deviceKind = header.deviceKind
         var events: [RecordedEvent] = []
         for (index, line) in lines.enumerated().dropFirst() where !line.isEmpty {
             let number = index + 1
-            let object = try parse(line, number)
-            guard let timeText = object["time"]?.stringValue, let time = Self.date(timeText) else {
-                throw RecordingError(
-                    file: file, line: number,
-                    reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
-            }
-            guard let kindText = object["kind"]?.stringValue else {
-                throw RecordingError(file: file, line: number, reason: "no \"kind\"")
-            }
-            guard let kind = LifecycleEvent.Kind(rawValue: kindText) else {
-                throw RecordingError(
-                    file: file, line: number,
-                    reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
-            }
-            let eventDevice = object["device"]?.stringValue ?? device
-            guard eventDevice == device else {
-                throw RecordingError(
-                    file: file, line: number,
-                    reason: "an event of \"\(eventDevice.prefix(60))\" in \(device)'s recording")
-            }
-            events.append(
-                RecordedEvent(
-                    time: time, timeText: timeText, device: device, kind: kind,
-                    continuation: object["continuation"]?.stringValue,
-                    peer: object["peer"]?.stringValue, detail: object["detail"]?.stringValue ?? "",
-                    explanation: object["explanation"]?.stringValue ?? kind.explanation, fields: object,
-                    line: number))
+            events.append(try RecordingReader.event(try parse(line, number), line: number, of: header, file: file))
         }
         self.events = events
     }
 
     static func date(_ text: String) -> Date? {
-        try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        RecordingReader.date(text)
     }
 
     /// Reads several recordings of one continuation (one per device).

@@ -40,6 +40,15 @@ package struct Timeline: Sendable {
         lost = TimelineLayout.lost(rows)
     }
 
+    /// A timeline of rows already in order (a stream's, ``TimelineStream``), with their arrows
+    /// and lost messages.
+    package init(lanes: [Lane], rows: [(lane: Int, event: RecordedEvent)]) {
+        self.lanes = lanes
+        self.rows = rows.map { Row(lane: $0.lane, event: $0.event) }
+        arrows = TimelineLayout.arrows(rows)
+        lost = TimelineLayout.lost(rows)
+    }
+
     /// What a row's lane says of it: its kind and its detail.
     package static func label(_ event: RecordedEvent) -> String {
         event.detail.isEmpty ? event.kind.rawValue : "\(event.kind.rawValue) \(event.detail)"

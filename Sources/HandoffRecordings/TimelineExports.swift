@@ -17,25 +17,43 @@ extension Timeline {
     /// A Mermaid sequence diagram: a participant per device, a message for what crossed the network
     /// (at its send; `-x` for one lost), a note for every other event, in the timeline's order.
     package func mermaid() -> String {
-        var lines = ["sequenceDiagram"]
-        for (lane, info) in lanes.enumerated() {
-            lines.append("    participant D\(lane) as \(Self.mermaidText("\(info.name) (\(info.kind))"))")
-        }
+        var lines = Self.mermaidHeader(lanes)
         let arrowsFrom = Dictionary(grouping: arrows, by: \.from)
         let lostFrom = Dictionary(grouping: lost, by: \.from)
         for (index, row) in rows.enumerated() {
-            if !Self.messageKinds.contains(row.event.kind) {
-                let text = "\(Self.clock(row.event)) \(Self.label(row.event))"
-                lines.append("    Note over D\(row.lane): \(Self.mermaidText(text))")
-            }
-            for arrow in arrowsFrom[index] ?? [] {
-                lines.append("    D\(row.lane)->>D\(rows[arrow.to].lane): \(Self.mermaidText(arrow.label))")
-            }
-            for message in lostFrom[index] ?? [] {
-                lines.append("    D\(row.lane)-xD\(message.toLane): \(Self.mermaidText(message.label + " (lost)"))")
-            }
+            lines += Self.mermaidLines(
+                lane: row.lane, event: row.event,
+                arrows: (arrowsFrom[index] ?? []).map { (rows[$0.to].lane, $0.label) },
+                lost: (lostFrom[index] ?? []).map { ($0.toLane, $0.label) })
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The diagram's first lines: its kind and a participant per lane.
+    package static func mermaidHeader(_ lanes: [Lane]) -> [String] {
+        var lines = ["sequenceDiagram"]
+        for (lane, info) in lanes.enumerated() {
+            lines.append("    participant D\(lane) as \(mermaidText("\(info.name) (\(info.kind))"))")
+        }
+        return lines
+    }
+
+    /// A row's lines: its note (unless it is a message's send), then a message for each arrow it
+    /// sent and each message it sent that was lost (a stream writes them row by row).
+    package static func mermaidLines(
+        lane: Int, event: RecordedEvent, arrows: [(toLane: Int, label: String)], lost: [(toLane: Int, label: String)]
+    ) -> [String] {
+        var lines: [String] = []
+        if !messageKinds.contains(event.kind) {
+            lines.append("    Note over D\(lane): \(mermaidText("\(clock(event)) \(label(event))"))")
+        }
+        for arrow in arrows {
+            lines.append("    D\(lane)->>D\(arrow.toLane): \(mermaidText(arrow.label))")
+        }
+        for message in lost {
+            lines.append("    D\(lane)-xD\(message.toLane): \(mermaidText(message.label + " (lost)"))")
+        }
+        return lines
     }
 
     /// Text that Mermaid shows as it is: on one line, with the characters its grammar reads

@@ -28,8 +28,9 @@ package struct TimelineReplay: Sendable, Hashable {
     /// How long each event is shown while playing.
     package static let playInterval: TimeInterval = 0.4
 
-    /// The number of events in the timeline.
-    package let eventCount: Int
+    /// The number of events in the timeline (so far, while a long one is still being read:
+    /// ``extend(to:)``).
+    package private(set) var eventCount: Int
     /// How many events are shown: 1 to ``eventCount`` (0 only when there are none).
     package private(set) var played: Int
     package private(set) var isPlaying = false
@@ -37,6 +38,14 @@ package struct TimelineReplay: Sendable, Hashable {
     package init(eventCount: Int) {
         self.eventCount = max(0, eventCount)
         played = min(1, self.eventCount)
+    }
+
+    /// More events were found (a long timeline is read while it is replayed): `eventCount`
+    /// grows to `count`, and the first event shows if none did.
+    package mutating func extend(to count: Int) {
+        guard count > eventCount else { return }
+        eventCount = count
+        if played == 0 { played = 1 }
     }
 
     /// The event shown last, which the detail describes (nil when there are none).

@@ -13,7 +13,7 @@ struct Handoff: AsyncParsableCommand {
         subcommands: [
             DeviceCommand.self, DemoCommand.self, ScenarioCommand.self, AccountCommand.self, ManifestCommand.self,
             WebCommand.self, TimelineCommand.self, CheckCommand.self, DoctorCommand.self, LearnCommand.self,
-            BenchCommand.self, SoakCommand.self, WireCommand.self,
+            BenchCommand.self, SoakCommand.self, WireCommand.self, TimelineBenchCommand.self,
         ],
         defaultSubcommand: DeviceCommand.self
     )

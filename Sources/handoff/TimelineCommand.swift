@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceUI
 import Foundation
 import HandoffCore
 import HandoffRecordings
@@ -72,48 +73,141 @@ struct TimelineCommand: ParsableCommand {
     }
 
     func run() throws {
-        let recordings: [LifecycleRecording]
         do {
-            recordings = try LifecycleRecording.load(files)
+            try draw()
+        } catch let error as RecordingError {
+            FileHandle.standardError.write(Data("handoff timeline: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    /// Draws every output asked for. The recordings are streamed (``TimelineStream``): the text,
+    /// the Mermaid diagram and the replay hold a window of events, not the recordings.
+    func draw() throws {
+        let writesFiles = svg != nil || mermaid != nil || trace != nil
+        let replays = !print && !writesFiles && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        if let continuation {
+            // One continuation's rows: few, held whole, every output drawn from them.
+            let timeline = try TimelineStream.timeline(files: files, continuation: continuation)
+            try write(svg, timeline.svg)
+            try write(mermaid, timeline.mermaid)
+            try write(trace, timeline.trace)
+            if replays {
+                try runReplay(TimelineReplaySource(timeline: timeline))
+            } else if print || !writesFiles {
+                let text = TimelineReplayView.lanes(of: timeline).text(laneWidth: laneWidth)
+                FileHandle.standardOutput.write(Data(TerminalText.sanitized(text, keepingLines: true).utf8))
+            }
+            return
+        }
+        // The picture and the trace are laid out whole (a picture's size comes before its rows,
+        // and a trace's events are sorted by time): from each recording's last part when it is long.
+        if svg != nil || trace != nil {
+            let recordings = try LifecycleRecording.load(files)
+            for recording in recordings where recording.skippedBytes > 0 {
+                let megabytes = LifecycleRecording.maximumBytes / (1024 * 1024)
+                FileHandle.standardError.write(
+                    Data(
+                        ("handoff timeline: \(recording.file): its first \(ByteCount.text(recording.skippedBytes)) "
+                            + "of events are left out of the picture and the trace; they show its last \(megabytes) MiB.\n")
+                            .utf8))
+            }
+            let timeline = Timeline(recordings: recordings)
+            try write(svg, timeline.svg)
+            try write(trace, timeline.trace)
+        }
+        if let mermaid {
+            var stream = try TimelineStream(files: files)
+            try writeStreamed(to: mermaid) { output in
+                output.append(Timeline.mermaidHeader(stream.lanes).joined(separator: "\n") + "\n")
+                while let row = try stream.next() {
+                    let lines = Timeline.mermaidLines(
+                        lane: row.lane, event: row.event, arrows: row.arrows.map { ($0.toLane, $0.label) },
+                        lost: row.lost.map { ($0.toLane, $0.label) })
+                    for line in lines { output.append(line + "\n") }
+                }
+            }
+        }
+        if replays {
+            try runReplay(TimelineReplaySource(index: try TimelineIndex(files: files)))
+            return
+        }
+        if print || !writesFiles {
+            try printStreamed()
+        }
+    }
+
+    /// `--print`: the lanes as the replay and F9 draw them, each event's text wrapped within its
+    /// lane, written as the rows come. Recordings are files anyone may hand over: what they say
+    /// reaches the terminal only through the sanitizer.
+    func printStreamed() throws {
+        var stream = try TimelineStream(files: files)
+        let output = BufferedOutput(handle: FileHandle.standardOutput)
+        defer { output.flush() }
+        // Lanes widened for the longest label of the first batch (every label, for recordings
+        // that fit in the window).
+        let first = try stream.firstBatch()
+        guard !first.isEmpty else {
+            let timeline = Timeline(lanes: stream.lanes, rows: [])
+            let text = TimelineReplayView.lanes(of: timeline).text(laneWidth: laneWidth)
+            output.append(TerminalText.sanitized(text, keepingLines: true))
+            return
+        }
+        let labels = first.flatMap { row in row.sent.map { $0.receipt == nil ? $0.label + " lost" : $0.label } }
+        var printer = TimelineTextPrinter(
+            lanes: TimelineReplayView.laneNames(stream.lanes), timeWidth: TimelineReplayView.timeWidth,
+            laneWidth: laneWidth, labels: labels)
+        output.append(TerminalText.sanitized(printer.header(), keepingLines: true))
+        while let row = try stream.next() {
+            let text = printer.lines(
+                of: TimelineReplayView.widgetEvent(lane: row.lane, event: row.event),
+                arrows: row.arrows.map { TimelineTextPrinter.Message(label: $0.label, toLane: $0.toLane) },
+                lost: row.lost.map { TimelineTextPrinter.Message(label: $0.label, toLane: $0.toLane) })
+            output.append(TerminalText.sanitized(text, keepingLines: true))
+        }
+    }
+
+    func runReplay(_ source: TimelineReplaySource) throws {
+        do {
+            try TimelineReplayTerminal.run(source)
+        } catch let error as RecordingError {
+            throw error
         } catch {
             FileHandle.standardError.write(Data("handoff timeline: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        for recording in recordings where recording.skippedBytes > 0 {
-            let megabytes = LifecycleRecording.maximumBytes / (1024 * 1024)
-            FileHandle.standardError.write(
-                Data(
-                    ("handoff timeline: \(recording.file): its first \(ByteCount.text(recording.skippedBytes)) "
-                        + "of events are left out; the timeline shows its last \(megabytes) MiB.\n").utf8))
+    }
+
+    /// Writes `make()` into `path` (nothing without a path); exit status 2 when it cannot be written.
+    func write(_ path: String?, _ make: () -> String) throws {
+        guard let path else { return }
+        do {
+            try Data(make().utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            FileHandle.standardError.write(Data("handoff timeline: \(Self.cannotWrite(path, error))\n".utf8))
+            throw ExitCode(2)
         }
-        let timeline = Timeline(recordings: recordings, continuation: continuation)
-        let outputs: [(path: String?, make: () -> String)] = [
-            (svg, timeline.svg), (mermaid, timeline.mermaid), (trace, timeline.trace),
-        ]
-        for case (let path?, let make) in outputs {
-            do {
-                try Data(make().utf8).write(to: URL(fileURLWithPath: path))
-            } catch {
-                FileHandle.standardError.write(Data("handoff timeline: \(Self.cannotWrite(path, error))\n".utf8))
-                throw ExitCode(2)
-            }
+    }
+
+    /// Writes into `path` what `body` appends, as it appends it; exit status 2 when it cannot be
+    /// written, and the file removed when a recording cannot be read on the way.
+    func writeStreamed(to path: String, _ body: (BufferedOutput) throws -> Void) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
+            let error = CocoaError(.fileWriteUnknown)
+            FileHandle.standardError.write(Data("handoff timeline: \(Self.cannotWrite(path, error))\n".utf8))
+            throw ExitCode(2)
         }
-        let writesFiles = outputs.contains { $0.path != nil }
-        if !print, !writesFiles, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
-            do {
-                try TimelineReplayTerminal.run(timeline)
-            } catch {
-                FileHandle.standardError.write(Data("handoff timeline: \(error)\n".utf8))
-                throw ExitCode(1)
-            }
-            return
-        }
-        if print || !writesFiles {
-            // Recordings are files anyone may hand over: what they say reaches the terminal only
-            // through the sanitizer. The lanes are drawn as the replay and F9 draw them, each
-            // event's text wrapped within its lane.
-            let text = TimelineReplayView.lanes(of: timeline).text(laneWidth: laneWidth)
-            FileHandle.standardOutput.write(Data(TerminalText.sanitized(text, keepingLines: true).utf8))
+        let output = BufferedOutput(handle: handle)
+        do {
+            try body(output)
+            output.flush()
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(atPath: path)
+            throw error
         }
     }
 
@@ -134,5 +228,27 @@ struct TimelineCommand: ParsableCommand {
         }
         let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
         return "\(path): cannot be written (\(reason.split(separator: "\n").first ?? ""))"
+    }
+}
+
+/// Text written to a file in blocks of 64 KiB rather than line by line.
+final class BufferedOutput {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+
+    init(handle: FileHandle) {
+        self.handle = handle
+        buffer.reserveCapacity(80 * 1024)
+    }
+
+    func append(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 64 * 1024 { flush() }
+    }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        handle.write(Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
     }
 }

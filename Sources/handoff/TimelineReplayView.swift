@@ -10,10 +10,12 @@ import TerminalCells
 /// as on the device's F9), and the shown event's detail. Draws only what it is given: the
 /// timeline, its lanes and where the replay is.
 struct TimelineReplayView {
-    let timeline: Timeline
-    /// The timeline's lanes, made once (``lanes(of:)``); each frame draws as many as are played.
-    let lanes: TimelineWidget
+    let lanes: [Timeline.Lane]
+    /// The rows around the shown event (every row, for a timeline that fits in a page).
+    let page: TimelineReplayPage
     let replay: TimelineReplay
+    /// Whether every row has been found (a long timeline is read while it is replayed).
+    var isComplete = true
 
     /// The width of the time column.
     static let timeWidth = 13
@@ -47,9 +49,9 @@ struct TimelineReplayView {
             let detailHeight = min(max(6, body.height / 3), 10)
             (diagram, detail) = body.splitBottom(detailHeight)
         }
-        var lanes = self.lanes
-        lanes.selected = replay.selected
-        lanes.drawnCount = replay.played
+        var lanes = page.widget(lanes: self.lanes)
+        lanes.selected = replay.selected.map { $0 - page.start }
+        lanes.drawnCount = max(0, replay.played - page.start)
         lanes.render(in: diagram, into: &grid)
         drawDetail(into: &grid, area: detail, beside: size.width >= 140)
         return grid
@@ -59,8 +61,11 @@ struct TimelineReplayView {
 
     func drawTitle(into grid: inout Grid, area: Rect) {
         grid.fill(area, style: Style(.statusBar))
-        let names = timeline.lanes.map(\.name).joined(separator: " ↔ ")
-        let position = replay.eventCount == 0 ? "no events" : "event \(replay.played) of \(replay.eventCount)"
+        let names = lanes.map(\.name).joined(separator: " ↔ ")
+        let position =
+            replay.eventCount == 0
+            ? (isComplete ? "no events" : "reading…")
+            : "event \(replay.played) of \(replay.eventCount)\(isComplete ? "" : "+ (reading…)")"
         let state = replay.isPlaying ? "▶ playing" : (replay.isAtEnd ? "■ end" : "⏸ paused")
         let text = " handoff timeline · \(names) · \(position) · \(state)"
         grid.put(TextWidth.truncate(text, to: area.width), at: area.origin, style: Style(.statusBar), clip: area)
@@ -84,16 +89,23 @@ struct TimelineReplayView {
     /// invisible characters shown as code points (`\u{1b}`), never acting and never dropped unseen.
     static func lanes(of timeline: Timeline) -> TimelineWidget {
         TimelineWidget(
-            lanes: timeline.lanes.map {
-                TimelineWidget.Lane(name: TerminalText.sanitized("\($0.name) (\($0.kind))"))
-            },
-            events: timeline.rows.map { row in
-                TimelineWidget.Event(
-                    lane: row.lane, time: clock(row.event.time), kind: row.event.kind,
-                    kindName: row.event.kind.rawValue, detail: TerminalText.sanitized(row.event.detail))
-            },
+            lanes: laneNames(timeline.lanes),
+            events: timeline.rows.map { widgetEvent(lane: $0.lane, event: $0.event) },
             arrows: timeline.arrows, lost: timeline.lost, timeWidth: timeWidth,
             emptyText: "These recordings hold no events.")
+    }
+
+    /// The lanes' names as drawn: each device with its kind, sanitized.
+    static func laneNames(_ lanes: [Timeline.Lane]) -> [TimelineWidget.Lane] {
+        lanes.map { TimelineWidget.Lane(name: TerminalText.sanitized("\($0.name) (\($0.kind))")) }
+    }
+
+    /// An event as the lanes draw it: its time as the recording's clock, its kind and its detail
+    /// (sanitized).
+    static func widgetEvent(lane: Int, event: RecordedEvent) -> TimelineWidget.Event {
+        TimelineWidget.Event(
+            lane: lane, time: clock(event.time), kind: event.kind, kindName: event.kind.rawValue,
+            detail: TerminalText.sanitized(event.detail))
     }
 
     // MARK: The detail
@@ -107,21 +119,20 @@ struct TimelineReplayView {
         let inside = beside ? area.inset(left: 2) : area.inset(top: 1, left: 1)
         guard inside.height > 0, let index = replay.selected else { return }
         var lines: [(String, Style)] = []
-        let event = timeline.rows[index].event
+        guard let row = page.row(index) else { return }
+        let event = row.event
         lines.append(("\(Self.clock(event.time))  \(event.device)  \(event.kind.rawValue)", Style(.title)))
         if !event.detail.isEmpty {
             for line in TextWidth.wrap(event.detail, width: inside.width) { lines.append((line, Style(.normal))) }
         }
-        for arrow in timeline.arrows where arrow.from == index || arrow.to == index {
-            let other = timeline.rows[arrow.from == index ? arrow.to : arrow.from].event.device
-            lines.append(
-                (
-                    arrow.from == index ? "→ \(arrow.label) to \(other)" : "← \(arrow.label) from \(other)",
-                    Style(.accent)
-                ))
+        for received in row.received {
+            lines.append(("← \(received.label) from \(lanes[received.fromLane].name)", Style(.accent)))
         }
-        for message in timeline.lost where message.from == index {
-            lines.append(("→ \(message.label) to \(timeline.lanes[message.toLane].name): lost", Style(.warning)))
+        for sent in row.arrows {
+            lines.append(("→ \(sent.label) to \(lanes[sent.toLane].name)", Style(.accent)))
+        }
+        for message in row.lost {
+            lines.append(("→ \(message.label) to \(lanes[message.toLane].name): lost", Style(.warning)))
         }
         for line in TextWidth.wrap(event.explanation, width: inside.width) { lines.append((line, Style(.dim))) }
         let shown: Set<String> = ["time", "device", "kind", "detail", "explanation"]
@@ -140,7 +151,7 @@ struct TimelineReplayView {
 
     /// HH:mm:ss.SSS in UTC, as recordings write their times.
     static func clock(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
+        RecordingReader.clock(date)
     }
 
     /// What a key does in the replay; nil for keys it does not use.
@@ -162,27 +173,162 @@ struct TimelineReplayView {
     }
 }
 
-/// The replay's terminal loop: draws, waits for a key (or the play interval), applies it.
+/// The rows the replay shows around its event: a page of a long timeline, read again from the
+/// index, or every row of a short one.
+struct TimelineReplayPage {
+    /// The index of the first row.
+    var start: Int
+    var rows: [TimelineStream.Row]
+    /// Whether it holds every row of the timeline.
+    var isWhole: Bool
+    /// Whether its last row is the timeline's.
+    var reachesEnd = true
+
+    var end: Int { start + rows.count }
+
+    func row(_ index: Int) -> TimelineStream.Row? {
+        index >= start && index < end ? rows[index - start] : nil
+    }
+
+    /// The lanes' widget of the page: its events, and the arrows and lost messages between them.
+    func widget(lanes: [Timeline.Lane]) -> TimelineWidget {
+        var local: [TimelineStream.EventID: Int] = [:]
+        for (offset, row) in rows.enumerated() { local[row.id] = offset }
+        var arrows: [TimelineArrow] = []
+        var lost: [TimelineLostMessage] = []
+        for (offset, row) in rows.enumerated() {
+            for sent in row.sent {
+                if let receipt = sent.receipt {
+                    if let to = local[receipt] { arrows.append(TimelineArrow(from: offset, to: to, label: sent.label)) }
+                } else {
+                    lost.append(TimelineLostMessage(from: offset, toLane: sent.toLane, label: sent.label))
+                }
+            }
+        }
+        var widget = TimelineWidget(
+            lanes: TimelineReplayView.laneNames(lanes),
+            events: rows.map { TimelineReplayView.widgetEvent(lane: $0.lane, event: $0.event) },
+            arrows: arrows, lost: lost, timeWidth: TimelineReplayView.timeWidth,
+            emptyText: "These recordings hold no events.")
+        widget.showsPosition = isWhole
+        return widget
+    }
+}
+
+/// Where the replay's rows come from: one continuation's timeline, held whole, or the index of
+/// a long one (``TimelineIndex``), read a page at a time while the index is built.
+final class TimelineReplaySource {
+    let lanes: [Timeline.Lane]
+    private let whole: [TimelineStream.Row]?
+    private let index: TimelineIndex?
+    private var cached: TimelineReplayPage?
+
+    init(timeline: Timeline) {
+        lanes = timeline.lanes
+        index = nil
+        var received: [Int: [TimelineStream.Received]] = [:]
+        var sent: [Int: [TimelineStream.Sent]] = [:]
+        for arrow in timeline.arrows {
+            let to = timeline.rows[arrow.to]
+            sent[arrow.from, default: []].append(
+                TimelineStream.Sent(
+                    label: arrow.label, toLane: to.lane,
+                    receipt: TimelineStream.EventID(lane: to.lane, line: to.event.line)))
+            received[arrow.to, default: []].append(
+                TimelineStream.Received(from: arrow.from, fromLane: timeline.rows[arrow.from].lane, label: arrow.label))
+        }
+        for message in timeline.lost {
+            sent[message.from, default: []].append(
+                TimelineStream.Sent(label: message.label, toLane: message.toLane, receipt: nil))
+        }
+        whole = timeline.rows.enumerated().map { index, row in
+            TimelineStream.Row(
+                index: index, lane: row.lane, event: row.event, sent: sent[index] ?? [],
+                received: received[index] ?? [])
+        }
+    }
+
+    init(index: TimelineIndex) {
+        lanes = index.lanes
+        self.index = index
+        whole = nil
+        Thread.detachNewThread { index.build() }
+    }
+
+    /// How many rows are known, whether that is all of them, and why reading stopped early.
+    var progress: TimelineIndex.Progress {
+        if let whole { return TimelineIndex.Progress(rows: whole.count, isComplete: true) }
+        return index?.progress ?? TimelineIndex.Progress(rows: 0, isComplete: true)
+    }
+
+    /// The rows around `selected` (as many before it as `height` lines could show and as many
+    /// after), kept until the selection comes near its edges.
+    func page(around selected: Int, height: Int) throws(RecordingError) -> TimelineReplayPage {
+        if let whole { return TimelineReplayPage(start: 0, rows: whole, isWhole: true) }
+        guard let index else { return TimelineReplayPage(start: 0, rows: [], isWhole: true) }
+        let margin = max(height, 24)
+        if let cached, selected >= cached.start, selected < cached.end,
+            selected - cached.start >= margin || cached.start == 0,
+            cached.end - selected > margin || cached.reachesEnd
+        {
+            return cached
+        }
+        let start = max(0, selected - 3 * margin)
+        let end = selected + 3 * margin + 1
+        let rows = try index.rows(start..<end)
+        var page = TimelineReplayPage(start: start, rows: rows, isWhole: start == 0 && rows.count < end)
+        page.reachesEnd = rows.count < end - start
+        cached = page
+        return page
+    }
+}
+
+/// The replay's terminal loop: draws, waits for a key (or the play interval, or more of a long
+/// timeline read), applies it.
 enum TimelineReplayTerminal {
-    static func run(_ timeline: Timeline) throws {
+    static func run(_ source: TimelineReplaySource) throws {
+        // The first page before the terminal opens: a recording that cannot be read from its
+        // start is one line on standard error, as for --print.
+        var progress = source.progress
+        var page = try source.page(around: 0, height: 24)
         try CursesTerminal.withTerminal { terminal in
             let runLoop = try TerminalRunLoop(terminal: terminal)
-            var replay = TimelineReplay(eventCount: timeline.rows.count)
-            let lanes = TimelineReplayView.lanes(of: timeline)
+            var replay = TimelineReplay(eventCount: max(progress.rows, page.rows.count))
+            var nextTick: ContinuousClock.Instant?
+            // End was asked for while the timeline was still being read: stay at its end.
+            var followsEnd = false
             while true {
-                terminal.draw(
-                    TimelineReplayView(timeline: timeline, lanes: lanes, replay: replay).render(size: terminal.size))
-                let until =
-                    replay.isPlaying
-                    ? ContinuousClock.now + .milliseconds(Int(TimelineReplay.playInterval * 1000)) : nil
+                progress = source.progress
+                if let error = progress.error { throw error }
+                replay.extend(to: progress.rows)
+                if followsEnd { replay.apply(.end) }
+                if let selected = replay.selected {
+                    page = try source.page(around: selected, height: terminal.size.height)
+                }
+                var view = TimelineReplayView(lanes: source.lanes, page: page, replay: replay)
+                view.isComplete = progress.isComplete
+                terminal.draw(view.render(size: terminal.size))
+                if replay.isPlaying, nextTick == nil {
+                    nextTick = ContinuousClock.now + .milliseconds(Int(TimelineReplay.playInterval * 1000))
+                }
+                if !replay.isPlaying { nextTick = nil }
+                let refresh = progress.isComplete ? nil : ContinuousClock.now + .milliseconds(200)
+                let until = [nextTick, refresh].compactMap { $0 }.min()
                 switch runLoop.nextEvent(until: until) {
                 case .key(.control("l")):
                     terminal.redrawAll()
                 case .key(let key):
                     if TimelineReplayView.isQuit(key) { return }
-                    if let command = TimelineReplayView.command(for: key) { replay.apply(command) }
+                    if let command = TimelineReplayView.command(for: key) {
+                        replay.apply(command)
+                        followsEnd = command == .end && !progress.isComplete
+                        nextTick = nil
+                    }
                 case .deadline:
-                    replay.apply(.tick)
+                    if let tick = nextTick, ContinuousClock.now >= tick {
+                        replay.apply(.tick)
+                        nextTick = nil
+                    }
                 case .signal:
                     return
                 case .resize, .wake, .resumed:

@@ -58,6 +58,9 @@ package struct TimelineWidget: Sendable, Hashable {
     /// Whether an event's text wraps within its lane (as many lines as it needs) rather than being
     /// cut at the lane's edge.
     package var wraps = false
+    /// Whether the names' row says which lines show when they do not all fit (a page of a longer
+    /// timeline, whose title says where it is, does not).
+    package var showsPosition = true
 
     package init(
         lanes: [Lane], events: [Event], arrows: [TimelineArrow], lost: [TimelineLostMessage] = [],
@@ -149,7 +152,6 @@ package struct TimelineWidget: Sendable, Hashable {
 
     func render(in area: Rect, into grid: inout Grid, laneWidth: Int) {
         guard area.height >= (wraps ? 2 : 3), area.width >= 20, !lanes.isEmpty else { return }
-        func laneX(_ lane: Int) -> Int { area.x + timeWidth + lane * laneWidth }
         let body = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
         let lines = self.lines(laneWidth: laneWidth, areaWidth: area.width)
         // Scroll so that the selected event shows, with its arrows when there is room.
@@ -158,9 +160,26 @@ package struct TimelineWidget: Sendable, Hashable {
         // Which lines show, at the end of the names' row when they do not all fit; the last
         // lane's name gives way to it.
         let position =
-            lines.count > body.height ? "\(first + 1)–\(min(lines.count, first + body.height))/\(lines.count)" : ""
+            showsPosition && lines.count > body.height
+            ? "\(first + 1)–\(min(lines.count, first + body.height))/\(lines.count)" : ""
         let positionWidth = position.isEmpty ? 0 : TextWidth.of(position) + 1
         // The lanes' names, then the lines.
+        drawNames(in: area, into: &grid, laneWidth: laneWidth, positionWidth: positionWidth)
+        if !position.isEmpty {
+            grid.write(position, in: area, row: 0, style: Style(.dim), alignment: .trailing)
+        }
+        guard !lines.isEmpty else {
+            grid.write(emptyText, in: body, row: 0, column: timeWidth + 1, style: Style(.dim))
+            return
+        }
+        for (offset, line) in lines.dropFirst(first).prefix(body.height).enumerated() {
+            draw(line, y: body.y + offset, area: area, body: body, laneWidth: laneWidth, into: &grid)
+        }
+    }
+
+    /// The lanes' names on the area's first row, the last one short of `positionWidth` columns.
+    func drawNames(in area: Rect, into grid: inout Grid, laneWidth: Int, positionWidth: Int) {
+        func laneX(_ lane: Int) -> Int { area.x + timeWidth + lane * laneWidth }
         for (index, lane) in lanes.enumerated() {
             let end =
                 index == lanes.count - 1
@@ -170,76 +189,74 @@ package struct TimelineWidget: Sendable, Hashable {
             let cell = Rect(x: laneX(index), y: area.y, width: width, height: 1)
             grid.write("│" + TextWidth.truncate(lane.name, to: width - 1), in: cell, style: Style(.title))
         }
-        if !position.isEmpty {
-            grid.write(position, in: area, row: 0, style: Style(.dim), alignment: .trailing)
+    }
+
+    /// One line of the diagram on row `y` of `body`.
+    func draw(
+        _ line: Line, y: Int, area: Rect, body: Rect, laneWidth: Int, into grid: inout Grid,
+        parts known: [String]? = nil
+    ) {
+        func laneX(_ lane: Int) -> Int { area.x + timeWidth + lane * laneWidth }
+        for lane in lanes.indices {
+            grid.put("│", at: Point(x: laneX(lane), y: y), style: Style(.frame), clip: body)
         }
-        guard !lines.isEmpty else {
-            grid.write(emptyText, in: body, row: 0, column: timeWidth + 1, style: Style(.dim))
-            return
-        }
-        for (offset, line) in lines.dropFirst(first).prefix(body.height).enumerated() {
-            let y = body.y + offset
-            for lane in lanes.indices {
-                grid.put("│", at: Point(x: laneX(lane), y: y), style: Style(.frame), clip: body)
-            }
-            switch line {
-            case .event(let index, let part):
-                let event = events[index]
-                let isSelected = index == selected
-                if part == 0 {
-                    grid.put(
-                        TextWidth.truncate(event.time, to: timeWidth - 1), at: Point(x: body.x, y: y),
-                        style: Style(isSelected ? .accent : .dim), clip: body)
-                }
-                // Within its lane, so every lane's line stays drawn (the detail has the whole text,
-                // and the printed text wraps).
-                let width = cellWidth(lane: event.lane, laneWidth: laneWidth, areaWidth: area.width)
-                let cell = Rect(x: laneX(event.lane) + 1, y: y, width: width + 1, height: 1)
-                let style = isSelected ? Style(.selection) : Self.style(event.kind)
-                let parts = self.parts(of: event, width: width)
-                let marker = part > 0 ? " " : isSelected ? "▸" : "●"
-                grid.write(marker + (part < parts.count ? parts[part] : ""), in: cell, style: style)
-            case .arrow(let index):
-                let arrow = arrows[index]
-                let from = laneX(events[arrow.from].lane)
-                let to = laneX(events[arrow.to].lane)
-                let low = min(from, to)
-                let high = max(from, to)
-                guard high > low + 1 else { continue }
-                let involved = selected == arrow.from || selected == arrow.to
-                let style = Style(involved ? .accent : .link)
-                for x in (low + 1)..<high { grid.put("─", at: Point(x: x, y: y), style: style, clip: body) }
+        switch line {
+        case .event(let index, let part):
+            let event = events[index]
+            let isSelected = index == selected
+            if part == 0 {
                 grid.put(
-                    from < to ? "▶" : "◀", at: Point(x: from < to ? high - 1 : low + 1, y: y), style: style, clip: body)
-                let label = " \(arrow.label) "
-                let room = high - low - 3
-                if room > 2 {
-                    let fitted = TextWidth.truncate(label, to: room)
-                    let x = low + 2 + max(0, (room - TextWidth.of(fitted)) / 2)
-                    grid.put(fitted, at: Point(x: x, y: y), style: style, clip: body)
-                }
-            case .lost(let index):
-                // Dashes from the sender towards the lane it was sent to, ending in a cross at two
-                // thirds of the way: nothing arrived.
-                let message = lost[index]
-                let from = laneX(events[message.from].lane)
-                let to = laneX(message.toLane)
-                guard abs(to - from) > 4 else { continue }
-                let reach = wraps ? (to - from) - (to > from ? 2 : -2) : (to - from) * 2 / 3
-                let style = Style(selected == message.from ? .accent : .warning)
-                let step = reach > 0 ? 1 : -1
-                for x in stride(from: from + step, to: from + reach, by: step) {
-                    grid.put("╌", at: Point(x: x, y: y), style: style, clip: body)
-                }
-                grid.put("╳", at: Point(x: from + reach, y: y), style: style, clip: body)
-                let label = " \(message.label) lost "
-                let room = abs(reach) - 2
-                if room > 2 {
-                    let fitted = TextWidth.truncate(label, to: room)
-                    let low = min(from, from + reach)
-                    let x = low + 1 + max(0, (room - TextWidth.of(fitted)) / 2)
-                    grid.put(fitted, at: Point(x: x, y: y), style: style, clip: body)
-                }
+                    TextWidth.truncate(event.time, to: timeWidth - 1), at: Point(x: body.x, y: y),
+                    style: Style(isSelected ? .accent : .dim), clip: body)
+            }
+            // Within its lane, so every lane's line stays drawn (the detail has the whole text,
+            // and the printed text wraps).
+            let width = cellWidth(lane: event.lane, laneWidth: laneWidth, areaWidth: area.width)
+            let cell = Rect(x: laneX(event.lane) + 1, y: y, width: width + 1, height: 1)
+            let style = isSelected ? Style(.selection) : Self.style(event.kind)
+            let parts = known ?? self.parts(of: event, width: width)
+            let marker = part > 0 ? " " : isSelected ? "▸" : "●"
+            grid.write(marker + (part < parts.count ? parts[part] : ""), in: cell, style: style)
+        case .arrow(let index):
+            let arrow = arrows[index]
+            let from = laneX(events[arrow.from].lane)
+            let to = laneX(events[arrow.to].lane)
+            let low = min(from, to)
+            let high = max(from, to)
+            guard high > low + 1 else { return }
+            let involved = selected == arrow.from || selected == arrow.to
+            let style = Style(involved ? .accent : .link)
+            for x in (low + 1)..<high { grid.put("─", at: Point(x: x, y: y), style: style, clip: body) }
+            grid.put(
+                from < to ? "▶" : "◀", at: Point(x: from < to ? high - 1 : low + 1, y: y), style: style, clip: body)
+            let label = " \(arrow.label) "
+            let room = high - low - 3
+            if room > 2 {
+                let fitted = TextWidth.truncate(label, to: room)
+                let x = low + 2 + max(0, (room - TextWidth.of(fitted)) / 2)
+                grid.put(fitted, at: Point(x: x, y: y), style: style, clip: body)
+            }
+        case .lost(let index):
+            // Dashes from the sender towards the lane it was sent to, ending in a cross at two
+            // thirds of the way: nothing arrived.
+            let message = lost[index]
+            let from = laneX(events[message.from].lane)
+            let to = laneX(message.toLane)
+            guard abs(to - from) > 4 else { return }
+            let reach = wraps ? (to - from) - (to > from ? 2 : -2) : (to - from) * 2 / 3
+            let style = Style(selected == message.from ? .accent : .warning)
+            let step = reach > 0 ? 1 : -1
+            for x in stride(from: from + step, to: from + reach, by: step) {
+                grid.put("╌", at: Point(x: x, y: y), style: style, clip: body)
+            }
+            grid.put("╳", at: Point(x: from + reach, y: y), style: style, clip: body)
+            let label = " \(message.label) lost "
+            let room = abs(reach) - 2
+            if room > 2 {
+                let fitted = TextWidth.truncate(label, to: room)
+                let low = min(from, from + reach)
+                let x = low + 1 + max(0, (room - TextWidth.of(fitted)) / 2)
+                grid.put(fitted, at: Point(x: x, y: y), style: style, clip: body)
             }
         }
     }

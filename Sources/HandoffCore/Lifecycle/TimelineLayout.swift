@@ -96,6 +96,15 @@ public enum TimelineLayout {
     /// otherwise earlier times come first. Only events neither of which can have caused the other
     /// are ordered by lane, when their times are equal.
     public static func rows<Event: TimelineEvent>(_ lanes: [[Event]]) -> [(lane: Int, event: Event)] {
+        rows(lanes, among: nil)
+    }
+
+    /// ``rows(_:)`` of a window of a longer timeline (`handoff timeline`'s streaming merge):
+    /// `whole` says which lanes and devices the whole timeline has, and which events of the window
+    /// were already received by a send before it (they wait for nothing and pair with nothing else).
+    public static func rows<Event: TimelineEvent>(
+        _ lanes: [[Event]], among whole: WindowContext<Event>?
+    ) -> [(lane: Int, event: Event)] {
         var flat: [(lane: Int, event: Event)] = []
         var start: [Int] = []
         for (lane, events) in lanes.enumerated() {
@@ -104,7 +113,7 @@ public enum TimelineLayout {
         }
         // What each row waits for: the send of the message it received.
         var waitsFor: [Int: [Int]] = [:]
-        for message in messages(flat) {
+        for message in messages(flat, among: whole) {
             if let to = message.to { waitsFor[to, default: []].append(message.from) }
         }
         var emitted = [Bool](repeating: false, count: flat.count)
@@ -217,7 +226,30 @@ public enum TimelineLayout {
     /// its receipt when one was recorded, in the order of the rows that sent them. A lane that is
     /// not drawn loses nothing: a send to a device without a lane has no message.
     public static func messages<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)]) -> [Message] {
-        var laneOf: [String: Int] = [:]
+        messages(rows, among: nil)
+    }
+
+    /// What a window of a longer timeline needs to know of the whole of it, so that its messages are
+    /// the whole timeline's: every lane that has events, the lane of each device, and the events of
+    /// the window whose send came before the window (already paired: they pair with nothing else).
+    public struct WindowContext<Event: TimelineEvent> {
+        public var lanes: Set<Int>
+        public var laneOfDevice: [String: Int]
+        public var isReceived: (Event) -> Bool
+
+        public init(lanes: Set<Int>, laneOfDevice: [String: Int], isReceived: @escaping (Event) -> Bool) {
+            self.lanes = lanes
+            self.laneOfDevice = laneOfDevice
+            self.isReceived = isReceived
+        }
+    }
+
+    /// ``messages(_:)`` of a window of a longer timeline (see ``WindowContext``).
+    public static func messages<Event: TimelineEvent>(
+        _ rows: [(lane: Int, event: Event)], among whole: WindowContext<Event>?
+    ) -> [Message] {
+        let isReceived = whole?.isReceived ?? { _ in false }
+        var laneOf: [String: Int] = whole?.laneOfDevice ?? [:]
         var advertisements: [String: [Int]] = [:]
         var byContinuation: [String: [Int]] = [:]
         for (index, row) in rows.enumerated() {
@@ -227,7 +259,7 @@ public enum TimelineLayout {
             }
             if let id = row.event.continuation { byContinuation[id, default: []].append(index) }
         }
-        let lanes = Set(rows.map(\.lane))
+        let lanes = whole?.lanes ?? Set(rows.map(\.lane))
         var result: [Message] = []
         // The beacon: each offer pairs with the latest advertisement of its beacon sent no later than
         // it and not yet heard on that lane; failing that (the receiver's clock runs behind), with
@@ -235,7 +267,7 @@ public enum TimelineLayout {
         var heard: [Int: Set<Int>] = [:]
         for (index, row) in rows.enumerated() {
             guard row.event.timelineKind == .offerReceived || row.event.timelineKind == .offerUpdated,
-                let key = beaconKey(row.event)
+                !isReceived(row.event), let key = beaconKey(row.event)
             else { continue }
             let limit = row.event.time.addingTimeInterval(beaconSkew)
             let candidates = (advertisements[key] ?? []).filter { candidate in
@@ -275,7 +307,7 @@ public enum TimelineLayout {
             var receipt: Int?
             for kind in message.kinds where receipt == nil {
                 receipt = candidates.first {
-                    rows[$0].lane == peerLane && !claimed.contains($0)
+                    rows[$0].lane == peerLane && !claimed.contains($0) && !isReceived(rows[$0].event)
                         && receives(rows[$0].event, kind: kind, from: row.event)
                 }
             }

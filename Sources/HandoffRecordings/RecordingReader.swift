@@ -1,0 +1,324 @@
+import Foundation
+import HandoffCore
+
+/// A recording read one event at a time, in bounded memory: its header when it is opened, then
+/// each event with the position of its line, so that reading can start again from any event
+/// (`handoff timeline` streams recordings of millions of events, and its replay pages through
+/// them by positions rather than holding them).
+///
+/// It reads what ``LifecycleRecording`` reads and refuses what it refuses, with the same
+/// messages; an error is found when its line is reached, not before the first event.
+package final class RecordingReader {
+    /// What a recording's first line says.
+    package struct Header: Sendable, Hashable {
+        package var device: String
+        package var deviceID: String
+        package var deviceKind: String
+        package var account: String
+
+        /// Reads the header line's object.
+        ///
+        /// - Throws: ``RecordingError`` on line 1: not a recording, no version, a newer version,
+        ///   or no device or account.
+        package init(_ header: [String: JSONValue], file: String) throws(RecordingError) {
+            guard header["recording"]?.stringValue == LifecycleRecorder.format else {
+                throw RecordingError(
+                    file: file, line: 1,
+                    reason:
+                        "not a lifecycle recording (the header must say \"recording\":\"\(LifecycleRecorder.format)\"; record one with handoff device --record FILE)"
+                )
+            }
+            guard let version = header["version"]?.integerValue else {
+                throw RecordingError(file: file, line: 1, reason: "the header has no version")
+            }
+            guard version <= Int64(LifecycleRecorder.version) else {
+                throw RecordingError(
+                    file: file, line: 1,
+                    reason:
+                        "recorded by a newer version (\(version)); this build reads version \(LifecycleRecorder.version)"
+                )
+            }
+            guard let device = header["device"]?.stringValue, let account = header["account"]?.stringValue else {
+                throw RecordingError(
+                    file: file, line: 1, reason: "the header must name the \"device\" and its \"account\"")
+            }
+            self.device = device
+            self.account = account
+            deviceID = header["deviceID"]?.stringValue ?? device
+            deviceKind = header["kind"]?.stringValue ?? "phone"
+        }
+    }
+
+    /// Where a line starts: its byte offset in the file and its number (1-based).
+    package struct Position: Sendable, Hashable {
+        package var offset: UInt64
+        package var line: Int
+    }
+
+    /// The longest line read: a longer one is not a recording's (a device writes lines of a few
+    /// kilobytes; a userInfo over 16 KiB is not shared).
+    package static let maximumLineBytes = 16 * 1024 * 1024
+    /// How much is read from the file at once.
+    static let chunkBytes = 1024 * 1024
+
+    package let file: String
+    package let header: Header
+    private let handle: FileHandle
+    /// Bytes read and not yet taken as lines, from `start`.
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// The file offset of `buffer[start]` and the number of its line.
+    package private(set) var position = Position(offset: 0, line: 1)
+    private var atEnd = false
+
+    /// Opens the recording at `path` and reads its header; with `position`, the next event read is
+    /// the first at or after it (a position ``next()`` gave).
+    ///
+    /// - Throws: ``RecordingError`` naming the file (and line 1): unreadable, empty, not a
+    ///   recording, a newer version.
+    package init(path: String, from resume: Position? = nil) throws(RecordingError) {
+        file = path
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw RecordingError(file: path, line: nil, reason: "cannot be read")
+        }
+        self.handle = handle
+        var first: (bytes: [UInt8], complete: Bool)?
+        do {
+            first = try Self.readLine(
+                handle: handle, file: path, buffer: &buffer, start: &start, position: &position, atEnd: &atEnd)
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        guard let first, !first.bytes.isEmpty else {
+            try? handle.close()
+            throw RecordingError(file: path, line: nil, reason: "empty: a recording starts with a header line")
+        }
+        do {
+            header = try Header(try Self.object(first.bytes, line: 1, complete: first.complete, file: path), file: path)
+            if let resume, resume.offset > position.offset {
+                try handle.seek(toOffset: resume.offset)
+                buffer = []
+                start = 0
+                position = resume
+                atEnd = false
+            }
+        } catch let error as RecordingError {
+            try? handle.close()
+            throw error
+        } catch {
+            try? handle.close()
+            throw RecordingError(file: path, line: nil, reason: "cannot be read (\(error.localizedDescription))")
+        }
+    }
+
+    deinit { try? handle.close() }
+
+    /// The next event and the position of its line; nil at the end of the recording.
+    ///
+    /// - Throws: ``RecordingError`` naming the file and the line: not UTF-8, not JSON, truncated,
+    ///   an unknown kind, another device's event, a line longer than ``maximumLineBytes``.
+    package func next() throws(RecordingError) -> (event: RecordedEvent, position: Position)? {
+        while true {
+            let at = position
+            guard
+                let line = try Self.readLine(
+                    handle: handle, file: file, buffer: &buffer, start: &start, position: &position, atEnd: &atEnd)
+            else { return nil }
+            guard !line.bytes.isEmpty else { continue }
+            let object = try Self.object(line.bytes, line: at.line, complete: line.complete, file: file)
+            return (try Self.event(object, line: at.line, of: header, file: file), at)
+        }
+    }
+
+    /// The next line's bytes (without its newline) and whether a newline ended it; nil at the end.
+    private static func readLine(
+        handle: FileHandle, file: String, buffer: inout [UInt8], start: inout Int, position: inout Position,
+        atEnd: inout Bool
+    ) throws(RecordingError) -> (bytes: [UInt8], complete: Bool)? {
+        var searched = start
+        while true {
+            let newline = buffer.withUnsafeBufferPointer { pointer -> Int? in
+                guard searched < pointer.count, let base = pointer.baseAddress else { return nil }
+                guard let found = memchr(base + searched, 0x0A, pointer.count - searched) else { return nil }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
+            if let newline {
+                let bytes = Array(buffer[start..<newline])
+                position.offset += UInt64(newline + 1 - start)
+                position.line += 1
+                start = newline + 1
+                return (bytes, true)
+            }
+            if buffer.count - start > maximumLineBytes {
+                throw RecordingError(
+                    file: file, line: position.line,
+                    reason: "a line longer than \(maximumLineBytes / (1024 * 1024)) MiB (not a recording?)")
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                let bytes = Array(buffer[start...])
+                position.offset += UInt64(bytes.count)
+                position.line += 1
+                start = buffer.count
+                return (bytes, false)
+            }
+            searched = buffer.count
+            // Keep the unread part only, then read more.
+            if start > 0 {
+                buffer.removeSubrange(0..<start)
+                searched -= start
+                start = 0
+            }
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: chunkBytes)
+            } catch {
+                throw RecordingError(file: file, line: nil, reason: "cannot be read (\(error.localizedDescription))")
+            }
+            if let chunk, !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { atEnd = true }
+        }
+    }
+
+    /// A line's JSON object.
+    static func object(
+        _ bytes: [UInt8], line: Int, complete: Bool, file: String
+    ) throws(RecordingError) -> [String:
+        JSONValue]
+    {
+        if bytes.contains(where: { $0 >= 0x80 }), String(validating: bytes, as: UTF8.self) == nil {
+            throw RecordingError(file: file, line: line, reason: "not UTF-8 text (not a recording?)")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(utf8: bytes)
+        } catch {
+            throw RecordingError(
+                file: file, line: line,
+                reason: complete ? "not JSON (\(error))" : "truncated (the last line ends early: \(error))")
+        }
+        guard case .object(let object) = value else {
+            throw RecordingError(
+                file: file, line: line, reason: "a line must be a JSON object, not \(value.kindDescription)")
+        }
+        return object
+    }
+
+    /// The event of a line's object.
+    ///
+    /// - Throws: ``RecordingError`` on `line`: no or a bad time, no kind, an unknown kind, another
+    ///   device's event.
+    static func event(
+        _ object: [String: JSONValue], line number: Int, of header: Header, file: String
+    ) throws(RecordingError) -> RecordedEvent {
+        guard let timeText = object["time"]?.stringValue, let time = date(timeText) else {
+            throw RecordingError(
+                file: file, line: number, reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
+        }
+        guard let kindText = object["kind"]?.stringValue else {
+            throw RecordingError(file: file, line: number, reason: "no \"kind\"")
+        }
+        guard let kind = LifecycleEvent.Kind(rawValue: kindText) else {
+            throw RecordingError(
+                file: file, line: number,
+                reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
+        }
+        let eventDevice = object["device"]?.stringValue ?? header.device
+        guard eventDevice == header.device else {
+            throw RecordingError(
+                file: file, line: number,
+                reason: "an event of \"\(eventDevice.prefix(60))\" in \(header.device)'s recording")
+        }
+        return RecordedEvent(
+            time: time, timeText: timeText, device: header.device, kind: kind,
+            continuation: object["continuation"]?.stringValue,
+            peer: object["peer"]?.stringValue, detail: object["detail"]?.stringValue ?? "",
+            explanation: object["explanation"]?.stringValue ?? kind.explanation, fields: object,
+            line: number)
+    }
+
+    // MARK: Times
+
+    /// An ISO 8601 time as recordings write it. The form devices write
+    /// (`2026-11-24T09:30:00.250Z`, milliseconds in UTC) is read directly, as Foundation reads it
+    /// (a recording of a million events spent most of its time there); any other form through
+    /// Foundation.
+    package static func date(_ text: String) -> Date? {
+        if let milliseconds = millisecondsSince1970(text) {
+            // As Foundation makes it: whole seconds since 2001, plus the fraction (the same
+            // `Date` to the last bit, so that ties and the time column are Foundation's).
+            let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+            let fraction = milliseconds - seconds * 1000
+            return Date(
+                timeIntervalSinceReferenceDate: Double(seconds - referenceDateSince1970) + Double(fraction) / 1000)
+        }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.sssZ`'s milliseconds since 1970, or nil for any other form or an
+    /// impossible date.
+    static func millisecondsSince1970(_ text: String) -> Int64? {
+        guard text.utf8.count == 24 else { return nil }
+        var text = text
+        return text.withUTF8 { bytes -> Int64? in
+            func digits(_ from: Int, _ count: Int) -> Int64? {
+                var value: Int64 = 0
+                for index in from..<(from + count) {
+                    let byte = bytes[index]
+                    guard byte >= 0x30, byte <= 0x39 else { return nil }
+                    value = value * 10 + Int64(byte - 0x30)
+                }
+                return value
+            }
+            guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
+                bytes[19] == 0x2E, bytes[23] == 0x5A,
+                let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
+                let minute = digits(14, 2), let second = digits(17, 2), let millisecond = digits(20, 3),
+                (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
+                second < 60
+            else { return nil }
+            let days = daysSince1970(year: year, month: month, day: day)
+            return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
+        }
+    }
+
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
+    /// `days_from_civil`).
+    static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Seconds from 1970 to 2001, Foundation's reference date.
+    static let referenceDateSince1970: Int64 = 978_307_200
+
+    /// `HH:mm:ss.SSS` of `date` in UTC, as the timeline's time column shows it: what Foundation's
+    /// ISO 8601 time shows (the fraction of the seconds since 2001, cut to milliseconds, not
+    /// rounded), without its cost, which a million rows notice.
+    package static func clock(_ date: Date) -> String {
+        let interval = date.timeIntervalSinceReferenceDate
+        guard interval.isFinite, abs(interval) < 1e11 else {
+            return date.formatted(
+                Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
+        }
+        let whole = interval.rounded(.down)
+        let millisecond = min(999, Int((interval - whole) * 1000))
+        let seconds = Int64(whole) + referenceDateSince1970
+        let ofDay = Int(((seconds % 86_400) + 86_400) % 86_400)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let fraction = millisecond < 10 ? "00\(millisecond)" : millisecond < 100 ? "0\(millisecond)" : "\(millisecond)"
+        return "\(two(ofDay / 3600)):\(two(ofDay / 60 % 60)):\(two(ofDay % 60)).\(fraction)"
+    }
+}
