@@ -176,12 +176,15 @@ enum CipherFloors {
 
         private func pump(context: ChannelHandlerContext) {
             guard let chunk else { return }
+            // Each buffer flushed as it is written: NIOSSL encrypts on flush, and only then does the
+            // channel count the bytes as pending, so writing without flushing would pile the whole
+            // run up in NIOSSL's buffer before the first byte left.
             while sent < total, context.channel.isWritable {
                 let size = min(chunk.readableBytes, total - sent)
-                context.write(wrapOutboundOut(chunk.getSlice(at: chunk.readerIndex, length: size)!), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(chunk.getSlice(at: chunk.readerIndex, length: size)!), promise: nil)
                 sent += size
             }
-            context.flush()
         }
     }
 
