@@ -77,8 +77,13 @@ let package = Package(
             dependencies: [
                 "HandoffCore",
                 "HandoffNetwork",
+                "HandoffProcesses",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The JSON-lines device (`handoff device --headless`): commands in, lifecycle events out,

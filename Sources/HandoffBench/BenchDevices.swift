@@ -11,8 +11,12 @@ final class BenchWorld: Sendable {
     let directory: URL
     let port: Int
     let hosts: [DeviceHost]
+    let account: Account
+    let identities: [DeviceIdentity]
     /// Each device's own event loop, when the devices stand for separate processes.
     private let groups: [MultiThreadedEventLoopGroup]
+    /// Whether ``shutdown()`` removes the directory (this world created it).
+    private let ownsDirectory: Bool
 
     /// Creates the account, one identity per name and the hosts (not started yet). With
     /// `ownEventLoops`, each device runs its sockets on an event loop of its own, as a device in
@@ -26,15 +30,19 @@ final class BenchWorld: Sendable {
         let directory = self.directory
         let groups = ownEventLoops ? names.map { _ in MultiThreadedEventLoopGroup(numberOfThreads: 1) } : []
         self.groups = groups
+        ownsDirectory = true
         do {
             let port = try FloorBench.freeUDPPort()
             self.port = port
             let store = AccountStore(directory: directory)
-            let account = try store.createAccount(named: "bench")
-            hosts = try names.enumerated().map { index, name in
-                let identity = try store.deviceIdentity(
-                    named: name, kind: index == 0 ? .laptop : .phone, in: account.name)
-                return try DeviceHost(
+            let account = try store.createAccount(named: Self.accountName)
+            self.account = account
+            let identities = try names.enumerated().map { index, name in
+                try store.deviceIdentity(named: name, kind: index == 0 ? .laptop : .phone, in: account.name)
+            }
+            self.identities = identities
+            hosts = try zip(names.indices, identities).map { index, identity in
+                try DeviceHost(
                     identity: identity, account: account, store: store,
                     options: NetworkOptions(
                         discoveryPort: port, lan: false, timing: .instant, connectTimeout: connectTimeout),
@@ -45,6 +53,33 @@ final class BenchWorld: Sendable {
             for group in groups { try? group.syncShutdownGracefully() }
             try? FileManager.default.removeItem(at: directory)
             throw error
+        }
+    }
+
+    /// The bench account's name.
+    static let accountName = "bench"
+
+    /// Hosts for devices whose identities already exist in `directory`'s bench account (a
+    /// classroom child process), discovering each other on `port`. The directory stays when they
+    /// shut down: its creator removes it.
+    init(
+        existing directory: URL, port: Int, names: [String], fetchTimeout: TimeInterval, connectTimeout: TimeInterval
+    ) throws {
+        self.directory = directory
+        self.port = port
+        ownsDirectory = false
+        groups = []
+        let store = AccountStore(directory: directory)
+        account = try store.account(named: Self.accountName)
+        let account = account
+        identities = try names.map { try store.deviceIdentity(named: $0, kind: .laptop, in: account.name) }
+        hosts = try identities.map { identity in
+            try DeviceHost(
+                identity: identity, account: account, store: store,
+                options: NetworkOptions(
+                    discoveryPort: port, lan: false, timing: .instant, connectTimeout: connectTimeout),
+                configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout),
+                group: MultiThreadedEventLoopGroup.singleton)
         }
     }
 
@@ -62,7 +97,7 @@ final class BenchWorld: Sendable {
             for host in hosts { group.addTask { await host.shutdown() } }
         }
         for group in groups { try? await group.shutdownGracefully() }
-        try? FileManager.default.removeItem(at: directory)
+        if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 }
 

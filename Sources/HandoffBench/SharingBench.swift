@@ -36,7 +36,8 @@ extension NetworkBench {
                 continueSharingKey, "Continue with lifecycle sharing on (choose → restored)", with)
             row.compare(withLatency: baseline, floorName: "no sharing")
             row.target = "p50 ≤ 110% of no sharing"
-            row.pass = (row.ratioP50 ?? .infinity) <= 1.1
+            row.goal = BenchGoal(maxRatioP50: 1.1)
+            row.judge()
             return row
         } catch {
             await plain.shutdown()

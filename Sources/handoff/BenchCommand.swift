@@ -37,6 +37,26 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON on standard output (the table goes to standard error).")
     var json = false
 
+    @Option(help: "Runs of the whole bench: every figure and ratio is the median of the runs, with their range.")
+    var runs = 5
+
+    @Option(
+        help: ArgumentHelp(
+            "Instead of the table: N pairs of devices in one account continue back and forth (a classroom).",
+            valueName: "N"))
+    var classroom: Int?
+
+    @Flag(help: "With --classroom: one process per pair instead of all in this one.")
+    var processes = false
+
+    @Option(help: "With --classroom: seconds of continuing back and forth.")
+    var seconds: Double = 10
+
+    @Option(help: .hidden) var classroomChild: Int?
+    @Option(help: .hidden) var classroomDirectory: String?
+    @Option(help: .hidden) var classroomPort: Int?
+    @Option(help: .hidden) var classroomStart: Double?
+
     func validate() throws {
         guard iterations > 0 else { throw ValidationError("--iterations must be positive.") }
         guard let counts = deviceCounts, !counts.isEmpty, counts.allSatisfy({ $0 >= 2 }) else {
@@ -47,6 +67,10 @@ struct BenchCommand: AsyncParsableCommand {
         guard streamMib > 0, streamRuns > 0 else {
             throw ValidationError("--stream-mib and --stream-runs must be positive.")
         }
+        guard runs > 0 else { throw ValidationError("--runs must be positive.") }
+        if let classroom, classroom < 1 { throw ValidationError("--classroom takes a number of pairs, at least 1.") }
+        guard seconds > 0 else { throw ValidationError("--seconds must be positive.") }
+        if processes, classroom == nil { throw ValidationError("--processes goes with --classroom N.") }
     }
 
     func run() async throws {
@@ -56,17 +80,54 @@ struct BenchCommand: AsyncParsableCommand {
                 "note: this is a debug build; the figures mean something only in release "
                     + "(swift build -c release && .build/release/handoff bench).")
         }
+        if classroomChild != nil || classroom != nil {
+            try await runClassroom()
+            return
+        }
         let options = NetworkBench.Options(
             iterations: iterations, devices: deviceCounts?.first ?? 128, streamBytes: streamMib << 20,
             streamRuns: streamRuns,
             moreDevices: Array((deviceCounts ?? []).dropFirst()), idleSeconds: idleSeconds,
             progress: { step in Self.note(step.hasPrefix("measured") ? step : "measuring \(step)…") })
-        let report = try await NetworkBench.run(options)
+        let report = try await NetworkBench.run(options, runs: runs)
         if json {
             note(report.table())
             print(try report.json())
         } else {
             print(report.table())
+        }
+    }
+
+    /// `--classroom N` (with `--processes`, one child per pair), or one of those children.
+    private func runClassroom() async throws {
+        // A child's progress would be one line per pair: only the driver says what it measures.
+        var progress: (@Sendable (String) -> Void)?
+        if classroomChild == nil { progress = { step in BenchCommand.note("measuring \(step)…") } }
+        let options = ClassroomBench.Options(
+            pairs: classroom ?? 1, seconds: seconds, idleSeconds: idleSeconds, progress: progress)
+        if let pair = classroomChild {
+            guard let classroomDirectory, let classroomPort, let classroomStart else {
+                throw ValidationError("--classroom-child goes with --classroom-directory, -port and -start.")
+            }
+            let result = try await ClassroomBench.runChild(
+                ClassroomBench.ChildOptions(
+                    directory: URL(fileURLWithPath: classroomDirectory), port: classroomPort, pair: pair,
+                    startAt: Date(timeIntervalSince1970: classroomStart), classroom: options))
+            print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
+            return
+        }
+        let result =
+            processes
+            ? try await ClassroomBench.runInProcesses(
+                options, executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path)
+            : try await ClassroomBench.run(options)
+        if json {
+            Self.note(result.table())
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        } else {
+            print(result.table())
         }
     }
 

@@ -17,7 +17,10 @@ struct BenchTests {
                 fetchTimeout: 60, connectTimeout: 30, moreDevices: [3], idleSeconds: 1, progress: { steps.append($0) }))
         let keys = [
             NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
-            NetworkBench.Key.offer, NetworkBench.Key.continue, NetworkBench.continueSharingKey,
+            NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor, NetworkBench.Key.tlsFloor,
+            NetworkBench.Key.beaconSealFloor, NetworkBench.Key.beaconOpenFloor,
+            NetworkBench.Key.offer, NetworkBench.Key.keyPerCallSeal, NetworkBench.Key.beaconSeal,
+            NetworkBench.Key.beaconOpen, NetworkBench.Key.continue, NetworkBench.continueSharingKey,
             NetworkBench.Key.streams,
             NetworkBench.Key.discovery, NetworkBench.Key.discovery(3), NetworkBench.Key.idleBeacons,
         ]
@@ -35,7 +38,10 @@ struct BenchTests {
             // machine made one of these take 13 s in a full run).
             #expect(p50 > 0 && p50 <= p99, "\(key): p50 \(p50), p99 \(p99)")
         }
-        for key in [NetworkBench.Key.throughputFloor, NetworkBench.Key.streams] {
+        for key in [
+            NetworkBench.Key.throughputFloor, NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor,
+            NetworkBench.Key.tlsFloor, NetworkBench.Key.streams,
+        ] {
             let row = try #require(report.row(key))
             #expect(row.unit == "MB/s" && (row.value ?? 0) > 0)
         }
@@ -49,8 +55,28 @@ struct BenchTests {
         #expect(steps.contains { $0.hasPrefix("measured: 4 devices met") })
 
         // Floors have no target; each of ours is compared with its floor and judged.
-        for row in report.rows.prefix(3) { #expect(row.target == nil && row.pass == nil) }
-        for row in report.rows.dropFirst(3) { #expect(row.target != nil && row.pass != nil) }
+        let figures: Set = [
+            NetworkBench.Key.keyPerCallSeal, NetworkBench.Key.beaconSeal, NetworkBench.Key.beaconOpen,
+        ]
+        for row in report.rows.prefix(8) { #expect(row.target == nil && row.pass == nil) }
+        for row in report.rows.dropFirst(8) where !figures.contains(row.key) {
+            #expect(row.target != nil && row.pass != nil && row.goal != nil)
+        }
+        // The beacon's cipher per call: each compared with swift-crypto's own call, not judged.
+        for key in figures {
+            let row = try #require(report.row(key))
+            #expect(row.goal == nil && (row.p50 ?? 0) > 0 && (row.ratioP50 ?? 0) > 0)
+        }
+        // The bare TLS floor is the sessions' TLS (1.3, an AES-GCM suite), and the stream row is
+        // compared with it and with the lowest of raw TCP and the cipher on one core.
+        #expect(report.row(NetworkBench.Key.tlsFloor)?.label.contains("TLS 1.3, TLS_AES_") == true)
+        let streams = try #require(report.row(NetworkBench.Key.streams))
+        #expect(streams.floorKey == NetworkBench.Key.tlsFloor)
+        let limit = try #require(streams.limitKey)
+        let lowest = [NetworkBench.Key.throughputFloor, NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor]
+            .min { (report.row($0)?.value ?? 0) < (report.row($1)?.value ?? 0) }
+        #expect(limit == lowest)
+        #expect((streams.limitRatio ?? 0) > 0)
         #expect(report.row(NetworkBench.Key.offer)?.floorKey == NetworkBench.Key.udpFloor)
         #expect(report.row(NetworkBench.Key.continue)?.floorKey == NetworkBench.Key.tcpFloor)
         #expect((report.row(NetworkBench.Key.offer)?.ratioP99 ?? 0) > 0)
@@ -64,6 +90,102 @@ struct BenchTests {
         let decoded = try JSONDecoder().decode(BenchReport.self, from: Data(try report.json().utf8))
         #expect(decoded.rows.map(\.key) == keys)
         #expect(decoded.rows.map(\.p99) == report.rows.map(\.p99))
+    }
+
+    /// Five runs become one report: every figure is the median of the runs, with their range, and
+    /// each row is judged again on the medians (so one run's noisy floor cannot decide it).
+    @Test func runsCombineIntoMediansJudgedAgain() throws {
+        func report(floor: Double, offer: Double, tcp: Double, stream: Double) -> BenchReport {
+            var udp = BenchRow(key: NetworkBench.Key.udpFloor, label: "UDP", unit: "us", samples: 5)
+            udp.p50 = floor
+            udp.p99 = floor * 2
+            var row = BenchRow(key: NetworkBench.Key.offer, label: "Offer", unit: "us", samples: 5)
+            row.p50 = offer
+            row.p99 = offer * 2
+            row.compare(withLatency: udp, floorName: "UDP")
+            row.goal = BenchGoal(maxRatioP50: 4, maxP99: 2_000)
+            row.judge()
+            var rows = [udp, row]
+            for (key, value) in [
+                (NetworkBench.Key.throughputFloor, tcp), (NetworkBench.Key.sealFloor, 3000.0),
+                (NetworkBench.Key.openFloor, 2500.0), (NetworkBench.Key.tlsFloor, 1000.0),
+            ] {
+                var floorRow = BenchRow(key: key, label: key, unit: "MB/s", samples: 1)
+                floorRow.value = value
+                rows.append(floorRow)
+            }
+            var streams = BenchRow(key: NetworkBench.Key.streams, label: "Streams", unit: "MB/s", samples: 1)
+            streams.value = stream
+            streams.compare(withThroughputs: rows)
+            streams.goal = BenchGoal(minRatio: 0.9, minLimitRatio: 0.7)
+            streams.judge()
+            rows.append(streams)
+            return BenchReport(
+                build: "debug", processors: 2, iterations: 5, devices: 4, streamBytes: 1, streamRuns: 1, rows: rows)
+        }
+        // The offer's own time holds at 100 µs while the UDP floor moves: one run alone would pass
+        // (floor 31 µs) or miss (floor 10 µs); the median floor (20 µs) decides.
+        let runs = [
+            report(floor: 10, offer: 100, tcp: 2000, stream: 950),
+            report(floor: 31, offer: 100, tcp: 4000, stream: 900),
+            report(floor: 20, offer: 110, tcp: 3000, stream: 800),
+            report(floor: 12, offer: 100, tcp: 3000, stream: 990),
+            report(floor: 25, offer: 90, tcp: 1000, stream: 700),
+        ]
+        let combined = try #require(BenchReport.combining(runs))
+        #expect(combined.runs == 5)
+        let offer = try #require(combined.row(NetworkBench.Key.offer))
+        #expect(offer.p50 == 100)
+        #expect(combined.row(NetworkBench.Key.udpFloor)?.p50 == 20)
+        #expect(offer.ratioP50 == 5.5)  // the median of 10, 100/31, 5.5, 100/12 and 3.6
+        #expect(offer.pass == false)
+        #expect(offer.spread?.runs == 5)
+        #expect(offer.spread?.ratioMin == 100.0 / 31 && offer.spread?.ratioMax == 10)
+        #expect(offer.spread?.passes == 2)
+        let streams = try #require(combined.row(NetworkBench.Key.streams))
+        #expect(streams.value == 900 && streams.ratio == 0.9)
+        // The lower limit: raw TCP in two runs, the cipher's opening (2500 MB/s) in the three others.
+        #expect(streams.limitKey == NetworkBench.Key.openFloor)
+        #expect(streams.limitRatio == 990.0 / 2500)
+        #expect(streams.pass == false)
+        let table = combined.table()
+        #expect(table.contains("5 runs"))
+        #expect(table.contains("3.2–10.0×"))
+        #expect(table.contains("MISS (2/5)"))
+        let decoded = try JSONDecoder().decode(BenchReport.self, from: Data(try combined.json().utf8))
+        #expect(decoded == combined)
+    }
+
+    /// The discovery rows' growth: the exponent of a log-log fit, said in words.
+    @Test func discoveryGrowthIsClassified() throws {
+        let linear = try #require(DiscoveryGrowth(points: [(64, 50), (128, 100), (256, 200), (512, 400)]))
+        #expect(abs(linear.exponent - 1) < 1e-9)
+        #expect(linear.shape == "about linear")
+        let quadratic = try #require(DiscoveryGrowth(points: [(64, 10), (128, 40), (256, 160)]))
+        #expect(abs(quadratic.exponent - 2) < 1e-9 && quadratic.shape == "about quadratic")
+        #expect(quadratic.sentence.contains("64→128 devices ×4.0"))
+        #expect(DiscoveryGrowth(points: [(128, 100)]) == nil)
+    }
+
+    /// A tiny class (two pairs, one process) continues back and forth without a failure and
+    /// reports every figure the classroom row prints.
+    @Test func aTinyClassroomContinuesWithoutFailures() async throws {
+        let result = try await ClassroomBench.run(
+            ClassroomBench.Options(
+                pairs: 2, seconds: 2, idleSeconds: 1, stepTimeout: 30, fetchTimeout: 30, connectTimeout: 30))
+        #expect(result.failures == 0, "\(result.failureReasons)")
+        #expect(result.continuations > 0)
+        #expect(result.latencies.count == result.continuations)
+        #expect(result.devices == 4 && result.processes == 1)
+        #expect(result.beaconsSent > 0 && result.cpuSeconds > 0)
+        #expect(result.idleBeaconsPerDevice != nil)
+        let table = result.table()
+        for words in [
+            "Continuations", "p50", "p99", "Failures                0", "Beacons on the wire", "Idle beacons",
+            "CPU per device",
+        ] {
+            #expect(table.contains(words), "\(words)")
+        }
     }
 
     @Test func percentilesAreNearestRank() {

@@ -6,10 +6,11 @@ import HandoffCore
 /// account's 32-byte beacon key. AES-256-GCM, a fresh random 96-bit nonce per beacon, a 128-bit
 /// tag; the only clear bytes are the version and the nonce. Layout: `docs/wire.md`, "Beacons".
 package struct BeaconSealer: Sendable {
-    /// The derived AEAD key's bytes (`SymmetricKey` is not `Sendable` in swift-crypto 3); the
-    /// account key itself is never used directly.
-    private let keyBytes: [UInt8]
-    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+    /// The derived AEAD key, made once per account key (the account key itself is never used
+    /// directly). It used to be kept as bytes and made into a `SymmetricKey` again for every
+    /// beacon, an allocation and a copy each time.
+    private let derivedKey: ImmutableCryptoValue<SymmetricKey>
+    private var key: SymmetricKey { derivedKey.value }
 
     static let salt = Array("handoff-sim beacon salt".utf8)
     static let info = Array("handoff-sim/beacon/v1/aes-256-gcm".utf8)
@@ -29,10 +30,10 @@ package struct BeaconSealer: Sendable {
     static let minimumLength = overhead + fixedPlaintextLength + 1
 
     package init(accountKey: SymmetricKey) {
-        let key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: accountKey, salt: Self.salt, info: Self.info,
-            outputByteCount: 32)
-        keyBytes = key.withUnsafeBytes { Array($0) }
+        derivedKey = ImmutableCryptoValue(
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: accountKey, salt: Self.salt, info: Self.info,
+                outputByteCount: 32))
     }
 
     /// Seals `beacon` into exactly ``Beacon/maximumLength`` bytes, with a fresh random nonce.
@@ -55,15 +56,21 @@ package struct BeaconSealer: Sendable {
 
     // MARK: AEAD
 
-    static var associatedData: [UInt8] { [Beacon.version] + context }
+    /// The version byte and the context, authenticated with every beacon of this version (made
+    /// once, not per beacon).
+    static let associatedData: [UInt8] = [Beacon.version] + context
 
     func seal(plaintext: [UInt8], version: UInt8 = Beacon.version) -> [UInt8] {
         do {
-            let box = try AES.GCM.seal(
-                plaintext, using: key, nonce: AES.GCM.Nonce(),
-                authenticating: [version] + Self.context)
+            let associatedData = version == Beacon.version ? Self.associatedData : [version] + Self.context
+            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: associatedData)
             guard let combined = box.combined else { fatalError("AES.GCM with a 12-byte nonce has a combined form") }
-            return [version] + Array(combined)
+            // One allocation for the datagram: the version, then nonce, ciphertext and tag as they are.
+            var datagram: [UInt8] = []
+            datagram.reserveCapacity(1 + combined.count)
+            datagram.append(version)
+            datagram.append(contentsOf: combined)
+            return datagram
         } catch {
             fatalError("AES-GCM sealing with a valid 256-bit key failed: \(error)")
         }
@@ -77,7 +84,7 @@ package struct BeaconSealer: Sendable {
         do {
             let box = try AES.GCM.SealedBox(combined: bytes[1...])
             // On Linux a failed open throws an opaque BoringSSL error, not .authenticationFailure.
-            return Array(try AES.GCM.open(box, using: key, authenticating: Self.associatedData))
+            return [UInt8](try AES.GCM.open(box, using: key, authenticating: Self.associatedData))
         } catch {
             throw .authenticationFailed
         }

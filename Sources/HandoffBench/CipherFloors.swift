@@ -1,0 +1,225 @@
+import Crypto
+import Foundation
+import HandoffCore
+import HandoffNetwork
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// The floors that say what a TLS stream's limit is, besides raw TCP: the cipher itself, and TLS
+/// with nothing of ours on it.
+enum CipherFloors {
+    /// AES-GCM through swift-crypto (the library the beacons use; NIOSSL's BoringSSL runs the
+    /// same code for TLS records), sealing then opening `bytes` in `record`-byte records on the
+    /// calling thread: one core each way. MB/s of plaintext (10^6 bytes per second).
+    static func aesGCM(
+        keyBits: Int, bytes: Int, record: Int = StreamBridge.chunkSize
+    ) throws -> (
+        seal: Double, open: Double
+    ) {
+        let key = SymmetricKey(size: keyBits == 256 ? .bits256 : .bits128)
+        let plaintext = [UInt8](repeating: 0xA5, count: record)
+        let header = [UInt8](repeating: 0x17, count: 5)  // a TLS record header's size, authenticated
+        let records = max(1, bytes / record)
+        var box = try AES.GCM.seal(plaintext, using: key, authenticating: header)
+        let sealStart = BenchClock.now()
+        for _ in 0..<records {
+            box = try AES.GCM.seal(plaintext, using: key, authenticating: header)
+        }
+        let sealEnd = BenchClock.now()
+        var opened = 0
+        for _ in 0..<records {
+            opened &+= try AES.GCM.open(box, using: key, authenticating: header).count
+        }
+        let openEnd = BenchClock.now()
+        guard opened == records * record else { throw BenchError("AES-GCM opened \(opened) bytes") }
+        let total = Double(records * record)
+        return (total / (Double(sealEnd - sealStart) / 1e9) / 1e6, total / (Double(openEnd - sealEnd) / 1e9) / 1e6)
+    }
+
+    /// What one bare TLS stream measured.
+    struct TLSStream: Sendable {
+        var megabytesPerSecond: Double
+        var version: TLSVersion?
+        /// The traffic secret's length from the key log: 32 bytes for the SHA-256 suites
+        /// (TLS_AES_128_GCM_SHA256 with AES hardware), 48 for TLS_AES_256_GCM_SHA384.
+        var secretBytes: Int?
+
+        /// The TLS 1.3 suite, as far as the key log and BoringSSL's order (AES-128-GCM first on
+        /// machines with AES instructions) tell.
+        var suite: String {
+            switch secretBytes {
+            case 48: "TLS_AES_256_GCM_SHA384"
+            case 32: "TLS_AES_128_GCM_SHA256"
+            default: "unknown suite"
+            }
+        }
+
+        var keyBits: Int { secretBytes == 48 ? 256 : 128 }
+    }
+
+    /// `bytes` written in 64 KiB buffers over one mutual-TLS connection between two event loops
+    /// of their own, with the TLS configurations the sessions use (the same version, suites and
+    /// certificates) and the same socket options (TCP_NODELAY, reads of up to 256 KiB), and
+    /// nothing else in either pipeline: no framing, no bridge, no app. From the first write after
+    /// the handshake to the last byte read on the other side.
+    static func tlsThroughput(
+        bytes: Int, identities: (DeviceIdentity, DeviceIdentity), account: Account
+    ) async throws -> TLSStream {
+        let secret = NIOLockedValueBox<Int?>(nil)
+        var serverConfiguration = try identities.0.makeServerTLSConfiguration(trusting: account)
+        var clientConfiguration = try identities.1.makeClientTLSConfiguration(trusting: account)
+        clientConfiguration.keyLogCallback = { line in
+            // "CLIENT_TRAFFIC_SECRET_0 <client random> <secret>", in hex.
+            let fields = String(buffer: line).split(separator: " ")
+            if fields.count == 3, fields[0] == "CLIENT_TRAFFIC_SECRET_0" {
+                secret.withLockedValue { $0 = fields[2].count / 2 }
+            }
+        }
+        serverConfiguration.keyLogCallback = nil
+        let serverContext = try NIOSSLContext(configuration: serverConfiguration)
+        let clientContext = try NIOSSLContext(configuration: clientConfiguration)
+        let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let stream = try await tlsThroughput(
+                bytes: bytes, server: serverContext, client: clientContext, groups: (serverGroup, clientGroup))
+            try? await serverGroup.shutdownGracefully()
+            try? await clientGroup.shutdownGracefully()
+            return TLSStream(
+                megabytesPerSecond: stream.megabytesPerSecond, version: stream.version,
+                secretBytes: secret.withLockedValue { $0 })
+        } catch {
+            try? await serverGroup.shutdownGracefully()
+            try? await clientGroup.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private static func tlsThroughput(
+        bytes: Int, server serverContext: NIOSSLContext, client clientContext: NIOSSLContext,
+        groups: (MultiThreadedEventLoopGroup, MultiThreadedEventLoopGroup)
+    ) async throws -> (megabytesPerSecond: Double, version: TLSVersion?) {
+        let (serverGroup, clientGroup) = groups
+        let finished = serverGroup.next().makePromise(of: UInt64.self)
+        let started = clientGroup.next().makePromise(of: UInt64.self)
+        let allocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024)
+        let server = try await ServerBootstrap(group: serverGroup)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.recvAllocator, value: allocator)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        NIOSSLServerHandler(context: serverContext), ByteSink(expected: bytes, done: finished))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        guard let port = server.localAddress?.port else { throw BenchError("the TLS floor's listener has no port") }
+        let client = try await ClientBootstrap(group: clientGroup)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: allocator)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        try NIOSSLClientHandler(context: clientContext, serverHostname: nil),
+                        ByteSource(total: bytes, started: started))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        defer { client.close(promise: nil) }
+        let start = try await started.futureResult.get()
+        let end = try await finished.futureResult.get()
+        let version = try? await client.nioSSL_tlsVersion().get()
+        return (Double(bytes) / (Double(end &- start) / 1e9) / 1e6, version)
+    }
+
+    /// Writes `total` bytes in 64 KiB buffers once the handshake is done, as fast as the channel
+    /// takes them (it waits while the channel is not writable).
+    private final class ByteSource: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        private let total: Int
+        private let started: EventLoopPromise<UInt64>
+        private var sent = 0
+        private var chunk: ByteBuffer?
+        private var handshaken = false
+
+        init(total: Int, started: EventLoopPromise<UInt64>) {
+            self.total = total
+            self.started = started
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case TLSUserEvent.handshakeCompleted = event {
+                handshaken = true
+                chunk = context.channel.allocator.buffer(repeating: 0xA5, count: StreamBridge.chunkSize)
+                started.succeed(BenchClock.now())
+                pump(context: context)
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            if handshaken { pump(context: context) }
+            context.fireChannelWritabilityChanged()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            if !handshaken { started.fail(error) }
+            context.close(promise: nil)
+        }
+
+        private func pump(context: ChannelHandlerContext) {
+            guard let chunk else { return }
+            // Each buffer flushed as it is written: NIOSSL encrypts on flush, and only then does the
+            // channel count the bytes as pending, so writing without flushing would pile the whole
+            // run up in NIOSSL's buffer before the first byte left.
+            while sent < total, context.channel.isWritable {
+                let size = min(chunk.readableBytes, total - sent)
+                context.writeAndFlush(
+                    wrapOutboundOut(chunk.getSlice(at: chunk.readerIndex, length: size)!), promise: nil)
+                sent += size
+            }
+        }
+    }
+
+    /// Counts the bytes read and says when `expected` have arrived.
+    private final class ByteSink: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+
+        private let expected: Int
+        private let done: EventLoopPromise<UInt64>
+        private var received = 0
+        private var ended = false
+
+        init(expected: Int, done: EventLoopPromise<UInt64>) {
+            self.expected = expected
+            self.done = done
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            received += unwrapInboundIn(data).readableBytes
+            if received >= expected { end(.success(BenchClock.now())) }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            end(.failure(error))
+            context.close(promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            end(.failure(BenchError("the TLS floor's connection closed after \(received) of \(expected) bytes")))
+        }
+
+        private func end(_ result: Result<UInt64, any Error>) {
+            guard !ended else { return }
+            ended = true
+            done.completeWith(result)
+        }
+    }
+}
