@@ -47,7 +47,8 @@ struct RealAppsEndToEndTests {
     ) throws {
         let world = try HeadlessProcessWorld(fetchTimeout: 5)
         _ = try world.start(origin.name, kind: origin.kind, extra: ["--apps", "browser"] + origin.options)
-        let device = try world.start(receiver.name, kind: receiver.kind, extra: ["--apps", "browser"] + receiver.options)
+        let device = try world.start(
+            receiver.name, kind: receiver.kind, extra: ["--apps", "browser"] + receiver.options)
         let offer = try Self.offer(on: device, from: origin.name)
         #expect(offer["routeKind"] == "unavailable", "\(offer)")
         #expect(offer["continuable"] == false)
