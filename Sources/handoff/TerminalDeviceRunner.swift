@@ -253,6 +253,8 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                         return (grid, screen.value.nextDeadline, quit, peers.map(\.info))
                     }
                     nearby.update(peers, log: logger)
+                    nearby.reportIfAlone(
+                        statistics: { host.performAndWait { _ in host.beaconStatistics } }, log: logger)
                     if quit { break }
                     terminal.draw(grid)
                     deadline = next
@@ -301,6 +303,16 @@ final class WakeRelay: Sendable {
 /// the fact says when each device was seen (the screen only says what is nearby now).
 struct NearbyLog {
     private var known: [DeviceID: String] = [:]
+    private let started = Date()
+    private var reportedAlone = false
+
+    /// Once, when nobody has appeared 10 s after the start: the beacon counters, so that a device
+    /// that hears beacons but lists no one says why in its log (what it dropped, and for what).
+    mutating func reportIfAlone(statistics: () -> BeaconStatistics, log logger: Logger, now: Date = Date()) {
+        guard !reportedAlone, known.isEmpty, now.timeIntervalSince(started) >= 10 else { return }
+        reportedAlone = true
+        logger.info("nearby: nobody 10 s after the start; beacons: \(Self.describe(statistics()))")
+    }
 
     mutating func update(_ peers: [PeerInfo], log logger: Logger) {
         // Called every frame: most frames nobody came or went, and nothing is built.
