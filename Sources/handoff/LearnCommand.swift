@@ -160,29 +160,67 @@ struct LessonPanel {
     let folder: URL
     var start = Date()
 
-    /// The lifecycles recorded so far (the last, partly written line left for the next read).
-    func lifecycles() -> [(device: String, events: [LifecycleEvent])] {
+    /// What has been read of one device's recording: its header line, how far, and its events.
+    struct RecordingSoFar {
+        var header = Data()
+        var offset: UInt64 = 0
+        var device = ""
+        var events: [LifecycleEvent] = []
+    }
+
+    /// Each recording read so far, by file name.
+    var recordings: [String: RecordingSoFar] = [:]
+
+    /// The lifecycles recorded so far. Each tick reads only what was appended since the last one,
+    /// up to its last complete line (a partly written line is left for the next read).
+    mutating func lifecycles() -> [(device: String, events: [LifecycleEvent])] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
             $0.hasSuffix(".jsonl")
         }.sorted()
+        for name in names { readNewLines(of: name) }
         return names.compactMap { name in
-            let path = folder.appendingPathComponent(name).path
-            guard var data = FileManager.default.contents(atPath: path), !data.isEmpty else { return nil }
-            if let end = data.lastIndex(of: 0x0A) { data = data[...end] } else { return nil }
-            guard let recording = try? LifecycleRecording(data: Data(data), file: path),
-                let events = try? recording.lifecycleEvents()
-            else { return nil }
-            return (recording.device, events)
+            recordings[name].flatMap { $0.header.isEmpty ? nil : ($0.device, $0.events) }
         }
+    }
+
+    private mutating func readNewLines(of name: String) {
+        let path = folder.appendingPathComponent(name).path
+        var so = recordings[name] ?? RecordingSoFar()
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        guard (try? handle.seek(toOffset: so.offset)) != nil, let appended = try? handle.readToEnd(),
+            let end = appended.lastIndex(of: 0x0A)
+        else { return }
+        let complete = appended[...end]
+        var text = complete
+        if so.header.isEmpty {
+            // The first read: the header line, then the events.
+            so.header = Data(complete[...(complete.firstIndex(of: 0x0A) ?? end)])
+        } else {
+            text = so.header + complete
+        }
+        guard let recording = try? LifecycleRecording(data: Data(text), file: path),
+            let events = try? recording.lifecycleEvents()
+        else { return }
+        so.device = recording.device
+        so.events += events
+        so.offset += UInt64(complete.count)
+        recordings[name] = so
     }
 
     mutating func run(done: () -> Void) {
         var reported = false
+        var shown = ""
         while true {
             let progress = lesson.progress(lifecycles())
             let size = Self.paneSize()
             let text = lines(progress, width: size.width, height: size.height).joined(separator: "\n")
-            FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + text).utf8))
+            // Drawn again only when it changed: clearing the pane twice a second made it flicker.
+            let frame = "\(size.width)x\(size.height)\n" + text
+            if frame != shown {
+                FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + text).utf8))
+                shown = frame
+            }
             if progress.isMet, !reported {
                 done()
                 reported = true
