@@ -95,8 +95,19 @@ package final class OwnApp: TerminalApp, ApplicationDelegate {
         return OwnAppView(
             displayName: manifest.displayName, activityType: type, title: valid?.title ?? file?.title, state: state,
             needsSave: valid?.needsSave ?? false, userInfo: self.state.userInfo,
-            payloadBytes: payload.encoded().count, guidanceBytes: configuration.payloadWarningBytes,
+            payloadBytes: encodedSize(of: payload), guidanceBytes: configuration.payloadWarningBytes,
             limitBytes: configuration.payloadLimitBytes, source: source)
+    }
+
+    /// The last payload measured and its encoded size: the view is made for every frame, and the
+    /// payload changes only when the tester edits it or the activity changes.
+    private var measured: (payload: ActivityPayload, bytes: Int)?
+
+    private func encodedSize(of payload: ActivityPayload) -> Int {
+        if let measured, measured.payload == payload { return measured.bytes }
+        let bytes = payload.encoded().count
+        measured = (payload, bytes)
+        return bytes
     }
 
     package func render(into grid: inout Grid, area: Rect) {
