@@ -156,16 +156,20 @@ final class BenchApp: ApplicationDelegate, UserActivityDelegate {
         }
     }
 
-    /// Origin: makes a new activity with `userInfo` current (the previous one is invalidated).
-    func becomeCurrent(userInfo: UserInfo, streams: Bool) throws {
+    /// Origin: makes a new activity with `userInfo` current, as apps do: the activity is built,
+    /// the previous one invalidated, then the new one made current. `calling` runs just before
+    /// `becomeCurrent()` (where the offer row's clock starts).
+    func becomeCurrent(userInfo: UserInfo, streams: Bool, calling: () -> Void = {}) throws {
         let activity = try UserActivity(activityType: Self.activityType, application: application)
         activity.title = "Bench"
         activity.userInfo = userInfo
         activity.supportsContinuationStreams = streams
         activity.delegate = self
-        activity.becomeCurrent()
         current?.invalidate()
         current = activity
+        calling()
+        activity.becomeCurrent()
+        StageMarks.mark(.madeCurrent)
     }
 
     /// Receiver: opens continuation streams to the origin of the last continued activity.

@@ -260,8 +260,9 @@ package enum NetworkBench {
             let arrived = receiverProbe.arm(receiverProbe.offer)
             let started = NIOLockedValueBox<UInt64>(0)
             origin.perform { _ in
-                started.withLockedValue { $0 = BenchClock.now() }
-                try? originApp.value.becomeCurrent(userInfo: userInfo, streams: true)
+                try? originApp.value.becomeCurrent(userInfo: userInfo, streams: true) {
+                    started.withLockedValue { $0 = BenchClock.now() }
+                }
             }
             guard let time = await arrived.wait(timeout: 5) else {
                 throw BenchError("an offer did not reach the peer within 5 s")

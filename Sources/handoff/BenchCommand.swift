@@ -52,6 +52,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "With --classroom: seconds of continuing back and forth.")
     var seconds: Double = 10
 
+    @Flag(
+        help:
+            "Instead of the table: where an offer's and a continuation's time goes, step by step (--iterations of each)."
+    )
+    var stages = false
+
     @Option(help: .hidden) var classroomChild: Int?
     @Option(help: .hidden) var classroomDirectory: String?
     @Option(help: .hidden) var classroomPort: Int?
@@ -71,6 +77,7 @@ struct BenchCommand: AsyncParsableCommand {
         if let classroom, classroom < 1 { throw ValidationError("--classroom takes a number of pairs, at least 1.") }
         guard seconds > 0 else { throw ValidationError("--seconds must be positive.") }
         if processes, classroom == nil { throw ValidationError("--processes goes with --classroom N.") }
+        if stages, classroom != nil { throw ValidationError("--stages and --classroom are separate benches.") }
     }
 
     func run() async throws {
@@ -82,6 +89,18 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if classroomChild != nil || classroom != nil {
             try await runClassroom()
+            return
+        }
+        if stages {
+            let report = try await StageBench.measure(NetworkBench.Options(iterations: iterations))
+            if json {
+                note(report.table())
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                print(report.table())
+            }
             return
         }
         let options = NetworkBench.Options(

@@ -188,6 +188,42 @@ struct BenchTests {
         }
     }
 
+    /// Steps run from the point before to their own, over the samples that passed both; the
+    /// sample's start stands before the first step and its end is the last point.
+    @Test func stagesAreTheGapsBetweenConsecutivePoints() {
+        let samples: [StageBench.Sample] = [
+            (start: 1_000, end: 9_000, marks: [(.madeCurrent, 2_000), (.beaconSealed, 5_000), (.beaconRead, 7_000)]),
+            (start: 1_000, end: 11_000, marks: [(.madeCurrent, 3_000), (.beaconSealed, 4_000), (.beaconRead, 9_000)]),
+            // A mark taken before the sample started (another sample's) is not this sample's.
+            (start: 1_000, end: 5_000, marks: [(.madeCurrent, 500), (.beaconSealed, 2_000)]),
+        ]
+        let steps = StageBench.steps(samples, from: .madeCurrent, through: .offerRecorded)
+        #expect(steps.map(\.point) == ["madeCurrent", "beaconSealed", "beaconRead", "offerRecorded"])
+        let byPoint = Dictionary(uniqueKeysWithValues: steps.map { ($0.point, $0) })
+        #expect(byPoint["madeCurrent"]?.samples == 2)
+        #expect(byPoint["madeCurrent"]?.p50 == 1)  // 1 µs and 2 µs: the lower median
+        #expect(byPoint["beaconSealed"]?.samples == 3)
+        #expect(byPoint["beaconSealed"]?.p90 == 3)  // 3, 1 and 1 µs
+        #expect(byPoint["offerRecorded"]?.samples == 3)
+        #expect(byPoint["offerRecorded"]?.p50 == 2)  // 2, 2 and 3 µs
+    }
+
+    /// `handoff bench --stages` on real devices: every offer and continuation is timed and the
+    /// table names the steps of both paths.
+    @Test func stagesMeasureRealOffersAndContinuations() async throws {
+        let report = try await StageBench.measure(
+            NetworkBench.Options(iterations: 3, fetchTimeout: 30, connectTimeout: 30))
+        #expect(report.offerTotal > 0 && report.continuationTotal > 0)
+        #expect(report.offer.last?.point == "offerRecorded")
+        #expect(report.continuation.last?.point == "restored")
+        let table = report.table()
+        for words in [
+            "Offer (becomeCurrent → offer on peer)", "Continue (choose → restored)", "peer: the offer evaluated",
+        ] {
+            #expect(table.contains(words), "\(words)")
+        }
+    }
+
     @Test func percentilesAreNearestRank() {
         var samples = LatencySamples()
         for value in (1...100).reversed() { samples.append(UInt64(value) * 1000) }

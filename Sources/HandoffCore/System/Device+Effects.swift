@@ -102,6 +102,7 @@ extension Device {
                 wire.userInfo = UbiquityContainer.references(in: payload.userInfo, container: container)
             }
             let encoded = wire.encoded()
+            StageMarks.mark(.payloadEncoded)
             if encoded.count <= system.configuration.payloadLimitBytes * 2 {
                 traffic.sent = DeviceTraffic.Payload(
                     continuation: continuation, peer: nil, bytes: encoded, time: clock())

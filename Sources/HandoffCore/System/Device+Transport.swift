@@ -26,6 +26,7 @@ extension Device {
         _ request: PayloadRequestID, from peer: PeerInfo, activityTypeHash: ActivityTypeHash,
         continuation: ContinuationID
     ) {
+        StageMarks.mark(.requestOnQueue)
         let fate = faults.payloadRequestArrives()
         if let fault = fate.fault { record(.faultInjected(continuation, fault)) }
         switch fate {
@@ -69,6 +70,7 @@ extension Device {
             }
             do {
                 let payload = try ActivityPayload(decoding: data, limits: PayloadLimits(maximumPayloadBytes: limit))
+                StageMarks.mark(.payloadDecoded)
                 post(
                     .payloadReceived(
                         continuation, resolvingUbiquitousURLs(payload, for: continuation), size: data.count))
@@ -184,8 +186,16 @@ extension Device {
 
     // MARK: Beacons
 
+    /// Sends a beacon change deferred to the end of this turn of the device's run loop now, if
+    /// one is waiting: the run loop calls it as soon as the turn's work is done, so the beacon
+    /// leaves before the loop's own bookkeeping (the flush it had deferred then finds nothing).
+    public func flushDeferredBeacon() {
+        if isBeaconFlushScheduled { flushBeacon() }
+    }
+
     /// Sends (and records) the last beacon change, if one is waiting.
     public func flushBeacon() {
+        StageMarks.mark(.beaconFlushed)
         isBeaconFlushScheduled = false
         guard let beacon = pendingBeacon else { return }
         pendingBeacon = nil

@@ -5,6 +5,7 @@ extension Device {
 
     /// The user chose to continue the activity `peer` offers.
     public func chooseOffer(from peer: DeviceID) {
+        StageMarks.mark(.offerChosen)
         let continuation = ContinuationID()
         if system.pendingContinuation == nil, case .web? = system.offers[peer]?.route,
             strikes(.noSiteAssociation, continuation)

@@ -112,6 +112,7 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
     }
 
     func handle(_ bytes: [UInt8], from address: SocketAddress) {
+        StageMarks.mark(.beaconRead)
         counters.update { $0.received += 1 }
         if !acceptsOtherHosts, !Self.isLoopback(address) {
             counters.update { $0.droppedNotLocal += 1 }
@@ -137,6 +138,7 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
             counters.update { $0.droppedDuplicate += 1 }
         case .judged(.accepted):
             counters.update { $0.accepted += 1 }
+            StageMarks.mark(.beaconOpened)
             onBeacon(beacon, bytes, address)
         case .judged(.replayed):
             counters.update { $0.droppedReplay += 1 }
@@ -376,6 +378,7 @@ package final class BeaconChannel: Sendable {
     /// discovery socket's event loop.
     package func send(_ beacon: Beacon) {
         let bytes = sealer.seal(beacon)
+        StageMarks.mark(.beaconSealed)
         counters.update { $0.sent += 1 }
         let counters = self.counters
         for (index, destination) in destinations.enumerated() {
@@ -385,6 +388,7 @@ package final class BeaconChannel: Sendable {
                 counters.update { $0.sendFailures += 1 }
             }
         }
+        StageMarks.mark(.beaconSent)
     }
 
     /// Sends `beacon` to some devices only: `addresses`, the own sockets newcomers' beacons came

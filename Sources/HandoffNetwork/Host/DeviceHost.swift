@@ -161,6 +161,7 @@ package final class DeviceHost: @unchecked Sendable {
             defer { self.inFlight.subtract(1, ordering: .releasing) }
             guard !self.stopped else { return }
             work(self.device)
+            self.device.flushDeferredBeacon()
             self.afterWork()
         }
     }
@@ -176,6 +177,7 @@ package final class DeviceHost: @unchecked Sendable {
         queue.sync {
             guard !stopped else { return }
             work(device)
+            device.flushDeferredBeacon()
             afterWork()
         }
         inFlight.subtract(1, ordering: .releasing)
@@ -190,7 +192,10 @@ package final class DeviceHost: @unchecked Sendable {
         defer { inFlight.subtract(1, ordering: .releasing) }
         return queue.sync {
             let result = work(device)
-            if !stopped, transport != nil { afterWork(notify: false) }
+            if !stopped, transport != nil {
+                device.flushDeferredBeacon()
+                afterWork(notify: false)
+            }
             return result
         }
     }
@@ -223,6 +228,7 @@ package final class DeviceHost: @unchecked Sendable {
         { [weak self] beacon, datagram, address in
             guard let self else { return }
             self.performInline { device in
+                StageMarks.mark(.beaconOnQueue)
                 device.beaconOpened(datagram, from: beacon.device)
                 self.received(beacon, from: address, byReply: byReply)
             }

@@ -77,6 +77,7 @@ final class DirectRequests: Sendable {
                     HandoffError(
                         .connectionUnavailable, "could not send the request: \(NetworkErrorWords.describe(error))")))
         }
+        StageMarks.mark(.requestSent)
         return id
     }
 
@@ -106,6 +107,7 @@ final class PayloadAnswerTap: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .payloadResponse(let id, let payload):
+            StageMarks.mark(.answerRead)
             if let answer = requests.claim(id) { return answer(.success(payload)) }
         case .payloadError(let id, let code, let reason):
             if let answer = requests.claim(id) { return answer(.failure(HandoffError(code, reason))) }

@@ -57,6 +57,7 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
         case .streamOpen:
             streaming = true
         case .payloadRequest(let id, let continuation, let hash):
+            StageMarks.mark(.requestRead)
             if !streaming, let peerID = gate.peer, let host, let transport = host.transport {
                 let peer = PeerInfo(id: peerID, name: greeting?.name ?? peerID.rawValue, kind: greeting?.kind ?? .phone)
                 return serve(
@@ -105,7 +106,10 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
             if delay > 0 {
                 loop.scheduleTask(in: .interval(delay)) { channel.writeAndFlush(frame, promise: nil) }
             } else {
-                loop.execute { channel.writeAndFlush(frame, promise: nil) }
+                loop.execute {
+                    channel.writeAndFlush(frame, promise: nil)
+                    StageMarks.mark(.answerSent)
+                }
             }
         }
     }

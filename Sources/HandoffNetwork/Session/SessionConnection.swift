@@ -37,8 +37,9 @@ package enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
 /// `handoff account devices … --revoke` is refused by both sides from its very next session, and
 /// a session already open is checked again before each request it carries
 /// (``ensureNotRevoked(_:)``), so a pooled session cannot outlive the revocation either. The
-/// file is decoded again only when it changed (``AccountFileStamp``): a check on the request path
-/// costs a `stat`, not a read and a decode.
+/// file is decoded again only when it changed (``AccountFileStamp``), and examined only when the
+/// kernel says something in its folder changed (``AccountFileWatch``): a check on the request
+/// path costs a `read` of an empty inotify queue, not a `stat`, a read and a decode.
 final class SessionSecurity: Sendable {
     let serverContext: NIOSSLContext
     let clientContext: NIOSSLContext
@@ -47,7 +48,14 @@ final class SessionSecurity: Sendable {
     /// The account file's path, found once: building its URL (Foundation's path parsing) and
     /// its path cost several times the `stat` of each check, on every payload request of both sides.
     private let accountFilePath: String
-    private let decoded = Mutex<(stamp: AccountFileStamp, account: Account)?>(nil)
+    private let decoded = Mutex<Cache>(Cache())
+    private let watch: AccountFileWatch?
+
+    /// The account as last decoded, and whether the folder's watch still stands.
+    private struct Cache {
+        var file: (stamp: AccountFileStamp, account: Account)?
+        var watching = true
+    }
 
     /// With `keyLog`, both contexts append every session's secrets to it (NIOSSL's key-log
     /// callback): for Wireshark, at the cost of the sessions' secrecy.
@@ -63,6 +71,7 @@ final class SessionSecurity: Sendable {
         self.store = store
         accountName = account.name
         accountFilePath = store.accountFile(account.name).path
+        watch = AccountFileWatch(folder: store.accountFile(account.name).deletingLastPathComponent().path)
     }
 
     /// The device proven by `certificate` (already chain-verified by TLS against the account CA),
@@ -85,14 +94,26 @@ final class SessionSecurity: Sendable {
     }
 
     private func currentAccount() throws -> Account {
-        let stamp = AccountFileStamp(path: accountFilePath)
-        if let stamp, let cached = decoded.withLock({ $0 }), cached.stamp == stamp { return cached.account }
-        do {
-            let account = try store.account(named: accountName)
-            if let stamp { decoded.withLock { $0 = (stamp, account) } }
-            return account
-        } catch {
-            throw SessionError.untrustedPeer("the account could not be read: \(error)")
+        try decoded.withLock { cache throws(SessionError) -> Account in
+            // The look and what follows from it happen under the lock: events one caller
+            // drained are acted on before another caller trusts the cache.
+            if cache.watching, let watch {
+                switch watch.look() {
+                case .unchanged: if let file = cache.file { return file.account }
+                case .maybeChanged: break
+                case .watchEnded: cache.watching = false
+                }
+            }
+            let stamp = AccountFileStamp(path: accountFilePath)
+            if let stamp, let file = cache.file, file.stamp == stamp { return file.account }
+            do {
+                let account = try store.account(named: accountName)
+                cache.file = stamp.map { ($0, account) }
+                return account
+            } catch {
+                cache.file = nil
+                throw SessionError.untrustedPeer("the account could not be read: \(error)")
+            }
         }
     }
 }
