@@ -22,7 +22,7 @@ package enum CrashReports {
     /// The `SWIFT_BACKTRACE` the program should run with, or nil when `current` will do: crash
     /// reports are disabled (`enable=no`), or already non-interactive, plain and written to
     /// standard error or a file of the user's choosing.
-    static func settings(replacing current: String?) -> String? {
+    package static func settings(replacing current: String?) -> String? {
         var values: [String: String] = [:]
         for pair in (current ?? "").split(separator: ",") {
             let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks().lowercased() }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CursesTerminal
 import DeviceUI
 import Foundation
 import HandoffCore
@@ -87,6 +88,18 @@ struct DemoCommand: ParsableCommand {
         "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
         "XDG_RUNTIME_DIR", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE", "PATH", "SSLKEYLOGFILE",
     ]
+
+    /// `NAME=value` for each variable the panes get: the forwarded ones, and `SWIFT_BACKTRACE`
+    /// with the settings a terminal device needs for its crash reports, so that no device has to
+    /// re-execute itself for them (``CrashReports``).
+    static func paneEnvironment(from environment: [String: String]) -> [String] {
+        var pairs = forwardedEnvironment.compactMap { name in environment[name].map { "\(name)=\($0)" } }
+        let current = environment["SWIFT_BACKTRACE"]
+        if let settings = CrashReports.settings(replacing: current) ?? current {
+            pairs.append("SWIFT_BACKTRACE=\(settings)")
+        }
+        return pairs
+    }
 
     static func describe(_ kind: PeerInfo.Kind) -> String {
         let size = ScreenLayout.minimumSize(for: kind)
@@ -216,8 +229,7 @@ struct DemoCommand: ParsableCommand {
         let signature =
             ([story.name] + devices.map { "\($0.kind.rawValue):\($0.arguments.joined(separator: " "))" }
             + [account, String(port), timing, configDir ?? ""]).joined(separator: "|")
-        let forwarded = Self.forwardedEnvironment.compactMap { name in environment[name].map { "\(name)=\($0)" } }
-            .flatMap { ["-e", $0] }
+        let forwarded = Self.paneEnvironment(from: environment).flatMap { ["-e", $0] }
 
         // What the tmux server already runs: one demo at a time, one local web.
         let server = tmux.map(DemoTmux.init)

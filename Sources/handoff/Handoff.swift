@@ -1,4 +1,5 @@
 import ArgumentParser
+import CursesTerminal
 import HandoffCore
 
 /// The `handoff` command: the root of every subcommand.
@@ -22,10 +23,23 @@ struct Handoff: AsyncParsableCommand {
     /// unknown command, reported with the top-level usage (without this, the default subcommand
     /// would take it and report an unexpected argument with the device's usage).
     static func main() async {
-        if let problem = unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let problem = unknownCommand(in: arguments) {
             exit(withError: ValidationError(problem))
         }
+        // A terminal device sends crash reports to its log, which needs the runtime started with
+        // other settings: re-executed now, before anything is done twice (the account read, the
+        // device's lock, a new device's identity: a start took twice as long before).
+        if runsTerminalDevice(arguments) { CrashReports.sendToStandardError() }
         await main(nil)
+    }
+
+    /// Whether `arguments` run a device on this terminal (`device`, or the default command),
+    /// rather than a headless device, another command, or help.
+    static func runsTerminalDevice(_ arguments: [String]) -> Bool {
+        if let first = arguments.first, !first.hasPrefix("-"), first != "device" { return false }
+        let elsewhere: Set<String> = ["--headless", "--help", "-h", "--version", "help"]
+        return !arguments.contains { elsewhere.contains($0) }
     }
 
     /// The commands the first argument may name.
