@@ -500,6 +500,32 @@ struct DeviceSystemTests {
         h.send(.goodbyeReceived(laptop.id)) { _ in [] }
     }
 
+    /// A tick routes the offers again only when something a route depends on changed: the
+    /// clock passing the advertisement's expiration, or the apps. Ticks in between change nothing.
+    @Test func aTickReroutesAnOfferWhenItsExpirationPassesOrTheAppsChange() {
+        let ad = advertisement(expires: Self.t0 + 10)
+        var h = receiver(ad: ad)
+        h.send(.tick, after: 1) { _ in [] }
+        h.send(.tick, after: 1) { _ in [] }
+        h.send(.tick, after: 8) {
+            [$0.record(.offerUpdated(PeerReference(laptop), ad.identity, route: .unavailable(.expired)))]
+        }
+        h.send(.tick, after: 1) { _ in [] }
+        // A fresh advertisement is routed when it arrives; a later app change reroutes it.
+        let fresh = advertisement(serial: 2)
+        h.send(.advertisementReceived(fresh, from: laptop)) {
+            [$0.record(.offerReceived(PeerReference(laptop), fresh.identity, route: readerRoute))]
+        }
+        h.send(.tick, after: 1) { _ in [] }
+        h.given(.appInstalled(manifest("com.example.reader", types: [])))
+        #expect(h.system.offers[laptop.id]?.route == .unavailable(.noAppClaimsType))
+        h.send(.tick) { _ in [] }
+        // The offer outlives its lifetime: the tick at that moment expires it.
+        h.send(.tick, after: DeviceConfiguration().offerLifetime) {
+            [$0.record(.offerExpired(PeerReference(laptop)))]
+        }
+    }
+
     @Test func aContinuationFromChoiceToContinued() {
         var h = receiver()
         fetching(&h)

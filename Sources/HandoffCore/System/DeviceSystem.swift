@@ -103,7 +103,17 @@ public struct DeviceSystem: Sendable {
 
     public let device: PeerInfo
     public var configuration: DeviceConfiguration
-    public private(set) var apps: [AppManifest] = []
+    public private(set) var apps: [AppManifest] = [] {
+        didSet {
+            routeInputsChanged = true
+            typeClaims = Self.claims(of: apps)
+        }
+    }
+    /// Per activity-type hash, the apps that continue a type with that hash, in `apps` order:
+    /// the app's index, the first of its types with the hash, and its team's hash. Every offer
+    /// is routed with it (``route(for:at:)``), so a beacon costs a look-up, not a hash of every
+    /// type of every app.
+    private var typeClaims: [ActivityTypeHash: [(app: Int, activityType: String, team: TeamHash)]] = [:]
     /// What is in front: nothing yet (until then any app's activity may be current), the home
     /// screen, or an app.
     public private(set) var front: Front = .notYetKnown
@@ -115,7 +125,15 @@ public struct DeviceSystem: Sendable {
     public private(set) var offers: [DeviceID: Offer] = [:]
     public private(set) var pendingContinuation: PendingContinuation?
     /// Per app and `activitycontinuation:` domain, what the site's association file said.
-    public internal(set) var siteAssociations: [SiteAssociationKey: SiteAssociationRecord] = [:]
+    public internal(set) var siteAssociations: [SiteAssociationKey: SiteAssociationRecord] = [:] {
+        didSet { routeInputsChanged = true }
+    }
+    /// Whether what routes an offer (the apps, the site associations) changed since ``tick(at:effects:)``
+    /// last routed every offer again.
+    private var routeInputsChanged = true
+    /// When ``tick(at:effects:)`` last routed every offer again: between two such times only the
+    /// clock passing a date can change a route, so a tick with no such date passed skips it.
+    private var offersRoutedAt = Date.distantPast
     var siteAssociationChecksInFlight: Set<SiteAssociationKey> = []
     /// The continuation whose web page is routed as if its association files were missing (the
     /// lab's no-site-association fault).
@@ -562,6 +580,23 @@ extension DeviceSystem {
         }
     }
 
+    /// ``typeClaims`` for `apps`.
+    private static func claims(
+        of apps: [AppManifest]
+    ) -> [ActivityTypeHash: [(app: Int, activityType: String, team: TeamHash)]] {
+        var claims: [ActivityTypeHash: [(app: Int, activityType: String, team: TeamHash)]] = [:]
+        for (index, app) in apps.enumerated() {
+            let team = TeamHash(teamIdentifier: app.teamIdentifier)
+            var hashes = Set<ActivityTypeHash>()
+            for type in app.continuableActivityTypes {
+                let hash = ActivityTypeHash(activityType: type)
+                // An app is a claimant once per hash, with its first type of that hash.
+                if hashes.insert(hash).inserted { claims[hash, default: []].append((index, type, team)) }
+            }
+        }
+        return claims
+    }
+
     mutating func rerouteOffers(at now: Date) {
         let routes = offers.mapValues { route(for: $0.advertisement, at: now) }
         for (id, route) in routes { offers[id]?.route = route }
@@ -579,14 +614,10 @@ extension DeviceSystem {
             return .web(browserBundleIdentifier: browser?.bundleIdentifier)
         }
         var claimants: [String] = []
-        for app in apps {
-            guard
-                let type = app.continuableActivityTypes.first(where: {
-                    ActivityTypeHash(activityType: $0) == ad.activityTypeHash
-                })
-            else { continue }
-            if TeamHash(teamIdentifier: app.teamIdentifier) == ad.teamHash {
-                return .app(bundleIdentifier: app.bundleIdentifier, activityType: type)
+        for claim in typeClaims[ad.activityTypeHash] ?? [] {
+            let app = apps[claim.app]
+            if claim.team == ad.teamHash {
+                return .app(bundleIdentifier: app.bundleIdentifier, activityType: claim.activityType)
             }
             claimants.append(app.bundleIdentifier)
         }
@@ -839,6 +870,9 @@ extension DeviceSystem {
                     "no payload from \(attempt.peer.name) within \(Self.format(configuration.fetchTimeout)) s"),
                 at: now, effects: &effects)
         }
+        guard offersMayChange(at: now) else { return }
+        routeInputsChanged = false
+        offersRoutedAt = now
         for (id, offer) in offers.sorted(by: { $0.key < $1.key }) {
             if offer.lastSeen.addingTimeInterval(configuration.offerLifetime) <= now {
                 offers[id] = nil
@@ -853,6 +887,25 @@ extension DeviceSystem {
                 }
             }
         }
+    }
+
+    /// Whether a tick at `now` could expire an offer or change its route: the apps or the site
+    /// associations changed, an offer outlived its lifetime, or since the offers were last routed
+    /// the clock passed a date a route depends on (an advertisement's expiration, an association
+    /// answer's). Each offer's route was made when it arrived, from the same inputs.
+    private func offersMayChange(at now: Date) -> Bool {
+        if offers.isEmpty { return false }
+        if routeInputsChanged { return true }
+        let since = offersRoutedAt
+        let passed = { (date: Date) in date > since && date <= now }
+        for offer in offers.values {
+            if offer.lastSeen.addingTimeInterval(configuration.offerLifetime) <= now { return true }
+            if let expiration = offer.advertisement.expiresAt, passed(expiration) { return true }
+        }
+        for record in siteAssociations.values {
+            if let answer = record.lastAnswer, passed(answer.expiresAt) { return true }
+        }
+        return false
     }
 
     func name(of peer: DeviceID) -> String {
