@@ -917,17 +917,24 @@ extension DeviceSystem {
     }
 
     /// The next time at which a ``Event/tick`` would change something, so a run loop can sleep until then.
+    /// (Asked after every turn of a device's queue: the earliest date is kept as it is found,
+    /// with no list of dates made.)
     public var nextDeadline: Date? {
-        var dates: [Date] = []
-        if let saveDeadline { dates.append(saveDeadline) }
-        if case .locked(let since) = lock { dates.append(since.addingTimeInterval(configuration.advertisingAfterLock)) }
-        if case .fetching(_, _, _, let deadline)? = pendingContinuation { dates.append(deadline) }
-        if let id = currentActivity, let expiration = activities[id]?.expirationDate { dates.append(expiration) }
-        for offer in offers.values {
-            dates.append(offer.lastSeen.addingTimeInterval(configuration.offerLifetime))
-            if let expiration = offer.advertisement.expiresAt, offer.route.isContinuable { dates.append(expiration) }
+        var earliest: Date?
+        func consider(_ date: Date) {
+            if let known = earliest, known <= date { return }
+            earliest = date
         }
-        return dates.min()
+        if let saveDeadline { consider(saveDeadline) }
+        if case .locked(let since) = lock { consider(since.addingTimeInterval(configuration.advertisingAfterLock)) }
+        if case .fetching(_, _, _, let deadline)? = pendingContinuation { consider(deadline) }
+        if let id = currentActivity, let expiration = activities[id]?.expirationDate { consider(expiration) }
+        let lifetime = configuration.offerLifetime
+        for offer in offers.values {
+            consider(offer.lastSeen.addingTimeInterval(lifetime))
+            if let expiration = offer.advertisement.expiresAt, offer.route.isContinuable { consider(expiration) }
+        }
+        return earliest
     }
 }
 
