@@ -66,6 +66,14 @@ package struct MapData: Sendable {
 
     private static let cache = Mutex<[String: MapData]>([:])
 
+    /// Starts reading the data of `resources` on a thread of its own: a Map made later finds it
+    /// read, or waits for the rest of that reading (``load(_:)`` reads under its lock) instead of
+    /// starting it. A terminal device calls it first, so the reading overlaps its other start-up
+    /// work (the account, the identity, TLS, the sockets) on another core.
+    package static func prefetch(_ resources: MapResources) {
+        Thread { _ = load(resources) }.start()
+    }
+
     /// One line for the user about what could not be read, or nil when everything was.
     package var problemSummary: String? {
         guard let first = problems.first else { return nil }
