@@ -28,12 +28,18 @@ package final class TerminalWaker: Sendable {
         _ = write(writeDescriptor, &byte, 1)
     }
 
-    /// Called by the loop when the pipe is readable. The flag is cleared before the pipe is
-    /// drained, so a wake-up that races with this one leaves a byte behind, never nothing.
-    func consume() {
-        isPending.store(false, ordering: .sequentiallyConsistent)
+    /// Called by the loop when the pipe is readable: drains the pipe, then clears the flag. A
+    /// wake-up that races with this either finds the flag still set (it writes nothing, and the
+    /// frame the loop draws next, after this returns, sees its work) or finds it cleared (its
+    /// byte wakes the next poll). Clearing first, as this did until 2026-11-28, let a racing
+    /// wake-up's byte be drained with the flag left set: from then on every wake-up was skipped
+    /// and the screen stayed as it was until a key or a deadline (a device listing no one while
+    /// its peer listed it). `midway` runs between the two steps (tests race a wake-up there).
+    func consume(midway: () -> Void = {}) {
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(descriptor, &buffer, buffer.count) > 0 {}
+        midway()
+        isPending.store(false, ordering: .sequentiallyConsistent)
     }
 }
 

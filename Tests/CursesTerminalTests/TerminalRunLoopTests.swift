@@ -104,6 +104,20 @@ struct TerminalRunLoopTests {
         #expect(loop.nextEvent(until: soon) == .wake)
     }
 
+    /// A wake-up from another thread at the worst moment of the loop's consume (between its two
+    /// steps) is seen by the frame drawn after it, and the next wake-up still wakes the loop.
+    /// When the flag was cleared before the pipe was drained, the racing wake-up's byte was
+    /// drained with the flag left set: every later wake-up was skipped, and a device's screen
+    /// stayed as it was (no peer listed) until a key or a deadline.
+    @Test func aWakeUpRacingWithConsumeLeavesTheNextOneWorking() throws {
+        let loop = try TerminalRunLoop(source: PipeKeyboard())
+        let waker = loop.waker
+        waker.wake()
+        waker.consume(midway: { waker.wake() })
+        waker.wake()
+        #expect(loop.nextEvent(until: .now + .milliseconds(200)) == .wake, "the wake-up after the race was lost")
+    }
+
     @Test func inboxDeliversEveryMessagePostedFromManyThreads() throws {
         let loop = try TerminalRunLoop(source: PipeKeyboard())
         let inbox = TerminalInbox<Int>(waker: loop.waker)

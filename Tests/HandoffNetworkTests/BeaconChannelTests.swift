@@ -1,12 +1,13 @@
 import Foundation
 import HandoffCore
-import HandoffNetwork
 import HandoffProcesses
 import HandoffTestSupport
 import NIOCore
 import NIOEmbedded
 import NIOPosix
 import Testing
+
+@testable import HandoffNetwork
 
 @Suite struct BeaconChannelTests {
     typealias F = BeaconFixtures
@@ -69,6 +70,34 @@ import Testing
         #expect(addresses.values.allSatisfy { $0 == local })
         // Nothing travels further down the pipeline, and the channel is still open.
         #expect(try channel.readInbound(as: AddressedEnvelope<ByteBuffer>.self) == nil)
+        #expect(try channel.finish().isClean)
+    }
+
+    /// The beacons accepted in one read of the socket are handed on together when it ends, so a
+    /// device does its work after a burst of newcomers once; the next read is another batch.
+    @Test func theBeaconsOfOneReadAreHandedOnTogether() throws {
+        let batches = Collector<[Beacon]>()
+        let handler = BeaconInboundHandler(
+            sealer: F.sealer, ownDevice: F.laptopID, acceptsOtherHosts: false,
+            replayGuard: SharedReplayGuard(ReplayGuard()), counters: BeaconCounters(), now: { F.now },
+            onBeacons: { batch in batches.append(batch.map(\.beacon)) })
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(handler)
+        let local = try SocketAddress(ipAddress: "127.0.0.1", port: 47_820)
+        func read(_ beacons: [Beacon]) {
+            for beacon in beacons {
+                channel.pipeline.fireChannelRead(
+                    AddressedEnvelope(remoteAddress: local, data: ByteBuffer(bytes: F.sealer.seal(beacon))))
+            }
+            channel.pipeline.fireChannelReadComplete()
+        }
+        read([F.beacon(counter: 1), F.beacon(counter: 1), F.beacon(device: F.tabletID, counter: 1)])
+        #expect(batches.values.map { $0.map(\.device.id) } == [[F.phoneID, F.tabletID]], "the copy was dropped")
+        read([F.beacon(counter: 1)])
+        #expect(batches.values.count == 1, "a read of nothing new hands on nothing")
+        read([F.beacon(counter: 2)])
+        #expect(batches.values.map(\.count) == [2, 1])
+        #expect(handler.statistics.accepted == 3 && handler.statistics.droppedDuplicate == 2)
         #expect(try channel.finish().isClean)
     }
 

@@ -285,6 +285,36 @@ import Testing
     }
 }
 
+/// The receiver's fast paths give what the general ones gave.
+@Suite struct BeaconDecodingTests {
+    typealias F = BeaconFixtures
+
+    @Test func theDeviceIDIsTheLowerCaseUUIDString() {
+        var generator = SplitMix64(seed: 29)
+        for _ in 0..<200 {
+            let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let uuid = UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                    bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
+            #expect(BeaconSealer.uuidText(bytes[...]) == uuid.uuidString.lowercased())
+        }
+    }
+
+    /// Printable ASCII names skip the checks; others are still checked and their invisible
+    /// characters shown.
+    @Test func namesAreCheckedUnlessPrintableASCII() throws {
+        for name in ["Phone 1", "~!@#$%^&*()_+{}|:<>?`-= \\\"'", "Zoë", "Tablet\u{200B}"] {
+            let opened = try F.sealer.open(F.sealer.seal(F.beacon(name: name)))
+            #expect(opened.device.name == TerminalText.sanitized(name))
+        }
+        #expect(try F.sealer.open(F.sealer.seal(F.beacon(name: "Tablet\u{200B}"))).device.name == "Tablet\\u{200b}")
+        #expect(throws: BeaconError.self) { try F.sealer.open(F.sealer.seal(F.beacon(name: "Bell\u{7}"))) }
+        #expect(throws: BeaconError.self) { try F.sealer.open(F.sealer.seal(F.beacon(name: "Del\u{7F}"))) }
+    }
+}
+
 @Suite struct BeaconReplayGuardTests {
     typealias F = BeaconFixtures
 

@@ -90,7 +90,9 @@ final class BeaconAnnouncer {
             return
         }
         if let channel, address.port != channel.port, schedule.immediateReply() != nil {
-            if !newcomers.contains(address) { newcomers.append(address) }
+            // No search for a duplicate here: hundreds of newcomers can wait in one coalescing
+            // window, and a peer is new only once per boot (duplicates are dropped when sent).
+            newcomers.append(address)
             if newcomersDue == nil { newcomersDue = Date().addingTimeInterval(BeaconSchedule.replyCoalescing) }
             return
         }
@@ -100,7 +102,8 @@ final class BeaconAnnouncer {
     /// Sends the waiting unicast replies (those that cannot go out get the broadcast reply).
     private func answerNewcomers(at now: Date) {
         guard let due = newcomersDue, now >= due else { return }
-        let addresses = newcomers
+        var seen = Set<SocketAddress>()
+        let addresses = newcomers.filter { seen.insert($0).inserted }
         newcomers = []
         newcomersDue = nil
         guard let channel, let message = schedule.immediateReply() else { return }

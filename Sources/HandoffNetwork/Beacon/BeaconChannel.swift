@@ -56,10 +56,23 @@ final class BeaconCounters: Sendable {
     var value: BeaconStatistics { box.withLock { $0 } }
 }
 
+/// A beacon a channel accepted: what it says, the datagram it was opened from (a device keeps
+/// the last one per peer for its inspector) and the sender's address.
+package struct OpenedBeacon: Sendable {
+    package var beacon: Beacon
+    package var datagram: [UInt8]
+    package var address: SocketAddress
+}
+
 /// The receiving half of a beacon channel: opens every datagram with the sealer, drops own
 /// beacons (by device ID) and, unless on the LAN, beacons from other hosts, applies the
 /// ``ReplayGuard``, counts every drop, and hands accepted beacons with the sender's address to
-/// `onBeacon`. Hostile datagrams are dropped and counted, never thrown.
+/// `onBeacons`. Hostile datagrams are dropped and counted, never thrown.
+///
+/// The beacons accepted during one read of the socket (up to 32 datagrams per system call, a few
+/// calls per turn of the event loop) are handed on together when the read ends
+/// (`channelReadComplete`): a device that hears hundreds of peers start at once does its work
+/// after a burst once, not after each beacon of it.
 package final class BeaconInboundHandler: ChannelInboundHandler {
     package typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
@@ -67,9 +80,11 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
     private let ownDevice: DeviceID
     private let acceptsOtherHosts: Bool
     private let now: @Sendable () -> Date
-    private let onBeacon: @Sendable (Beacon, [UInt8], SocketAddress) -> Void
+    private let onBeacons: @Sendable ([OpenedBeacon]) -> Void
     private let replayGuard: SharedReplayGuard
     let counters: BeaconCounters
+    /// Accepted during the current read, handed on at its end.
+    private var batch: [OpenedBeacon] = []
 
     /// - Parameters:
     ///   - acceptsOtherHosts: accept beacons from non-loopback addresses (`--lan`).
@@ -82,13 +97,14 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
         self.init(
             sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts,
             replayGuard: SharedReplayGuard(replayGuard),
-            counters: BeaconCounters(), now: now, onBeacon: { beacon, _, address in onBeacon(beacon, address) })
+            counters: BeaconCounters(), now: now,
+            onBeacons: { batch in for opened in batch { onBeacon(opened.beacon, opened.address) } })
     }
 
     init(
         sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool, replayGuard: SharedReplayGuard,
         counters: BeaconCounters, now: @escaping @Sendable () -> Date,
-        onBeacon: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void
+        onBeacons: @escaping @Sendable ([OpenedBeacon]) -> Void
     ) {
         self.sealer = sealer
         self.ownDevice = Beacon.wireID(for: ownDevice)
@@ -96,7 +112,7 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
         self.replayGuard = replayGuard
         self.counters = counters
         self.now = now
-        self.onBeacon = onBeacon
+        self.onBeacons = onBeacons
     }
 
     /// What this handler received and dropped so far (thread-safe).
@@ -104,19 +120,31 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        handle(Array(envelope.data.readableBytesView), from: envelope.remoteAddress)
+        if let opened = open(Array(envelope.data.readableBytesView), from: envelope.remoteAddress) {
+            batch.append(opened)
+        }
+    }
+
+    package func channelReadComplete(context: ChannelHandlerContext) {
+        if !batch.isEmpty {
+            let opened = batch
+            batch.removeAll(keepingCapacity: true)
+            onBeacons(opened)
+        }
+        context.fireChannelReadComplete()
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A UDP socket reports errors such as ICMP unreachables here; the channel stays usable.
     }
 
-    func handle(_ bytes: [UInt8], from address: SocketAddress) {
+    /// Opens one datagram and judges it: the beacon if it is accepted, else nil (the drop counted).
+    func open(_ bytes: [UInt8], from address: SocketAddress) -> OpenedBeacon? {
         StageMarks.mark(.beaconRead)
         counters.update { $0.received += 1 }
         if !acceptsOtherHosts, !Self.isLoopback(address) {
             counters.update { $0.droppedNotLocal += 1 }
-            return
+            return nil
         }
         let receivedAt = now()
         let beacon: Beacon
@@ -124,14 +152,14 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
             beacon = try sealer.open(bytes, receivedAt: receivedAt)
         } catch .authenticationFailed {
             counters.update { $0.droppedAuthentication += 1 }
-            return
+            return nil
         } catch {
             counters.update { $0.droppedMalformed += 1 }
-            return
+            return nil
         }
         if beacon.device.id == ownDevice {
             counters.update { $0.droppedOwn += 1 }
-            return
+            return nil
         }
         switch replayGuard.judge(beacon, receivedAt: receivedAt) {
         case .duplicate:
@@ -139,18 +167,20 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
         case .judged(.accepted):
             counters.update { $0.accepted += 1 }
             StageMarks.mark(.beaconOpened)
-            onBeacon(beacon, bytes, address)
+            return OpenedBeacon(beacon: beacon, datagram: bytes, address: address)
         case .judged(.replayed):
             counters.update { $0.droppedReplay += 1 }
         case .judged(.stale), .judged(.fromTheFuture):
             counters.update { $0.droppedStale += 1 }
         }
+        return nil
     }
 
     static func isLoopback(_ address: SocketAddress) -> Bool {
         switch address {
-        case .v4:
-            return address.ipAddress?.hasPrefix("127.") ?? false
+        case .v4(let v4):
+            // 127.0.0.0/8, read from the address itself (not its text: this runs for every datagram).
+            return UInt32(bigEndian: v4.address.sin_addr.s_addr) >> 24 == 127
         case .v6:
             guard let ip = address.ipAddress else { return false }
             return ip == "::1" || ip.lowercased().hasPrefix("::ffff:127.")
@@ -233,17 +263,32 @@ package final class BeaconChannel: Sendable {
     ) async throws -> BeaconChannel {
         try await start(
             on: group, options: options, sealer: sealer, ownDevice: ownDevice,
-            onOpened: { beacon, _, address in onBeacon(beacon, address) })
+            onOpened: { batch in for opened in batch { onBeacon(opened.beacon, opened.address) } })
     }
 
-    /// Binds the discovery socket and starts receiving; each accepted beacon comes with the
-    /// datagram it was opened from (the device keeps the last one per peer for its inspector).
-    /// Beacons that arrive on this device's own socket (unicast replies) go to `onReply` when
-    /// given, else to `onOpened` too.
+    /// Binds the discovery socket and starts receiving, handing on accepted beacons one at a
+    /// time (each with the datagram it was opened from; see the variant taking batches).
     package static func start(
         on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
         onOpened: @escaping @Sendable (Beacon, [UInt8], SocketAddress) -> Void,
         onReply: (@Sendable (Beacon, [UInt8], SocketAddress) -> Void)? = nil
+    ) async throws -> BeaconChannel {
+        try await start(
+            on: group, options: options, sealer: sealer, ownDevice: ownDevice,
+            onOpened: { batch in for opened in batch { onOpened(opened.beacon, opened.datagram, opened.address) } },
+            onReply: onReply.map { onReply in
+                { @Sendable batch in for opened in batch { onReply(opened.beacon, opened.datagram, opened.address) } }
+            })
+    }
+
+    /// Binds the discovery socket and starts receiving; the beacons accepted in one read come
+    /// together, each with the datagram it was opened from (the device keeps the last one per
+    /// peer for its inspector). Beacons that arrive on this device's own socket (unicast replies)
+    /// go to `onReply` when given, else to `onOpened` too.
+    package static func start(
+        on group: any EventLoopGroup, options: Options, sealer: BeaconSealer, ownDevice: DeviceID,
+        onOpened: @escaping @Sendable ([OpenedBeacon]) -> Void,
+        onReply: (@Sendable ([OpenedBeacon]) -> Void)? = nil
     ) async throws -> BeaconChannel {
         let counters = BeaconCounters()
         let lan = options.lan
@@ -264,7 +309,7 @@ package final class BeaconChannel: Sendable {
                     let handler = BeaconInboundHandler(
                         sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
                         replayGuard: replayGuard, counters: counters, now: { Date() },
-                        onBeacon: onOpened)
+                        onBeacons: onOpened)
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
@@ -286,7 +331,8 @@ package final class BeaconChannel: Sendable {
                             try channel.pipeline.syncOperations.addHandler(
                                 BeaconInboundHandler(
                                     sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
-                                    replayGuard: replayGuard, counters: counters, now: { Date() }, onBeacon: onUnicast))
+                                    replayGuard: replayGuard, counters: counters, now: { Date() }, onBeacons: onUnicast)
+                            )
                         }
                     }
                     .withBoundSocket(descriptor).get()

@@ -216,17 +216,11 @@ package struct BeaconSealer: Sendable {
 
     static func decode(_ plaintext: [UInt8], receivedAt: Date?) throws(BeaconError) -> Beacon {
         var reader = BeaconByteReader(plaintext)
-        guard let uuidBytes = reader.bytes(16), let boot = reader.uint64(), let counter = reader.uint64(),
+        guard let uuidBytes = reader.slice(16), let boot = reader.uint64(), let counter = reader.uint64(),
             let sentMilliseconds = reader.uint64(), let port = reader.uint16(), let kindByte = reader.byte(),
             let type = reader.byte()
         else { throw .malformed("truncated header") }
-        let uuid = UUID(
-            uuid: (
-                uuidBytes[0], uuidBytes[1], uuidBytes[2], uuidBytes[3], uuidBytes[4], uuidBytes[5],
-                uuidBytes[6], uuidBytes[7], uuidBytes[8], uuidBytes[9], uuidBytes[10], uuidBytes[11],
-                uuidBytes[12], uuidBytes[13], uuidBytes[14], uuidBytes[15]
-            ))
-        let id = DeviceID(uuid.uuidString.lowercased())
+        let id = DeviceID(uuidText(uuidBytes))
         guard let kind = kind(kindByte) else { throw .malformed("unknown device kind \(kindByte)") }
         guard sentMilliseconds <= maximumMilliseconds else { throw .malformed("sentAt out of range") }
         let sentAt = date(milliseconds: sentMilliseconds)
@@ -257,19 +251,47 @@ package struct BeaconSealer: Sendable {
         default: throw .malformed("unknown message type \(type)")
         }
         guard let nameLength = reader.byte() else { throw .malformed("missing name length") }
-        guard let nameBytes = reader.bytes(Int(nameLength)) else { throw .malformed("name longer than the beacon") }
-        let name = String(decoding: nameBytes, as: UTF8.self)
-        guard Array(name.utf8) == nameBytes else { throw .malformed("name is not valid UTF-8") }
-        if let problem = TerminalText.problem(withName: name) { throw .malformed("name \(problem)") }
+        guard let nameBytes = reader.slice(Int(nameLength)) else { throw .malformed("name longer than the beacon") }
+        let name: String
+        if nameBytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            // Printable ASCII (most names): valid UTF-8, no control or invisible character, so
+            // nothing to check or escape.
+            name = String(decoding: nameBytes, as: UTF8.self)
+        } else {
+            let decoded = String(decoding: nameBytes, as: UTF8.self)
+            guard decoded.utf8.elementsEqual(nameBytes) else { throw .malformed("name is not valid UTF-8") }
+            if let problem = TerminalText.problem(withName: decoded) { throw .malformed("name \(problem)") }
+            // An invisible character stays, shown as its code point, so a look-alike name can be told apart.
+            name = TerminalText.sanitized(decoded)
+        }
         guard reader.remainingAreZero else { throw .malformed("nonzero padding") }
-        // An invisible character stays, shown as its code point, so a look-alike name can be told apart.
         return Beacon(
-            device: PeerInfo(id: id, name: TerminalText.sanitized(name), kind: kind), bootIdentifier: boot,
+            device: PeerInfo(id: id, name: name, kind: kind), bootIdentifier: boot,
             counter: counter,
             sentAt: sentAt, sessionPort: port, message: message)
     }
 
     // MARK: Helpers
+
+    /// 16 bytes as a lower-case UUID string (8-4-4-4-12 hex digits), as
+    /// `UUID(uuid:).uuidString.lowercased()` writes it, without Foundation's formatting and a
+    /// second string for the case.
+    static func uuidText(_ bytes: ArraySlice<UInt8>) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var index = 0
+            for (position, byte) in bytes.enumerated() {
+                if position == 4 || position == 6 || position == 8 || position == 10 {
+                    buffer[index] = UInt8(ascii: "-")
+                    index += 1
+                }
+                buffer[index] = digits.utf8Start[Int(byte >> 4)]
+                buffer[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
+        }
+    }
 
     /// Year 9999 in milliseconds: anything later is not a date a sender can mean.
     static let maximumMilliseconds: UInt64 = 253_402_300_799_999
@@ -312,7 +334,9 @@ extension [UInt8] {
     }
 }
 
-/// Bounds-checked reads from a byte array: every read returns nil rather than trapping.
+/// Bounds-checked reads from a byte array: every read returns nil rather than trapping. Integers
+/// and single bytes are read in place (no array per field: a device hears every other device's
+/// beacons, so opening one is on discovery's path N² times).
 struct BeaconByteReader {
     private let bytes: [UInt8]
     private var offset = 0
@@ -325,11 +349,26 @@ struct BeaconByteReader {
         return Array(bytes[offset..<offset + count])
     }
 
-    mutating func byte() -> UInt8? { bytes(1)?.first }
+    /// The next `count` bytes in place (valid until the next read), or nil past the end.
+    mutating func slice(_ count: Int) -> ArraySlice<UInt8>? {
+        guard count >= 0, bytes.count - offset >= count else { return nil }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    mutating func byte() -> UInt8? {
+        guard offset < bytes.count else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
 
     mutating func integer<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> T? {
-        guard let raw = bytes(MemoryLayout<T>.size) else { return nil }
-        return raw.reduce(T.zero) { ($0 << 8) | T($1) }
+        let size = MemoryLayout<T>.size
+        guard bytes.count - offset >= size else { return nil }
+        var value = T.zero
+        for index in offset..<offset + size { value = (value << 8) | T(bytes[index]) }
+        offset += size
+        return value
     }
 
     mutating func uint16() -> UInt16? { integer(UInt16.self) }

@@ -220,17 +220,20 @@ package final class DeviceHost: @unchecked Sendable {
 
     // MARK: On the queue
 
-    /// A beacon was accepted; `byReply`: it came to this device's own socket, a peer's answer
-    /// to this device's own beacon.
-    /// What a beacon the channel opened does: kept for the inspector, then received, on the
-    /// device's queue (inline when it is idle). One handler for broadcasts and replies.
-    private func beaconHandler(byReply: Bool) -> @Sendable (Beacon, [UInt8], SocketAddress) -> Void {
-        { [weak self] beacon, datagram, address in
+    /// What the beacons the channel accepted in one read do: each is kept for the inspector,
+    /// then received, on the device's queue (inline when it is idle), and the work after them
+    /// (due beacons, silent peers, the device's deadlines) is done once for the read. One handler
+    /// for broadcasts and replies; `byReply`: they came to this device's own socket, peers'
+    /// answers to this device's own beacon.
+    private func beaconHandler(byReply: Bool) -> @Sendable ([OpenedBeacon]) -> Void {
+        { [weak self] batch in
             guard let self else { return }
             self.performInline { device in
                 StageMarks.mark(.beaconOnQueue)
-                device.beaconOpened(datagram, from: beacon.device)
-                self.received(beacon, from: address, byReply: byReply)
+                for opened in batch {
+                    device.beaconOpened(opened.datagram, from: opened.beacon.device)
+                    self.received(opened.beacon, from: opened.address, byReply: byReply)
+                }
             }
         }
     }
