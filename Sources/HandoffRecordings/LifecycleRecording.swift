@@ -259,15 +259,15 @@ extension RecordedEvent {
     /// The event as the timeline's detail panel reads it (DeviceUI's `TimelineEventDetail`), the
     /// same as a peer's shared event: every field kept, whatever it holds (a value the typed
     /// event would refuse, such as an array or a userInfo not in the headless JSON's form, as its
-    /// JSON text), the time, the device and the kind as the reader took them (a time written
-    /// without milliseconds is written with them), so that every event the replay draws has a
+    /// JSON text), the time as recorded (as devices write it when Foundation cannot read it back),
+    /// the device and the kind as the reader took them, so that every event the replay draws has a
     /// detail (nil only when the recording names its device with an empty name).
     package var entry: LifecycleEntry? {
         var entries: [LifecycleEntry.Field] = []
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
             let field: LifecycleField
             switch (key, value) {
-            case ("time", _): field = .string(LifecycleEvent.timestamp(time))
+            case ("time", _): field = .string(timeText)
             case ("device", _): field = .string(device)
             case ("kind", _): field = .string(kind.rawValue)
             default:
@@ -284,7 +284,11 @@ extension RecordedEvent {
             entries.append(LifecycleEntry.Field(key, field))
         }
         if fields["device"] == nil { entries.append(LifecycleEntry.Field("device", .string(device))) }
-        return LifecycleEntry(fields: entries)
+        if let entry = LifecycleEntry(fields: entries) { return entry }
+        // A time the reader took that Foundation does not: written as devices write it.
+        let time = LifecycleEvent.timestamp(time)
+        return LifecycleEntry(
+            fields: entries.map { $0.key == "time" ? LifecycleEntry.Field("time", .string(time)) : $0 })
     }
 }
 

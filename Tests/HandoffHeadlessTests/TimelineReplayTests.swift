@@ -114,10 +114,15 @@ struct TimelineReplayTests {
         let recording = try LifecycleRecording(data: Data(text.utf8), file: "phone.jsonl")
         let entry = try #require(recording.events.first?.entry)
         #expect(entry.device == "Phone" && entry.kind == .continuationFailed)
-        #expect(entry.string("time") == "2026-11-24T06:44:57.000Z")
+        #expect(entry.string("time") == "2026-11-24T06:44:57Z", "as recorded")
         #expect(entry.integer("errorCode") == 4610 && entry.integer("size") == 177)
         #expect(entry.string("odd") == #"[1,{"a":null}]"#)
         #expect(entry.userInfo == ["chapter": .string("Loomings"), "page": .integer(3)])
+        // A time as devices write it is kept as written (not .391 for .392, as a Date's binary
+        // fraction formatted again would say).
+        let exact = text.replacingOccurrences(of: "2026-11-24T06:44:57Z", with: "2026-11-24T06:43:08.392Z")
+        let written = try #require(try LifecycleRecording(data: Data(exact.utf8), file: "phone.jsonl").events.first)
+        #expect(written.entry?.string("time") == "2026-11-24T06:43:08.392Z")
         // Every time the reader takes has an entry, at the ends of what it takes too.
         for time in ["0000-01-01T00:00:00.000Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"] {
             let edge = text.replacingOccurrences(of: "2026-11-24T06:44:57Z", with: time)
