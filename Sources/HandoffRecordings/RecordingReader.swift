@@ -42,6 +42,11 @@ package final class RecordingReader {
                 throw RecordingError(
                     file: file, line: 1, reason: "the header must name the \"device\" and its \"account\"")
             }
+            // A device always has a name (a lane, a message, a detail name it).
+            guard !device.isEmpty else {
+                throw RecordingError(
+                    file: file, line: 1, reason: "the header's \"device\" is empty: a device has a name")
+            }
             self.device = device
             self.account = account
             deviceID = header["deviceID"]?.stringValue ?? device
