@@ -261,8 +261,7 @@ extension RecordedEvent {
     /// event would refuse, such as an array or a userInfo not in the headless JSON's form, as its
     /// JSON text), the time as recorded (as devices write it when Foundation cannot read it back),
     /// the device and the kind as the reader took them, so that every event the replay draws has a
-    /// detail (`fuzz-recording` checks it; nil would take a device without a name, which the
-    /// reader refuses).
+    /// detail (nil would take a device without a name, which the reader refuses).
     package var entry: LifecycleEntry? {
         var entries: [LifecycleEntry.Field] = []
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
