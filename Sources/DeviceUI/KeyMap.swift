@@ -132,6 +132,7 @@ extension ScreenState {
                     KeyHint("↑ ↓", "choose an event: what Apple does and why, userInfo, sizes"),
                     KeyHint("PgUp  PgDn", "a page of events"),
                     KeyHint("← →", "an older or newer continuation"),
+                    KeyHint("Space", "the next page of a long detail"),
                     KeyHint("Esc  F9", "close"),
                 ]),
             KeyHelpSection(

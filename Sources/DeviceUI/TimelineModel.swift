@@ -107,3 +107,44 @@ package struct TimelineModel: Sendable {
         arrows.filter { $0.from == index || $0.to == index }
     }
 }
+
+extension TimelineModel {
+    /// The detail panel's value for row `index`: the event, its time since the continuation's
+    /// first event, and what it received and sent across the network, each with the event it
+    /// paired with on the other lane.
+    package func detail(of index: Int) -> TimelineEventDetail {
+        let row = rows[index]
+        var offset: String?
+        if row.entry.continuation != nil, let first = rows.first(where: { $0.entry.continuation != nil }),
+            first != row
+        {
+            offset = "\(Self.offset(row.entry.time.timeIntervalSince(first.entry.time))) after \(first.entry.kindName)"
+        }
+        let touching = arrows(touching: index)
+        let received = touching.filter { $0.to == index }.map { arrow in
+            let other = rows[arrow.from]
+            return TimelineEventDetail.Message(
+                .received, label: arrow.label, device: lanes[other.lane].name, pairedKind: other.entry.kindName)
+        }
+        let sent = touching.filter { $0.from == index }.map { arrow in
+            let other = rows[arrow.to]
+            return TimelineEventDetail.Message(
+                .sent, label: arrow.label, device: lanes[other.lane].name, pairedKind: other.entry.kindName)
+        }
+        let unreceived = self.lost.filter { $0.from == index && $0.toLane < lanes.count }.map {
+            TimelineEventDetail.Message(.lost, label: $0.label, device: lanes[$0.toLane].name)
+        }
+        return TimelineEventDetail(entry: row.entry, offset: offset, messages: received + sent + unreceived)
+    }
+
+    /// "+0.042s": the time since the continuation's first event ("-11s" before it).
+    static func offset(_ seconds: TimeInterval) -> String {
+        let sign = seconds < 0 ? "-" : "+"
+        let milliseconds = Int((abs(seconds) * 1000).rounded())
+        if milliseconds < 10_000 {
+            let fraction = milliseconds % 1000
+            return "\(sign)\(milliseconds / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)s"
+        }
+        return "\(sign)\(milliseconds / 1000)s"
+    }
+}

@@ -255,6 +255,41 @@ extension RecordedEvent {
         }
         return try LifecycleEvent(fields: entries)
     }
+
+    /// The event as the timeline's detail panel reads it (DeviceUI's `TimelineEventDetail`), the
+    /// same as a peer's shared event: every field kept, whatever it holds (a value the typed
+    /// event would refuse, such as an array or a userInfo not in the headless JSON's form, as its
+    /// JSON text), the time as recorded (as devices write it when Foundation cannot read it back),
+    /// the device and the kind as the reader took them, so that every event the replay draws has a
+    /// detail (nil would take a device without a name, which the reader refuses).
+    package var entry: LifecycleEntry? {
+        var entries: [LifecycleEntry.Field] = []
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            let field: LifecycleField
+            switch (key, value) {
+            case ("time", _): field = .string(timeText)
+            case ("device", _): field = .string(device)
+            case ("kind", _): field = .string(kind.rawValue)
+            default:
+                switch value {
+                case .string(let text): field = .string(text)
+                case .integer(let number): field = Int(exactly: number).map { .integer($0) } ?? .string(value.jsonText)
+                case .double(let number): field = .double(number)
+                case .bool(let flag): field = .bool(flag)
+                case .object where key == "userInfo":
+                    field = (try? UserInfoJSON.userInfo(from: value)).map { .userInfo($0) } ?? .string(value.jsonText)
+                default: field = .string(value.jsonText)
+                }
+            }
+            entries.append(LifecycleEntry.Field(key, field))
+        }
+        if fields["device"] == nil { entries.append(LifecycleEntry.Field("device", .string(device))) }
+        if let entry = LifecycleEntry(fields: entries) { return entry }
+        // A time the reader took that Foundation does not: written as devices write it.
+        let time = LifecycleEvent.timestamp(time)
+        return LifecycleEntry(
+            fields: entries.map { $0.key == "time" ? LifecycleEntry.Field("time", .string(time)) : $0 })
+    }
 }
 
 extension LifecycleRecording {

@@ -42,6 +42,11 @@ package final class RecordingReader {
                 throw RecordingError(
                     file: file, line: 1, reason: "the header must name the \"device\" and its \"account\"")
             }
+            // A device always has a name (a lane, a message, a detail name it).
+            guard !device.isEmpty else {
+                throw RecordingError(
+                    file: file, line: 1, reason: "the header's \"device\" is empty: a device has a name")
+            }
             self.device = device
             self.account = account
             deviceID = header["deviceID"]?.stringValue ?? device
@@ -304,18 +309,21 @@ package final class RecordingReader {
     /// Seconds from 1970 to 2001, Foundation's reference date.
     static let referenceDateSince1970: Int64 = 978_307_200
 
-    /// `HH:mm:ss.SSS` of `date` in UTC, as the timeline's time column shows it: what Foundation's
-    /// ISO 8601 time shows (the fraction of the seconds since 2001, cut to milliseconds, not
-    /// rounded), without its cost, which a million rows notice.
+    /// `HH:mm:ss.SSS` of `date` in UTC, as the timeline's time column shows it: the millisecond
+    /// nearest to it, so that a time read from a recording shows as it was written. Foundation's
+    /// ISO 8601 time cuts the binary fraction instead, and shows 06:43:08.392 read back as
+    /// 06:43:08.391; it was the column's rule before, so that two events recorded in the same
+    /// millisecond could show a millisecond apart.
     package static func clock(_ date: Date) -> String {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) < 1e11 else {
             return date.formatted(
                 Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
         }
-        let whole = interval.rounded(.down)
-        let millisecond = min(999, Int((interval - whole) * 1000))
-        let seconds = Int64(whole) + referenceDateSince1970
+        let milliseconds = Int64((interval * 1000).rounded())
+        let whole = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let millisecond = Int(milliseconds - whole * 1000)
+        let seconds = whole + referenceDateSince1970
         let ofDay = Int(((seconds % 86_400) + 86_400) % 86_400)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let fraction = millisecond < 10 ? "00\(millisecond)" : millisecond < 100 ? "0\(millisecond)" : "\(millisecond)"

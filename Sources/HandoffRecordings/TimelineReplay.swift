@@ -21,6 +21,8 @@ package struct TimelineReplay: Sendable, Hashable {
         case togglePlay
         /// The play interval passed: one event forward while playing.
         case tick
+        /// The next page of the shown event's detail (after the last: the first again).
+        case moreDetail
     }
 
     /// How many events a page moves.
@@ -34,6 +36,8 @@ package struct TimelineReplay: Sendable, Hashable {
     /// How many events are shown: 1 to ``eventCount`` (0 only when there are none).
     package private(set) var played: Int
     package private(set) var isPlaying = false
+    /// Pages the shown event's detail is turned by (another event starts at its first page).
+    package private(set) var detailPage = 0
 
     package init(eventCount: Int) {
         self.eventCount = max(0, eventCount)
@@ -88,8 +92,11 @@ package struct TimelineReplay: Sendable, Hashable {
         case .tick:
             guard isPlaying else { break }
             played = min(eventCount, played + 1)
+        case .moreDetail:
+            if played > 0 { detailPage += 1 }
         }
         if isAtEnd { isPlaying = false }
+        if played != before.played { detailPage = 0 }
         return self != before
     }
 }

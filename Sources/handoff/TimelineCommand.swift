@@ -19,8 +19,9 @@ struct TimelineCommand: ParsableCommand {
             On a terminal, without --print or an output file, the timeline is replayed interactively: \
             → steps to the next event, ← goes back, Space plays forward (and pauses), PgUp/PgDn \
             move a page, Home/End go to the first and last event, q quits; the shown event's \
-            detail (what Apple does at that step, its fields) is below the lanes, or beside them \
-            on a wide terminal.
+            detail (the same panel as a device's F9: its time, continuation, error whole, what it \
+            sent and received and what that paired with, what Apple does at that step, its userInfo \
+            and fields) is below the lanes, or beside them from 120 columns; d or Tab turns its pages.
 
             Events are in causal order: a message's send comes before its receipt whatever the two \
             clocks say, and a message no lane received is drawn as lost.

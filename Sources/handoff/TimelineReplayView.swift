@@ -6,9 +6,9 @@ import HandoffRecordings
 import TerminalCells
 
 /// `handoff timeline FILE…` on a terminal: the recorded timeline replayed event by event, two
-/// (or more) lanes with the arrows of what crossed the network (DeviceUI's ``TimelineWidget``,
-/// as on the device's F9), and the shown event's detail. Draws only what it is given: the
-/// timeline, its lanes and where the replay is.
+/// (or more) lanes with the arrows of what crossed the network (DeviceUI's ``TimelineWidget``),
+/// and the shown event's detail (DeviceUI's ``TimelineDetailPanel``), both as on the device's
+/// F9. Draws only what it is given: the timeline, its lanes and where the replay is.
 struct TimelineReplayView {
     let lanes: [Timeline.Lane]
     /// The rows around the shown event (every row, for a timeline that fits in a page).
@@ -23,7 +23,7 @@ struct TimelineReplayView {
     /// The keys, for the bottom line.
     static let hints: [(keys: String, action: String)] = [
         ("→", "step"), ("←", "back"), ("Space", "play/pause"), ("PgUp PgDn", "page"), ("Home End", "first/last"),
-        ("q", "quit"),
+        ("q", "quit"), ("d", "more detail"),
     ]
 
     func render(size: Size) -> Grid {
@@ -40,20 +40,19 @@ struct TimelineReplayView {
         let (body, footer) = rest.splitBottom(1)
         drawTitle(into: &grid, area: title)
         drawFooter(into: &grid, area: footer)
-        // Wide terminals: the detail beside the diagram; otherwise below it.
-        let diagram: Rect
-        let detail: Rect
-        if size.width >= 140 {
-            (diagram, detail) = body.splitRight(min(60, size.width / 3))
-        } else {
-            let detailHeight = min(max(6, body.height / 3), 10)
-            (diagram, detail) = body.splitBottom(detailHeight)
-        }
+        // Wide terminals: the detail beside the diagram; otherwise below it, as on F9.
+        let beside = TimelineDetailPanel.isWide(size)
+        let (diagram, detail) = TimelineDetailPanel.split(body, beside: beside)
         var lanes = page.widget(lanes: self.lanes)
         lanes.selected = replay.selected.map { $0 - page.start }
         lanes.drawnCount = max(0, replay.played - page.start)
         lanes.render(in: diagram, into: &grid)
-        drawDetail(into: &grid, area: detail, beside: size.width >= 140)
+        TimelineDetailPanel(
+            detail: replay.selected.flatMap { page.row($0) }.flatMap {
+                Self.detail(of: $0, page: page, lanes: self.lanes)
+            },
+            page: replay.detailPage, moreKey: "d", isBeside: beside
+        ).render(in: detail, into: &grid)
         return grid
     }
 
@@ -110,41 +109,29 @@ struct TimelineReplayView {
 
     // MARK: The detail
 
-    func drawDetail(into grid: inout Grid, area: Rect, beside: Bool) {
-        if beside {
-            for y in area.y..<area.maxY { grid.put("│", at: Point(x: area.x, y: y), style: Style(.frame)) }
-        } else {
-            grid.put(String(repeating: "─", count: area.width), at: area.origin, style: Style(.frame), clip: area)
+    /// The detail panel's value for `row`: the recorded event, and what it received and sent
+    /// across the network, each with the event it paired with when the page holds it.
+    static func detail(
+        of row: TimelineStream.Row, page: TimelineReplayPage, lanes: [Timeline.Lane]
+    ) -> TimelineEventDetail? {
+        guard let entry = row.event.entry else { return nil }
+        func name(_ lane: Int) -> String { lane < lanes.count ? lanes[lane].name : "lane \(lane + 1)" }
+        var messages: [TimelineEventDetail.Message] = row.received.map { received in
+            TimelineEventDetail.Message(
+                .received, label: received.label, device: name(received.fromLane),
+                pairedKind: page.row(received.from)?.event.kind.rawValue)
         }
-        let inside = beside ? area.inset(left: 2) : area.inset(top: 1, left: 1)
-        guard inside.height > 0, let index = replay.selected else { return }
-        var lines: [(String, Style)] = []
-        guard let row = page.row(index) else { return }
-        let event = row.event
-        lines.append(("\(Self.clock(event.time))  \(event.device)  \(event.kind.rawValue)", Style(.title)))
-        if !event.detail.isEmpty {
-            for line in TextWidth.wrap(event.detail, width: inside.width) { lines.append((line, Style(.normal))) }
+        for sent in row.sent {
+            if let receipt = sent.receipt {
+                let paired = page.rows.first { $0.id == receipt }
+                messages.append(
+                    TimelineEventDetail.Message(
+                        .sent, label: sent.label, device: name(sent.toLane), pairedKind: paired?.event.kind.rawValue))
+            } else {
+                messages.append(TimelineEventDetail.Message(.lost, label: sent.label, device: name(sent.toLane)))
+            }
         }
-        for received in row.received {
-            lines.append(("← \(received.label) from \(lanes[received.fromLane].name)", Style(.accent)))
-        }
-        for sent in row.arrows {
-            lines.append(("→ \(sent.label) to \(lanes[sent.toLane].name)", Style(.accent)))
-        }
-        for message in row.lost {
-            lines.append(("→ \(message.label) to \(lanes[message.toLane].name): lost", Style(.warning)))
-        }
-        for line in TextWidth.wrap(event.explanation, width: inside.width) { lines.append((line, Style(.dim))) }
-        let shown: Set<String> = ["time", "device", "kind", "detail", "explanation"]
-        for key in event.fields.keys.sorted() where !shown.contains(key) {
-            let value = event.fields[key].map { $0.stringValue ?? $0.jsonText } ?? ""
-            lines.append((TextWidth.truncate("\(key): \(value)", to: inside.width), Style(.normal)))
-        }
-        for (row, line) in lines.prefix(inside.height).enumerated() {
-            grid.put(
-                TextWidth.truncate(line.0, to: inside.width), at: Point(x: inside.x, y: inside.y + row), style: line.1,
-                clip: inside)
-        }
+        return TimelineEventDetail(entry: entry, messages: messages)
     }
 
     // MARK: Helpers
@@ -164,6 +151,7 @@ struct TimelineReplayView {
         case .home, .character("g"): .start
         case .end, .character("G"): .end
         case .character(" "): .togglePlay
+        case .character("d"), .tab: .moreDetail
         default: nil
         }
     }
@@ -321,8 +309,11 @@ enum TimelineReplayTerminal {
                     if TimelineReplayView.isQuit(key) { return }
                     if let command = TimelineReplayView.command(for: key) {
                         replay.apply(command)
-                        followsEnd = command == .end && !progress.isComplete
-                        nextTick = nil
+                        // Turning the detail's page neither stops following the end nor the play.
+                        if command != .moreDetail {
+                            followsEnd = command == .end && !progress.isComplete
+                            nextTick = nil
+                        }
                     }
                 case .deadline:
                     if let tick = nextTick, ContinuousClock.now >= tick {

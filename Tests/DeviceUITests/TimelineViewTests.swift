@@ -192,8 +192,8 @@ struct TimelineViewTests {
         let model = TimelineModel(snapshot: Self.device(), back: 0)
         let selected = model.rows.firstIndex { $0.entry.kind == .payloadSent }
         let grid = Fixture.render(
-            Self.state(Size(width: 160, height: 40), TimelineCursor(selection: selected)), Self.device())
-        assertSnapshot(grid, named: "timeline-160x40")
+            Self.state(Size(width: 120, height: 40), TimelineCursor(selection: selected)), Self.device())
+        assertSnapshot(grid, named: "timeline-120x40")
         #expect(grid.text().contains("userInfo (1 key)"))
     }
 

@@ -113,19 +113,19 @@ struct TimelineReplayEndToEndTests {
         }
         try session.sendKeys("Right")
         try session.waitFor("the second event and its detail") {
-            $0.contains("event 2 of 23") && $0.contains("Laptop  becameCurrent")
+            $0.contains("event 2 of 23") && $0.contains("becameCurrent on Laptop")
         }
         // The phone's continued and the laptop's wasContinued share a millisecond: the message
         // orders them, the phone's first.
         try session.sendKeys("End")
         try session.waitFor("every event, the arrows and the last event's detail") {
             $0.contains("event 23 of 23 · ■ end") && $0.contains("payload 177 bytes") && $0.contains("was continued")
-                && $0.contains("Laptop  wasContinued") && $0.contains("← was continued from Phone")
+                && $0.contains("wasContinued on Laptop") && $0.contains("← was continued from Phone (continued)")
         }
         try session.sendKeys("Left")
         try session.waitFor("one event back") {
-            $0.contains("event 22 of 23 · ⏸ paused") && $0.contains("Phone  continued")
-                && $0.contains("→ was continued to Laptop")
+            $0.contains("event 22 of 23 · ⏸ paused") && $0.contains("continued on Phone")
+                && $0.contains("→ was continued to Laptop (wasContinued)")
         }
         try session.sendKeys("Space")
         try session.waitFor("played to the end") { $0.contains("event 23 of 23 · ■ end") }
@@ -136,24 +136,55 @@ struct TimelineReplayEndToEndTests {
         #expect(!screen.contains("handoff timeline ·"))
     }
 
-    @Test(.enabled(if: TmuxSession.isAvailable))
-    func aWideTerminalShowsTheDetailBesideTheLanes() throws {
+    /// The failure's detail is DeviceUI's panel, as on F9: below the lanes at 80x24, beside them
+    /// at 120x40, with the error's code, name and reason whole and the continuation's identifier.
+    @Test(.enabled(if: TmuxSession.isAvailable), arguments: [(80, 24), (120, 40)])
+    func theFailuresDetailIsWholeBelowOrBesideTheLanes(width: Int, height: Int) throws {
         let executable = try #require(HandoffExecutable.url).path
         let failure = (Self.recording("no-answer-laptop.jsonl"), Self.recording("no-answer-phone.jsonl"))
         let command = "'\(executable)' timeline '\(failure.0)' '\(failure.1)'; echo \"EXIT=$?\"; exec sleep 60"
-        let session = try #require(try TmuxSession(width: 200, height: 50, command: command))
+        let session = try #require(try TmuxSession(width: width, height: height, command: command))
         defer { session.close() }
         try session.waitFor("the replay") { $0.contains("handoff timeline · Laptop ↔ Phone · event 1 of") }
         try session.sendKeys("End")
-        let screen = try session.waitFor("the failure and its detail beside the lanes") {
-            $0.contains("■ end") && Self.drawsEvent("continuationFailed", in: $0)
-                && Self.drawsEvent("faultInjected", in: $0)
-                && $0.contains("Phone  continuationFailed") && $0.contains("4610")
+        let screen = try session.waitFor("the failure and its detail") { screen in
+            let panel = Self.panel(of: screen, width: width).joined().replacingOccurrences(of: " ", with: "")
+            // The constant's name is broken at a capital where the panel is narrower than it.
+            return screen.contains("■ end") && Self.drawsEvent("continuationFailed", in: screen)
+                && panel.hasPrefix("continuationFailedonPhone")
+                && panel.contains("4610NSUserActivityRemoteApplicationTimedOutError")
+                && panel.contains("nopayloadfromLaptopwithin2s")
+                && panel.contains("continuationa332af46-8707-4603-ba0d-5153fb156769")
         }
-        // The detail is beside the diagram: its title shares a line with the lanes.
-        let line = try #require(screen.split(separator: "\n").first { $0.contains("Phone  continuationFailed") })
-        #expect(line.contains("│"))
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        let title = try #require(lines.firstIndex { $0.contains("continuationFailed on Phone") })
+        let lanes = try #require(lines.firstIndex { $0.contains("│Laptop (laptop)") })
+        if width >= 120 {
+            // Beside the lanes: its title on the lanes' first line, right of a rule.
+            #expect(title == lanes && lines[title].contains("│ continuationFailed on Phone"))
+        } else {
+            // Below the lanes, under a rule across the screen.
+            #expect(title > lanes && lines[title - 1].allSatisfy { $0 == "─" })
+        }
+        // Nothing of the panel is cut; when it has more pages, its last line says d turns them.
+        let panel = Self.panel(of: screen, width: width)
+        #expect(!panel.contains { $0.contains("…") && !$0.contains("d: more") }, "\(panel)")
         try session.sendKeys("q")
         try session.waitFor("the replay quit") { $0.contains("EXIT=0") }
+    }
+
+    /// The detail panel's lines on a replay's `screen` `width` columns wide: right of its rule
+    /// beside the lanes (120 columns and more), under its rule below them.
+    static func panel(of screen: String, width: Int) -> [String] {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if width >= 120 {
+            let rule = width - min(66, width * 2 / 5)
+            return lines.dropFirst().dropLast().map { line in
+                let cells = Array(line)
+                return cells.count > rule + 1 ? String(cells[(rule + 1)...]).trimmingCharacters(in: .whitespaces) : ""
+            }
+        }
+        guard let rule = lines.lastIndex(where: { !$0.isEmpty && $0.allSatisfy { $0 == "─" } }) else { return [] }
+        return lines[(rule + 1)...].dropLast().map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }

@@ -93,16 +93,17 @@ struct TimelineStreamEndToEndTests {
         defer { session.close() }
         try session.waitFor("the first event", timeout: .seconds(30)) {
             $0.contains("handoff timeline · Laptop ↔ Phone · event 1 of") && $0.contains("▸activityCreated")
-                && $0.contains("09:42:20.205  Laptop  activityCreated")
+                && $0.contains("activityCreated on Laptop") && $0.contains("09:42:20.205 UTC")
         }
         try session.sendKeys("PageDown")
         try session.waitFor("a page on", timeout: .seconds(30)) { $0.contains("· event 11 of") }
         // 2,000 repetitions of 21 events; the last is the laptop's wasContinued, 1,999 s after the
-        // first repetition's (09:42:20.356; the time column cuts to milliseconds as Foundation does).
+        // first repetition's (09:42:20.356), in the time column and the detail panel alike.
         try session.sendKeys("End")
         try session.waitFor("the last event", timeout: .seconds(180)) {
-            $0.contains("event 42000 of 42000 · ■ end") && $0.contains("10:15:39.35")
-                && $0.contains("Laptop  wasContinued") && $0.contains("← was continued from Phone")
+            $0.contains("event 42000 of 42000 · ■ end") && $0.contains("10:15:39.356 │")
+                && $0.contains("wasContinued on Laptop") && $0.contains("10:15:39.356 UTC")
+                && $0.contains("← was continued from Phone")
         }
         try session.sendKeys("PageUp")
         try session.waitFor("a page back", timeout: .seconds(30)) {

@@ -162,6 +162,9 @@ struct TimelineTests {
             try failure(
                 header + "\n" + event.replacingOccurrences(of: "2026-11-24T09:30:00.250Z", with: "soon") + "\n")?.reason
                 .contains("ISO 8601") == true)
+        let nameless = try failure(
+            header.replacingOccurrences(of: "\"device\":\"Laptop\"", with: "\"device\":\"\"") + "\n")
+        #expect(nameless?.line == 1 && nameless?.reason.contains("\"device\" is empty") == true)
         // A good one reads.
         let good = try LifecycleRecording(contentsOf: try write(header + "\n" + event + "\n"))
         #expect(good.events.count == 1 && good.device == "Laptop")
