@@ -8,6 +8,9 @@ package enum TextWidth {
     /// The width of one grapheme cluster: the width of its first scalar, or 2 when it is turned
     /// into an emoji by a variation selector 16 or is an emoji sequence.
     package static func of(_ character: Character) -> Int {
+        // Printable ASCII, most of what is drawn: one cell ("\r\n" is one character too, but
+        // its ASCII value is a control character's).
+        if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F { return 1 }
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         let base = width(of: first)
@@ -21,7 +24,12 @@ package enum TextWidth {
 
     /// The width of a string in cells.
     package static func of(_ text: some StringProtocol) -> Int {
-        text.reduce(0) { $0 + of($1) }
+        // Printable ASCII: a cell a byte, without splitting the text into characters.
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? bytes.count : nil
+        }
+        if let ascii = ascii ?? nil { return ascii }
+        return text.reduce(0) { $0 + of($1) }
     }
 
     /// The width of one scalar: 0, 1 or 2.

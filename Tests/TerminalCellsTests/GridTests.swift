@@ -29,6 +29,19 @@ struct GridTests {
         #expect(grid.line(0) == " qab")
     }
 
+    @Test func linesTrimTrailingBlanksAsCharacters() {
+        var grid = Grid(size: Size(width: 6, height: 3))
+        grid.put("ab", at: Point(x: 0, y: 0))
+        grid.put("│x│", at: Point(x: 1, y: 1))
+        // A prepended mark joins the space after it in one character, which is not a blank.
+        grid.put("\u{600}", at: Point(x: 1, y: 2))
+        #expect(grid.line(0) == "ab")
+        #expect(grid.line(1) == " │x│")
+        #expect(grid.line(2) == " \u{600} ")
+        #expect(grid.line(3) == "")
+        #expect(TextWidth.of("a\r\nb") == 3, "a CR LF pair is one character of one cell")
+    }
+
     @Test func boxesTitlesAndMasks() {
         var grid = Grid(size: Size(width: 12, height: 3))
         grid.box(grid.bounds, title: "Nearby devices")
