@@ -66,6 +66,25 @@ package struct Grid: Hashable, Sendable {
         let area = clip.map { $0.intersection(bounds) } ?? bounds
         var x = point.x
         guard point.y >= area.minY, point.y < area.maxY else { return x + TextWidth.of(text) }
+        if TextWidth.isSimple(text) {
+            // A character a scalar: no grapheme breaking (the timeline's text prints millions).
+            for scalar in text.unicodeScalars {
+                let width = TextWidth.width(of: scalar)
+                if x >= area.maxX { break }
+                if x >= area.minX {
+                    if width == 2 && x + 1 >= area.maxX {
+                        set(Cell(" ", style: style, width: 1), x: x, y: point.y)
+                    } else {
+                        set(Cell(Character(scalar), style: style, width: width), x: x, y: point.y)
+                        if width == 2 { set(.continuation(style: style), x: x + 1, y: point.y) }
+                    }
+                } else if width == 2 && x + 1 == area.minX {
+                    set(Cell(" ", style: style, width: 1), x: x + 1, y: point.y)
+                }
+                x += width
+            }
+            return x
+        }
         for character in text {
             let width = TextWidth.of(character)
             if width == 0 { continue }

@@ -109,3 +109,26 @@ struct GridTests {
         #expect(mono.appearance(of: Style(.error)).foreground == .default)
     }
 }
+
+@Suite("Text width shortcuts")
+struct TextWidthShortcutTests {
+    @Test func simpleTextMeasuresAndDrawsAsCharacterByCharacter() {
+        let texts = [
+            "│──── beacon #1 ───▶│", "◀╌╌╳ payload lost", "a · b", "◽◾ wide shapes", "plain", "",
+        ]
+        for text in texts {
+            #expect(TextWidth.isSimple(text))
+            #expect(TextWidth.of(text) == text.reduce(0) { $0 + TextWidth.of($1) }, "\(text)")
+            // Drawn through the shortcut and through a character that is not simple.
+            var simple = Grid(size: Size(width: 12, height: 1))
+            var general = Grid(size: Size(width: 12, height: 1))
+            simple.put(text, at: Point(x: -1, y: 0), clip: Rect(x: 1, y: 0, width: 10, height: 1))
+            // (the "é" is left of the clip, not drawn)
+            general.put("e\u{301}" + text, at: Point(x: -2, y: 0), clip: Rect(x: 1, y: 0, width: 10, height: 1))
+            #expect(simple == general, "\(text)")
+        }
+        #expect(!TextWidth.isSimple("e\u{301}"))
+        #expect(!TextWidth.isSimple("👍🏽"))
+        #expect(TextWidth.of("▶\u{FE0F}") == 2, "a variation selector makes an emoji")
+    }
+}
