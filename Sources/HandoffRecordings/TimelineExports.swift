@@ -60,6 +60,11 @@ extension Timeline {
     /// (`#` entities, `;` statement ends, `<` `>` tags, `%` comments, `:` separators) written as
     /// entities.
     static func mermaidText(_ text: String) -> String {
+        mermaidASCIIText(text) ?? mermaidCharacterText(text)
+    }
+
+    /// ``mermaidText(_:)`` of any text, character by character.
+    static func mermaidCharacterText(_ text: String) -> String {
         var result = ""
         for character in text {
             switch character {
@@ -78,6 +83,38 @@ extension Timeline {
         }
         let trimmed = result.trimmingCharacters(in: .whitespaces)
         return trimmed.isEmpty ? "-" : trimmed
+    }
+
+    /// ``mermaidText(_:)`` of printable ASCII text, byte by byte (a Mermaid diagram of a million
+    /// events writes a million notes); nil for any other text.
+    static func mermaidASCIIText(_ text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count + 16)
+            for byte in bytes {
+                guard byte >= 0x20, byte < 0x7F else { return nil }
+                let entity: StaticString? =
+                    switch byte {
+                    case UInt8(ascii: "#"): "#35;"
+                    case UInt8(ascii: ";"): "#59;"
+                    case UInt8(ascii: "<"): "#lt;"
+                    case UInt8(ascii: ">"): "#gt;"
+                    case UInt8(ascii: "%"): "#37;"
+                    case UInt8(ascii: ":"): "#58;"
+                    default: nil
+                    }
+                if let entity {
+                    entity.withUTF8Buffer { result.append(contentsOf: $0) }
+                } else {
+                    result.append(byte)
+                }
+            }
+            // Spaces are the only ASCII whitespace left (tabs and line ends were refused).
+            let first = result.firstIndex { $0 != 0x20 }
+            guard let first, let last = result.lastIndex(where: { $0 != 0x20 }) else { return "-" }
+            return String(decoding: result[first...last], as: UTF8.self)
+        }
     }
 
     // MARK: Trace

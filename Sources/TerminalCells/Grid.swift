@@ -9,9 +9,14 @@ package struct Cell: Hashable, Sendable {
     package var isContinuation: Bool
 
     package init(_ character: Character = " ", style: Style = .normal) {
+        self.init(character, style: style, width: TextWidth.of(character))
+    }
+
+    /// A cell of `character`, whose ``TextWidth`` is already known to be `width`.
+    init(_ character: Character, style: Style, width: Int) {
         self.character = character
         self.style = style
-        self.width = max(1, TextWidth.of(character))
+        self.width = max(1, width)
         self.isContinuation = false
     }
 
@@ -61,6 +66,25 @@ package struct Grid: Hashable, Sendable {
         let area = clip.map { $0.intersection(bounds) } ?? bounds
         var x = point.x
         guard point.y >= area.minY, point.y < area.maxY else { return x + TextWidth.of(text) }
+        if TextWidth.isSimple(text) {
+            // A character a scalar: no grapheme breaking (the timeline's text prints millions).
+            for scalar in text.unicodeScalars {
+                let width = TextWidth.width(of: scalar)
+                if x >= area.maxX { break }
+                if x >= area.minX {
+                    if width == 2 && x + 1 >= area.maxX {
+                        set(Cell(" ", style: style, width: 1), x: x, y: point.y)
+                    } else {
+                        set(Cell(Character(scalar), style: style, width: width), x: x, y: point.y)
+                        if width == 2 { set(.continuation(style: style), x: x + 1, y: point.y) }
+                    }
+                } else if width == 2 && x + 1 == area.minX {
+                    set(Cell(" ", style: style, width: 1), x: x + 1, y: point.y)
+                }
+                x += width
+            }
+            return x
+        }
         for character in text {
             let width = TextWidth.of(character)
             if width == 0 { continue }
@@ -69,7 +93,7 @@ package struct Grid: Hashable, Sendable {
                 if width == 2 && x + 1 >= area.maxX {
                     set(Cell(" ", style: style), x: x, y: point.y)
                 } else {
-                    set(Cell(character, style: style), x: x, y: point.y)
+                    set(Cell(character, style: style, width: width), x: x, y: point.y)
                     if width == 2 { set(.continuation(style: style), x: x + 1, y: point.y) }
                 }
             } else if width == 2 && x + 1 == area.minX {
@@ -167,12 +191,25 @@ package struct Grid: Hashable, Sendable {
 
     /// Row `y` as text, trailing blanks removed.
     package func line(_ y: Int) -> String {
-        var line = ""
-        for x in 0..<size.width {
-            let cell = self[x, y]
-            if !cell.isContinuation { line.append(cell.character) }
+        guard y >= 0, y < size.height else { return "" }
+        // The characters' bytes, then one string (`--print` makes millions of lines).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size.width * 3)
+        for cell in cells[(y * size.width)..<((y + 1) * size.width)] where !cell.isContinuation {
+            bytes.append(contentsOf: cell.character.utf8)
         }
-        while line.last == " " { line.removeLast() }
+        var trimmed = false
+        while bytes.last == 0x20 {
+            bytes.removeLast()
+            trimmed = true
+        }
+        var line = String(decoding: bytes, as: UTF8.self)
+        // Blanks are trimmed as characters: a space after a prepended mark (U+0600 and the like,
+        // all from U+0600 on) is part of that mark's character, and stays.
+        if trimmed, let last = line.unicodeScalars.last, last.value >= 0x600, !(0x2500...0x25FF).contains(last.value) {
+            line.append(" ")
+            if line.last == " " { line.removeLast() }
+        }
         return line
     }
 

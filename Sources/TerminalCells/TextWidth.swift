@@ -8,20 +8,39 @@ package enum TextWidth {
     /// The width of one grapheme cluster: the width of its first scalar, or 2 when it is turned
     /// into an emoji by a variation selector 16 or is an emoji sequence.
     package static func of(_ character: Character) -> Int {
+        // Printable ASCII, most of what is drawn: one cell ("\r\n" is one character too, but
+        // its ASCII value is a control character's).
+        if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F { return 1 }
         let scalars = character.unicodeScalars
-        guard let first = scalars.first else { return 0 }
+        var iterator = scalars.makeIterator()
+        guard let first = iterator.next() else { return 0 }
         let base = width(of: first)
-        if base == 0 && scalars.count == 1 { return 0 }
-        if scalars.count > 1 && scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x200D }) {
-            return 2
-        }
-        if scalars.count > 1 && (0x1F1E6...0x1F1FF).contains(first.value) { return 2 }  // flags
+        // One scalar: its own width (0 for a control or a combining mark alone).
+        guard iterator.next() != nil else { return base }
+        if scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x200D }) { return 2 }
+        if (0x1F1E6...0x1F1FF).contains(first.value) { return 2 }  // flags
         return max(base, 1)
+    }
+
+    /// Whether every scalar of `text` is a character of its own, of ``width(of:)`` cells:
+    /// printable ASCII, the middle dot, and the box drawing, block elements and geometric shapes
+    /// the terminal's drawings are made of (none of them joins a scalar before or after it).
+    package static func isSimple(_ text: some StringProtocol) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            let value = scalar.value
+            return (value >= 0x20 && value < 0x7F) || value == 0xB7 || (0x2500...0x25FF).contains(value)
+        }
     }
 
     /// The width of a string in cells.
     package static func of(_ text: some StringProtocol) -> Int {
-        text.reduce(0) { $0 + of($1) }
+        // Printable ASCII: a cell a byte, without splitting the text into characters.
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? bytes.count : nil
+        }
+        if let ascii = ascii ?? nil { return ascii }
+        if isSimple(text) { return text.unicodeScalars.reduce(0) { $0 + width(of: $1) } }
+        return text.reduce(0) { $0 + of($1) }
     }
 
     /// The width of one scalar: 0, 1 or 2.

@@ -1,5 +1,6 @@
-import HandoffCore
 import Testing
+
+@testable import HandoffCore
 
 @Suite("Text cut by UTF-8 bytes")
 struct BoundedTextTests {
@@ -39,6 +40,18 @@ struct TerminalTextTests {
         for kept in ["Phone 1", "Zoë’s iPad", "Family 👨‍👩‍👧‍👦", "東京", "🏴󠁧󠁢󠁳󠁣󠁴󠁿"] {
             #expect(TerminalText.sanitized(kept) == kept)
         }
+    }
+
+    @Test func theShortcutsAgreeWithTheUnicodeTables() {
+        // Below U+0600 and in the box drawing and shapes blocks, the sanitizer does not look up
+        // the general category: it must say what the lookup says.
+        for value in Array(0..<0x600) + Array(0x2500...0x25FF) {
+            guard let scalar = Unicode.Scalar(UInt32(value)) else { continue }
+            #expect(TerminalText.isInvisible(scalar) == (scalar.properties.generalCategory == .format), "U+\(value)")
+        }
+        let drawn = "09:42:20.205 │●advertised · serial 1 │──── beacon #1 ───▶│ ╌╌╳ “A Short Guide”"
+        #expect(TerminalText.sanitized(drawn, keepingLines: true) == drawn)
+        #expect(TerminalText.sanitized("soft\u{AD}hyphen") == "soft\\u{ad}hyphen")
     }
 
     @Test func namesWithControlsAreRefusedOnTheWire() {

@@ -100,6 +100,15 @@ struct TimelineExportTests {
         #expect(Timeline.mermaidText("a#b;c<d>e%f:g\nh") == "a#35;b#59;c#lt;d#gt;e#37;f#58;g h")
         #expect(Timeline.mermaidText("\u{1B}[2J") == "[2J")
         #expect(Timeline.mermaidText("  ") == "-")
+        // Printable ASCII is escaped byte by byte: the same text as character by character.
+        for text in [
+            "", " ", "  x  ", "a#b;c<d>e%f:g h", "#;<>%:", "payload 161 B", " beacon #12 (lost) ",
+            "~!@$^&*()_+{}|\"'?,./",
+        ] {
+            #expect(Timeline.mermaidASCIIText(text) == Timeline.mermaidCharacterText(text), "\(text)")
+        }
+        #expect(Timeline.mermaidASCIIText("Zoë") == nil)
+        #expect(Timeline.mermaidASCIIText("a\tb") == nil)
     }
 
     // MARK: Trace

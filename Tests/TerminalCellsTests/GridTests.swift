@@ -29,6 +29,19 @@ struct GridTests {
         #expect(grid.line(0) == " qab")
     }
 
+    @Test func linesTrimTrailingBlanksAsCharacters() {
+        var grid = Grid(size: Size(width: 6, height: 3))
+        grid.put("ab", at: Point(x: 0, y: 0))
+        grid.put("│x│", at: Point(x: 1, y: 1))
+        // A prepended mark joins the space after it in one character, which is not a blank.
+        grid.put("\u{600}", at: Point(x: 1, y: 2))
+        #expect(grid.line(0) == "ab")
+        #expect(grid.line(1) == " │x│")
+        #expect(grid.line(2) == " \u{600} ")
+        #expect(grid.line(3) == "")
+        #expect(TextWidth.of("a\r\nb") == 3, "a CR LF pair is one character of one cell")
+    }
+
     @Test func boxesTitlesAndMasks() {
         var grid = Grid(size: Size(width: 12, height: 3))
         grid.box(grid.bounds, title: "Nearby devices")
@@ -94,5 +107,28 @@ struct GridTests {
         let mono = Theme(usesColor: false)
         #expect(mono.appearance(of: Style(.selection)).reverse)
         #expect(mono.appearance(of: Style(.error)).foreground == .default)
+    }
+}
+
+@Suite("Text width shortcuts")
+struct TextWidthShortcutTests {
+    @Test func simpleTextMeasuresAndDrawsAsCharacterByCharacter() {
+        let texts = [
+            "│──── beacon #1 ───▶│", "◀╌╌╳ payload lost", "a · b", "◽◾ wide shapes", "plain", "",
+        ]
+        for text in texts {
+            #expect(TextWidth.isSimple(text))
+            #expect(TextWidth.of(text) == text.reduce(0) { $0 + TextWidth.of($1) }, "\(text)")
+            // Drawn through the shortcut and through a character that is not simple.
+            var simple = Grid(size: Size(width: 12, height: 1))
+            var general = Grid(size: Size(width: 12, height: 1))
+            simple.put(text, at: Point(x: -1, y: 0), clip: Rect(x: 1, y: 0, width: 10, height: 1))
+            // (the "é" is left of the clip, not drawn)
+            general.put("e\u{301}" + text, at: Point(x: -2, y: 0), clip: Rect(x: 1, y: 0, width: 10, height: 1))
+            #expect(simple == general, "\(text)")
+        }
+        #expect(!TextWidth.isSimple("e\u{301}"))
+        #expect(!TextWidth.isSimple("👍🏽"))
+        #expect(TextWidth.of("▶\u{FE0F}") == 2, "a variation selector makes an emoji")
     }
 }

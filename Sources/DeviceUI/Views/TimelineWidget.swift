@@ -226,7 +226,8 @@ package struct TimelineWidget: Sendable, Hashable {
             guard high > low + 1 else { return }
             let involved = selected == arrow.from || selected == arrow.to
             let style = Style(involved ? .accent : .link)
-            for x in (low + 1)..<high { grid.put("─", at: Point(x: x, y: y), style: style, clip: body) }
+            grid.put(
+                String(repeating: "─", count: high - low - 1), at: Point(x: low + 1, y: y), style: style, clip: body)
             grid.put(
                 from < to ? "▶" : "◀", at: Point(x: from < to ? high - 1 : low + 1, y: y), style: style, clip: body)
             let label = " \(arrow.label) "
@@ -246,8 +247,12 @@ package struct TimelineWidget: Sendable, Hashable {
             let reach = wraps ? (to - from) - (to > from ? 2 : -2) : (to - from) * 2 / 3
             let style = Style(selected == message.from ? .accent : .warning)
             let step = reach > 0 ? 1 : -1
-            for x in stride(from: from + step, to: from + reach, by: step) {
-                grid.put("╌", at: Point(x: x, y: y), style: style, clip: body)
+            // The dashes between the sender and the cross, written as one run.
+            let dashes = abs(reach) - 1
+            if dashes > 0 {
+                grid.put(
+                    String(repeating: "╌", count: dashes), at: Point(x: min(from + step, from + reach - step), y: y),
+                    style: style, clip: body)
             }
             grid.put("╳", at: Point(x: from + reach, y: y), style: style, clip: body)
             let label = " \(message.label) lost "
