@@ -239,19 +239,10 @@ package enum NetworkBench {
         _ world: BenchWorld, _ options: Options, progress: (String) -> Void
     ) async throws -> PairResult {
         var result = PairResult()
-        try await world.start()
-        let origin = world.hosts[0]
-        let receiver = world.hosts[1]
-        let originID = origin.identity.id
-        let originProbe = BenchProbe()
-        let receiverProbe = BenchProbe()
-        let originApp = origin.performAndWait { Confined(BenchApp(on: $0, probe: originProbe)) }
-        let receiverApp = receiver.performAndWait { Confined(BenchApp(on: $0, probe: receiverProbe)) }
-        guard
-            await eventually(timeout: 5, { receiver.performAndWait { _ in receiver.directory.peers[originID] != nil } })
-        else {
-            throw BenchError("the two bench devices did not discover each other within 5 s")
-        }
+        let pair = try await BenchPair.start(world)
+        let (origin, receiver, originID) = (pair.origin, pair.receiver, pair.originID)
+        let (originProbe, receiverProbe) = (pair.originProbe, pair.receiverProbe)
+        let (originApp, receiverApp) = (pair.originApp, pair.receiverApp)
         let userInfo = payloadUserInfo(aimingAt: options.payloadBytes)
 
         progress("offer propagation")
@@ -524,4 +515,41 @@ extension Array where Element: Sendable {
 
 func formatBytes(_ bytes: Int) -> String {
     bytes >= 1000 ? String(format: "%.1f KB", Double(bytes) / 1000) : "\(bytes) B"
+}
+
+/// The offer and continue rows' two devices, started, with the bench app on each, once the
+/// receiver has heard the origin.
+struct BenchPair {
+    let origin: DeviceHost
+    let receiver: DeviceHost
+    let originID: DeviceID
+    let originProbe = BenchProbe()
+    let receiverProbe = BenchProbe()
+    let originApp: Confined<BenchApp>
+    let receiverApp: Confined<BenchApp>
+
+    static func start(_ world: BenchWorld) async throws -> BenchPair {
+        try await world.start()
+        let pair = BenchPair(origin: world.hosts[0], receiver: world.hosts[1])
+        let (receiver, originID) = (pair.receiver, pair.originID)
+        guard
+            await NetworkBench.eventually(
+                timeout: 5,
+                {
+                    receiver.performAndWait { _ in receiver.directory.peers[originID] != nil }
+                })
+        else {
+            throw BenchError("the two bench devices did not discover each other within 5 s")
+        }
+        return pair
+    }
+
+    private init(origin: DeviceHost, receiver: DeviceHost) {
+        self.origin = origin
+        self.receiver = receiver
+        originID = origin.identity.id
+        let (originProbe, receiverProbe) = (self.originProbe, self.receiverProbe)
+        originApp = origin.performAndWait { Confined(BenchApp(on: $0, probe: originProbe)) }
+        receiverApp = receiver.performAndWait { Confined(BenchApp(on: $0, probe: receiverProbe)) }
+    }
 }

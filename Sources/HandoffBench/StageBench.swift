@@ -97,23 +97,9 @@ package enum StageBench {
     private static func measure(
         _ world: BenchWorld, _ options: NetworkBench.Options
     ) async throws -> (offers: [Sample], continuations: [Sample]) {
-        try await world.start()
-        let origin = world.hosts[0]
-        let receiver = world.hosts[1]
-        let originID = origin.identity.id
-        let originProbe = BenchProbe()
-        let receiverProbe = BenchProbe()
-        let originApp = origin.performAndWait { Confined(BenchApp(on: $0, probe: originProbe)) }
-        let receiverApp = receiver.performAndWait { Confined(BenchApp(on: $0, probe: receiverProbe)) }
-        guard
-            await NetworkBench.eventually(
-                timeout: 5,
-                {
-                    receiver.performAndWait { _ in receiver.directory.peers[originID] != nil }
-                })
-        else {
-            throw BenchError("the two bench devices did not discover each other within 5 s")
-        }
+        let pair = try await BenchPair.start(world)
+        let (origin, receiver, originID) = (pair.origin, pair.receiver, pair.originID)
+        let (receiverProbe, originApp, receiverApp) = (pair.receiverProbe, pair.originApp, pair.receiverApp)
         let userInfo = NetworkBench.payloadUserInfo(aimingAt: options.payloadBytes)
         var offers: [Sample] = []
         for _ in 0..<options.iterations {
