@@ -312,7 +312,7 @@ struct DemoCommand: ParsableCommand {
             let target = demoWindow.map { ["-t", $0] } ?? []
             tmuxArguments +=
                 [";", "split-window", "-v", "-f", "-l", String(lessonRows)] + target + forwarded + [script]
-            tmuxArguments += [";", "select-pane", "-t", (demoWindow ?? "") + "{top-left}"]
+            tmuxArguments += [";", "select-pane", "-t", (demoWindow.map { $0 + "." } ?? "") + "{top-left}"]
         }
         for window in retiredHere { tmuxArguments += [";", "kill-window", "-t", window] }
         for notice in notices {
