@@ -303,16 +303,17 @@ struct DemoCommand: ParsableCommand {
         let demoWindow = insideTmux ? nil : session + ":"
         tmuxArguments += splitArguments(arrangement.shape, commands: commands, forwarded: forwarded, window: demoWindow)
         if let lesson, let lessonRecordings {
-            // The lesson pane: the whole width under the devices; then the first device has the focus.
+            // The first device has the focus; then the lesson pane, the whole width above the
+            // devices (the goal first, where the eye starts), made without taking the focus (-d).
             let script = [
                 "handoff() { \(Self.shellQuoted(executable)) \"$@\"; }",
                 (["handoff", "learn", "--pane", String(lesson), "--recordings", lessonRecordings.path]
                     + (lessons.map { ["--lessons", $0] } ?? [])).map(Self.shellQuoted).joined(separator: " "),
             ].joined(separator: "; ")
             let target = demoWindow.map { ["-t", $0] } ?? []
-            tmuxArguments +=
-                [";", "split-window", "-v", "-f", "-l", String(lessonRows)] + target + forwarded + [script]
             tmuxArguments += [";", "select-pane", "-t", (demoWindow.map { $0 + "." } ?? "") + "{top-left}"]
+            tmuxArguments +=
+                [";", "split-window", "-d", "-b", "-v", "-f", "-l", String(lessonRows)] + target + forwarded + [script]
         }
         for window in retiredHere { tmuxArguments += [";", "kill-window", "-t", window] }
         for notice in notices {

@@ -74,7 +74,7 @@ final class DemoRun {
     }
 
     /// Starts `handoff demo STORY` (or `handoff learn LESSON`, whose demo has a lesson pane
-    /// after the devices) and waits for its `devices` panes (the lesson pane counted).
+    /// above the devices, listed after them here) and waits for its `devices` panes (the lesson pane counted).
     init(_ story: String, _ setup: WalkthroughSetup, devices: Int, lesson: Int? = nil) throws {
         self.setup = setup
         self.story = story
@@ -94,7 +94,7 @@ final class DemoRun {
             throw TmuxSession.Failure("tmux is not installed")
         }
         self.terminal = terminal
-        try waitForPanes(devices)
+        try waitForPanes(devices, lessonFirst: lesson != nil)
     }
 
     deinit {
@@ -130,12 +130,15 @@ final class DemoRun {
         try runOutside([executable] + arguments)
     }
 
-    private func waitForPanes(_ count: Int) throws {
+    private func waitForPanes(_ count: Int, lessonFirst: Bool) throws {
         let deadline = ContinuousClock.now + .seconds(40)
         while ContinuousClock.now < deadline {
             let lines = ((try? tmux(["list-panes", "-a", "-F", "#{window_name}\t#{pane_id}"])) ?? "").split(
                 separator: "\n")
             panes = lines.filter { $0.hasPrefix("handoff\t") }.map { String($0.split(separator: "\t")[1]) }
+            // A lesson's pane is above the devices, so first in the window: it goes last here,
+            // after the devices in the story's order.
+            if lessonFirst, panes.count == count { panes.append(panes.removeFirst()) }
             if panes.count == count { return }
             usleep(50_000)
         }

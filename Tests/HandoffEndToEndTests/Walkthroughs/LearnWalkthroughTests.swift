@@ -4,7 +4,7 @@ import HandoffProcesses
 import HandoffTestSupport
 import Testing
 
-/// `handoff learn` as a learner runs it: the lesson's demo with the lesson pane under the devices
+/// `handoff learn` as a learner runs it: the lesson's demo with the lesson pane above the devices
 /// (the goal alone at 80x24, the lesson at 120x40), the goal checked live against both devices'
 /// lifecycle, and the progress kept.
 @Suite(
