@@ -131,9 +131,11 @@ public struct DeviceSystem: Sendable {
     /// Whether what routes an offer (the apps, the site associations) changed since ``tick(at:effects:)``
     /// last routed every offer again.
     private var routeInputsChanged = true
-    /// When ``tick(at:effects:)`` last routed every offer again: between two such times only the
-    /// clock passing a date can change a route, so a tick with no such date passed skips it.
-    private var offersRoutedAt = Date.distantPast
+    /// The earliest date at which the clock could expire an offer or change its route (an
+    /// offer's lifetime, an advertisement's or association answer's expiration), never later
+    /// than the truth: a tick before it, with the inputs unchanged, has nothing to look at, and
+    /// knows it without going through the offers (it runs after every beacon heard).
+    private var offersNextDue: Date?
     var siteAssociationChecksInFlight: Set<SiteAssociationKey> = []
     /// The continuation whose web page is routed as if its association files were missing (the
     /// lab's no-site-association fault).
@@ -569,6 +571,7 @@ extension DeviceSystem {
             offer.advertisement = ad
             offer.route = route
             offers[peer.id] = offer
+            offerMayBeDue(offer)
             if changed {
                 record(.offerReceived(reference, ad.identity, route: route), at: now, into: &effects)
             } else if moved {
@@ -576,6 +579,7 @@ extension DeviceSystem {
             }
         } else {
             offers[peer.id] = Offer(peer: peer, advertisement: ad, firstSeen: now, lastSeen: now, route: route)
+            offerMayBeDue(offers[peer.id]!)
             record(.offerReceived(reference, ad.identity, route: route), at: now, into: &effects)
         }
     }
@@ -872,7 +876,7 @@ extension DeviceSystem {
         }
         guard offersMayChange(at: now) else { return }
         routeInputsChanged = false
-        offersRoutedAt = now
+        defer { offersNextDue = nextDue(after: now) }
         for (id, offer) in offers.sorted(by: { $0.key < $1.key }) {
             if offer.lastSeen.addingTimeInterval(configuration.offerLifetime) <= now {
                 offers[id] = nil
@@ -890,22 +894,36 @@ extension DeviceSystem {
     }
 
     /// Whether a tick at `now` could expire an offer or change its route: the apps or the site
-    /// associations changed, an offer outlived its lifetime, or since the offers were last routed
-    /// the clock passed a date a route depends on (an advertisement's expiration, an association
-    /// answer's). Each offer's route was made when it arrived, from the same inputs.
+    /// associations changed, or the clock reached ``offersNextDue``. Each offer's route was made
+    /// when it arrived, from the same inputs.
     private func offersMayChange(at now: Date) -> Bool {
         if offers.isEmpty { return false }
         if routeInputsChanged { return true }
-        let since = offersRoutedAt
-        let passed = { (date: Date) in date > since && date <= now }
+        return offersNextDue.map { $0 <= now } ?? false
+    }
+
+    /// Brings ``offersNextDue`` forward to what `offer` (just received) can be due at.
+    private mutating func offerMayBeDue(_ offer: Offer) {
+        var due = offer.lastSeen.addingTimeInterval(configuration.offerLifetime)
+        if let expiration = offer.advertisement.expiresAt { due = min(due, expiration) }
+        offersNextDue = min(offersNextDue ?? due, due)
+    }
+
+    /// The earliest date after `now` at which the clock could expire an offer or change its route.
+    private func nextDue(after now: Date) -> Date? {
+        var earliest: Date?
+        func consider(_ date: Date) {
+            if let known = earliest, known <= date { return }
+            earliest = date
+        }
         for offer in offers.values {
-            if offer.lastSeen.addingTimeInterval(configuration.offerLifetime) <= now { return true }
-            if let expiration = offer.advertisement.expiresAt, passed(expiration) { return true }
+            consider(offer.lastSeen.addingTimeInterval(configuration.offerLifetime))
+            if let expiration = offer.advertisement.expiresAt, expiration > now { consider(expiration) }
         }
         for record in siteAssociations.values {
-            if let answer = record.lastAnswer, passed(answer.expiresAt) { return true }
+            if let answer = record.lastAnswer, answer.expiresAt > now { consider(answer.expiresAt) }
         }
-        return false
+        return earliest
     }
 
     func name(of peer: DeviceID) -> String {
