@@ -17,6 +17,7 @@ package enum StageMarks {
         // The offer: the origin's app makes an activity current; the peer records the offer.
         case madeCurrent
         case beaconFlushed
+        case beaconMade
         case beaconSealed
         case beaconSent
         case beaconRead
@@ -41,7 +42,8 @@ package enum StageMarks {
             switch self {
             case .madeCurrent: "origin app: the activity made current (becomeCurrent returned)"
             case .beaconFlushed: "origin: the rest of the queue's turn, until the beacon flush"
-            case .beaconSealed: "origin: the beacon laid out and sealed (AES-GCM)"
+            case .beaconMade: "origin: the beacon made (announcer and schedule)"
+            case .beaconSealed: "origin: the beacon laid out and sealed (nonce, AES-GCM)"
             case .beaconSent: "origin: sendto (the kernel queues the datagram for the peer)"
             case .beaconRead: "peer: woken, the datagram read by its event loop"
             case .beaconOpened: "peer: the beacon opened (AES-GCM), decoded and replay-checked"

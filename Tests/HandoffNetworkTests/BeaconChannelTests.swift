@@ -206,15 +206,20 @@ import Testing
         c.send(F.beacon(device: F.tabletID, boot: boot, counter: 1, sentAt: now, port: 50_003))
         a.send(F.beacon(device: F.phoneID, boot: boot, counter: 2, sentAt: now, port: 50_001, message: .leaving))
 
+        // Each channel hears the others' broadcasts; its own never reach it: the kernel's filter
+        // on its discovery socket drops them before they are queued (nothing to open and drop).
         let settled = await Self.eventually {
-            a.statistics.received == 4 && b.statistics.received == 4 && c.statistics.received == 4
+            a.statistics.received == 2 && b.statistics.received == 3 && c.statistics.received == 3
         }
         #expect(settled)
+        try? await Task.sleep(nanoseconds: 50_000_000)
         let (sa, sb, sc) = (a.statistics, b.statistics, c.statistics)
+        #expect(sa.received == 2 && sb.received == 3 && sc.received == 3)
         #expect(sa.sent == 2 && sb.sent == 1 && sc.sent == 1)
-        #expect(sa.accepted == 1 && sa.droppedOwn == 2 && sa.droppedAuthentication == 1)
-        #expect(sb.accepted == 2 && sb.droppedOwn == 1 && sb.droppedAuthentication == 1)
-        #expect(sc.accepted == 0 && sc.droppedOwn == 1 && sc.droppedAuthentication == 3)
+        #expect(sa.accepted == 1 && sa.droppedAuthentication == 1)
+        #expect(sb.accepted == 2 && sb.droppedAuthentication == 1)
+        #expect(sc.accepted == 0 && sc.droppedAuthentication == 3)
+        #expect([sa, sb, sc].allSatisfy { $0.droppedOwn == 0 })
         #expect([sa, sb, sc].allSatisfy { $0.sendFailures == 0 && $0.droppedMalformed == 0 })
 
         let seenByA = received.values.filter { $0.0 == 0 }

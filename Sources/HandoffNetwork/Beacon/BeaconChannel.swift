@@ -297,28 +297,36 @@ package final class BeaconChannel: Sendable {
         // Up to this many datagrams per read (recvmmsg), each in a 2 KiB slot: when hundreds of
         // devices start at once, a burst costs a few system calls instead of one per beacon.
         let vectorReads = 32
-        let bootstrap = DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
-            .channelOption(.socketOption(.so_broadcast), value: 1)
-            .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: receiveBuffer))
-            .channelOption(.datagramVectorReadMessageCount, value: vectorReads)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * 2048))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let handler = BeaconInboundHandler(
-                        sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
-                        replayGuard: replayGuard, counters: counters, now: { Date() },
-                        onBeacons: onOpened)
-                    try channel.pipeline.syncOperations.addHandler(handler)
-                }
-            }
-        let channel = try await bootstrap.bind(host: options.bindHost, port: options.port).get()
+        // This device's own socket first: the discovery socket's filter names its port.
         var replySocket: BeaconReplySocket?
         var replyChannel: (any Channel)?
-        if let (socket, descriptor) = try? BeaconReplySocket.open(
-            bindHost: options.bindHost, receiveBufferBytes: receiveBuffer)
-        {
+        let reply = try? BeaconReplySocket.open(bindHost: options.bindHost, receiveBufferBytes: receiveBuffer)
+        let channel: any Channel
+        do {
+            let descriptor = try DiscoverySocket.open(
+                bindHost: options.bindHost, port: options.port, receiveBufferBytes: receiveBuffer,
+                ownReplyPort: reply?.0.port)
+            channel = try await DatagramBootstrap(group: group)
+                .channelOption(.datagramVectorReadMessageCount, value: vectorReads)
+                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * 2048))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let handler = BeaconInboundHandler(
+                            sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: lan,
+                            replayGuard: replayGuard, counters: counters, now: { Date() },
+                            onBeacons: onOpened)
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                }
+                .withBoundSocket(descriptor).get()
+        } catch {
+            if let (socket, replyDescriptor) = reply {
+                socket.markClosed()
+                Glibc.close(replyDescriptor)
+            }
+            throw error
+        }
+        if let (socket, descriptor) = reply {
             let onUnicast = onReply ?? onOpened
             do {
                 replyChannel = try await DatagramBootstrap(group: group)
@@ -423,6 +431,7 @@ package final class BeaconChannel: Sendable {
     /// the LAN destinations (whose multicast settings are the discovery socket's) through the
     /// discovery socket's event loop.
     package func send(_ beacon: Beacon) {
+        StageMarks.mark(.beaconMade)
         let bytes = sealer.seal(beacon)
         StageMarks.mark(.beaconSealed)
         counters.update { $0.sent += 1 }
