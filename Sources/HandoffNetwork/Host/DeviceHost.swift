@@ -279,10 +279,16 @@ package final class DeviceHost: @unchecked Sendable {
         if notify { onWork?() }
     }
 
-    /// Sets the one timer of the queue to fire at `date` (nil: not at all). Rescheduling an
-    /// existing timer source costs far less than a new source per piece of work.
+    /// Makes sure the one timer of the queue fires at `date` at the latest (nil: no deadline).
+    /// Rescheduling an existing timer source costs far less than a new source per piece of work,
+    /// but it still wakes libdispatch's timer thread to re-sort its timers: a thread woken on
+    /// every turn of a busy device (the deadlines move later with every beacon sent or heard),
+    /// on cores the network path needs. So the timer is moved only when the new deadline is
+    /// earlier than the armed one; a timer armed too early fires, finds nothing due, and
+    /// ``afterWork(notify:)`` arms it again for the deadline of then.
     private func arm(at date: Date?) {
         guard !stopped, date != timerDeadline else { return }
+        if let armed = timerDeadline, date.map({ $0 >= armed }) ?? true { return }
         timerDeadline = date
         let timer: any DispatchSourceTimer
         if let existing = self.timer {
