@@ -365,7 +365,13 @@ package struct MapGeography: Sendable {
             let url = resources.geography(level: index)
             do throws(MapError) {
                 let data = try LevelSlot.read(url, options: .alwaysMapped)
-                _ = try LevelHeader(bytes: data, expectedIndex: index, file: url.lastPathComponent)
+                // Through a buffer pointer: `Data`'s own subscript costs a branch per byte read.
+                let header = data.withUnsafeBytes { raw in
+                    Result { () throws(MapError) in
+                        try LevelHeader(bytes: raw, expectedIndex: index, file: url.lastPathComponent)
+                    }
+                }
+                _ = try header.get()
                 slots.append(LevelSlot(waitingFor: url, expectedIndex: index))
             } catch {
                 slots.append(LevelSlot(decoded: nil))

@@ -207,21 +207,31 @@ struct PlaceRow {
     {
         var rows: [PlaceRow] = []
         // Lines and fields are split on the bytes of "\n" and "\t", which UTF-8 never uses inside
-        // another character: much cheaper than splitting characters, and a "\r\n" ends a line too.
-        let newline = UInt8(ascii: "\n")
-        let tab = UInt8(ascii: "\t")
-        for (index, bytes) in text.utf8.split(separator: newline, omittingEmptySubsequences: false).enumerated() {
-            let number = index + 1
-            let line = bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes
-            if line.isEmpty || line.first == UInt8(ascii: "#") { continue }
-            let fields = line.split(separator: tab, omittingEmptySubsequences: false).map { String(Substring($0)) }
+        // another character, and every field is made a `String` once, from its bytes: the Map
+        // reads its 7,000 places when a device starts, and splitting characters and slicing
+        // substrings there took some 50 ms of the start (docs/bench.md, "First frame").
+        let bytes = Array(text.utf8)
+        var fields: [String] = []
+        var lineStart = 0
+        var number = 0
+        while lineStart <= bytes.count {
+            number += 1
+            var lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            let next = lineEnd + 1
+            defer { lineStart = next }
+            if lineEnd > lineStart, bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+            if lineEnd == lineStart || bytes[lineStart] == UInt8(ascii: "#") { continue }
+            fields.removeAll(keepingCapacity: true)
+            var fieldStart = lineStart
+            for index in lineStart...lineEnd where index == lineEnd || bytes[index] == UInt8(ascii: "\t") {
+                fields.append(String(decoding: bytes[fieldStart..<index], as: UTF8.self))
+                fieldStart = index + 1
+            }
             guard fields.count >= minimumFields else {
                 throw .malformed(file: file, line: number, reason: "expected \(expected), found \(fields.count)")
             }
             let name = Self.trimmingSpaces(fields[0])
-            guard !name.isEmpty, name.count <= 80,
-                !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-            else {
+            guard !name.isEmpty, Self.isPrintable(name), Self.characterCount(name) <= 80 else {
                 throw .malformed(file: file, line: number, reason: "the name must be 1 to 80 printable characters")
             }
             guard let latitude = Double(fields[1]), latitude.isFinite, (-90...90).contains(latitude) else {
@@ -239,9 +249,25 @@ struct PlaceRow {
         return rows
     }
 
+    /// Whether `name` has no control character (below U+0020, or U+007F). Checked on its bytes:
+    /// in UTF-8 those scalars are single bytes that no other character uses.
+    static func isPrintable(_ name: String) -> Bool {
+        !name.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+    }
+
+    /// `name.count`, without breaking printable ASCII into grapheme clusters (one each).
+    static func characterCount(_ name: String) -> Int {
+        name.utf8.allSatisfy { $0 < 0x80 } ? name.utf8.count : name.count
+    }
+
     /// `text` without the spaces and tabs at either end (what Foundation's `.whitespaces` holds:
     /// Unicode's space separators and the tab).
     static func trimmingSpaces(_ text: String) -> String {
+        // Printable ASCII with no space or tab at either end (nearly every name): as it is.
+        let utf8 = text.utf8
+        if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x7F, last > 0x20, last < 0x7F {
+            return text
+        }
         func isSpace(_ scalar: Unicode.Scalar) -> Bool {
             scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
         }

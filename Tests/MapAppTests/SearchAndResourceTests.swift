@@ -208,6 +208,23 @@ struct ResourceTests {
         }
     }
 
+    /// A name is 1 to 80 characters (not bytes) without control characters, ASCII or not.
+    @Test func aPlaceNameIsEightyPrintableCharactersAtMost() throws {
+        let eighty = String(repeating: "é", count: 80)
+        #expect(try CityCatalog(tsv: "\(eighty)\t1\t2\n").cities.map(\.name) == [eighty])
+        #expect(try CityCatalog(tsv: "\(String(repeating: "a", count: 80))\t1\t2\n").cities.count == 1)
+        for name in [
+            String(repeating: "a", count: 81), String(repeating: "é", count: 81), "Pa\u{7F}ris", "Pa\u{1B}ris",
+        ] {
+            #expect(
+                throws: MapError.malformed(
+                    file: "places.tsv", line: 1, reason: "the name must be 1 to 80 printable characters")
+            ) {
+                try CityCatalog(tsv: "\(name)\t1\t2\n")
+            }
+        }
+    }
+
     @Test func aBrokenCountryFileNamesTheLine() {
         #expect(
             throws: MapError.malformed(
