@@ -30,8 +30,29 @@ struct Handoff: AsyncParsableCommand {
         // A terminal device sends crash reports to its log, which needs the runtime started with
         // other settings: re-executed now, before anything is done twice (the account read, the
         // device's lock, a new device's identity: a start took twice as long before).
-        if runsTerminalDevice(arguments) { CrashReports.sendToStandardError() }
+        if runsTerminalDevice(arguments) {
+            CrashReports.sendToStandardError()
+            if await runDevice(arguments) { return }
+        }
         await main(nil)
+    }
+
+    /// Runs `handoff device` (or the default command) parsed by `DeviceCommand` alone, rather
+    /// than through the whole command tree: building the tree looks up every subcommand's
+    /// conformances, milliseconds of a device's start (docs/bench.md, "First frame"). Returns
+    /// false, having run nothing, when the arguments do not parse that way: the whole tree then
+    /// parses them again and reports any error with the usage it always gave.
+    static func runDevice(_ arguments: [String]) async -> Bool {
+        let deviceArguments =
+            arguments.first == DeviceCommand.configuration.commandName
+            ? Array(arguments.dropFirst()) : arguments
+        guard let command = try? DeviceCommand.parse(deviceArguments) else { return false }
+        do {
+            try await command.run()
+        } catch {
+            exit(withError: error)
+        }
+        return true
     }
 
     /// Whether `arguments` run a device on this terminal (`device`, or the default command),
@@ -47,7 +68,9 @@ struct Handoff: AsyncParsableCommand {
 
     /// Why `arguments` start with an unknown command, or nil when they do not.
     static func unknownCommand(in arguments: [String]) -> String? {
-        guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commandNames.contains(first) else {
+        guard let first = arguments.first, !first.hasPrefix("-"), first != "help",
+            first != DeviceCommand.configuration.commandName, !commandNames.contains(first)
+        else {
             return nil
         }
         return "unknown command \"\(first)\" (commands: \(commandNames.joined(separator: ", ")); "
