@@ -299,6 +299,12 @@ struct ResourceTests {
                 "geo-0.bin: byte 24: tile 0 is at column 9, row 0, outside the 4x2 grid"
             ),
             (
+                ResourceTests.levelFile(tiles: [
+                    (3, 1, ResourceTests.goodTile), (0, 0, ResourceTests.goodTile), (3, 1, ResourceTests.goodTile),
+                ]),
+                "geo-0.bin: byte 48: tile 2 repeats column 3, row 1"
+            ),
+            (
                 ResourceTests.levelFile(tiles: [(0, 0, [7, 1, 2, 0, 0, 2, 2])]),
                 "geo-0.bin: byte 36: unknown kind 7 in tile 0"
             ),
