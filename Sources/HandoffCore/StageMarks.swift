@@ -18,6 +18,7 @@ package enum StageMarks {
         case madeCurrent
         case beaconFlushed
         case beaconMade
+        case beaconLaidOut
         case beaconSealed
         case beaconSent
         case beaconRead
@@ -43,7 +44,8 @@ package enum StageMarks {
             case .madeCurrent: "origin app: the activity made current (becomeCurrent returned)"
             case .beaconFlushed: "origin: the rest of the queue's turn, until the beacon flush"
             case .beaconMade: "origin: the beacon made (announcer and schedule)"
-            case .beaconSealed: "origin: the beacon laid out and sealed (nonce, AES-GCM)"
+            case .beaconLaidOut: "origin: the beacon's plaintext laid out"
+            case .beaconSealed: "origin: the beacon sealed (random nonce, AES-GCM)"
             case .beaconSent: "origin: sendto (the kernel queues the datagram for the peer)"
             case .beaconRead: "peer: woken, the datagram read by its event loop"
             case .beaconOpened: "peer: the beacon opened (AES-GCM), decoded and replay-checked"

@@ -38,7 +38,9 @@ package struct BeaconSealer: Sendable {
 
     /// Seals `beacon` into exactly ``Beacon/maximumLength`` bytes, with a fresh random nonce.
     package func seal(_ beacon: Beacon) -> [UInt8] {
-        seal(plaintext: Self.encode(beacon))
+        let plaintext = Self.encode(beacon)
+        StageMarks.mark(.beaconLaidOut)
+        return seal(plaintext: plaintext)
     }
 
     /// Opens a datagram, reconstructing an advertisement's `savedAt` and `expiresAt` relative to
