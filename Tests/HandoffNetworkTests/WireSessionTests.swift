@@ -337,6 +337,34 @@ import Testing
         }
     }
 
+    @Test func aLostDirectionAndAFrameCutByTheCaptureEndAreNamedAndTheOtherDirectionIsRead() throws {
+        let phone = try Self.encoded(.hello(name: "Phone", kind: .phone))
+        let laptop = try Self.encoded(.hello(name: "Laptop", kind: .laptop))
+        let end = try Self.encoded(.streamEnd)
+        let streams = try TsharkOutput.streams(
+            fromList: TsharkText.streamList([
+                .init(frame: 1, stream: 4, from: TsharkText.phone, to: TsharkText.laptop, flags: 0x002),
+                .init(frame: 2, stream: 4, from: TsharkText.laptop, to: TsharkText.phone, flags: 0x018, types: [2, 8]),
+                .init(frame: 3, stream: 5, from: TsharkText.phone2, to: TsharkText.laptop, flags: 0x018, records: 2),
+            ]))
+        // The client's second frame announces 9 MiB; the server's last frame lacks its last byte.
+        let records: [(Bool, [UInt8])] = [
+            (false, phone + [0x00, 0x90, 0x00, 0x00, 2, 9]), (true, laptop), (false, end),
+            (true, Array(end.dropLast())),
+        ]
+        let followed = try TsharkOutput.followed(TsharkText.follow([(4, TsharkText.laptop, records)]))
+        let (lines, counts) = SessionTranscript(listeners: []).lines(streams: streams, followed: followed)
+        let text = lines.joined(separator: "\n")
+        #expect(counts.frames == 2 && counts.refused == 1 && counts.notDecrypted == 1)
+        let expected = [
+            "tcp.stream 4, \"Phone\" → \"Laptop\", offset \(phone.count): bad session frame: frame of 9437184 bytes exceeds the 8388608-byte limit; the rest of this direction is not read",
+            "tcp.stream 4, \"Laptop\" → \"Phone\", offset \(laptop.count): 5 bytes at the end are not a whole frame",
+            "\"Phone\" → \"Laptop\": 1 frame, \(phone.count + 6 + end.count) bytes; \"Laptop\" → \"Phone\": 1 frame, \(laptop.count + 5) bytes",
+            "tcp.stream 5 (127.0.0.1:40002 → 127.0.0.1:35000, packets #3–#3): its TLS handshake is not in the capture",
+        ]
+        for line in expected { #expect(text.contains(line), "no \(line) in\n\(text)") }
+    }
+
     @Test func aConnectionWhoseFirstEndIsNeitherOfItsEndsIsNotRead() throws {
         let streams = try TsharkOutput.streams(
             fromList: TsharkText.streamList([

@@ -163,11 +163,10 @@ package struct SessionTranscript: Sendable {
                 counts.refused += 1
                 lines.append(
                     "  \(head), \(direction), offset \(offset): \(error); its \(length) bytes are skipped")
-            case .lost(let offset, let error, let remaining):
+            case .lost(let offset, let error, _):
                 counts.refused += 1
                 lines.append(
-                    "  \(head), \(direction), offset \(offset): \(error); the \(remaining) bytes from there on are not read"
-                )
+                    "  \(head), \(direction), offset \(offset): \(error); the rest of this direction is not read")
             }
         }
         for side in 0...1 where scanners[side].pendingCount > 0 {
