@@ -25,6 +25,7 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
         ]
     ),
     ("fuzz-pcapng", [.product(name: "HandoffNetwork", package: "Handoff")]),
+    ("fuzz-tshark-output", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-apple-advertisement", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-account-file", [.product(name: "HandoffNetwork", package: "Handoff")]),
     ("fuzz-account-code", [.product(name: "HandoffNetwork", package: "Handoff")]),

@@ -10,9 +10,9 @@ struct WireCommand: ParsableCommand {
         abstract: "Look at captures of the devices' traffic.",
         discussion: """
             Record a demo with dumpcap on loopback (docs/wire.md, "Looking at the wire"), then \
-            `handoff wire decode CAPTURE --account NAME` opens its beacons with the account's key. \
-            Session frames are inside TLS 1.3: tshark decrypts them with the key log the devices \
-            write when SSLKEYLOGFILE is set, and tools/wireshark/handoff.lua names their fields. \
+            `handoff wire decode CAPTURE --account NAME` opens its beacons with the account's key; \
+            with `--key-log FILE` (the devices' SSLKEYLOGFILE) tshark decrypts the sessions' TLS and \
+            the command reads their frames. In Wireshark, tools/wireshark/handoff.lua names the fields. \
             `handoff wire apple` reads and builds Apple's own Handoff BLE advertisement, for comparison.
             """,
         subcommands: [Decode.self, Apple.self]
@@ -26,9 +26,11 @@ extension WireCommand {
             discussion: """
                 Each beacon sent to the discovery port is opened with the account's beacon key and \
                 annotated field by field, as the device inspector shows it (F10). Session packets are \
-                listed with the TLS records they start with; their frames need tshark and the key log \
-                (this command does not decrypt TLS: NIOSSL does not expose record decryption, and the \
-                project writes no cryptography of its own).
+                listed with the TLS records they start with. With --key-log (the SSLKEYLOGFILE the \
+                devices wrote), tshark decrypts the sessions' TLS (NIOSSL does not expose record \
+                decryption, and the project writes no cryptography of its own) and every session \
+                frame is read with the devices' own decoder and printed field by field, connection \
+                by connection after the packets.
                 """)
 
         @Argument(help: ArgumentHelp("The capture file (pcapng or classic pcap).", valueName: "capture"))
@@ -36,6 +38,18 @@ extension WireCommand {
 
         @Option(help: "The account whose beacon key opens the beacons (without it they are shown sealed).")
         var account: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "The TLS key log the devices wrote (SSLKEYLOGFILE): tshark decrypts the sessions with it.",
+                valueName: "file"))
+        var keyLog: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --key-log: the tshark to run (by default tshark on the PATH, or /usr/bin/tshark).",
+                valueName: "path"))
+        var tshark: String?
 
         @Option(help: "The discovery port the beacons were sent to.")
         var port = NetworkOptions.defaultDiscoveryPort
@@ -46,9 +60,15 @@ extension WireCommand {
             guard (1...65_535).contains(port) else {
                 throw ValidationError("--port must be between 1 and 65535, not \(port).")
             }
+            guard tshark == nil || keyLog != nil else {
+                throw ValidationError("--tshark goes with --key-log.")
+            }
         }
 
         func run() throws {
+            if let keyLog, !FileManager.default.isReadableFile(atPath: keyLog) {
+                throw AccountCommandFailure(description: "--key-log: cannot read \(keyLog)")
+            }
             let bytes: [UInt8]
             do {
                 bytes = Array(try Data(contentsOf: URL(fileURLWithPath: capture)))
@@ -65,7 +85,17 @@ extension WireCommand {
                 BeaconSealer(accountKey: try options.store.account(named: name).beaconKey)
             }
             let transcript = WireTranscript(sealer: sealer, discoveryPort: port)
-            for line in transcript.lines(for: packets).lines { print(line) }
+            let (lines, counts) = transcript.lines(for: packets)
+            for line in lines { print(line) }
+            guard let keyLog else {
+                if counts.sessionSegments > 0 { print(WireTranscript.keyLogHint) }
+                return
+            }
+            let sessions = WireSessions(
+                capture: capture, keyLog: keyLog, captureBytes: bytes.count, listeners: counts.listeners,
+                tsharkPath: tshark)
+            print("")
+            for line in sessions.lines() { print(line) }
         }
     }
 }

@@ -109,6 +109,48 @@ struct WireCaptureEndToEndTests {
         #expect(decoded.output.contains("beacon from \"Laptop\" (laptop, "), "no Laptop beacon opened")
         #expect(decoded.output.contains("activityTypeHash: "), "no advertisement annotated")
         #expect(decoded.output.contains("TLS records: handshake"), "no TLS handshake listed")
+        #expect(decoded.output.contains("--key-log FILE"), "no word on how to see the session frames")
+
+        // With the key log, tshark decrypts and `handoff wire decode` reads every session frame.
+        let common = [
+            "wire", "decode", capture, "--account", world.account, "--config-dir", world.configDirectory.path,
+            "--port", String(world.port),
+        ]
+        let sessions = try ChildProcess.run(executable.path, common + ["--key-log", keyLog])
+        try? sessions.output.write(
+            toFile: world.directory.appendingPathComponent("decode-sessions.txt").path, atomically: true,
+            encoding: .utf8)
+        #expect(sessions.termination == .exited(0), "wire decode --key-log: \(sessions.output.suffix(2000))")
+        #expect(sessions.output.contains("beacon from \"Laptop\" (laptop, "), "no beacon opened with --key-log")
+        for frame in frames {
+            #expect(sessions.output.contains(": \(frame), "), "wire decode named no \(frame) frame")
+        }
+        #expect(
+            sessions.output.contains("payload.activityType: \"\(Self.readingType)\""),
+            "wire decode did not find the activity type")
+        #expect(sessions.output.contains("\"Phone\" → \"Laptop\", offset 0: hello"), "no hello from Phone")
+        #expect(sessions.output.contains("\"Laptop\" → \"Phone\", offset 0: hello"), "no hello from Laptop")
+        #expect(!sessions.output.contains("bad session frame"), "a frame was refused")
+        #expect(sessions.output.contains(" frames, 0 refused; "), "not every frame was read")
+
+        // A key log without these sessions' secrets: one line per session, the beacons still there.
+        let emptyKeyLog = world.directory.appendingPathComponent("empty-keylog.txt").path
+        try Data().write(to: URL(fileURLWithPath: emptyKeyLog))
+        let withoutSecrets = try ChildProcess.run(executable.path, common + ["--key-log", emptyKeyLog])
+        #expect(withoutSecrets.termination == .exited(0), "\(withoutSecrets.output.suffix(2000))")
+        #expect(withoutSecrets.output.contains("beacon from \"Laptop\" (laptop, "))
+        #expect(
+            withoutSecrets.output.contains("the key log holds no secrets for it"),
+            "\(withoutSecrets.output.suffix(2000))")
+        #expect(!withoutSecrets.output.contains(": hello, "))
+
+        // No tshark: one line, the beacons still there.
+        let noTshark = try ChildProcess.run(
+            executable.path,
+            common + ["--key-log", keyLog, "--tshark", world.directory.appendingPathComponent("none").path])
+        #expect(noTshark.termination == .exited(0), "\(noTshark.output.suffix(2000))")
+        #expect(noTshark.output.contains("beacon from \"Laptop\" (laptop, "))
+        #expect(noTshark.output.contains("session frames not read: there is no tshark at "))
     }
 }
 

@@ -8,8 +8,9 @@ import HandoffCore
 ///
 /// Session frames travel inside TLS 1.3 records; decrypting those takes the TLS key schedule and
 /// record protection, which NIOSSL does not expose and which this project does not write itself
-/// (docs/security.md: no hand-rolled cryptography). tshark does it with the key log
-/// (`tools/wireshark/handoff.lua`); the transcript ends by saying how.
+/// (docs/security.md: no hand-rolled cryptography). tshark decrypts them with the devices' key
+/// log, and ``SessionTranscript`` reads the frames from its output; the session listeners the
+/// opened beacons announce (``Counts/listeners``) tell it which connections are sessions.
 package struct WireTranscript: Sendable {
     /// Opens the account's beacons; nil: beacons are shown sealed.
     package var sealer: BeaconSealer?
@@ -27,7 +28,14 @@ package struct WireTranscript: Sendable {
         package var beaconsNotOpened = 0
         package var sessionSegments = 0
         package var skipped = 0
+        /// The session listeners the opened beacons announced, in the order first heard.
+        package var listeners: [SessionTranscript.Listener] = []
     }
+
+    /// How to see the session frames, for a transcript made without the key log.
+    package static let keyLogHint =
+        "session frames are inside TLS 1.3: give the key log the devices wrote (SSLKEYLOGFILE) with --key-log FILE, "
+        + "and tshark decrypts them for this command (apt-get install tshark)"
 
     /// The lines telling `packets`, and what they counted.
     package func lines(for packets: [CapturedPacket]) -> (lines: [String], counts: Counts) {
@@ -51,7 +59,9 @@ package struct WireTranscript: Sendable {
                 "\(layers.source):\(layers.sourcePort) → \(layers.destination):\(layers.destinationPort)"
             switch layers.transport {
             case .udp where layers.destinationPort == discoveryPort || layers.sourcePort == discoveryPort:
-                lines.append(contentsOf: beaconLines(head: "\(head) \(route) UDP", layers.payload, counts: &counts))
+                lines.append(
+                    contentsOf: beaconLines(
+                        head: "\(head) \(route) UDP", layers.payload, from: layers.source, counts: &counts))
             case .udp:
                 counts.skipped += 1
                 lines.append("\(head) \(route) UDP \(layers.payload.count) bytes (not the discovery port)")
@@ -65,15 +75,10 @@ package struct WireTranscript: Sendable {
         lines.append(
             "\(counts.packets) packets: \(counts.beaconsOpened) beacons opened, \(counts.beaconsNotOpened) not opened, "
                 + "\(counts.sessionSegments) session segments, \(counts.skipped) others")
-        if counts.sessionSegments > 0 {
-            lines.append(
-                "session frames are inside TLS 1.3: with the devices' SSLKEYLOGFILE, run "
-                    + "tshark -X lua_script:tools/wireshark/handoff.lua -o tls.keylog_file:KEYLOG -r CAPTURE -V")
-        }
         return (lines, counts)
     }
 
-    private func beaconLines(head: String, _ datagram: [UInt8], counts: inout Counts) -> [String] {
+    private func beaconLines(head: String, _ datagram: [UInt8], from source: String, counts: inout Counts) -> [String] {
         guard let sealer else {
             counts.beaconsNotOpened += 1
             return ["\(head) \(datagram.count) bytes: sealed beacon (no account key given)"]
@@ -87,6 +92,11 @@ package struct WireTranscript: Sendable {
         }
         counts.beaconsOpened += 1
         let sender = inspected.sender
+        if let beacon = try? sealer.open(datagram) {
+            let listener = SessionTranscript.Listener(
+                device: sender, endpoint: TCPEndpoint(address: source, port: Int(beacon.sessionPort)))
+            if !counts.listeners.contains(listener) { counts.listeners.append(listener) }
+        }
         var lines = [
             "\(head) \(datagram.count) bytes: beacon from \"\(TerminalText.sanitized(sender.name))\" (\(sender.kind.rawValue), \(sender.id))"
         ]

@@ -39,38 +39,61 @@ package struct LifecycleShare: Sendable, Hashable {
 
     // MARK: Encoding
 
-    func encode(into out: inout ByteBuffer) {
+    /// Writes the body; with `fields` non-nil, also its fields, at offsets from `origin` (the
+    /// frame's first byte: ``SessionFrameEncoder/encode(_:into:annotating:)``).
+    func encode(into out: inout ByteBuffer, annotating fields: inout [ByteField]?, origin: Int) {
+        var mark = out.writerIndex
+        func note(_ name: @autoclosure () -> String, _ value: @autoclosure () -> String, depth: Int) {
+            guard fields != nil, mark < out.writerIndex else { return }
+            fields?.append(
+                ByteField(
+                    range: mark - origin..<out.writerIndex - origin, name: name(), value: value(), depth: depth))
+            mark = out.writerIndex
+        }
         out.writeInteger(dropped)
+        note("dropped", "\(dropped) (events left out over the rate limit)", depth: 0)
         let entries = self.entries.prefix(Self.maximumEntries)
         out.writeInteger(UInt16(entries.count))
-        for entry in entries {
-            let fields = entry.fields.prefix(Self.maximumFields)
-            out.writeInteger(UInt8(fields.count))
-            for field in fields {
+        note("count", "\(entries.count) (events)", depth: 0)
+        for (index, entry) in entries.enumerated() {
+            let entryFields = entry.fields.prefix(Self.maximumFields)
+            out.writeInteger(UInt8(entryFields.count))
+            note(
+                "event #\(index + 1) field count",
+                "\(entryFields.count): \(entry.kind?.rawValue ?? "an unknown kind") of \(SessionFrameEncoder.quoted(entry.device))",
+                depth: 1)
+            for field in entryFields {
                 let key = Array(SessionFrameEncoder.truncated(field.key, maximumBytes: Self.maximumKeyBytes).utf8)
                 out.writeInteger(UInt8(key.count))
                 out.writeBytes(key)
+                let value: String
                 switch field.value {
                 case .string(let text):
                     let bytes = Array(SessionFrameEncoder.truncated(text, maximumBytes: Self.maximumStringBytes).utf8)
                     out.writeInteger(Tag.string.rawValue)
                     out.writeInteger(UInt16(bytes.count))
                     out.writeBytes(bytes)
-                case .integer(let value):
+                    value = "string " + SessionFrameEncoder.quoted(bytes)
+                case .integer(let number):
                     out.writeInteger(Tag.integer.rawValue)
-                    out.writeInteger(Int64(value))
-                case .double(let value):
+                    out.writeInteger(Int64(number))
+                    value = "integer \(number)"
+                case .double(let number):
                     out.writeInteger(Tag.double.rawValue)
-                    out.writeInteger(value.bitPattern)
-                case .bool(let value):
+                    out.writeInteger(number.bitPattern)
+                    value = "number \(number)"
+                case .bool(let truth):
                     out.writeInteger(Tag.bool.rawValue)
-                    out.writeInteger(UInt8(value ? 1 : 0))
+                    out.writeInteger(UInt8(truth ? 1 : 0))
+                    value = "truth value \(truth)"
                 case .userInfo(let info):
                     let bytes = Self.encoded(info)
                     out.writeInteger(Tag.userInfo.rawValue)
                     out.writeInteger(UInt32(bytes.count))
                     out.writeBytes(bytes)
+                    value = "userInfo, \(bytes.count) bytes (a payload, docs/payload.md)"
                 }
+                note("event #\(index + 1) " + SessionFrameEncoder.quoted(key), value, depth: 2)
             }
         }
     }

@@ -66,10 +66,7 @@ package struct SessionFrameDecoder: ByteToMessageDecoder {
 
     package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
-        guard length >= 2 else { throw SessionFrameError("frame of \(length) bytes is shorter than its header") }
-        guard Int(length) <= maximumFrameLength else {
-            throw SessionFrameError("frame of \(length) bytes exceeds the \(maximumFrameLength)-byte limit")
-        }
+        try Self.check(length: length, maximumFrameLength: maximumFrameLength)
         guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
         buffer.moveReaderIndex(forwardBy: 4)
         guard var body = buffer.readSlice(length: Int(length)) else { return .needMoreData }
@@ -82,6 +79,15 @@ package struct SessionFrameDecoder: ByteToMessageDecoder {
     ) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         return .needMoreData
+    }
+
+    /// Checks a frame's length prefix before any of its body is read: at least the version and
+    /// type, at most `maximumFrameLength`.
+    package static func check(length: UInt32, maximumFrameLength: Int) throws(SessionFrameError) {
+        guard length >= 2 else { throw SessionFrameError("frame of \(length) bytes is shorter than its header") }
+        guard Int(length) <= maximumFrameLength else {
+            throw SessionFrameError("frame of \(length) bytes exceeds the \(maximumFrameLength)-byte limit")
+        }
     }
 
     /// Decodes one frame body (version, type and the rest).
@@ -195,57 +201,138 @@ package struct SessionFrameEncoder: MessageToByteEncoder {
     package init() {}
 
     package func encode(data frame: SessionFrame, out: inout ByteBuffer) throws {
+        var fields: [ByteField]?
+        Self.encode(frame, into: &out, annotating: &fields)
+    }
+
+    /// Writes `frame` with its length prefix; with `fields` non-nil, also every field written, at
+    /// offsets from the frame's first byte and named as docs/wire.md names them (`handoff wire
+    /// decode`: the notes come from this encoder, not from a copy of the layout).
+    static func encode(_ frame: SessionFrame, into out: inout ByteBuffer, annotating fields: inout [ByteField]?) {
         let start = out.writerIndex
+        var mark = start
+        func note(_ name: @autoclosure () -> String, _ value: @autoclosure () -> String) {
+            guard fields != nil, mark < out.writerIndex else { return }
+            fields?.append(ByteField(range: mark - start..<out.writerIndex - start, name: name(), value: value()))
+            mark = out.writerIndex
+        }
+        func writeKind(_ kind: SessionFrame.Kind) {
+            out.writeInteger(kind.rawValue)
+            note("type", "\(kind.rawValue) (\(kind))")
+        }
         out.writeInteger(UInt32(0))
+        mark = out.writerIndex
         out.writeInteger(HandoffNetwork.protocolVersion)
+        note("version", "\(HandoffNetwork.protocolVersion)")
         switch frame {
         case .hello(let name, let kind):
-            out.writeInteger(SessionFrame.Kind.hello.rawValue)
-            out.writeInteger(UInt8(PeerInfo.Kind.allCases.firstIndex(of: kind) ?? 0))
+            writeKind(.hello)
+            let code = UInt8(PeerInfo.Kind.allCases.firstIndex(of: kind) ?? 0)
+            out.writeInteger(code)
+            note("kind", "\(code) (\(kind.rawValue))")
             let bytes = Array(Self.truncated(name, maximumBytes: 255).utf8)
             out.writeInteger(UInt8(bytes.count))
+            note("name length", "\(bytes.count)")
             out.writeBytes(bytes)
+            note("name", Self.quoted(bytes))
         case .payloadRequest(let id, let continuation, let hash):
-            out.writeInteger(SessionFrame.Kind.payloadRequest.rawValue)
+            writeKind(.payloadRequest)
             out.writeInteger(id)
+            note("request ID", "\(id)")
             _ = withUnsafeBytes(of: continuation.uuid) { out.writeBytes($0) }
+            note("continuation identifier", continuation.uuidString.lowercased())
             out.writeBytes(hash.bytes.count == 7 ? hash.bytes : Array(repeating: 0, count: 7))
+            note("activity type hash", "\(hash) (as in beacons)")
         case .payloadResponse(let id, let payload):
-            out.writeInteger(SessionFrame.Kind.payloadResponse.rawValue)
+            writeKind(.payloadResponse)
             out.writeInteger(id)
+            note("request ID", "\(id)")
+            let payloadStart = out.writerIndex - start
             out.writeBytes(payload)
+            if fields != nil { Self.notePayload(payload, at: payloadStart, into: &fields) }
+            mark = out.writerIndex
         case .payloadError(let id, let code, let reason):
-            out.writeInteger(SessionFrame.Kind.payloadError.rawValue)
+            writeKind(.payloadError)
             out.writeInteger(id)
+            note("request ID", "\(id)")
             out.writeInteger(UInt16(code.rawValue))
-            out.writeString(Self.truncated(reason, maximumBytes: 1024))
+            note("error code", "\(code.rawValue) (\(code.constantName))")
+            let text = Self.truncated(reason, maximumBytes: 1024)
+            out.writeString(text)
+            note("reason", Self.quoted(text))
         case .continued(let uuid, let continuation):
-            out.writeInteger(SessionFrame.Kind.continued.rawValue)
+            writeKind(.continued)
             _ = withUnsafeBytes(of: uuid.uuid) { out.writeBytes($0) }
+            note("activity identifier", uuid.uuidString.lowercased())
             _ = withUnsafeBytes(of: continuation.uuid) { out.writeBytes($0) }
+            note("continuation identifier", continuation.uuidString.lowercased())
         case .streamOpen(let token):
-            out.writeInteger(SessionFrame.Kind.streamOpen.rawValue)
+            writeKind(.streamOpen)
             out.writeBytes(token)
+            note("stream token", "\(token.count) bytes (one-time, from the payload)")
         case .streamAccepted:
-            out.writeInteger(SessionFrame.Kind.streamAccepted.rawValue)
+            writeKind(.streamAccepted)
         case .streamRefused(let reason):
-            out.writeInteger(SessionFrame.Kind.streamRefused.rawValue)
-            out.writeString(Self.truncated(reason, maximumBytes: 1024))
+            writeKind(.streamRefused)
+            let text = Self.truncated(reason, maximumBytes: 1024)
+            out.writeString(text)
+            note("reason", Self.quoted(text))
         case .streamData(let data):
-            out.writeInteger(SessionFrame.Kind.streamData.rawValue)
+            writeKind(.streamData)
             var copy = data
             out.writeBuffer(&copy)
+            note("stream bytes", "\(data.readableBytes) bytes")
         case .streamEnd:
-            out.writeInteger(SessionFrame.Kind.streamEnd.rawValue)
+            writeKind(.streamEnd)
         case .streamFailed(let reason):
-            out.writeInteger(SessionFrame.Kind.streamFailed.rawValue)
-            out.writeString(Self.truncated(reason, maximumBytes: 1024))
+            writeKind(.streamFailed)
+            let text = Self.truncated(reason, maximumBytes: 1024)
+            out.writeString(text)
+            note("reason", Self.quoted(text))
         case .lifecycle(let share):
-            out.writeInteger(SessionFrame.Kind.lifecycle.rawValue)
-            share.encode(into: &out)
+            writeKind(.lifecycle)
+            share.encode(into: &out, annotating: &fields, origin: start)
+            mark = out.writerIndex
         }
-        out.setInteger(UInt32(out.writerIndex - start - 4), at: start)
+        let length = out.writerIndex - start - 4
+        out.setInteger(UInt32(length), at: start)
+        fields?.insert(ByteField(range: 0..<4, name: "length", value: "\(length) (bytes that follow)"), at: 0)
     }
+
+    /// The fields of a `payloadResponse`'s payload at `offset`, named `payload.` and the payload's
+    /// own field names (docs/payload.md), one level in; a single `payload` field when it is not
+    /// a payload this codec writes.
+    private static func notePayload(_ payload: [UInt8], at offset: Int, into fields: inout [ByteField]?) {
+        guard !payload.isEmpty else { return }
+        let annotated: AnnotatedBytes?
+        do {
+            annotated = try ActivityPayload.annotated(Data(payload))
+        } catch {
+            fields?.append(
+                ByteField(
+                    range: offset..<offset + payload.count, name: "payload",
+                    value: "\(payload.count) bytes, not a payload: \(error)"))
+            return
+        }
+        guard let annotated, annotated.coversEveryByte else {
+            fields?.append(
+                ByteField(
+                    range: offset..<offset + payload.count, name: "payload",
+                    value: "\(payload.count) bytes: a payload, not in the order this codec writes it"))
+            return
+        }
+        for field in annotated.fields {
+            fields?.append(
+                ByteField(
+                    range: field.range.lowerBound + offset..<field.range.upperBound + offset,
+                    name: "payload." + field.name, value: field.value, depth: field.depth + 1))
+        }
+    }
+
+    /// Text as the annotations show it: quoted, with control and invisible characters made visible.
+    static func quoted(_ text: String) -> String { "\"" + TerminalText.sanitized(text) + "\"" }
+
+    static func quoted(_ bytes: [UInt8]) -> String { quoted(String(decoding: bytes, as: UTF8.self)) }
 
     /// `text` cut at a character boundary so that its UTF-8 form fits in `maximumBytes`.
     static func truncated(_ text: String, maximumBytes: Int) -> String {
