@@ -35,9 +35,11 @@ package struct Timeline: Sendable {
         var rows = TimelineLayout.rows(recordings.map(\.events))
         if let continuation { rows = TimelineLayout.rows(rows, ofContinuation: continuation) }
         self.rows = rows.map { Row(lane: $0.lane, event: $0.event) }
-        // The pairing is shared with the device's timeline view (HandoffCore's TimelineLayout).
-        arrows = TimelineLayout.arrows(rows)
-        lost = TimelineLayout.lost(rows)
+        // The pairing is shared with the device's timeline view (HandoffCore's TimelineLayout),
+        // made once for the arrows and the lost messages.
+        let messages = TimelineLayout.messages(rows)
+        arrows = TimelineLayout.arrows(of: messages)
+        lost = TimelineLayout.lost(of: messages)
     }
 
     /// A timeline of rows already in order (a stream's, ``TimelineStream``), with their arrows
@@ -45,8 +47,9 @@ package struct Timeline: Sendable {
     package init(lanes: [Lane], rows: [(lane: Int, event: RecordedEvent)]) {
         self.lanes = lanes
         self.rows = rows.map { Row(lane: $0.lane, event: $0.event) }
-        arrows = TimelineLayout.arrows(rows)
-        lost = TimelineLayout.lost(rows)
+        let messages = TimelineLayout.messages(rows)
+        arrows = TimelineLayout.arrows(of: messages)
+        lost = TimelineLayout.lost(of: messages)
     }
 
     /// What a row's lane says of it: its kind and its detail.
@@ -197,6 +200,25 @@ package struct Timeline: Sendable {
     }
 
     static func escape(_ text: String) -> String {
+        // Printable ASCII, most of a timeline: a character a byte, escaped byte by byte.
+        var copy = text
+        let ascii = copy.withUTF8 { bytes -> String? in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            guard bytes.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 }) else { return text }
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count + 16)
+            for byte in bytes {
+                switch byte {
+                case 0x26: result += Array("&amp;".utf8)
+                case 0x3C: result += Array("&lt;".utf8)
+                case 0x3E: result += Array("&gt;".utf8)
+                case 0x22: result += Array("&quot;".utf8)
+                default: result.append(byte)
+                }
+            }
+            return String(decoding: result, as: UTF8.self)
+        }
+        if let ascii { return ascii }
         var result = ""
         for character in text {
             switch character {

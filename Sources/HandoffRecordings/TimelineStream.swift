@@ -6,7 +6,8 @@ import HandoffCore
 /// recording rather than by the recordings' length (`handoff timeline` of a million events).
 ///
 /// It is a k-way merge of one ``RecordingReader`` per recording. Each lane keeps up to ``window``
-/// events read ahead; ``TimelineLayout`` orders and pairs the events read ahead (the same code
+/// events read ahead for the first batch, and up to one and a half for each batch after it;
+/// ``TimelineLayout`` orders and pairs the events read ahead (the same code
 /// as for a whole timeline, told which lanes the whole timeline has and which events were already
 /// received), and only the rows after which every lane still has half a window read ahead are
 /// handed out. So the rows, arrows and lost messages are those of the whole timeline as long as
@@ -91,15 +92,15 @@ package struct TimelineStream {
         fileprivate var laneOfDevice: [String: Int]
     }
 
-    /// The events read ahead on each lane (a window of a million-event recording is some
-    /// megabytes).
+    /// The events read ahead on each lane for the first batch, and half the events read ahead
+    /// of every row handed out (a window of a million-event recording is some megabytes).
     package static let defaultWindow = 4096
 
     package let files: [String]
     package let lanes: [Timeline.Lane]
     package let window: Int
     private var readers: [RecordingReader]
-    private var buffers: [[(event: RecordedEvent, position: RecordingReader.Position)]]
+    private var buffers: [[(event: WindowEvent, position: RecordingReader.Position)]]
     private var ended: [Bool]
     private var ready: [Row] = []
     private var readyIndex = 0
@@ -193,13 +194,18 @@ package struct TimelineStream {
 
     /// Reads ahead, lays out what was read, and makes the rows that are settled the next batch.
     private mutating func advance() throws(RecordingError) -> Bool {
+        // The first batch reads a window ahead on each lane (its rows are what `--print` widens
+        // its lanes for); later ones read one and a half, so that each event is laid out about
+        // 1.5 times rather than twice. Either way every row handed out has half a window read
+        // after it.
+        let readAhead = batches == 0 ? window : window + window / 2
         for lane in readers.indices where !ended[lane] {
-            while buffers[lane].count < window {
+            while buffers[lane].count < readAhead {
                 guard let next = try readers[lane].next() else {
                     ended[lane] = true
                     break
                 }
-                buffers[lane].append(next)
+                buffers[lane].append((WindowEvent(lane: lane, event: next.event), next.position))
             }
         }
         if lanesWithEvents == nil {
@@ -217,9 +223,7 @@ package struct TimelineStream {
         let context = TimelineLayout.WindowContext<WindowEvent>(
             lanes: lanesWithEvents ?? [], laneOfDevice: laneOfDevice,
             isReceived: { pending[EventID(lane: $0.lane, line: $0.event.line)] != nil })
-        let lanes = buffers.enumerated().map { lane, events in events.map { WindowEvent(lane: lane, event: $0.event) } }
-        let rows = TimelineLayout.rows(lanes, among: context)
-        let messages = TimelineLayout.messages(rows, among: context)
+        let (rows, messages) = TimelineLayout.rowsAndMessages(buffers.map { $0.map(\.event) }, among: context)
         // The settled rows: each leaves every lane still being read at least half a window ahead.
         var remaining = buffers.map(\.count)
         var settled = rows.count
@@ -230,14 +234,18 @@ package struct TimelineStream {
             }
             remaining[row.lane] -= 1
         }
-        let messagesFrom = Dictionary(grouping: messages.filter { $0.from < settled }, by: \.from)
+        // The messages are in the order of the rows that sent them.
+        var nextMessage = 0
         var taken = Array(repeating: 0, count: buffers.count)
         ready.reserveCapacity(settled)
         for index in 0..<settled {
             let row = rows[index]
             let id = EventID(lane: row.lane, line: row.event.event.line)
             var sent: [Sent] = []
-            for message in messagesFrom[index] ?? [] {
+            while nextMessage < messages.count, messages[nextMessage].from < index { nextMessage += 1 }
+            while nextMessage < messages.count, messages[nextMessage].from == index {
+                let message = messages[nextMessage]
+                nextMessage += 1
                 guard let to = message.to else {
                     sent.append(Sent(label: message.label, toLane: message.toLane, receipt: nil))
                     continue
@@ -259,10 +267,18 @@ package struct TimelineStream {
         return true
     }
 
-    /// An event of the window with its lane (what the layout pairs by).
-    struct WindowEvent: TimelineEvent {
-        var lane: Int
-        var event: RecordedEvent
+    /// An event of the window with its lane (what the layout pairs by), held by reference: the
+    /// layout copies its events several times, and a window is laid out again until its last
+    /// rows are handed out.
+    final class WindowEvent: TimelineEvent, Sendable {
+        let lane: Int
+        let event: RecordedEvent
+
+        init(lane: Int, event: RecordedEvent) {
+            self.lane = lane
+            self.event = event
+        }
+
         var time: Date { event.time }
         var device: String { event.device }
         var timelineKind: LifecycleEvent.Kind? { event.kind }

@@ -159,13 +159,23 @@ struct TimelineCommand: ParsableCommand {
             lanes: TimelineReplayView.laneNames(stream.lanes), timeWidth: TimelineReplayView.timeWidth,
             laneWidth: laneWidth, labels: labels)
         output.append(TerminalText.sanitized(printer.header(), keepingLines: true))
+        var bytes: [UInt8] = []
         while let row = try stream.next() {
-            let text = printer.lines(
-                of: TimelineReplayView.widgetEvent(lane: row.lane, event: row.event),
-                arrows: row.arrows.map { TimelineTextPrinter.Message(label: $0.label, toLane: $0.toLane) },
-                lost: row.lost.map { TimelineTextPrinter.Message(label: $0.label, toLane: $0.toLane) })
-            output.append(TerminalText.sanitized(text, keepingLines: true))
+            var arrows: [TimelineTextPrinter.Message] = []
+            var lost: [TimelineTextPrinter.Message] = []
+            for message in row.sent {
+                let printed = TimelineTextPrinter.Message(label: message.label, toLane: message.toLane)
+                if message.receipt == nil { lost.append(printed) } else { arrows.append(printed) }
+            }
+            printer.write(
+                TimelineReplayView.widgetEvent(lane: row.lane, event: row.event), arrows: arrows, lost: lost,
+                into: &bytes)
+            if bytes.count >= 64 * 1024 {
+                output.append(bytes)
+                bytes.removeAll(keepingCapacity: true)
+            }
         }
+        output.append(bytes)
     }
 
     func runReplay(_ source: TimelineReplaySource) throws {
@@ -244,6 +254,11 @@ final class BufferedOutput {
 
     func append(_ text: String) {
         buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 64 * 1024 { flush() }
+    }
+
+    func append(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
         if buffer.count >= 64 * 1024 { flush() }
     }
 

@@ -47,4 +47,89 @@ struct TimelineTextPrinterTests {
         #expect(printed == whole)
         #expect(whole.split(separator: "\n").count > widget.events.count)
     }
+
+    /// The bytes written straight from the lanes' columns are the whole text, sanitized, for the
+    /// same events as ``printedEventByEventIsTheWholeText(laneWidth:)``.
+    @Test(arguments: [16, 20, 30, 44, 70])
+    func writtenEventByEventIsTheWholeText(laneWidth: Int) {
+        var widget = TimelineWidgetTests.widget()
+        widget.lanes.append(.init(name: "Watch (watch)"))
+        widget.events.append(
+            .init(
+                lane: 2, time: "06:13:20.000", kind: .advertised, kindName: "advertised",
+                detail: String(repeating: "a-very-long-word ", count: 6) + "“NSUserActivityTypeBrowsingWeb”··x → y…"))
+        widget.events.append(.init(lane: 0, time: "06:13:20.001", kind: nil, kindName: "fromANewerVersion", detail: ""))
+        widget.arrows.append(TimelineArrow(from: 14, to: 15, label: "beacon #9"))
+        widget.lost = [
+            TimelineLostMessage(from: 2, toLane: 1, label: "beacon #4"),
+            TimelineLostMessage(from: 14, toLane: 0, label: "beacon #9"),
+            TimelineLostMessage(from: 15, toLane: 2, label: "payload 2.1 kB"),
+        ]
+        #expect(Self.written(widget, laneWidth: laneWidth) == widget.text(laneWidth: laneWidth))
+    }
+
+    /// Text that is not narrow (wide, combining, a control character's code point, a label cut
+    /// to fit) is written as the widget draws it.
+    @Test(arguments: [16, 44])
+    func whatIsNotNarrowIsWrittenAsTheWidgetDrawsIt(laneWidth: Int) {
+        var widget = TimelineWidgetTests.widget()
+        widget.events[1].detail = "電話 to 東京 " + String(repeating: "漢字", count: 20)
+        widget.events[3].detail = "cafe\u{301} e\u{301}te\u{301} \u{1F600} \u{1b}[2J"
+        widget.events[5].time = "06:13:10.000 and more than the column"
+        widget.events[8].detail = "◽◾ wide shapes"
+        let labels = ["beacon #4"]
+        var printer = TimelineTextPrinter(
+            lanes: widget.lanes, timeWidth: widget.timeWidth, laneWidth: laneWidth, labels: labels)
+        for (index, event) in widget.events.enumerated() {
+            let arrows = [
+                TimelineTextPrinter.Message(
+                    label: index == 4 ? "a label longer than any lane is" : "beacon #4", toLane: 1 - event.lane)
+            ]
+            let expected = TerminalText.sanitized(
+                printer.lines(of: event, arrows: arrows, lost: arrows), keepingLines: true)
+            var bytes: [UInt8] = []
+            printer.write(event, arrows: arrows, lost: arrows, into: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == expected, "event \(index)")
+        }
+    }
+
+    /// Random narrow text wraps as `TextWidth.wrap` wraps it, at every width.
+    @Test func narrowTextWrapsAsTextWidthWraps() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ab cZ.-/_  AbCdEf·─●xY1 “”…→‼ ".unicodeScalars)
+        for _ in 0..<2_000 {
+            let length = Int.random(in: 0...60, using: &generator)
+            let scalars = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars)
+            let string = String(text)
+            let values = scalars.map(\.value)
+            for width in 1...24 {
+                let narrow = NarrowLine.wrap(values, width: width).map { range in
+                    String(String.UnicodeScalarView(values[range].map { Unicode.Scalar($0)! }))
+                }
+                #expect(narrow == TextWidth.wrap(string, width: width), "\(string.debugDescription) at \(width)")
+            }
+        }
+    }
+
+    /// What ``writtenEventByEventIsTheWholeText(laneWidth:)`` compares: the header, then each
+    /// event written into bytes.
+    static func written(_ widget: TimelineWidget, laneWidth: Int) -> String {
+        let labels = widget.arrows.map(\.label) + widget.lost.map { $0.label + " lost" }
+        var printer = TimelineTextPrinter(
+            lanes: widget.lanes, timeWidth: widget.timeWidth, laneWidth: laneWidth, labels: labels)
+        var bytes = Array(printer.header().utf8)
+        for (index, event) in widget.events.enumerated() {
+            printer.write(
+                event,
+                arrows: widget.arrows.filter { $0.from == index }.map {
+                    TimelineTextPrinter.Message(label: $0.label, toLane: widget.events[$0.to].lane)
+                },
+                lost: widget.lost.filter { $0.from == index }.map {
+                    TimelineTextPrinter.Message(label: $0.label, toLane: $0.toLane)
+                }, into: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

@@ -184,4 +184,36 @@ struct TimelineTests {
             #expect(error.description.contains("account other") && error.description.contains(b))
         }
     }
+
+    /// A recording's lines are split as its characters split them (a carriage return and a line
+    /// feed are one character, and split nothing), and the picture's text is escaped the same
+    /// whether it is printable ASCII or not.
+    @Test func linesAndEscapesAreTheCharactersOnes() {
+        let texts = [
+            "", "\n", "\n\n", "a", "a\n", "a\nb", "a\r\nb\nc", "\r\n\n\r", "x\u{301}\n\u{301}y\n", "é\r\n\n",
+            "{\"a\":1}\n{\"b\":\"<&>\"}\n",
+        ]
+        for text in texts {
+            #expect(
+                LifecycleRecording.lines(of: text)
+                    == text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),
+                "\(text.debugDescription)")
+        }
+        for text in ["plain", "a < b & \"c\" > d", "", "tab\there", "é & <ü>", "bell\u{7}&"] {
+            var general = ""
+            for character in text {
+                switch character {
+                case "&": general += "&amp;"
+                case "<": general += "&lt;"
+                case ">": general += "&gt;"
+                case "\"": general += "&quot;"
+                default:
+                    if character.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\t" }) {
+                        general.append(character)
+                    }
+                }
+            }
+            #expect(Timeline.escape(text) == general, "\(text.debugDescription)")
+        }
+    }
 }

@@ -23,6 +23,12 @@ package struct TimelineTextPrinter {
     private let areaWidth: Int
     private var grid: Grid
     private let blank: Grid
+    /// The line being written, and the scalars of an event's text, time and a label
+    /// (``write(_:arrows:lost:into:)``), kept from one event to the next.
+    private var line: NarrowLine
+    private var text: [UInt32] = []
+    private var time: [UInt32] = []
+    private var label: [UInt32] = []
 
     /// A printer of `lanes`, each `laneWidth` columns wide, widened to fit the longest of `labels`
     /// (the arrows' labels and the lost messages' labels followed by " lost").
@@ -34,6 +40,8 @@ package struct TimelineTextPrinter {
         areaWidth = timeWidth + lanes.count * self.laneWidth + 1
         blank = Grid(size: Size(width: areaWidth, height: 1))
         grid = blank
+        let width = self.laneWidth
+        line = NarrowLine(width: areaWidth, bars: lanes.indices.map { timeWidth + $0 * width })
     }
 
     /// The first line: the lanes' names.
@@ -66,5 +74,256 @@ package struct TimelineTextPrinter {
             text += grid.line(0).trimmingTrailingSpaces + "\n"
         }
         return text
+    }
+
+    // MARK: Straight into bytes
+
+    /// An event's lines as ``lines(of:arrows:lost:)`` makes them, as the terminal may be given
+    /// them (`TerminalText.sanitized(_:keepingLines: true)`), appended to `output` as UTF-8.
+    ///
+    /// What nearly every recorded event is, text of narrow characters only (``NarrowLine``), is
+    /// drawn straight into one line of scalars, a cell each, with the widget's own geometry
+    /// (`handoff timeline --print` draws millions of lines); anything else (a wide or combining
+    /// character, a control character shown as its code point, a label cut to fit) is drawn
+    /// through the widget into a ``Grid``, as ``lines(of:arrows:lost:)`` draws it.
+    package mutating func write(
+        _ event: TimelineWidget.Event, arrows: [Message], lost: [Message], into output: inout [UInt8]
+    ) {
+        let start = output.count
+        if writeNarrow(event, arrows: arrows, lost: lost, into: &output) { return }
+        output.removeSubrange(start...)
+        output.append(
+            contentsOf: TerminalText.sanitized(lines(of: event, arrows: arrows, lost: lost), keepingLines: true).utf8)
+    }
+
+    /// ``write(_:arrows:lost:into:)`` of narrow text; false (having written part of it, maybe)
+    /// when something is not narrow or would be cut.
+    private mutating func writeNarrow(
+        _ event: TimelineWidget.Event, arrows: [Message], lost: [Message], into output: inout [UInt8]
+    ) -> Bool {
+        let lanes = widget.lanes.count
+        let timeWidth = widget.timeWidth
+        let laneWidth = self.laneWidth
+        func laneX(_ lane: Int) -> Int { timeWidth + lane * laneWidth }
+        // The event's text, a scalar a cell, wrapped within its lane as `TextWidth.wrap` does.
+        text.removeAll(keepingCapacity: true)
+        guard NarrowLine.append(event.kindName, to: &text) else { return false }
+        if !event.detail.isEmpty {
+            text.append(0x20)
+            guard NarrowLine.append(event.detail, to: &text) else { return false }
+        }
+        time.removeAll(keepingCapacity: true)
+        guard NarrowLine.append(event.time, to: &time), time.count <= timeWidth - 1 else { return false }
+        let width = widget.cellWidth(lane: event.lane, laneWidth: laneWidth, areaWidth: areaWidth)
+        guard width >= 1 else { return false }
+        let parts = NarrowLine.wrap(text, width: width)
+        for (part, range) in parts.enumerated() {
+            line.clear()
+            if part == 0 { line.put(time[...], at: 0) }
+            // The marker and the part, within the cell after the lane's bar (never cut: a part
+            // fits the cell's width).
+            let cell = laneX(event.lane) + 1
+            line.put(part == 0 ? NarrowLine.eventMarker : 0x20, at: cell, clip: cell..<(cell + width + 1))
+            line.put(text[range], at: cell + 1, clip: cell..<(cell + width + 1))
+            line.write(into: &output)
+        }
+        for arrow in arrows {
+            line.clear()
+            let from = laneX(event.lane)
+            let to = laneX(arrow.toLane)
+            let low = min(from, to)
+            let high = max(from, to)
+            if high > low + 1 {
+                line.put(NarrowLine.arrowDash, count: high - low - 1, at: low + 1)
+                line.put(from < to ? NarrowLine.arrowRight : NarrowLine.arrowLeft, at: from < to ? high - 1 : low + 1)
+                let room = high - low - 3
+                if room > 2 {
+                    label.removeAll(keepingCapacity: true)
+                    label.append(0x20)
+                    guard NarrowLine.append(arrow.label, to: &label) else { return false }
+                    label.append(0x20)
+                    guard label.count <= room else { return false }
+                    line.put(label[...], at: low + 2 + (room - label.count) / 2)
+                }
+            }
+            line.write(into: &output)
+        }
+        for message in lost where message.toLane < lanes {
+            line.clear()
+            let from = laneX(event.lane)
+            let to = laneX(message.toLane)
+            if abs(to - from) > 4 {
+                let reach = (to - from) - (to > from ? 2 : -2)
+                let step = reach > 0 ? 1 : -1
+                let dashes = abs(reach) - 1
+                if dashes > 0 {
+                    line.put(NarrowLine.lostDash, count: dashes, at: min(from + step, from + reach - step))
+                }
+                line.put(NarrowLine.lostCross, at: from + reach)
+                let room = abs(reach) - 2
+                if room > 2 {
+                    label.removeAll(keepingCapacity: true)
+                    label.append(0x20)
+                    guard NarrowLine.append(message.label, to: &label) else { return false }
+                    label.append(contentsOf: [0x20, 0x6C, 0x6F, 0x73, 0x74, 0x20])  // " lost "
+                    guard label.count <= room else { return false }
+                    line.put(label[...], at: min(from, from + reach) + 1 + (room - label.count) / 2)
+                }
+            }
+            line.write(into: &output)
+        }
+        return true
+    }
+}
+
+/// One line of ``TimelineTextPrinter``'s text as scalars, a cell each, for text whose every
+/// scalar is a character of one cell of its own: printable ASCII, the middle dot, the general
+/// punctuation (dashes, quotes, the ellipsis) but its spaces, separators and format characters,
+/// the arrows, and the box drawing, block elements and geometric shapes but the two wide ones
+/// (U+25FD, U+25FE); none of them joins the scalar before or after it, and none has a case. Such
+/// text draws as ``Grid/put(_:at:style:clip:)`` draws it, a scalar a column, and needs nothing
+/// of ``TerminalText/sanitized(_:keepingLines:)``: none of it is a control or a format character.
+struct NarrowLine {
+    static let laneBar: UInt32 = 0x2502  // │
+    static let eventMarker: UInt32 = 0x25CF  // ●
+    static let arrowDash: UInt32 = 0x2500  // ─
+    static let arrowRight: UInt32 = 0x25B6  // ▶
+    static let arrowLeft: UInt32 = 0x25C0  // ◀
+    static let lostDash: UInt32 = 0x254C  // ╌
+    static let lostCross: UInt32 = 0x2573  // ╳
+
+    /// The line with only the lanes' bars: what every line starts from.
+    private let blank: [UInt32]
+    private var cells: [UInt32]
+
+    /// A line `width` cells wide with a lane's bar at each of `bars`.
+    init(width: Int, bars: [Int]) {
+        var blank = [UInt32](repeating: 0x20, count: max(0, width))
+        for x in bars where x >= 0 && x < blank.count { blank[x] = Self.laneBar }
+        self.blank = blank
+        cells = blank
+    }
+
+    /// Whether `value` is a narrow scalar.
+    static func isNarrow(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x20..<0x7F, 0xB7, 0x2010...0x2027, 0x2030...0x205E, 0x2190...0x21FF, 0x2500...0x25FC, 0x25FF: true
+        default: false
+        }
+    }
+
+    /// Appends the scalars of `text` to `scalars`; false (with part of them appended) when one
+    /// is not narrow.
+    static func append(_ text: String, to scalars: inout [UInt32]) -> Bool {
+        var text = text
+        if let ascii = text.withUTF8({ bytes -> Bool? in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            for byte in bytes { scalars.append(UInt32(byte)) }
+            return true
+        }) {
+            return ascii
+        }
+        for scalar in text.unicodeScalars {
+            guard isNarrow(scalar.value) else { return false }
+            scalars.append(scalar.value)
+        }
+        return true
+    }
+
+    /// `TextWidth.wrap(text, width: width)` of narrow text, as ranges of it (each line of the
+    /// wrap is a run of the text: its words and the single spaces between them).
+    static func wrap(_ text: [UInt32], width: Int) -> [Range<Int>] {
+        var lines: [Range<Int>] = []
+        var line = 0..<0
+        var wordStart = 0
+        for end in 0...text.count where end == text.count || text[end] == 0x20 {
+            var word = wordStart..<end
+            wordStart = end + 1
+            if !line.isEmpty && line.count + 1 + word.count <= width {
+                line = line.lowerBound..<word.upperBound
+                continue
+            }
+            if !line.isEmpty {
+                lines.append(line)
+                line = word.lowerBound..<word.lowerBound
+            }
+            while word.count > width {
+                let head = breakWord(text, word, width: width)
+                if head.isEmpty { break }
+                lines.append(head)
+                word = head.upperBound..<word.upperBound
+            }
+            line = word
+        }
+        lines.append(line)
+        return lines
+    }
+
+    /// `TextWidth.breakWord`'s head of `word`: the longest that fits `width` cells, ending at a
+    /// natural break (after `.`, `-`, `/` or `_`, before a capital after a small letter) when one
+    /// leaves at least half the width.
+    static func breakWord(_ text: [UInt32], _ word: Range<Int>, width: Int) -> Range<Int> {
+        func isUppercase(_ value: UInt32) -> Bool { value >= 0x41 && value <= 0x5A }
+        func isLowercase(_ value: UInt32) -> Bool { value >= 0x61 && value <= 0x7A }
+        var head = 0
+        var breakAt: Int?
+        var previous: UInt32?
+        for index in word {
+            let value = text[index]
+            if head + 1 > width { break }
+            if let previous, head > 0, isUppercase(value), isLowercase(previous), head * 2 >= width {
+                breakAt = head
+            }
+            head += 1
+            if value == 0x2E || value == 0x2D || value == 0x2F || value == 0x5F, head * 2 >= width { breakAt = head }
+            previous = value
+        }
+        if let breakAt, breakAt < head, head < word.count { head = breakAt }
+        return word.lowerBound..<(word.lowerBound + head)
+    }
+
+    /// Back to the lanes' bars alone.
+    mutating func clear() {
+        cells = blank
+    }
+
+    /// Writes `scalars` from column `x`, clipped to `clip` and the line, as `Grid.put` writes
+    /// narrow text.
+    mutating func put(_ scalars: ArraySlice<UInt32>, at x: Int, clip: Range<Int>? = nil) {
+        let low = max(0, clip?.lowerBound ?? 0)
+        let high = min(cells.count, clip?.upperBound ?? cells.count)
+        var column = x
+        for value in scalars {
+            if column >= high { break }
+            if column >= low { cells[column] = value }
+            column += 1
+        }
+    }
+
+    /// Writes `count` times `value` from column `x`, clipped to the line.
+    mutating func put(_ value: UInt32, count: Int = 1, at x: Int, clip: Range<Int>? = nil) {
+        let low = max(0, clip?.lowerBound ?? 0, x)
+        let high = min(cells.count, clip?.upperBound ?? cells.count, x + count)
+        guard low < high else { return }
+        for column in low..<high { cells[column] = value }
+    }
+
+    /// Appends the line's UTF-8, trailing blanks removed, and a newline.
+    func write(into output: inout [UInt8]) {
+        var end = cells.count
+        while end > 0 && cells[end - 1] == 0x20 { end -= 1 }
+        for value in cells[..<end] {
+            if value < 0x80 {
+                output.append(UInt8(value))
+            } else if value < 0x800 {
+                output.append(UInt8(0xC0 | (value >> 6)))
+                output.append(UInt8(0x80 | (value & 0x3F)))
+            } else {
+                output.append(UInt8(0xE0 | (value >> 12)))
+                output.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+                output.append(UInt8(0x80 | (value & 0x3F)))
+            }
+        }
+        output.append(0x0A)
     }
 }

@@ -84,6 +84,14 @@ public enum TimelineLayout {
         public var to: Int?
         public var toLane: Int
         public var label: String
+
+        @usableFromInline
+        init(from: Int, to: Int?, toLane: Int, label: String) {
+            self.from = from
+            self.to = to
+            self.toLane = toLane
+            self.label = label
+        }
     }
 
     /// How far a receipt's clock may run behind its sender's and still pair with that beacon (a
@@ -102,9 +110,48 @@ public enum TimelineLayout {
     /// ``rows(_:)`` of a window of a longer timeline (`handoff timeline`'s streaming merge):
     /// `whole` says which lanes and devices the whole timeline has, and which events of the window
     /// were already received by a send before it (they wait for nothing and pair with nothing else).
+    @inlinable
     public static func rows<Event: TimelineEvent>(
         _ lanes: [[Event]], among whole: WindowContext<Event>?
     ) -> [(lane: Int, event: Event)] {
+        let (flat, order, _) = causalOrder(lanes, among: whole)
+        return order.map { flat[$0] }
+    }
+
+    /// ``rows(_:among:)`` of a window and ``messages(_:among:)`` of those rows, from one pairing
+    /// when the window has events of two lanes or fewer (`handoff timeline`'s streaming merge
+    /// lays out every window of a million events).
+    ///
+    /// The rows are ordered by the messages of the lanes' events one lane after the other; the
+    /// messages of the rows in their order are the same messages, but for which of two senders
+    /// on different lanes pairs first with a receipt both could pair with, or with ties between
+    /// two lanes' advertisements of one beacon. With two lanes, every message goes from one lane
+    /// to the other, so each lane's receipts are paired by the other lane's sends in that lane's
+    /// own order, which both orders keep: the messages are those of the first pairing, numbered
+    /// by the rows. With three lanes or more, the rows are paired again.
+    @inlinable
+    public static func rowsAndMessages<Event: TimelineEvent>(
+        _ lanes: [[Event]], among whole: WindowContext<Event>
+    ) -> (rows: [(lane: Int, event: Event)], messages: [Message]) {
+        let (flat, order, flatMessages) = causalOrder(lanes, among: whole)
+        let rows = order.map { flat[$0] }
+        guard lanes.filter({ !$0.isEmpty }).count <= 2 else { return (rows, messages(rows, among: whole)) }
+        var rowOf = [Int](repeating: 0, count: flat.count)
+        for (row, index) in order.enumerated() { rowOf[index] = row }
+        let messages = flatMessages.map { message in
+            Message(
+                from: rowOf[message.from], to: message.to.map { rowOf[$0] }, toLane: message.toLane,
+                label: message.label)
+        }
+        return (rows, messages.sorted { ($0.from, $0.to ?? Int.max) < ($1.from, $1.to ?? Int.max) })
+    }
+
+    /// The lanes' events one lane after the other, the order of them that ``rows(_:among:)``
+    /// gives (indices into the first), and their messages (indices into the first too).
+    @inlinable
+    static func causalOrder<Event: TimelineEvent>(
+        _ lanes: [[Event]], among whole: WindowContext<Event>?
+    ) -> (flat: [(lane: Int, event: Event)], order: [Int], messages: [Message]) {
         var flat: [(lane: Int, event: Event)] = []
         var start: [Int] = []
         for (lane, events) in lanes.enumerated() {
@@ -112,8 +159,9 @@ public enum TimelineLayout {
             flat += events.map { (lane, $0) }
         }
         // What each row waits for: the send of the message it received.
+        let flatMessages = messages(flat, among: whole)
         var waitsFor: [Int: [Int]] = [:]
-        for message in messages(flat, among: whole) {
+        for message in flatMessages {
             if let to = message.to { waitsFor[to, default: []].append(message.from) }
         }
         var emitted = [Bool](repeating: false, count: flat.count)
@@ -140,7 +188,7 @@ public enum TimelineLayout {
             order.append(chosen)
             next[flat[chosen].lane] += 1
         }
-        return order.map { flat[$0] }
+        return (flat, order, flatMessages)
     }
 
     /// The rows of one continuation (by identifier or its prefix) and the beacon that made its offer.
@@ -187,6 +235,7 @@ public enum TimelineLayout {
 
     /// A message a continuation's send makes: the kinds of its receipt, first the one looked for
     /// first, and its label.
+    @usableFromInline
     static func receipts(of event: some TimelineEvent) -> (kinds: [LifecycleEvent.Kind], label: String)? {
         switch event.timelineKind {
         case .fetchStarted: return ([.payloadRequested, .faultInjected], "payload request")
@@ -204,6 +253,7 @@ public enum TimelineLayout {
     }
 
     /// Whether `candidate` is a receipt of kind `kind` for `send` (same continuation).
+    @usableFromInline
     static func receives(
         _ candidate: some TimelineEvent, kind: LifecycleEvent.Kind, from send: some TimelineEvent
     )
@@ -245,6 +295,7 @@ public enum TimelineLayout {
     }
 
     /// ``messages(_:)`` of a window of a longer timeline (see ``WindowContext``).
+    @inlinable
     public static func messages<Event: TimelineEvent>(
         _ rows: [(lane: Int, event: Event)], among whole: WindowContext<Event>?
     ) -> [Message] {
@@ -320,7 +371,12 @@ public enum TimelineLayout {
     /// The arrows between `rows` (indices into them), in order of their sending row; a message
     /// whose receipt would come first (only in a hostile recording's cycle) has none.
     public static func arrows<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)]) -> [TimelineArrow] {
-        messages(rows).compactMap { message in
+        arrows(of: messages(rows))
+    }
+
+    /// The arrows of `messages` (``messages(_:)`` of some rows).
+    public static func arrows(of messages: [Message]) -> [TimelineArrow] {
+        messages.compactMap { message in
             guard let to = message.to, to > message.from else { return nil }
             return TimelineArrow(from: message.from, to: to, label: message.label)
         }
@@ -328,7 +384,12 @@ public enum TimelineLayout {
 
     /// The messages of `rows` that no lane received.
     public static func lost<Event: TimelineEvent>(_ rows: [(lane: Int, event: Event)]) -> [TimelineLostMessage] {
-        messages(rows).compactMap { message in
+        lost(of: messages(rows))
+    }
+
+    /// The messages of `messages` (``messages(_:)`` of some rows) that no lane received.
+    public static func lost(of messages: [Message]) -> [TimelineLostMessage] {
+        messages.compactMap { message in
             message.to == nil
                 ? TimelineLostMessage(from: message.from, toLane: message.toLane, label: message.label) : nil
         }
