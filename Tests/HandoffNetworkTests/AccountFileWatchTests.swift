@@ -37,6 +37,18 @@ struct AccountFileWatchTests {
         #expect(watch.look() == .watchEnded)
     }
 
+    /// Watches share the process's one inotify instance: two watches of one folder each see a
+    /// change once, and hundreds of them (a bench's devices) take no more of the user's 128.
+    @Test func watchesOfOneFolderEachSeeAChangeAndShareOneInstance() throws {
+        let url = try folder()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let watches = try (0..<300).map { _ in try #require(AccountFileWatch(folder: url.path)) }
+        #expect(watches.allSatisfy { $0.look() == .unchanged })
+        try Data("{}".utf8).write(to: url.appendingPathComponent("bench.json"), options: .atomic)
+        #expect(watches.allSatisfy { $0.look() == .maybeChanged })
+        #expect(watches.allSatisfy { $0.look() == .unchanged })
+    }
+
     @Test func aFolderThatDoesNotExistGivesNoWatch() {
         #expect(AccountFileWatch(folder: "/nonexistent-\(UUID().uuidString)") == nil)
     }
