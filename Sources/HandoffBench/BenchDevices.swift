@@ -37,9 +37,9 @@ final class BenchWorld: Sendable {
             let store = AccountStore(directory: directory)
             let account = try store.createAccount(named: Self.accountName)
             self.account = account
-            let identities = try names.enumerated().map { index, name in
-                try store.deviceIdentity(named: name, kind: index == 0 ? .laptop : .phone, in: account.name)
-            }
+            // One reading of the account's device files for all of them (not one per device).
+            let identities = try store.deviceIdentities(
+                names.enumerated().map { index, name in (name, index == 0 ? .laptop : .phone) }, in: account.name)
             self.identities = identities
             hosts = try zip(names.indices, identities).map { index, identity in
                 try DeviceHost(
@@ -72,7 +72,7 @@ final class BenchWorld: Sendable {
         let store = AccountStore(directory: directory)
         account = try store.account(named: Self.accountName)
         let account = account
-        identities = try names.map { try store.deviceIdentity(named: $0, kind: .laptop, in: account.name) }
+        identities = try store.deviceIdentities(names.map { ($0, .laptop) }, in: account.name)
         hosts = try identities.map { identity in
             try DeviceHost(
                 identity: identity, account: account, store: store,

@@ -35,9 +35,7 @@ extension ClassroomBench {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = AccountStore(directory: directory)
         let account = try store.createAccount(named: BenchWorld.accountName)
-        for name in studentNames(pairs: options.pairs) {
-            _ = try store.deviceIdentity(named: name, kind: .laptop, in: account.name)
-        }
+        _ = try store.deviceIdentities(studentNames(pairs: options.pairs).map { ($0, .laptop) }, in: account.name)
         let port = try FloorBench.freeUDPPort()
         // Every child starts its devices and waits for its partner first; they begin together.
         let startAt = Date().addingTimeInterval(3 + 0.15 * Double(options.pairs))

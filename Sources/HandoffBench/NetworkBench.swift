@@ -29,6 +29,10 @@ package enum NetworkBench {
         /// How long the first discovery row's devices stay idle after they all met, to count the
         /// beacons of devices with nothing new to say (0: no idle row).
         package var idleSeconds: TimeInterval
+        /// Only the discovery rows (and the idle row): no floors, no pair of devices.
+        package var discoveryOnly = false
+        /// Told when each discovery window opens and closes (a profiler's control, `--perf-control`).
+        package var perfControl: PerfControl?
 
         package init(
             iterations: Int = 200, devices: Int = 32, streamBytes: Int = 64 << 20, streamRuns: Int = 3,
@@ -96,6 +100,13 @@ package enum NetworkBench {
                 "iterations and stream runs must be positive, stream bytes positive, and devices at least 2")
         }
         let progress = options.progress ?? { _ in }
+        if options.discoveryOnly {
+            let (discovery, more) = try await measureDiscoveries(options, progress: progress)
+            return BenchReport(
+                build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
+                iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
+                streamRuns: options.streamRuns, rows: discoveryRows(discovery, more, options))
+        }
         let iterations = options.iterations
         let gap = options.gap
 
@@ -116,18 +127,7 @@ package enum NetworkBench {
             try BeaconCipherBench.measure(iterations: max(iterations, 1000))
         }
 
-        progress(
-            "discovery of \(options.devices) devices"
-                + (options.idleSeconds > 0 ? ", then \(options.idleSeconds) s idle" : ""))
-        let discovery = try await measureDiscovery(devices: options.devices, idleSeconds: options.idleSeconds)
-        progress(discovery.summary)
-        var moreDiscoveries: [Discovery] = []
-        for count in options.moreDevices {
-            progress("discovery of \(count) devices")
-            let more = try await measureDiscovery(devices: count, idleSeconds: 0)
-            progress(more.summary)
-            moreDiscoveries.append(more)
-        }
+        let (discovery, moreDiscoveries) = try await measureDiscoveries(options, progress: progress)
 
         let tcpThroughput = median(tcpRuns)
         let cipher = "AES-\(pair.tls?.keyBits ?? 128)-GCM"
@@ -182,10 +182,38 @@ package enum NetworkBench {
         var beaconOpen = BenchRow.latency(
             Key.beaconOpen, "Beacon opened, per call (AES-GCM, layout, checks)", beaconCipher.beaconOpen)
         beaconOpen.compare(withLatency: openFloor, floorName: "open")
-        let found = discovery.row(key: Key.discovery)
-        rows += [offer, keyPerCall, beaconSeal, beaconOpen, resume, streams, found]
-        rows.insert(sharing, at: rows.count - 2)
-        rows += moreDiscoveries.map { $0.row(key: Key.discovery($0.devices)) }
+        rows += [offer, keyPerCall, beaconSeal, beaconOpen, resume, streams]
+        rows.insert(sharing, at: rows.count - 1)
+        rows += discoveryRows(discovery, moreDiscoveries, options)
+        return BenchReport(
+            build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
+            iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
+            streamRuns: options.streamRuns, rows: rows)
+    }
+
+    /// The discovery rows: the first count (with its idle window), then the others.
+    static func measureDiscoveries(
+        _ options: Options, progress: (String) -> Void
+    ) async throws -> (Discovery, [Discovery]) {
+        progress(
+            "discovery of \(options.devices) devices"
+                + (options.idleSeconds > 0 ? ", then \(options.idleSeconds) s idle" : ""))
+        let discovery = try await measureDiscovery(
+            devices: options.devices, idleSeconds: options.idleSeconds, perfControl: options.perfControl)
+        progress(discovery.summary)
+        var more: [Discovery] = []
+        for count in options.moreDevices {
+            progress("discovery of \(count) devices")
+            let measured = try await measureDiscovery(devices: count, idleSeconds: 0, perfControl: options.perfControl)
+            progress(measured.summary)
+            more.append(measured)
+        }
+        return (discovery, more)
+    }
+
+    /// The rows of ``measureDiscoveries(_:progress:)``: one per count, then the idle row.
+    static func discoveryRows(_ discovery: Discovery, _ more: [Discovery], _ options: Options) -> [BenchRow] {
+        var rows = [discovery.row(key: Key.discovery)] + more.map { $0.row(key: Key.discovery($0.devices)) }
         if let idle = discovery.idleRate, let beyond = discovery.idleBeyondRefresh {
             var row = BenchRow(
                 key: Key.idleBeacons, label: "Idle beacons per device (after discovery of \(options.devices))",
@@ -199,10 +227,7 @@ package enum NetworkBench {
             row.judge()
             rows.append(row)
         }
-        return BenchReport(
-            build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
-            iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
-            streamRuns: options.streamRuns, rows: rows)
+        return rows
     }
 
     struct PairResult {
@@ -396,7 +421,9 @@ package enum NetworkBench {
 
     /// Starts `devices` devices at once; measures the time until every one had seen all others
     /// and what it took, then (with `idleSeconds`) how many beacons the idle devices send.
-    static func measureDiscovery(devices count: Int, idleSeconds: TimeInterval = 0) async throws -> Discovery {
+    static func measureDiscovery(
+        devices count: Int, idleSeconds: TimeInterval = 0, perfControl: PerfControl? = nil
+    ) async throws -> Discovery {
         let world = try BenchWorld(names: (1...count).map { "Bench \($0)" })
         let seenAll = NIOLockedValueBox<[UInt64]>([])
         let complete = BenchSignal<Void>()
@@ -415,16 +442,19 @@ package enum NetworkBench {
             }
         }
         let dropsBefore = udpReceiveBufferErrors()
+        perfControl?.enable()
         let start = BenchClock.now()
         do {
             try await world.start()
         } catch {
+            perfControl?.disable()
             await world.shutdown()
             throw error
         }
         let started = BenchClock.now()
         let limit = Self.discoveryLimit(devices: count)
         let finished = await complete.wait(timeout: limit) != nil
+        perfControl?.disable()
         let last = seenAll.withLockedValue { $0.max() }
         let dropsAfter = udpReceiveBufferErrors()
         let pairs = await world.hosts.asyncMap { host in host.performAndWait { _ in host.directory.peers.count } }

@@ -58,6 +58,15 @@ struct BenchCommand: AsyncParsableCommand {
     )
     var stages = false
 
+    @Flag(help: "Only the discovery rows (and the idle row): no floors, offers, continuations or streams.")
+    var discoveryOnly = false
+
+    @Option(
+        help: ArgumentHelp(
+            "perf's control FIFOs (perf record -D -1 --control fifo:CTL,ACK): the profile holds the discovery windows only.",
+            valueName: "CTL[,ACK]"))
+    var perfControl: String?
+
     @Option(help: .hidden) var classroomChild: Int?
     @Option(help: .hidden) var classroomDirectory: String?
     @Option(help: .hidden) var classroomPort: Int?
@@ -78,6 +87,13 @@ struct BenchCommand: AsyncParsableCommand {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive.") }
         if processes, classroom == nil { throw ValidationError("--processes goes with --classroom N.") }
         if stages, classroom != nil { throw ValidationError("--stages and --classroom are separate benches.") }
+        if discoveryOnly || perfControl != nil, stages || classroom != nil {
+            throw ValidationError("--discovery-only and --perf-control go with the table's discovery rows only.")
+        }
+        if let perfControl, perfControl.split(separator: ",").isEmpty {
+            throw ValidationError(
+                "--perf-control takes perf's control FIFO, and optionally its acknowledgement FIFO: CTL[,ACK].")
+        }
     }
 
     func run() async throws {
@@ -103,11 +119,16 @@ struct BenchCommand: AsyncParsableCommand {
             }
             return
         }
-        let options = NetworkBench.Options(
+        var options = NetworkBench.Options(
             iterations: iterations, devices: deviceCounts?.first ?? 128, streamBytes: streamMib << 20,
             streamRuns: streamRuns,
             moreDevices: Array((deviceCounts ?? []).dropFirst()), idleSeconds: idleSeconds,
             progress: { step in Self.note(step.hasPrefix("measured") ? step : "measuring \(step)…") })
+        options.discoveryOnly = discoveryOnly
+        if let perfControl {
+            let paths = perfControl.split(separator: ",", maxSplits: 1).map(String.init)
+            options.perfControl = try PerfControl(control: paths[0], acknowledgement: paths.count > 1 ? paths[1] : nil)
+        }
         let report = try await NetworkBench.run(options, runs: runs)
         if json {
             note(report.table())

@@ -294,6 +294,33 @@ struct AccountTests {
         #expect(files.count == 2)
     }
 
+    @Test func severalIdentitiesAtOnceMatchOneAtATime() throws {
+        let directory = AccountsScratch()
+        let store = AccountStore(directory: directory.url)
+        _ = try store.createAccount(named: "demo")
+        let existing = try store.deviceIdentity(named: "Phone 1", kind: .phone, in: "demo")
+
+        let batch = try store.deviceIdentities(
+            [("Laptop 1", .laptop), ("Phone 1", .tablet), ("Tablet 1", .tablet), ("Laptop 1", .laptop)], in: "demo")
+        #expect(batch.map(\.name) == ["Laptop 1", "Phone 1", "Tablet 1", "Laptop 1"])
+        // An existing identity is returned as issued (its kind too); a name asked twice is issued once.
+        #expect(batch[1].id == existing.id)
+        #expect(batch[1].kind == .phone)
+        #expect(batch[0].id == batch[3].id)
+        #expect(batch[2].kind == .tablet)
+        #expect(Set(batch.map(\.id)).count == 3)
+        // What one-at-a-time reads back is what the batch issued.
+        for identity in batch {
+            let again = try store.deviceIdentity(named: identity.name, kind: .laptop, in: "demo")
+            #expect(again.id == identity.id)
+            #expect(again.certificate == identity.certificate)
+        }
+        #expect(try store.devices(in: "demo").count == 3)
+
+        #expect(throws: AccountError.self) { try store.deviceIdentities([("Good", .phone), ("", .phone)], in: "demo") }
+        #expect(try store.devices(in: "demo").count == 3)
+    }
+
     // MARK: Export, import, revocation
 
     @Test func exportedAccountJoinsAnotherHost() throws {

@@ -193,6 +193,37 @@ import Testing
         }
     }
 
+    /// While newcomers keep being heard (many devices starting at once), the refresh waits for
+    /// 0.1 s without one, at most one more refresh interval; a change never waits.
+    @Test func theRefreshWaitsForAQuietMomentAtMostOneMoreInterval() {
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        var schedule = BeaconSchedule(profile: .instant)
+        schedule.change(to: .presence, at: t0)
+        #expect(schedule.due(at: t0) == .presence)
+        schedule.heardNewcomer(at: t0.addingTimeInterval(0.5))
+        #expect(schedule.nextWake == t0.addingTimeInterval(1), "a newcomer long before the refresh moves nothing")
+        schedule.heardNewcomer(at: t0.addingTimeInterval(0.95))
+        #expect(abs((schedule.nextWake ?? .distantPast).timeIntervalSince(t0) - 1.05) < 1e-6)
+        #expect(schedule.due(at: t0.addingTimeInterval(1)) == nil)
+        // Newcomers all the time: the refresh goes out two refresh intervals after the last beacon.
+        for step in 0..<30 { schedule.heardNewcomer(at: t0.addingTimeInterval(1 + Double(step) * 0.05)) }
+        #expect(schedule.nextWake == t0.addingTimeInterval(2))
+        #expect(schedule.due(at: t0.addingTimeInterval(2)) == .presence)
+        #expect(schedule.nextWake == t0.addingTimeInterval(3), "then refreshes as before")
+
+        // A change goes out at once whatever the newcomers.
+        schedule.heardNewcomer(at: t0.addingTimeInterval(2.5))
+        schedule.change(to: Self.ad(1), at: t0.addingTimeInterval(2.5))
+        #expect(schedule.due(at: t0.addingTimeInterval(2.5)) == Self.ad(1))
+
+        // Apple's profile does not wait.
+        var apple = BeaconSchedule(profile: .apple)
+        apple.change(to: .presence, at: t0)
+        _ = apple.due(at: t0)
+        apple.heardNewcomer(at: t0.addingTimeInterval(2.9))
+        #expect(apple.nextWake == t0.addingTimeInterval(3))
+    }
+
     @Test func profileParameters() {
         let apple = BeaconSchedule(profile: .apple)
         #expect(apple.parameters.minimumGap == 0.5)

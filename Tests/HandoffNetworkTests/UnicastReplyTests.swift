@@ -89,6 +89,50 @@ struct UnicastReplyTests {
         for channel in channels { await channel.close() }
     }
 
+    /// A peer that was listening (its boot identifier: when its discovery socket was bound)
+    /// before this device's last broadcast heard it, even if its own first beacon came later:
+    /// it is not answered. One bound after that broadcast is.
+    @Test func aPeerListeningBeforeTheLastBroadcastIsNotAnswered() async throws {
+        typealias F = BeaconFixtures
+        var channel: BeaconChannel?
+        for _ in 0..<20 where channel == nil {
+            channel = try? await BeaconChannel.start(
+                on: MultiThreadedEventLoopGroup.singleton, options: .init(port: DiscoveryPort.random()),
+                sealer: F.sealer, ownDevice: F.laptopID, onOpened: { _, _, _ in })
+        }
+        let own = try #require(channel, "no free discovery port")
+        let announcer = BeaconAnnouncer(
+            device: PeerInfo(id: F.laptopID, name: "Laptop", kind: .laptop), bootIdentifier: 1,
+            schedule: BeaconSchedule(profile: .instant))
+        announcer.attach(own, sessionPort: 50_000, listeningSince: UInt64(Date().timeIntervalSince1970 * 1000))
+        let broadcastAt = Date()
+        announcer.change(to: .presence, at: broadcastAt)
+        announcer.sendDue(at: broadcastAt)
+        let refresh = try #require(announcer.nextWake)
+        let newcomerSocket = try SocketAddress(ipAddress: "127.0.0.1", port: 40_001)
+        func milliseconds(_ date: Date) -> UInt64 { UInt64(date.timeIntervalSince1970 * 1000) }
+
+        // Bound 50 ms before the broadcast, its first beacon sent after it: it heard the broadcast.
+        announcer.answer(
+            newcomer: F.beacon(
+                device: F.phoneID, boot: milliseconds(broadcastAt.addingTimeInterval(-0.05)), counter: 1,
+                sentAt: broadcastAt.addingTimeInterval(0.05)),
+            at: newcomerSocket)
+        #expect(announcer.nextWake == refresh, "no reply waits")
+
+        // Bound after the broadcast: answered (a unicast reply waits the coalescing delay).
+        announcer.answer(
+            newcomer: F.beacon(
+                device: F.tabletID, boot: milliseconds(broadcastAt.addingTimeInterval(0.01)), counter: 1,
+                sentAt: broadcastAt.addingTimeInterval(0.05)),
+            at: newcomerSocket)
+        let wake = try #require(announcer.nextWake)
+        #expect(wake < refresh, "a reply waits")
+        announcer.sendDue(at: wake)
+        #expect(own.statistics.replies == 1)
+        await own.close()
+    }
+
     /// Two devices started one after the other meet, each answering the other at most once.
     @Test func aLateDeviceIsAnsweredOnItsOwnSocket() async throws {
         let world = try BenchWorld(names: ["Early", "Late"])

@@ -41,16 +41,55 @@ public struct DeviceTraffic: Sendable, Hashable {
     public var sent: Payload?
     /// The last payload that arrived here (decoded or not).
     public var received: Payload?
-    /// The last beacon opened from each peer.
-    public private(set) var beacons: [DeviceID: Beacon] = [:]
+    /// The last beacon opened from each peer, of the ``maximumBeaconPeers`` peers whose beacons
+    /// were kept last.
+    public var beacons: [DeviceID: Beacon] { kept.mapValues(\.beacon) }
+
+    /// Each kept beacon with the number of its ``keep(_:)``.
+    private var kept: [DeviceID: (beacon: Beacon, number: Int)] = [:]
+    /// The peers in the order their beacons were kept, oldest first, each with the number of that
+    /// keep: an entry whose number is no longer its peer's (the peer was kept again since) is
+    /// skipped. Entries before `orderStart` are spent.
+    private var order: [(peer: DeviceID, number: Int)] = []
+    private var orderStart = 0
+    private var keeps = 0
 
     public init() {}
 
+    /// Keeps `beacon` as its peer's last; beyond ``maximumBeaconPeers`` peers, the one kept
+    /// longest ago is forgotten. Constant time (amortized): a device hears this for every beacon
+    /// of every peer, hundreds per second when hundreds of devices start at once; it used to
+    /// look through every kept beacon for the oldest each time a peer beyond 32 was heard.
     public mutating func keep(_ beacon: Beacon) {
-        beacons[beacon.peer.id] = beacon
-        if beacons.count > Self.maximumBeaconPeers, let oldest = beacons.values.min(by: { $0.time < $1.time }) {
-            beacons[oldest.peer.id] = nil
+        keeps += 1
+        let peer = beacon.peer.id
+        kept[peer] = (beacon, keeps)
+        order.append((peer, keeps))
+        if kept.count > Self.maximumBeaconPeers {
+            while orderStart < order.count {
+                let (oldest, number) = order[orderStart]
+                orderStart += 1
+                if kept[oldest]?.number == number {
+                    kept[oldest] = nil
+                    break
+                }
+            }
         }
+        // The spent and skipped entries go once they outnumber the live ones a few times over.
+        if order.count - orderStart > 4 * Self.maximumBeaconPeers || orderStart > 2 * Self.maximumBeaconPeers {
+            order = order[orderStart...].filter { kept[$0.peer]?.number == $0.number }
+            orderStart = 0
+        }
+    }
+
+    public static func == (left: DeviceTraffic, right: DeviceTraffic) -> Bool {
+        left.sent == right.sent && left.received == right.received && left.beacons == right.beacons
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sent)
+        hasher.combine(received)
+        hasher.combine(beacons)
     }
 }
 

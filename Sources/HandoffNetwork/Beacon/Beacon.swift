@@ -21,7 +21,8 @@ package struct Beacon: Sendable, Hashable {
     /// bytes, so the receiver sees it in lower-case UUID form (see ``wireID(for:)``). `name` is
     /// truncated at a character boundary to ``maximumNameBytes`` bytes of UTF-8.
     package var device: PeerInfo
-    /// Milliseconds since 1970 when the sending process started: increases across restarts.
+    /// Milliseconds since 1970 when this boot of the sending device began listening for beacons
+    /// (its discovery socket bound): increases across restarts (docs/wire.md).
     package var bootIdentifier: UInt64
     /// +1 per beacon sent in this boot.
     package var counter: UInt64

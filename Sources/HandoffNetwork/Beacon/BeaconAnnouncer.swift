@@ -12,7 +12,9 @@ import NIOCore
 final class BeaconAnnouncer {
     private(set) var schedule: BeaconSchedule
     private let device: PeerInfo
-    private let bootIdentifier: UInt64
+    /// When this device began listening for beacons, in milliseconds since 1970 (set by
+    /// ``attach(_:sessionPort:listeningSince:)``; it names this boot of the device).
+    private var bootIdentifier: UInt64
     private var counter: UInt64 = 0
     /// The discovery channel (nil until the host started).
     private(set) var channel: BeaconChannel?
@@ -28,10 +30,13 @@ final class BeaconAnnouncer {
         self.schedule = schedule
     }
 
-    /// The host started: beacons go out on `channel` and name `sessionPort`.
-    func attach(_ channel: BeaconChannel, sessionPort: Int) {
+    /// The host started: beacons go out on `channel` and name `sessionPort`. `listeningSince`
+    /// (milliseconds since 1970, taken once the discovery socket was bound) becomes the boot
+    /// identifier: a peer that broadcast after it knows this device heard that broadcast.
+    func attach(_ channel: BeaconChannel, sessionPort: Int, listeningSince: UInt64? = nil) {
         self.channel = channel
         self.sessionPort = sessionPort
+        if let listeningSince { bootIdentifier = listeningSince }
     }
 
     /// What the device says changed (sent when the schedule allows).
@@ -74,18 +79,23 @@ final class BeaconAnnouncer {
     /// this one do not receive it. Others (a LAN peer, whose beacons come from the discovery
     /// port, or a profile with rate limits) get the coalesced broadcast reply.
     ///
-    /// A peer on this machine that sent any beacon before this device's last broadcast had its
-    /// discovery socket bound by then (it binds before it sends), so that broadcast reached it:
-    /// it needs no answer. (One clock for both, as they share the machine; `sentAt` travels in
-    /// whole milliseconds, hence the margin.) When many devices start at once, this spares about
-    /// half of the replies: those to peers that had heard this device already.
+    /// A peer on this machine that was listening before this device's last broadcast heard it,
+    /// and needs no answer. Its boot identifier says when it began listening (its discovery
+    /// socket was bound; `docs/wire.md`, "Beacons"): one clock for both, as they share the
+    /// machine, and the identifier is in whole milliseconds, taken after the bind, hence the
+    /// margin. When many devices start at once, this spares the replies to every peer that was
+    /// bound before this device broadcast, even if it had not sent its own first beacon yet.
+    /// (Its first beacon's `sentAt` is never earlier than its boot, so a peer that had sent
+    /// before this device's broadcast is spared too, as it was before 2026-11-28.)
     ///
     /// Unicast replies wait the same coalescing delay as broadcast ones
     /// (``BeaconSchedule/replyCoalescing``): the newcomers of a burst get one beacon sealed once,
     /// and a newcomer is answered after it had a moment to finish starting.
     func answer(newcomer: Beacon, at address: SocketAddress) {
+        schedule.heardNewcomer(at: Date())
         if BeaconInboundHandler.isLoopback(address), let last = schedule.lastSentAt,
-            newcomer.sentAt.addingTimeInterval(0.002) < last
+            Self.date(milliseconds: min(newcomer.bootIdentifier, Self.milliseconds(newcomer.sentAt)))
+                .addingTimeInterval(0.002) < last
         {
             return
         }
@@ -97,6 +107,14 @@ final class BeaconAnnouncer {
             return
         }
         schedule.replyToNewPeer(at: Date())
+    }
+
+    static func date(milliseconds: UInt64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    static func milliseconds(_ date: Date) -> UInt64 {
+        UInt64(max(0, date.timeIntervalSince1970 * 1000))
     }
 
     /// Sends the waiting unicast replies (those that cannot go out get the broadcast reply).

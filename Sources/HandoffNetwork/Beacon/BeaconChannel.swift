@@ -118,6 +118,14 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
     /// What this handler received and dropped so far (thread-safe).
     package var statistics: BeaconStatistics { counters.value }
 
+    /// One vector read (up to 32 datagrams) per readiness of the socket. NIO's epoll is
+    /// level-triggered, so datagrams left after a read are reported again; NIO's default of four
+    /// reads per readiness made every burst cost a second system call that only said "nothing
+    /// more" (most readinesses of a discovery socket hold fewer than 32 datagrams).
+    package func handlerAdded(context: ChannelHandlerContext) {
+        try? context.channel.syncOptions?.setOption(.maxMessagesPerRead, value: 1)
+    }
+
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         if let opened = open(Array(envelope.data.readableBytesView), from: envelope.remoteAddress) {

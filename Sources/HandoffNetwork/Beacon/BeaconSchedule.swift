@@ -37,11 +37,15 @@ package struct BeaconSchedule: Sendable {
         /// the peer's silence timeout alone decides).
         package var advertisementCurrentLifetime: TimeInterval?
         package var advertisementValidLifetime: TimeInterval?
+        /// A refresh waits until no newcomer was heard for this long, but never more than one
+        /// more `refreshInterval` (nil: it never waits; see ``heardNewcomer(at:)``).
+        package var newcomerQuiet: TimeInterval?
 
         package init(
             minimumGap: TimeInterval, maximumPerWindow: Int?, window: TimeInterval, refreshInterval: TimeInterval,
             goodbyeDuration: TimeInterval, goodbyeRepeatInterval: TimeInterval, peerSilenceTimeout: TimeInterval,
-            advertisementCurrentLifetime: TimeInterval? = nil, advertisementValidLifetime: TimeInterval? = nil
+            advertisementCurrentLifetime: TimeInterval? = nil, advertisementValidLifetime: TimeInterval? = nil,
+            newcomerQuiet: TimeInterval? = nil
         ) {
             self.minimumGap = minimumGap
             self.maximumPerWindow = maximumPerWindow
@@ -52,11 +56,14 @@ package struct BeaconSchedule: Sendable {
             self.peerSilenceTimeout = peerSilenceTimeout
             self.advertisementCurrentLifetime = advertisementCurrentLifetime
             self.advertisementValidLifetime = advertisementValidLifetime
+            self.newcomerQuiet = newcomerQuiet
         }
 
+        /// A refresh waits for 0.1 s without newcomers, but goes out at most 2 s after the last
+        /// beacon: half the silence timeout.
         package static let instant = Parameters(
             minimumGap: 0, maximumPerWindow: nil, window: 10, refreshInterval: 1, goodbyeDuration: 0,
-            goodbyeRepeatInterval: 1, peerSilenceTimeout: 4)
+            goodbyeRepeatInterval: 1, peerSilenceTimeout: 4, newcomerQuiet: 0.1)
 
         /// Worst gap between two beacons: 5 sent within 2 s, the next allowed 10 s after the
         /// first (8 s); 12 s of silence tolerates that plus one lost 3-s refresh.
@@ -83,6 +90,8 @@ package struct BeaconSchedule: Sendable {
     private var changedAt = Date.distantPast
     private var goodbyeEndsAt: Date?
     private var finished = false
+    /// When the last newcomer was heard (``heardNewcomer(at:)``).
+    private var lastNewcomerAt: Date?
     /// Send times, newest last, at most `maximumPerWindow` of them.
     private var recentSends: [Date] = []
 
@@ -135,6 +144,17 @@ package struct BeaconSchedule: Sendable {
         changedAt = now.addingTimeInterval(Self.replyCoalescing)
     }
 
+    /// A newcomer was heard (answered or not). While devices keep appearing (hundreds started at
+    /// once), the next refresh waits for a quiet moment (``Parameters/newcomerQuiet``): every
+    /// peer already heard this device's last broadcast or got a unicast reply, and a refresh in
+    /// the middle of a start would only bring every device's beacon to every other again (N²
+    /// deliveries) while they are still busy with the first round. It waits at most one more
+    /// refresh interval, so the idle rate stays at most one beacon a second and a peer never
+    /// falls silent; a change or a reply is never delayed by it.
+    package mutating func heardNewcomer(at now: Date) {
+        lastNewcomerAt = max(lastNewcomerAt ?? now, now)
+    }
+
     /// The state to send a newcomer at once, to it alone (a unicast reply), or nil when this
     /// profile's rate limits apply to replies (then ``replyToNewPeer(at:)`` broadcasts one in
     /// time). A unicast reply is not a refresh: it does not move the next broadcast.
@@ -183,7 +203,10 @@ package struct BeaconSchedule: Sendable {
             // Repeats only strictly inside the goodbye period; its end brings presence.
             return repeatAt.addingTimeInterval(0.001) < end ? repeatAt : nil
         }
-        return lastSentAt.addingTimeInterval(parameters.refreshInterval)
+        let refreshAt = lastSentAt.addingTimeInterval(parameters.refreshInterval)
+        guard let quiet = parameters.newcomerQuiet, let heard = lastNewcomerAt else { return refreshAt }
+        return min(
+            max(refreshAt, heard.addingTimeInterval(quiet)), refreshAt.addingTimeInterval(parameters.refreshInterval))
     }
 
     /// The earliest time the rate limits allow another beacon.

@@ -116,10 +116,13 @@ package final class DeviceHost: @unchecked Sendable {
             await server.close()
             throw error
         }
+        // This boot's identifier: when the discovery socket was bound, in milliseconds (taken
+        // after the bind), so that a peer knows which of its broadcasts this device heard.
+        let listeningSince = UInt64(Date().timeIntervalSince1970 * 1000)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.server = server
-                self.announcer.attach(channel, sessionPort: server.port)
+                self.announcer.attach(channel, sessionPort: server.port, listeningSince: listeningSince)
                 let transport = NetworkTransport(
                     queue: self, directory: self.directory, announcer: self.announcer,
                     dialer: self.dialer)
