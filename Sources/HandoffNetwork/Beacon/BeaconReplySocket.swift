@@ -31,38 +31,9 @@ final class BeaconReplySocket: Sendable {
     /// Opens a non-blocking IPv4 UDP socket with SO_BROADCAST on `bindHost`:0. Returns it and its
     /// descriptor (hand that to NIO to read it).
     static func open(bindHost: String, receiveBufferBytes: Int) throws -> (BeaconReplySocket, CInt) {
-        let fd = socket(
-            AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BeaconSocketError("socket", errno) }
-        do {
-            var on: CInt = 1
-            guard setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &on, socklen_t(MemoryLayout<CInt>.size)) == 0 else {
-                throw BeaconSocketError("SO_BROADCAST", errno)
-            }
-            setReceiveBuffer(fd, bytes: receiveBufferBytes)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = 0
-            guard inet_pton(AF_INET, bindHost, &address.sin_addr) == 1 else {
-                throw BeaconSocketError("bind address \(bindHost) is not IPv4", EINVAL)
-            }
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard bound == 0 else { throw BeaconSocketError("bind \(bindHost):0", errno) }
-            var local = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let named = withUnsafeMutablePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            }
-            guard named == 0 else { throw BeaconSocketError("getsockname", errno) }
-            return (BeaconReplySocket(descriptor: fd, port: Int(UInt16(bigEndian: local.sin_port))), fd)
-        } catch {
-            close(fd)
-            throw error
-        }
+        let (fd, port) = try DiscoverySocket.openUDPSocket(
+            bindHost: bindHost, port: 0, options: [SO_BROADCAST], receiveBufferBytes: receiveBufferBytes)
+        return (BeaconReplySocket(descriptor: fd, port: port), fd)
     }
 
     /// Sends one datagram without blocking; false if the kernel refused it (full send buffer,
@@ -103,13 +74,5 @@ final class BeaconReplySocket: Sendable {
     static func setReceiveBuffer(_ fd: CInt, bytes: Int) {
         var size = CInt(clamping: bytes)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<CInt>.size))
-    }
-}
-
-/// A system call on a beacon socket failed.
-struct BeaconSocketError: Error, CustomStringConvertible {
-    var description: String
-    init(_ what: String, _ code: Int32) {
-        description = "beacon socket: \(what) failed: \(String(cString: strerror(code)))"
     }
 }

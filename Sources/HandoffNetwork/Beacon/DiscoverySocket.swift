@@ -21,25 +21,35 @@ enum DiscoverySocket {
     /// from then on). A port another program holds without sharing it throws
     /// `IOError(errnoCode: EADDRINUSE)`, as NIO's own bind does.
     static func open(bindHost: String, port: Int, receiveBufferBytes: Int, ownReplyPort: Int?) throws -> CInt {
+        try openUDPSocket(
+            bindHost: bindHost, port: port, options: [SO_REUSEADDR, SO_REUSEPORT, SO_BROADCAST],
+            receiveBufferBytes: receiveBufferBytes,
+            filter: ownReplyPort.flatMap(UInt16.init(exactly:)).map(OwnBroadcastFilter.init(replyPort:))
+        ).descriptor
+    }
+
+    /// Opens a non-blocking IPv4 UDP socket with the SOL_SOCKET `options` turned on, the receive
+    /// buffer asked for and `filter` attached, bound to `bindHost:port` (0: any free port); returns
+    /// its descriptor and the port bound. The discovery socket and each device's own socket
+    /// (``BeaconReplySocket``) are opened here. Failures throw `IOError` naming the call.
+    static func openUDPSocket(
+        bindHost: String, port: Int, options: [Int32], receiveBufferBytes: Int, filter: OwnBroadcastFilter? = nil
+    ) throws -> (descriptor: CInt, port: Int) {
+        guard let portNumber = UInt16(exactly: port) else {
+            throw IOError(errnoCode: EINVAL, reason: "port \(port) is not a port number")
+        }
         let fd = socket(
             AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
         do {
-            for (option, name) in [
-                (SO_REUSEADDR, "SO_REUSEADDR"), (SO_REUSEPORT, "SO_REUSEPORT"), (SO_BROADCAST, "SO_BROADCAST"),
-            ] {
+            for option in options {
                 var on: CInt = 1
                 guard setsockopt(fd, SOL_SOCKET, option, &on, socklen_t(MemoryLayout<CInt>.size)) == 0 else {
-                    throw IOError(errnoCode: errno, reason: "setsockopt(\(name))")
+                    throw IOError(errnoCode: errno, reason: "setsockopt(SOL_SOCKET, \(option))")
                 }
             }
             BeaconReplySocket.setReceiveBuffer(fd, bytes: receiveBufferBytes)
-            if let ownReplyPort, let replyPort = UInt16(exactly: ownReplyPort) {
-                try OwnBroadcastFilter(replyPort: replyPort).attach(to: fd)
-            }
-            guard let portNumber = UInt16(exactly: port) else {
-                throw IOError(errnoCode: EINVAL, reason: "discovery port \(port) is not a port number")
-            }
+            try filter?.attach(to: fd)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = portNumber.bigEndian
@@ -52,7 +62,13 @@ enum DiscoverySocket {
                 }
             }
             guard bound == 0 else { throw IOError(errnoCode: errno, reason: "bind(\(bindHost):\(port))") }
-            return fd
+            var local = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            }
+            guard named == 0 else { throw IOError(errnoCode: errno, reason: "getsockname") }
+            return (fd, Int(UInt16(bigEndian: local.sin_port)))
         } catch {
             close(fd)
             throw error
