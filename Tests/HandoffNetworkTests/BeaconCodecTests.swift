@@ -318,6 +318,29 @@ import Testing
 @Suite struct BeaconReplayGuardTests {
     typealias F = BeaconFixtures
 
+    /// `judge` (one look-up, on every beacon heard) says what the duplicate check and `check`
+    /// said one after the other, over random beacons of a few devices: boots, counters and clocks
+    /// repeated, older, newer, stale and from the future. (No eviction: which of several devices
+    /// accepted at the same instant goes first follows each dictionary's own order.)
+    @Test func judgingAtOnceAgreesWithTheTwoSteps() {
+        var generator = SystemRandomNumberGenerator()
+        var oneStep = ReplayGuard(maximumClockSkew: 30)
+        var twoSteps = oneStep
+        let devices = (0..<5).map { DeviceID("device-\($0)") }
+        for _ in 0..<5_000 {
+            let skew = [0, -10, 29, -31, 31, 3_600].randomElement(using: &generator)!
+            let beacon = F.beacon(
+                device: devices.randomElement(using: &generator)!,
+                boot: F.boot + UInt64.random(in: 0...2, using: &generator),
+                counter: UInt64.random(in: 1...6, using: &generator),
+                sentAt: F.now.addingTimeInterval(TimeInterval(skew)))
+            let expected: ReplayGuard.Verdict? =
+                twoSteps.isDuplicateOfLastAccepted(beacon) ? nil : twoSteps.check(beacon, receivedAt: F.now)
+            #expect(oneStep.judge(beacon, receivedAt: F.now) == expected)
+            #expect(oneStep.count == twoSteps.count)
+        }
+    }
+
     @Test func aReplayedBeaconIsRejectedAndAHigherCounterAccepted() {
         var guardian = ReplayGuard()
         #expect(guardian.check(F.beacon(counter: 5), receivedAt: F.now) == .accepted)

@@ -43,42 +43,29 @@ public struct DeviceTraffic: Sendable, Hashable {
     public var received: Payload?
     /// The last beacon opened from each peer, of the ``maximumBeaconPeers`` peers whose beacons
     /// were kept last.
-    public var beacons: [DeviceID: Beacon] { kept.mapValues(\.beacon) }
+    public var beacons: [DeviceID: Beacon] {
+        Dictionary(kept.map { ($0.beacon.peer.id, $0.beacon) }, uniquingKeysWith: { _, last in last })
+    }
 
-    /// Each kept beacon with the number of its ``keep(_:)``.
-    private var kept: [DeviceID: (beacon: Beacon, number: Int)] = [:]
-    /// The peers in the order their beacons were kept, oldest first, each with the number of that
-    /// keep: an entry whose number is no longer its peer's (the peer was kept again since) is
-    /// skipped. Entries before `orderStart` are spent.
-    private var order: [(peer: DeviceID, number: Int)] = []
-    private var orderStart = 0
+    /// One slot per peer, at most ``maximumBeaconPeers``, each with the number of its last
+    /// ``keep(_:)``. A few dozen slots looked through are cheaper than a dictionary kept in order:
+    /// no hashing, and nothing to allocate once the slots are full.
+    private var kept: [(beacon: Beacon, number: Int)] = []
     private var keeps = 0
 
     public init() {}
 
     /// Keeps `beacon` as its peer's last; beyond ``maximumBeaconPeers`` peers, the one kept
-    /// longest ago is forgotten. Constant time (amortized): a device hears this for every beacon
-    /// of every peer, hundreds per second when hundreds of devices start at once; it used to
-    /// look through every kept beacon for the oldest each time a peer beyond 32 was heard.
+    /// longest ago is forgotten. A device hears this for every beacon of every peer: hundreds per
+    /// second when hundreds of devices start at once.
     public mutating func keep(_ beacon: Beacon) {
         keeps += 1
-        let peer = beacon.peer.id
-        kept[peer] = (beacon, keeps)
-        order.append((peer, keeps))
-        if kept.count > Self.maximumBeaconPeers {
-            while orderStart < order.count {
-                let (oldest, number) = order[orderStart]
-                orderStart += 1
-                if kept[oldest]?.number == number {
-                    kept[oldest] = nil
-                    break
-                }
-            }
-        }
-        // The spent and skipped entries go once they outnumber the live ones a few times over.
-        if order.count - orderStart > 4 * Self.maximumBeaconPeers || orderStart > 2 * Self.maximumBeaconPeers {
-            order = order[orderStart...].filter { kept[$0.peer]?.number == $0.number }
-            orderStart = 0
+        if let slot = kept.firstIndex(where: { $0.beacon.peer.id == beacon.peer.id }) {
+            kept[slot] = (beacon, keeps)
+        } else if kept.count < Self.maximumBeaconPeers {
+            kept.append((beacon, keeps))
+        } else if let oldest = kept.indices.min(by: { kept[$0].number < kept[$1].number }) {
+            kept[oldest] = (beacon, keeps)
         }
     }
 

@@ -41,17 +41,10 @@ package struct ReplayGuard: Sendable {
 
     /// Judges `beacon` and, if it is accepted, remembers it as the newest from its device.
     package mutating func check(_ beacon: Beacon, receivedAt now: Date) -> Verdict {
-        let skew = beacon.sentAt.timeIntervalSince(now)
-        if skew < -maximumClockSkew { return .stale }
-        if skew > maximumClockSkew { return .fromTheFuture }
-        // A process cannot have started after it sent the beacon.
-        if Double(beacon.bootIdentifier) / 1000 > now.timeIntervalSince1970 + maximumClockSkew { return .fromTheFuture }
+        if let verdict = timing(of: beacon, receivedAt: now) { return verdict }
         let id = beacon.device.id
         if let record = records[id] {
-            let newer =
-                beacon.bootIdentifier > record.bootIdentifier
-                || (beacon.bootIdentifier == record.bootIdentifier && beacon.counter > record.counter)
-            guard newer else { return .replayed }
+            guard Self.isNewer(beacon, than: record) else { return .replayed }
         } else if records.count >= capacity,
             let oldest = records.min(by: { $0.value.lastAccepted < $1.value.lastAccepted })
         {
@@ -63,6 +56,33 @@ package struct ReplayGuard: Sendable {
 
     /// Whether `beacon` is the very beacon last accepted from its device (same boot and counter):
     /// the second copy of a beacon that arrived by two paths (loopback broadcast and multicast).
+    /// ``isDuplicateOfLastAccepted(_:)`` (nil), else ``check(_:receivedAt:)``, with one look-up
+    /// of the sender where it is known: this runs for every beacon every device hears.
+    package mutating func judge(_ beacon: Beacon, receivedAt now: Date) -> Verdict? {
+        guard let index = records.index(forKey: beacon.device.id) else { return check(beacon, receivedAt: now) }
+        let record = records.values[index]
+        if record.bootIdentifier == beacon.bootIdentifier && record.counter == beacon.counter { return nil }
+        if let verdict = timing(of: beacon, receivedAt: now) { return verdict }
+        guard Self.isNewer(beacon, than: record) else { return .replayed }
+        records.values[index] = Record(bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)
+        return .accepted
+    }
+
+    /// Stale or from the future by its clocks, or nil when its times are within the skew.
+    private func timing(of beacon: Beacon, receivedAt now: Date) -> Verdict? {
+        let skew = beacon.sentAt.timeIntervalSince(now)
+        if skew < -maximumClockSkew { return .stale }
+        if skew > maximumClockSkew { return .fromTheFuture }
+        // A process cannot have started after it sent the beacon.
+        if Double(beacon.bootIdentifier) / 1000 > now.timeIntervalSince1970 + maximumClockSkew { return .fromTheFuture }
+        return nil
+    }
+
+    private static func isNewer(_ beacon: Beacon, than record: Record) -> Bool {
+        beacon.bootIdentifier > record.bootIdentifier
+            || (beacon.bootIdentifier == record.bootIdentifier && beacon.counter > record.counter)
+    }
+
     package func isDuplicateOfLastAccepted(_ beacon: Beacon) -> Bool {
         guard let record = records[beacon.device.id] else { return false }
         return record.bootIdentifier == beacon.bootIdentifier && record.counter == beacon.counter
@@ -91,8 +111,7 @@ final class SharedReplayGuard: Sendable {
     /// Checks for a second copy, then judges the beacon (and remembers it if accepted), as one step.
     func judge(_ beacon: Beacon, receivedAt now: Date) -> Outcome {
         state.withLock { replayGuard in
-            if replayGuard.isDuplicateOfLastAccepted(beacon) { return .duplicate }
-            return .judged(replayGuard.check(beacon, receivedAt: now))
+            replayGuard.judge(beacon, receivedAt: now).map(Outcome.judged) ?? .duplicate
         }
     }
 }

@@ -45,16 +45,22 @@ package final class PeerDirectory {
     /// A beacon (other than `leaving`) was heard from `info`, whose sessions listen at `address`.
     @discardableResult
     func heard(_ info: PeerInfo, at address: SocketAddress, boot: UInt64, now: Date) -> Arrival {
-        guard var peer = peers[info.id] else {
+        guard let index = peers.index(forKey: info.id) else {
             peers[info.id] = Peer(info: info, address: address, boot: boot, lastSeen: now)
             return .new
         }
+        // In place: one look-up, and no copy of the peer (its name, its session) per beacon.
+        return Self.update(&peers.values[index], info: info, address: address, boot: boot, now: now)
+    }
+
+    private static func update(_ peer: inout Peer, info: PeerInfo, address: SocketAddress, boot: UInt64, now: Date)
+        -> Arrival
+    {
         let arrival: Arrival = peer.boot == boot ? .known : .restarted
-        peer.info = info
-        peer.address = address
+        if peer.info != info { peer.info = info }
+        if peer.address != address { peer.address = address }
         peer.boot = boot
         peer.lastSeen = now
-        peers[info.id] = peer
         return arrival
     }
 
@@ -71,13 +77,17 @@ package final class PeerDirectory {
         // them after every beacon cost more than the beacon.
         guard nextSilenceCheck.map({ now >= $0 }) ?? true else { return }
         var oldest: Date?
+        var silent: [DeviceID] = []
         for (id, peer) in peers {
             if now.timeIntervalSince(peer.lastSeen) > silenceTimeout {
-                remove(id)
+                silent.append(id)
             } else {
                 oldest = min(oldest ?? peer.lastSeen, peer.lastSeen)
             }
         }
+        // Removed after the look, not during it: a removal while the loop holds the dictionary
+        // copied all of it (every peer) for each peer removed.
+        for id in silent { remove(id) }
         nextSilenceCheck = oldest?.addingTimeInterval(silenceTimeout + 0.01)
     }
 
