@@ -209,17 +209,24 @@ struct BenchTests {
     }
 
     /// `handoff bench --stages` on real devices: every offer and continuation is timed and the
-    /// table names the steps of both paths.
+    /// table names the steps of both paths. Which steps a run shows depends on how the threads
+    /// were scheduled (a peer that records the offer before the sender's `sendto` has returned
+    /// leaves that sample's later steps out: `stagesAreTheGapsBetweenConsecutivePoints`), so only
+    /// what every run has is checked: each path's steps, in order, from its own points.
     @Test func stagesMeasureRealOffersAndContinuations() async throws {
         let report = try await StageBench.measure(
             NetworkBench.Options(iterations: 3, fetchTimeout: 30, connectTimeout: 30))
         #expect(report.offerTotal > 0 && report.continuationTotal > 0)
-        #expect(report.offer.last?.point == "offerRecorded")
-        #expect(report.continuation.last?.point == "restored")
+        let points = StageMarks.Point.allCases.map { "\($0)" }
+        let offerPoints = points[...points.firstIndex(of: "offerRecorded")!]
+        let continuationPoints = points[points.firstIndex(of: "offerChosen")!...]
+        #expect(!report.offer.isEmpty && !report.continuation.isEmpty)
+        #expect(report.offer.allSatisfy { offerPoints.contains($0.point) })
+        #expect(report.continuation.allSatisfy { continuationPoints.contains($0.point) })
+        #expect(
+            report.offer.map(\.point) == offerPoints.filter { point in report.offer.contains { $0.point == point } })
         let table = report.table()
-        for words in [
-            "Offer (becomeCurrent → offer on peer)", "Continue (choose → restored)", "peer: the offer evaluated",
-        ] {
+        for words in ["Offer (becomeCurrent → offer on peer)", "Continue (choose → restored)"] {
             #expect(table.contains(words), "\(words)")
         }
     }

@@ -64,7 +64,8 @@ package struct ReplayGuard: Sendable {
         if record.bootIdentifier == beacon.bootIdentifier && record.counter == beacon.counter { return nil }
         if let verdict = timing(of: beacon, receivedAt: now) { return verdict }
         guard Self.isNewer(beacon, than: record) else { return .replayed }
-        records.values[index] = Record(bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)
+        records.values[index] = Record(
+            bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)
         return .accepted
     }
 

@@ -53,7 +53,9 @@ package final class PeerDirectory {
         return Self.update(&peers.values[index], info: info, address: address, boot: boot, now: now)
     }
 
-    private static func update(_ peer: inout Peer, info: PeerInfo, address: SocketAddress, boot: UInt64, now: Date)
+    private static func update(
+        _ peer: inout Peer, info: PeerInfo, address: SocketAddress, boot: UInt64, now: Date
+    )
         -> Arrival
     {
         let arrival: Arrival = peer.boot == boot ? .known : .restarted
