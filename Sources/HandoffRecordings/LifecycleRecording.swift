@@ -78,13 +78,60 @@ package struct RecordedEvent: Sendable {
     package var peer: String?
     package var detail: String
     package var explanation: String
-    /// Every field as recorded, for the inspector and the detail view.
-    package var fields: [String: JSONValue]
+    /// The line as recorded (its JSON object), which ``fields`` reads.
+    package var json: String
+    /// The recorded values of the fields the layout pairs messages by.
+    var pairing: PairingFields
     /// The line of the recording it was read from (1-based).
     package var line = 0
 
-    package func string(_ key: String) -> String? { fields[key]?.stringValue }
-    package func integer(_ key: String) -> Int64? { fields[key]?.integerValue }
+    /// What ``TimelineLayout`` reads of an event besides its kind, continuation and peer, as
+    /// recorded (a string or an integer; anything else as null): kept apart from ``fields``,
+    /// which parses the whole line each time it is asked.
+    struct PairingFields: Sendable, Equatable {
+        var serial: JSONValue?
+        var typeHash: JSONValue?
+        var size: JSONValue?
+        var errorCode: JSONValue?
+        var side: JSONValue?
+        var fault: JSONValue?
+    }
+
+    /// Every field as recorded, for the inspector, the detail view and the trace: the line
+    /// parsed again (it was checked when it was read), so that an event holds one string of it
+    /// rather than a dictionary of values.
+    package var fields: [String: JSONValue] {
+        (try? JSONValue.parse(utf8: Array(json.utf8)))?.objectValue ?? [:]
+    }
+
+    package func string(_ key: String) -> String? {
+        switch key {
+        case "typeHash": pairing.typeHash?.stringValue
+        case "side": pairing.side?.stringValue
+        case "fault": pairing.fault?.stringValue
+        case "serial": pairing.serial?.stringValue
+        case "size": pairing.size?.stringValue
+        case "errorCode": pairing.errorCode?.stringValue
+        case "continuation": continuation
+        case "peer": peer
+        case "time": timeText
+        case "kind": kind.rawValue
+        default: fields[key]?.stringValue
+        }
+    }
+
+    package func integer(_ key: String) -> Int64? {
+        switch key {
+        case "serial": pairing.serial?.integerValue
+        case "size": pairing.size?.integerValue
+        case "errorCode": pairing.errorCode?.integerValue
+        case "typeHash": pairing.typeHash?.integerValue
+        case "side": pairing.side?.integerValue
+        case "fault": pairing.fault?.integerValue
+        case "time", "kind": nil
+        default: fields[key]?.integerValue
+        }
+    }
 }
 
 /// A recording read back: its device, its account and its events in order.
@@ -188,7 +235,14 @@ package struct LifecycleRecording: Sendable {
         var events: [RecordedEvent] = []
         for (index, line) in lines.enumerated().dropFirst() where !line.isEmpty {
             let number = index + 1
-            events.append(try RecordingReader.event(try parse(line, number), line: number, of: header, file: file))
+            var line = line
+            let complete = number < lines.count || endsWithNewline
+            let event = line.withUTF8 { bytes in
+                Result { () throws(RecordingError) in
+                    try RecordingReader.event(bytes, line: number, complete: complete, of: header, file: file)
+                }
+            }
+            events.append(try event.get())
         }
         self.events = events
     }

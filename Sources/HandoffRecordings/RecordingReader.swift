@@ -89,8 +89,11 @@ package final class RecordingReader {
         self.handle = handle
         var first: (bytes: [UInt8], complete: Bool)?
         do {
-            first = try Self.readLine(
+            if let line = try Self.readLine(
                 handle: handle, file: path, buffer: &buffer, start: &start, position: &position, atEnd: &atEnd)
+            {
+                first = (Array(buffer[line.range]), line.complete)
+            }
         } catch {
             try? handle.close()
             throw error
@@ -130,17 +133,22 @@ package final class RecordingReader {
                 let line = try Self.readLine(
                     handle: handle, file: file, buffer: &buffer, start: &start, position: &position, atEnd: &atEnd)
             else { return nil }
-            guard !line.bytes.isEmpty else { continue }
-            let object = try Self.object(line.bytes, line: at.line, complete: line.complete, file: file)
-            return (try Self.event(object, line: at.line, of: header, file: file), at)
+            guard !line.range.isEmpty else { continue }
+            let event = try buffer.withUnsafeBufferPointer { buffer throws(RecordingError) in
+                try Self.event(
+                    UnsafeBufferPointer(rebasing: buffer[line.range]), line: at.line, complete: line.complete,
+                    of: header, file: file)
+            }
+            return (event, at)
         }
     }
 
-    /// The next line's bytes (without its newline) and whether a newline ended it; nil at the end.
+    /// Where the next line's bytes are in `buffer` (without its newline, until the next call)
+    /// and whether a newline ended it; nil at the end.
     private static func readLine(
         handle: FileHandle, file: String, buffer: inout [UInt8], start: inout Int, position: inout Position,
         atEnd: inout Bool
-    ) throws(RecordingError) -> (bytes: [UInt8], complete: Bool)? {
+    ) throws(RecordingError) -> (range: Range<Int>, complete: Bool)? {
         var searched = start
         while true {
             let newline = buffer.withUnsafeBufferPointer { pointer -> Int? in
@@ -149,11 +157,11 @@ package final class RecordingReader {
                 return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             }
             if let newline {
-                let bytes = Array(buffer[start..<newline])
+                let range = start..<newline
                 position.offset += UInt64(newline + 1 - start)
                 position.line += 1
                 start = newline + 1
-                return (bytes, true)
+                return (range, true)
             }
             if buffer.count - start > maximumLineBytes {
                 throw RecordingError(
@@ -162,11 +170,11 @@ package final class RecordingReader {
             }
             if atEnd {
                 guard start < buffer.count else { return nil }
-                let bytes = Array(buffer[start...])
-                position.offset += UInt64(bytes.count)
+                let range = start..<buffer.count
+                position.offset += UInt64(range.count)
                 position.line += 1
                 start = buffer.count
-                return (bytes, false)
+                return (range, false)
             }
             searched = buffer.count
             // Keep the unread part only, then read more.
@@ -209,18 +217,58 @@ package final class RecordingReader {
         return object
     }
 
-    /// The event of a line's object.
+    /// The event of a line (its bytes without the newline; `complete`: a newline ended it).
+    ///
+    /// The line is read straight from its bytes when it is in the plain form devices write
+    /// (``RecordedLineFields/scan(_:)``), else parsed whole (``object(_:line:complete:file:)``):
+    /// either way it is refused for the same reasons, with the same messages.
+    ///
+    /// - Throws: ``RecordingError`` on `line`: not UTF-8, not JSON, truncated, not an object, no
+    ///   or a bad time, no kind, an unknown kind, another device's event.
+    static func event(
+        _ bytes: UnsafeBufferPointer<UInt8>, line number: Int, complete: Bool, of header: Header, file: String
+    ) throws(RecordingError) -> RecordedEvent {
+        if !isASCII(bytes), String(validating: bytes, as: UTF8.self) == nil {
+            throw RecordingError(file: file, line: number, reason: "not UTF-8 text (not a recording?)")
+        }
+        let json = String(decoding: bytes, as: UTF8.self)
+        let fields =
+            if let scanned = RecordedLineFields.scan(bytes) {
+                scanned
+            } else {
+                RecordedLineFields(try object(Array(bytes), line: number, complete: complete, file: file))
+            }
+        return try event(fields, json: json, line: number, of: header, file: file)
+    }
+
+    /// Whether every byte is ASCII (eight at a time).
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var index = 0
+        let raw = UnsafeRawPointer(base)
+        while index + 8 <= bytes.count {
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// The event of a line's fields.
     ///
     /// - Throws: ``RecordingError`` on `line`: no or a bad time, no kind, an unknown kind, another
     ///   device's event.
     static func event(
-        _ object: [String: JSONValue], line number: Int, of header: Header, file: String
+        _ fields: RecordedLineFields, json: String, line number: Int, of header: Header, file: String
     ) throws(RecordingError) -> RecordedEvent {
-        guard let timeText = object["time"]?.stringValue, let time = date(timeText) else {
+        guard let timeText = fields.time, let time = date(timeText) else {
             throw RecordingError(
                 file: file, line: number, reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
         }
-        guard let kindText = object["kind"]?.stringValue else {
+        guard let kindText = fields.kind else {
             throw RecordingError(file: file, line: number, reason: "no \"kind\"")
         }
         guard let kind = LifecycleEvent.Kind(rawValue: kindText) else {
@@ -228,18 +276,16 @@ package final class RecordingReader {
                 file: file, line: number,
                 reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
         }
-        let eventDevice = object["device"]?.stringValue ?? header.device
+        let eventDevice = fields.device ?? header.device
         guard eventDevice == header.device else {
             throw RecordingError(
                 file: file, line: number,
                 reason: "an event of \"\(eventDevice.prefix(60))\" in \(header.device)'s recording")
         }
         return RecordedEvent(
-            time: time, timeText: timeText, device: header.device, kind: kind,
-            continuation: object["continuation"]?.stringValue,
-            peer: object["peer"]?.stringValue, detail: object["detail"]?.stringValue ?? "",
-            explanation: object["explanation"]?.stringValue ?? kind.explanation, fields: object,
-            line: number)
+            time: time, timeText: timeText, device: header.device, kind: kind, continuation: fields.continuation,
+            peer: fields.peer, detail: fields.detail ?? "", explanation: fields.explanation ?? kind.explanation,
+            json: json, pairing: fields.pairing, line: number)
     }
 
     // MARK: Times
