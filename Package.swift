@@ -169,6 +169,19 @@ let package = Package(
                 "HandoffWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // Release links the Swift runtime and Foundation in: a device starts without loading
+            // them (docs/bench.md, "First frame"; DECISIONS.md, 2026-11-28). The modules were
+            // compiled against the shared Foundation, whose link names only itself: the group
+            // names the static archives it needs.
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-Xlinker", "--start-group", "-lFoundation", "-lFoundationEssentials",
+                        "-lFoundationInternationalization", "-lCoreFoundation", "-l_FoundationICU",
+                        "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization", "-Xlinker",
+                        "--end-group",
+                    ], .when(platforms: [.linux], configuration: .release))
             ]
         ),
         // Test-only modules (they import Testing), under Tests/: what the tests share (manual

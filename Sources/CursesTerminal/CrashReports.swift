@@ -76,3 +76,122 @@ extension Substring {
         String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
     }
 }
+
+// MARK: Before the runtime starts (a statically linked runtime)
+
+extension CrashReports {
+    /// The arguments a program gets at its start: `argv`, with `argc` entries.
+    package typealias ArgumentVector = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+
+    /// Makes the crash-report settings before the Swift runtime reads them, in a program whose
+    /// runtime is linked into it (`-static-stdlib`): call it from an `.init_array` entry of a
+    /// priority below the default, which the loader runs before the runtime's own initialisers
+    /// (the program's and the runtime's are in one link). There ``sendToStandardError()`` then
+    /// finds the settings made and does not re-execute the program, a whole start of the
+    /// program saved. Where the runtime is a shared library (debug builds, the tests), it has
+    /// started before any initialiser of the program runs: this does nothing, and
+    /// ``sendToStandardError()`` re-executes as before.
+    ///
+    /// - `argc`, `argv`: the arguments the loader passes the initialiser.
+    /// - `quiet`: the program wants ``sendToStandardError()``'s settings; they are set when
+    ///   `SWIFT_BACKTRACE` is unset (a user's own settings are left to ``sendToStandardError()``).
+    /// - A linked-in runtime finds `swift-backtrace` only next to the executable: when it is
+    ///   not there and `SWIFT_BACKTRACE` names none, the toolchain's (found through the `swift` on
+    ///   `PATH`) is added, so that crash reports still come.
+    ///
+    /// Nothing here may use the runtime's services that its initialisers set up (hashing seeds
+    /// for `Set` and `Dictionary` crash here; so may conversions that allocate): it works on C
+    /// strings with the C library only.
+    package static func prepareLinkedRuntime(argc: Int32, argv: ArgumentVector, quiet: Bool) {
+        guard dlopen(cString("libswiftCore.so"), RTLD_NOLOAD | RTLD_LAZY) == nil else { return }
+        let name = cString("SWIFT_BACKTRACE")
+        let current = getenv(name)
+        let settings: UnsafePointer<CChar>? =
+            if let current { UnsafePointer(current) } else if quiet { cString(earlySettings) } else { nil }
+        let namesBacktracer = settings.map { strstr($0, cString("swift-backtrace=")) != nil } ?? false
+        if !namesBacktracer, let backtracer = toolchainBacktracer() {
+            defer { free(backtracer) }
+            // `swift-backtrace=PATH` first: the quiet settings stay the value's end, which
+            // ``sendToStandardError()`` recognises.
+            let prefix = cString("swift-backtrace=")
+            let length = strlen(prefix) + strlen(backtracer) + 1 + (settings.map(strlen) ?? 0) + 1
+            guard let value = malloc(length)?.assumingMemoryBound(to: CChar.self) else { return }
+            defer { free(value) }
+            strcpy(value, prefix)
+            strcat(value, backtracer)
+            if let settings {
+                strcat(value, cString(","))
+                strcat(value, settings)
+            }
+            setEnvironment(name, value, argc: argc, argv: argv)
+        } else if current == nil, let settings {
+            setEnvironment(name, settings, argc: argc, argv: argv)
+        }
+    }
+
+    /// `setenv` before the runtime starts. A new variable moves `environ` off the stack, where the
+    /// runtime's initialiser finds the arguments (it walks back from `environ` to `argv`): it is
+    /// handed them (`CommandLine.arguments` would be empty otherwise).
+    private static func setEnvironment(
+        _ name: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>, argc: Int32, argv: ArgumentVector
+    ) {
+        guard let argv, setenv(name, value, 1) == 0 else { return }
+        overrideArguments(argv, argc)
+    }
+
+    /// The runtime's entry point for setting `CommandLine.arguments` (exported for its JIT, which
+    /// starts programs without a process of their own); Swift's calling convention.
+    @_silgen_name("_swift_stdlib_overrideUnsafeArgvArgc")
+    private static func overrideArguments(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, _ argc: Int32)
+
+    /// ``quietSettings`` and ``standardErrorSetting``, as one C string.
+    private static let earlySettings: StaticString = "interactive=no,color=no,output-to=stderr"
+
+    /// The text of a literal as a C string (a `StaticString` is stored with its terminating NUL):
+    /// no allocation, so usable before the runtime starts.
+    private static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// The toolchain's `swift-backtrace-static` (`<dir of swift>/../libexec/swift/linux/`), found
+    /// through the `swift` on `PATH` with its links resolved, as a string to `free`; nil when
+    /// `swift-backtrace` is next to the executable (the runtime finds that one itself), when no
+    /// `swift` is on `PATH`, or when the path would not survive `SWIFT_BACKTRACE`'s syntax.
+    private static func toolchainBacktracer() -> UnsafeMutablePointer<CChar>? {
+        let size = Int(PATH_MAX) + 64
+        guard let buffer = malloc(size)?.assumingMemoryBound(to: CChar.self) else { return nil }
+        defer { free(buffer) }
+        let length = readlink(cString("/proc/self/exe"), buffer, Int(PATH_MAX))
+        if length > 0 {
+            buffer[length] = 0
+            if let slash = strrchr(buffer, 0x2F) {
+                strcpy(slash + 1, cString("swift-backtrace"))
+                if access(buffer, X_OK) == 0 { return nil }
+            }
+        }
+        guard let path = getenv(cString("PATH")) else { return nil }
+        var start = UnsafePointer(path)
+        while true {
+            let end = strchr(start, 0x3A).map { UnsafePointer($0) } ?? start + strlen(start)  // the next ':' or the end
+            let count = end - start
+            if count > 0, count < Int(PATH_MAX) {
+                memcpy(buffer, start, count)
+                buffer[count] = 0
+                strcat(buffer, cString("/swift"))
+                if let resolved = realpath(buffer, nil) {
+                    defer { free(resolved) }
+                    if let slash = strrchr(resolved, 0x2F), strlen(resolved) < Int(PATH_MAX) {
+                        slash[0] = 0
+                        strcpy(buffer, resolved)
+                        strcat(buffer, cString("/../libexec/swift/linux/swift-backtrace-static"))
+                        if access(buffer, X_OK) == 0, strchr(buffer, 0x2C) == nil, let found = realpath(buffer, nil) {
+                            return found
+                        }
+                    }
+                }
+            }
+            if end.pointee == 0 { return nil }
+            start = end + 1
+        }
+    }
+}

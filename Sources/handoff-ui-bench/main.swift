@@ -5,6 +5,7 @@
 //   swift build -c release --scratch-path .build-release --product handoff-ui-bench
 //   (one product per command: given two, SwiftPM 6.3 builds only the last)
 //   .build-release/release/handoff-ui-bench [--keys 200] [--idle-seconds 30] [--json]
+//                                           [--starts 5] [--first-frame-only]
 //
 // Rows:
 // - first frame: from asking tmux to start the program until the device frame is on the
@@ -32,6 +33,10 @@ struct Options {
     var idleSeconds = 30.0
     /// Print the rows as one JSON object (name → value, floor, target, verdict) instead of a table.
     var json = false
+    /// How many starts (and `echo` floors) the first-frame row takes the median of.
+    var starts = 5
+    /// Measure the first frame only (to compare builds quickly, alternately).
+    var firstFrameOnly = false
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -40,8 +45,11 @@ struct Options {
             case "--keys": keys = iterator.next().flatMap(Int.init) ?? keys
             case "--idle-seconds": idleSeconds = iterator.next().flatMap(Double.init) ?? idleSeconds
             case "--json": json = true
+            case "--starts": starts = max(1, iterator.next().flatMap(Int.init) ?? starts)
+            case "--first-frame-only": firstFrameOnly = true
             case "-h", "--help":
-                print("usage: handoff-ui-bench [--keys N] [--idle-seconds S] [--json]")
+                print(
+                    "usage: handoff-ui-bench [--keys N] [--idle-seconds S] [--json] [--starts N] [--first-frame-only]")
                 exit(0)
             default:
                 FileHandle.standardError.write(Data("handoff-ui-bench: unknown argument \(argument)\n".utf8))
@@ -306,7 +314,7 @@ func main() throws {
 
     // First frame: the floor is tmux starting `echo ready` and showing it.
     var floorStarts: [Double] = []
-    for _ in 0..<5 {
+    for _ in 0..<options.starts {
         let start = ContinuousClock.now
         guard let session = try TmuxSession(command: "echo ready; exec sleep 30") else {
             throw BenchFailure.missing("tmux")
@@ -316,7 +324,7 @@ func main() throws {
         session.close()
     }
     var deviceStarts: [Double] = []
-    for index in 0..<5 {
+    for index in 0..<options.starts {
         let start = ContinuousClock.now
         guard
             let session = try TmuxSession(
@@ -332,9 +340,16 @@ func main() throws {
     }
     let firstFrame = percentile(deviceStarts, 0.5)
     table.row(
-        "first frame (median of 5)", String(format: "%.0f ms", firstFrame),
+        "first frame (median of \(options.starts))", String(format: "%.0f ms", firstFrame),
         String(format: "%.0f ms", percentile(floorStarts, 0.5)),
         "≤ 50 ms", firstFrame <= 50 ? "PASS" : "MISS")
+    table.note(
+        "first frame, each start: " + deviceStarts.map { String(format: "%.0f", $0) }.joined(separator: ", ")
+            + " ms; `echo`: " + floorStarts.map { String(format: "%.0f", $0) }.joined(separator: ", ") + " ms")
+    if options.firstFrameOnly {
+        table.printJSON()
+        return
+    }
 
     // Key to changed screen. Floor: `cat` echoing typed characters.
     guard let tmux = TmuxSession.tmuxPath, let echo = try TmuxSession(command: "exec cat") else {

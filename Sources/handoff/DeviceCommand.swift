@@ -375,22 +375,24 @@ struct DeviceCommand: AsyncParsableCommand {
         }
         let store = AccountStore(
             directory: configDir.map { URL(fileURLWithPath: $0) } ?? AccountStore.defaultDirectory())
-        let account = try store.accountCreatingIfNeeded(named: self.account)
-        let runDirectory = store.directory(ofAccount: account.name).appendingPathComponent("running")
+        // The account file is read once, under the account's lock with the identity (a start read
+        // and checked it three times).
+        try store.createAccountIfNeeded(named: self.account)
+        let runDirectory = store.directory(ofAccount: self.account).appendingPathComponent("running")
         let claim: DeviceNameClaim
         if let name {
             guard let held = DeviceNameClaim.claim(name, in: runDirectory) else {
-                throw ValidationError("A device named \"\(name)\" is already running in account \(account.name).")
+                throw ValidationError("A device named \"\(name)\" is already running in account \(self.account).")
             }
             claim = held
         } else {
             guard let held = DeviceNameClaim.claimFirstFree(base: kind.rawValue.capitalized, in: runDirectory) else {
-                throw ValidationError("Too many \(kind.rawValue) devices are running in account \(account.name).")
+                throw ValidationError("Too many \(kind.rawValue) devices are running in account \(self.account).")
             }
             claim = held
         }
         defer { withExtendedLifetime(claim) {} }
-        let identity = try store.deviceIdentity(named: claim.name, kind: kind, in: account.name)
+        let (identity, account) = try store.deviceIdentityAndAccount(named: claim.name, kind: kind, in: self.account)
         let host = try DeviceHost(
             identity: identity, account: account, store: store,
             options: networkOptions(environment: ProcessInfo.processInfo.environment),

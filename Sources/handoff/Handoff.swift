@@ -2,6 +2,10 @@ import ArgumentParser
 import CursesTerminal
 import HandoffCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The `handoff` command: the root of every subcommand.
 @main
 struct Handoff: AsyncParsableCommand {
@@ -30,7 +34,7 @@ struct Handoff: AsyncParsableCommand {
         // A terminal device sends crash reports to its log, which needs the runtime started with
         // other settings: re-executed now, before anything is done twice (the account read, the
         // device's lock, a new device's identity: a start took twice as long before).
-        if runsTerminalDevice(arguments) {
+        if runsTerminalDevice(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) {
             CrashReports.sendToStandardError()
             if await runDevice(arguments) { return }
         }
@@ -55,12 +59,25 @@ struct Handoff: AsyncParsableCommand {
         return true
     }
 
-    /// Whether `arguments` run a device on this terminal (`device`, or the default command),
-    /// rather than a headless device, another command, or help.
-    static func runsTerminalDevice(_ arguments: [String]) -> Bool {
-        if let first = arguments.first, !first.hasPrefix("-"), first != "device" { return false }
-        let elsewhere: Set<String> = ["--headless", "--help", "-h", "--version", "help"]
-        return !arguments.contains { elsewhere.contains($0) }
+    /// Whether the program's arguments (`argv`, `argc` entries with the program's name first)
+    /// run a device on this terminal (`device`, or the default command), rather than a headless
+    /// device, another command, or help. C strings and the C library only: it runs before the
+    /// Swift runtime starts too (``prepareCrashReports``).
+    static func runsTerminalDevice(argc: Int32, argv: CrashReports.ArgumentVector) -> Bool {
+        guard let argv else { return false }
+        func equals(_ argument: UnsafePointer<CChar>, _ text: StaticString) -> Bool {
+            strcmp(argument, UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+        }
+        if argc > 1, let first = argv[1], first[0] != 0x2D, !equals(first, "device") { return false }  // '-'
+        for index in 1..<max(Int(argc), 1) {
+            guard let argument = argv[index] else { continue }
+            if equals(argument, "--headless") || equals(argument, "--help") || equals(argument, "-h")
+                || equals(argument, "--version") || equals(argument, "help")
+            {
+                return false
+            }
+        }
+        return true
     }
 
     /// The commands the first argument may name.

@@ -166,6 +166,28 @@ enum AccountFileFormat {
             certificate: certificate, createdAt: createdAt)
     }
 
+    /// The name in a device file, checked as ``decodeDevice(_:id:account:path:)`` checks it, without
+    /// decoding the rest (the key and the certificate).
+    static func decodeDeviceName(_ data: Data, path: String) throws(AccountError) -> String {
+        struct Named: Decodable {
+            var format: String
+            var version: Int
+            var name: String
+        }
+        let file: Named = try decodeJSON(data, path: path)
+        guard file.format == "handoff-device" else {
+            throw .corruptFile(path: path, field: "format", problem: "is not \"handoff-device\"")
+        }
+        guard file.version == version else {
+            throw .corruptFile(
+                path: path, field: "version", problem: "is \(file.version); only \(version) is supported")
+        }
+        if let problem = problemWithDeviceName(file.name) {
+            throw .corruptFile(path: path, field: "name", problem: problem)
+        }
+        return file.name
+    }
+
     static func decodeJSON<T: Decodable>(_ data: Data, path: String) throws(AccountError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)

@@ -81,6 +81,15 @@ package final class AccountStore: Sendable {
         try load(name).account
     }
 
+    /// Creates the account when there is none of this name, without reading one that exists
+    /// (``deviceIdentityAndAccount(named:kind:in:)`` reads it, under the account's lock). Safe when
+    /// several processes do it at once.
+    package func createAccountIfNeeded(named name: String) throws(AccountError) {
+        try validate(accountName: name)
+        if SecureFile.exists(accountFile(name).path) { return }
+        _ = try accountCreatingIfNeeded(named: name)
+    }
+
     /// The account, created first if there is none of this name. Safe when several processes do it at once.
     package func accountCreatingIfNeeded(named name: String) throws(AccountError) -> Account {
         do {
@@ -170,7 +179,8 @@ package final class AccountStore: Sendable {
     )
         throws(AccountError) -> T
     {
-        _ = try load(name)  // a clear "not found" before a lock file is created
+        // A clear "not found" before a lock file is created (the file is read under the lock).
+        if !SecureFile.exists(accountFile(name).path) { _ = try load(name) }
         return try FileLock.withLock(at: lockPath(name)) { () throws(AccountError) -> T in
             try body(try load(name))
         }
@@ -262,7 +272,16 @@ package final class AccountStore: Sendable {
     )
         throws(AccountError) -> DeviceIdentity
     {
-        try deviceIdentities([(deviceName, kind)], in: accountName)[0]
+        try deviceIdentityAndAccount(named: deviceName, kind: kind, in: accountName).identity
+    }
+
+    /// ``deviceIdentity(named:kind:in:)`` with the account as read under the lock while the
+    /// identity was loaded or issued: a device's start reads the account file once.
+    package func deviceIdentityAndAccount(
+        named deviceName: String, kind: PeerInfo.Kind, in accountName: String
+    ) throws(AccountError) -> (identity: DeviceIdentity, account: Account) {
+        let found = try identities([(deviceName, kind)], in: accountName)
+        return (found.identities[0], found.account)
     }
 
     /// The identities of several devices, in the order asked, each loaded or issued as
@@ -275,14 +294,25 @@ package final class AccountStore: Sendable {
     )
         throws(AccountError) -> [DeviceIdentity]
     {
+        try identities(devices, in: accountName).identities
+    }
+
+    /// ``deviceIdentities(_:in:)`` with the account read under the lock. Only the device files of
+    /// the names asked are decoded whole (key, certificate, its issuer): of the others, their
+    /// names, so that a name is still found once and a clash of names still refused.
+    private func identities(
+        _ devices: [(name: String, kind: PeerInfo.Kind)], in accountName: String
+    ) throws(AccountError) -> (identities: [DeviceIdentity], account: Account) {
         for (name, _) in devices {
             if let problem = AccountFileFormat.problemWithDeviceName(name) {
                 throw .invalidDeviceName(name, reason: problem)
             }
         }
-        return try withLockedAccount(accountName) { (stored) throws(AccountError) -> [DeviceIdentity] in
+        let wanted = Set(devices.map(\.name))
+        return try withLockedAccount(accountName) {
+            (stored) throws(AccountError) -> (identities: [DeviceIdentity], account: Account) in
             var known: [String: DeviceIdentity] = [:]
-            for identity in try loadDevices(of: stored.account) { known[identity.name] = identity }
+            for identity in try loadDevices(of: stored.account, decoding: wanted) { known[identity.name] = identity }
             var result: [DeviceIdentity] = []
             result.reserveCapacity(devices.count)
             for (name, kind) in devices {
@@ -294,7 +324,7 @@ package final class AccountStore: Sendable {
                 known[name] = identity
                 result.append(identity)
             }
-            return result
+            return (result, stored.account)
         }
     }
 
@@ -322,8 +352,14 @@ package final class AccountStore: Sendable {
     }
 
     /// Every device file of the account, checked; oldest first. Temporary and dot files are skipped;
-    /// any other file that is not a valid `<id>.json` is an error naming it.
-    private func loadDevices(of account: Account) throws(AccountError) -> [DeviceIdentity] {
+    /// any other file that is not a valid `<id>.json` is an error naming it. With `names`, only
+    /// the files of those device names are decoded whole and returned; of every other file only
+    /// the name is read (a clash of names is still an error).
+    private func loadDevices(
+        of account: Account, decoding names: Set<String>? = nil
+    ) throws(AccountError)
+        -> [DeviceIdentity]
+    {
         let folder = devicesDirectory(account.name)
         guard SecureFile.isDirectory(folder.path) else { return [] }
         let entries: [String]
@@ -333,6 +369,7 @@ package final class AccountStore: Sendable {
             throw .fileSystem(path: folder.path, operation: "list", reason: "\(error)")
         }
         var identities: [DeviceIdentity] = []
+        var seen: [String: DeviceID] = [:]
         for entry in entries.sorted() where !entry.hasPrefix(".") {
             let file = folder.appendingPathComponent(entry)
             guard entry.hasSuffix(".json"), let id = CertificateAuthority.canonicalDeviceID(String(entry.dropLast(5))),
@@ -343,13 +380,23 @@ package final class AccountStore: Sendable {
                     problem: "is not a device file (expected <lowercase-uuid>.json)")
             }
             guard let data = try SecureFile.readFile(file, limit: AccountFileFormat.deviceFileLimit) else { continue }
-            let identity = try AccountFileFormat.decodeDevice(data, id: id, account: account, path: file.path)
-            if let clash = identities.first(where: { $0.name == identity.name }) {
-                throw .corruptFile(
-                    path: file.path, field: "name",
-                    problem: "\"\(identity.name)\" is also the name of device \(clash.id)")
+            let name: String
+            if let names {
+                name = try AccountFileFormat.decodeDeviceName(data, path: file.path)
+                if names.contains(name) {
+                    identities.append(
+                        try AccountFileFormat.decodeDevice(data, id: id, account: account, path: file.path))
+                }
+            } else {
+                let identity = try AccountFileFormat.decodeDevice(data, id: id, account: account, path: file.path)
+                name = identity.name
+                identities.append(identity)
             }
-            identities.append(identity)
+            if let clash = seen[name] {
+                throw .corruptFile(
+                    path: file.path, field: "name", problem: "\"\(name)\" is also the name of device \(clash)")
+            }
+            seen[name] = id
         }
         return identities.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
