@@ -31,7 +31,11 @@ package enum NetworkBench {
         package var idleSeconds: TimeInterval
         /// Only the discovery rows (and the idle row): no floors, no pair of devices.
         package var discoveryOnly = false
-        /// Told when each discovery window opens and closes (a profiler's control, `--perf-control`).
+        /// Only the stream row and its floors (raw TCP, the cipher on one core, the bare TLS
+        /// stream): one offer and one continuation per stream run, no latency rows, no discovery.
+        package var streamsOnly = false
+        /// Told when each discovery window opens and closes, or with ``streamsOnly`` each stream
+        /// run of ours (a profiler's control, `--perf-control`).
         package var perfControl: PerfControl?
 
         package init(
@@ -107,6 +111,13 @@ package enum NetworkBench {
                 iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
                 streamRuns: options.streamRuns, rows: discoveryRows(discovery, more, options))
         }
+        if options.streamsOnly {
+            let (floors, streams) = streamRows(try await measurePair(options, progress: progress))
+            return BenchReport(
+                build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
+                iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
+                streamRuns: options.streamRuns, rows: floors + [streams])
+        }
         let iterations = options.iterations
         let gap = options.gap
 
@@ -121,7 +132,6 @@ package enum NetworkBench {
         }
         let pair = try await measurePair(options, progress: progress)
         let sharing = try await continueWithSharingRow(options, progress: progress)  // SharingBench.swift
-        let tcpRuns = pair.floorRuns
         progress("the beacon's cipher, per call")
         let beaconCipher = try await onDedicatedThread("bench-beacon-cipher") {
             try BeaconCipherBench.measure(iterations: max(iterations, 1000))
@@ -129,23 +139,12 @@ package enum NetworkBench {
 
         let (discovery, moreDiscoveries) = try await measureDiscoveries(options, progress: progress)
 
-        let tcpThroughput = median(tcpRuns)
-        let cipher = "AES-\(pair.tls?.keyBits ?? 128)-GCM"
-        let suite = pair.tls.map { "\($0.version.map(describe) ?? "TLS"), \($0.suite)" } ?? "TLS"
+        let (streamFloors, streams) = streamRows(pair)
         var rows: [BenchRow] = [
             .latency(Key.udpFloor, "Floor: UDP broadcast one-way", udp),
             .latency(Key.tcpFloor, "Floor: TCP connect + round trip (\(formatBytes(payloadBytes)) answer)", tcp),
-            .throughput(Key.throughputFloor, "Floor: TCP throughput", tcpThroughput, runs: tcpRuns.count),
-            .throughput(
-                Key.sealFloor, "Floor: \(cipher) seal, 64 KiB records, one core", median(pair.sealRuns),
-                runs: pair.sealRuns.count),
-            .throughput(
-                Key.openFloor, "Floor: \(cipher) open, 64 KiB records, one core", median(pair.openRuns),
-                runs: pair.openRuns.count),
-            .throughput(
-                Key.tlsFloor, "Floor: bare TLS stream (NIOSSL, \(suite))", median(pair.tlsRuns),
-                runs: pair.tlsRuns.count),
         ]
+        rows += streamFloors
         let sealFloor = BenchRow.latency(
             Key.beaconSealFloor, "Floor: AES-256-GCM seal of one beacon (swift-crypto, key made once)",
             beaconCipher.librarySeal)
@@ -165,13 +164,6 @@ package enum NetworkBench {
         resume.target = "p50 ≤ 3× TCP, p99 ≤ 5 ms"
         resume.goal = BenchGoal(maxRatioP50: 3, maxP99: 5_000)
         resume.judge()
-        var streams = BenchRow.throughput(
-            Key.streams, "Continuation stream throughput", median(pair.streamRuns),
-            runs: pair.streamRuns.count)
-        streams.compare(withThroughputs: rows)
-        streams.target = "≥ 90% of bare TLS, ≥ 70% of the lower of TCP and \(cipher)"
-        streams.goal = BenchGoal(minRatio: 0.9, minLimitRatio: 0.7)
-        streams.judge()
         var keyPerCall = BenchRow.latency(
             Key.keyPerCallSeal, "AES-256-GCM seal, key made per call (the sealer until 2026-11-28)",
             beaconCipher.keyPerCallSeal)
@@ -189,6 +181,34 @@ package enum NetworkBench {
             build: BenchReport.currentBuild, processors: ProcessInfo.processInfo.activeProcessorCount,
             iterations: options.iterations, devices: options.devices, streamBytes: options.streamBytes,
             streamRuns: options.streamRuns, rows: rows)
+    }
+
+    /// The stream row's floors (raw TCP, sealing and opening on one core, the bare TLS stream) and
+    /// the stream row itself, compared with them and judged.
+    static func streamRows(_ pair: PairResult) -> (floors: [BenchRow], streams: BenchRow) {
+        let cipher = "AES-\(pair.tls?.keyBits ?? 128)-GCM"
+        let suite = pair.tls.map { "\($0.version.map(describe) ?? "TLS"), \($0.suite)" } ?? "TLS"
+        let floors: [BenchRow] = [
+            .throughput(
+                Key.throughputFloor, "Floor: TCP throughput", median(pair.floorRuns), runs: pair.floorRuns.count),
+            .throughput(
+                Key.sealFloor, "Floor: \(cipher) seal, 64 KiB records, one core", median(pair.sealRuns),
+                runs: pair.sealRuns.count),
+            .throughput(
+                Key.openFloor, "Floor: \(cipher) open, 64 KiB records, one core", median(pair.openRuns),
+                runs: pair.openRuns.count),
+            .throughput(
+                Key.tlsFloor, "Floor: bare TLS stream (NIOSSL, \(suite))", median(pair.tlsRuns),
+                runs: pair.tlsRuns.count),
+        ]
+        var streams = BenchRow.throughput(
+            Key.streams, "Continuation stream throughput", median(pair.streamRuns),
+            runs: pair.streamRuns.count)
+        streams.compare(withThroughputs: floors)
+        streams.target = "≥ 90% of bare TLS, ≥ 70% of the lower of TCP and \(cipher)"
+        streams.goal = BenchGoal(minRatio: 0.9, minLimitRatio: 0.7)
+        streams.judge()
+        return (floors, streams)
     }
 
     /// The discovery rows: the first count (with its idle window), then the others.
@@ -270,8 +290,10 @@ package enum NetworkBench {
         let (originApp, receiverApp) = (pair.originApp, pair.receiverApp)
         let userInfo = payloadUserInfo(aimingAt: options.payloadBytes)
 
-        progress("offer propagation")
-        for _ in 0..<options.iterations {
+        // With only the streams measured, one offer and the continuation of each stream run are
+        // all the streams need.
+        progress(options.streamsOnly ? "one offer" : "offer propagation")
+        for _ in 0..<(options.streamsOnly ? 1 : options.iterations) {
             try await Task.sleep(nanoseconds: UInt64(options.gap * 1e9))
             let arrived = receiverProbe.arm(receiverProbe.offer)
             let started = NIOLockedValueBox<UInt64>(0)
@@ -286,8 +308,8 @@ package enum NetworkBench {
             result.offer.append(time &- started.withLockedValue { $0 })
         }
 
-        progress("continue")
-        for _ in 0..<options.iterations {
+        if !options.streamsOnly { progress("continue") }
+        for _ in 0..<(options.streamsOnly ? 0 : options.iterations) {
             try await Task.sleep(nanoseconds: UInt64(options.gap * 1e9))
             let (elapsed, restored) = try await continueOnce(
                 receiver: receiver, probe: receiverProbe, origin: originID, timeout: max(10, options.fetchTimeout + 5))
@@ -320,6 +342,7 @@ package enum NetworkBench {
             }
             let streams = try outcome.get()
             let finished = originProbe.arm(originProbe.streamEnd)
+            if options.streamsOnly { options.perfControl?.enable() }
             let start = BenchClock.now()
             var sent = 0
             while sent < options.streamBytes {
@@ -328,9 +351,9 @@ package enum NetworkBench {
                 sent += size
             }
             await streams.output.close()
-            guard let end = await finished.wait(timeout: 120) else {
-                throw BenchError("the stream did not end within 120 s")
-            }
+            let ended = await finished.wait(timeout: 120)
+            if options.streamsOnly { options.perfControl?.disable() }
+            guard let end = ended else { throw BenchError("the stream did not end within 120 s") }
             guard end.error == nil, end.bytes == options.streamBytes else {
                 throw BenchError("the origin read \(end.bytes) of \(options.streamBytes) bytes: \(end.error ?? "")")
             }

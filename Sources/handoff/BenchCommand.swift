@@ -61,9 +61,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Only the discovery rows (and the idle row): no floors, offers, continuations or streams.")
     var discoveryOnly = false
 
+    @Flag(
+        help:
+            "Only the stream row and its floors (raw TCP, AES-GCM on one core, bare TLS): no latency rows, no discovery."
+    )
+    var streamsOnly = false
+
     @Option(
         help: ArgumentHelp(
-            "perf's control FIFOs (perf record -D -1 --control fifo:CTL,ACK): the profile holds the discovery windows only.",
+            "perf's control FIFOs (perf record -D -1 --control fifo:CTL,ACK): the profile holds the discovery windows only (with --streams-only, our stream runs only).",
             valueName: "CTL[,ACK]"))
     var perfControl: String?
 
@@ -87,8 +93,12 @@ struct BenchCommand: AsyncParsableCommand {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive.") }
         if processes, classroom == nil { throw ValidationError("--processes goes with --classroom N.") }
         if stages, classroom != nil { throw ValidationError("--stages and --classroom are separate benches.") }
-        if discoveryOnly || perfControl != nil, stages || classroom != nil {
-            throw ValidationError("--discovery-only and --perf-control go with the table's discovery rows only.")
+        if discoveryOnly || streamsOnly || perfControl != nil, stages || classroom != nil {
+            throw ValidationError(
+                "--discovery-only, --streams-only and --perf-control go with the table, not --stages or --classroom.")
+        }
+        if discoveryOnly, streamsOnly {
+            throw ValidationError("--discovery-only and --streams-only exclude each other.")
         }
         if let perfControl, perfControl.split(separator: ",").isEmpty {
             throw ValidationError(
@@ -125,6 +135,7 @@ struct BenchCommand: AsyncParsableCommand {
             moreDevices: Array((deviceCounts ?? []).dropFirst()), idleSeconds: idleSeconds,
             progress: { step in Self.note(step.hasPrefix("measured") ? step : "measuring \(step)…") })
         options.discoveryOnly = discoveryOnly
+        options.streamsOnly = streamsOnly
         if let perfControl {
             let paths = perfControl.split(separator: ",", maxSplits: 1).map(String.init)
             options.perfControl = try PerfControl(control: paths[0], acknowledgement: paths.count > 1 ? paths[1] : nil)

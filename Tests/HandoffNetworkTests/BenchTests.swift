@@ -92,6 +92,28 @@ struct BenchTests {
         #expect(decoded.rows.map(\.p99) == report.rows.map(\.p99))
     }
 
+    /// `--streams-only`: the stream row and its four floors, nothing else, with the stream row
+    /// compared with the bare TLS stream and with the lowest of the others, and judged.
+    @Test func aStreamsOnlyRunHasTheStreamRowAndItsFloors() async throws {
+        var options = NetworkBench.Options(
+            iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 2, payloadBytes: 3000, gap: 0,
+            fetchTimeout: 60, connectTimeout: 30, idleSeconds: 1)
+        options.streamsOnly = true
+        let report = try await NetworkBench.run(options, runs: 1)
+        #expect(
+            report.rows.map(\.key) == [
+                NetworkBench.Key.throughputFloor, NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor,
+                NetworkBench.Key.tlsFloor, NetworkBench.Key.streams,
+            ])
+        for row in report.rows {
+            #expect(row.unit == "MB/s" && (row.value ?? 0) > 0 && row.samples == 2, "\(row.key)")
+        }
+        let streams = try #require(report.row(NetworkBench.Key.streams))
+        #expect(streams.floorKey == NetworkBench.Key.tlsFloor && (streams.ratio ?? 0) > 0)
+        #expect(streams.limitKey != nil && (streams.limitRatio ?? 0) > 0 && streams.pass != nil)
+        #expect(report.notes.contains { $0.hasPrefix("Streams: the lowest floor is") })
+    }
+
     /// Five runs become one report: every figure is the median of the runs, with their range, and
     /// each row is judged again on the medians (so one run's noisy floor cannot decide it).
     @Test func runsCombineIntoMediansJudgedAgain() throws {
