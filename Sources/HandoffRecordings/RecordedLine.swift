@@ -124,15 +124,7 @@ struct RecordedLineFields: Equatable {
                     } else {
                         guard skipValue(depth: depth + 1) else { return false }
                     }
-                    skipWhitespace()
-                    guard index < bytes.count else { return false }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    guard bytes[index] == UInt8(ascii: "}") else { return false }
-                    index += 1
-                    return true
+                    if let end = afterElement(closing: UInt8(ascii: "}")) { return end }
                 }
             }
         }
@@ -233,16 +225,22 @@ struct RecordedLineFields: Equatable {
             while true {
                 skipWhitespace()
                 guard skipValue(depth: depth + 1) else { return false }
-                skipWhitespace()
-                guard index < bytes.count else { return false }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { return false }
-                index += 1
-                return true
+                if let end = afterElement(closing: UInt8(ascii: "]")) { return end }
             }
+        }
+
+        /// After an element of an object or an array: nil at a comma (another element follows),
+        /// true at `closing` (read), false at anything else or the line's end.
+        mutating func afterElement(closing: UInt8) -> Bool? {
+            skipWhitespace()
+            guard index < bytes.count else { return false }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                return nil
+            }
+            guard bytes[index] == closing else { return false }
+            index += 1
+            return true
         }
 
         mutating func literal(_ text: StaticString) -> Bool {
