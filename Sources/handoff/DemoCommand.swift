@@ -434,15 +434,25 @@ struct DemoCommand: ParsableCommand {
         arguments += device.arguments
         let command = arguments.map(Self.shellQuoted).joined(separator: " ")
         let label = device.name ?? "The \(device.kind.rawValue)"
+        // The local web starts in its own window beside the devices and writes its hosts map once
+        // it listens. A device checks its apps' association files as it starts, and a failed
+        // check is asked again only at the next launch: so the first start waits for the map
+        // (at most 5 s; a web already running has one), or a fast device finds no web.
+        let waitForWeb =
+            webFolder.map { folder in
+                let hosts = Self.shellQuoted(WebFolder(url: URL(fileURLWithPath: folder)).hostsMap.path)
+                return "i=0; while [ ! -e \(hosts) ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done"
+            }
         return [
             "handoff() { \(Self.shellQuoted(executable)) \"$@\"; }",
+            waitForWeb,
             "cmd=\(Self.shellQuoted(command))",
             "while :; do eval \"$cmd\"; status=$?",
             "printf '\\n%s quit (exit status %s):\\n  %s\\nEnter starts it again, or type another command; Ctrl-D closes this pane.\\n> ' \(Self.shellQuoted(label)) \"$status\" \"$cmd\"",
             "IFS= read -r line || exit \"$status\"",
             "if [ -n \"$line\" ]; then cmd=$line; fi",
             "done",
-        ].joined(separator: "; ")
+        ].compactMap { $0 }.joined(separator: "; ")
     }
 
     // MARK: Processes and the terminal
