@@ -105,31 +105,35 @@ package struct RecordedEvent: Sendable {
     }
 
     package func string(_ key: String) -> String? {
+        if let value = pairingValue(key) { return value?.stringValue }
         switch key {
-        case "typeHash": pairing.typeHash?.stringValue
-        case "side": pairing.side?.stringValue
-        case "fault": pairing.fault?.stringValue
-        case "serial": pairing.serial?.stringValue
-        case "size": pairing.size?.stringValue
-        case "errorCode": pairing.errorCode?.stringValue
-        case "continuation": continuation
-        case "peer": peer
-        case "time": timeText
-        case "kind": kind.rawValue
-        default: fields[key]?.stringValue
+        case "continuation": return continuation
+        case "peer": return peer
+        case "time": return timeText
+        case "kind": return kind.rawValue
+        default: return fields[key]?.stringValue
         }
     }
 
     package func integer(_ key: String) -> Int64? {
+        if let value = pairingValue(key) { return value?.integerValue }
         switch key {
-        case "serial": pairing.serial?.integerValue
-        case "size": pairing.size?.integerValue
-        case "errorCode": pairing.errorCode?.integerValue
-        case "typeHash": pairing.typeHash?.integerValue
-        case "side": pairing.side?.integerValue
-        case "fault": pairing.fault?.integerValue
-        case "time", "kind": nil
-        default: fields[key]?.integerValue
+        case "time", "kind": return nil
+        default: return fields[key]?.integerValue
+        }
+    }
+
+    /// The pairing field `key` names, as recorded (`.some(nil)`: not recorded), or nil when `key`
+    /// is not one of ``PairingFields``.
+    private func pairingValue(_ key: String) -> JSONValue?? {
+        switch key {
+        case "serial": .some(pairing.serial)
+        case "typeHash": .some(pairing.typeHash)
+        case "size": .some(pairing.size)
+        case "errorCode": .some(pairing.errorCode)
+        case "side": .some(pairing.side)
+        case "fault": .some(pairing.fault)
+        default: .none
         }
     }
 }

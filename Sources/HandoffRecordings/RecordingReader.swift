@@ -228,10 +228,10 @@ package final class RecordingReader {
     static func event(
         _ bytes: UnsafeBufferPointer<UInt8>, line number: Int, complete: Bool, of header: Header, file: String
     ) throws(RecordingError) -> RecordedEvent {
-        if !isASCII(bytes), String(validating: bytes, as: UTF8.self) == nil {
+        // One pass: the validation is the copy into the string (it had been checked, then decoded).
+        guard let json = String(validating: bytes, as: UTF8.self) else {
             throw RecordingError(file: file, line: number, reason: "not UTF-8 text (not a recording?)")
         }
-        let json = String(decoding: bytes, as: UTF8.self)
         let fields =
             if let scanned = RecordedLineFields.scan(bytes) {
                 scanned
@@ -239,22 +239,6 @@ package final class RecordingReader {
                 RecordedLineFields(try object(Array(bytes), line: number, complete: complete, file: file))
             }
         return try event(fields, json: json, line: number, of: header, file: file)
-    }
-
-    /// Whether every byte is ASCII (eight at a time).
-    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var index = 0
-        let raw = UnsafeRawPointer(base)
-        while index + 8 <= bytes.count {
-            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
-            index += 8
-        }
-        while index < bytes.count {
-            if bytes[index] >= 0x80 { return false }
-            index += 1
-        }
-        return true
     }
 
     /// The event of a line's fields.
