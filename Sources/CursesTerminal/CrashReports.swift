@@ -149,7 +149,7 @@ extension CrashReports {
 
     /// The text of a literal as a C string (a `StaticString` is stored with its terminating NUL):
     /// no allocation, so usable before the runtime starts.
-    private static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+    package static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
         UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 

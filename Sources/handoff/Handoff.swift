@@ -66,7 +66,7 @@ struct Handoff: AsyncParsableCommand {
     static func runsTerminalDevice(argc: Int32, argv: CrashReports.ArgumentVector) -> Bool {
         guard let argv else { return false }
         func equals(_ argument: UnsafePointer<CChar>, _ text: StaticString) -> Bool {
-            strcmp(argument, UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+            strcmp(argument, CrashReports.cString(text)) == 0
         }
         if argc > 1, let first = argv[1], first[0] != 0x2D, !equals(first, "device") { return false }  // '-'
         for index in 1..<max(Int(argc), 1) {
