@@ -87,6 +87,63 @@ struct ChunkQueueTests {
         reader.cancel()
         #expect(try await reader.value == [])
     }
+
+    /// The calls of a writer that cannot wait (a connection's event loop): told to hold back past
+    /// the high watermark, and called back once the reader is down to the low one.
+    @Test func aWriterThatCannotWaitIsToldToHoldBackAndCalledBack() async throws {
+        let queue = ChunkQueue()
+        let input = ContinuationInputStream(queue: queue)
+        let chunk = [UInt8](repeating: 1, count: 64 << 10)
+        var chunks = 0
+        while !queue.enqueue(chunk) { chunks += 1 }
+        chunks += 1
+        #expect(chunks * chunk.count > ChunkQueue.highWatermark)
+        let called = Counter()
+        queue.whenCaughtUp { called.add() }
+        #expect(called.value == 0 && input.waitingWriters == 1)
+        var iterator = input.makeAsyncIterator()
+        while queue.bufferedBytes > ChunkQueue.lowWatermark {
+            #expect(called.value == 0)
+            _ = try await iterator.next()
+        }
+        #expect(called.value == 1 && input.waitingWriters == 0)
+        // Already caught up: called at once.
+        queue.whenCaughtUp { called.add() }
+        #expect(called.value == 2)
+    }
+
+    /// The calls of a reader that cannot wait: everything queued at once, or a callback when
+    /// something is; then the end, an error told once.
+    @Test func aReaderThatCannotWaitTakesAllOrIsCalledBack() async throws {
+        let queue = ChunkQueue()
+        let sink = ContinuationStreams.ChannelSink(queue: queue)
+        let called = Counter()
+        guard case .empty = queue.takeAll(orWhenReadable: { called.add() }) else {
+            Issue.record("an empty queue handed something over")
+            return
+        }
+        try await sink.write([1])
+        #expect(called.value == 1)
+        try await sink.write([2, 3])
+        #expect(called.value == 1)  // called once per empty take
+        guard case .chunks(let chunks) = queue.takeAll(orWhenReadable: { called.add() }) else {
+            Issue.record("the queued chunks were not handed over")
+            return
+        }
+        #expect(chunks == [[1], [2, 3]])
+        _ = queue.takeAll(orWhenReadable: { called.add() })
+        await sink.finish(error: ContinuationStreamError.closed)
+        #expect(called.value == 2)  // the end wakes the reader too
+        guard case .failed(let error) = queue.takeAll(orWhenReadable: {}) else {
+            Issue.record("the error was not handed over")
+            return
+        }
+        #expect(error as? ContinuationStreamError == .closed)
+        guard case .finished = queue.takeAll(orWhenReadable: {}) else {
+            Issue.record("after its error the stream should read as finished")
+            return
+        }
+    }
 }
 
 /// A count shared with a task.

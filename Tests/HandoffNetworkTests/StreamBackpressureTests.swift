@@ -6,16 +6,16 @@ import Testing
 @testable import HandoffBench
 @testable import HandoffNetwork
 
-/// Continuation streams between real devices on loopback (mutual TLS, `StreamBridge` on both
-/// sides): a reader that does not read holds the writer back all the way through the connection,
-/// and every byte arrives in order once it reads.
+/// Continuation streams between real devices on loopback (mutual TLS, `StreamChannelHandler` on
+/// both sides): a reader that does not read holds the writer back all the way through the
+/// connection, and every byte arrives in order once it reads.
 @Suite("Continuation streams on loopback", .serialized)
 struct StreamBackpressureTests {
     static let chunk = 64 << 10
     static let total = 128 << 20
     /// What may be in flight at most while nobody reads: the two apps' queues (1 MiB each, plus a
-    /// chunk), the sending bridge's batch and the channel's pending write (about 1 MiB each), the
-    /// receiving channel's 10 buffered frames (8 MiB for all of these), and the kernel's socket
+    /// chunk and one socket read), the sending handler's batch and the channel's pending write
+    /// (about 1 MiB each; 8 MiB is allowed for all of these), and the kernel's socket
     /// buffers, read from /proc/sys/net/ipv4/tcp_wmem and tcp_rmem (here up to 4 MiB to send and
     /// 32 MiB to receive) and counted twice, as Linux lets a socket's buffers take twice their
     /// nominal size for bookkeeping (socket(7)). A fixed 64 MiB was passed once under load (75
@@ -55,9 +55,9 @@ struct StreamBackpressureTests {
             }
             await sending.output.close()
         }
-        // Nobody reads at the origin: its bridge ends up waiting for the origin's app, and
+        // Nobody reads at the origin: its connection ends up waiting for the origin's app, and
         // everything before it fills up and stops.
-        try await waitUntil("the origin's bridge waits for its app") { held.input.waitingWriters == 1 }
+        try await waitUntil("the origin's connection waits for its app") { held.input.waitingWriters == 1 }
         var received = 0
         var outOfOrder = 0
         for try await part in held.input {

@@ -9,7 +9,7 @@ import Synchronization
 /// wait for this reader, until it has taken all but ``ChunkQueue/lowWatermark`` of them.
 public struct ContinuationInputStream: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
-    let queue: ChunkQueue
+    package let queue: ChunkQueue
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let queue: ChunkQueue
@@ -52,9 +52,43 @@ public struct ContinuationInputStream: AsyncSequence, Sendable {
 /// its reader each run for many chunks at a time (a rendezvous per chunk would switch tasks, and
 /// threads, on every chunk), and a slow reader holds the writer back with at most
 /// `highWatermark` bytes plus one chunk queued.
-final class ChunkQueue: Sendable {
-    static let highWatermark = 1 << 20
-    static let lowWatermark = 256 << 10
+///
+/// Apps write and read with `async` calls. A network connection's event loop, which must never
+/// wait, uses the synchronous calls instead and is called back: ``enqueue(_:)`` says whether to
+/// stop reading the socket and ``whenCaughtUp(_:)`` when to read again; ``takeAll(orWhenReadable:)``
+/// hands over what is queued, or says it will call back when something is.
+package final class ChunkQueue: Sendable {
+    package static let highWatermark = 1 << 20
+    package static let lowWatermark = 256 << 10
+
+    /// A writer held back: a task, or a callback of a writer that cannot wait.
+    private enum Writer {
+        case task(id: Int, continuation: CheckedContinuation<Void, Never>)
+        case callback(@Sendable () -> Void)
+
+        var id: Int? {
+            if case .task(let id, _) = self { id } else { nil }
+        }
+
+        func resume() {
+            switch self {
+            case .task(_, let continuation): continuation.resume()
+            case .callback(let action): action()
+            }
+        }
+    }
+
+    /// What ``takeAll(orWhenReadable:)`` found.
+    package enum Taken {
+        /// Every chunk that was queued, in order.
+        case chunks([[UInt8]])
+        /// Nothing yet: the callback runs once a chunk arrives or the stream ends.
+        case empty
+        /// The writer closed the stream cleanly after the chunks taken before.
+        case finished
+        /// The writer closed the stream with an error (reported once; later calls say finished).
+        case failed(any Error)
+    }
 
     private enum End {
         case finished
@@ -68,7 +102,9 @@ final class ChunkQueue: Sendable {
         var bytes = 0
         var end: End?
         var readers: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        var writers: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// A reader that cannot wait, called once when a chunk arrives or the stream ends.
+        var readerCallback: (@Sendable () -> Void)?
+        var writers: [Writer] = []
         var nextID = 0
 
         var isEmpty: Bool { head == chunks.count }
@@ -89,35 +125,89 @@ final class ChunkQueue: Sendable {
         }
 
         /// The writers to resume once the reader has caught up enough.
-        mutating func releasedWriters() -> [CheckedContinuation<Void, Never>] {
+        mutating func releasedWriters() -> [Writer] {
             guard bytes <= ChunkQueue.lowWatermark || end != nil, !writers.isEmpty else { return [] }
             defer { writers.removeAll() }
-            return writers.map(\.continuation)
+            return writers
         }
 
-        mutating func releasedReaders() -> [CheckedContinuation<Void, Never>] {
-            defer { readers.removeAll() }
-            return readers.map(\.continuation)
+        mutating func releasedReaders() -> [@Sendable () -> Void] {
+            var released = readers.map { reader in { @Sendable in reader.continuation.resume() } }
+            readers.removeAll()
+            if let callback = readerCallback {
+                released.append(callback)
+                readerCallback = nil
+            }
+            return released
+        }
+
+        /// Queues `chunk` unless the stream has ended; whether the writer should now wait.
+        mutating func append(_ chunk: [UInt8]) -> (readers: [@Sendable () -> Void], mustWait: Bool) {
+            guard end == nil else { return ([], false) }
+            chunks.append(chunk)
+            bytes += chunk.count
+            return (releasedReaders(), bytes > ChunkQueue.highWatermark)
         }
     }
 
     private let state = Mutex(State())
 
+    package init() {}
+
     var bufferedBytes: Int { state.withLock { $0.bytes } }
+    /// Writers held back now: tasks waiting in ``write(_:)`` and callbacks of ``whenCaughtUp(_:)``.
     var waitingWriters: Int { state.withLock { $0.writers.count } }
 
     /// Queues a chunk (dropped if the stream has ended or its reader cancelled), then waits while
     /// the reader is too far behind.
     func write(_ chunk: [UInt8]) async {
-        let (readers, mustWait) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Bool) in
-            guard state.end == nil else { return ([], false) }
-            state.chunks.append(chunk)
-            state.bytes += chunk.count
-            return (state.releasedReaders(), state.bytes > Self.highWatermark)
-        }
-        readers.forEach { $0.resume() }
-        guard mustWait else { return }
+        guard enqueue(chunk) else { return }
         await wait(asWriter: true)
+    }
+
+    /// Queues a chunk without waiting (dropped if the stream has ended or its reader cancelled);
+    /// true if the reader is now too far behind, so the writer should hold back until
+    /// ``whenCaughtUp(_:)`` calls it.
+    package func enqueue(_ chunk: [UInt8]) -> Bool {
+        let (readers, mustWait) = state.withLock { $0.append(chunk) }
+        readers.forEach { $0() }
+        return mustWait
+    }
+
+    /// Calls `action` once the reader has brought the queue down to ``lowWatermark`` or the stream
+    /// has ended (at once if that is so now), on whichever thread did it.
+    package func whenCaughtUp(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.bytes <= Self.lowWatermark || state.end != nil { return true }
+            state.writers.append(.callback(action))
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Every queued chunk, or the end; or, if nothing is queued yet, `empty`, and `action` is
+    /// called once a chunk arrives or the stream ends (on the writer's thread). Only the latest
+    /// such callback is kept.
+    package func takeAll(orWhenReadable action: @escaping @Sendable () -> Void) -> Taken {
+        let (taken, writers) = state.withLock { state -> (Taken, [Writer]) in
+            if !state.isEmpty {
+                var batch: [[UInt8]] = []
+                batch.reserveCapacity(state.chunks.count - state.head)
+                while !state.isEmpty { batch.append(state.takeFirst()) }
+                return (.chunks(batch), state.releasedWriters())
+            }
+            switch state.end {
+            case .finished?: return (.finished, [])
+            case .failed(let error)?:
+                state.end = .finished
+                return (.failed(error), [])
+            case nil:
+                state.readerCallback = action
+                return (.empty, [])
+            }
+        }
+        writers.forEach { $0.resume() }
+        return taken
     }
 
     /// The next chunk; nil at a clean end (or when the reading task is cancelled).
@@ -138,7 +228,7 @@ final class ChunkQueue: Sendable {
     private func take(_ taking: (inout State) -> [[UInt8]]) async throws -> [[UInt8]]? {
         while true {
             enum Outcome { case chunks([[UInt8]]), finished, failed(any Error), wait }
-            let (outcome, writers) = state.withLock { state -> (Outcome, [CheckedContinuation<Void, Never>]) in
+            let (outcome, writers) = state.withLock { state -> (Outcome, [Writer]) in
                 if !state.isEmpty {
                     let taken = taking(&state)
                     return (.chunks(taken), state.releasedWriters())
@@ -166,25 +256,27 @@ final class ChunkQueue: Sendable {
     }
 
     /// Ends the stream: the reader gets what is queued, then the end (or `error`).
-    func finish(error: (any Error)?) {
-        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard state.end == nil else { return [] }
+    package func finish(error: (any Error)?) {
+        let (readers, writers) = state.withLock { state -> ([@Sendable () -> Void], [Writer]) in
+            guard state.end == nil else { return ([], []) }
             state.end = error.map { .failed($0) } ?? .finished
-            return state.releasedReaders() + state.releasedWriters()
+            return (state.releasedReaders(), state.releasedWriters())
         }
-        waiting.forEach { $0.resume() }
+        readers.forEach { $0() }
+        writers.forEach { $0.resume() }
     }
 
     /// The reader gives up: what is queued is dropped, and writers return at once from now on.
-    func cancel() {
-        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+    package func cancel() {
+        let (readers, writers) = state.withLock { state -> ([@Sendable () -> Void], [Writer]) in
             state.chunks.removeAll()
             state.head = 0
             state.bytes = 0
             if state.end == nil { state.end = .finished }
-            return state.releasedReaders() + state.releasedWriters()
+            return (state.releasedReaders(), state.releasedWriters())
         }
-        waiting.forEach { $0.resume() }
+        readers.forEach { $0() }
+        writers.forEach { $0.resume() }
     }
 
     /// Waits until woken: a writer until the reader caught up or the stream ended, a reader until
@@ -200,7 +292,7 @@ final class ChunkQueue: Sendable {
                     if Task.isCancelled || state.end != nil { return true }
                     if asWriter {
                         if state.bytes <= Self.lowWatermark { return true }
-                        state.writers.append((id, continuation))
+                        state.writers.append(.task(id: id, continuation: continuation))
                     } else {
                         if !state.isEmpty { return true }
                         state.readers.append((id, continuation))
@@ -210,16 +302,18 @@ final class ChunkQueue: Sendable {
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            let waiting = state.withLock { state -> (@Sendable () -> Void)? in
                 if let index = state.writers.firstIndex(where: { $0.id == id }) {
-                    return state.writers.remove(at: index).continuation
+                    let writer = state.writers.remove(at: index)
+                    return { writer.resume() }
                 }
                 if let index = state.readers.firstIndex(where: { $0.id == id }) {
-                    return state.readers.remove(at: index).continuation
+                    let continuation = state.readers.remove(at: index).continuation
+                    return { continuation.resume() }
                 }
                 return nil
             }
-            waiting?.resume()
+            waiting?()
         }
     }
 }
@@ -244,6 +338,9 @@ public struct ContinuationOutputStream: Sendable {
     public func close() async { await sink.finish(error: nil) }
     /// Closes the stream with an error: the other side's iteration throws it.
     public func close(with error: any Error) async { await sink.finish(error: error) }
+    /// The queue this stream writes into, if it writes straight into one (not through a throttled
+    /// or other sink): a network connection then feeds it from its event loop without waiting.
+    package var queue: ChunkQueue? { (sink as? ContinuationStreams.ChannelSink)?.queue }
 }
 
 extension ContinuationOutputStream {
@@ -306,7 +403,7 @@ public struct ContinuationStreams: Sendable {
 
     /// A sink that feeds an in-process channel (used by in-memory pipes and by network bridges).
     public struct ChannelSink: ContinuationStreamSink {
-        let queue: ChunkQueue
+        package let queue: ChunkQueue
         public func write(_ bytes: [UInt8]) async throws { await queue.write(bytes) }
         public func finish(error: (any Error)?) async { queue.finish(error: error) }
     }

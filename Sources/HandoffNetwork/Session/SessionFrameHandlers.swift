@@ -3,12 +3,15 @@ import NIOCore
 /// The inbound half of a session pipeline: turns the byte stream into ``SessionFrame``s.
 ///
 /// Same wire format and checks as ``SessionFrameDecoder`` (the length is bounded before any body
-/// byte is kept, then ``SessionFrameDecoder/decodeBody(_:)`` checks the body), but it never keeps
-/// the buffers it is given: each frame's body is copied once into a buffer of its own, and the
-/// decoded frame (a `streamData` slice, say) owns that buffer alone. A cumulation buffer shared
-/// with frames still in use would be copied again on every append (copy-on-write), and the TLS
-/// handler's read buffer would be reallocated on every record; at stream rates those copies cost
-/// more than the decryption.
+/// byte is kept, then ``SessionFrameDecoder/decodeBody(_:)`` checks the body), but it does not
+/// keep the buffers it is given: a frame's body is copied once into a buffer of its own, and the
+/// decoded frame owns that buffer alone. A cumulation buffer shared with frames still in use
+/// would be copied again on every append (copy-on-write), and the TLS handler's read buffer would
+/// be reallocated on every record; at stream rates those copies cost more than the decryption.
+/// The one exception, once a ``StreamChannelHandler`` carries the connection
+/// (``slicesWholeDataFrames``): a data frame that arrives whole in one read is passed on as a
+/// slice of that read, because that handler copies its bytes into the app's queue before the
+/// read returns, so no reference to the read outlives it.
 ///
 /// The body's buffer grows as its bytes arrive (it starts at ``initialBodyCapacity`` at most),
 /// never at the length a peer announces, and every byte held is taken from the device's
@@ -35,6 +38,8 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     /// Bytes of ``body`` taken from the budget.
     private var reserved = 0
     private var failed = false
+    /// Set by ``StreamChannelHandler`` when it is added: whole data frames pass as slices.
+    var slicesWholeDataFrames = false
 
     init(maximumFrameLength: Int, budget: SessionReadBudget) {
         self.maximumFrameLength = maximumFrameLength
@@ -58,6 +63,14 @@ final class SessionFrameReader: ChannelInboundHandler, RemovableChannelHandler {
                     return fail(
                         context,
                         SessionFrameError("frame of \(length) bytes exceeds the \(maximumFrameLength)-byte limit"))
+                }
+                if slicesWholeDataFrames, input.readableBytes >= length,
+                    input.getInteger(at: input.readerIndex + 1, as: UInt8.self) == SessionFrame.Kind.streamData.rawValue
+                {
+                    // A whole data frame in this read: passed on as a slice (see above).
+                    var whole = input.readSlice(length: length)!
+                    guard deliver(context, &whole) else { return }
+                    continue
                 }
                 body = context.channel.allocator.buffer(capacity: min(length, Self.initialBodyCapacity))
                 bodyLength = length

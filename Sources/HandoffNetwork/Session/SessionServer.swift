@@ -151,13 +151,20 @@ final class SessionServer: Sendable {
                     case .failure(let error):
                         try await outbound.write(.streamRefused(reason: "\(error)"))
                     case .success(let streams):
-                        // A stream may pause for as long as its apps like: no idle timeout now.
-                        try? await connection.channel.pipeline.removeHandler(name: IdleCloser.name).get()
-                        try await outbound.write(.streamAccepted)
                         // `streams` is the continuing app's end as the origin sees it: what arrives on
                         // the socket is written into it, and what the origin writes is read from it.
-                        await StreamBridge.run(
-                            inbound: iterator, outbound: outbound, toApp: streams.output, fromApp: streams.input)
+                        guard let toApp = streams.output.queue else {
+                            streams.input.cancel()
+                            try await outbound.write(.streamRefused(reason: "the stream has no queue to carry"))
+                            return
+                        }
+                        // A stream may pause for as long as its apps like: no idle timeout now.
+                        try? await connection.channel.pipeline.removeHandler(name: IdleCloser.name).get()
+                        // The handler writes the acceptance itself, ahead of any stream frame.
+                        let ends = StreamChannelHandler.Ends(toApp: toApp, fromApp: streams.input.queue)
+                        await StreamChannelHandler.carry(
+                            StreamChannelHandler.accept(on: connection.channel, ends: ends), ends: ends,
+                            closing: connection.channel)
                     }
                     return
                 default:
@@ -188,6 +195,9 @@ enum StreamClient {
         Task {
             do {
                 try await channel.executeThenClose { inbound, outbound in
+                    // Added before the request, so it sees the acceptance and every stream frame
+                    // after it, in order, even those that arrive before the apps' ends exist.
+                    try await StreamChannelHandler.awaitAcceptance(on: channel.channel).get()
                     try await outbound.write(hello)
                     try await outbound.write(.streamOpen(token: token))
                     var iterator = inbound.makeAsyncIterator()
@@ -205,9 +215,10 @@ enum StreamClient {
                                 .success(
                                     ContinuationStreams(
                                         input: appInput, output: ContinuationOutputStream(sink: appOutput))))
-                            await StreamBridge.run(
-                                inbound: iterator, outbound: outbound,
-                                toApp: ContinuationOutputStream(sink: toApp), fromApp: fromApp)
+                            let ends = StreamChannelHandler.Ends(toApp: toApp.queue, fromApp: fromApp.queue)
+                            await StreamChannelHandler.carry(
+                                StreamChannelHandler.attach(ends, on: channel.channel), ends: ends,
+                                closing: channel.channel)
                             return
                         default:
                             openedSignal.yield(

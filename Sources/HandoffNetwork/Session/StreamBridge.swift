@@ -2,16 +2,8 @@ import Foundation
 import HandoffCore
 import NIOCore
 
-/// Carries continuation-stream bytes between a session connection and an app's
-/// ``ContinuationStreams``, in both directions, with backpressure.
-///
-/// Socket to app: each data frame's bytes are written into `toApp`, which waits only while the
-/// app is more than a bounded amount behind; the next frames are read only then. App to socket:
-/// every chunk the app has written so far is taken at once, packed into frames of
-/// ``frameLength`` bytes (header included: whole TLS records) and handed to the channel in one
-/// write, with one flush, waiting for the channel to accept them. A clean end or a failure on
-/// either side ends the other side: if the connection drops, the app's reads throw, so nothing
-/// hangs.
+/// The framing of continuation streams on the wire: ``StreamChannelHandler`` packs what an app
+/// writes into data frames of ``frameLength`` bytes (header included: whole TLS records).
 package enum StreamBridge {
     /// The chunk size apps are expected to write (the bench writes chunks of it).
     package static let chunkSize = 64 * 1024
@@ -21,56 +13,6 @@ package enum StreamBridge {
     static let frameLength = 64 * 1024
     static let headerLength = 6
     static var frameBodyLength: Int { frameLength - headerLength }
-
-    static func run(
-        inbound: NIOAsyncChannelInboundStream<SessionFrame>.AsyncIterator,
-        outbound: NIOAsyncChannelOutboundWriter<SessionFrame>,
-        toApp: ContinuationOutputStream,
-        fromApp: ContinuationInputStream
-    ) async {
-        let reader = UncheckedIterator(inbound)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var iterator = reader.take()
-                do {
-                    while let frame = try await iterator.next() {
-                        switch frame {
-                        case .streamData(let buffer):
-                            try await toApp.write(Array(buffer.readableBytesView))
-                        case .streamEnd:
-                            await toApp.close()
-                            return
-                        case .streamFailed(let reason):
-                            await toApp.close(
-                                with: ContinuationStreamError.unavailable("the peer failed the stream: \(reason)"))
-                            return
-                        default:
-                            await toApp.close(with: ContinuationStreamError.unavailable("unexpected frame in a stream"))
-                            return
-                        }
-                    }
-                    await toApp.close(
-                        with: ContinuationStreamError.unavailable("the connection closed before the stream ended"))
-                } catch {
-                    await toApp.close(
-                        with: ContinuationStreamError.unavailable(
-                            "the connection failed: \(NetworkErrorWords.describe(error))"))
-                }
-            }
-            group.addTask {
-                var pool = FrameBufferPool()
-                do {
-                    while let batch = try await fromApp.nextBatch() {
-                        try await outbound.write(contentsOf: frames(packing: batch, pool: &pool))
-                    }
-                    try await outbound.write(.streamEnd)
-                } catch {
-                    try? await outbound.write(.streamFailed(reason: NetworkErrorWords.describe(error)))
-                    fromApp.cancel()
-                }
-            }
-        }
-    }
 
     /// The data frames carrying `chunks`, in order: each full frame carries ``frameBodyLength``
     /// bytes (chunks are joined and split as needed), the last one what remains. Each frame's
@@ -109,7 +51,7 @@ package enum StreamBridge {
     }
 }
 
-/// The buffers a stream's sending task packs its frames into, used again once the channel has
+/// The buffers a stream's sending side packs its frames into, used again once the channel has
 /// written them (when the pool holds the only reference), instead of a fresh 64 KiB buffer per
 /// frame: fresh buffers cost page faults and zeroing, as much as copying the bytes into them.
 struct FrameBufferPool {
@@ -138,15 +80,5 @@ struct FrameBufferPool {
         fill(&fresh)
         if buffers.count < Self.capacity, capacity == StreamBridge.frameLength { buffers.append(fresh) }
         return fresh
-    }
-}
-
-/// Moves a non-Sendable iterator into exactly one child task.
-final class UncheckedIterator<Iterator>: @unchecked Sendable {
-    private var iterator: Iterator?
-    init(_ iterator: Iterator) { self.iterator = iterator }
-    func take() -> Iterator {
-        defer { iterator = nil }
-        return iterator!
     }
 }
