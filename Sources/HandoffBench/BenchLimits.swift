@@ -63,6 +63,12 @@ extension NetworkBench {
                 ours < 0.9
                 ? String(format: ", so our layers cost a further %.0f%%.", (1 - ours) * 100)
                 : ", so our layers are within the 10% allowed."
+            if let copying = report.row(Key.tlsCopyFloor)?.value, copying > 0, let value = streams.value {
+                sentence += String(
+                    format:
+                        " Copying each chunk from and into byte arrays alone takes the bare TLS stream to %.0f%% of itself; our stream reaches %.0f%% of that.",
+                    copying / tls * 100, value / copying * 100)
+            }
             notes.append(sentence)
         }
         let sizes = [options.devices] + options.moreDevices

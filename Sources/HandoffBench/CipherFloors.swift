@@ -65,8 +65,14 @@ enum CipherFloors {
     /// certificates) and the same socket options (TCP_NODELAY, reads of up to 256 KiB), and
     /// nothing else in either pipeline: no framing, no bridge, no app. From the first write after
     /// the handshake to the last byte read on the other side.
+    ///
+    /// With `copyingArrays`, the one thing an app's stream cannot do without is added on each
+    /// side: the sender copies every 64 KiB chunk out of a byte array into the buffer it writes,
+    /// and the receiver copies every read into a byte array of its own (continuation streams hand
+    /// apps byte arrays, as Apple's `InputStream` and `OutputStream` copy into and out of the
+    /// app's buffers). Still no framing, no bridge, no tasks.
     static func tlsThroughput(
-        bytes: Int, identities: (DeviceIdentity, DeviceIdentity), account: Account
+        bytes: Int, identities: (DeviceIdentity, DeviceIdentity), account: Account, copyingArrays: Bool = false
     ) async throws -> TLSStream {
         let secret = NIOLockedValueBox<Int?>(nil)
         var serverConfiguration = try identities.0.makeServerTLSConfiguration(trusting: account)
@@ -85,7 +91,8 @@ enum CipherFloors {
         let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             let stream = try await tlsThroughput(
-                bytes: bytes, server: serverContext, client: clientContext, groups: (serverGroup, clientGroup))
+                bytes: bytes, server: serverContext, client: clientContext, groups: (serverGroup, clientGroup),
+                copyingArrays: copyingArrays)
             try? await serverGroup.shutdownGracefully()
             try? await clientGroup.shutdownGracefully()
             return TLSStream(
@@ -100,7 +107,7 @@ enum CipherFloors {
 
     private static func tlsThroughput(
         bytes: Int, server serverContext: NIOSSLContext, client clientContext: NIOSSLContext,
-        groups: (MultiThreadedEventLoopGroup, MultiThreadedEventLoopGroup)
+        groups: (MultiThreadedEventLoopGroup, MultiThreadedEventLoopGroup), copyingArrays: Bool
     ) async throws -> (megabytesPerSecond: Double, version: TLSVersion?) {
         let (serverGroup, clientGroup) = groups
         let finished = serverGroup.next().makePromise(of: UInt64.self)
@@ -113,7 +120,8 @@ enum CipherFloors {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
-                        NIOSSLServerHandler(context: serverContext), ByteSink(expected: bytes, done: finished))
+                        NIOSSLServerHandler(context: serverContext),
+                        ByteSink(expected: bytes, done: finished, copyingArrays: copyingArrays))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -126,7 +134,7 @@ enum CipherFloors {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
                         try NIOSSLClientHandler(context: clientContext, serverHostname: nil),
-                        ByteSource(total: bytes, started: started))
+                        ByteSource(total: bytes, started: started, copyingArrays: copyingArrays))
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
@@ -138,20 +146,23 @@ enum CipherFloors {
     }
 
     /// Writes `total` bytes in 64 KiB buffers once the handshake is done, as fast as the channel
-    /// takes them (it waits while the channel is not writable).
+    /// takes them (it waits while the channel is not writable). With `copyingArrays`, each buffer
+    /// is first filled from a byte array (the same buffer again once TLS has let go of it).
     private final class ByteSource: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
 
         private let total: Int
         private let started: EventLoopPromise<UInt64>
+        private let source: [UInt8]?
         private var sent = 0
         private var chunk: ByteBuffer?
         private var handshaken = false
 
-        init(total: Int, started: EventLoopPromise<UInt64>) {
+        init(total: Int, started: EventLoopPromise<UInt64>, copyingArrays: Bool) {
             self.total = total
             self.started = started
+            source = copyingArrays ? [UInt8](repeating: 0xA5, count: StreamBridge.chunkSize) : nil
         }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -181,29 +192,51 @@ enum CipherFloors {
             // run up in NIOSSL's buffer before the first byte left.
             while sent < total, context.channel.isWritable {
                 let size = min(chunk.readableBytes, total - sent)
-                context.writeAndFlush(
-                    wrapOutboundOut(chunk.getSlice(at: chunk.readerIndex, length: size)!), promise: nil)
+                if let source {
+                    // Filled in place when TLS no longer holds the buffer (it encrypts on flush).
+                    self.chunk = nil
+                    var filled = chunk
+                    filled.clear()
+                    filled.writeBytes(source[0..<size])
+                    self.chunk = filled
+                    context.writeAndFlush(wrapOutboundOut(filled), promise: nil)
+                } else {
+                    context.writeAndFlush(
+                        wrapOutboundOut(chunk.getSlice(at: chunk.readerIndex, length: size)!), promise: nil)
+                }
                 sent += size
             }
         }
     }
 
-    /// Counts the bytes read and says when `expected` have arrived.
+    /// Counts the bytes read and says when `expected` have arrived; with `copyingArrays`, each
+    /// read is first copied into a byte array.
     private final class ByteSink: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
 
         private let expected: Int
         private let done: EventLoopPromise<UInt64>
+        private let copyingArrays: Bool
         private var received = 0
+        /// The last byte of each copy, summed: keeps the copies from being optimised away.
+        private var checksum: UInt8 = 0
         private var ended = false
 
-        init(expected: Int, done: EventLoopPromise<UInt64>) {
+        init(expected: Int, done: EventLoopPromise<UInt64>, copyingArrays: Bool) {
             self.expected = expected
             self.done = done
+            self.copyingArrays = copyingArrays
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            received += unwrapInboundIn(data).readableBytes
+            let buffer = unwrapInboundIn(data)
+            if copyingArrays {
+                let bytes = [UInt8](buffer.readableBytesView)
+                checksum &+= bytes.last ?? 0
+                received += bytes.count
+            } else {
+                received += buffer.readableBytes
+            }
             if received >= expected { end(.success(BenchClock.now())) }
         }
 

@@ -10,14 +10,22 @@ import Glibc
 /// `handoff bench --classroom N`: a class running `handoff demo` on one LAN. N pairs of devices
 /// (one shared account, so every device hears every other's beacons and offers) continue back
 /// and forth for a fixed time: A makes an activity current, B waits for that offer and continues
-/// it, then B makes one current and A continues it, and so on. In one process, or with
-/// `--processes` one process per pair (``ClassroomPair``), as the class's machines would be.
+/// it, then B makes one current and A continues it, and so on. Each pair starts a round every
+/// `pace` seconds (the pairs out of step, as a class's students are), or with a pace of 0 the
+/// next round as soon as the last has ended (back to back: the class's capacity). In one
+/// process, or with `--processes` one process per pair (``ClassroomPair``), as the class's
+/// machines would be.
 package enum ClassroomBench {
     package struct Options: Sendable {
         /// Pairs of devices (2N devices).
         package var pairs: Int
         /// How long the pairs continue back and forth.
         package var seconds: TimeInterval
+        /// Seconds between the starts of a pair's rounds (0: back to back).
+        package var pace: TimeInterval
+        /// `handoff bench --classroom`'s pace: a busy class, every pair continuing twice a second
+        /// (a person takes a few seconds to notice an offer and choose it).
+        package static let busyClassPace: TimeInterval = 0.5
         /// How long the devices then stay idle while their beacons are counted (0: not counted).
         package var idleSeconds: TimeInterval
         package var payloadBytes: Int
@@ -28,12 +36,14 @@ package enum ClassroomBench {
         package var progress: (@Sendable (String) -> Void)?
 
         package init(
-            pairs: Int, seconds: TimeInterval = 10, idleSeconds: TimeInterval = 3, payloadBytes: Int = 3000,
+            pairs: Int, seconds: TimeInterval = 10, pace: TimeInterval = 0, idleSeconds: TimeInterval = 3,
+            payloadBytes: Int = 3000,
             stepTimeout: TimeInterval = 5, fetchTimeout: TimeInterval = 5, connectTimeout: TimeInterval = 2,
             progress: (@Sendable (String) -> Void)? = nil
         ) {
             self.pairs = pairs
             self.seconds = seconds
+            self.pace = pace
             self.idleSeconds = idleSeconds
             self.payloadBytes = payloadBytes
             self.stepTimeout = stepTimeout
@@ -48,6 +58,8 @@ package enum ClassroomBench {
         package var pairs: Int
         package var processes: Int
         package var seconds: Double
+        /// Seconds between the starts of a pair's rounds (0: back to back).
+        package var pace = 0.0
         package var continuations = 0
         /// Choose → restored, in microseconds, one per continuation.
         package var latencies: [Double] = []
@@ -93,6 +105,7 @@ package enum ClassroomBench {
         /// Several pairs' results (one per child process) as the class's.
         package static func merging(_ parts: [Result], pairs: Int, processes: Int) -> Result {
             var total = Result(pairs: pairs, processes: processes, seconds: parts.map(\.seconds).max() ?? 0)
+            total.pace = parts.first?.pace ?? 0
             for part in parts {
                 total.continuations += part.continuations
                 total.latencies += part.latencies
@@ -115,6 +128,11 @@ package enum ClassroomBench {
                     + "\(ProcessInfo.processInfo.activeProcessorCount) CPUs, \(devices) devices in one account, "
                     + (processes > 1 ? "\(processes) processes (one per pair)" : "one process")
                     + String(format: ", %.0f s of continuing back and forth", seconds),
+                pace > 0
+                    ? String(
+                        format: "Pace                    a round every %g s per pair (%.1f per second for the class)",
+                        pace, Double(pairs) / pace)
+                    : "Pace                    back to back (each pair's next round as soon as its last ended)",
                 "",
                 String(
                     format: "Continuations           %d (%.1f per second)", continuations, continuationsPerSecond),
@@ -139,8 +157,8 @@ package enum ClassroomBench {
 
     /// The whole class in this process.
     package static func run(_ options: Options) async throws -> Result {
-        guard options.pairs > 0, options.seconds > 0, options.idleSeconds >= 0 else {
-            throw BenchError("the classroom needs at least one pair and a positive duration")
+        guard options.pairs > 0, options.seconds > 0, options.idleSeconds >= 0, options.pace >= 0 else {
+            throw BenchError("the classroom needs at least one pair, a positive duration and a pace of 0 or more")
         }
         let names = studentNames(pairs: options.pairs)
         let world = try BenchWorld(
@@ -186,6 +204,7 @@ package enum ClassroomBench {
         let elapsed = Double(BenchClock.now() - start) / 1e9
         var result = Result.merging(parts, pairs: pairs.count, processes: processes)
         result.seconds = elapsed
+        result.pace = options.pace
         result.cpuSeconds = processCPUSeconds() - cpuBefore
         result.beaconsSent = hosts.map(\.sentBeacons).reduce(0, +) - beaconsBefore
         if options.idleSeconds > 0 {
@@ -281,14 +300,28 @@ final class ClassroomPair: Sendable {
     }
 
     /// Continues back and forth until `deadline` (BenchClock); this pair's share of the result.
+    /// With a pace, a round starts every `options.pace` seconds from a moment of its own within
+    /// the first (so the class's pairs are out of step); a round that ends late is followed at
+    /// once by the next, never by several at once.
     func continueBackAndForth(until deadline: UInt64, options: ClassroomBench.Options) async -> ClassroomBench.Result {
         var result = ClassroomBench.Result(pairs: 1, processes: 1, seconds: options.seconds)
+        result.pace = options.pace
         var round = 0
         func fail(_ reason: String) {
             result.failures += 1
             if result.failureReasons.count < 5 { result.failureReasons.append(reason) }
         }
+        let interval = UInt64(options.pace * 1e9)
+        var nextRound = BenchClock.now() + (interval > 0 ? UInt64.random(in: 0..<interval) : 0)
         while BenchClock.now() < deadline {
+            if interval > 0 {
+                let now = BenchClock.now()
+                if nextRound > now {
+                    guard nextRound < deadline else { break }
+                    try? await Task.sleep(nanoseconds: nextRound - now)
+                }
+                nextRound = max(nextRound, now) + interval
+            }
             let origin = sides[round % 2]
             let receiver = sides[(round + 1) % 2]
             round += 1

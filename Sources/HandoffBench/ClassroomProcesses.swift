@@ -27,8 +27,8 @@ extension ClassroomBench {
 
     /// The class across `options.pairs` processes of `executable` (a `handoff`).
     package static func runInProcesses(_ options: Options, executable: String) async throws -> Result {
-        guard options.pairs > 0, options.seconds > 0, options.idleSeconds >= 0 else {
-            throw BenchError("the classroom needs at least one pair and a positive duration")
+        guard options.pairs > 0, options.seconds > 0, options.idleSeconds >= 0, options.pace >= 0 else {
+            throw BenchError("the classroom needs at least one pair, a positive duration and a pace of 0 or more")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "handoff-bench-classroom-\(UUID().uuidString)")
@@ -47,7 +47,8 @@ extension ClassroomBench {
                 "bench", "--classroom-child", "\(pair)", "--classroom-directory", directory.path,
                 "--classroom-port", "\(port)", "--classroom-start",
                 String(format: "%.3f", startAt.timeIntervalSince1970),
-                "--seconds", "\(options.seconds)", "--idle-seconds", "\(options.idleSeconds)",
+                "--seconds", "\(options.seconds)", "--pace", "\(options.pace)", "--idle-seconds",
+                "\(options.idleSeconds)",
             ]
             children.append(
                 try ChildProcess(

@@ -66,6 +66,7 @@ package enum NetworkBench {
         package static let sealFloor = "aes-gcm-seal"
         package static let openFloor = "aes-gcm-open"
         package static let tlsFloor = "tls-throughput"
+        package static let tlsCopyFloor = "tls-copy-throughput"
         package static let beaconSealFloor = "aes-gcm-beacon-seal"
         package static let beaconOpenFloor = "aes-gcm-beacon-open"
         package static let keyPerCallSeal = "beacon-seal-key-per-call"
@@ -200,6 +201,9 @@ package enum NetworkBench {
             .throughput(
                 Key.tlsFloor, "Floor: bare TLS stream (NIOSSL, \(suite))", median(pair.tlsRuns),
                 runs: pair.tlsRuns.count),
+            .throughput(
+                Key.tlsCopyFloor, "Floor: bare TLS stream, each chunk copied from and into byte arrays",
+                median(pair.tlsCopyRuns), runs: pair.tlsCopyRuns.count),
         ]
         var streams = BenchRow.throughput(
             Key.streams, "Continuation stream throughput", median(pair.streamRuns),
@@ -259,6 +263,9 @@ package enum NetworkBench {
         /// are the bare TLS stream and the cipher on one core.
         var floorRuns: [Double] = []
         var tlsRuns: [Double] = []
+        /// The bare TLS stream with an app's copies (a byte array into each write, each read into
+        /// a byte array): what a stream of byte arrays cannot go below.
+        var tlsCopyRuns: [Double] = []
         var sealRuns: [Double] = []
         var openRuns: [Double] = []
         var tls: CipherFloors.TLSStream?
@@ -328,6 +335,11 @@ package enum NetworkBench {
                 bytes: bytes, identities: (world.identities[0], world.identities[1]), account: world.account)
             result.tls = tls
             result.tlsRuns.append(tls.megabytesPerSecond)
+            result.tlsCopyRuns.append(
+                try await CipherFloors.tlsThroughput(
+                    bytes: bytes, identities: (world.identities[0], world.identities[1]), account: world.account,
+                    copyingArrays: true
+                ).megabytesPerSecond)
             let cipher = try await onDedicatedThread("bench-aes-gcm") {
                 try CipherFloors.aesGCM(keyBits: tls.keyBits, bytes: bytes)
             }

@@ -52,6 +52,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "With --classroom: seconds of continuing back and forth.")
     var seconds: Double = 10
 
+    @Option(
+        help: ArgumentHelp(
+            "With --classroom: seconds between the starts of a pair's rounds (0: back to back, the class's capacity).",
+            valueName: "SECONDS"))
+    var pace: Double = ClassroomBench.Options.busyClassPace
+
     @Flag(
         help:
             "Instead of the table: where an offer's and a continuation's time goes, step by step (--iterations of each)."
@@ -90,6 +96,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
         guard runs > 0 else { throw ValidationError("--runs must be positive.") }
         if let classroom, classroom < 1 { throw ValidationError("--classroom takes a number of pairs, at least 1.") }
+        if pace < 0 { throw ValidationError("--pace takes seconds between a pair's rounds, 0 or more.") }
         guard seconds > 0 else { throw ValidationError("--seconds must be positive.") }
         if processes, classroom == nil { throw ValidationError("--processes goes with --classroom N.") }
         if stages, classroom != nil { throw ValidationError("--stages and --classroom are separate benches.") }
@@ -155,7 +162,7 @@ struct BenchCommand: AsyncParsableCommand {
         var progress: (@Sendable (String) -> Void)?
         if classroomChild == nil { progress = { step in BenchCommand.note("measuring \(step)…") } }
         let options = ClassroomBench.Options(
-            pairs: classroom ?? 1, seconds: seconds, idleSeconds: idleSeconds, progress: progress)
+            pairs: classroom ?? 1, seconds: seconds, pace: pace, idleSeconds: idleSeconds, progress: progress)
         if let pair = classroomChild {
             guard let classroomDirectory, let classroomPort, let classroomStart else {
                 throw ValidationError("--classroom-child goes with --classroom-directory, -port and -start.")

@@ -22,8 +22,14 @@ struct BenchClassroomEndToEndTests {
         #expect((report["beaconsSent"] as? Int ?? 0) > 0)
         #expect((report["cpuSeconds"] as? Double ?? 0) > 0)
         #expect(report["idleSeconds"] as? Double == 1)
+        // The default pace: a busy class, a round every half second per pair.
+        #expect(report["pace"] as? Double == 0.5)
+        #expect((report["continuations"] as? Int ?? 0) <= 2 * 5)
         // The table goes to standard error with --json.
-        for words in ["2 processes (one per pair)", "Failures                0", "Idle beacons", "CPU per device"] {
+        for words in [
+            "2 processes (one per pair)", "a round every 0.5 s per pair", "Failures                0", "Idle beacons",
+            "CPU per device",
+        ] {
             #expect(result.error.contains(words), "\(words)")
         }
     }

@@ -18,7 +18,7 @@ struct BenchTests {
         let keys = [
             NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
             NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor, NetworkBench.Key.tlsFloor,
-            NetworkBench.Key.beaconSealFloor, NetworkBench.Key.beaconOpenFloor,
+            NetworkBench.Key.tlsCopyFloor, NetworkBench.Key.beaconSealFloor, NetworkBench.Key.beaconOpenFloor,
             NetworkBench.Key.offer, NetworkBench.Key.keyPerCallSeal, NetworkBench.Key.beaconSeal,
             NetworkBench.Key.beaconOpen, NetworkBench.Key.continue, NetworkBench.continueSharingKey,
             NetworkBench.Key.streams,
@@ -40,7 +40,7 @@ struct BenchTests {
         }
         for key in [
             NetworkBench.Key.throughputFloor, NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor,
-            NetworkBench.Key.tlsFloor, NetworkBench.Key.streams,
+            NetworkBench.Key.tlsFloor, NetworkBench.Key.tlsCopyFloor, NetworkBench.Key.streams,
         ] {
             let row = try #require(report.row(key))
             #expect(row.unit == "MB/s" && (row.value ?? 0) > 0)
@@ -58,8 +58,8 @@ struct BenchTests {
         let figures: Set = [
             NetworkBench.Key.keyPerCallSeal, NetworkBench.Key.beaconSeal, NetworkBench.Key.beaconOpen,
         ]
-        for row in report.rows.prefix(8) { #expect(row.target == nil && row.pass == nil) }
-        for row in report.rows.dropFirst(8) where !figures.contains(row.key) {
+        for row in report.rows.prefix(9) { #expect(row.target == nil && row.pass == nil) }
+        for row in report.rows.dropFirst(9) where !figures.contains(row.key) {
             #expect(row.target != nil && row.pass != nil && row.goal != nil)
         }
         // The beacon's cipher per call: each compared with swift-crypto's own call, not judged.
@@ -103,7 +103,7 @@ struct BenchTests {
         #expect(
             report.rows.map(\.key) == [
                 NetworkBench.Key.throughputFloor, NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor,
-                NetworkBench.Key.tlsFloor, NetworkBench.Key.streams,
+                NetworkBench.Key.tlsFloor, NetworkBench.Key.tlsCopyFloor, NetworkBench.Key.streams,
             ])
         for row in report.rows {
             #expect(row.unit == "MB/s" && (row.value ?? 0) > 0 && row.samples == 2, "\(row.key)")
@@ -112,6 +112,9 @@ struct BenchTests {
         #expect(streams.floorKey == NetworkBench.Key.tlsFloor && (streams.ratio ?? 0) > 0)
         #expect(streams.limitKey != nil && (streams.limitRatio ?? 0) > 0 && streams.pass != nil)
         #expect(report.notes.contains { $0.hasPrefix("Streams: the lowest floor is") })
+        // The bare TLS stream with an app's copies is a floor of its own, named in the note.
+        #expect(report.row(NetworkBench.Key.tlsCopyFloor)?.label.contains("copied") == true)
+        #expect(report.notes.contains { $0.contains("Copying each chunk from and into byte arrays") })
     }
 
     /// Five runs become one report: every figure is the median of the runs, with their range, and
@@ -208,6 +211,19 @@ struct BenchTests {
         ] {
             #expect(table.contains(words), "\(words)")
         }
+    }
+
+    /// With a pace, each pair starts a round every `pace` seconds, no faster: at most one more
+    /// round than the run's length holds, and the table says the pace.
+    @Test func aPacedClassroomContinuesNoFasterThanItsPace() async throws {
+        let result = try await ClassroomBench.run(
+            ClassroomBench.Options(
+                pairs: 2, seconds: 2, pace: 0.5, idleSeconds: 0, stepTimeout: 30, fetchTimeout: 30,
+                connectTimeout: 30))
+        #expect(result.failures == 0, "\(result.failureReasons)")
+        #expect(result.pace == 0.5)
+        #expect(result.continuations > 0 && result.continuations <= 2 * 5)
+        #expect(result.table().contains("a round every 0.5 s per pair (4.0 per second for the class)"))
     }
 
     /// Steps run from the point before to their own, over the samples that passed both; the
