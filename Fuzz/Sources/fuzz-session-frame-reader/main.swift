@@ -19,16 +19,20 @@ final class Collect: ChannelInboundHandler, @unchecked Sendable {
 public func fuzzSessionFrameReader(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: start, count: count))
     guard let first = bytes.first else { return 0 }
-    // The first byte sets the read size (1 to 256 bytes), so one input is one way to split it. A
-    // long input is cut into at most 64 reads: split prefixes and bodies need only a few cuts, and
-    // thousands of one-byte reads per input made the run ten times slower without new coverage.
+    // The first byte sets the read size (1 to 128 bytes), so one input is one way to split it, and
+    // its top bit whether whole data frames pass as slices of the read (as on a connection that
+    // carries a stream). A long input is cut into at most 64 reads: split prefixes and bodies need
+    // only a few cuts, and thousands of one-byte reads per input made the run ten times slower
+    // without new coverage.
     let stream = bytes.dropFirst()
-    let step = max(Int(first) + 1, (stream.count + 63) / 64)
+    let step = max(Int(first & 0x7F) + 1, (stream.count + 63) / 64)
     let channel = EmbeddedChannel()
     let collect = Collect()
     // A small maximum, so the over-length branch is reachable by the fuzzer.
     let budget = SessionReadBudget(total: 1 << 16)
-    try! channel.pipeline.syncOperations.addHandler(SessionFrameReader(maximumFrameLength: 4096, budget: budget))
+    let reader = SessionFrameReader(maximumFrameLength: 4096, budget: budget)
+    reader.slicesWholeDataFrames = first & 0x80 != 0
+    try! channel.pipeline.syncOperations.addHandler(reader)
     try! channel.pipeline.syncOperations.addHandler(collect)
     // An embedded channel starts inactive, and the loop below feeds only an active one (a reader
     // that fails closes it): without this, no byte ever reached the reader.
