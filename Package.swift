@@ -170,6 +170,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Where the runtime is linked in (below), and only there, the crash-report settings are
+            // made before it starts (Sources/handoff/LinkedRuntime.swift): the same condition.
+            swiftSettings: [.define("LINKED_SWIFT_RUNTIME", .when(platforms: [.linux], configuration: .release))],
             // Release links the Swift runtime and Foundation in: a device starts without loading
             // them (docs/bench.md, "First frame"; DECISIONS.md, 2026-11-28). The modules were
             // compiled against the shared Foundation, whose link names only itself: the group

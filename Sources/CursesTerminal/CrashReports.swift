@@ -88,8 +88,9 @@ extension CrashReports {
     /// priority below the default, which the loader runs before the runtime's own initialisers
     /// (the program's and the runtime's are in one link). There ``sendToStandardError()`` then
     /// finds the settings made and does not re-execute the program, a whole start of the
-    /// program saved. Where the runtime is a shared library (debug builds, the tests), it has
-    /// started before any initialiser of the program runs: this does nothing, and
+    /// program saved. Call it only where the runtime is linked in (a condition of the build):
+    /// where it is a shared library (debug builds, the tests), it has started before any
+    /// initialiser of the program runs, settings made here come too late, and
     /// ``sendToStandardError()`` re-executes as before.
     ///
     /// - `argc`, `argv`: the arguments the loader passes the initialiser.
@@ -103,7 +104,6 @@ extension CrashReports {
     /// for `Set` and `Dictionary` crash here; so may conversions that allocate): it works on C
     /// strings with the C library only.
     package static func prepareLinkedRuntime(argc: Int32, argv: ArgumentVector, quiet: Bool) {
-        guard dlopen(cString("libswiftCore.so"), RTLD_NOLOAD | RTLD_LAZY) == nil else { return }
         let name = cString("SWIFT_BACKTRACE")
         let current = getenv(name)
         let settings: UnsafePointer<CChar>? =

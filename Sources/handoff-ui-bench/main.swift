@@ -121,6 +121,32 @@ final class ControlClient {
         }
     }
 
+    /// Runs a tmux command and returns its output, the lines between its `%begin` and `%end`
+    /// (nil when the deadline passes first), and whether an `%output` notification of `pane`
+    /// came before the answer (the screen may have changed since).
+    func command(
+        _ command: String, pane: String, until deadline: ContinuousClock.Instant
+    ) throws -> (
+        lines: [String], paneWrote: Bool
+    )? {
+        send(command)
+        var paneWrote = false
+        var lines: [String] = []
+        var inBlock = false
+        let done = try readLine(until: deadline) { line in
+            if inBlock {
+                if line.hasPrefix("%end ") || line.hasPrefix("%error ") { return true }
+                lines.append(line)
+            } else if line.hasPrefix("%begin ") {
+                inBlock = true
+            } else if line.hasPrefix("%output \(pane) ") {
+                paneWrote = true
+            }
+            return false
+        }
+        return done == nil ? nil : (lines, paneWrote)
+    }
+
     /// Drops everything already received (waits `quiet` for stragglers).
     func drain(quiet: Duration = .milliseconds(30)) throws {
         while try readLine(until: .now + quiet, where: { _ in true }) != nil {}
@@ -202,6 +228,40 @@ func writeHugeDocument(bytes: Int, to url: URL) throws {
         written += batch.utf8.count
         batch = ""
     }
+}
+
+/// Milliseconds from asking tmux for a session of `width` x `height` running `command` until
+/// the screen satisfies `predicate`, and the session (to close). A control client attached to
+/// the new session captures the screen through its own connection (no tmux process per look)
+/// at once, and again as soon as the program writes (an `%output` notification), or after
+/// 10 ms without any: the floor and the device are seen the same way, within a capture of
+/// their drawing, where polling with a pause between looks would add up to that pause to a
+/// program that draws after the first look and nothing to one done before it.
+func millisecondsToScreen(
+    width: Int, height: Int, command: String, tmux: String, timeout: Duration,
+    _ predicate: (String) -> Bool
+) throws -> (milliseconds: Double, session: TmuxSession) {
+    let start = ContinuousClock.now
+    let deadline = start + timeout
+    guard let session = try TmuxSession(width: width, height: height, command: command) else {
+        throw BenchFailure.missing("tmux")
+    }
+    let client = try ControlClient(session: session, tmux: tmux)
+    defer { client.close() }
+    let pane = session.mainPane
+    while true {
+        guard let answer = try client.command("capture-pane -p -t \(pane)", pane: pane, until: deadline) else { break }
+        if predicate(answer.lines.joined(separator: "\n")) {
+            return (milliseconds(ContinuousClock.now - start), session)
+        }
+        if !answer.paneWrote {
+            _ = try client.readLine(until: min(deadline, .now + .milliseconds(10))) {
+                $0.hasPrefix("%output \(pane) ")
+            }
+        }
+    }
+    session.close()
+    throw BenchFailure.missing("the screen never showed what it should after \(timeout): \(command)")
 }
 
 /// Milliseconds from `action` until the screen of `session` satisfies `predicate`, polling as
@@ -312,30 +372,24 @@ func main() throws {
     table.note("")
     if !options.json { table.row("measure", "device", "floor", "target", "") }
 
-    // First frame: the floor is tmux starting `echo ready` and showing it.
+    // First frame: the floor is tmux starting `echo ready` and showing it, in a session of the
+    // device's size, seen the same way (millisecondsToScreen).
+    guard let tmux = TmuxSession.tmuxPath else { throw BenchFailure.missing("tmux") }
     var floorStarts: [Double] = []
     for _ in 0..<options.starts {
-        let start = ContinuousClock.now
-        guard let session = try TmuxSession(command: "echo ready; exec sleep 30") else {
-            throw BenchFailure.missing("tmux")
-        }
-        try session.waitFor("ready", timeout: .seconds(10)) { $0.contains("ready") }
-        floorStarts.append(milliseconds(ContinuousClock.now - start))
+        let (time, session) = try millisecondsToScreen(
+            width: 100, height: 30, command: "echo ready; exec sleep 30", tmux: tmux, timeout: .seconds(10)
+        ) { $0.contains("ready") }
+        floorStarts.append(time)
         session.close()
     }
     var deviceStarts: [Double] = []
     for index in 0..<options.starts {
-        let start = ContinuousClock.now
-        guard
-            let session = try TmuxSession(
-                width: 100, height: 30, command: deviceCommand("Start\(index)", kind: "laptop"))
-        else {
-            throw BenchFailure.missing("tmux")
-        }
-        try session.waitFor("the device frame", timeout: .seconds(30)) {
-            $0.contains("Start\(index) · laptop") && $0.contains("Reader")
-        }
-        deviceStarts.append(milliseconds(ContinuousClock.now - start))
+        let (time, session) = try millisecondsToScreen(
+            width: 100, height: 30, command: deviceCommand("Start\(index)", kind: "laptop"), tmux: tmux,
+            timeout: .seconds(30)
+        ) { $0.contains("Start\(index) · laptop") && $0.contains("Reader") }
+        deviceStarts.append(time)
         session.close()
     }
     let firstFrame = percentile(deviceStarts, 0.5)
@@ -352,7 +406,7 @@ func main() throws {
     }
 
     // Key to changed screen. Floor: `cat` echoing typed characters.
-    guard let tmux = TmuxSession.tmuxPath, let echo = try TmuxSession(command: "exec cat") else {
+    guard let echo = try TmuxSession(command: "exec cat") else {
         throw BenchFailure.missing("tmux")
     }
     _ = try echo.waitForProgram(named: "cat")
@@ -549,8 +603,9 @@ func main() throws {
         "printing the file's first 12 lines in a tmux pane, median of 5. Both are polled with tmux captures, about 1 ms apart."
     )
     table.note("Key times: a tmux control client sends the key and waits for the pane's first output; the floor")
-    table.note("is `cat` (the kernel echoes the key). First frame: tmux starts the program and a client polls the")
-    table.note("screen until the frame shows; the floor is `echo ready`. The difference is the device's own time.")
+    table.note("is `cat` (the kernel echoes the key). First frame: tmux starts the program and a control client")
+    table.note("captures the screen at once and after each output until the frame shows; the floor is `echo ready`")
+    table.note("seen the same way. The difference is the device's own time.")
     table.printJSON()
 }
 
