@@ -68,22 +68,108 @@ package struct RecordingError: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 /// One event of a recording, with the fields the timeline draws.
+///
+/// Its values are held by reference: an event is copied between the reader, the timeline's
+/// window, its rows and their users (`handoff timeline` of a million events), and a copy is
+/// then one reference counted rather than each of its strings.
 package struct RecordedEvent: Sendable {
-    package var time: Date
+    /// What an event holds.
+    struct Values: Sendable {
+        var time: Date
+        var timeText: String
+        var device: String
+        var kind: LifecycleEvent.Kind
+        var continuation: String?
+        var peer: String?
+        var detail: String
+        var explanation: String
+        var json: String
+        var pairing: PairingFields
+        var line: Int
+    }
+
+    /// The values, never changed in place: a change makes a new box (events are read, not edited).
+    final class Box: Sendable {
+        let values: Values
+        init(_ values: Values) { self.values = values }
+    }
+
+    private var box: Box
+
+    init(
+        time: Date, timeText: String, device: String, kind: LifecycleEvent.Kind, continuation: String?,
+        peer: String?, detail: String, explanation: String, json: String, pairing: PairingFields, line: Int = 0
+    ) {
+        box = Box(
+            Values(
+                time: time, timeText: timeText, device: device, kind: kind, continuation: continuation, peer: peer,
+                detail: detail, explanation: explanation, json: json, pairing: pairing, line: line))
+    }
+
+    private mutating func change(_ body: (inout Values) -> Void) {
+        var values = box.values
+        body(&values)
+        box = Box(values)
+    }
+
+    package var time: Date {
+        get { box.values.time }
+        set { change { $0.time = newValue } }
+    }
+
     /// The recorded text of the time, as written.
-    package var timeText: String
-    package var device: String
-    package var kind: LifecycleEvent.Kind
-    package var continuation: String?
-    package var peer: String?
-    package var detail: String
-    package var explanation: String
+    package var timeText: String {
+        get { box.values.timeText }
+        set { change { $0.timeText = newValue } }
+    }
+
+    package var device: String {
+        get { box.values.device }
+        set { change { $0.device = newValue } }
+    }
+
+    package var kind: LifecycleEvent.Kind {
+        get { box.values.kind }
+        set { change { $0.kind = newValue } }
+    }
+
+    package var continuation: String? {
+        get { box.values.continuation }
+        set { change { $0.continuation = newValue } }
+    }
+
+    package var peer: String? {
+        get { box.values.peer }
+        set { change { $0.peer = newValue } }
+    }
+
+    package var detail: String {
+        get { box.values.detail }
+        set { change { $0.detail = newValue } }
+    }
+
+    package var explanation: String {
+        get { box.values.explanation }
+        set { change { $0.explanation = newValue } }
+    }
+
     /// The line as recorded (its JSON object), which ``fields`` reads.
-    package var json: String
+    package var json: String {
+        get { box.values.json }
+        set { change { $0.json = newValue } }
+    }
+
     /// The recorded values of the fields the layout pairs messages by.
-    var pairing: PairingFields
+    var pairing: PairingFields {
+        get { box.values.pairing }
+        set { change { $0.pairing = newValue } }
+    }
+
     /// The line of the recording it was read from (1-based).
-    package var line = 0
+    package var line: Int {
+        get { box.values.line }
+        set { change { $0.line = newValue } }
+    }
 
     /// What ``TimelineLayout`` reads of an event besides its kind, continuation and peer, as
     /// recorded (a string or an integer; anything else as null): kept apart from ``fields``,
@@ -127,12 +213,12 @@ package struct RecordedEvent: Sendable {
     /// is not one of ``PairingFields``.
     private func pairingValue(_ key: String) -> JSONValue?? {
         switch key {
-        case "serial": .some(pairing.serial)
-        case "typeHash": .some(pairing.typeHash)
-        case "size": .some(pairing.size)
-        case "errorCode": .some(pairing.errorCode)
-        case "side": .some(pairing.side)
-        case "fault": .some(pairing.fault)
+        case "serial": .some(box.values.pairing.serial)
+        case "typeHash": .some(box.values.pairing.typeHash)
+        case "size": .some(box.values.pairing.size)
+        case "errorCode": .some(box.values.pairing.errorCode)
+        case "side": .some(box.values.pairing.side)
+        case "fault": .some(box.values.pairing.fault)
         default: .none
         }
     }

@@ -230,6 +230,23 @@ struct RecordedLineTests {
         }
     }
 
+    /// An event is a value: its fields are held by one reference, and a changed copy leaves the
+    /// event it was copied from as it was.
+    @Test func aChangedCopyOfAnEventLeavesTheEventAsItWas() throws {
+        let line = try #require(try Self.lines().first { $0.contains("\"serial\"") })
+        let event = try Self.read(Array(line.utf8), device: Self.device(line)).get()
+        let before = Self.summary(.success(event))
+        var copy = event
+        copy.detail = "changed"
+        copy.line = 99
+        copy.continuation = "c"
+        copy.pairing.serial = .integer(42)
+        #expect(Self.summary(.success(event)) == before)
+        #expect(event.detail != "changed" && event.line == 7 && event.integer("serial") != 42)
+        #expect(copy.detail == "changed" && copy.line == 99 && copy.continuation == "c")
+        #expect(copy.integer("serial") == 42 && copy.json == event.json && copy.time == event.time)
+    }
+
     func write(_ text: String) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("print-line-\(UUID().uuidString).jsonl")
         try Data(text.utf8).write(to: url)

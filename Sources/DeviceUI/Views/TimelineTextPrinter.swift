@@ -282,9 +282,18 @@ struct NarrowLine {
         return word.lowerBound..<(word.lowerBound + head)
     }
 
-    /// Back to the lanes' bars alone.
+    /// Back to the lanes' bars alone, in place (assigning `blank` would share its storage, and
+    /// the next `put` copy it: a line's allocation and copy for each of millions of lines).
     mutating func clear() {
-        cells = blank
+        guard cells.count == blank.count, !cells.isEmpty else {
+            cells = blank
+            return
+        }
+        cells.withUnsafeMutableBufferPointer { cells in
+            blank.withUnsafeBufferPointer { blank in
+                cells.baseAddress!.update(from: blank.baseAddress!, count: blank.count)
+            }
+        }
     }
 
     /// Writes `scalars` from column `x`, clipped to `clip` and the line, as `Grid.put` writes
