@@ -34,10 +34,6 @@ public struct ContinuationInputStream: AsyncSequence, Sendable {
         return result
     }
 
-    /// Every chunk waiting now, in order, at once (waits for the first); nil once the stream has
-    /// ended. A network bridge sends a whole batch with one hop to its event loop and one flush.
-    package func nextBatch() async throws -> [[UInt8]]? { try await queue.nextBatch() }
-
     /// Bytes written and not yet read (at most ``ChunkQueue/highWatermark`` plus one chunk).
     package var bufferedBytes: Int { queue.bufferedBytes }
 
@@ -212,26 +208,12 @@ package final class ChunkQueue: Sendable {
 
     /// The next chunk; nil at a clean end (or when the reading task is cancelled).
     func next() async throws -> [UInt8]? {
-        try await take { state in [state.takeFirst()] }?.first
-    }
-
-    /// Every queued chunk; nil at a clean end (or when the reading task is cancelled).
-    func nextBatch() async throws -> [[UInt8]]? {
-        try await take { state in
-            var batch: [[UInt8]] = []
-            batch.reserveCapacity(state.chunks.count - state.head)
-            while !state.isEmpty { batch.append(state.takeFirst()) }
-            return batch
-        }
-    }
-
-    private func take(_ taking: (inout State) -> [[UInt8]]) async throws -> [[UInt8]]? {
         while true {
-            enum Outcome { case chunks([[UInt8]]), finished, failed(any Error), wait }
+            enum Outcome { case chunk([UInt8]), finished, failed(any Error), wait }
             let (outcome, writers) = state.withLock { state -> (Outcome, [Writer]) in
                 if !state.isEmpty {
-                    let taken = taking(&state)
-                    return (.chunks(taken), state.releasedWriters())
+                    let chunk = state.takeFirst()
+                    return (.chunk(chunk), state.releasedWriters())
                 }
                 switch state.end {
                 case .finished?: return (.finished, [])
@@ -244,7 +226,7 @@ package final class ChunkQueue: Sendable {
             }
             writers.forEach { $0.resume() }
             switch outcome {
-            case .chunks(let chunks): return chunks
+            case .chunk(let chunk): return chunk
             case .finished: return nil
             case .failed(let error): throw error
             case .wait:
