@@ -119,6 +119,36 @@ struct ChunkQueueTests {
         #expect(called.value == 2)
     }
 
+    /// A connection queues every frame of one read from its socket, then wakes the reader once.
+    @Test func chunksQueuedWithoutWakingWakeTheReaderOnlyWhenAsked() async throws {
+        let queue = ChunkQueue()
+        let woken = Counter()
+        guard case .empty = queue.takeAll(orWhenReadable: { woken.add() }) else {
+            Issue.record("an empty queue handed something over")
+            return
+        }
+        #expect(!queue.enqueueWithoutWaking([1]))
+        #expect(!queue.enqueueWithoutWaking([2, 3]))
+        #expect(woken.value == 0)
+        queue.wakeReaders()
+        #expect(woken.value == 1)
+        guard case .chunks(let chunks) = queue.takeAll(orWhenReadable: { woken.add() }) else {
+            Issue.record("the queued chunks were not handed over")
+            return
+        }
+        #expect(chunks == [[1], [2, 3]])
+        // Nothing queued since: a waiting reader stays asleep.
+        _ = queue.takeAll(orWhenReadable: { woken.add() })
+        queue.wakeReaders()
+        #expect(woken.value == 1)
+        // Past the high watermark the writer is told to hold back, as by `enqueue`.
+        var mustWait = false
+        while !mustWait { mustWait = queue.enqueueWithoutWaking([UInt8](repeating: 0, count: 64 << 10)) }
+        #expect(woken.value == 1)
+        queue.wakeReaders()
+        #expect(woken.value == 2)
+    }
+
     /// The calls of a reader that cannot wait: everything queued at once, or a callback when
     /// something is; then the end, an error told once.
     @Test func aReaderThatCannotWaitTakesAllOrIsCalledBack() async throws {

@@ -188,6 +188,49 @@ struct StreamChannelHandlerTests {
         #expect(!connection.channel.isActive)
     }
 
+    /// Counts the writability changes that reach the handlers behind the stream's (the session's
+    /// async channel sits there).
+    final class WritabilityCounter: ChannelInboundHandler {
+        typealias InboundIn = SessionFrame
+        var changes = 0
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            changes += 1
+            context.fireChannelWritabilityChanged()
+        }
+    }
+
+    @Test func writabilityChangesWhileTheStreamRunsAreToldBehindItOnceWhenItIsOver() async throws {
+        let connection = try Self.connection()
+        let behind = WritabilityCounter()
+        try connection.channel.pipeline.syncOperations.addHandler(behind)
+        _ = StreamChannelHandler.awaitAcceptance(on: connection.channel)
+        connection.channel.embeddedEventLoop.run()
+        // Before the stream is attached, every change passes.
+        connection.channel.isWritable = false
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        connection.channel.isWritable = true
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(behind.changes == 2)
+
+        try connection.receive([.streamAccepted])
+        let over = StreamChannelHandler.attach(connection.ends, on: connection.channel)
+        connection.channel.embeddedEventLoop.run()
+        _ = try connection.channel.readInbound(as: SessionFrame.self)
+        for writable in [false, true, false, true] {
+            connection.channel.isWritable = writable
+            connection.channel.pipeline.fireChannelWritabilityChanged()
+        }
+        #expect(behind.changes == 2)
+
+        // Both directions end: the handlers behind hear once, and see the channel as it is now.
+        try connection.receive([.streamEnd])
+        await connection.appOutput.close()
+        connection.channel.embeddedEventLoop.run()
+        try await over.get()
+        #expect(behind.changes == 3)
+        #expect(connection.channel.isWritable)
+    }
+
     @Test func theAppsFailureIsSentToThePeer() async throws {
         let connection = try Self.connection()
         _ = StreamChannelHandler.accept(on: connection.channel, ends: connection.ends)

@@ -138,11 +138,11 @@ package final class ChunkQueue: Sendable {
         }
 
         /// Queues `chunk` unless the stream has ended; whether the writer should now wait.
-        mutating func append(_ chunk: [UInt8]) -> (readers: [@Sendable () -> Void], mustWait: Bool) {
-            guard end == nil else { return ([], false) }
+        mutating func append(_ chunk: [UInt8]) -> Bool {
+            guard end == nil else { return false }
             chunks.append(chunk)
             bytes += chunk.count
-            return (releasedReaders(), bytes > ChunkQueue.highWatermark)
+            return bytes > ChunkQueue.highWatermark
         }
     }
 
@@ -165,9 +165,27 @@ package final class ChunkQueue: Sendable {
     /// true if the reader is now too far behind, so the writer should hold back until
     /// ``whenCaughtUp(_:)`` calls it.
     package func enqueue(_ chunk: [UInt8]) -> Bool {
-        let (readers, mustWait) = state.withLock { $0.append(chunk) }
+        let (readers, mustWait) = state.withLock { state in
+            let mustWait = state.append(chunk)
+            return (state.releasedReaders(), mustWait)
+        }
         readers.forEach { $0() }
         return mustWait
+    }
+
+    /// Queues a chunk as ``enqueue(_:)`` does but leaves a waiting reader asleep until
+    /// ``wakeReaders()``: a connection that reads several frames in one go wakes the app once for
+    /// all of them, not once a frame (each wake-up is a switch to another thread).
+    package func enqueueWithoutWaking(_ chunk: [UInt8]) -> Bool {
+        state.withLock { $0.append(chunk) }
+    }
+
+    /// Wakes the readers waiting for what ``enqueueWithoutWaking(_:)`` queued.
+    package func wakeReaders() {
+        let readers = state.withLock { state -> [@Sendable () -> Void] in
+            state.isEmpty && state.end == nil ? [] : state.releasedReaders()
+        }
+        readers.forEach { $0() }
     }
 
     /// Calls `action` once the reader has brought the queue down to ``lowWatermark`` or the stream
