@@ -109,7 +109,8 @@ final class BenchProbe: Sendable {
     }
 
     struct StreamEnd: Sendable {
-        var time: UInt64
+        /// When the last byte was read, and the process's CPU time then.
+        var at: BenchClock.Instant
         var bytes: Int
         var error: String?
     }
@@ -210,10 +211,10 @@ final class BenchApp: ApplicationDelegate, UserActivityDelegate {
             var total = 0
             do {
                 for try await chunk in streams.input { total += chunk.count }
-                probe.fire(probe.streamEnd, BenchProbe.StreamEnd(time: BenchClock.now(), bytes: total, error: nil))
+                probe.fire(probe.streamEnd, BenchProbe.StreamEnd(at: .now(), bytes: total, error: nil))
             } catch {
                 probe.fire(
-                    probe.streamEnd, BenchProbe.StreamEnd(time: BenchClock.now(), bytes: total, error: "\(error)"))
+                    probe.streamEnd, BenchProbe.StreamEnd(at: .now(), bytes: total, error: "\(error)"))
             }
             await streams.output.close()
         }

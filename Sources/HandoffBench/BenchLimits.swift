@@ -71,6 +71,20 @@ extension NetworkBench {
             }
             notes.append(sentence)
         }
+        if let ours = report.row(Key.streams)?.cpuPerGigabyte, let bare = report.row(Key.tlsFloor)?.cpuPerGigabyte,
+            bare > 0
+        {
+            var sentence = String(
+                format: "CPU per GB carried (every thread of this process): bare TLS %.2f s", bare)
+            if let copying = report.row(Key.tlsCopyFloor)?.cpuPerGigabyte, copying > 0 {
+                sentence += String(format: ", with the copies %.2f s", copying)
+                sentence += String(
+                    format: ", our stream %.2f s (%+.0f%% over the copies).", ours, (ours / copying - 1) * 100)
+            } else {
+                sentence += String(format: ", our stream %.2f s (%+.0f%%).", ours, (ours / bare - 1) * 100)
+            }
+            notes.append(sentence)
+        }
         let sizes = [options.devices] + options.moreDevices
         let points = sizes.enumerated().compactMap { index, devices -> (Double, Double)? in
             let key = index == 0 ? Key.discovery : Key.discovery(devices)

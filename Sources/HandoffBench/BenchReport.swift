@@ -33,6 +33,8 @@ package struct BenchRow: Sendable, Hashable, Codable {
     package var extra: Double?
     /// With several runs: the figures above are medians, and these are their ranges.
     package var spread: BenchSpread?
+    /// A stream row's cost: CPU seconds of every thread of the process per gigabyte carried.
+    package var cpuPerGigabyte: Double?
 
     package init(key: String, label: String, unit: String, samples: Int) {
         self.key = key
@@ -49,9 +51,12 @@ package struct BenchRow: Sendable, Hashable, Codable {
         return row
     }
 
-    static func throughput(_ key: String, _ label: String, _ megabytesPerSecond: Double, runs: Int) -> BenchRow {
+    static func throughput(
+        _ key: String, _ label: String, _ megabytesPerSecond: Double, runs: Int, cpuPerGigabyte: Double? = nil
+    ) -> BenchRow {
         var row = BenchRow(key: key, label: label, unit: "MB/s", samples: runs)
         row.value = megabytesPerSecond
+        row.cpuPerGigabyte = cpuPerGigabyte
         return row
     }
 
@@ -68,7 +73,7 @@ package struct BenchRow: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case key, label, unit, p50, p99, max, value, samples, floorKey, ratioP50, ratioP99, ratio, target, pass,
-            goal, limitRatio, limitKey, extra, spread, floorLabel, limitLabel
+            goal, limitRatio, limitKey, extra, spread, floorLabel, limitLabel, cpuPerGigabyte
     }
 
     /// Sets ``pass`` from ``goal`` and the row's figures (nil without a goal).
@@ -279,6 +284,7 @@ package struct BenchReport: Sendable, Hashable, Codable {
             row.ratio = median(\.ratio)
             row.limitRatio = median(\.limitRatio)
             row.extra = median(\.extra)
+            row.cpuPerGigabyte = median(\.cpuPerGigabyte)
             let headline = runs.compactMap { $0.unit == "us" ? $0.p50 : $0.value }
             let ratios = runs.compactMap { $0.unit == "us" ? $0.ratioP50 : $0.ratio }
             let limits = runs.compactMap(\.limitRatio)

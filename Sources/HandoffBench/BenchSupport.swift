@@ -9,10 +9,33 @@ import Glibc
 /// the same for every thread of the process, so a timestamp taken on one device's queue can be
 /// compared with one taken on another's.
 enum BenchClock {
-    static func now() -> UInt64 {
+    static func now() -> UInt64 { reading(CLOCK_MONOTONIC) }
+
+    /// The CPU time every thread of this process has used, in nanoseconds.
+    static func processCPU() -> UInt64 { reading(CLOCK_PROCESS_CPUTIME_ID) }
+
+    private static func reading(_ clock: clockid_t) -> UInt64 {
         var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+        clock_gettime(clock, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    /// A moment of a throughput run: the wall clock and the process's CPU time.
+    struct Instant: Sendable {
+        var time: UInt64
+        var cpu: UInt64
+
+        static func now() -> Instant { Instant(time: BenchClock.now(), cpu: processCPU()) }
+
+        /// Megabytes per second from `self` to `end`, for `bytes` carried.
+        func megabytesPerSecond(_ bytes: Int, until end: Instant) -> Double {
+            Double(bytes) / (Double(end.time &- time) / 1e9) / 1e6
+        }
+
+        /// CPU seconds (of every thread of the process) per gigabyte, for `bytes` carried.
+        func cpuSecondsPerGigabyte(_ bytes: Int, until end: Instant) -> Double {
+            (Double(end.cpu &- cpu) / 1e9) / (Double(bytes) / 1e9)
+        }
     }
 }
 

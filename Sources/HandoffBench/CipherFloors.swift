@@ -42,6 +42,8 @@ enum CipherFloors {
     /// What one bare TLS stream measured.
     struct TLSStream: Sendable {
         var megabytesPerSecond: Double
+        /// The CPU time of the whole process (both ends' event loops) per gigabyte carried.
+        var cpuSecondsPerGigabyte: Double
         var version: TLSVersion?
         /// The traffic secret's length from the key log: 32 bytes for the SHA-256 suites
         /// (TLS_AES_128_GCM_SHA256 with AES hardware), 48 for TLS_AES_256_GCM_SHA384.
@@ -96,8 +98,8 @@ enum CipherFloors {
             try? await serverGroup.shutdownGracefully()
             try? await clientGroup.shutdownGracefully()
             return TLSStream(
-                megabytesPerSecond: stream.megabytesPerSecond, version: stream.version,
-                secretBytes: secret.withLockedValue { $0 })
+                megabytesPerSecond: stream.megabytesPerSecond, cpuSecondsPerGigabyte: stream.cpuSecondsPerGigabyte,
+                version: stream.version, secretBytes: secret.withLockedValue { $0 })
         } catch {
             try? await serverGroup.shutdownGracefully()
             try? await clientGroup.shutdownGracefully()
@@ -108,10 +110,10 @@ enum CipherFloors {
     private static func tlsThroughput(
         bytes: Int, server serverContext: NIOSSLContext, client clientContext: NIOSSLContext,
         groups: (MultiThreadedEventLoopGroup, MultiThreadedEventLoopGroup), copyingArrays: Bool
-    ) async throws -> (megabytesPerSecond: Double, version: TLSVersion?) {
+    ) async throws -> (megabytesPerSecond: Double, cpuSecondsPerGigabyte: Double, version: TLSVersion?) {
         let (serverGroup, clientGroup) = groups
-        let finished = serverGroup.next().makePromise(of: UInt64.self)
-        let started = clientGroup.next().makePromise(of: UInt64.self)
+        let finished = serverGroup.next().makePromise(of: BenchClock.Instant.self)
+        let started = clientGroup.next().makePromise(of: BenchClock.Instant.self)
         let allocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024)
         let server = try await ServerBootstrap(group: serverGroup)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -142,7 +144,9 @@ enum CipherFloors {
         let start = try await started.futureResult.get()
         let end = try await finished.futureResult.get()
         let version = try? await client.nioSSL_tlsVersion().get()
-        return (Double(bytes) / (Double(end &- start) / 1e9) / 1e6, version)
+        return (
+            start.megabytesPerSecond(bytes, until: end), start.cpuSecondsPerGigabyte(bytes, until: end), version
+        )
     }
 
     /// Writes `total` bytes in 64 KiB buffers once the handshake is done, as fast as the channel
@@ -153,13 +157,13 @@ enum CipherFloors {
         typealias OutboundOut = ByteBuffer
 
         private let total: Int
-        private let started: EventLoopPromise<UInt64>
+        private let started: EventLoopPromise<BenchClock.Instant>
         private let source: [UInt8]?
         private var sent = 0
         private var chunk: ByteBuffer?
         private var handshaken = false
 
-        init(total: Int, started: EventLoopPromise<UInt64>, copyingArrays: Bool) {
+        init(total: Int, started: EventLoopPromise<BenchClock.Instant>, copyingArrays: Bool) {
             self.total = total
             self.started = started
             source = copyingArrays ? [UInt8](repeating: 0xA5, count: StreamBridge.chunkSize) : nil
@@ -169,7 +173,7 @@ enum CipherFloors {
             if case TLSUserEvent.handshakeCompleted = event {
                 handshaken = true
                 chunk = context.channel.allocator.buffer(repeating: 0xA5, count: StreamBridge.chunkSize)
-                started.succeed(BenchClock.now())
+                started.succeed(.now())
                 pump(context: context)
             }
             context.fireUserInboundEventTriggered(event)
@@ -215,14 +219,14 @@ enum CipherFloors {
         typealias InboundIn = ByteBuffer
 
         private let expected: Int
-        private let done: EventLoopPromise<UInt64>
+        private let done: EventLoopPromise<BenchClock.Instant>
         private let copyingArrays: Bool
         private var received = 0
         /// The last byte of each copy, summed: keeps the copies from being optimised away.
         private var checksum: UInt8 = 0
         private var ended = false
 
-        init(expected: Int, done: EventLoopPromise<UInt64>, copyingArrays: Bool) {
+        init(expected: Int, done: EventLoopPromise<BenchClock.Instant>, copyingArrays: Bool) {
             self.expected = expected
             self.done = done
             self.copyingArrays = copyingArrays
@@ -237,7 +241,7 @@ enum CipherFloors {
             } else {
                 received += buffer.readableBytes
             }
-            if received >= expected { end(.success(BenchClock.now())) }
+            if received >= expected { end(.success(.now())) }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -249,7 +253,7 @@ enum CipherFloors {
             end(.failure(BenchError("the TLS floor's connection closed after \(received) of \(expected) bytes")))
         }
 
-        private func end(_ result: Result<UInt64, any Error>) {
+        private func end(_ result: Result<BenchClock.Instant, any Error>) {
             guard !ended else { return }
             ended = true
             done.completeWith(result)

@@ -200,14 +200,15 @@ package enum NetworkBench {
                 runs: pair.openRuns.count),
             .throughput(
                 Key.tlsFloor, "Floor: bare TLS stream (NIOSSL, \(suite))", median(pair.tlsRuns),
-                runs: pair.tlsRuns.count),
+                runs: pair.tlsRuns.count, cpuPerGigabyte: medianIfAny(pair.tlsCPURuns)),
             .throughput(
                 Key.tlsCopyFloor, "Floor: bare TLS stream, each chunk copied from and into byte arrays",
-                median(pair.tlsCopyRuns), runs: pair.tlsCopyRuns.count),
+                median(pair.tlsCopyRuns), runs: pair.tlsCopyRuns.count, cpuPerGigabyte: medianIfAny(pair.tlsCopyCPURuns)
+            ),
         ]
         var streams = BenchRow.throughput(
             Key.streams, "Continuation stream throughput", median(pair.streamRuns),
-            runs: pair.streamRuns.count)
+            runs: pair.streamRuns.count, cpuPerGigabyte: medianIfAny(pair.streamCPURuns))
         streams.compare(withThroughputs: floors)
         streams.target = "≥ 90% of bare TLS, ≥ 70% of the lower of TCP and \(cipher)"
         streams.goal = BenchGoal(minRatio: 0.9, minLimitRatio: 0.7)
@@ -266,6 +267,11 @@ package enum NetworkBench {
         /// The bare TLS stream with an app's copies (a byte array into each write, each read into
         /// a byte array): what a stream of byte arrays cannot go below.
         var tlsCopyRuns: [Double] = []
+        /// CPU seconds of the whole process per gigabyte, in the same runs: what each stream costs
+        /// the machine, whatever its threads waited for.
+        var streamCPURuns: [Double] = []
+        var tlsCPURuns: [Double] = []
+        var tlsCopyCPURuns: [Double] = []
         var sealRuns: [Double] = []
         var openRuns: [Double] = []
         var tls: CipherFloors.TLSStream?
@@ -335,11 +341,12 @@ package enum NetworkBench {
                 bytes: bytes, identities: (world.identities[0], world.identities[1]), account: world.account)
             result.tls = tls
             result.tlsRuns.append(tls.megabytesPerSecond)
-            result.tlsCopyRuns.append(
-                try await CipherFloors.tlsThroughput(
-                    bytes: bytes, identities: (world.identities[0], world.identities[1]), account: world.account,
-                    copyingArrays: true
-                ).megabytesPerSecond)
+            result.tlsCPURuns.append(tls.cpuSecondsPerGigabyte)
+            let copying = try await CipherFloors.tlsThroughput(
+                bytes: bytes, identities: (world.identities[0], world.identities[1]), account: world.account,
+                copyingArrays: true)
+            result.tlsCopyRuns.append(copying.megabytesPerSecond)
+            result.tlsCopyCPURuns.append(copying.cpuSecondsPerGigabyte)
             let cipher = try await onDedicatedThread("bench-aes-gcm") {
                 try CipherFloors.aesGCM(keyBits: tls.keyBits, bytes: bytes)
             }
@@ -355,7 +362,7 @@ package enum NetworkBench {
             let streams = try outcome.get()
             let finished = originProbe.arm(originProbe.streamEnd)
             if options.streamsOnly { options.perfControl?.enable() }
-            let start = BenchClock.now()
+            let start = BenchClock.Instant.now()
             var sent = 0
             while sent < options.streamBytes {
                 let size = min(chunk.count, options.streamBytes - sent)
@@ -369,7 +376,8 @@ package enum NetworkBench {
             guard end.error == nil, end.bytes == options.streamBytes else {
                 throw BenchError("the origin read \(end.bytes) of \(options.streamBytes) bytes: \(end.error ?? "")")
             }
-            result.streamRuns.append(Double(options.streamBytes) / (Double(end.time - start) / 1e9) / 1e6)
+            result.streamRuns.append(start.megabytesPerSecond(options.streamBytes, until: end.at))
+            result.streamCPURuns.append(start.cpuSecondsPerGigabyte(options.streamBytes, until: end.at))
             for try await _ in streams.input {}
         }
         withExtendedLifetime((originApp, receiverApp)) {}
@@ -557,6 +565,8 @@ package enum NetworkBench {
         }
         return condition()
     }
+
+    static func medianIfAny(_ values: [Double]) -> Double? { values.isEmpty ? nil : median(values) }
 
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()

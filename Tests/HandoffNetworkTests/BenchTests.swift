@@ -115,6 +115,13 @@ struct BenchTests {
         // The bare TLS stream with an app's copies is a floor of its own, named in the note.
         #expect(report.row(NetworkBench.Key.tlsCopyFloor)?.label.contains("copied") == true)
         #expect(report.notes.contains { $0.contains("Copying each chunk from and into byte arrays") })
+        // What each stream cost the machine, per gigabyte: measured over the same window as its
+        // throughput, for the two TLS floors and our stream, and set side by side in a note.
+        for key in [NetworkBench.Key.tlsFloor, NetworkBench.Key.tlsCopyFloor, NetworkBench.Key.streams] {
+            #expect((report.row(key)?.cpuPerGigabyte ?? 0) > 0, "\(key)")
+        }
+        #expect(report.row(NetworkBench.Key.throughputFloor)?.cpuPerGigabyte == nil)
+        #expect(report.notes.contains { $0.hasPrefix("CPU per GB carried") && $0.contains("over the copies") })
     }
 
     /// Five runs become one report: every figure is the median of the runs, with their range, and
@@ -141,6 +148,7 @@ struct BenchTests {
             }
             var streams = BenchRow(key: NetworkBench.Key.streams, label: "Streams", unit: "MB/s", samples: 1)
             streams.value = stream
+            streams.cpuPerGigabyte = 2000 / stream  // seconds per GB: a slower run cost more
             streams.compare(withThroughputs: rows)
             streams.goal = BenchGoal(minRatio: 0.9, minLimitRatio: 0.7)
             streams.judge()
@@ -169,6 +177,7 @@ struct BenchTests {
         #expect(offer.spread?.passes == 2)
         let streams = try #require(combined.row(NetworkBench.Key.streams))
         #expect(streams.value == 900 && streams.ratio == 0.9)
+        #expect(streams.cpuPerGigabyte == 2000.0 / 900)  // the median of the five runs' costs
         // The lower limit: raw TCP in two runs, the cipher's opening (2500 MB/s) in the three others.
         #expect(streams.limitKey == NetworkBench.Key.openFloor)
         #expect(streams.limitRatio == 990.0 / 2500)
