@@ -63,6 +63,10 @@ package enum ClassroomBench {
         package var continuations = 0
         /// Choose → restored, in microseconds, one per continuation.
         package var latencies: [Double] = []
+        /// Those of ``latencies`` that were each side's first continuation from its partner: each
+        /// opened the pair's session in that direction (TCP, the TLS handshake with both
+        /// certificates checked), so they are slower than the rest by design.
+        package var firstContactLatencies: [Double] = []
         package var failures = 0
         /// The first few failures, said in words.
         package var failureReasons: [String] = []
@@ -89,7 +93,19 @@ package enum ClassroomBench {
         /// The share of one core each device used during the run.
         package var cpuPerDevice: Double { seconds > 0 ? cpuSeconds / seconds / Double(devices) : 0 }
 
-        package func percentile(_ p: Double) -> Double? {
+        package func percentile(_ p: Double) -> Double? { Self.percentile(p, of: latencies) }
+
+        /// The continuations that reused a session (all but the first contacts).
+        package var laterLatencies: [Double] {
+            var firsts = firstContactLatencies.sorted()
+            return latencies.filter { latency in
+                guard let index = firsts.firstIndex(of: latency) else { return true }
+                firsts.remove(at: index)
+                return false
+            }
+        }
+
+        static func percentile(_ p: Double, of latencies: [Double]) -> Double? {
             var samples = LatencySamples()
             for latency in latencies { samples.append(UInt64(latency * 1000)) }
             return samples.percentile(p)
@@ -109,6 +125,7 @@ package enum ClassroomBench {
             for part in parts {
                 total.continuations += part.continuations
                 total.latencies += part.latencies
+                total.firstContactLatencies += part.firstContactLatencies
                 total.failures += part.failures
                 total.failureReasons += part.failureReasons.prefix(max(0, 5 - total.failureReasons.count))
                 total.beaconsSent += part.beaconsSent
@@ -137,6 +154,19 @@ package enum ClassroomBench {
                 String(
                     format: "Continuations           %d (%.1f per second)", continuations, continuationsPerSecond),
                 "Choose → restored       p50 \(p50), p99 \(p99)",
+            ]
+            if !firstContactLatencies.isEmpty {
+                func figure(_ p: Double, _ latencies: [Double]) -> String {
+                    Self.percentile(p, of: latencies).map(BenchReport.formatMicroseconds) ?? "—"
+                }
+                let later = laterLatencies
+                lines += [
+                    "  first contacts        \(firstContactLatencies.count) (each opens a session: TCP, TLS, both certificates): "
+                        + "p50 \(figure(50, firstContactLatencies)), max \(figure(100, firstContactLatencies))",
+                    "  the others            \(later.count): p50 \(figure(50, later)), p99 \(figure(99, later))",
+                ]
+            }
+            lines += [
                 "Failures                \(failures)"
                     + (failureReasons.isEmpty ? "" : ": " + failureReasons.joined(separator: "; ")),
                 String(
@@ -307,6 +337,8 @@ final class ClassroomPair: Sendable {
         var result = ClassroomBench.Result(pairs: 1, processes: 1, seconds: options.seconds)
         result.pace = options.pace
         var round = 0
+        /// The sides that have continued from their partner already (over the session they opened).
+        var contacted: Set<Int> = []
         func fail(_ reason: String) {
             result.failures += 1
             if result.failureReasons.count < 5 { result.failureReasons.append(reason) }
@@ -323,7 +355,8 @@ final class ClassroomPair: Sendable {
                 nextRound = max(nextRound, now) + interval
             }
             let origin = sides[round % 2]
-            let receiver = sides[(round + 1) % 2]
+            let receiverSide = (round + 1) % 2
+            let receiver = sides[receiverSide]
             round += 1
             var userInfo = NetworkBench.payloadUserInfo(aimingAt: options.payloadBytes)
             userInfo["round"] = .integer(Int64(round))
@@ -367,6 +400,9 @@ final class ClassroomPair: Sendable {
                 } else {
                     result.continuations += 1
                     result.latencies.append(Double(elapsed) / 1000)
+                    if contacted.insert(receiverSide).inserted {
+                        result.firstContactLatencies.append(Double(elapsed) / 1000)
+                    }
                 }
             } catch {
                 let reasons = receiver.failed.withLockedValue { Array($0.dropFirst(failedBefore)) }

@@ -210,16 +210,40 @@ struct BenchTests {
         #expect(result.failures == 0, "\(result.failureReasons)")
         #expect(result.continuations > 0)
         #expect(result.latencies.count == result.continuations)
+        // Each side's first continuation opened the pair's session that way: one per side that
+        // continued, and the rest reused it.
+        #expect(result.firstContactLatencies.count == min(result.continuations, 4))
+        #expect(result.laterLatencies.count == result.continuations - result.firstContactLatencies.count)
         #expect(result.devices == 4 && result.processes == 1)
         #expect(result.beaconsSent > 0 && result.cpuSeconds > 0)
         #expect(result.idleBeaconsPerDevice != nil)
         let table = result.table()
         for words in [
             "Continuations", "p50", "p99", "Failures                0", "Beacons on the wire", "Idle beacons",
-            "CPU per device",
+            "CPU per device", "first contacts        4 (each opens a session", "the others",
         ] {
             #expect(table.contains(words), "\(words)")
         }
+    }
+
+    /// The first contacts are told apart from the rest by value, duplicates included, and a
+    /// class's parts merge with their first contacts.
+    @Test func firstContactsAreSetApartFromTheOtherContinuations() {
+        var part = ClassroomBench.Result(pairs: 1, processes: 1, seconds: 1)
+        part.continuations = 5
+        part.latencies = [9_000, 800, 8_500, 800, 900]
+        part.firstContactLatencies = [9_000, 8_500]
+        #expect(part.laterLatencies == [800, 800, 900])
+        var other = part
+        other.latencies = [800, 700]
+        other.continuations = 2
+        other.firstContactLatencies = [800]
+        let wholeClass = ClassroomBench.Result.merging([part, other], pairs: 2, processes: 2)
+        #expect(wholeClass.firstContactLatencies == [9_000, 8_500, 800])
+        #expect(wholeClass.laterLatencies.sorted() == [700, 800, 800, 900])
+        let table = wholeClass.table()
+        #expect(table.contains("first contacts        3 (each opens a session: TCP, TLS, both certificates): p50 "))
+        #expect(table.contains("the others            4: p50 800 µs, p99 900 µs"))
     }
 
     /// With a pace, each pair starts a round every `pace` seconds, no faster: at most one more
