@@ -137,6 +137,29 @@ struct UbiquityContainerTests {
         try SecurityScopedResources.checkAccess(to: url)
     }
 
+    /// Grants belong to the device that made them, not to its ID: two phones named alike (one
+    /// ID) in neighbourhoods of their own share the process, as the tests running in parallel do,
+    /// and quitting the Reader on one leaves the other's grant as it was.
+    @Test func quittingAnAppEndsTheGrantsOfItsOwnDeviceOnly() throws {
+        let (_, phone, continued, phoneReader) = try continueICloudDocument(phoneContainer: phoneContainer)
+        let (_, namesake, namesakes, _) = try continueICloudDocument(
+            phoneContainer: root.appendingPathComponent("namesake", isDirectory: true))
+        #expect(namesake.info.id == phone.info.id)
+        guard case .url(let url)? = continued.userInfo[UserActivity.documentURLKey],
+            case .url(let namesakesURL)? = namesakes.userInfo[UserActivity.documentURLKey]
+        else {
+            Issue.record("no document URL")
+            return
+        }
+        phone.terminate(phoneReader)
+        try SecurityScopedResources.checkAccess(to: url)
+        #expect(throws: FileAccessError.self, "still closed until its app starts accessing it") {
+            try SecurityScopedResources.checkAccess(to: namesakesURL)
+        }
+        #expect(namesakesURL.startAccessingSecurityScopedResource())
+        namesakesURL.stopAccessingSecurityScopedResource()
+    }
+
     @Test func aReceiverWithoutAContainerKeepsTheReference() throws {
         let (_, _, continued, _) = try continueICloudDocument(phoneContainer: nil)
         guard case .url(let url)? = continued.userInfo[UserActivity.documentURLKey] else {

@@ -106,21 +106,25 @@ public enum UbiquityContainer {
 ///
 /// Apps read files through ``checkAccess(to:)`` first (the Reader's `DocumentLibrary` does): it
 /// stands for the sandbox, which apps cannot skip. The state is the process's (several devices
-/// may share a process); each device's container has its own path, so grants never mix devices.
+/// may share a process); each device's container has its own path, so grants never mix devices,
+/// and a grant belongs to the device object that made it, not to its ID: devices of different
+/// neighbourhoods in one process (the tests') may share an ID, and quitting an app on one must
+/// not end the grants of its namesake on another.
 public enum SecurityScopedResources {
     private struct Grant {
         var bundleIdentifier: String
-        var device: DeviceID
+        var device: ObjectIdentifier
         var accessCount = 0
     }
 
     private static let grants = Mutex<[String: Grant]>([:])
 
     /// Grants security-scoped access to `url` to the app `bundleIdentifier` on `device`.
-    static func grant(_ url: URL, to bundleIdentifier: String, on device: DeviceID) {
+    static func grant(_ url: URL, to bundleIdentifier: String, on device: Device) {
         let key = key(url)
+        let owner = ObjectIdentifier(device)
         grants.withLock { grants in
-            if grants[key] == nil { grants[key] = Grant(bundleIdentifier: bundleIdentifier, device: device) }
+            if grants[key] == nil { grants[key] = Grant(bundleIdentifier: bundleIdentifier, device: owner) }
         }
     }
 
@@ -132,9 +136,10 @@ public enum SecurityScopedResources {
     }
 
     /// Ends every grant of `bundleIdentifier` on `device` (the app was quit).
-    static func revokeAll(of bundleIdentifier: String, on device: DeviceID) {
+    static func revokeAll(of bundleIdentifier: String, on device: Device) {
+        let owner = ObjectIdentifier(device)
         grants.withLock { grants in
-            grants = grants.filter { $0.value.bundleIdentifier != bundleIdentifier || $0.value.device != device }
+            grants = grants.filter { $0.value.bundleIdentifier != bundleIdentifier || $0.value.device != owner }
         }
     }
 

@@ -34,7 +34,7 @@ extension Device {
         app.connectedScenes = []
         for document in app.openDocuments { document.close() }
         for activity in activities.values where activity.application === app { activity.invalidate() }
-        SecurityScopedResources.revokeAll(of: app.bundleIdentifier, on: info.id)
+        SecurityScopedResources.revokeAll(of: app.bundleIdentifier, on: self)
         post(.appTerminated(bundleIdentifier: app.bundleIdentifier))
     }
 

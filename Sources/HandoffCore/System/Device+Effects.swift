@@ -243,7 +243,7 @@ extension Device {
     private func grantScopedURLs(of id: ContinuationID, to app: Application) {
         guard let scoped = scopedURLs, scoped.continuation == id else { return }
         scopedURLs = nil
-        for url in scoped.urls { SecurityScopedResources.grant(url, to: app.bundleIdentifier, on: info.id) }
+        for url in scoped.urls { SecurityScopedResources.grant(url, to: app.bundleIdentifier, on: self) }
     }
 
     /// `scene(_:continue:)` on the scene the activity's `targetContentIdentifier` picks (Apple's
