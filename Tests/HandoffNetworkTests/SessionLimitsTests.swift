@@ -165,6 +165,20 @@ struct RandomIdentifierTests {
         }
         #expect(!seen.contains(UUID(uuidString: "00000000-0000-4000-8000-000000000000")!))
     }
+
+    /// The pool of read-ahead bytes is shared: threads taking identifiers at once, across many
+    /// refills, still never get one twice.
+    @Test func identifiersTakenOnManyThreadsAtOnceNeverRepeat() async {
+        let batches = await withTaskGroup(of: [UUID].self) { group in
+            for _ in 0..<8 {
+                group.addTask { (0..<2_000).map { _ in RandomIdentifier.uuid() } }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let all = batches.flatMap { $0 }
+        #expect(all.count == 16_000)
+        #expect(Set(all).count == all.count)
+    }
 }
 
 /// Inputs the fuzzers found (Fuzz/, docs/fuzzing.md), kept as regressions.

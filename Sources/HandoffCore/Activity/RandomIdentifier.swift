@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,18 +13,41 @@ import Glibc
 /// returned `00000000-0000-4000-8000-000000000000` for every call. `getrandom` needs no
 /// descriptor. Should the kernel refuse randomness anyway, the process stops with a message
 /// saying so, never handing out a predictable identifier.
+///
+/// The kernel's bytes are taken 4 KiB at a time and handed out 16 at a time: a system call per
+/// identifier was several microseconds of every offer and continuation (a new activity and a new
+/// continuation each take one). The bytes are the kernel's all the same, and identifiers are not
+/// secrets (they travel in beacons and requests). The program never forks without `exec`, so no
+/// two processes share the pool.
 public enum RandomIdentifier {
+    /// Random bytes read ahead, and how many of them were handed out.
+    private struct Pool {
+        static let size = 4096
+        var bytes = [UInt8](repeating: 0, count: size)
+        var used = size
+
+        mutating func take() -> uuid_t {
+            if used + 16 > bytes.count {
+                do {
+                    try RandomIdentifier.fill(&bytes)
+                } catch {
+                    fatalError("handoff: no randomness for a new identifier: \(error)")
+                }
+                used = 0
+            }
+            defer { used += 16 }
+            return bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: used, as: uuid_t.self) }
+        }
+    }
+
+    private static let pool = Mutex(Pool())
+
     /// A fresh random UUID (RFC 4122 version 4).
     public static func uuid() -> UUID {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        do {
-            try fill(&bytes)
-        } catch {
-            fatalError("handoff: no randomness for a new identifier: \(error)")
-        }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        var uuid = pool.withLock { $0.take() }
+        uuid.6 = (uuid.6 & 0x0F) | 0x40
+        uuid.8 = (uuid.8 & 0x3F) | 0x80
+        return UUID(uuid: uuid)
     }
 
     /// Why the kernel gave no random bytes.
