@@ -69,12 +69,11 @@ package final class RecordingReader {
     package let file: String
     package let header: Header
     private let handle: FileHandle
-    /// Bytes read and not yet taken as lines, from `start`.
-    private var buffer: [UInt8] = []
-    private var start = 0
-    /// The file offset of `buffer[start]` and the number of its line.
-    package private(set) var position = Position(offset: 0, line: 1)
-    private var atEnd = false
+    /// The lines read and not yet taken.
+    private var lines: Lines
+
+    /// The file offset of the next line and its number.
+    package var position: Position { lines.position }
 
     /// Opens the recording at `path` and reads its header; with `position`, the next event read is
     /// the first at or after it (a position ``next()`` gave).
@@ -87,12 +86,11 @@ package final class RecordingReader {
             throw RecordingError(file: path, line: nil, reason: "cannot be read")
         }
         self.handle = handle
+        lines = Lines(descriptor: handle.fileDescriptor)
         var first: (bytes: [UInt8], complete: Bool)?
         do {
-            if let line = try Self.readLine(
-                handle: handle, file: path, buffer: &buffer, start: &start, position: &position, atEnd: &atEnd)
-            {
-                first = (Array(buffer[line.range]), line.complete)
+            if let line = try lines.next(file: path) {
+                first = (Array(lines.bytes[line.range]), line.complete)
             }
         } catch {
             try? handle.close()
@@ -104,12 +102,9 @@ package final class RecordingReader {
         }
         do {
             header = try Header(try Self.object(first.bytes, line: 1, complete: first.complete, file: path), file: path)
-            if let resume, resume.offset > position.offset {
+            if let resume, resume.offset > lines.position.offset {
                 try handle.seek(toOffset: resume.offset)
-                buffer = []
-                start = 0
-                position = resume
-                atEnd = false
+                lines.restart(at: resume)
             }
         } catch let error as RecordingError {
             try? handle.close()
@@ -128,13 +123,10 @@ package final class RecordingReader {
     ///   an unknown kind, another device's event, a line longer than ``maximumLineBytes``.
     package func next() throws(RecordingError) -> (event: RecordedEvent, position: Position)? {
         while true {
-            let at = position
-            guard
-                let line = try Self.readLine(
-                    handle: handle, file: file, buffer: &buffer, start: &start, position: &position, atEnd: &atEnd)
-            else { return nil }
+            let at = lines.position
+            guard let line = try lines.next(file: file) else { return nil }
             guard !line.range.isEmpty else { continue }
-            let event = try buffer.withUnsafeBufferPointer { buffer throws(RecordingError) in
+            let event = try lines.bytes.withUnsafeBufferPointer { buffer throws(RecordingError) in
                 try Self.event(
                     UnsafeBufferPointer(rebasing: buffer[line.range]), line: at.line, complete: line.complete,
                     of: header, file: file)
@@ -143,53 +135,95 @@ package final class RecordingReader {
         }
     }
 
-    /// Where the next line's bytes are in `buffer` (without its newline, until the next call)
-    /// and whether a newline ended it; nil at the end.
-    private static func readLine(
-        handle: FileHandle, file: String, buffer: inout [UInt8], start: inout Int, position: inout Position,
-        atEnd: inout Bool
-    ) throws(RecordingError) -> (range: Range<Int>, complete: Bool)? {
-        var searched = start
-        while true {
-            let newline = buffer.withUnsafeBufferPointer { pointer -> Int? in
-                guard searched < pointer.count, let base = pointer.baseAddress else { return nil }
-                guard let found = memchr(base + searched, 0x0A, pointer.count - searched) else { return nil }
-                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    /// A file's lines, read with `read(2)` into one buffer that every read reuses (a new buffer
+    /// a read had the kernel zero fresh pages for each megabyte of a recording of hundreds).
+    struct Lines {
+        let descriptor: Int32
+        /// `bytes[start..<end]` are read and not yet taken as lines; the rest is room to read into.
+        private(set) var bytes: [UInt8]
+        private var start = 0
+        private var end = 0
+        /// The file offset of `bytes[start]` and the number of its line.
+        private(set) var position = Position(offset: 0, line: 1)
+        private var atEnd = false
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+            bytes = [UInt8](repeating: 0, count: RecordingReader.chunkBytes)
+        }
+
+        /// Reads on from `position` (the file was moved to its offset).
+        mutating func restart(at position: Position) {
+            start = 0
+            end = 0
+            self.position = position
+            atEnd = false
+        }
+
+        /// Where the next line's bytes are in ``bytes`` (without its newline, until the next
+        /// call) and whether a newline ended it; nil at the end.
+        mutating func next(file: String) throws(RecordingError) -> (range: Range<Int>, complete: Bool)? {
+            var searched = start
+            while true {
+                let newline = bytes.withUnsafeBufferPointer { pointer -> Int? in
+                    guard searched < end, let base = pointer.baseAddress else { return nil }
+                    guard let found = memchr(base + searched, 0x0A, end - searched) else { return nil }
+                    return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                }
+                if let newline {
+                    let range = start..<newline
+                    position.offset += UInt64(newline + 1 - start)
+                    position.line += 1
+                    start = newline + 1
+                    return (range, true)
+                }
+                if end - start > maximumLineBytes {
+                    throw RecordingError(
+                        file: file, line: position.line,
+                        reason: "a line longer than \(maximumLineBytes / (1024 * 1024)) MiB (not a recording?)")
+                }
+                if atEnd {
+                    guard start < end else { return nil }
+                    let range = start..<end
+                    position.offset += UInt64(range.count)
+                    position.line += 1
+                    start = end
+                    return (range, false)
+                }
+                // Keep the unread part only, at the front, then read more after it.
+                if start > 0 {
+                    let (from, count) = (start, end - start)
+                    bytes.withUnsafeMutableBufferPointer { bytes in
+                        guard count > 0, let base = bytes.baseAddress else { return }
+                        _ = memmove(base, base + from, count)
+                    }
+                    start = 0
+                    end = count
+                }
+                searched = end
+                if end == bytes.count {
+                    bytes.append(contentsOf: repeatElement(0, count: chunkBytes))
+                }
+                let read = try fill(file: file)
+                if read == 0 { atEnd = true }
+                end += read
             }
-            if let newline {
-                let range = start..<newline
-                position.offset += UInt64(newline + 1 - start)
-                position.line += 1
-                start = newline + 1
-                return (range, true)
+        }
+
+        /// Reads into the room after `end`: how many bytes were read (0 at the end of the file).
+        private mutating func fill(file: String) throws(RecordingError) -> Int {
+            let (descriptor, end) = (self.descriptor, self.end)
+            while true {
+                let count = bytes.withUnsafeMutableBufferPointer { bytes in
+                    read(descriptor, bytes.baseAddress! + end, min(bytes.count - end, chunkBytes))
+                }
+                if count >= 0 { return count }
+                let code = errno
+                guard code == EINTR else {
+                    throw RecordingError(
+                        file: file, line: nil, reason: "cannot be read (\(String(cString: strerror(code))))")
+                }
             }
-            if buffer.count - start > maximumLineBytes {
-                throw RecordingError(
-                    file: file, line: position.line,
-                    reason: "a line longer than \(maximumLineBytes / (1024 * 1024)) MiB (not a recording?)")
-            }
-            if atEnd {
-                guard start < buffer.count else { return nil }
-                let range = start..<buffer.count
-                position.offset += UInt64(range.count)
-                position.line += 1
-                start = buffer.count
-                return (range, false)
-            }
-            searched = buffer.count
-            // Keep the unread part only, then read more.
-            if start > 0 {
-                buffer.removeSubrange(0..<start)
-                searched -= start
-                start = 0
-            }
-            let chunk: Data?
-            do {
-                chunk = try handle.read(upToCount: chunkBytes)
-            } catch {
-                throw RecordingError(file: file, line: nil, reason: "cannot be read (\(error.localizedDescription))")
-            }
-            if let chunk, !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { atEnd = true }
         }
     }
 

@@ -100,7 +100,10 @@ package struct TimelineStream {
     package let lanes: [Timeline.Lane]
     package let window: Int
     private var readers: [RecordingReader]
-    private var buffers: [[(event: WindowEvent, position: RecordingReader.Position)]]
+    /// Each lane's events read ahead, and where their lines are (kept apart: the layout reads
+    /// the events as they are, without a copy of them each batch).
+    private var buffers: [[WindowEvent]]
+    private var bufferPositions: [[RecordingReader.Position]]
     private var ended: [Bool]
     private var ready: [Row] = []
     private var readyIndex = 0
@@ -138,6 +141,7 @@ package struct TimelineStream {
         self.readers = readers
         lanes = readers.map { Timeline.Lane(name: $0.header.device, kind: $0.header.deviceKind) }
         buffers = Array(repeating: [], count: readers.count)
+        bufferPositions = Array(repeating: [], count: readers.count)
         ended = Array(repeating: false, count: readers.count)
     }
 
@@ -153,6 +157,7 @@ package struct TimelineStream {
         self.readers = readers
         lanes = readers.map { Timeline.Lane(name: $0.header.device, kind: $0.header.deviceKind) }
         buffers = Array(repeating: [], count: readers.count)
+        bufferPositions = Array(repeating: [], count: readers.count)
         ended = Array(repeating: false, count: readers.count)
         pending = checkpoint.pending
         rowsBefore = checkpoint.rowsBefore
@@ -167,7 +172,7 @@ package struct TimelineStream {
         guard readyIndex == ready.count else { return nil }
         return Checkpoint(
             rowsBefore: rowsBefore,
-            positions: readers.indices.map { buffers[$0].first?.position ?? readers[$0].position },
+            positions: readers.indices.map { bufferPositions[$0].first ?? readers[$0].position },
             pending: pending, lanesWithEvents: lanesWithEvents, laneOfDevice: laneOfDevice)
     }
 
@@ -205,7 +210,8 @@ package struct TimelineStream {
                     ended[lane] = true
                     break
                 }
-                buffers[lane].append((WindowEvent(lane: lane, event: next.event), next.position))
+                buffers[lane].append(WindowEvent(lane: lane, event: next.event))
+                bufferPositions[lane].append(next.position)
             }
         }
         if lanesWithEvents == nil {
@@ -215,15 +221,16 @@ package struct TimelineStream {
                 laneOfDevice[self.lanes[lane].name] = lane
             }
         }
-        ready = []
+        // The rows handed out are dropped, their array kept for the next batch's.
+        ready.removeAll(keepingCapacity: true)
         readyIndex = 0
         guard buffers.contains(where: { !$0.isEmpty }) else { return false }
         batches += 1
         let pending = self.pending
         let context = TimelineLayout.WindowContext<WindowEvent>(
             lanes: lanesWithEvents ?? [], laneOfDevice: laneOfDevice,
-            isReceived: { pending[EventID(lane: $0.lane, line: $0.event.line)] != nil })
-        let (rows, messages) = TimelineLayout.rowsAndMessages(buffers.map { $0.map(\.event) }, among: context)
+            isReceived: { pending[EventID(lane: $0.lane, line: $0.line)] != nil })
+        let (rows, messages) = TimelineLayout.rowsAndMessages(buffers, among: context)
         // The settled rows: each leaves every lane still being read at least half a window ahead.
         var remaining = buffers.map(\.count)
         var settled = rows.count
@@ -240,7 +247,7 @@ package struct TimelineStream {
         ready.reserveCapacity(settled)
         for index in 0..<settled {
             let row = rows[index]
-            let id = EventID(lane: row.lane, line: row.event.event.line)
+            let id = EventID(lane: row.lane, line: row.event.line)
             var sent: [Sent] = []
             while nextMessage < messages.count, messages[nextMessage].from < index { nextMessage += 1 }
             while nextMessage < messages.count, messages[nextMessage].from == index {
@@ -252,7 +259,7 @@ package struct TimelineStream {
                 }
                 // A receipt before its send: only in a hostile recording's cycle, and no arrow.
                 guard to > index else { continue }
-                let receipt = EventID(lane: rows[to].lane, line: rows[to].event.event.line)
+                let receipt = EventID(lane: rows[to].lane, line: rows[to].event.line)
                 sent.append(Sent(label: message.label, toLane: message.toLane, receipt: receipt))
                 self.pending[receipt, default: []].append(
                     Received(from: rowsBefore + index, fromLane: row.lane, label: message.label))
@@ -262,7 +269,10 @@ package struct TimelineStream {
                 Row(index: rowsBefore + index, lane: row.lane, event: row.event.event, sent: sent, received: received))
             taken[row.lane] += 1
         }
-        for lane in buffers.indices { buffers[lane].removeFirst(taken[lane]) }
+        for lane in buffers.indices {
+            buffers[lane].removeFirst(taken[lane])
+            bufferPositions[lane].removeFirst(taken[lane])
+        }
         rowsBefore += settled
         return true
     }
@@ -284,6 +294,7 @@ package struct TimelineStream {
         var timelineKind: LifecycleEvent.Kind? { event.kind }
         var continuation: String? { event.continuation }
         var peer: String? { event.peer }
+        var line: Int { event.line }
         func string(_ key: String) -> String? { event.string(key) }
         func integer(_ key: String) -> Int64? { event.integer(key) }
     }

@@ -205,6 +205,40 @@ struct TimelineStreamTests {
         }
     }
 
+    /// The reader reads into one buffer that it reuses: lines longer than a read, lines across
+    /// two reads, a last line without its newline and a position to go on from read as the
+    /// whole reader reads them; a line longer than the longest a recording has is refused on
+    /// its line.
+    @Test func linesLongerThanAReadAreReadWhole() throws {
+        let lines = try String(contentsOfFile: Self.demo[1], encoding: .utf8).split(separator: "\n").map(String.init)
+        let long = String(repeating: "long detail ", count: 3 * RecordingReader.chunkBytes / 12 / 2)
+        let longLine = lines[2].replacingOccurrences(of: "\"detail\":\"", with: "\"detail\":\"\(long)")
+        #expect(longLine.utf8.count > RecordingReader.chunkBytes)
+        let text = ([lines[0], lines[1], longLine] + lines[3...] + [longLine, lines[1]]).joined(separator: "\n")
+        let path = try write(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let whole = try LifecycleRecording(contentsOf: path)
+        let reader = try RecordingReader(path: path)
+        var read: [(event: RecordedEvent, position: RecordingReader.Position)] = []
+        while let next = try reader.next() { read.append(next) }
+        #expect(read.map(\.event.line) == whole.events.map(\.line))
+        #expect(read.map(\.event.json) == whole.events.map(\.json))
+        #expect(read.map(\.event.detail).filter { $0.hasPrefix("long detail") }.count == 2)
+        // From the position of the second long line, the same lines again.
+        let second = try #require(read.last { $0.event.detail.hasPrefix("long detail") })
+        let resumed = try RecordingReader(path: path, from: second.position)
+        var again: [Int] = []
+        while let next = try resumed.next() { again.append(next.event.line) }
+        #expect(again == read.suffix(2).map(\.event.line))
+
+        let tooLong = try write(
+            lines[0] + "\n" + lines[1] + "\n" + String(repeating: "x", count: RecordingReader.maximumLineBytes + 2))
+        defer { try? FileManager.default.removeItem(atPath: tooLong) }
+        #expect(
+            Self.streamError(tooLong)
+                == RecordingError(file: tooLong, line: 3, reason: "a line longer than 16 MiB (not a recording?)"))
+    }
+
     /// Times as devices write them are read as Foundation reads them, and the time column shows
     /// them as Foundation's ISO 8601 time does.
     /// Times are read as Foundation reads them, and shown as they were written (Foundation's own

@@ -317,22 +317,36 @@ struct NarrowLine {
         for column in low..<high { cells[column] = value }
     }
 
-    /// Appends the line's UTF-8, trailing blanks removed, and a newline.
+    /// Appends the line's UTF-8, trailing blanks removed, and a newline: its length counted
+    /// first, then written in place (byte by byte appends were a twentieth of `--print`).
     func write(into output: inout [UInt8]) {
         var end = cells.count
         while end > 0 && cells[end - 1] == 0x20 { end -= 1 }
-        for value in cells[..<end] {
-            if value < 0x80 {
-                output.append(UInt8(value))
-            } else if value < 0x800 {
-                output.append(UInt8(0xC0 | (value >> 6)))
-                output.append(UInt8(0x80 | (value & 0x3F)))
-            } else {
-                output.append(UInt8(0xE0 | (value >> 12)))
-                output.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
-                output.append(UInt8(0x80 | (value & 0x3F)))
+        cells.withUnsafeBufferPointer { cells in
+            let cells = UnsafeBufferPointer(rebasing: cells[..<end])
+            var count = 1
+            for value in cells { count += value < 0x80 ? 1 : value < 0x800 ? 2 : 3 }
+            let start = output.count
+            output.append(contentsOf: repeatElement(0, count: count))
+            output.withUnsafeMutableBufferPointer { output in
+                var at = start
+                for value in cells {
+                    if value < 0x80 {
+                        output[at] = UInt8(value)
+                        at += 1
+                    } else if value < 0x800 {
+                        output[at] = UInt8(0xC0 | (value >> 6))
+                        output[at + 1] = UInt8(0x80 | (value & 0x3F))
+                        at += 2
+                    } else {
+                        output[at] = UInt8(0xE0 | (value >> 12))
+                        output[at + 1] = UInt8(0x80 | ((value >> 6) & 0x3F))
+                        output[at + 2] = UInt8(0x80 | (value & 0x3F))
+                        at += 3
+                    }
+                }
+                output[at] = 0x0A
             }
         }
-        output.append(0x0A)
     }
 }

@@ -158,13 +158,19 @@ public enum TimelineLayout {
             start.append(flat.count)
             flat += events.map { (lane, $0) }
         }
-        // What each row waits for: the send of the message it received.
+        // What each row waits for: the sends of the messages it received, counted (a row is
+        // ready when none is left), and where each row's own messages start (they are in the
+        // order of their sends).
         let flatMessages = messages(flat, among: whole)
-        var waitsFor: [Int: [Int]] = [:]
-        for message in flatMessages {
-            if let to = message.to { waitsFor[to, default: []].append(message.from) }
+        var waiting = [Int](repeating: 0, count: flat.count)
+        var sentFrom = [Int](repeating: flatMessages.count, count: flat.count + 1)
+        for (index, message) in flatMessages.enumerated().reversed() {
+            if let to = message.to { waiting[to] += 1 }
+            sentFrom[message.from] = index
         }
-        var emitted = [Bool](repeating: false, count: flat.count)
+        for index in stride(from: flat.count - 1, through: 0, by: -1) {
+            sentFrom[index] = min(sentFrom[index], sentFrom[index + 1])
+        }
         var next = start.indices.map { start[$0] }
         let end = lanes.indices.map { start[$0] + lanes[$0].count }
         var order: [Int] = []
@@ -179,12 +185,14 @@ public enum TimelineLayout {
                     return flat[head].event.time < flat[other].event.time
                 }
                 if earlier(fallback) { fallback = head }
-                guard (waitsFor[head] ?? []).allSatisfy({ emitted[$0] }) else { continue }
+                guard waiting[head] == 0 else { continue }
                 if earlier(best) { best = head }
             }
             // A cycle (only a hostile recording makes one): the earliest head goes first.
             guard let chosen = best ?? fallback else { break }
-            emitted[chosen] = true
+            for message in flatMessages[sentFrom[chosen]..<sentFrom[chosen + 1]] {
+                if let to = message.to { waiting[to] -= 1 }
+            }
             order.append(chosen)
             next[flat[chosen].lane] += 1
         }
