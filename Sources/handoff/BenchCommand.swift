@@ -79,6 +79,12 @@ struct BenchCommand: AsyncParsableCommand {
             valueName: "CTL[,ACK]"))
     var perfControl: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Instead of the table: N peers' beacons through one device's receive path without sockets (open, judgement, the device's handling), a round of newcomers and 3 of refreshes: the cost per beacon of each.",
+            valueName: "N"))
+    var beaconPath: Int?
+
     @Option(help: .hidden) var classroomChild: Int?
     @Option(help: .hidden) var classroomDirectory: String?
     @Option(help: .hidden) var classroomPort: Int?
@@ -100,6 +106,12 @@ struct BenchCommand: AsyncParsableCommand {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive.") }
         if processes, classroom == nil { throw ValidationError("--processes goes with --classroom N.") }
         if stages, classroom != nil { throw ValidationError("--stages and --classroom are separate benches.") }
+        if let beaconPath {
+            guard beaconPath > 0 else { throw ValidationError("--beacon-path takes a number of peers, at least 1.") }
+            if stages || classroom != nil || discoveryOnly || streamsOnly || perfControl != nil {
+                throw ValidationError("--beacon-path is a bench of its own: no --stages, --classroom or table options.")
+            }
+        }
         if discoveryOnly || streamsOnly || perfControl != nil, stages || classroom != nil {
             throw ValidationError(
                 "--discovery-only, --streams-only and --perf-control go with the table, not --stages or --classroom.")
@@ -122,6 +134,18 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if classroomChild != nil || classroom != nil {
             try await runClassroom()
+            return
+        }
+        if let beaconPath {
+            let result = try await BeaconPathBench.measure(peers: beaconPath)
+            if json {
+                note(result.table())
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            } else {
+                print(result.table())
+            }
             return
         }
         if stages {

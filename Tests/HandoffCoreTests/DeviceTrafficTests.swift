@@ -62,3 +62,22 @@ struct DeviceTrafficTests {
         #expect(first != second)
     }
 }
+
+/// A slot is found by its ID's hash and then the ID itself: IDs that are equal as strings
+/// (canonically equivalent, other bytes) are one peer, as before.
+@Suite("Device traffic: kept beacons by ID")
+struct DeviceTrafficIDTests {
+    @Test func equalIDsWithOtherBytesAreOnePeer() {
+        var traffic = DeviceTraffic()
+        let time = Date(timeIntervalSince1970: 1_800_000_000)
+        let composed = DeviceID("caf\u{E9}")
+        let decomposed = DeviceID("cafe\u{301}")
+        #expect(Array(composed.rawValue.utf8) != Array(decomposed.rawValue.utf8))
+        traffic.keep(
+            DeviceTraffic.Beacon(peer: PeerInfo(id: composed, name: "A", kind: .phone), datagram: [1], time: time))
+        traffic.keep(
+            DeviceTraffic.Beacon(peer: PeerInfo(id: decomposed, name: "A", kind: .phone), datagram: [2], time: time))
+        #expect(traffic.beacons.count == 1)
+        #expect(traffic.beacons[composed]?.datagram == [2])
+    }
+}

@@ -302,6 +302,18 @@ struct BenchTests {
         }
     }
 
+    /// `--beacon-path`: every beacon fed reaches the device (a round of newcomers, then the
+    /// refreshes), each peer is known once, and the table says what it measured.
+    @Test func theBeaconPathFeedsEveryBeaconThroughTheDevice() async throws {
+        let result = try await BeaconPathBench.measure(peers: 40, refreshRounds: 2)
+        #expect(result.accepted == 40 * 3)
+        #expect(result.peersKnown == 40)
+        let table = result.table()
+        for words in ["Beacon heard from a newcomer", "Beacon heard from a known peer", "Accepted 120 of 120 beacons"] {
+            #expect(table.contains(words), "\(words)")
+        }
+    }
+
     @Test func percentilesAreNearestRank() {
         var samples = LatencySamples()
         for value in (1...100).reversed() { samples.append(UInt64(value) * 1000) }

@@ -48,9 +48,11 @@ public struct DeviceTraffic: Sendable, Hashable {
     }
 
     /// One slot per peer, at most ``maximumBeaconPeers``, each with the number of its last
-    /// ``keep(_:)``. A few dozen slots looked through are cheaper than a dictionary kept in order:
-    /// no hashing, and nothing to allocate once the slots are full.
-    private var kept: [(beacon: Beacon, number: Int)] = []
+    /// ``keep(_:)`` and its peer's ID hashed. A few dozen slots looked through are cheaper than a
+    /// dictionary kept in order: nothing to allocate once the slots are full, and the ID hashed
+    /// once per keep, not compared with each slot's (36 characters each, for a slot that is
+    /// nearly always another peer's).
+    private var kept: [(beacon: Beacon, number: Int, idHash: Int)] = []
     private var keeps = 0
 
     public init() {}
@@ -60,12 +62,15 @@ public struct DeviceTraffic: Sendable, Hashable {
     /// second when hundreds of devices start at once.
     public mutating func keep(_ beacon: Beacon) {
         keeps += 1
-        if let slot = kept.firstIndex(where: { $0.beacon.peer.id == beacon.peer.id }) {
-            kept[slot] = (beacon, keeps)
+        // Equal IDs hash alike, so only a slot whose hash matches can be the peer's; the IDs are
+        // compared there (a match of hashes alone is not taken for the same peer).
+        let idHash = beacon.peer.id.hashValue
+        if let slot = kept.firstIndex(where: { $0.idHash == idHash && $0.beacon.peer.id == beacon.peer.id }) {
+            kept[slot] = (beacon, keeps, idHash)
         } else if kept.count < Self.maximumBeaconPeers {
-            kept.append((beacon, keeps))
+            kept.append((beacon, keeps, idHash))
         } else if let oldest = kept.indices.min(by: { kept[$0].number < kept[$1].number }) {
-            kept[oldest] = (beacon, keeps)
+            kept[oldest] = (beacon, keeps, idHash)
         }
     }
 

@@ -77,7 +77,8 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
     package typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     private let sealer: BeaconSealer
-    private let ownDevice: DeviceID
+    /// This device's own 16 bytes, as its beacons name it (its own beacons are dropped).
+    private let ownDevice: BeaconSenderID
     private let acceptsOtherHosts: Bool
     private let now: @Sendable () -> Date
     private let onBeacons: @Sendable ([OpenedBeacon]) -> Void
@@ -85,6 +86,8 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
     let counters: BeaconCounters
     /// Accepted during the current read, handed on at its end.
     private var batch: [OpenedBeacon] = []
+    /// The senders decoded so far: a known sender's beacon reuses their strings.
+    private var senders: BeaconSenders? = BeaconSenders()
 
     /// - Parameters:
     ///   - acceptsOtherHosts: accept beacons from non-loopback addresses (`--lan`).
@@ -101,13 +104,25 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
             onBeacons: { batch in for opened in batch { onBeacon(opened.beacon, opened.address) } })
     }
 
+    /// A handler that hands on the beacons of each read together, as a ``BeaconChannel``'s do
+    /// (`handoff bench --beacon-path` feeds one without a socket).
+    package convenience init(
+        sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool = false,
+        replayGuard: ReplayGuard = ReplayGuard(), now: @escaping @Sendable () -> Date = { Date() },
+        onBeacons: @escaping @Sendable ([OpenedBeacon]) -> Void
+    ) {
+        self.init(
+            sealer: sealer, ownDevice: ownDevice, acceptsOtherHosts: acceptsOtherHosts,
+            replayGuard: SharedReplayGuard(replayGuard), counters: BeaconCounters(), now: now, onBeacons: onBeacons)
+    }
+
     init(
         sealer: BeaconSealer, ownDevice: DeviceID, acceptsOtherHosts: Bool, replayGuard: SharedReplayGuard,
         counters: BeaconCounters, now: @escaping @Sendable () -> Date,
         onBeacons: @escaping @Sendable ([OpenedBeacon]) -> Void
     ) {
         self.sealer = sealer
-        self.ownDevice = Beacon.wireID(for: ownDevice)
+        self.ownDevice = BeaconSenderID(ownDevice)
         self.acceptsOtherHosts = acceptsOtherHosts
         self.replayGuard = replayGuard
         self.counters = counters
@@ -156,8 +171,11 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
         }
         let receivedAt = now()
         let beacon: Beacon
+        let sender: BeaconSenderID
         do {
-            beacon = try sealer.open(bytes, receivedAt: receivedAt)
+            let opened = try sealer.open(bytes, receivedAt: receivedAt, senders: &senders)
+            beacon = opened.beacon
+            sender = opened.sender
         } catch .authenticationFailed {
             counters.update { $0.droppedAuthentication += 1 }
             return nil
@@ -165,11 +183,12 @@ package final class BeaconInboundHandler: ChannelInboundHandler {
             counters.update { $0.droppedMalformed += 1 }
             return nil
         }
-        if beacon.device.id == ownDevice {
+        // The same test as the IDs' texts (a decoded ID is its 16 bytes as text), in two words.
+        if sender == ownDevice {
             counters.update { $0.droppedOwn += 1 }
             return nil
         }
-        switch replayGuard.judge(beacon, receivedAt: receivedAt) {
+        switch replayGuard.judge(beacon, from: sender, receivedAt: receivedAt) {
         case .duplicate:
             counters.update { $0.droppedDuplicate += 1 }
         case .judged(.accepted):

@@ -46,14 +46,31 @@ package struct BeaconSealer: Sendable {
     /// Opens a datagram, reconstructing an advertisement's `savedAt` and `expiresAt` relative to
     /// the beacon's `sentAt` (the sender's clock).
     package func open(_ bytes: [UInt8]) throws(BeaconError) -> Beacon {
-        try Self.decode(try openPlaintext(bytes), receivedAt: nil)
+        var senders: BeaconSenders?
+        return try open(bytes, receivedAt: nil, senders: &senders).beacon
     }
 
     /// Opens a datagram, reconstructing an advertisement's `savedAt` and `expiresAt` relative to
     /// `receivedAt` (the receiver's clock), so a skewed sender clock does not shift them.
     /// `sentAt` stays as sent (the ``ReplayGuard`` judges it).
     package func open(_ bytes: [UInt8], receivedAt: Date) throws(BeaconError) -> Beacon {
-        try Self.decode(try openPlaintext(bytes), receivedAt: receivedAt)
+        var senders: BeaconSenders?
+        return try open(bytes, receivedAt: receivedAt, senders: &senders).beacon
+    }
+
+    /// Opens a datagram as the receiving side does: the beacon and its sender's 16 bytes, the
+    /// plaintext decoded from the opened bytes in place (no copy of them), and the sender's
+    /// ``PeerInfo`` taken from `senders` when the same bytes made it before (nothing is checked
+    /// less: the cache only remembers what the same bytes gave; see ``BeaconSenders``).
+    func open(
+        _ bytes: [UInt8], receivedAt: Date?, senders: inout BeaconSenders?
+    ) throws(BeaconError) -> (beacon: Beacon, sender: BeaconSenderID) {
+        let plaintext = try openPlaintextData(bytes)
+        let decoded: Result<(beacon: Beacon, sender: BeaconSenderID), BeaconError> = plaintext.withUnsafeBytes {
+            raw in
+            Result { () throws(BeaconError) in try Self.decode(raw, receivedAt: receivedAt, senders: &senders) }
+        }
+        return try decoded.get()
     }
 
     // MARK: AEAD
@@ -79,14 +96,23 @@ package struct BeaconSealer: Sendable {
     }
 
     func openPlaintext(_ bytes: [UInt8]) throws(BeaconError) -> [UInt8] {
+        [UInt8](try openPlaintextData(bytes))
+    }
+
+    /// The checks of the clear header, then AES-GCM open (tag, version and context
+    /// authenticated). The sealed box is made from the datagram's bytes directly (one copy, the
+    /// one swift-crypto's box keeps), and the plaintext stays in the `Data` the library returns.
+    func openPlaintextData(_ bytes: [UInt8]) throws(BeaconError) -> Data {
         guard let version = bytes.first else { throw .tooShort }
         guard bytes.count <= Beacon.maximumLength else { throw .tooLong }
         guard version == Beacon.version else { throw .unsupportedVersion(version) }
         guard bytes.count >= Self.minimumLength else { throw .tooShort }
         do {
-            let box = try AES.GCM.SealedBox(combined: bytes[1...])
+            let box = try bytes.withUnsafeBytes { raw in
+                try AES.GCM.SealedBox(combined: UnsafeRawBufferPointer(rebasing: raw[1...]))
+            }
             // On Linux a failed open throws an opaque BoringSSL error, not .authenticationFailure.
-            return [UInt8](try AES.GCM.open(box, using: key, authenticating: Self.associatedData))
+            return try AES.GCM.open(box, using: key, authenticating: Self.associatedData)
         } catch {
             throw .authenticationFailed
         }
@@ -217,12 +243,29 @@ package struct BeaconSealer: Sendable {
     }
 
     static func decode(_ plaintext: [UInt8], receivedAt: Date?) throws(BeaconError) -> Beacon {
+        var senders: BeaconSenders?
+        let decoded: Result<(beacon: Beacon, sender: BeaconSenderID), BeaconError> = plaintext.withUnsafeBytes {
+            raw in
+            Result { () throws(BeaconError) in try decode(raw, receivedAt: receivedAt, senders: &senders) }
+        }
+        return try decoded.get().beacon
+    }
+
+    /// Decodes a plaintext in place. With `senders`, a sender whose 16 bytes, kind and name bytes
+    /// are those a sender decoded before had is given the same ``PeerInfo`` (the same strings:
+    /// no new ID text, no name checked again, and equal IDs compare at once); anything else is
+    /// decoded and checked in full, and remembered.
+    static func decode(
+        _ plaintext: UnsafeRawBufferPointer, receivedAt: Date?, senders: inout BeaconSenders?
+    ) throws(BeaconError) -> (beacon: Beacon, sender: BeaconSenderID) {
         var reader = BeaconByteReader(plaintext)
         guard let uuidBytes = reader.slice(16), let boot = reader.uint64(), let counter = reader.uint64(),
             let sentMilliseconds = reader.uint64(), let port = reader.uint16(), let kindByte = reader.byte(),
             let type = reader.byte()
         else { throw .malformed("truncated header") }
-        let id = DeviceID(uuidText(uuidBytes))
+        let sender = BeaconSenderID(uuidBytes)
+        let known = senders?.peer(sender)
+        let id = known?.id ?? DeviceID(uuidText(uuidBytes))
         guard let kind = kind(kindByte) else { throw .malformed("unknown device kind \(kindByte)") }
         guard sentMilliseconds <= maximumMilliseconds else { throw .malformed("sentAt out of range") }
         let sentAt = date(milliseconds: sentMilliseconds)
@@ -254,23 +297,35 @@ package struct BeaconSealer: Sendable {
         }
         guard let nameLength = reader.byte() else { throw .malformed("missing name length") }
         guard let nameBytes = reader.slice(Int(nameLength)) else { throw .malformed("name longer than the beacon") }
-        let name: String
-        if nameBytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
+        let device: PeerInfo
+        var remember = false
+        if let known, known.kind == kind, known.name.utf8.elementsEqual(nameBytes) {
+            // The bytes a name was decoded from before (a remembered name is its bytes as they
+            // came): the same name, checked then.
+            device = known
+        } else if nameBytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
             // Printable ASCII (most names): valid UTF-8, no control or invisible character, so
             // nothing to check or escape.
-            name = String(decoding: nameBytes, as: UTF8.self)
+            device = PeerInfo(id: id, name: String(decoding: nameBytes, as: UTF8.self), kind: kind)
+            remember = true
         } else {
             let decoded = String(decoding: nameBytes, as: UTF8.self)
             guard decoded.utf8.elementsEqual(nameBytes) else { throw .malformed("name is not valid UTF-8") }
             if let problem = TerminalText.problem(withName: decoded) { throw .malformed("name \(problem)") }
             // An invisible character stays, shown as its code point, so a look-alike name can be told apart.
-            name = TerminalText.sanitized(decoded)
+            let name = TerminalText.sanitized(decoded)
+            device = PeerInfo(id: id, name: name, kind: kind)
+            // Remembered only when the name is its bytes: a sanitized name is not what came.
+            remember = name.utf8.elementsEqual(nameBytes)
         }
         guard reader.remainingAreZero else { throw .malformed("nonzero padding") }
-        return Beacon(
-            device: PeerInfo(id: id, name: name, kind: kind), bootIdentifier: boot,
-            counter: counter,
-            sentAt: sentAt, sessionPort: port, message: message)
+        if remember { senders?.remember(device, as: sender) }
+        return (
+            Beacon(
+                device: device, bootIdentifier: boot, counter: counter, sentAt: sentAt, sessionPort: port,
+                message: message),
+            sender
+        )
     }
 
     // MARK: Helpers
@@ -278,7 +333,7 @@ package struct BeaconSealer: Sendable {
     /// 16 bytes as a lower-case UUID string (8-4-4-4-12 hex digits), as
     /// `UUID(uuid:).uuidString.lowercased()` writes it, without Foundation's formatting and a
     /// second string for the case.
-    static func uuidText(_ bytes: ArraySlice<UInt8>) -> String {
+    static func uuidText<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let digits: StaticString = "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 36) { buffer in
             var index = 0
@@ -336,26 +391,24 @@ extension [UInt8] {
     }
 }
 
-/// Bounds-checked reads from a byte array: every read returns nil rather than trapping. Integers
+/// Bounds-checked reads from a plaintext: every read returns nil rather than trapping. Integers
 /// and single bytes are read in place (no array per field: a device hears every other device's
-/// beacons, so opening one is on discovery's path N² times).
+/// beacons, so opening one is on discovery's path N² times). Valid while the bytes it reads are.
 struct BeaconByteReader {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeRawBufferPointer
     private var offset = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     mutating func bytes(_ count: Int) -> [UInt8]? {
-        guard count >= 0, bytes.count - offset >= count else { return nil }
-        defer { offset += count }
-        return Array(bytes[offset..<offset + count])
+        slice(count).map { Array($0) }
     }
 
-    /// The next `count` bytes in place (valid until the next read), or nil past the end.
-    mutating func slice(_ count: Int) -> ArraySlice<UInt8>? {
+    /// The next `count` bytes in place (valid while the reader's bytes are), or nil past the end.
+    mutating func slice(_ count: Int) -> UnsafeRawBufferPointer? {
         guard count >= 0, bytes.count - offset >= count else { return nil }
         defer { offset += count }
-        return bytes[offset..<offset + count]
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
     }
 
     mutating func byte() -> UInt8? {
@@ -367,8 +420,7 @@ struct BeaconByteReader {
     mutating func integer<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> T? {
         let size = MemoryLayout<T>.size
         guard bytes.count - offset >= size else { return nil }
-        var value = T.zero
-        for index in offset..<offset + size { value = (value << 8) | T(bytes[index]) }
+        let value = T(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
         offset += size
         return value
     }
@@ -377,5 +429,17 @@ struct BeaconByteReader {
     mutating func uint32() -> UInt32? { integer(UInt32.self) }
     mutating func uint64() -> UInt64? { integer(UInt64.self) }
 
-    var remainingAreZero: Bool { bytes[offset...].allSatisfy { $0 == 0 } }
+    /// Whether every byte after the last read is zero (the padding), eight at a time.
+    var remainingAreZero: Bool {
+        var index = offset
+        while bytes.count - index >= 8 {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] != 0 { return false }
+            index += 1
+        }
+        return true
+    }
 }

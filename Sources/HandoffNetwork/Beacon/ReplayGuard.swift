@@ -32,7 +32,9 @@ package struct ReplayGuard: Sendable {
     package let maximumClockSkew: TimeInterval
     /// Most devices remembered; beyond it the longest-silent one is forgotten.
     package let capacity: Int
-    private var records: [DeviceID: Record] = [:]
+    /// By the sender's 16 bytes (``BeaconSenderID``), which name its device exactly as the ID's
+    /// text does, and hash as two words.
+    private var records: [BeaconSenderID: Record] = [:]
 
     package init(maximumClockSkew: TimeInterval = 30, capacity: Int = 4096) {
         self.maximumClockSkew = maximumClockSkew
@@ -41,16 +43,18 @@ package struct ReplayGuard: Sendable {
 
     /// Judges `beacon` and, if it is accepted, remembers it as the newest from its device.
     package mutating func check(_ beacon: Beacon, receivedAt now: Date) -> Verdict {
+        check(beacon, from: BeaconSenderID(beacon.device.id), receivedAt: now)
+    }
+
+    /// ``check(_:receivedAt:)`` for a beacon whose sender's bytes are known (as opened).
+    mutating func check(_ beacon: Beacon, from sender: BeaconSenderID, receivedAt now: Date) -> Verdict {
         if let verdict = timing(of: beacon, receivedAt: now) { return verdict }
-        let id = beacon.device.id
-        if let record = records[id] {
+        if let record = records[sender] {
             guard Self.isNewer(beacon, than: record) else { return .replayed }
-        } else if records.count >= capacity,
-            let oldest = records.min(by: { $0.value.lastAccepted < $1.value.lastAccepted })
-        {
-            records[oldest.key] = nil
+        } else {
+            makeRoom()
         }
-        records[id] = Record(bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)
+        records[sender] = Record(bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)
         return .accepted
     }
 
@@ -59,7 +63,19 @@ package struct ReplayGuard: Sendable {
     /// ``isDuplicateOfLastAccepted(_:)`` (nil), else ``check(_:receivedAt:)``, with one look-up
     /// of the sender where it is known: this runs for every beacon every device hears.
     package mutating func judge(_ beacon: Beacon, receivedAt now: Date) -> Verdict? {
-        guard let index = records.index(forKey: beacon.device.id) else { return check(beacon, receivedAt: now) }
+        judge(beacon, from: BeaconSenderID(beacon.device.id), receivedAt: now)
+    }
+
+    /// ``judge(_:receivedAt:)`` for a beacon whose sender's bytes are known (as opened): one
+    /// look-up of a known sender, and for a new one a look-up and an insertion.
+    mutating func judge(_ beacon: Beacon, from sender: BeaconSenderID, receivedAt now: Date) -> Verdict? {
+        guard let index = records.index(forKey: sender) else {
+            if let verdict = timing(of: beacon, receivedAt: now) { return verdict }
+            makeRoom()
+            records[sender] = Record(
+                bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)
+            return .accepted
+        }
         let record = records.values[index]
         if record.bootIdentifier == beacon.bootIdentifier && record.counter == beacon.counter { return nil }
         if let verdict = timing(of: beacon, receivedAt: now) { return verdict }
@@ -67,6 +83,14 @@ package struct ReplayGuard: Sendable {
         records.values[index] = Record(
             bootIdentifier: beacon.bootIdentifier, counter: beacon.counter, lastAccepted: now)
         return .accepted
+    }
+
+    /// Before a new device is remembered: at ``capacity``, the longest-silent one is forgotten.
+    private mutating func makeRoom() {
+        guard records.count >= capacity,
+            let oldest = records.min(by: { $0.value.lastAccepted < $1.value.lastAccepted })
+        else { return }
+        records[oldest.key] = nil
     }
 
     /// Stale or from the future by its clocks, or nil when its times are within the skew.
@@ -85,7 +109,7 @@ package struct ReplayGuard: Sendable {
     }
 
     package func isDuplicateOfLastAccepted(_ beacon: Beacon) -> Bool {
-        guard let record = records[beacon.device.id] else { return false }
+        guard let record = records[BeaconSenderID(beacon.device.id)] else { return false }
         return record.bootIdentifier == beacon.bootIdentifier && record.counter == beacon.counter
     }
 
@@ -111,8 +135,13 @@ final class SharedReplayGuard: Sendable {
 
     /// Checks for a second copy, then judges the beacon (and remembers it if accepted), as one step.
     func judge(_ beacon: Beacon, receivedAt now: Date) -> Outcome {
+        judge(beacon, from: BeaconSenderID(beacon.device.id), receivedAt: now)
+    }
+
+    /// ``judge(_:receivedAt:)`` for a beacon whose sender's bytes are known (as opened).
+    func judge(_ beacon: Beacon, from sender: BeaconSenderID, receivedAt now: Date) -> Outcome {
         state.withLock { replayGuard in
-            replayGuard.judge(beacon, receivedAt: now).map(Outcome.judged) ?? .duplicate
+            replayGuard.judge(beacon, from: sender, receivedAt: now).map(Outcome.judged) ?? .duplicate
         }
     }
 }

@@ -227,8 +227,8 @@ package final class DeviceHost: @unchecked Sendable {
     /// then received, on the device's queue (inline when it is idle), and the work after them
     /// (due beacons, silent peers, the device's deadlines) is done once for the read. One handler
     /// for broadcasts and replies; `byReply`: they came to this device's own socket, peers'
-    /// answers to this device's own beacon.
-    private func beaconHandler(byReply: Bool) -> @Sendable ([OpenedBeacon]) -> Void {
+    /// answers to this device's own beacon. (`handoff bench --beacon-path` feeds it too.)
+    package func beaconHandler(byReply: Bool) -> @Sendable ([OpenedBeacon]) -> Void {
         { [weak self] batch in
             guard let self else { return }
             self.performInline { device in
@@ -250,9 +250,8 @@ package final class DeviceHost: @unchecked Sendable {
             device.receiveGoodbye(from: id)
             return
         }
-        var sessionAddress = address
-        sessionAddress.port = Int(beacon.sessionPort)
-        let arrival = directory.heard(beacon.device, at: sessionAddress, boot: beacon.bootIdentifier, now: Date())
+        let arrival = directory.heard(
+            beacon.device, from: address, sessionPort: beacon.sessionPort, boot: beacon.bootIdentifier, now: Date())
         // A newcomer (or a peer whose process restarted: another boot) may have missed this
         // device's last beacon; answering now spares it the wait for the next refresh. A first
         // beacon read late, from a peer already heard from in the same boot (a reply overtook

@@ -53,14 +53,49 @@ package final class PeerDirectory {
         return Self.update(&peers.values[index], info: info, address: address, boot: boot, now: now)
     }
 
+    /// ``heard(_:at:boot:now:)`` for a beacon from `source` naming `sessionPort`: the peer's
+    /// session address is made (a new `SocketAddress`, an allocation) only when it is new or
+    /// changed, not for every beacon of a known peer.
+    @discardableResult
+    func heard(
+        _ info: PeerInfo, from source: SocketAddress, sessionPort: UInt16, boot: UInt64, now: Date
+    ) -> Arrival {
+        guard let index = peers.index(forKey: info.id) else {
+            var address = source
+            address.port = Int(sessionPort)
+            peers[info.id] = Peer(info: info, address: address, boot: boot, lastSeen: now)
+            return .new
+        }
+        var changed: SocketAddress?
+        if !Self.address(peers.values[index].address, is: source, atPort: sessionPort) {
+            changed = source
+            changed?.port = Int(sessionPort)
+        }
+        return Self.update(&peers.values[index], info: info, address: changed, boot: boot, now: now)
+    }
+
+    /// Whether `address` is `source` at `port` (as `SocketAddress`'s `==` compares them).
+    static func address(_ address: SocketAddress, is source: SocketAddress, atPort port: UInt16) -> Bool {
+        switch (address, source) {
+        case (.v4(let known), .v4(let heard)):
+            return known.address.sin_port == port.bigEndian
+                && known.address.sin_addr.s_addr == heard.address.sin_addr.s_addr
+        default:
+            var candidate = source
+            candidate.port = Int(port)
+            return candidate == address
+        }
+    }
+
+    /// `address` nil: the same as before.
     private static func update(
-        _ peer: inout Peer, info: PeerInfo, address: SocketAddress, boot: UInt64, now: Date
+        _ peer: inout Peer, info: PeerInfo, address: SocketAddress?, boot: UInt64, now: Date
     )
         -> Arrival
     {
         let arrival: Arrival = peer.boot == boot ? .known : .restarted
         if peer.info != info { peer.info = info }
-        if peer.address != address { peer.address = address }
+        if let address, peer.address != address { peer.address = address }
         peer.boot = boot
         peer.lastSeen = now
         return arrival
