@@ -108,7 +108,7 @@ package enum BeaconPathBench {
         feedNewcomers(newcomers)
         let newcomerTime = BenchClock.now() - start
         start = BenchClock.now()
-        for refresh in refreshes { feedRefreshes(refresh) }
+        feedRefreshes(refreshes)
         let refreshTime = BenchClock.now() - start
         _ = try channel.finish()
         let known = host.performAndWait { _ in host.directory.peers.count }
@@ -123,9 +123,11 @@ package enum BeaconPathBench {
     @inline(never)
     static func feedNewcomers(_ round: Round) { feed(round) }
 
-    /// One refresh round (its own function, so that a profile tells it apart).
+    /// The refresh rounds (its own function, so that a profile tells it apart).
     @inline(never)
-    static func feedRefreshes(_ round: Round) { feed(round) }
+    static func feedRefreshes(_ rounds: [Round]) {
+        for round in rounds { feed(round) }
+    }
 
     private static func feed(_ round: Round) {
         for read in round.reads {

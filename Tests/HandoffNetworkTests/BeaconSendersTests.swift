@@ -91,6 +91,20 @@ import Testing
         }
     }
 
+    /// A remembered name is its bytes exactly: small and long strings, other scripts, nothing.
+    @Test func aNameIsItsBytesOnlyWhenEveryByteIsEqual() {
+        for (name, bytes, expected) in [
+            ("Phone 1", Array("Phone 1".utf8), true), ("Phone 1", Array("Phone 2".utf8), false),
+            ("Phone 1", Array("Phone 10".utf8), false), ("", [], true), ("", [0x41], false),
+            ("Alice's MacBook Pro (14-inch)", Array("Alice's MacBook Pro (14-inch)".utf8), true),
+            ("Alice's MacBook Pro (14-inch)", Array("Alice's MacBook Pro (14-incH)".utf8), false),
+            ("Zoë", Array("Zoë".utf8), true), ("Zoë", Array("Zoe\u{308}".utf8), false),
+        ] {
+            let answer = bytes.withUnsafeBytes { BeaconSealer.name(name, is: $0) }
+            #expect(answer == expected, "\(name.debugDescription) against \(bytes)")
+        }
+    }
+
     @Test func memoryIsBounded() throws {
         var senders: BeaconSenders? = BeaconSenders()
         for _ in 0...BeaconSenders.capacity {

@@ -299,7 +299,7 @@ package struct BeaconSealer: Sendable {
         guard let nameBytes = reader.slice(Int(nameLength)) else { throw .malformed("name longer than the beacon") }
         let device: PeerInfo
         var remember = false
-        if let known, known.kind == kind, known.name.utf8.elementsEqual(nameBytes) {
+        if let known, known.kind == kind, Self.name(known.name, is: nameBytes) {
             // The bytes a name was decoded from before (a remembered name is its bytes as they
             // came): the same name, checked then.
             device = known
@@ -348,6 +348,15 @@ package struct BeaconSealer: Sendable {
             }
             return index
         }
+    }
+
+    /// Whether `name`'s UTF-8 is exactly `bytes` (one `memcmp`, not an iteration of the view).
+    static func name(_ name: String, is bytes: UnsafeRawBufferPointer) -> Bool {
+        guard name.utf8.count == bytes.count else { return false }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return true }
+        return name.utf8.withContiguousStorageIfAvailable { stored in
+            memcmp(stored.baseAddress!, base, bytes.count) == 0
+        } ?? name.utf8.elementsEqual(bytes)
     }
 
     /// Year 9999 in milliseconds: anything later is not a date a sender can mean.
