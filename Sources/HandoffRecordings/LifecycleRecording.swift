@@ -106,70 +106,38 @@ package struct RecordedEvent: Sendable {
                 detail: detail, explanation: explanation, json: json, pairing: pairing, line: line))
     }
 
-    private mutating func change(_ body: (inout Values) -> Void) {
+    /// Changes a copy's values (events are read, not edited: the tests make variants this way).
+    mutating func change(_ body: (inout Values) -> Void) {
         var values = box.values
         body(&values)
         box = Box(values)
     }
 
-    package var time: Date {
-        get { box.values.time }
-        set { change { $0.time = newValue } }
-    }
+    package var time: Date { box.values.time }
 
     /// The recorded text of the time, as written.
-    package var timeText: String {
-        get { box.values.timeText }
-        set { change { $0.timeText = newValue } }
-    }
+    package var timeText: String { box.values.timeText }
 
-    package var device: String {
-        get { box.values.device }
-        set { change { $0.device = newValue } }
-    }
+    package var device: String { box.values.device }
 
-    package var kind: LifecycleEvent.Kind {
-        get { box.values.kind }
-        set { change { $0.kind = newValue } }
-    }
+    package var kind: LifecycleEvent.Kind { box.values.kind }
 
-    package var continuation: String? {
-        get { box.values.continuation }
-        set { change { $0.continuation = newValue } }
-    }
+    package var continuation: String? { box.values.continuation }
 
-    package var peer: String? {
-        get { box.values.peer }
-        set { change { $0.peer = newValue } }
-    }
+    package var peer: String? { box.values.peer }
 
-    package var detail: String {
-        get { box.values.detail }
-        set { change { $0.detail = newValue } }
-    }
+    package var detail: String { box.values.detail }
 
-    package var explanation: String {
-        get { box.values.explanation }
-        set { change { $0.explanation = newValue } }
-    }
+    package var explanation: String { box.values.explanation }
 
     /// The line as recorded (its JSON object), which ``fields`` reads.
-    package var json: String {
-        get { box.values.json }
-        set { change { $0.json = newValue } }
-    }
+    package var json: String { box.values.json }
 
     /// The recorded values of the fields the layout pairs messages by.
-    var pairing: PairingFields {
-        get { box.values.pairing }
-        set { change { $0.pairing = newValue } }
-    }
+    var pairing: PairingFields { box.values.pairing }
 
     /// The line of the recording it was read from (1-based).
-    package var line: Int {
-        get { box.values.line }
-        set { change { $0.line = newValue } }
-    }
+    package var line: Int { box.values.line }
 
     /// What ``TimelineLayout`` reads of an event besides its kind, continuation and peer, as
     /// recorded (a string or an integer; anything else as null): kept apart from ``fields``,

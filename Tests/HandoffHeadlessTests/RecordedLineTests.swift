@@ -237,10 +237,12 @@ struct RecordedLineTests {
         let event = try Self.read(Array(line.utf8), device: Self.device(line)).get()
         let before = Self.summary(.success(event))
         var copy = event
-        copy.detail = "changed"
-        copy.line = 99
-        copy.continuation = "c"
-        copy.pairing.serial = .integer(42)
+        copy.change {
+            $0.detail = "changed"
+            $0.line = 99
+            $0.continuation = "c"
+            $0.pairing.serial = .integer(42)
+        }
         #expect(Self.summary(.success(event)) == before)
         #expect(event.detail != "changed" && event.line == 7 && event.integer("serial") != 42)
         #expect(copy.detail == "changed" && copy.line == 99 && copy.continuation == "c")
