@@ -299,7 +299,8 @@ struct LifecycleSharingTests {
             let gammaPort = gamma.sessionPort
             alpha.performAndWait { _ in
                 _ = alpha.directory.heard(
-                    gammaInfo, at: try! SocketAddress(ipAddress: "127.0.0.1", port: gammaPort), boot: 1, now: Date())
+                    gammaInfo, from: try! SocketAddress(ipAddress: "127.0.0.1", port: 0),
+                    sessionPort: UInt16(gammaPort), boot: 1, now: Date())
             }
             Self.makeActivity(on: alpha, page: 3)
             try await Self.waitUntil("Alpha's events on Beta") {
@@ -338,18 +339,23 @@ struct LifecycleSharingTests {
             // Alpha knows Beta only from here (they hear no beacons of each other), first at a port
             // where nothing listens.
             let nowhere = try SocketAddress(ipAddress: "127.0.0.1", port: 1)
-            alpha.performAndWait { _ in _ = alpha.directory.heard(betaInfo, at: nowhere, boot: 1, now: Date()) }
+            alpha.performAndWait { _ in
+                _ = alpha.directory.heard(betaInfo, from: nowhere, sessionPort: 1, boot: 1, now: Date())
+            }
             Self.makeActivity(on: alpha, page: 3)
             try await Self.waitUntil("Alpha to find that its batch missed Beta") {
                 alpha.performAndWait { _ in
-                    alpha.directory.heard(betaInfo, at: nowhere, boot: 1, now: Date())
+                    alpha.directory.heard(betaInfo, from: nowhere, sessionPort: 1, boot: 1, now: Date())
                     return alpha.lifecycleSharing?.peersAwaitingRetry.contains(betaInfo.id) == true
                 }
             }
             #expect(world.entries(on: 1).isEmpty)
             let there = try SocketAddress(ipAddress: "127.0.0.1", port: betaPort)
             try await Self.waitUntil("the missed events on Beta") {
-                alpha.performAndWait { _ in _ = alpha.directory.heard(betaInfo, at: there, boot: 1, now: Date()) }
+                alpha.performAndWait { _ in
+                    _ = alpha.directory.heard(
+                        betaInfo, from: there, sessionPort: UInt16(betaPort), boot: 1, now: Date())
+                }
                 let kinds = world.entries(on: 1).flatMap(\.entries).compactMap(\.kind)
                 return kinds.contains(.becameCurrent) && kinds.contains(.advertised)
             }

@@ -42,20 +42,10 @@ package final class PeerDirectory {
         self.silenceTimeout = silenceTimeout
     }
 
-    /// A beacon (other than `leaving`) was heard from `info`, whose sessions listen at `address`.
-    @discardableResult
-    func heard(_ info: PeerInfo, at address: SocketAddress, boot: UInt64, now: Date) -> Arrival {
-        guard let index = peers.index(forKey: info.id) else {
-            peers[info.id] = Peer(info: info, address: address, boot: boot, lastSeen: now)
-            return .new
-        }
-        // In place: one look-up, and no copy of the peer (its name, its session) per beacon.
-        return Self.update(&peers.values[index], info: info, address: address, boot: boot, now: now)
-    }
-
-    /// ``heard(_:at:boot:now:)`` for a beacon from `source` naming `sessionPort`: the peer's
-    /// session address is made (a new `SocketAddress`, an allocation) only when it is new or
-    /// changed, not for every beacon of a known peer.
+    /// A beacon (other than `leaving`) was heard from `info` at `source`, naming `sessionPort`:
+    /// its sessions listen at that address on that port. The session address is made (a new
+    /// `SocketAddress`, an allocation) only when it is new or changed, not for every beacon of a
+    /// known peer; a known peer is updated in place (one look-up, no copy of its name or session).
     @discardableResult
     func heard(
         _ info: PeerInfo, from source: SocketAddress, sessionPort: UInt16, boot: UInt64, now: Date
