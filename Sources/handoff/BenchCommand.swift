@@ -138,26 +138,12 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if let beaconPath {
             let result = try await BeaconPathBench.measure(peers: beaconPath)
-            if json {
-                note(result.table())
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(result), as: UTF8.self))
-            } else {
-                print(result.table())
-            }
+            try report(result, table: result.table())
             return
         }
         if stages {
             let report = try await StageBench.measure(NetworkBench.Options(iterations: iterations))
-            if json {
-                note(report.table())
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(report), as: UTF8.self))
-            } else {
-                print(report.table())
-            }
+            try self.report(report, table: report.table())
             return
         }
         var options = NetworkBench.Options(
@@ -203,14 +189,20 @@ struct BenchCommand: AsyncParsableCommand {
             ? try await ClassroomBench.runInProcesses(
                 options, executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path)
             : try await ClassroomBench.run(options)
-        if json {
-            Self.note(result.table())
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
-        } else {
-            print(result.table())
+        try report(result, table: result.table())
+    }
+
+    /// A bench's result: its table on standard output, or with `--json` the result as pretty JSON
+    /// there and the table on standard error.
+    private func report(_ result: some Encodable, table: String) throws {
+        guard json else {
+            print(table)
+            return
         }
+        Self.note(table)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(result), as: UTF8.self))
     }
 
     /// The counts of `--devices`, or nil if one is not a number.
