@@ -71,21 +71,60 @@ package struct RecordingError: Error, Sendable, Hashable, CustomStringConvertibl
 ///
 /// Its values are held by reference: an event is copied between the reader, the timeline's
 /// window, its rows and their users (`handoff timeline` of a million events), and a copy is
-/// then one reference counted rather than each of its strings.
+/// then one reference counted rather than each of its strings. Its time's text, its detail and
+/// its explanation are where they are in its line (``Text``), made into strings when asked for:
+/// `--print` asks for the detail only, and a string a field was a heap object each of millions.
 package struct RecordedEvent: Sendable {
+    /// A text of the event: a range of its line's UTF-8 (the line in the plain form devices
+    /// write, a string field without escapes), or its own string.
+    enum Text: Sendable {
+        case inLine(Range<Int>)
+        case string(String)
+
+        /// The text, read from `json` when it is a range of it.
+        func text(in json: String) -> String {
+            switch self {
+            case .string(let text): return text
+            case .inLine(let range):
+                if let text = json.utf8.withContiguousStorageIfAvailable({ bytes in
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                }) {
+                    return text
+                }
+                var json = json
+                return json.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+            }
+        }
+    }
+
     /// What an event holds.
     struct Values: Sendable {
         var time: Date
-        var timeText: String
         var device: String
         var kind: LifecycleEvent.Kind
         var continuation: String?
         var peer: String?
-        var detail: String
-        var explanation: String
         var json: String
         var pairing: PairingFields
         var line: Int
+        var storedTimeText: Text
+        var storedDetail: Text
+        var storedExplanation: Text
+
+        var timeText: String {
+            get { storedTimeText.text(in: json) }
+            set { storedTimeText = .string(newValue) }
+        }
+
+        var detail: String {
+            get { storedDetail.text(in: json) }
+            set { storedDetail = .string(newValue) }
+        }
+
+        var explanation: String {
+            get { storedExplanation.text(in: json) }
+            set { storedExplanation = .string(newValue) }
+        }
     }
 
     /// The values, never changed in place: a change makes a new box (events are read, not edited).
@@ -97,13 +136,14 @@ package struct RecordedEvent: Sendable {
     private var box: Box
 
     init(
-        time: Date, timeText: String, device: String, kind: LifecycleEvent.Kind, continuation: String?,
-        peer: String?, detail: String, explanation: String, json: String, pairing: PairingFields, line: Int = 0
+        time: Date, timeText: Text, device: String, kind: LifecycleEvent.Kind, continuation: String?,
+        peer: String?, detail: Text, explanation: Text, json: String, pairing: PairingFields, line: Int = 0
     ) {
         box = Box(
             Values(
-                time: time, timeText: timeText, device: device, kind: kind, continuation: continuation, peer: peer,
-                detail: detail, explanation: explanation, json: json, pairing: pairing, line: line))
+                time: time, device: device, kind: kind, continuation: continuation, peer: peer, json: json,
+                pairing: pairing, line: line, storedTimeText: timeText, storedDetail: detail,
+                storedExplanation: explanation))
     }
 
     /// Changes a copy's values (events are read, not edited: the tests make variants this way).
@@ -291,13 +331,15 @@ package struct LifecycleRecording: Sendable {
         deviceID = header.deviceID
         deviceKind = header.deviceKind
         var events: [RecordedEvent] = []
+        var recent = RecordingReader.RecentStrings()
         for (index, line) in lines.enumerated().dropFirst() where !line.isEmpty {
             let number = index + 1
             var line = line
             let complete = number < lines.count || endsWithNewline
             let event = line.withUTF8 { bytes in
                 Result { () throws(RecordingError) in
-                    try RecordingReader.event(bytes, line: number, complete: complete, of: header, file: file)
+                    try RecordingReader.event(
+                        bytes, line: number, complete: complete, of: header, file: file, recent: &recent)
                 }
             }
             events.append(try event.get())

@@ -51,10 +51,46 @@ struct RecordedLineFields: Equatable {
     /// The fields of a line (its bytes, UTF-8 checked, without its newline) in the plain form;
     /// nil for any other line, valid or not (``JSONValue/parse(utf8:)`` reads it then).
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> RecordedLineFields? {
+        spans(bytes)?.fields(in: bytes)
+    }
+
+    /// ``scan(_:)``'s fields as where they are in the line, without a string of each: what the
+    /// reader takes (a string is a heap object, and a recording has millions of lines).
+    static func spans(_ bytes: UnsafeBufferPointer<UInt8>) -> Spans? {
         var scanner = Scanner(bytes: bytes)
-        var fields = RecordedLineFields()
-        guard scanner.topLevel(into: &fields) else { return nil }
-        return fields
+        var spans = Spans()
+        guard scanner.topLevel(into: &spans) else { return nil }
+        return spans
+    }
+
+    /// The fields of a line in the plain form as ranges of its bytes: a string field's text
+    /// between its quotes (nil: not recorded, or not a string), and the pairing's values.
+    struct Spans {
+        var time: Range<Int>?
+        var kind: Range<Int>?
+        var device: Range<Int>?
+        var continuation: Range<Int>?
+        var peer: Range<Int>?
+        var detail: Range<Int>?
+        var explanation: Range<Int>?
+        var pairing = RecordedEvent.PairingFields()
+
+        /// The fields themselves, read from `bytes` (the line the spans are of).
+        func fields(in bytes: UnsafeBufferPointer<UInt8>) -> RecordedLineFields {
+            func text(_ range: Range<Int>?) -> String? {
+                range.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+            }
+            var fields = RecordedLineFields()
+            fields.time = text(time)
+            fields.kind = text(kind)
+            fields.device = text(device)
+            fields.continuation = text(continuation)
+            fields.peer = text(peer)
+            fields.detail = text(detail)
+            fields.explanation = text(explanation)
+            fields.pairing = pairing
+            return fields
+        }
     }
 
     /// The keys read, by their bytes.
@@ -86,7 +122,7 @@ struct RecordedLineFields: Equatable {
         }
 
         /// The line's one object, its known fields into `fields`.
-        mutating func topLevel(into fields: inout RecordedLineFields) -> Bool {
+        mutating func topLevel(into fields: inout Spans) -> Bool {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return false }
             guard object(depth: 0, reading: true, into: &fields) else { return false }
@@ -96,7 +132,7 @@ struct RecordedLineFields: Equatable {
 
         /// An object from its `{`: keys told apart (a duplicate is the parser's error), and
         /// when `reading`, the known keys' values read into `fields`.
-        mutating func object(depth: Int, reading: Bool, into fields: inout RecordedLineFields) -> Bool {
+        mutating func object(depth: Int, reading: Bool, into fields: inout Spans) -> Bool {
             guard depth < Self.maximumDepth else { return false }
             index += 1  // {
             skipWhitespace()
@@ -164,35 +200,40 @@ struct RecordedLineFields: Equatable {
             return nil
         }
 
-        /// A known key's value, read into `fields`.
-        mutating func value(depth: Int, for key: Key, into fields: inout RecordedLineFields) -> Bool {
+        /// A known key's value, read into `fields`: a string's range (a pairing value's string
+        /// made), an integer, anything else as not a string (a pairing value as null).
+        mutating func value(depth: Int, for key: Key, into fields: inout Spans) -> Bool {
             guard index < bytes.count else { return false }
+            var range: Range<Int>?
             var scalar = JSONValue.null
             switch bytes[index] {
             case UInt8(ascii: "\""):
-                guard let range = plainString(ascii: false) else { return false }
-                scalar = .string(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+                guard let string = plainString(ascii: false) else { return false }
+                range = string
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 guard let number = number() else { return false }
                 if let integer = number { scalar = .integer(integer) }
             default:
                 guard skipValue(depth: depth) else { return false }
             }
-            let text = scalar.stringValue
+            func pairingValue() -> JSONValue {
+                guard let range else { return scalar }
+                return .string(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+            }
             switch key {
-            case .time: fields.time = text
-            case .kind: fields.kind = text
-            case .device: fields.device = text
-            case .continuation: fields.continuation = text
-            case .peer: fields.peer = text
-            case .detail: fields.detail = text
-            case .explanation: fields.explanation = text
-            case .serial: fields.pairing.serial = scalar
-            case .typeHash: fields.pairing.typeHash = scalar
-            case .size: fields.pairing.size = scalar
-            case .errorCode: fields.pairing.errorCode = scalar
-            case .side: fields.pairing.side = scalar
-            case .fault: fields.pairing.fault = scalar
+            case .time: fields.time = range
+            case .kind: fields.kind = range
+            case .device: fields.device = range
+            case .continuation: fields.continuation = range
+            case .peer: fields.peer = range
+            case .detail: fields.detail = range
+            case .explanation: fields.explanation = range
+            case .serial: fields.pairing.serial = pairingValue()
+            case .typeHash: fields.pairing.typeHash = pairingValue()
+            case .size: fields.pairing.size = pairingValue()
+            case .errorCode: fields.pairing.errorCode = pairingValue()
+            case .side: fields.pairing.side = pairingValue()
+            case .fault: fields.pairing.fault = pairingValue()
             }
             return true
         }
@@ -202,7 +243,7 @@ struct RecordedLineFields: Equatable {
             guard index < bytes.count else { return false }
             switch bytes[index] {
             case UInt8(ascii: "{"):
-                var ignored = RecordedLineFields()
+                var ignored = Spans()
                 return object(depth: depth, reading: false, into: &ignored)
             case UInt8(ascii: "["): return array(depth: depth)
             case UInt8(ascii: "\""): return plainString(ascii: false) != nil

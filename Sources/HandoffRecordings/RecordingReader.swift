@@ -71,6 +71,8 @@ package final class RecordingReader {
     private let handle: FileHandle
     /// The lines read and not yet taken.
     private var lines: Lines
+    /// The last continuation and peer read (``RecentStrings``).
+    private var recent = RecentStrings()
 
     /// The file offset of the next line and its number.
     package var position: Position { lines.position }
@@ -129,7 +131,7 @@ package final class RecordingReader {
             let event = try lines.bytes.withUnsafeBufferPointer { buffer throws(RecordingError) in
                 try Self.event(
                     UnsafeBufferPointer(rebasing: buffer[line.range]), line: at.line, complete: line.complete,
-                    of: header, file: file)
+                    of: header, file: file, recent: &recent)
             }
             return (event, at)
         }
@@ -254,25 +256,97 @@ package final class RecordingReader {
     /// The event of a line (its bytes without the newline; `complete`: a newline ended it).
     ///
     /// The line is read straight from its bytes when it is in the plain form devices write
-    /// (``RecordedLineFields/scan(_:)``), else parsed whole (``object(_:line:complete:file:)``):
-    /// either way it is refused for the same reasons, with the same messages.
+    /// (``RecordedLineFields/spans(_:)``), else parsed whole (``object(_:line:complete:file:)``):
+    /// either way it is refused for the same reasons, with the same messages. `recent` keeps the
+    /// last continuation and peer read, which the next event that records the same bytes shares.
     ///
     /// - Throws: ``RecordingError`` on `line`: not UTF-8, not JSON, truncated, not an object, no
     ///   or a bad time, no kind, an unknown kind, another device's event.
     static func event(
-        _ bytes: UnsafeBufferPointer<UInt8>, line number: Int, complete: Bool, of header: Header, file: String
+        _ bytes: UnsafeBufferPointer<UInt8>, line number: Int, complete: Bool, of header: Header, file: String,
+        recent: inout RecentStrings
     ) throws(RecordingError) -> RecordedEvent {
         // One pass: the validation is the copy into the string (it had been checked, then decoded).
         guard let json = String(validating: bytes, as: UTF8.self) else {
             throw RecordingError(file: file, line: number, reason: "not UTF-8 text (not a recording?)")
         }
-        let fields =
-            if let scanned = RecordedLineFields.scan(bytes) {
-                scanned
-            } else {
-                RecordedLineFields(try object(Array(bytes), line: number, complete: complete, file: file))
-            }
+        if let spans = RecordedLineFields.spans(bytes) {
+            return try event(spans, of: bytes, json: json, line: number, of: header, file: file, recent: &recent)
+        }
+        let fields = RecordedLineFields(try object(Array(bytes), line: number, complete: complete, file: file))
         return try event(fields, json: json, line: number, of: header, file: file)
+    }
+
+    /// ``event(_:line:complete:of:file:recent:)`` of one line alone.
+    static func event(
+        _ bytes: UnsafeBufferPointer<UInt8>, line number: Int, complete: Bool, of header: Header, file: String
+    ) throws(RecordingError) -> RecordedEvent {
+        var recent = RecentStrings()
+        return try event(bytes, line: number, complete: complete, of: header, file: file, recent: &recent)
+    }
+
+    /// The continuation and the peer of the last event read: consecutive events of one
+    /// continuation record the same, and share one string of it rather than each making its own.
+    struct RecentStrings {
+        var continuation: String?
+        var peer: String?
+
+        /// The string of `bytes` (valid UTF-8): `last` when it has the same bytes, else a new
+        /// one, then kept as `last`.
+        static func string(_ bytes: UnsafeBufferPointer<UInt8>, reusing last: inout String?) -> String {
+            if var kept = last, kept.utf8.count == bytes.count,
+                kept.withUTF8({ kept in bytes.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                })
+            {
+                return kept
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            last = text
+            return text
+        }
+    }
+
+    /// The event of a line in the plain form, from where its fields are (``RecordedLineFields/
+    /// Spans``): the same event, and the same errors, as ``event(_:json:line:of:file:)`` of its
+    /// fields, with the time read from its bytes and its texts left in the line.
+    ///
+    /// - Throws: ``RecordingError`` on `line`: no or a bad time, no kind, an unknown kind, another
+    ///   device's event.
+    static func event(
+        _ spans: RecordedLineFields.Spans, of bytes: UnsafeBufferPointer<UInt8>, json: String, line number: Int,
+        of header: Header, file: String, recent: inout RecentStrings
+    ) throws(RecordingError) -> RecordedEvent {
+        func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+        func text(_ range: Range<Int>) -> String { String(decoding: part(range), as: UTF8.self) }
+        guard let timeRange = spans.time, let time = date(part(timeRange)) else {
+            throw RecordingError(
+                file: file, line: number, reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
+        }
+        guard let kindRange = spans.kind else {
+            throw RecordingError(file: file, line: number, reason: "no \"kind\"")
+        }
+        let kindText = text(kindRange)
+        guard let kind = LifecycleEvent.Kind(rawValue: kindText) else {
+            throw RecordingError(
+                file: file, line: number,
+                reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
+        }
+        // The header's device, told by its bytes first (a string compares by its characters).
+        if let deviceRange = spans.device, !header.device.utf8.elementsEqual(part(deviceRange)) {
+            let eventDevice = text(deviceRange)
+            guard eventDevice == header.device else {
+                throw RecordingError(
+                    file: file, line: number,
+                    reason: "an event of \"\(eventDevice.prefix(60))\" in \(header.device)'s recording")
+            }
+        }
+        return RecordedEvent(
+            time: time, timeText: .inLine(timeRange), device: header.device, kind: kind,
+            continuation: spans.continuation.map { RecentStrings.string(part($0), reusing: &recent.continuation) },
+            peer: spans.peer.map { RecentStrings.string(part($0), reusing: &recent.peer) },
+            detail: spans.detail.map { .inLine($0) } ?? .string(""),
+            explanation: spans.explanation.map { .inLine($0) } ?? .string(kind.explanation), json: json,
+            pairing: spans.pairing, line: number)
     }
 
     /// The event of a line's fields.
@@ -301,9 +375,10 @@ package final class RecordingReader {
                 reason: "an event of \"\(eventDevice.prefix(60))\" in \(header.device)'s recording")
         }
         return RecordedEvent(
-            time: time, timeText: timeText, device: header.device, kind: kind, continuation: fields.continuation,
-            peer: fields.peer, detail: fields.detail ?? "", explanation: fields.explanation ?? kind.explanation,
-            json: json, pairing: fields.pairing, line: number)
+            time: time, timeText: .string(timeText), device: header.device, kind: kind,
+            continuation: fields.continuation, peer: fields.peer, detail: .string(fields.detail ?? ""),
+            explanation: .string(fields.explanation ?? kind.explanation), json: json, pairing: fields.pairing,
+            line: number)
     }
 
     // MARK: Times
@@ -313,15 +388,23 @@ package final class RecordingReader {
     /// (a recording of a million events spent most of its time there); any other form through
     /// Foundation.
     package static func date(_ text: String) -> Date? {
-        if let milliseconds = millisecondsSince1970(text) {
-            // As Foundation makes it: whole seconds since 2001, plus the fraction (the same
-            // `Date` to the last bit, so that ties and the time column are Foundation's).
-            let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-            let fraction = milliseconds - seconds * 1000
-            return Date(
-                timeIntervalSinceReferenceDate: Double(seconds - referenceDateSince1970) + Double(fraction) / 1000)
-        }
+        if let milliseconds = millisecondsSince1970(text) { return date(milliseconds: milliseconds) }
         return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// ``date(_:)`` of a time's UTF-8 (valid), without a string of it for the form devices write.
+    static func date(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        if let milliseconds = millisecondsSince1970(bytes) { return date(milliseconds: milliseconds) }
+        return date(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The time `milliseconds` after 1970.
+    static func date(milliseconds: Int64) -> Date {
+        // As Foundation makes it: whole seconds since 2001, plus the fraction (the same `Date` to
+        // the last bit, so that ties and the time column are Foundation's).
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = milliseconds - seconds * 1000
+        return Date(timeIntervalSinceReferenceDate: Double(seconds - referenceDateSince1970) + Double(fraction) / 1000)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.sssZ`'s milliseconds since 1970, or nil for any other form or an
@@ -329,26 +412,30 @@ package final class RecordingReader {
     static func millisecondsSince1970(_ text: String) -> Int64? {
         guard text.utf8.count == 24 else { return nil }
         var text = text
-        return text.withUTF8 { bytes -> Int64? in
-            func digits(_ from: Int, _ count: Int) -> Int64? {
-                var value: Int64 = 0
-                for index in from..<(from + count) {
-                    let byte = bytes[index]
-                    guard byte >= 0x30, byte <= 0x39 else { return nil }
-                    value = value * 10 + Int64(byte - 0x30)
-                }
-                return value
+        return text.withUTF8 { millisecondsSince1970($0) }
+    }
+
+    /// ``millisecondsSince1970(_:)`` of a time's UTF-8.
+    static func millisecondsSince1970(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard bytes.count == 24 else { return nil }
+        func digits(_ from: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for index in from..<(from + count) {
+                let byte = bytes[index]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
             }
-            guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
-                bytes[19] == 0x2E, bytes[23] == 0x5A,
-                let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
-                let minute = digits(14, 2), let second = digits(17, 2), let millisecond = digits(20, 3),
-                (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
-                second < 60
-            else { return nil }
-            let days = daysSince1970(year: year, month: month, day: day)
-            return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
+            return value
         }
+        guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
+            bytes[19] == 0x2E, bytes[23] == 0x5A,
+            let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
+            let minute = digits(14, 2), let second = digits(17, 2), let millisecond = digits(20, 3),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
+            second < 60
+        else { return nil }
+        let days = daysSince1970(year: year, month: month, day: day)
+        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
     }
 
     static func daysIn(month: Int64, year: Int64) -> Int64 {

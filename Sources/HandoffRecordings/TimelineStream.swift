@@ -277,24 +277,30 @@ package struct TimelineStream {
         return true
     }
 
-    /// An event of the window with its lane (what the layout pairs by), held by reference: the
-    /// layout copies its events several times, and a window is laid out again until its last
-    /// rows are handed out.
-    final class WindowEvent: TimelineEvent, Sendable {
+    /// An event of the window with its lane (what the layout pairs by), and its time, line and
+    /// kind beside its one reference: a value, so that the window's events are one array that the
+    /// layout's passes read in order (an object each was one more allocation an event, and the
+    /// causal order compared times through two references, a cache miss each in a window of
+    /// megabytes). A copy retains the event alone, as the object's reference did.
+    struct WindowEvent: TimelineEvent, Sendable {
         let lane: Int
+        let time: Date
+        let line: Int
+        let timelineKind: LifecycleEvent.Kind?
         let event: RecordedEvent
 
         init(lane: Int, event: RecordedEvent) {
             self.lane = lane
+            time = event.time
+            line = event.line
+            timelineKind = event.kind
             self.event = event
         }
 
-        var time: Date { event.time }
         var device: String { event.device }
-        var timelineKind: LifecycleEvent.Kind? { event.kind }
         var continuation: String? { event.continuation }
         var peer: String? { event.peer }
-        var line: Int { event.line }
+
         func string(_ key: String) -> String? { event.string(key) }
         func integer(_ key: String) -> Int64? { event.integer(key) }
     }

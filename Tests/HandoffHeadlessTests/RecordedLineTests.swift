@@ -249,6 +249,50 @@ struct RecordedLineTests {
         #expect(copy.integer("serial") == 42 && copy.json == event.json && copy.time == event.time)
     }
 
+    /// A device named with other bytes of the same characters as the header's (an accent
+    /// composed or not) is the header's device, as the parser's string compares it; another
+    /// name is refused, with the same message either way.
+    @Test func aDeviceIsComparedByItsCharactersNotItsBytes() throws {
+        let line =
+            #"{"time":"2026-11-24T09:30:00.250Z","device":"Cafe\u0301","kind":"advertised","detail":"d"}"#
+        let plain = line.replacingOccurrences(of: #"Cafe\u0301"#, with: "Cafe\u{301}")
+        for text in [line, plain] {
+            let bytes = Array(text.utf8)
+            #expect(
+                Self.summary(Self.read(bytes, device: "Café")) == Self.summary(Self.readParsed(bytes, device: "Café")))
+            #expect((try? Self.read(bytes, device: "Café").get())?.device == "Café")
+            #expect(
+                Self.summary(Self.read(bytes, device: "Cafe")) == Self.summary(Self.readParsed(bytes, device: "Cafe")))
+            #expect(Self.summary(Self.read(bytes, device: "Cafe")).contains("in Cafe's recording"))
+        }
+    }
+
+    /// Consecutive events of one continuation share its string; each event still has its own
+    /// continuation and peer, whatever the events before it recorded.
+    @Test func eachEventHasItsOwnContinuationAndPeerInARecordingReadInTurn() throws {
+        func line(_ continuation: String?, _ peer: String?) -> String {
+            var fields = [#""time":"2026-11-24T09:30:00.250Z""#, #""kind":"payloadRequested""#, #""detail":"d""#]
+            if let continuation { fields.append("\"continuation\":\"\(continuation)\"") }
+            if let peer { fields.append("\"peer\":\"\(peer)\"") }
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        let recorded: [(String?, String?)] = [
+            ("aaaa-1111-aaaa-1111-aaaa", "Laptop"), ("aaaa-1111-aaaa-1111-aaaa", "Laptop"),
+            ("aaaa-1111-aaaa-1111-aaab", "Laptop"), (nil, nil), ("aaaa-1111-aaaa-1111-aaaa", "Tablet"),
+            ("", ""), ("aaaa-1111-aaaa-1111-aaaa", "Laptop"),
+        ]
+        let path = try write(Self.header + "\n" + recorded.map { line($0.0, $0.1) }.joined(separator: "\n") + "\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try RecordingReader(path: path)
+        var read: [(String?, String?)] = []
+        while let (event, _) = try reader.next() { read.append((event.continuation, event.peer)) }
+        #expect(read.map(\.0) == recorded.map(\.0))
+        #expect(read.map(\.1) == recorded.map(\.1))
+        let whole = try LifecycleRecording(contentsOf: path)
+        #expect(whole.events.map(\.continuation) == recorded.map(\.0))
+        #expect(whole.events.map(\.peer) == recorded.map(\.1))
+    }
+
     func write(_ text: String) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("print-line-\(UUID().uuidString).jsonl")
         try Data(text.utf8).write(to: url)
