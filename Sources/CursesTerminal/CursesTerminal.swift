@@ -153,6 +153,22 @@ package final class CursesTerminal: TerminalBackend {
         isActive = true
         theme = Theme.standard(environment: environment, terminalHasColor: hasColors)
         lastGrid = nil
+        Self.leaveInitialState(window)
+    }
+
+    /// ncurses (6.4 here) writes its output at every cursor move, one `write` each, for as long
+    /// as its screen is in its initial state, which only giving the terminal back ends: a
+    /// device's first frame went out in 87 writes, and every later frame in as many pieces as
+    /// it had cursor moves (tmux reading and parsing each). Once the terminal has been given
+    /// back (`endwin`) and taken again (the next refresh), output goes out when ncurses' buffer
+    /// is full (about a screen) and when a refresh ends. So this gives the terminal back and
+    /// takes it again once, before anything is drawn (the alternate screen left and entered,
+    /// nothing shown in between), and turns keypad mode on again: `endwin` turned it off, and
+    /// the next read would turn it on only after the key that found it off.
+    private static func leaveInitialState(_ window: UnsafeMutablePointer<WINDOW>?) {
+        endwin()
+        doupdate()
+        keypad(window, true)
     }
 
     /// Turns off XON/XOFF flow control on the terminal, which would otherwise swallow Ctrl-S

@@ -147,6 +147,14 @@ final class TerminalDeviceRunner: @unchecked Sendable {
     }
 
     /// Runs until the user quits or a signal arrives; returns the exit status.
+    ///
+    /// The first frame comes before the network: the terminal thread draws it, its network
+    /// "starting" (nobody can be nearby yet), and only then does the device join the network
+    /// (``DeviceHost/start()``: the session server and the discovery socket bound, the first
+    /// beacon), while the frame is on its way to the screen. The apps are installed by then, so
+    /// nothing a peer does reaches a device without them. When joining fails (the discovery port
+    /// held by another program), the run loop ends, the terminal is given back, and the error is
+    /// thrown then, to be printed on the restored screen.
     func run() async throws -> Int32 {
         let apps = Confined(try makeApps())
         for folder in [cloudFolder, localFolder].compactMap({ $0 }) {
@@ -159,9 +167,6 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         // The waker exists before the host starts, so that no network work goes unnoticed.
         let wakeUp = WakeRelay()
         host.onWork = { wakeUp.wake() }
-        try await host.start()
-        logger.info("discovery: \(host.discoveryMode); sessions on port \(host.sessionPort)")
-        if let keyLog = host.options.keyLog { logger.warning("\(keyLog.warning)") }
 
         // Anything written to stderr from here on (a library's warning, a runtime message)
         // goes to the log file, never over the screen.
@@ -174,28 +179,54 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             }
         }
 
+        // True once the first frame is drawn; false when the loop ended before drawing any.
+        let firstFrame = OneShot<Bool>()
         let outcome = OneShot<Result<Int32, any Error>>()
         let thread = Thread { [self] in
             do {
-                outcome.set(.success(try self.loop(apps: apps, wakeUp: wakeUp)))
+                outcome.set(
+                    .success(try self.loop(apps: apps, wakeUp: wakeUp, drewFirstFrame: { firstFrame.set(true) })))
             } catch {
                 outcome.set(.failure(error))
             }
+            firstFrame.set(false)
         }
         thread.name = "handoff.terminal"
         thread.start()
+        var joinFailure: (any Error)?
+        if await firstFrame.wait() { joinFailure = await joinNetwork(wakeUp: wakeUp) }
         let result = await outcome.wait()
         let statistics = host.performAndWait { _ in host.beaconStatistics }
         logger.info("stopping device \(identity.name); beacons: \(NearbyLog.describe(statistics))")
         await host.shutdown()
+        if let joinFailure { throw joinFailure }
         switch result {
         case .success(let status): return status
         case .failure(let error): throw error
         }
     }
 
+    /// Joins the network once the first frame is drawn (the host's `onWork` then redraws the
+    /// screen with the network's state); on failure, asks the run loop to end and returns the
+    /// error.
+    private func joinNetwork(wakeUp: WakeRelay) async -> (any Error)? {
+        do {
+            try await host.start()
+        } catch {
+            logger.error("cannot join the network: \(error)")
+            wakeUp.requestStop()
+            return error
+        }
+        logger.info("discovery: \(host.discoveryMode); sessions on port \(host.sessionPort)")
+        if let keyLog = host.options.keyLog { logger.warning("\(keyLog.warning)") }
+        return nil
+    }
+
     /// The terminal thread: owns curses from start to stop.
-    private func loop(apps: Confined<[any TerminalApp]>, wakeUp: WakeRelay) throws -> Int32 {
+    /// `drewFirstFrame` is called once, right after the first frame is drawn.
+    private func loop(
+        apps: Confined<[any TerminalApp]>, wakeUp: WakeRelay, drewFirstFrame: () -> Void
+    ) throws -> Int32 {
         try CursesTerminal.withTerminal { terminal in
             let runLoop: TerminalRunLoop
             do { runLoop = try TerminalRunLoop(terminal: terminal) } catch { throw RunnerError.terminal("\(error)") }
@@ -232,9 +263,12 @@ final class TerminalDeviceRunner: @unchecked Sendable {
             var nearby = NearbyLog()
             var status: Int32 = 0
             var running = true
+            var drewFrame = false
             // The first frame, then one frame per wake-up.
             var pendingKeys: [Key] = []
             while running {
+                // The network could not be joined: the run ends, and run() reports why.
+                if wakeUp.isStopRequested { break }
                 if !runLoop.hasPendingEvents {
                     let keys = pendingKeys
                     pendingKeys = []
@@ -244,10 +278,14 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                         var quit = false
                         for key in keys where !screen.value.handle(key) { quit = true }
                         let peers = host.nearbyPeers
+                        // Until the host has joined the network (just after the first frame),
+                        // the screen says "starting": nobody can be nearby yet.
                         screen.value.update(
-                            network: NetworkStatus(
-                                summary: host.discoveryMode, isOnline: !host.isStopped,
-                                peers: peers.map { NearbyPeer(info: $0.info, lastSeen: $0.lastSeen) }))
+                            network: host.isStarted
+                                ? NetworkStatus(
+                                    summary: host.discoveryMode, isOnline: !host.isStopped,
+                                    peers: peers.map { NearbyPeer(info: $0.info, lastSeen: $0.lastSeen) })
+                                : .starting)
                         let now = Date()
                         let grid = screen.value.render(size: size, now: now)
                         return (grid, screen.value.nextDeadline, quit, peers.map(\.info))
@@ -258,6 +296,10 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                     if quit { break }
                     terminal.draw(grid)
                     deadline = next
+                    if !drewFrame {
+                        drewFrame = true
+                        drewFirstFrame()
+                    }
                 }
                 let until = deadline.map {
                     ContinuousClock.now + .milliseconds(Int(max(0, $0.timeIntervalSinceNow) * 1000) + 1)
@@ -290,13 +332,24 @@ struct OwnAppSpec {
     var productName: String
 }
 
-/// Passes the host's "something happened" to the run loop's waker once it exists.
+/// Passes the host's "something happened" to the run loop's waker once it exists, and a
+/// request to end the run loop (the network could not be joined).
 final class WakeRelay: Sendable {
     private let waker = Mutex<TerminalWaker?>(nil)
+    private let stopRequested = Atomic<Bool>(false)
 
     func attach(_ waker: TerminalWaker) { self.waker.withLock { $0 = waker } }
     func detach() { waker.withLock { $0 = nil } }
     func wake() { waker.withLock { $0 }?.wake() }
+
+    /// Asks the run loop to end (it looks after every event), and wakes it.
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+        wake()
+    }
+
+    /// Whether ``requestStop()`` was called.
+    var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
 }
 
 /// Writes to the device's log when a peer appears nearby or leaves, so that a log read after

@@ -260,6 +260,21 @@ struct TwoDeviceFlowTests {
         #expect(text.contains("● online · 1 nearby"))
     }
 
+    @Test func aDeviceStillJoiningTheNetworkSaysStartingNotOnline() {
+        let world = TwoScreens()
+        world.phoneScreen.update(network: .starting)
+        let starting = world.phoneFrame().text()
+        #expect(starting.contains("◌ starting · 0 nearby"))
+        #expect(starting.contains("◌ joining"))
+        #expect(!starting.contains("online") && !starting.contains("offline"))
+        // Once joined, the same screen says online and where.
+        world.phoneScreen.update(
+            network: NetworkStatus(summary: "loopback 127.255.255.255:17820", isOnline: true))
+        let joined = world.phoneFrame().text()
+        #expect(joined.contains("● online · 0 nearby"))
+        #expect(!joined.contains("starting"))
+    }
+
     @Test func theScreenKeepsAnEarlierLifecycleHandler() {
         let hood = Neighbourhood()
         let device = hood.addDevice("Phone")

@@ -151,7 +151,10 @@ struct DeviceEndToEndTests {
     @Test func ctrlZThenFgRedrawsTheDeviceAndItKeepsWorking() throws {
         let world = try TerminalDevicesWorld()
         let a = try world.startInShell("Alpha", kind: "laptop")
-        let home = try a.waitFor("the whole home screen") { $0.contains("Alpha · laptop") && isWholeDeviceFrame($0) }
+        // Online: the first frame says "starting" until the device has joined the network.
+        let home = try a.waitFor("the whole home screen, online") {
+            $0.contains("Alpha · laptop") && $0.contains("● online") && isWholeDeviceFrame($0)
+        }
         try a.sendKeys("C-z")
         try a.waitFor(matching: "Stopped", timeout: .seconds(10))
         #expect(try !a.isAlternateScreenOn())
@@ -360,6 +363,29 @@ struct DeviceEndToEndTests {
         try b.waitFor("the offer on Beta", timeout: .seconds(10)) { $0.contains("from Alpha") }
         try b.sendKeys("C-o")
         try continuation(from: a, to: b, showing: "maps.handoffsim.example", "Map of", "38.7")
+    }
+
+    /// The device draws its first frame before it joins the network: when the discovery port is
+    /// held by another program, the screen goes, the terminal is as before, and the error is the
+    /// headless device's one line, on the shell's screen.
+    @Test func aDiscoveryPortInUseEndsTheDeviceWithOneLineAndTheTerminalAsBefore() throws {
+        let world = try TerminalDevicesWorld()
+        let held = try PortInUseTests().holdPort(world.port, type: Int32(SOCK_DGRAM.rawValue), address: "0.0.0.0")
+        defer { close(held) }
+        let command =
+            "before=$(stty -g); " + (try world.deviceCommand("Alpha", kind: "laptop", extra: []))
+            + #"; echo "EXIT=$?"; if [ "$(stty -g)" = "$before" ]; then echo STTY-SAME; else echo STTY-CHANGED; fi; exec sleep 120"#
+        let session = try #require(try TmuxSession(width: 100, height: 30, command: command))
+        world.sessions.append(session)
+        let exit = try waitForExit(of: session, timeout: .seconds(30))
+        #expect(exit.status == 1)
+        #expect(exit.sttySame)
+        #expect(try !session.isAlternateScreenOn())
+        #expect(
+            exit.screen.contains("discovery port \(world.port) is in use") && exit.screen.contains("--port"),
+            "screen:\n\(exit.screen)")
+        #expect(!exit.screen.contains("Alpha · laptop"), "screen:\n\(exit.screen)")
+        try world.waitForLog(of: "Alpha", containing: ["cannot join the network", "stopping device Alpha"])
     }
 
     @Test func aDeviceWithAnUnknownAppSaysSoBeforeTakingTheTerminal() throws {

@@ -28,7 +28,7 @@ extension ScreenView {
         grid.fill(area, style: Style(.statusBar))
         let now = state.now
         let zone = state.timeZone
-        let network = state.network.isOnline ? "● online" : "○ offline"
+        let network = state.network.label
         let nearby = "\(state.nearbyRows(device: device).count) nearby"
         let lock = state.isLocked ? "locked" : "unlocked"
         var left: String

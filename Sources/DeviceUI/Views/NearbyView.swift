@@ -211,7 +211,6 @@ extension ScreenView {
         }
         let network = state.network
         grid.write(
-            (network.isOnline ? "● " : "○ ") + network.summary, in: area, row: 3,
-            style: Style(network.isOnline ? .dim : .warning))
+            network.line, in: area, row: 3, style: Style(network.isOnline || network.isStarting ? .dim : .warning))
     }
 }

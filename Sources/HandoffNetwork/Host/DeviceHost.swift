@@ -75,7 +75,8 @@ package final class DeviceHost: @unchecked Sendable {
         self.options = options
         queue = DispatchQueue(label: "handoff.device.\(identity.name)")
         self.group = group
-        security = try SessionSecurity(identity: identity, account: account, store: store, keyLog: options.keyLog)
+        // Its TLS contexts are made by start(), not here (see SessionSecurity).
+        security = SessionSecurity(identity: identity, account: account, store: store, keyLog: options.keyLog)
         readBudget = SessionReadBudget(total: options.sessionReadBudget)
         // Both caps are lowered to fit the descriptors this process may hold (a quarter of what is
         // left after a reserve for pending handshakes, half for sessions), so they are reached
@@ -131,7 +132,11 @@ package final class DeviceHost: @unchecked Sendable {
                 if self.options.shareLifecycle { self.startSharingLifecycle() }
                 // Beacon changes made in one turn of the queue go out once, at the end of it.
                 self.device.deferBeacons = { [weak self] flush in self?.perform(flush) }
-                self.announcer.change(to: .presence, at: Date())
+                // The first beacon says what the device offers now: an app may have made its
+                // activity current before the network was up (a terminal device draws its first
+                // frame, its apps launched, before it joins), and that change had nowhere to go.
+                let offered = self.device.system.advertisement
+                self.announcer.change(to: offered.map { .advertisement($0) } ?? .presence, at: Date())
                 self.afterWork()
                 continuation.resume()
             }
@@ -149,6 +154,10 @@ package final class DeviceHost: @unchecked Sendable {
 
     /// Whether ``shutdown()`` has begun. Call on the device's queue.
     package var isStopped: Bool { stopped }
+
+    /// Whether ``start()`` has joined the network: the sockets bound and the device announced.
+    /// Call on the device's queue.
+    package var isStarted: Bool { transport != nil }
 
     /// What the discovery channel sent, received and dropped so far (the bench counts a device's
     /// beacons with it). Call on the device's queue.

@@ -40,9 +40,20 @@ package enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
 /// file is decoded again only when it changed (``AccountFileStamp``), and examined only when the
 /// kernel says something in its folder changed (``AccountFileWatch``): a check on the request
 /// path costs a `read` of an empty inotify queue, not a `stat`, a read and a decode.
+///
+/// The two TLS contexts are made when first needed (``contexts()``: the host's start makes them
+/// before it binds anything), not with the security: a terminal device draws its first frame
+/// before it joins the network, and the frame does not need them.
 final class SessionSecurity: Sendable {
-    let serverContext: NIOSSLContext
-    let clientContext: NIOSSLContext
+    /// This device's TLS contexts, as a server and as a client.
+    struct Contexts: Sendable {
+        let server: NIOSSLContext
+        let client: NIOSSLContext
+    }
+
+    /// The contexts once made (or why they could not be): made once, under the lock.
+    private let made = Mutex<Result<Contexts, any Error>?>(nil)
+    private let makeContexts: @Sendable () throws -> Contexts
     let store: AccountStore
     let accountName: String
     /// The account file's path, found once: building its URL (Foundation's path parsing) and
@@ -59,19 +70,30 @@ final class SessionSecurity: Sendable {
 
     /// With `keyLog`, both contexts append every session's secrets to it (NIOSSL's key-log
     /// callback): for Wireshark, at the cost of the sessions' secrecy.
-    init(identity: DeviceIdentity, account: Account, store: AccountStore, keyLog: KeyLogFile? = nil) throws {
-        var server = try identity.makeServerTLSConfiguration(trusting: account)
-        var client = try identity.makeClientTLSConfiguration(trusting: account)
-        if let keyLog {
-            server.keyLogCallback = { line in keyLog.append(line) }
-            client.keyLogCallback = { line in keyLog.append(line) }
+    init(identity: DeviceIdentity, account: Account, store: AccountStore, keyLog: KeyLogFile? = nil) {
+        makeContexts = {
+            var server = try identity.makeServerTLSConfiguration(trusting: account)
+            var client = try identity.makeClientTLSConfiguration(trusting: account)
+            if let keyLog {
+                server.keyLogCallback = { line in keyLog.append(line) }
+                client.keyLogCallback = { line in keyLog.append(line) }
+            }
+            return Contexts(
+                server: try NIOSSLContext(configuration: server), client: try NIOSSLContext(configuration: client))
         }
-        serverContext = try NIOSSLContext(configuration: server)
-        clientContext = try NIOSSLContext(configuration: client)
         self.store = store
         accountName = account.name
         accountFilePath = store.accountFile(account.name).path
         watch = AccountFileWatch(folder: store.accountFile(account.name).deletingLastPathComponent().path)
+    }
+
+    /// The TLS contexts, made on the first call; every call after a failure throws its error.
+    func contexts() throws -> Contexts {
+        try made.withLock { made in
+            let result = made ?? Result { try makeContexts() }
+            made = result
+            return try result.get()
+        }
     }
 
     /// The device proven by `certificate` (already chain-verified by TLS against the account CA),
@@ -301,12 +323,13 @@ enum SessionPipeline {
         to address: SocketAddress, expecting expected: DeviceID, security: SessionSecurity,
         group: any EventLoopGroup, limits: SessionLimits, answers: DirectRequests? = nil
     ) async throws -> SessionChannel {
+        let context = try security.contexts().client
         let (channel, handshake) = try await ClientBootstrap(group: group)
             .connectTimeout(.interval(limits.handshakeTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
             .connect(to: address) { channel in
-                configure(channel, tls: security.clientContext, server: false, limits: limits, answers: answers)
+                configure(channel, tls: context, server: false, limits: limits, answers: answers)
             }
         do {
             do {

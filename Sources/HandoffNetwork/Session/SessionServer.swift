@@ -19,7 +19,9 @@ final class SessionServer: Sendable {
     }
 
     static func start(host: DeviceHost) async throws -> SessionServer {
-        let security = host.security
+        // Made here, before anything is bound, so that a device whose identity cannot make them
+        // says so at its start (not at a peer's first connection).
+        let context = try host.security.contexts().server
         let limits = SessionLimits(
             options: host.options, budget: host.readBudget, gate: host.handshakeGate,
             roster: host.sessionRoster, server: true)
@@ -31,7 +33,7 @@ final class SessionServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
             .bind(host: host.options.sessionBindHost, port: 0) { child -> EventLoopFuture<Accepted> in
-                SessionPipeline.configure(child, tls: security.serverContext, server: true, limits: limits)
+                SessionPipeline.configure(child, tls: context, server: true, limits: limits)
                     .flatMapThrowing { connection, handshake in
                         // Payload requests are served on the event loop once the peer is greeted.
                         let gate = PayloadServingGate()

@@ -1,0 +1,73 @@
+import Foundation
+import HandoffCore
+import Testing
+
+@testable import HandoffBench
+@testable import HandoffNetwork
+
+/// What a host does before ``DeviceHost/start()`` and what start does: a terminal device makes its
+/// host, installs its apps and draws its first frame before it joins the network, so the host's
+/// TLS contexts are made by start, and start says anything they cannot be made from.
+@Suite("A host's start", .serialized)
+struct HostStartTests {
+    func temporaryStore() -> AccountStore {
+        AccountStore(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent(
+                "handoff-host-start-\(UUID().uuidString)"))
+    }
+
+    @Test func aHostIsMadeWithoutJoiningAndSaysSoUntilStarted() async throws {
+        let store = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        let account = try store.createAccount(named: "start")
+        let identity = try store.deviceIdentity(named: "Alpha", kind: .phone, in: account.name)
+        let options = NetworkOptions(discoveryPort: try FloorBench.freeUDPPort(), lan: false, timing: .instant)
+        let host = try DeviceHost(identity: identity, account: account, store: store, options: options)
+        #expect(!host.performAndWait { _ in host.isStarted })
+        #expect(host.discoveryMode == "not started")
+        try await host.start()
+        #expect(host.performAndWait { _ in host.isStarted })
+        #expect(host.sessionPort > 0)
+        await host.shutdown()
+    }
+
+    @Test func anIdentityThatCannotMakeTheTLSContextsFailsAtStartNamingIt() async throws {
+        let store = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        let first = try store.createAccount(named: "first")
+        let second = try store.createAccount(named: "second")
+        // A device of the first account, with the second account's authority to trust: its
+        // certificate was not issued by that authority.
+        let identity = try store.deviceIdentity(named: "Alpha", kind: .phone, in: first.name)
+        let options = NetworkOptions(discoveryPort: try FloorBench.freeUDPPort(), lan: false, timing: .instant)
+        let host = try DeviceHost(identity: identity, account: second, store: store, options: options)
+        await #expect {
+            try await host.start()
+        } throws: { error in
+            "\(error)".contains("was not issued by account second's authority")
+        }
+        #expect(!host.performAndWait { _ in host.isStarted })
+        await host.shutdown()
+    }
+
+    /// An app may make its activity current before its device has joined the network (a terminal
+    /// device's apps launch with its first frame): the first beacon offers it.
+    @Test func theFirstBeaconOffersAnActivityMadeCurrentBeforeTheStart() async throws {
+        let world = try BenchWorld(names: ["Laptop", "Phone"], fetchTimeout: 5, connectTimeout: 5)
+        let (laptop, phone) = (world.hosts[0], world.hosts[1])
+        LoopbackApp.install(on: world.hosts)
+        laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 3) }
+        #expect(laptop.performAndWait { device in device.system.advertisement != nil })
+        do {
+            try await world.start()
+            let id = laptop.identity.id
+            try await waitUntil("Phone hears Laptop's offer", timeout: .seconds(30)) {
+                phone.performAndWait { device in device.system.offers[id] != nil }
+            }
+        } catch {
+            await world.shutdown()
+            throw error
+        }
+        await world.shutdown()
+    }
+}
