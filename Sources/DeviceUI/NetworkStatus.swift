@@ -16,37 +16,53 @@ package struct NearbyPeer: Hashable, Sendable {
 /// What the screen knows of the network: filled in by the executable from its network layer, so
 /// DeviceUI never depends on it.
 package struct NetworkStatus: Hashable, Sendable {
+    /// Where a device stands with the network.
+    package enum Link: Hashable, Sendable {
+        /// Still joining (its sockets not bound yet, no beacon sent or heard): a terminal device
+        /// draws its first frame before it joins, and says so.
+        case starting
+        case online
+        case offline
+    }
+
     /// One line for the status bar and the sidebar, e.g. "loopback 127.255.255.255:17820".
     package var summary: String
-    package var isOnline: Bool
-    /// True while the device is still joining the network (its sockets not bound yet, no beacon
-    /// sent or heard): neither online nor offline. A terminal device draws its first frame
-    /// before it joins, and says so.
-    package var isStarting: Bool
+    package var link: Link
     /// Every peer of the account heard from recently, whether or not it offers an activity.
     package var peers: [NearbyPeer]
 
-    package init(summary: String, isOnline: Bool, isStarting: Bool = false, peers: [NearbyPeer] = []) {
+    package var isOnline: Bool { link == .online }
+
+    package init(summary: String, link: Link, peers: [NearbyPeer] = []) {
         self.summary = summary
-        self.isOnline = isOnline
-        self.isStarting = isStarting
+        self.link = link
         self.peers = peers
     }
 
     /// No network at all (the state before the executable reports one).
-    package static let offline = NetworkStatus(summary: "offline", isOnline: false)
+    package static let offline = NetworkStatus(summary: "offline", link: .offline)
 
     /// Joining the network: the state a terminal device shows until its sockets are bound.
-    package static let starting = NetworkStatus(summary: "joining the network", isOnline: false, isStarting: true)
+    package static let starting = NetworkStatus(summary: "joining the network", link: .starting)
+
+    /// The state's glyph: "●" online, "◌" starting, "○" offline.
+    private var glyph: String {
+        switch link {
+        case .starting: "◌"
+        case .online: "●"
+        case .offline: "○"
+        }
+    }
 
     /// The status bar's word for the state: "● online", "◌ starting" or "○ offline".
     package var label: String {
-        if isStarting { return "◌ starting" }
-        return isOnline ? "● online" : "○ offline"
+        switch link {
+        case .starting: "\(glyph) starting"
+        case .online: "\(glyph) online"
+        case .offline: "\(glyph) offline"
+        }
     }
 
     /// The sidebar's line: the state's glyph, then the summary.
-    package var line: String {
-        (isStarting ? "◌ " : isOnline ? "● " : "○ ") + summary
-    }
+    package var line: String { "\(glyph) \(summary)" }
 }

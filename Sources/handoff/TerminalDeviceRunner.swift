@@ -283,7 +283,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
                         screen.value.update(
                             network: host.isStarted
                                 ? NetworkStatus(
-                                    summary: host.discoveryMode, isOnline: !host.isStopped,
+                                    summary: host.discoveryMode, link: host.isStopped ? .offline : .online,
                                     peers: peers.map { NearbyPeer(info: $0.info, lastSeen: $0.lastSeen) })
                                 : .starting)
                         let now = Date()

@@ -100,7 +100,7 @@ enum Fixture {
     }
 
     static let network = NetworkStatus(
-        summary: "loopback 127.255.255.255:17820", isOnline: true,
+        summary: "loopback 127.255.255.255:17820", link: .online,
         peers: [
             NearbyPeer(info: laptop, lastSeen: now.addingTimeInterval(-1)),
             NearbyPeer(info: tablet, lastSeen: now.addingTimeInterval(-3)),

@@ -252,7 +252,7 @@ struct TwoDeviceFlowTests {
         let now = world.hood.clock.now
         world.phoneScreen.update(
             network: NetworkStatus(
-                summary: "loopback 127.255.255.255:17820", isOnline: true,
+                summary: "loopback 127.255.255.255:17820", link: .online,
                 peers: [NearbyPeer(info: world.laptop.info, lastSeen: now)]))
         let text = world.phoneFrame().text()
         #expect(text.contains("no activity offered"))
@@ -269,7 +269,7 @@ struct TwoDeviceFlowTests {
         #expect(!starting.contains("online") && !starting.contains("offline"))
         // Once joined, the same screen says online and where.
         world.phoneScreen.update(
-            network: NetworkStatus(summary: "loopback 127.255.255.255:17820", isOnline: true))
+            network: NetworkStatus(summary: "loopback 127.255.255.255:17820", link: .online))
         let joined = world.phoneFrame().text()
         #expect(joined.contains("● online · 0 nearby"))
         #expect(!joined.contains("starting"))

@@ -211,6 +211,6 @@ extension ScreenView {
         }
         let network = state.network
         grid.write(
-            network.line, in: area, row: 3, style: Style(network.isOnline || network.isStarting ? .dim : .warning))
+            network.line, in: area, row: 3, style: Style(network.link == .offline ? .warning : .dim))
     }
 }
