@@ -3,15 +3,53 @@ import Foundation
 import Synchronization
 
 /// Identifies a device of an account.
+///
+/// Its text is hashed once, when the ID is made (or its text set): a dictionary keyed by
+/// device IDs (the peer directory, the device's offers, the inspector's beacons) then hashes one
+/// word per look-up instead of the 36 characters of a UUID's text, which every device does for
+/// every beacon it hears (N(N − 1) times when N devices start together). Equal IDs have equal
+/// texts, so equal hashes; two IDs are equal exactly when their texts are (`==` compares the
+/// texts, after the hashes as a quick test of inequality). The hash is the process's own
+/// (`Hasher`, seeded per process): it is never written anywhere, and an ID encodes as its text.
 public struct DeviceID: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {
-    public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
+    public var rawValue: String {
+        didSet { textHash = Self.hash(of: rawValue) }
+    }
+    /// `rawValue`'s hash (a function of the text alone within this process).
+    private var textHash: Int
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+        textHash = Self.hash(of: rawValue)
+    }
+    public init(_ rawValue: String) { self.init(rawValue: rawValue) }
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
     public var description: String { rawValue }
     public static func < (lhs: DeviceID, rhs: DeviceID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public static func == (lhs: DeviceID, rhs: DeviceID) -> Bool {
+        lhs.textHash == rhs.textHash && lhs.rawValue == rhs.rawValue
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(textHash) }
+
+    /// As its text, a single string (as before the hash was kept).
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    private static func hash(of text: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(text)
+        return hasher.finalize()
+    }
 }
 
 /// What a device shows of itself to peers of its account.
