@@ -49,6 +49,7 @@ final class BenchWorld: Sendable {
                     configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout),
                     group: ownEventLoops ? groups[index] : MultiThreadedEventLoopGroup.singleton)
             }
+            for host in hosts { try host.prepareSessions() }
         } catch {
             for group in groups { try? group.syncShutdownGracefully() }
             try? FileManager.default.removeItem(at: directory)
@@ -81,6 +82,7 @@ final class BenchWorld: Sendable {
                 configuration: DeviceConfiguration(saveCoalescingInterval: 1, fetchTimeout: fetchTimeout),
                 group: MultiThreadedEventLoopGroup.singleton)
         }
+        for host in hosts { try host.prepareSessions() }
     }
 
     /// Starts every host at once.

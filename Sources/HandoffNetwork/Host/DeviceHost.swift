@@ -101,6 +101,14 @@ package final class DeviceHost: @unchecked Sendable {
         device.beaconInspector = { [sealer] datagram in try? sealer.inspect(datagram) }
     }
 
+    /// Makes the session's TLS contexts now rather than in ``start()`` (which makes them first
+    /// when they are not made yet). The bench makes them before its discovery window opens, as
+    /// every host did in its initialiser before a terminal device began to draw its first frame
+    /// before joining the network: the window times sockets and beacons, not key loading.
+    package func prepareSessions() throws {
+        _ = try security.contexts()
+    }
+
     /// Binds the session server and the discovery channel and starts announcing this device.
     package func start() async throws {
         let server = try await SessionServer.start(host: self)
