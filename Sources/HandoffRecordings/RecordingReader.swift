@@ -319,25 +319,20 @@ package final class RecordingReader {
         func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
         func text(_ range: Range<Int>) -> String { String(decoding: part(range), as: UTF8.self) }
         guard let timeRange = spans.time, let time = date(part(timeRange)) else {
-            throw RecordingError(
-                file: file, line: number, reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
+            throw .badTime(file: file, line: number)
         }
         guard let kindRange = spans.kind else {
-            throw RecordingError(file: file, line: number, reason: "no \"kind\"")
+            throw .noKind(file: file, line: number)
         }
         let kindText = text(kindRange)
         guard let kind = LifecycleEvent.Kind(rawValue: kindText) else {
-            throw RecordingError(
-                file: file, line: number,
-                reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
+            throw .unknownKind(kindText, file: file, line: number)
         }
         // The header's device, told by its bytes first (a string compares by its characters).
         if let deviceRange = spans.device, !header.device.utf8.elementsEqual(part(deviceRange)) {
             let eventDevice = text(deviceRange)
             guard eventDevice == header.device else {
-                throw RecordingError(
-                    file: file, line: number,
-                    reason: "an event of \"\(eventDevice.prefix(60))\" in \(header.device)'s recording")
+                throw .otherDevice(eventDevice, in: header, file: file, line: number)
             }
         }
         return RecordedEvent(
@@ -357,22 +352,17 @@ package final class RecordingReader {
         _ fields: RecordedLineFields, json: String, line number: Int, of header: Header, file: String
     ) throws(RecordingError) -> RecordedEvent {
         guard let timeText = fields.time, let time = date(timeText) else {
-            throw RecordingError(
-                file: file, line: number, reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
+            throw .badTime(file: file, line: number)
         }
         guard let kindText = fields.kind else {
-            throw RecordingError(file: file, line: number, reason: "no \"kind\"")
+            throw .noKind(file: file, line: number)
         }
         guard let kind = LifecycleEvent.Kind(rawValue: kindText) else {
-            throw RecordingError(
-                file: file, line: number,
-                reason: "unknown event kind \"\(kindText.prefix(60))\" (from a newer version?)")
+            throw .unknownKind(kindText, file: file, line: number)
         }
         let eventDevice = fields.device ?? header.device
         guard eventDevice == header.device else {
-            throw RecordingError(
-                file: file, line: number,
-                reason: "an event of \"\(eventDevice.prefix(60))\" in \(header.device)'s recording")
+            throw .otherDevice(eventDevice, in: header, file: file, line: number)
         }
         return RecordedEvent(
             time: time, timeText: .string(timeText), device: header.device, kind: kind,
@@ -479,5 +469,30 @@ package final class RecordingReader {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let fraction = millisecond < 10 ? "00\(millisecond)" : millisecond < 100 ? "0\(millisecond)" : "\(millisecond)"
         return "\(two(ofDay / 3600)):\(two(ofDay / 60 % 60)):\(two(ofDay % 60)).\(fraction)"
+    }
+}
+
+extension RecordingError {
+    /// The errors of an event line, the same whichever way the line was read (its fields'
+    /// places in the plain form, or its fields parsed).
+    static func badTime(file: String, line: Int) -> RecordingError {
+        RecordingError(
+            file: file, line: line, reason: "\"time\" must be an ISO 8601 time such as 2026-11-24T09:30:00.250Z")
+    }
+
+    static func noKind(file: String, line: Int) -> RecordingError {
+        RecordingError(file: file, line: line, reason: "no \"kind\"")
+    }
+
+    static func unknownKind(_ kind: String, file: String, line: Int) -> RecordingError {
+        RecordingError(
+            file: file, line: line, reason: "unknown event kind \"\(kind.prefix(60))\" (from a newer version?)")
+    }
+
+    static func otherDevice(
+        _ device: String, in header: RecordingReader.Header, file: String, line: Int
+    ) -> RecordingError {
+        RecordingError(
+            file: file, line: line, reason: "an event of \"\(device.prefix(60))\" in \(header.device)'s recording")
     }
 }
