@@ -170,8 +170,14 @@ package struct LessonProgress: Sendable {
 
 extension Lesson {
     /// The goal judged over the lifecycles of the devices (name and events, each in its recorded
-    /// order): merged by time (ties in the order given), the steps matched in order; an `unless`
-    /// event before the last step is a mistake.
+    /// order): merged by time, the steps matched in order; an `unless` event before the last step
+    /// is a mistake.
+    ///
+    /// Recordings give times to the millisecond, and a message between two devices of one host
+    /// takes less: the phone's `continued` and the laptop's `wasContinued` it caused often carry
+    /// the same time. So events of the same time are not ordered among themselves: within such a
+    /// group a step may be met by any of its events not used yet, in the group's order, again
+    /// and again while steps are met (ties otherwise in the order given).
     package func progress(_ lifecycles: [(device: String, events: [LifecycleEvent])]) -> LessonProgress {
         var merged: [(device: String, event: LifecycleEvent, lane: Int, index: Int)] = []
         for (lane, lifecycle) in lifecycles.enumerated() {
@@ -186,17 +192,30 @@ extension Lesson {
         }
         var progress = LessonProgress(met: [], next: steps.first, mistake: nil)
         var position = 0
-        for entry in merged {
-            guard position < steps.count else { break }
-            if let wrong = unless.first(where: { $0.matches(entry.event, on: entry.device) }) {
-                progress.mistake = (wrong, entry.device, entry.event)
-                return progress
+        var start = merged.startIndex
+        while start < merged.endIndex, position < steps.count {
+            let time = merged[start].event.time
+            let end = merged[start...].firstIndex { $0.event.time != time } ?? merged.endIndex
+            var used = Set<Int>()
+            var advanced = true
+            while advanced, position < steps.count {
+                advanced = false
+                for index in start..<end where !used.contains(index) {
+                    let entry = merged[index]
+                    if let wrong = unless.first(where: { $0.matches(entry.event, on: entry.device) }) {
+                        progress.mistake = (wrong, entry.device, entry.event)
+                        return progress
+                    }
+                    guard steps[position].matches(entry.event, on: entry.device) else { continue }
+                    used.insert(index)
+                    progress.met.append((entry.device, entry.event))
+                    position += 1
+                    progress.next = position < steps.count ? steps[position] : nil
+                    advanced = true
+                    if position == steps.count { break }
+                }
             }
-            if steps[position].matches(entry.event, on: entry.device) {
-                progress.met.append((entry.device, entry.event))
-                position += 1
-                progress.next = position < steps.count ? steps[position] : nil
-            }
+            start = end
         }
         return progress
     }

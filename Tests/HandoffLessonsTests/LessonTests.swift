@@ -225,6 +225,32 @@ struct EventPatternTests {
         #expect(!lesson.progress([("Phone 1", [saved([:])])]).isMet, "on the laptop only")
     }
 
+    /// Recorded times are whole milliseconds: a step on one device and the next step on another,
+    /// caused by it within the same millisecond, carry the same time, and either may come first
+    /// in the merge. The goal still holds; a next step strictly earlier still does not count.
+    @Test func stepsOfTheSameMillisecondOnTwoDevicesMeetTheGoalInEitherOrder() throws {
+        let lesson = try LessonFile.parse(
+            LessonFileTests.good.replacingOccurrences(
+                of: "{\"on\": \"laptop\", \"kind\": \"advertised\"}",
+                with: #"{"on": "phone", "kind": "saved"}, {"on": "laptop", "kind": "saved"}"#),
+            file: "x.json", number: 1, stories: ["reading"])
+        func saved(on device: String, at time: Date) -> LifecycleEvent {
+            LifecycleEvent(
+                time: time, device: device,
+                .saved(Self.activity, reason: .beforeSending, userInfo: [:], continuation: nil))
+        }
+        let sameTime = lesson.progress([
+            ("Laptop 1", [saved(on: "Laptop 1", at: Self.t0)]), ("Phone 1", [saved(on: "Phone 1", at: Self.t0)]),
+        ])
+        #expect(sameTime.isMet)
+        #expect(sameTime.met.map(\.device) == ["Phone 1", "Laptop 1"])
+        let laptopFirst = lesson.progress([
+            ("Laptop 1", [saved(on: "Laptop 1", at: Self.t0.addingTimeInterval(-0.001))]),
+            ("Phone 1", [saved(on: "Phone 1", at: Self.t0)]),
+        ])
+        #expect(!laptopFirst.isMet, "the laptop's step came a millisecond before the phone's")
+    }
+
     @Test func aUserInfoFieldLooksInsideTheEventsUserInfo() throws {
         let version = try parse(#"{"on": "laptop", "kind": "saved", "fields": {"userInfo.handoffVersion": 1}}"#)
         #expect(version.matches(saved(["handoffVersion": .integer(1), "page": .integer(3)]), on: "Laptop 1"))
