@@ -45,24 +45,18 @@ package struct NetworkStatus: Hashable, Sendable {
     /// Joining the network: the state a terminal device shows until its sockets are bound.
     package static let starting = NetworkStatus(summary: "joining the network", link: .starting)
 
-    /// The state's glyph: "●" online, "◌" starting, "○" offline.
-    private var glyph: String {
+    /// The state's glyph and word: "●" online, "◌" starting, "○" offline.
+    private var glyphAndWord: (glyph: String, word: String) {
         switch link {
-        case .starting: "◌"
-        case .online: "●"
-        case .offline: "○"
+        case .starting: ("◌", "starting")
+        case .online: ("●", "online")
+        case .offline: ("○", "offline")
         }
     }
 
     /// The status bar's word for the state: "● online", "◌ starting" or "○ offline".
-    package var label: String {
-        switch link {
-        case .starting: "\(glyph) starting"
-        case .online: "\(glyph) online"
-        case .offline: "\(glyph) offline"
-        }
-    }
+    package var label: String { "\(glyphAndWord.glyph) \(glyphAndWord.word)" }
 
     /// The sidebar's line: the state's glyph, then the summary.
-    package var line: String { "\(glyph) \(summary)" }
+    package var line: String { "\(glyphAndWord.glyph) \(summary)" }
 }
