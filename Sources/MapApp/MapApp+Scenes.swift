@@ -45,7 +45,7 @@ extension MapApp {
         } catch {
             throw .manifest(error)
         }
-        try self.init(manifest: manifest, data: MapData.load(resources), manifestFile: infoPlist.path)
+        try self.init(manifest: manifest, resources: resources, manifestFile: infoPlist.path)
     }
 
     /// With scenes, the system creates the scene's delegate from this class (named in

@@ -31,7 +31,8 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
     package let glyph: Character = "◍"
     /// The activity type the Map hands off (`com.handoffsim.map.region`).
     package let regionActivityType: String
-    package let renderer: MapRenderer
+    /// What draws the map (its data read first, when it is not yet).
+    package var renderer: MapRenderer { readContent().renderer }
 
     /// What the map shows.
     package private(set) var camera = MapCamera.world
@@ -52,8 +53,18 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
     package internal(set) var flight: MapFlight?
     /// The cursor's cell relative to the map's centre cell, while it is shown (`c`).
     package internal(set) var cursor: Point?
-    /// What the Map draws (shared by every Map of the process).
-    package let data: MapData
+    /// What the Map draws (shared by every Map of the process), read when first needed when it
+    /// was not handed in.
+    package var data: MapData { readContent().data }
+    private var content: Content
+
+    /// The Map's data and what draws it: read, or still to be read from its resources. A terminal
+    /// device reads them once its first frame is drawn (``MapData/prefetch(_:)``): no first frame
+    /// shows the map.
+    private enum Content {
+        case read(MapData, MapRenderer)
+        case unread(MapResources)
+    }
 
     private(set) var application: Application?
     private(set) var environment: AppEnvironment?
@@ -81,18 +92,52 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
     /// A Map with a manifest and geography read elsewhere.
     ///
     /// - Throws: ``MapError/noRegionActivity(file:)`` when the manifest declares no `.region` type.
-    package init(manifest: AppManifest, data: MapData, manifestFile: String = "Info.plist") throws(MapError) {
+    package convenience init(manifest: AppManifest, data: MapData, manifestFile: String = "Info.plist") throws(MapError)
+    {
+        try self.init(
+            manifest: manifest,
+            content: .read(
+                data, MapRenderer(geography: data.geography, cities: data.cities, countries: data.countries)),
+            manifestFile: manifestFile)
+        if let summary = data.problemSummary { message = MapMessage(.warning, summary) }
+    }
+
+    /// A Map whose geography is read from `resources` when it is first needed.
+    ///
+    /// - Throws: ``MapError/noRegionActivity(file:)`` when the manifest declares no `.region` type.
+    package convenience init(manifest: AppManifest, resources: MapResources, manifestFile: String) throws(MapError) {
+        try self.init(manifest: manifest, content: .unread(resources), manifestFile: manifestFile)
+    }
+
+    private init(manifest: AppManifest, content: Content, manifestFile: String) throws(MapError) {
         guard let type = manifest.activityTypes.first(where: { $0.hasSuffix(".region") }) else {
             throw .noRegionActivity(file: manifestFile)
         }
         self.manifest = manifest
-        self.data = data
+        self.content = content
         regionActivityType = type
-        renderer = MapRenderer(geography: data.geography, cities: data.cities, countries: data.countries)
-        if let summary = data.problemSummary { message = MapMessage(.warning, summary) }
         mapView.map = self
         // The Map's one view: in the window hierarchy (UIKit), the main window's (AppKit).
         mapView.isOnScreen = true
+    }
+
+    /// The data and its renderer, read now when they were not: what could not be read is then
+    /// shown (unless the Map already shows a message) and logged (once launched; before,
+    /// ``launch(application:environment:)`` logs it).
+    private func readContent() -> (data: MapData, renderer: MapRenderer) {
+        switch content {
+        case .read(let data, let renderer): return (data, renderer)
+        case .unread(let resources):
+            let data = MapData.load(resources)
+            let renderer = MapRenderer(geography: data.geography, cities: data.cities, countries: data.countries)
+            content = .read(data, renderer)
+            if let summary = data.problemSummary, message == nil { message = MapMessage(.warning, summary) }
+            if let environment {
+                for problem in data.problems { environment.log("Map: \(problem)") }
+                if data.problemSummary != nil { environment.setNeedsDisplay() }
+            }
+            return (data, renderer)
+        }
     }
 
     // MARK: TerminalApp
@@ -124,7 +169,16 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
     package func launch(application: Application, environment: AppEnvironment) {
         self.application = application
         self.environment = environment
-        for problem in data.problems { environment.log("Map: \(problem)") }
+        switch content {
+        case .read(let data, _):
+            for problem in data.problems { environment.log("Map: \(problem)") }
+        case .unread(let resources):
+            // Read later (by the device after its first frame, or by whatever needs it first):
+            // what could not be read is shown and logged then.
+            let perform = environment.perform
+            let reference = Confined(weak: self)
+            MapData.whenRead(resources) { _ in perform { _ = reference.value.object?.readContent() } }
+        }
     }
 
     /// A new continuation was chosen: an error shown for the last one ("Could not continue …")

@@ -51,25 +51,43 @@ package struct MapData: Sendable {
     }
 
     /// The data of `resources`, read once per process and folder (every Map of a process, and
-    /// every test, shares it: it never changes while the program runs).
+    /// every test, shares it: it never changes while the program runs). Whoever asked
+    /// ``whenRead(_:perform:)`` is told once it is read.
     package static func load(_ resources: MapResources) -> MapData {
         let key = resources.folder.standardizedFileURL.path
         // Read under the lock: a second Map starting meanwhile waits for this reading rather than
         // doing it again.
-        return cache.withLock { cache in
-            if let cached = cache[key] { return cached }
+        let (data, waiting) = cache.withLock { cache in
+            if let cached = cache.read[key] { return (cached, [@Sendable (MapData) -> Void]()) }
             let data = MapData(reading: resources)
-            cache[key] = data
-            return data
+            cache.read[key] = data
+            return (data, cache.waiting.removeValue(forKey: key) ?? [])
         }
+        for done in waiting { done(data) }
+        return data
     }
 
-    private static let cache = Mutex<[String: MapData]>([:])
+    /// Calls `done` with the data of `resources` once it is read (at once, here, when it already
+    /// is), without reading it: a Map that has not needed its data yet learns what could not be
+    /// read when a reading it did not start ends (``prefetch(_:)``).
+    package static func whenRead(_ resources: MapResources, perform done: @escaping @Sendable (MapData) -> Void) {
+        let key = resources.folder.standardizedFileURL.path
+        let cached = cache.withLock { cache -> MapData? in
+            if let cached = cache.read[key] { return cached }
+            cache.waiting[key, default: []].append(done)
+            return nil
+        }
+        if let cached { done(cached) }
+    }
 
-    /// Starts reading the data of `resources` on a thread of its own: a Map made later finds it
-    /// read, or waits for the rest of that reading (``load(_:)`` reads under its lock) instead of
-    /// starting it. A terminal device calls it first, so the reading overlaps its other start-up
-    /// work (the account, the identity, TLS, the sockets) on another core.
+    private static let cache = Mutex<(read: [String: MapData], waiting: [String: [@Sendable (MapData) -> Void]])>(
+        ([:], [:]))
+
+    /// Starts reading the data of `resources` on a thread of its own: a Map that needs it later
+    /// finds it read, or waits for the rest of that reading (``load(_:)`` reads under its lock)
+    /// instead of starting it. A terminal device calls it once its first frame is drawn: the
+    /// Map's data is the largest part of a start, and no first frame shows it (a start is
+    /// CPU-bound on two cores, so reading it meanwhile on another thread delayed the frame).
     package static func prefetch(_ resources: MapResources) {
         Thread { _ = load(resources) }.start()
     }

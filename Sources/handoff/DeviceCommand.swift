@@ -358,12 +358,6 @@ struct DeviceCommand: AsyncParsableCommand {
 
     private func runDevice() async throws {
         let appNames = try self.appNames
-        // The Map's geography is the largest part of a start: read it meanwhile (MapData.prefetch).
-        if !headless, appNames.contains("map") || appNames.contains("studio"),
-            let resources = try? MapResources.locate()
-        {
-            MapData.prefetch(resources)
-        }
         // Read the apps' files before anything is claimed or started: a bad file is one message.
         let sources = try appSources()
         let activity = try activityFile()

@@ -1,7 +1,9 @@
+import DeviceAppKit
 import Foundation
 import HandoffCore
 import HandoffManifest
 import HandoffTestSupport
+import Synchronization
 import TerminalCells
 import Testing
 
@@ -361,13 +363,7 @@ struct ResourceTests {
         let real = try MapResources.locate()
         let copy = MapResources(folder: folder)
         #expect(throws: MapError.self) { try MapApp(resources: copy) }
-        try FileManager.default.copyItem(at: real.infoPlist, to: copy.infoPlist)
-        for level in MapGeography.levelZooms.indices where level != 2 {
-            try FileManager.default.copyItem(at: real.geography(level: level), to: copy.geography(level: level))
-        }
-        let level2 = try Data(contentsOf: real.geography(level: 2))
-        try level2.prefix(level2.count / 2).write(to: copy.geography(level: 2))  // truncated
-        try FileManager.default.copyItem(at: real.countries, to: copy.countries)  // no places.tsv
+        try Self.copyDamaged(real, to: copy)
 
         let map = try MapApp(resources: copy)
         #expect(map.data.geography.levels[2] == nil && map.data.geography.levels[3] != nil)
@@ -390,5 +386,56 @@ struct ResourceTests {
             of: ".region", with: ".place")
         try plist.write(to: copy.infoPlist, atomically: true, encoding: .utf8)
         #expect(throws: MapError.noRegionActivity(file: copy.infoPlist.path)) { try MapApp(resources: copy) }
+    }
+
+    /// `real` copied to `copy` but for a truncated level 2 and no places.tsv.
+    static func copyDamaged(_ real: MapResources, to copy: MapResources) throws {
+        try FileManager.default.copyItem(at: real.infoPlist, to: copy.infoPlist)
+        for level in MapGeography.levelZooms.indices where level != 2 {
+            try FileManager.default.copyItem(at: real.geography(level: level), to: copy.geography(level: level))
+        }
+        let level2 = try Data(contentsOf: real.geography(level: 2))
+        try level2.prefix(level2.count / 2).write(to: copy.geography(level: 2))  // truncated
+        try FileManager.default.copyItem(at: real.countries, to: copy.countries)  // no places.tsv
+    }
+
+    /// A Map made from its resources reads none of its data until something needs it (a terminal
+    /// device reads it after its first frame); once a reading it did not start ends, the launched
+    /// Map logs what could not be read and shows the warning, on its device's run loop.
+    @Test func aMapFromResourcesReadsItsDataLaterAndThenSaysWhatCouldNotBeRead() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = MapResources(folder: folder)
+        try Self.copyDamaged(MapResources.locate(), to: copy)
+        let read = Mutex(false)
+        let map = try MapApp(resources: copy)
+        let hood = Neighbourhood()
+        let device = hood.addDevice("Mac", kind: .laptop)
+        let application = device.install(map.manifest, delegate: map.delegate)
+        let logged = Mutex<[String]>([])
+        let queued = Mutex<[@Sendable () -> Void]>([])
+        map.launch(
+            application: application,
+            environment: AppEnvironment(
+                deviceName: "Mac", cloudFolder: nil, localFolder: folder, now: { Date() },
+                log: { line in logged.withLock { $0.append(line) } },
+                perform: { work in queued.withLock { $0.append(work) } }))
+        MapData.whenRead(copy) { _ in read.withLock { $0 = true } }
+        #expect(!read.withLock { $0 } && map.message == nil && logged.withLock { $0 }.isEmpty)
+
+        _ = MapData.load(copy)  // as the device's reading after its first frame
+        #expect(read.withLock { $0 })
+        #expect(map.message == nil && logged.withLock { $0 }.isEmpty, "nothing changes off the run loop")
+        let work = queued.withLock { $0 }
+        #expect(work.count == 1)
+        work.forEach { $0() }
+        let lines = logged.withLock { $0 }
+        #expect(lines.count == 2 && lines.first?.hasPrefix("Map: geo-2.bin: ") == true, "\(lines)")
+        let message = try #require(map.message)
+        #expect(message.kind == .warning && message.text.contains("geo-2.bin"))
+        // Read once: a later use reads nothing again and logs nothing more.
+        _ = map.renderer
+        #expect(logged.withLock { $0 }.count == 2)
     }
 }
