@@ -78,6 +78,8 @@ package final class CursesTerminal: TerminalBackend {
     private var defaultColorsAvailable = false
     private var pairs = ColorPairs(capacity: 0)
     private var renditions: [Style: Rendition] = [:]
+    /// The rendition drawn last, and its style.
+    private var lastRendition: (style: Style, rendition: Rendition)?
 
     /// How a style is drawn: curses attributes and a colour pair.
     struct Rendition: Hashable {
@@ -265,6 +267,20 @@ package final class CursesTerminal: TerminalBackend {
 
     private func put(_ cell: Cell, at point: Point, in window: UnsafeMutablePointer<WINDOW>, screenWidth: Int) {
         let rendition = rendition(for: cell.style)
+        // Printable ASCII, most of a screen: the one character itself (what the general path
+        // below gives it too, without its arrays).
+        if !cell.isContinuation, cell.width == 1, let ascii = cell.character.asciiValue, ascii >= 0x20, ascii < 0x7F {
+            wmove(window, Int32(point.y), Int32(point.x))
+            var cchar = cchar_t()
+            var text: (wchar_t, wchar_t) = (wchar_t(ascii), 0)
+            let made = withUnsafeMutableBytes(of: &text) { raw in
+                setcchar(
+                    &cchar, raw.baseAddress!.assumingMemoryBound(to: wchar_t.self), rendition.attributes,
+                    rendition.pair, nil)
+            }
+            if made == OK { wadd_wch(window, &cchar) }
+            return
+        }
         var characters = [wchar_t(32)]
         var blankAfter = false
         if !cell.isContinuation {
@@ -312,6 +328,7 @@ package final class CursesTerminal: TerminalBackend {
 
     private func themeChanged() {
         renditions = [:]
+        lastRendition = nil
         needsRepaint = true
         if isActive && theme.usesColor && hasColors && !colorsStarted {
             start_color()
@@ -322,6 +339,14 @@ package final class CursesTerminal: TerminalBackend {
     }
 
     private func rendition(for style: Style) -> Rendition {
+        // Neighbouring cells mostly share a style: the last one is kept at hand.
+        if let last = lastRendition, last.style == style { return last.rendition }
+        let rendition = makeRendition(for: style)
+        lastRendition = (style, rendition)
+        return rendition
+    }
+
+    private func makeRendition(for style: Style) -> Rendition {
         if let known = renditions[style] { return known }
         let appearance = theme.appearance(of: style)
         var rendition = Rendition(attributes: Self.attributes(for: appearance), pair: 0)
