@@ -319,3 +319,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Release code of ours names the metadata of its concrete generic types by accessor, not by
+// mangled name: a mangled name is resolved at its first use by checking the type's generic
+// requirements, and each conformance not yet looked up scans every conformance record of the
+// program (about 10,500), a third of a terminal device's start (docs/bench.md, "First frame").
+// The accessor is handed the conformances it needs.
+for target in package.targets where target.type != .test && target.type != .system && target.type != .binary {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(
+                ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+                .when(configuration: .release))
+        ]
+}
