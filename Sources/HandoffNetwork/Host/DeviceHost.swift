@@ -19,7 +19,9 @@ package final class DeviceHost: @unchecked Sendable {
     let queue: DispatchQueue
     /// Confined to `queue`.
     let device: Device
-    let group: any EventLoopGroup
+    /// The event loops of the host's sockets.
+    let eventLoops: EventLoops
+    var group: any EventLoopGroup { eventLoops.group }
     let security: SessionSecurity
     /// Incomplete frames across every session of this device.
     let readBudget: SessionReadBudget
@@ -62,19 +64,28 @@ package final class DeviceHost: @unchecked Sendable {
     ) throws {
         try self.init(
             identity: identity, account: account, store: store, options: options, configuration: configuration,
-            group: MultiThreadedEventLoopGroup.singleton)
+            eventLoops: .shared)
     }
 
     /// A host whose sockets run on `group` (the bench, HandoffBench, gives each in-process device
     /// event loops of its own, as separate processes have).
-    package init(
+    package convenience init(
         identity: DeviceIdentity, account: Account, store: AccountStore, options: NetworkOptions,
         configuration: DeviceConfiguration, group: any EventLoopGroup
+    ) throws {
+        try self.init(
+            identity: identity, account: account, store: store, options: options, configuration: configuration,
+            eventLoops: .given(group))
+    }
+
+    private init(
+        identity: DeviceIdentity, account: Account, store: AccountStore, options: NetworkOptions,
+        configuration: DeviceConfiguration, eventLoops: EventLoops
     ) throws {
         self.identity = identity
         self.options = options
         queue = DispatchQueue(label: "handoff.device.\(identity.name)")
-        self.group = group
+        self.eventLoops = eventLoops
         // Its TLS contexts are made by start(), not here (see SessionSecurity).
         security = SessionSecurity(identity: identity, account: account, store: store, keyLog: options.keyLog)
         readBudget = SessionReadBudget(total: options.sessionReadBudget)
@@ -89,7 +100,7 @@ package final class DeviceHost: @unchecked Sendable {
             perGroup: options.maximumSessionsPerPeer)
         sealer = BeaconSealer(accountKey: account.beaconKey)
         dialer = SessionDialer(
-            security: security, group: group, options: options, budget: readBudget,
+            security: security, eventLoops: eventLoops, options: options, budget: readBudget,
             hello: .hello(name: identity.name, kind: identity.kind))
         announcer = BeaconAnnouncer(
             device: identity.peerInfo, bootIdentifier: UInt64(Date().timeIntervalSince1970 * 1000),
