@@ -155,24 +155,12 @@ enum PropertyListReader {
     /// their Objective-C type code, never by `as? Bool`: an `NSNumber` holding the integer 0 or 1,
     /// or the real 0.0 or 1.0, casts to `Bool` too.
     private static func convert(_ object: Any) throws(ConversionError) -> PropertyListValue {
+        // Containers before `NSNumber`: asking a Swift dictionary or array whether it is an
+        // `NSNumber` bridges it, and every value in it, to Objective-C first (most of reading
+        // a manifest, at a device's start: docs/bench.md, "First frame").
         switch object {
         case let string as String:
             return .string(string)
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": return .boolean(number.boolValue)
-            case "f", "d": return .real
-            default: return .integer
-            }
-        case is Date:
-            return .date
-        case is Data:
-            return .data
-        case let array as [Any]:
-            var values: [PropertyListValue] = []
-            values.reserveCapacity(array.count)
-            for element in array { values.append(try convert(element)) }
-            return .array(values)
         case let dictionary as [AnyHashable: Any]:
             var values: [String: PropertyListValue] = [:]
             values.reserveCapacity(dictionary.count)
@@ -183,6 +171,21 @@ enum PropertyListReader {
                 values[key] = try convert(element)
             }
             return .dictionary(values)
+        case let array as [Any]:
+            var values: [PropertyListValue] = []
+            values.reserveCapacity(array.count)
+            for element in array { values.append(try convert(element)) }
+            return .array(values)
+        case let number as NSNumber:
+            switch String(cString: number.objCType) {
+            case "c", "B": return .boolean(number.boolValue)
+            case "f", "d": return .real
+            default: return .integer
+            }
+        case is Date:
+            return .date
+        case is Data:
+            return .data
         case is NSNull:
             return .unsupported("a null")
         default:
