@@ -47,9 +47,10 @@ package enum CrashReports {
     /// reports stay as they were).
     package static func sendToStandardError() {
         let current = getenv("SWIFT_BACKTRACE").map { String(cString: $0) }
-        guard let settings = settings(replacing: current) else { return }
-        // A program re-executed with these settings has them: never loop.
+        // A program re-executed with these settings has them (never loop), and so does a release
+        // build, which made them before the runtime started (``prepareLinkedRuntime``).
         if let current, current.hasSuffix(quietSettings) || current.hasSuffix(standardErrorSetting) { return }
+        guard let settings = settings(replacing: current) else { return }
         guard let executable = currentExecutable() else { return }
         setenv("SWIFT_BACKTRACE", settings, 1)
         let arguments = CommandLine.arguments.map { strdup($0) } + [nil]
