@@ -127,6 +127,12 @@ package enum AppModel: String, CaseIterable, Sendable {
     case scenes
 }
 
+extension TerminalApp where Self: ApplicationDelegate {
+    /// The app itself, known to be one without asking at run time (a first cast to a protocol
+    /// looks through all of the program's conformances).
+    package var delegate: any ApplicationDelegate { self }
+}
+
 extension TerminalApp {
     package var delegate: any ApplicationDelegate {
         guard let delegate = self as? any ApplicationDelegate else {
