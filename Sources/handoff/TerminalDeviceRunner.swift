@@ -196,7 +196,7 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         var joinFailure: (any Error)?
         if await firstFrame.wait() {
             joinFailure = await joinNetwork(wakeUp: wakeUp)
-            readMapData()
+            if joinFailure == nil { readMapData() }
         }
         let result = await outcome.wait()
         let statistics = host.performAndWait { _ in host.beaconStatistics }
