@@ -85,14 +85,22 @@ package struct RecordedEvent: Sendable {
         func text(in json: String) -> String {
             switch self {
             case .string(let text): return text
+            case .inLine: return withUTF8(in: json) { String(decoding: $0, as: UTF8.self) }
+            }
+        }
+
+        /// `body` of the text's UTF-8, read in place from `json` when it is a range of it.
+        func withUTF8<Result>(in json: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            switch self {
+            case .string(var text): return text.withUTF8(body)
             case .inLine(let range):
-                if let text = json.utf8.withContiguousStorageIfAvailable({ bytes in
-                    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                if let result = json.utf8.withContiguousStorageIfAvailable({
+                    body(UnsafeBufferPointer(rebasing: $0[range]))
                 }) {
-                    return text
+                    return result
                 }
                 var json = json
-                return json.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+                return json.withUTF8 { body(UnsafeBufferPointer(rebasing: $0[range])) }
             }
         }
     }
@@ -169,6 +177,12 @@ package struct RecordedEvent: Sendable {
     package var detail: String { box.values.detail }
 
     package var explanation: String { box.values.explanation }
+
+    /// `body` of ``detail``'s UTF-8, read in place from the line when it is there (without a
+    /// string of it: `handoff timeline --print` prints millions).
+    package func withDetailUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        box.values.storedDetail.withUTF8(in: box.values.json, body)
+    }
 
     /// The line as recorded (its JSON object), which ``fields`` reads.
     package var json: String { box.values.json }

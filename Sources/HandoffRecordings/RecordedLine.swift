@@ -300,6 +300,8 @@ struct RecordedLineFields: Equatable {
             index += 1
             let start = index
             while index < bytes.count {
+                skipPlainWords(ascii: ascii)
+                guard index < bytes.count else { break }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     index += 1
@@ -309,6 +311,28 @@ struct RecordedLineFields: Equatable {
                 index += 1
             }
             return nil
+        }
+
+        /// Passes over the string's bytes eight at a time while none of the eight can end it or
+        /// be refused (a quote, a backslash, a control character, and with `ascii` a byte of a
+        /// non-ASCII character): ``plainString(ascii:)`` looks at the rest one byte at a time.
+        mutating func skipPlainWords(ascii: Bool) {
+            guard let base = bytes.baseAddress else { return }
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            // Whether a byte of `word` is zero, or below `limit` (at most 0x80): exact as a yes or no.
+            func hasByte(below limit: UInt64, in word: UInt64) -> Bool {
+                (word &- ones &* limit) & ~word & highs != 0
+            }
+            while bytes.count - index >= 8 {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if hasByte(below: 1, in: word ^ (ones &* 0x22)) || hasByte(below: 1, in: word ^ (ones &* 0x5C))
+                    || hasByte(below: 0x20, in: word) || (ascii && word & highs != 0)
+                {
+                    return
+                }
+                index += 8
+            }
         }
 
         /// A number as the parser reads it: `.some(value)` for an integer of up to 18 digits,

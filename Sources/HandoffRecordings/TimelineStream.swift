@@ -234,20 +234,21 @@ package struct TimelineStream {
         // The settled rows: each leaves every lane still being read at least half a window ahead.
         var remaining = buffers.map(\.count)
         var settled = rows.count
-        for (index, row) in rows.enumerated() {
-            if !ended[row.lane], remaining[row.lane] - 1 < window / 2 {
+        for index in rows.indices {
+            let lane = rows[index].lane
+            if !ended[lane], remaining[lane] - 1 < window / 2 {
                 settled = index
                 break
             }
-            remaining[row.lane] -= 1
+            remaining[lane] -= 1
         }
         // The messages are in the order of the rows that sent them.
         var nextMessage = 0
         var taken = Array(repeating: 0, count: buffers.count)
         ready.reserveCapacity(settled)
         for index in 0..<settled {
-            let row = rows[index]
-            let id = EventID(lane: row.lane, line: row.event.line)
+            let lane = rows[index].lane
+            let id = EventID(lane: lane, line: rows[index].event.line)
             var sent: [Sent] = []
             while nextMessage < messages.count, messages[nextMessage].from < index { nextMessage += 1 }
             while nextMessage < messages.count, messages[nextMessage].from == index {
@@ -262,12 +263,14 @@ package struct TimelineStream {
                 let receipt = EventID(lane: rows[to].lane, line: rows[to].event.line)
                 sent.append(Sent(label: message.label, toLane: message.toLane, receipt: receipt))
                 self.pending[receipt, default: []].append(
-                    Received(from: rowsBefore + index, fromLane: row.lane, label: message.label))
+                    Received(from: rowsBefore + index, fromLane: lane, label: message.label))
             }
             let received = self.pending.removeValue(forKey: id) ?? []
             ready.append(
-                Row(index: rowsBefore + index, lane: row.lane, event: row.event.event, sent: sent, received: received))
-            taken[row.lane] += 1
+                Row(
+                    index: rowsBefore + index, lane: lane, event: rows[index].event.event, sent: sent,
+                    received: received))
+            taken[lane] += 1
         }
         for lane in buffers.indices {
             buffers[lane].removeFirst(taken[lane])

@@ -167,9 +167,12 @@ struct TimelineCommand: ParsableCommand {
                 let printed = TimelineTextPrinter.Message(label: message.label, toLane: message.toLane)
                 if message.receipt == nil { lost.append(printed) } else { arrows.append(printed) }
             }
-            printer.write(
-                TimelineReplayView.widgetEvent(lane: row.lane, event: row.event), arrows: arrows, lost: lost,
-                into: &bytes)
+            // The detail from the line's bytes: the printer sanitizes what is not narrow text.
+            row.event.withDetailUTF8 { detail in
+                printer.write(
+                    TimelineReplayView.widgetEvent(lane: row.lane, event: row.event, detail: ""), detail: detail,
+                    arrows: arrows, lost: lost, into: &bytes)
+            }
             if bytes.count >= 64 * 1024 {
                 output.append(bytes)
                 bytes.removeAll(keepingCapacity: true)

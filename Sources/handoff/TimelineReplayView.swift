@@ -102,9 +102,14 @@ struct TimelineReplayView {
     /// An event as the lanes draw it: its time as the recording's clock, its kind and its detail
     /// (sanitized).
     static func widgetEvent(lane: Int, event: RecordedEvent) -> TimelineWidget.Event {
+        widgetEvent(lane: lane, event: event, detail: TerminalText.sanitized(event.detail))
+    }
+
+    /// ``widgetEvent(lane:event:)`` with the detail `detail` (`--print` gives the printer the
+    /// recorded detail's bytes instead, and an empty one here).
+    static func widgetEvent(lane: Int, event: RecordedEvent, detail: String) -> TimelineWidget.Event {
         TimelineWidget.Event(
-            lane: lane, time: clock(event.time), kind: event.kind, kindName: event.kind.rawValue,
-            detail: TerminalText.sanitized(event.detail))
+            lane: lane, time: clock(event.time), kind: event.kind, kindName: event.kind.rawValue, detail: detail)
     }
 
     // MARK: The detail

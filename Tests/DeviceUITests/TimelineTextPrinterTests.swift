@@ -93,6 +93,34 @@ struct TimelineTextPrinterTests {
         }
     }
 
+    /// An event whose detail is given as its recorded UTF-8, not sanitized, is written as the
+    /// event with its detail sanitized: narrow text straight from the bytes, anything else (a
+    /// control character, an invisible format character, a wide or combining one) as the
+    /// widget draws it.
+    @Test(arguments: [16, 44])
+    func aDetailGivenAsItsBytesIsWrittenAsItsSanitizedText(laneWidth: Int) {
+        let widget = TimelineWidgetTests.widget()
+        let details = [
+            "", "plain text", "“A Short Guide to Handoff” · com.example → ok…", "bell \u{7} and \u{1b}[2J",
+            "zero\u{200B}width \u{202E}reversed", "電話 to 東京", "cafe\u{301}", "\u{1F600} emoji", "tab\tand\nline",
+            String(repeating: "a-very-long-word ", count: 6),
+        ]
+        var printer = TimelineTextPrinter(
+            lanes: widget.lanes, timeWidth: widget.timeWidth, laneWidth: laneWidth, labels: ["beacon #4"])
+        for detail in details {
+            var event = widget.events[1]
+            let arrows = [TimelineTextPrinter.Message(label: "beacon #4", toLane: 1 - event.lane)]
+            event.detail = TerminalText.sanitized(detail)
+            var expected: [UInt8] = []
+            printer.write(event, arrows: arrows, lost: arrows, into: &expected)
+            event.detail = "ignored"
+            var written: [UInt8] = []
+            var text = detail
+            text.withUTF8 { printer.write(event, detail: $0, arrows: arrows, lost: arrows, into: &written) }
+            #expect(written == expected, "\(detail.debugDescription)")
+        }
+    }
+
     /// Random narrow text wraps as `TextWidth.wrap` wraps it, at every width.
     @Test func narrowTextWrapsAsTextWidthWraps() {
         var generator = SystemRandomNumberGenerator()

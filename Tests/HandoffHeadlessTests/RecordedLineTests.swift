@@ -129,6 +129,31 @@ struct RecordedLineTests {
         #expect(taken > 100)
     }
 
+    /// The scanner passes over a string eight bytes at a time: a byte that ends the string or
+    /// is refused in it (a quote, a backslash, a control character, a non-ASCII byte in a key)
+    /// is found wherever it is in the eight, and near the line's end, as the parser finds it.
+    @Test func aStringsEveryByteIsLookedAtWhereverItIs() throws {
+        let special: [[UInt8]] = [[0x22], [0x5C], [0x5C, 0x22], [0x00], [0x1F], [0x7F], [0x20], [0xC3, 0xA9], [0x7E]]
+        for length in 0..<20 {
+            for at in 0...length {
+                for bytes in special {
+                    var text = Array(repeating: UInt8(ascii: "a"), count: length)
+                    text.insert(contentsOf: bytes, at: at)
+                    for line in [
+                        Array(#"{"kind":"saved","detail":""#.utf8) + text + Array(#"","time":"x"}"#.utf8),
+                        Array(#"{"kind":"saved",""#.utf8) + text + Array(#"":1}"#.utf8),
+                        Array(#"{"detail":""#.utf8) + text + Array(#""}"#.utf8),
+                    ] {
+                        #expect(Self.scanned(line) == nil || Self.scanned(line) == Self.parsed(line), "\(line)")
+                        #expect(
+                            Self.summary(Self.read(line)) == Self.summary(Self.readParsed(line)),
+                            "\(String(decoding: line, as: UTF8.self))")
+                    }
+                }
+            }
+        }
+    }
+
     /// Hostile lines: each refused with the parser's reason, on its line, in a recording read
     /// one event at a time and whole alike.
     @Test func hostileLinesAreRefusedNamingTheLineAndWhatIsWrong() throws {

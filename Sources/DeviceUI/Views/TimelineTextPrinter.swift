@@ -89,17 +89,39 @@ package struct TimelineTextPrinter {
     package mutating func write(
         _ event: TimelineWidget.Event, arrows: [Message], lost: [Message], into output: inout [UInt8]
     ) {
-        let start = output.count
-        if writeNarrow(event, arrows: arrows, lost: lost, into: &output) { return }
-        output.removeSubrange(start...)
-        output.append(
-            contentsOf: TerminalText.sanitized(lines(of: event, arrows: arrows, lost: lost), keepingLines: true).utf8)
+        var detail = event.detail
+        detail.withUTF8 { detail in
+            let start = output.count
+            if writeNarrow(event, detail: detail, arrows: arrows, lost: lost, into: &output) { return }
+            output.removeSubrange(start...)
+            output.append(
+                contentsOf: TerminalText.sanitized(lines(of: event, arrows: arrows, lost: lost), keepingLines: true)
+                    .utf8)
+        }
     }
 
-    /// ``write(_:arrows:lost:into:)`` of narrow text; false (having written part of it, maybe)
-    /// when something is not narrow or would be cut.
+    /// ``write(_:arrows:lost:into:)`` of `event` with the detail `detail`, UTF-8 (valid) as
+    /// recorded, not sanitized (`event`'s own detail is not read): narrow text is drawn straight
+    /// from its bytes, needing nothing of the sanitizer (a string of each detail was an
+    /// allocation for each of millions of events); anything else as `event` with the detail
+    /// sanitized is written.
+    package mutating func write(
+        _ event: TimelineWidget.Event, detail: UnsafeBufferPointer<UInt8>, arrows: [Message], lost: [Message],
+        into output: inout [UInt8]
+    ) {
+        let start = output.count
+        if writeNarrow(event, detail: detail, arrows: arrows, lost: lost, into: &output) { return }
+        output.removeSubrange(start...)
+        var event = event
+        event.detail = TerminalText.sanitized(String(decoding: detail, as: UTF8.self))
+        write(event, arrows: arrows, lost: lost, into: &output)
+    }
+
+    /// ``write(_:arrows:lost:into:)`` of narrow text, with the detail `detail` (UTF-8); false
+    /// (having written part of it, maybe) when something is not narrow or would be cut.
     private mutating func writeNarrow(
-        _ event: TimelineWidget.Event, arrows: [Message], lost: [Message], into output: inout [UInt8]
+        _ event: TimelineWidget.Event, detail: UnsafeBufferPointer<UInt8>, arrows: [Message], lost: [Message],
+        into output: inout [UInt8]
     ) -> Bool {
         let lanes = widget.lanes.count
         let timeWidth = widget.timeWidth
@@ -108,9 +130,9 @@ package struct TimelineTextPrinter {
         // The event's text, a scalar a cell, wrapped within its lane as `TextWidth.wrap` does.
         text.removeAll(keepingCapacity: true)
         guard NarrowLine.append(event.kindName, to: &text) else { return false }
-        if !event.detail.isEmpty {
+        if !detail.isEmpty {
             text.append(0x20)
-            guard NarrowLine.append(event.detail, to: &text) else { return false }
+            guard NarrowLine.append(detail, to: &text) else { return false }
         }
         time.removeAll(keepingCapacity: true)
         guard NarrowLine.append(event.time, to: &time), time.count <= timeWidth - 1 else { return false }
@@ -195,6 +217,8 @@ struct NarrowLine {
     /// The line with only the lanes' bars: what every line starts from.
     private let blank: [UInt32]
     private var cells: [UInt32]
+    /// The line's UTF-8 as ``write(into:)`` encodes it, kept from one line to the next.
+    private var utf8: [UInt8]
 
     /// A line `width` cells wide with a lane's bar at each of `bars`.
     init(width: Int, bars: [Int]) {
@@ -202,6 +226,8 @@ struct NarrowLine {
         for x in bars where x >= 0 && x < blank.count { blank[x] = Self.laneBar }
         self.blank = blank
         cells = blank
+        // A narrow scalar is at most three bytes (none is beyond U+FFFF), and a newline.
+        utf8 = [UInt8](repeating: 0, count: 3 * blank.count + 1)
     }
 
     /// Whether `value` is a narrow scalar.
@@ -216,16 +242,30 @@ struct NarrowLine {
     /// is not narrow.
     static func append(_ text: String, to scalars: inout [UInt32]) -> Bool {
         var text = text
-        if let ascii = text.withUTF8({ bytes -> Bool? in
-            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-            for byte in bytes { scalars.append(UInt32(byte)) }
-            return true
-        }) {
-            return ascii
-        }
-        for scalar in text.unicodeScalars {
-            guard isNarrow(scalar.value) else { return false }
-            scalars.append(scalar.value)
+        return text.withUTF8 { append($0, to: &scalars) }
+    }
+
+    /// ``append(_:to:)`` of text's UTF-8 (valid): one pass, each scalar decoded in place.
+    static func append(_ bytes: UnsafeBufferPointer<UInt8>, to scalars: inout [UInt32]) -> Bool {
+        scalars.reserveCapacity(scalars.count + bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let lead = UInt32(bytes[index])
+            let value: UInt32
+            if lead < 0x80 {
+                value = lead
+                index += 1
+            } else if lead < 0xE0 {
+                value = (lead & 0x1F) << 6 | UInt32(bytes[index + 1] & 0x3F)
+                index += 2
+            } else if lead < 0xF0 {
+                value = (lead & 0x0F) << 12 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F)
+                index += 3
+            } else {
+                return false  // beyond U+FFFF: none is narrow
+            }
+            guard isNarrow(value) else { return false }
+            scalars.append(value)
         }
         return true
     }
@@ -317,35 +357,33 @@ struct NarrowLine {
         for column in low..<high { cells[column] = value }
     }
 
-    /// Appends the line's UTF-8, trailing blanks removed, and a newline: its length counted
-    /// first, then written in place (byte by byte appends were a twentieth of `--print`).
-    func write(into output: inout [UInt8]) {
+    /// Appends the line's UTF-8, trailing blanks removed, and a newline: encoded into a buffer
+    /// the line keeps, then appended at once (counting the bytes first, then writing them in
+    /// place, passed over the line twice; byte by byte appends were a twentieth of `--print`).
+    mutating func write(into output: inout [UInt8]) {
         var end = cells.count
         while end > 0 && cells[end - 1] == 0x20 { end -= 1 }
+        if utf8.count < 3 * end + 1 { utf8 = [UInt8](repeating: 0, count: 3 * end + 1) }
         cells.withUnsafeBufferPointer { cells in
-            let cells = UnsafeBufferPointer(rebasing: cells[..<end])
-            var count = 1
-            for value in cells { count += value < 0x80 ? 1 : value < 0x800 ? 2 : 3 }
-            let start = output.count
-            output.append(contentsOf: repeatElement(0, count: count))
-            output.withUnsafeMutableBufferPointer { output in
-                var at = start
-                for value in cells {
+            utf8.withUnsafeMutableBufferPointer { utf8 in
+                var at = 0
+                for value in UnsafeBufferPointer(rebasing: cells[..<end]) {
                     if value < 0x80 {
-                        output[at] = UInt8(value)
+                        utf8[at] = UInt8(value)
                         at += 1
                     } else if value < 0x800 {
-                        output[at] = UInt8(0xC0 | (value >> 6))
-                        output[at + 1] = UInt8(0x80 | (value & 0x3F))
+                        utf8[at] = UInt8(0xC0 | (value >> 6))
+                        utf8[at + 1] = UInt8(0x80 | (value & 0x3F))
                         at += 2
                     } else {
-                        output[at] = UInt8(0xE0 | (value >> 12))
-                        output[at + 1] = UInt8(0x80 | ((value >> 6) & 0x3F))
-                        output[at + 2] = UInt8(0x80 | (value & 0x3F))
+                        utf8[at] = UInt8(0xE0 | (value >> 12))
+                        utf8[at + 1] = UInt8(0x80 | ((value >> 6) & 0x3F))
+                        utf8[at + 2] = UInt8(0x80 | (value & 0x3F))
                         at += 3
                     }
                 }
-                output[at] = 0x0A
+                utf8[at] = 0x0A
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[...at]))
             }
         }
     }

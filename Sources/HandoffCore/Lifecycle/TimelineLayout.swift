@@ -153,10 +153,11 @@ public enum TimelineLayout {
         _ lanes: [[Event]], among whole: WindowContext<Event>?
     ) -> (flat: [(lane: Int, event: Event)], order: [Int], messages: [Message]) {
         var flat: [(lane: Int, event: Event)] = []
+        flat.reserveCapacity(lanes.reduce(0) { $0 + $1.count })
         var start: [Int] = []
-        for (lane, events) in lanes.enumerated() {
+        for lane in lanes.indices {
             start.append(flat.count)
-            flat += events.map { (lane, $0) }
+            for index in lanes[lane].indices { flat.append((lane, lanes[lane][index])) }
         }
         // What each row waits for: the sends of the messages it received, counted (a row is
         // ready when none is left), and where each row's own messages start (they are in the
@@ -303,6 +304,10 @@ public enum TimelineLayout {
     }
 
     /// ``messages(_:)`` of a window of a longer timeline (see ``WindowContext``).
+    ///
+    /// Each pass reads the rows in place, by index (a row copied is its event retained, and a
+    /// window is thousands of events), and hashes a device's or a continuation's string only
+    /// when it differs from the row before's (a lane records runs of one continuation).
     @inlinable
     public static func messages<Event: TimelineEvent>(
         _ rows: [(lane: Int, event: Event)], among whole: WindowContext<Event>?
@@ -310,45 +315,81 @@ public enum TimelineLayout {
         let isReceived = whole?.isReceived ?? { _ in false }
         var laneOf: [String: Int] = whole?.laneOfDevice ?? [:]
         var advertisements: [String: [Int]] = [:]
-        var byContinuation: [String: [Int]] = [:]
-        for (index, row) in rows.enumerated() {
-            if laneOf[row.event.device] == nil { laneOf[row.event.device] = row.lane }
-            if row.event.timelineKind == .advertised, let key = beaconKey(row.event) {
+        // The rows of each continuation (`groups`, by `group`), and each row's (nil: none).
+        var group: [String: Int] = [:]
+        var groups: [[Int]] = []
+        var groupOfRow = [Int?](repeating: nil, count: rows.count)
+        var lastDevice: String?
+        var last: (continuation: String, group: Int)?
+        for index in rows.indices {
+            let device = rows[index].event.device
+            if device != lastDevice {
+                if laneOf[device] == nil { laneOf[device] = rows[index].lane }
+                lastDevice = device
+            }
+            if rows[index].event.timelineKind == .advertised, let key = beaconKey(rows[index].event) {
                 advertisements[key, default: []].append(index)
             }
-            if let id = row.event.continuation { byContinuation[id, default: []].append(index) }
+            guard let id = rows[index].event.continuation else { continue }
+            let rowGroup: Int
+            if let last, last.continuation == id {
+                rowGroup = last.group
+            } else if let known = group[id] {
+                rowGroup = known
+            } else {
+                rowGroup = groups.count
+                group[id] = rowGroup
+                groups.append([])
+            }
+            groups[rowGroup].append(index)
+            groupOfRow[index] = rowGroup
+            last = (id, rowGroup)
         }
         let lanes = whole?.lanes ?? Set(rows.map(\.lane))
         var result: [Message] = []
         // The beacon: each offer pairs with the latest advertisement of its beacon sent no later than
         // it and not yet heard on that lane; failing that (the receiver's clock runs behind), with
         // the earliest sent up to `beaconSkew` after it.
-        var heard: [Int: Set<Int>] = [:]
-        for (index, row) in rows.enumerated() {
-            guard row.event.timelineKind == .offerReceived || row.event.timelineKind == .offerUpdated,
-                !isReceived(row.event), let key = beaconKey(row.event)
+        var heard = [Set<Int>?](repeating: nil, count: rows.count)
+        for index in rows.indices {
+            let kind = rows[index].event.timelineKind
+            guard kind == .offerReceived || kind == .offerUpdated, !isReceived(rows[index].event),
+                let key = beaconKey(rows[index].event), let sent = advertisements[key]
             else { continue }
-            let limit = row.event.time.addingTimeInterval(beaconSkew)
-            let candidates = (advertisements[key] ?? []).filter { candidate in
-                rows[candidate].lane != row.lane && rows[candidate].event.time <= limit
-                    && heard[candidate]?.contains(row.lane) != true
+            let lane = rows[index].lane
+            let time = rows[index].event.time
+            let limit = time.addingTimeInterval(beaconSkew)
+            var latestBefore: Int?
+            var earliest: Int?
+            for candidate in sent
+            where rows[candidate].lane != lane && rows[candidate].event.time <= limit
+                && heard[candidate]?.contains(lane) != true
+            {
+                let sentAt = rows[candidate].event.time
+                if sentAt <= time,
+                    latestBefore.map({ (rows[$0].event.time, $0) < (sentAt, candidate) }) ?? true
+                {
+                    latestBefore = candidate
+                }
+                if earliest.map({ (sentAt, candidate) < (rows[$0].event.time, $0) }) ?? true {
+                    earliest = candidate
+                }
             }
-            let before = candidates.filter { rows[$0].event.time <= row.event.time }
-            let send =
-                before.max { (rows[$0].event.time, $0) < (rows[$1].event.time, $1) }
-                ?? candidates.min { (rows[$0].event.time, $0) < (rows[$1].event.time, $1) }
-            guard let send else { continue }
-            heard[send, default: []].insert(row.lane)
+            guard let send = latestBefore ?? earliest else { continue }
+            if heard[send] == nil { heard[send] = [lane] } else { heard[send]?.insert(lane) }
             result.append(
                 Message(
-                    from: send, to: index, toLane: row.lane,
+                    from: send, to: index, toLane: lane,
                     label: "beacon #\(rows[send].event.integer("serial") ?? 0)"))
         }
         for indices in advertisements.values {
             for index in indices where heard[index] == nil {
                 // Heard by no lane: lost, towards the nearest other lane.
                 let lane = rows[index].lane
-                guard let nearest = lanes.subtracting([lane]).min(by: { (abs($0 - lane), $0) < (abs($1 - lane), $1) })
+                guard
+                    let nearest = lanes.lazy.filter({ $0 != lane }).min(by: {
+                        (abs($0 - lane), $0) < (abs($1 - lane), $1)
+                    })
                 else { continue }
                 result.append(
                     Message(
@@ -357,20 +398,29 @@ public enum TimelineLayout {
             }
         }
         // A continuation's messages, matched by identifier and kind on the peer's lane.
-        var claimed = Set<Int>()
-        for (index, row) in rows.enumerated() {
-            guard let message = receipts(of: row.event), let peer = row.event.peer,
-                let peerLane = laneOf[peer], peerLane != row.lane, let id = row.event.continuation
+        var claimed = [Bool](repeating: false, count: rows.count)
+        var lastPeer: (peer: String, lane: Int?)?
+        for index in rows.indices {
+            guard let message = receipts(of: rows[index].event), let peer = rows[index].event.peer,
+                let rowGroup = groupOfRow[index]
             else { continue }
-            let candidates = byContinuation[id] ?? []
+            let peerLane: Int?
+            if let lastPeer, lastPeer.peer == peer {
+                peerLane = lastPeer.lane
+            } else {
+                peerLane = laneOf[peer]
+                lastPeer = (peer, peerLane)
+            }
+            guard let peerLane, peerLane != rows[index].lane else { continue }
             var receipt: Int?
             for kind in message.kinds where receipt == nil {
-                receipt = candidates.first {
-                    rows[$0].lane == peerLane && !claimed.contains($0) && !isReceived(rows[$0].event)
-                        && receives(rows[$0].event, kind: kind, from: row.event)
+                receipt = groups[rowGroup].first {
+                    rows[$0].lane == peerLane && !claimed[$0]
+                        && receives(rows[$0].event, kind: kind, from: rows[index].event)
+                        && !isReceived(rows[$0].event)
                 }
             }
-            if let receipt { claimed.insert(receipt) }
+            if let receipt { claimed[receipt] = true }
             result.append(Message(from: index, to: receipt, toLane: peerLane, label: message.label))
         }
         return result.sorted { ($0.from, $0.to ?? Int.max) < ($1.from, $1.to ?? Int.max) }
