@@ -267,18 +267,14 @@ package final class CursesTerminal: TerminalBackend {
 
     private func put(_ cell: Cell, at point: Point, in window: UnsafeMutablePointer<WINDOW>, screenWidth: Int) {
         let rendition = rendition(for: cell.style)
+        wmove(window, Int32(point.y), Int32(point.x))
         // Printable ASCII, most of a screen: the one character itself (what the general path
-        // below gives it too, without its arrays).
+        // below gives it too), from a pair on the stack rather than its arrays.
         if !cell.isContinuation, cell.width == 1, let ascii = cell.character.asciiValue, ascii >= 0x20, ascii < 0x7F {
-            wmove(window, Int32(point.y), Int32(point.x))
-            var cchar = cchar_t()
             var text: (wchar_t, wchar_t) = (wchar_t(ascii), 0)
-            let made = withUnsafeMutableBytes(of: &text) { raw in
-                setcchar(
-                    &cchar, raw.baseAddress!.assumingMemoryBound(to: wchar_t.self), rendition.attributes,
-                    rendition.pair, nil)
+            withUnsafeMutableBytes(of: &text) { raw in
+                add(raw.baseAddress!.assumingMemoryBound(to: wchar_t.self), rendition, to: window)
             }
-            if made == OK { wadd_wch(window, &cchar) }
             return
         }
         var characters = [wchar_t(32)]
@@ -286,16 +282,23 @@ package final class CursesTerminal: TerminalBackend {
         if !cell.isContinuation {
             (characters, blankAfter) = Self.characters(for: cell, fitsWide: point.x + 1 < screenWidth, utf8: isUTF8)
         }
-        wmove(window, Int32(point.y), Int32(point.x))
         add(characters, rendition, to: window)
         if blankAfter && point.x + 1 < screenWidth { add([32], rendition, to: window) }
     }
 
     private func add(_ characters: [wchar_t], _ rendition: Rendition, to window: UnsafeMutablePointer<WINDOW>) {
-        var cell = cchar_t()
         var text = characters + [0]
-        if setcchar(&cell, &text, rendition.attributes, rendition.pair, nil) != OK {
-            var first = [characters[0], 0]
+        text.withUnsafeMutableBufferPointer { add($0.baseAddress!, rendition, to: window) }
+    }
+
+    /// Adds the characters up to `text`'s terminating zero as one cell, or its first alone when
+    /// curses refuses them together.
+    private func add(
+        _ text: UnsafeMutablePointer<wchar_t>, _ rendition: Rendition, to window: UnsafeMutablePointer<WINDOW>
+    ) {
+        var cell = cchar_t()
+        if setcchar(&cell, text, rendition.attributes, rendition.pair, nil) != OK {
+            var first = [text[0], 0]
             guard setcchar(&cell, &first, rendition.attributes, rendition.pair, nil) == OK else { return }
         }
         wadd_wch(window, &cell)
