@@ -59,7 +59,7 @@ package final class MapApp: TerminalApp, ApplicationDelegate {
     private var content: Content
 
     /// The Map's data and what draws it: read, or still to be read from its resources. A terminal
-    /// device reads them once its first frame is drawn (``MapData/prefetch(_:)``): no first frame
+    /// device reads them once its first frame is drawn (``MapData/readAwaited()``): no first frame
     /// shows the map.
     private enum Content {
         case read(MapData, MapRenderer)

@@ -61,7 +61,7 @@ package struct MapData: Sendable {
             if let cached = cache.read[key] { return (cached, [@Sendable (MapData) -> Void]()) }
             let data = MapData(reading: resources)
             cache.read[key] = data
-            return (data, cache.waiting.removeValue(forKey: key) ?? [])
+            return (data, cache.waiting.removeValue(forKey: key)?.done ?? [])
         }
         for done in waiting { done(data) }
         return data
@@ -69,27 +69,32 @@ package struct MapData: Sendable {
 
     /// Calls `done` with the data of `resources` once it is read (at once, here, when it already
     /// is), without reading it: a Map that has not needed its data yet learns what could not be
-    /// read when a reading it did not start ends (``prefetch(_:)``).
+    /// read when a reading it did not start ends (``readAwaited()``).
     package static func whenRead(_ resources: MapResources, perform done: @escaping @Sendable (MapData) -> Void) {
         let key = resources.folder.standardizedFileURL.path
         let cached = cache.withLock { cache -> MapData? in
             if let cached = cache.read[key] { return cached }
-            cache.waiting[key, default: []].append(done)
+            cache.waiting[key, default: (resources, [])].done.append(done)
             return nil
         }
         if let cached { done(cached) }
     }
 
-    private static let cache = Mutex<(read: [String: MapData], waiting: [String: [@Sendable (MapData) -> Void]])>(
-        ([:], [:]))
+    /// What was read, and what launched Maps wait for, by folder.
+    private static let cache = Mutex<
+        (read: [String: MapData], waiting: [String: (resources: MapResources, done: [@Sendable (MapData) -> Void])])
+    >(([:], [:]))
 
-    /// Starts reading the data of `resources` on a thread of its own: a Map that needs it later
-    /// finds it read, or waits for the rest of that reading (``load(_:)`` reads under its lock)
-    /// instead of starting it. A terminal device calls it once its first frame is drawn: the
-    /// Map's data is the largest part of a start, and no first frame shows it (a start is
-    /// CPU-bound on two cores, so reading it meanwhile on another thread delayed the frame).
-    package static func prefetch(_ resources: MapResources) {
-        Thread { _ = load(resources) }.start()
+    /// Starts reading, on a thread of its own, the data that launched Maps wait for
+    /// (``whenRead(_:perform:)``): a Map that needs it meanwhile waits for the rest of that
+    /// reading (``load(_:)`` reads under its lock) instead of starting it. A terminal device
+    /// calls it once its first frame is drawn: the Map's data is the largest part of a start,
+    /// and no first frame shows it (a start is CPU-bound on two cores, so reading it meanwhile on
+    /// another thread delayed the frame).
+    package static func readAwaited() {
+        let awaited = cache.withLock { $0.waiting.values.map(\.resources) }
+        guard !awaited.isEmpty else { return }
+        Thread { for resources in awaited { _ = load(resources) } }.start()
     }
 
     /// One line for the user about what could not be read, or nil when everything was.

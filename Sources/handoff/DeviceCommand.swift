@@ -8,7 +8,6 @@ import HandoffManifest
 import HandoffNetwork
 import HandoffRecordings
 import HandoffWeb
-import MapApp
 import ReaderApp
 import Synchronization
 

@@ -196,7 +196,9 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         var joinFailure: (any Error)?
         if await firstFrame.wait() {
             joinFailure = await joinNetwork(wakeUp: wakeUp)
-            if joinFailure == nil { readMapData() }
+            // Then the Map's data, the largest part of a start, which no first frame shows (a Map
+            // that needs it sooner reads it then, or waits for this reading).
+            if joinFailure == nil { MapData.readAwaited() }
         }
         let result = await outcome.wait()
         let statistics = host.performAndWait { _ in host.beaconStatistics }
@@ -223,15 +225,6 @@ final class TerminalDeviceRunner: @unchecked Sendable {
         logger.info("discovery: \(host.discoveryMode); sessions on port \(host.sessionPort)")
         if let keyLog = host.options.keyLog { logger.warning("\(keyLog.warning)") }
         return nil
-    }
-
-    /// Starts reading the Map's data, once the first frame is drawn and the device is on the
-    /// network: it is the largest part of a start, and no first frame shows it (a Map that needs
-    /// it sooner reads it then, or waits for this reading: ``MapData/load(_:)``).
-    private func readMapData() {
-        guard appNames.contains("map") || appNames.contains("studio"), let resources = try? MapResources.locate()
-        else { return }
-        MapData.prefetch(resources)
     }
 
     /// The terminal thread: owns curses from start to stop.

@@ -438,4 +438,34 @@ struct ResourceTests {
         _ = map.renderer
         #expect(logged.withLock { $0 }.count == 2)
     }
+
+    /// What a terminal device calls after its first frame reads the data a launched Map waits
+    /// for, on a thread of its own; nothing when no Map waits.
+    @Test func readingWhatLaunchedMapsAwaitReadsTheirFolders() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MapAppTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = MapResources(folder: folder)
+        try Self.copyDamaged(MapResources.locate(), to: copy)
+        let map = try MapApp(resources: copy)
+        let hood = Neighbourhood()
+        let application = hood.addDevice("Mac", kind: .laptop).install(map.manifest, delegate: map.delegate)
+        let queued = Mutex<[@Sendable () -> Void]>([])
+        map.launch(
+            application: application,
+            environment: AppEnvironment(
+                deviceName: "Mac", cloudFolder: nil, localFolder: folder, now: { Date() }, log: { _ in },
+                perform: { work in queued.withLock { $0.append(work) } }))
+        #expect(queued.withLock { $0 }.isEmpty)
+
+        MapData.readAwaited()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while queued.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let work = queued.withLock { $0 }
+        #expect(work.count == 1, "the launched Map heard of the reading")
+        work.forEach { $0() }
+        #expect(map.message?.kind == .warning)
+    }
 }
