@@ -48,9 +48,10 @@ struct TimelineExportEndToEndTests {
         try run(try #require(HandoffExecutable.url).path, ["timeline"] + arguments)
     }
 
-    static func temporary(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString)-\(name)").path
-    }
+    /// This test's files, removed when it ends.
+    let scratch: ScratchFolder
+
+    init() throws { scratch = try ScratchFolder("timeline-export") }
 
     /// `--print --lane-width 70` used to cut `4610 NSUserActivityRemoteApplicationT…`: every
     /// word of the failure is there now, at any lane width.
@@ -75,9 +76,9 @@ struct TimelineExportEndToEndTests {
 
     /// All three files at once, for one continuation: the same events in each.
     @Test func everyOutputShowsTheSameContinuation() throws {
-        let svg = Self.temporary("t.svg")
-        let mermaid = Self.temporary("t.mmd")
-        let trace = Self.temporary("t.json")
+        let svg = scratch.path("t.svg")
+        let mermaid = scratch.path("t.mmd")
+        let trace = scratch.path("t.json")
         let recordings = try LifecycleRecording.load(Self.demo)
         let id = try #require(recordings[1].events.first { $0.kind == .continueChosen }?.continuation)
         let result = try Self.handoff(
@@ -98,7 +99,7 @@ struct TimelineExportEndToEndTests {
         #expect(
             result.error
                 == "handoff timeline: \(missing): cannot be written (there is no folder \(missing.dropLast(4)))\n")
-        let folder = Self.temporary("folder")
+        let folder = scratch.path("folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let isFolder = try Self.handoff(Self.demo + [option, folder])
         #expect(isFolder.status == 2)
@@ -153,8 +154,8 @@ struct TimelineExportEndToEndTests {
         arguments: [TimelineExportEndToEndTests.demo, TimelineExportEndToEndTests.noAnswer])
     func mermaidsOwnParserReadsTheDiagram(files: [String]) throws {
         let parser = try #require(Self.mermaidParser)
-        let diagram = Self.temporary("t.mmd")
-        let script = Self.temporary("parse.js")
+        let diagram = scratch.path("t.mmd")
+        let script = scratch.path("parse.js")
         try Data(Self.parseScript.utf8).write(to: URL(fileURLWithPath: script))
         let written = try Self.handoff(files + ["--mermaid", diagram])
         #expect(written.status == 0, "\(written.error)")
@@ -254,7 +255,7 @@ struct TimelineExportEndToEndTests {
         arguments: [TimelineExportEndToEndTests.demo, TimelineExportEndToEndTests.noAnswer])
     func perfettosTraceProcessorLoadsTheTrace(files: [String]) throws {
         let processor = try #require(Self.traceProcessor)
-        let trace = Self.temporary("t.json")
+        let trace = scratch.path("t.json")
         let written = try Self.handoff(files + ["--trace", trace])
         #expect(written.status == 0, "\(written.error)")
         let script = Self.root.appendingPathComponent("scripts/perfetto-load.js").path

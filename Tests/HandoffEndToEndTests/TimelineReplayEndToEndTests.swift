@@ -35,10 +35,15 @@ struct TimelineReplayEndToEndTests {
         )
     }
 
+    /// This test's files, removed when it ends.
+    let scratch: ScratchFolder
+
+    init() throws { scratch = try ScratchFolder("timeline-replay") }
+
     func write(_ bytes: [UInt8], named name: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString)-\(name)")
-        try Data(bytes).write(to: url)
-        return url.path
+        let path = scratch.path(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     @Test func printDrawsBothLanesAndTheRequestAndPayloadInOrder() throws {

@@ -7,11 +7,15 @@ import Testing
 
 @Suite("Recordings and the timeline")
 struct TimelineTests {
+    /// This test's files, removed when it ends.
+    let scratch: ScratchFolder
+
+    init() throws { scratch = try ScratchFolder("timeline") }
+
     /// Two devices continue once while both record (the origin with `fault` armed, if any);
     /// returns the two recording files.
     func record(fault: Fault? = nil) throws -> (laptop: String, phone: String) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = scratch.url.path
         let world = HeadlessWorld()
         let laptop = world.add("Laptop", kind: .laptop)
         let phone = world.add("Phone")
@@ -121,7 +125,7 @@ struct TimelineTests {
     }
 
     func write(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).jsonl").path
+        let path = scratch.path("bad-\(UUID().uuidString).jsonl")
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
