@@ -181,25 +181,31 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
         let browser = Confined(weak: self)
         let perform = environment?.perform
         pageLoader.load(url) { result in
+            // The page is parsed here, on the thread the answer came on: the device's queue (the
+            // run loop every app and the screen share) only shows it.
+            let page = Self.page(for: result)
             let deliver: @Sendable () -> Void = {
-                browser.value.object?.finishLoading(serial, url: url, result, recordsVisit: recordsVisit)
+                browser.value.object?.finishLoading(serial, page: page, recordsVisit: recordsVisit)
             }
             if let perform { perform(deliver) } else { deliver() }
         }
     }
 
-    /// The answer of a load: shown when it is the latest one asked for.
-    func finishLoading(_ serial: Int, url: URL, _ result: PageLoadResult, recordsVisit: Bool) {
+    /// The page a load gave: the response parsed, or the page saying why there was none.
+    static func page(for result: PageLoadResult) -> WebPage {
+        switch result {
+        case .response(let final, let status, let contentType, let body):
+            WebPage.fromResponse(url: final, status: status, contentType: contentType, body: body)
+        case .failed(let address, let failure):
+            ErrorPages.loadFailed(address, failure)
+        }
+    }
+
+    /// The page of a load: shown when it is the latest one asked for.
+    func finishLoading(_ serial: Int, page: WebPage, recordsVisit: Bool) {
         guard serial == loadSerial else { return }
         loading = nil
         if message?.text.hasPrefix("Loading ") == true { message = nil }
-        let page: WebPage =
-            switch result {
-            case .response(let final, let status, let contentType, let body):
-                WebPage.fromResponse(url: final, status: status, contentType: contentType, body: body)
-            case .failed(let address, let failure):
-                ErrorPages.loadFailed(address, failure)
-            }
         show(page, recordsVisit: recordsVisit)
     }
 
