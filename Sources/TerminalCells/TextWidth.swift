@@ -39,8 +39,27 @@ package enum TextWidth {
             bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? bytes.count : nil
         }
         if let ascii = ascii ?? nil { return ascii }
-        if isSimple(text) { return text.unicodeScalars.reduce(0) { $0 + width(of: $1) } }
+        if isOneCharacterPerScalar(text) { return text.unicodeScalars.reduce(0) { $0 + width(of: $1) } }
         return text.reduce(0) { $0 + of($1) }
+    }
+
+    /// Whether every scalar of `text` is a character (a grapheme cluster) of its own, so that its
+    /// width is the sum of its scalars' widths without splitting it into characters: each scalar
+    /// is one of ``isSimple(_:)``'s, or a letter or a mark of the scripts and punctuation below,
+    /// none of which Unicode's rules join to a neighbour (no combining marks, joiners, variation
+    /// selectors, regional indicators, Hangul jamo, kana sound marks or line separators).
+    static func isOneCharacterPerScalar(_ text: some StringProtocol) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.value {
+            case 0x20..<0x7F, 0xA0...0x2FF, 0x370...0x3FF, 0x400...0x482, 0x48A...0x52F,
+                0x2010...0x2027, 0x2030...0x205E, 0x2500...0x25FF,
+                0x3000...0x3029, 0x3030...0x303F, 0x3041...0x3096, 0x309B...0x30FF,
+                0x4E00...0x9FFF, 0xAC00...0xD7A3, 0xFF01...0xFF60:
+                true
+            default:
+                false
+            }
+        }
     }
 
     /// The width of one scalar: 0, 1 or 2.
