@@ -23,6 +23,20 @@ import Testing
         #expect(try open(F.sealer.seal(F.beacon(device: named))).sender == BeaconSenderID(named))
     }
 
+    /// A channel seals its own beacons with the sender's bytes worked out once: the plaintext is
+    /// the one the ID gives when parsed for each beacon, for a UUID and for an ID that is not one.
+    @Test func aSenderWorkedOutOnceLaysOutTheSamePlaintext() {
+        for id in [F.phoneID, DeviceID(F.phoneID.rawValue.uppercased()), DeviceID("laptop")] {
+            let beacon = F.beacon(device: id, message: .advertisement(F.advertisement()))
+            var fields: [ByteField]?
+            #expect(
+                BeaconSealer.encode(beacon, sender: BeaconSenderID(id), annotating: &fields)
+                    == BeaconSealer.encode(beacon))
+            #expect(BeaconSenderID(id).uuid == Beacon.uuid(for: id))
+            #expect(BeaconSenderID(DeviceID(BeaconSenderID(id).uuid.uuidString)) == BeaconSenderID(id))
+        }
+    }
+
     // MARK: Senders remembered
 
     @Test func aRememberedSenderDecodesAsAFreshOne() throws {

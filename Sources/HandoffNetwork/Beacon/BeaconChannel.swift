@@ -255,6 +255,9 @@ package final class BeaconChannel: Sendable {
 
     private let channel: any Channel
     private let sealer: BeaconSealer
+    /// This device's ID and the 16 bytes its beacons name it by, worked out once: its own beacons
+    /// (all it sends) are sealed without parsing the ID as a UUID again for each.
+    private let ownDevice: (id: DeviceID, sender: BeaconSenderID)
     private let counters: BeaconCounters
     private let destinations: [SocketAddress]
     /// This device's own socket (nil if it could not be opened: then everything goes through
@@ -270,10 +273,12 @@ package final class BeaconChannel: Sendable {
     package let mode: String
 
     private init(
-        channel: any Channel, sealer: BeaconSealer, counters: BeaconCounters, destinations: [SocketAddress],
-        replySocket: BeaconReplySocket?, replyChannel: (any Channel)?, port: Int, mode: String
+        channel: any Channel, sealer: BeaconSealer, ownDevice: DeviceID, counters: BeaconCounters,
+        destinations: [SocketAddress], replySocket: BeaconReplySocket?, replyChannel: (any Channel)?, port: Int,
+        mode: String
     ) {
         self.channel = channel
+        self.ownDevice = (ownDevice, BeaconSenderID(ownDevice))
         self.replySocket = replySocket
         self.replyChannel = replyChannel
         self.sealer = sealer
@@ -386,7 +391,7 @@ package final class BeaconChannel: Sendable {
             mode += lanMode
         }
         return BeaconChannel(
-            channel: channel, sealer: sealer, counters: counters, destinations: destinations,
+            channel: channel, sealer: sealer, ownDevice: ownDevice, counters: counters, destinations: destinations,
             replySocket: replySocket, replyChannel: replyChannel, port: port, mode: mode)
     }
 
@@ -459,7 +464,7 @@ package final class BeaconChannel: Sendable {
     /// discovery socket's event loop.
     package func send(_ beacon: Beacon) {
         StageMarks.mark(.beaconMade)
-        let bytes = sealer.seal(beacon)
+        let bytes = sealer.seal(beacon, sender: sender(of: beacon))
         StageMarks.mark(.beaconSealed)
         counters.update { $0.sent += 1 }
         let counters = self.counters
@@ -479,13 +484,18 @@ package final class BeaconChannel: Sendable {
     /// kernel refused it): the caller broadcasts instead.
     package func reply(_ beacon: Beacon, to addresses: [SocketAddress]) -> [SocketAddress] {
         guard let replySocket else { return addresses }
-        let bytes = sealer.seal(beacon)
+        let bytes = sealer.seal(beacon, sender: sender(of: beacon))
         let failed = addresses.filter { !replySocket.send(bytes, to: $0) }
         counters.update {
             $0.replies += addresses.count - failed.count
             $0.sendFailures += failed.count
         }
         return failed
+    }
+
+    /// The bytes `beacon` names its sender by, when it is this device (nil: the sealer works them out).
+    private func sender(of beacon: Beacon) -> BeaconSenderID? {
+        beacon.device.id == ownDevice.id ? ownDevice.sender : nil
     }
 
     /// Sent, received and dropped counts (thread-safe).

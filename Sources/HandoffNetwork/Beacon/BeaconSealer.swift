@@ -37,8 +37,10 @@ package struct BeaconSealer: Sendable {
     }
 
     /// Seals `beacon` into exactly ``Beacon/maximumLength`` bytes, with a fresh random nonce.
-    package func seal(_ beacon: Beacon) -> [UInt8] {
-        let plaintext = Self.encode(beacon)
+    /// `sender`, when given, is `BeaconSenderID(beacon.device.id)` worked out beforehand.
+    package func seal(_ beacon: Beacon, sender: BeaconSenderID? = nil) -> [UInt8] {
+        var fields: [ByteField]?
+        let plaintext = Self.encode(beacon, sender: sender, annotating: &fields)
         StageMarks.mark(.beaconLaidOut)
         return seal(plaintext: plaintext)
     }
@@ -127,7 +129,9 @@ package struct BeaconSealer: Sendable {
 
     /// The plaintext layout; with `fields` non-nil, also every field written (the inspector's
     /// byte view: the notes come from this encoder, not from a copy of the layout).
-    static func encode(_ beacon: Beacon, annotating fields: inout [ByteField]?) -> [UInt8] {
+    static func encode(
+        _ beacon: Beacon, sender: BeaconSenderID? = nil, annotating fields: inout [ByteField]?
+    ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(plaintextLength)
         var start = 0
@@ -136,9 +140,10 @@ package struct BeaconSealer: Sendable {
             fields?.append(ByteField(range: start..<out.count, name: name(), value: value()))
             start = out.count
         }
-        let uuid = Beacon.uuid(for: beacon.device.id).uuid
-        withUnsafeBytes(of: uuid) { out.append(contentsOf: $0) }
-        note("device", UUID(uuid: uuid).uuidString.lowercased())
+        let sender = sender ?? BeaconSenderID(beacon.device.id)
+        out.appendBigEndian(sender.high)
+        out.appendBigEndian(sender.low)
+        note("device", sender.uuid.uuidString.lowercased())
         out.appendBigEndian(beacon.bootIdentifier)
         note("bootIdentifier", "\(beacon.bootIdentifier) (\(Self.text(milliseconds: beacon.bootIdentifier)))")
         out.appendBigEndian(beacon.counter)

@@ -22,6 +22,16 @@ package struct BeaconSenderID: Sendable, Hashable {
         let uuid = Beacon.uuid(for: id).uuid
         self = withUnsafeBytes(of: uuid) { BeaconSenderID($0) }
     }
+
+    /// The 16 bytes as a UUID.
+    var uuid: UUID {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            raw.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: bytes)
+    }
 }
 
 /// What a receiver remembers of the senders it decoded, by their 16 bytes: the ``PeerInfo`` (the
