@@ -217,7 +217,7 @@ package final class BrowserApp: TerminalApp, ApplicationDelegate {
         scrollOffset = 0
         selectedLink = nil
         selectFirstVisibleLink()
-        environment?.log("Browser: \(url.absoluteString) → \(page.kind) “\(page.title)”")
+        environment?.log("Browser: \(url.absoluteString) → \(page.kind.rawValue) “\(page.title)”")
         pageChanged()
         environment?.setNeedsDisplay()
     }

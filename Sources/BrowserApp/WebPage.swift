@@ -8,7 +8,7 @@ import Foundation
 /// page shows it in full.
 package struct WebPage: Hashable, Sendable {
     /// What kind of page this is.
-    package enum Kind: Hashable, Sendable {
+    package enum Kind: String, Hashable, Sendable {
         /// A page of a site the simulator ships.
         case site
         /// The host is known but has no page at this path.
