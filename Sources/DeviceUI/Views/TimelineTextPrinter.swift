@@ -262,24 +262,20 @@ struct NarrowLine {
         }
     }
 
-    /// Appends the scalars of `text` to `scalars`; false (with part of them appended) when one
+    /// Appends the scalars of `text` to `scalars`; false (with none or part of them appended) when one
     /// is not narrow.
     static func append(_ text: String, to scalars: inout [UInt32]) -> Bool {
         var text = text
         return text.withUTF8 { append($0, to: &scalars) }
     }
 
-    /// ``append(_:to:)`` of text's UTF-8 (valid): one pass, each scalar decoded in place and
-    /// stored into room made at once (a scalar appended at a time was some 25 instructions a
-    /// byte: the array's checks for each).
+    /// ``append(_:to:)`` of text's UTF-8 (valid): one pass, each scalar decoded in place into
+    /// room of its own (a scalar is at least a byte), then appended at once (a scalar appended
+    /// at a time was some 25 instructions a byte: the array's checks for each).
     static func append(_ bytes: UnsafeBufferPointer<UInt8>, to scalars: inout [UInt32]) -> Bool {
         guard !bytes.isEmpty else { return true }
-        let start = scalars.count
-        // A scalar is at least a byte: room for as many as there are bytes, the rest cut after.
-        scalars.append(contentsOf: repeatElement(0, count: bytes.count))
-        var count = 0
-        let narrow = scalars.withUnsafeMutableBufferPointer { room in
-            let room = UnsafeMutableBufferPointer(rebasing: room[start...])
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: bytes.count) { room in
+            var count = 0
             var index = 0
             while index < bytes.count {
                 let lead = UInt32(bytes[index])
@@ -306,10 +302,9 @@ struct NarrowLine {
                 room[count] = value
                 count += 1
             }
+            scalars.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<count]))
             return true
         }
-        scalars.removeLast(bytes.count - count)
-        return narrow
     }
 
     /// `TextWidth.wrap(text, width: width)` of narrow text, as ranges of it (each line of the
