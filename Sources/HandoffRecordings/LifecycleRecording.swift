@@ -141,7 +141,8 @@ package struct RecordedEvent: Sendable {
         init(_ values: Values) { self.values = values }
     }
 
-    private var box: Box
+    /// The values (``TimelineStream``'s window refers to them without retaining them).
+    private(set) var box: Box
 
     init(
         time: Date, timeText: Text, device: String, kind: LifecycleEvent.Kind, continuation: String?,
@@ -208,11 +209,21 @@ package struct RecordedEvent: Sendable {
     /// Every field as recorded, for the inspector, the detail view and the trace: the line
     /// parsed again (it was checked when it was read), so that an event holds one string of it
     /// rather than a dictionary of values.
-    package var fields: [String: JSONValue] {
+    package var fields: [String: JSONValue] { box.values.fields }
+
+    package func string(_ key: String) -> String? { box.values.string(key) }
+
+    package func integer(_ key: String) -> Int64? { box.values.integer(key) }
+}
+
+extension RecordedEvent.Values {
+    /// ``RecordedEvent/fields``.
+    var fields: [String: JSONValue] {
         (try? JSONValue.parse(utf8: Array(json.utf8)))?.objectValue ?? [:]
     }
 
-    package func string(_ key: String) -> String? {
+    /// ``RecordedEvent/string(_:)``.
+    func string(_ key: String) -> String? {
         if let value = pairingValue(key) { return value?.stringValue }
         switch key {
         case "continuation": return continuation
@@ -223,7 +234,8 @@ package struct RecordedEvent: Sendable {
         }
     }
 
-    package func integer(_ key: String) -> Int64? {
+    /// ``RecordedEvent/integer(_:)``.
+    func integer(_ key: String) -> Int64? {
         if let value = pairingValue(key) { return value?.integerValue }
         switch key {
         case "time", "kind": return nil
@@ -232,15 +244,15 @@ package struct RecordedEvent: Sendable {
     }
 
     /// The pairing field `key` names, as recorded (`.some(nil)`: not recorded), or nil when `key`
-    /// is not one of ``PairingFields``.
+    /// is not one of ``RecordedEvent/PairingFields``.
     private func pairingValue(_ key: String) -> JSONValue?? {
         switch key {
-        case "serial": .some(box.values.pairing.serial)
-        case "typeHash": .some(box.values.pairing.typeHash)
-        case "size": .some(box.values.pairing.size)
-        case "errorCode": .some(box.values.pairing.errorCode)
-        case "side": .some(box.values.pairing.side)
-        case "fault": .some(box.values.pairing.fault)
+        case "serial": .some(pairing.serial)
+        case "typeHash": .some(pairing.typeHash)
+        case "size": .some(pairing.size)
+        case "errorCode": .some(pairing.errorCode)
+        case "side": .some(pairing.side)
+        case "fault": .some(pairing.fault)
         default: .none
         }
     }

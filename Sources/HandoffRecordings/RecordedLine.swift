@@ -142,13 +142,22 @@ struct RecordedLineFields: Equatable {
             }
             return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.maximumKeys) { keys in
                 var keyCount = 0
+                // A bit for each key seen, by its length and its first and last bytes: a key is
+                // compared with the earlier ones only when its bit was set (comparing each key
+                // with every earlier one was some 1.5 % of `handoff timeline --print`'s
+                // instructions).
+                var seen: UInt64 = 0
                 while true {
                     skipWhitespace()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = plainString(ascii: true)
                     else { return false }
                     // A duplicate key is the parser's error.
                     guard keyCount < keys.count else { return false }
-                    for earlier in keys[..<keyCount] where same(earlier, key) { return false }
+                    let bit = Self.bit(of: key, in: bytes)
+                    if seen & bit != 0 {
+                        for earlier in keys[..<keyCount] where same(earlier, key) { return false }
+                    }
+                    seen |= bit
                     keys[keyCount] = key
                     keyCount += 1
                     skipWhitespace()
@@ -163,6 +172,14 @@ struct RecordedLineFields: Equatable {
                     if let end = afterElement(closing: UInt8(ascii: "}")) { return end }
                 }
             }
+        }
+
+        /// A key's bit among 64, by its length and its first and last bytes: keys with the same
+        /// bytes have the same bit.
+        static func bit(of key: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            guard !key.isEmpty else { return 1 }
+            let hash = key.count &* 7 &+ Int(bytes[key.lowerBound]) &* 3 &+ Int(bytes[key.upperBound - 1])
+            return 1 << UInt64(hash & 63)
         }
 
         /// Whether two ranges of the line hold the same bytes.

@@ -285,6 +285,16 @@ package final class RecordingReader {
         return try event(bytes, line: number, complete: complete, of: header, file: file, recent: &recent)
     }
 
+    /// Whether `text`'s UTF-8 is `bytes` (compared at once: element by element was a hundredth
+    /// of `handoff timeline --print`'s instructions).
+    static func hasBytes(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var text = text
+        return text.withUTF8 { text in
+            text.count == bytes.count
+                && (text.isEmpty || memcmp(text.baseAddress!, bytes.baseAddress!, text.count) == 0)
+        }
+    }
+
     /// The continuation and the peer of the last event read: consecutive events of one
     /// continuation record the same, and share one string of it rather than each making its own.
     struct RecentStrings {
@@ -329,7 +339,7 @@ package final class RecordingReader {
             throw .unknownKind(kindText, file: file, line: number)
         }
         // The header's device, told by its bytes first (a string compares by its characters).
-        if let deviceRange = spans.device, !header.device.utf8.elementsEqual(part(deviceRange)) {
+        if let deviceRange = spans.device, !Self.hasBytes(header.device, part(deviceRange)) {
             let eventDevice = text(deviceRange)
             guard eventDevice == header.device else {
                 throw .otherDevice(eventDevice, in: header, file: file, line: number)

@@ -6,8 +6,8 @@ import HandoffCore
 /// recording rather than by the recordings' length (`handoff timeline` of a million events).
 ///
 /// It is a k-way merge of one ``RecordingReader`` per recording. Each lane keeps up to ``window``
-/// events read ahead for the first batch, and up to one and a half for each batch after it;
-/// ``TimelineLayout`` orders and pairs the events read ahead (the same code
+/// events read ahead for the first batch, and up to ``readAhead`` (one and a half windows unless
+/// told more) for each batch after it; ``TimelineLayout`` orders and pairs the events read ahead (the same code
 /// as for a whole timeline, told which lanes the whole timeline has and which events were already
 /// received), and only the rows after which every lane still has half a window read ahead are
 /// handed out. So the rows, arrows and lost messages are those of the whole timeline as long as
@@ -99,13 +99,36 @@ package struct TimelineStream {
     package let files: [String]
     package let lanes: [Timeline.Lane]
     package let window: Int
+    /// The events each lane reads ahead for every batch after the first: a batch lays them out
+    /// and hands out all but the last half window, so each event is laid out
+    /// `readAhead / (readAhead - window / 2)` times (1.5 for a window and a half, what a page of
+    /// the replay reads from its checkpoint; `--print`, which reads the whole timeline once,
+    /// reads more ahead and lays out less).
+    package let readAhead: Int
     private var readers: [RecordingReader]
-    /// Each lane's events read ahead, and where their lines are (kept apart: the layout reads
-    /// the events as they are, without a copy of them each batch).
+    /// Each lane's events read ahead (``WindowEvent``s, which refer to the events of
+    /// `bufferEvents` without holding them), the events, and where their lines are (kept apart:
+    /// the layout reads the window's events as they are, without a copy of them each batch).
     private var buffers: [[WindowEvent]]
+    private var bufferEvents: [[RecordedEvent]]
     private var bufferPositions: [[RecordingReader.Position]]
     private var ended: [Bool]
-    private var ready: [Row] = []
+    /// A row of the batch before it is handed out: its event is its lane's next in
+    /// `bufferEvents`, taken when the row is (its reference counted then, when the caller is
+    /// about to read the event, rather than for the whole batch before: a cache miss each).
+    private struct Settled {
+        var index: Int
+        var lane: Int
+        var sent: [Sent]
+        var received: [Received]
+    }
+
+    /// The rows of the batch, each moved out as it is handed out (a copy was three references
+    /// retained and released for each of millions of rows).
+    private var ready: [Settled?] = []
+    /// How many events of each lane the batch's rows handed out (the first of `bufferEvents`,
+    /// dropped at the next batch).
+    private var handedOut: [Int]
     private var readyIndex = 0
     private var pending: [EventID: [Received]] = [:]
     private var rowsBefore = 0
@@ -116,12 +139,15 @@ package struct TimelineStream {
     package private(set) var batches = 0
 
     /// Opens the recordings at `files` (one per device of one account) and reads their headers.
+    /// Each batch after the first reads `readAhead` events ahead on each lane (at least, and by
+    /// default, a window and a half).
     ///
     /// - Throws: ``RecordingError`` naming the file: unreadable, not a recording, another
     ///   account's, a device given twice.
-    package init(files: [String], window: Int = defaultWindow) throws(RecordingError) {
+    package init(files: [String], window: Int = defaultWindow, readAhead: Int = 0) throws(RecordingError) {
         self.files = files
         self.window = max(2, window)
+        self.readAhead = max(readAhead, self.window + self.window / 2)
         var readers: [RecordingReader] = []
         for path in files {
             let reader = try RecordingReader(path: path)
@@ -141,6 +167,8 @@ package struct TimelineStream {
         self.readers = readers
         lanes = readers.map { Timeline.Lane(name: $0.header.device, kind: $0.header.deviceKind) }
         buffers = Array(repeating: [], count: readers.count)
+        bufferEvents = Array(repeating: [], count: readers.count)
+        handedOut = Array(repeating: 0, count: readers.count)
         bufferPositions = Array(repeating: [], count: readers.count)
         ended = Array(repeating: false, count: readers.count)
     }
@@ -150,6 +178,7 @@ package struct TimelineStream {
     package init(files: [String], from checkpoint: Checkpoint, window: Int = defaultWindow) throws(RecordingError) {
         self.files = files
         self.window = max(2, window)
+        readAhead = self.window + self.window / 2
         var readers: [RecordingReader] = []
         for (path, position) in zip(files, checkpoint.positions) {
             readers.append(try RecordingReader(path: path, from: position))
@@ -157,6 +186,8 @@ package struct TimelineStream {
         self.readers = readers
         lanes = readers.map { Timeline.Lane(name: $0.header.device, kind: $0.header.deviceKind) }
         buffers = Array(repeating: [], count: readers.count)
+        bufferEvents = Array(repeating: [], count: readers.count)
+        handedOut = Array(repeating: 0, count: readers.count)
         bufferPositions = Array(repeating: [], count: readers.count)
         ended = Array(repeating: false, count: readers.count)
         pending = checkpoint.pending
@@ -187,23 +218,40 @@ package struct TimelineStream {
             guard try advance() else { return nil }
         }
         defer { readyIndex += 1 }
-        return ready[readyIndex]
+        return ready[readyIndex].take().map { row in
+            defer { handedOut[row.lane] += 1 }
+            return Row(
+                index: row.index, lane: row.lane, event: bufferEvents[row.lane][handedOut[row.lane]], sent: row.sent,
+                received: row.received)
+        }
     }
 
     /// The rows of the first batch (every row, for recordings that fit in the window), without
     /// handing them out: what `--print` widens its lanes for.
-    package mutating func firstBatch() throws(RecordingError) -> ArraySlice<Row> {
+    package mutating func firstBatch() throws(RecordingError) -> [Row] {
         if batches == 0 { _ = try advance() }
-        return batches == 1 ? ready[readyIndex...] : []
+        guard batches == 1 else { return [] }
+        var handedOut = self.handedOut
+        return ready[readyIndex...].compactMap { row in
+            guard let row else { return nil }
+            defer { handedOut[row.lane] += 1 }
+            return Row(
+                index: row.index, lane: row.lane, event: bufferEvents[row.lane][handedOut[row.lane]], sent: row.sent,
+                received: row.received)
+        }
     }
 
     /// Reads ahead, lays out what was read, and makes the rows that are settled the next batch.
     private mutating func advance() throws(RecordingError) -> Bool {
         // The first batch reads a window ahead on each lane (its rows are what `--print` widens
-        // its lanes for); later ones read one and a half, so that each event is laid out about
-        // 1.5 times rather than twice. Either way every row handed out has half a window read
-        // after it.
-        let readAhead = batches == 0 ? window : window + window / 2
+        // its lanes for); later ones `readAhead`, at least one and a half, so that each event is
+        // laid out at most about 1.5 times rather than twice. Either way every row handed out
+        // has half a window read after it.
+        let readAhead = batches == 0 ? window : self.readAhead
+        for lane in bufferEvents.indices {
+            bufferEvents[lane].removeFirst(handedOut[lane])
+            handedOut[lane] = 0
+        }
         for lane in readers.indices where !ended[lane] {
             while buffers[lane].count < readAhead {
                 guard let next = try readers[lane].next() else {
@@ -211,6 +259,7 @@ package struct TimelineStream {
                     break
                 }
                 buffers[lane].append(WindowEvent(lane: lane, event: next.event))
+                bufferEvents[lane].append(next.event)
                 bufferPositions[lane].append(next.position)
             }
         }
@@ -266,12 +315,12 @@ package struct TimelineStream {
                     Received(from: rowsBefore + index, fromLane: lane, label: message.label))
             }
             let received = self.pending.removeValue(forKey: id) ?? []
-            ready.append(
-                Row(
-                    index: rowsBefore + index, lane: lane, event: rows[index].event.event, sent: sent,
-                    received: received))
+            // Each lane's rows come in its own order: this row's event is the lane's next.
+            ready.append(Settled(index: rowsBefore + index, lane: lane, sent: sent, received: received))
             taken[lane] += 1
         }
+        // The window's events handed out are dropped; the events themselves when the rows are
+        // (`bufferEvents`, at the next batch).
         for lane in buffers.indices {
             buffers[lane].removeFirst(taken[lane])
             bufferPositions[lane].removeFirst(taken[lane])
@@ -281,31 +330,39 @@ package struct TimelineStream {
     }
 
     /// An event of the window with its lane (what the layout pairs by), and its time, line and
-    /// kind beside its one reference: a value, so that the window's events are one array that the
-    /// layout's passes read in order (an object each was one more allocation an event, and the
-    /// causal order compared times through two references, a cache miss each in a window of
-    /// megabytes). A copy retains the event alone, as the object's reference did.
+    /// kind beside a reference to its values: a value, so that the window's events are one array
+    /// that the layout's passes read in order (an object each was one more allocation an event,
+    /// and the causal order compared times through two references, a cache miss each in a window
+    /// of megabytes).
+    ///
+    /// The reference is not counted: a copy (the layout copies the window's events into its
+    /// rows, some 1.5 times an event) retains and releases nothing, where each copy of a
+    /// counted one was a retain and a release touching the event somewhere in megabytes. The
+    /// stream holds the event itself (`bufferEvents`) for as long as a window event of it is
+    /// used: within ``TimelineStream/advance()``, while the event is in the window (and until
+    /// its row is handed out).
     struct WindowEvent: TimelineEvent, Sendable {
         let lane: Int
         let time: Date
         let line: Int
         let timelineKind: LifecycleEvent.Kind?
-        let event: RecordedEvent
+        private unowned(unsafe) let values: RecordedEvent.Box
 
+        /// `event` of `lane`, which the caller holds for as long as this is used.
         init(lane: Int, event: RecordedEvent) {
             self.lane = lane
             time = event.time
             line = event.line
             timelineKind = event.kind
-            self.event = event
+            values = event.box
         }
 
-        var device: String { event.device }
-        var continuation: String? { event.continuation }
-        var peer: String? { event.peer }
+        var device: String { values.values.device }
+        var continuation: String? { values.values.continuation }
+        var peer: String? { values.values.peer }
 
-        func string(_ key: String) -> String? { event.string(key) }
-        func integer(_ key: String) -> Int64? { event.integer(key) }
+        func string(_ key: String) -> String? { values.values.string(key) }
+        func integer(_ key: String) -> Int64? { values.values.integer(key) }
     }
 }
 

@@ -141,6 +141,70 @@ struct TimelineTextPrinterTests {
         }
     }
 
+    /// Text's scalars are appended whether in runs of ASCII or one by one, and text with a
+    /// scalar that is not narrow is refused.
+    @Test func narrowTextAppendsItsScalars() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ab cZ.~ ·─●“”…→".unicodeScalars)
+        let refused = Array("\u{7}\u{7F}電\u{301}\u{1F600}\u{200B}".unicodeScalars)
+        for _ in 0..<2_000 {
+            var scalars = (0..<Int.random(in: 0...30, using: &generator)).map { _ in
+                alphabet.randomElement(using: &generator)!
+            }
+            let narrow = Bool.random(using: &generator)
+            if !narrow {
+                scalars.insert(
+                    refused.randomElement(using: &generator)!, at: Int.random(in: 0...scalars.count, using: &generator))
+            }
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars)
+            var appended: [UInt32] = [7]
+            #expect(NarrowLine.append(String(text), to: &appended) == narrow, "\(String(text).debugDescription)")
+            if narrow { #expect(appended == [7] + scalars.map(\.value)) }
+        }
+    }
+
+    /// An event's line appended around the blank line's bytes is the line drawn cell by cell:
+    /// random times, markers and texts (trailing spaces, bars covered, the last lane), at
+    /// random columns and clips; nothing is appended when something would be clipped.
+    @Test func anEventsLineWrittenAroundTheBlankIsTheLineDrawn() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt32] = [0x20, 0x20, 0x61, 0x5A, 0x2E, 0xB7, 0x2026, 0x2192, 0x2502, 0x25CF]
+        func random(_ count: ClosedRange<Int>) -> [UInt32] {
+            (0..<Int.random(in: count, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+        }
+        var written = 0
+        for _ in 0..<3_000 {
+            let width = Int.random(in: 0...40, using: &generator)
+            let bars = (0..<Int.random(in: 0...4, using: &generator)).map { _ in
+                Int.random(in: -1...(width + 1), using: &generator)
+            }
+            var line = NarrowLine(width: width, bars: bars)
+            let time = random(0...6)
+            let text = random(0...20)
+            let marker = alphabet.randomElement(using: &generator)!
+            let x = Int.random(in: -1...(width + 1), using: &generator)
+            let low = Int.random(in: -2...(width + 1), using: &generator)
+            let clip = low..<(low + Int.random(in: 0...(width + 2), using: &generator))
+            var drawn: [UInt8] = [0x78]
+            line.clear()
+            line.put(time[...], at: 0)
+            line.put(marker, at: x, clip: clip)
+            line.put(text[...], at: x + 1, clip: clip)
+            line.write(into: &drawn)
+            var bytes: [UInt8] = [0x78]
+            if line.writeEvent(time: time[...], marker: marker, text: text[...], at: x, clip: clip, into: &bytes) {
+                #expect(bytes == drawn, "\(time) \(marker) \(text) at \(x) in \(clip), \(width) wide, bars \(bars)")
+                written += 1
+            } else {
+                #expect(bytes == [0x78])
+                #expect(
+                    time.count > x || x < max(0, clip.lowerBound) || x + 1 + text.count > min(width, clip.upperBound))
+            }
+        }
+        #expect(written > 100)
+    }
+
     /// What ``writtenEventByEventIsTheWholeText(laneWidth:)`` compares: the header, then each
     /// event written into bytes.
     static func written(_ widget: TimelineWidget, laneWidth: Int) -> String {

@@ -154,6 +154,31 @@ struct RecordedLineTests {
         }
     }
 
+    /// A duplicate key is found wherever the two are among many keys, however many keys share
+    /// its length and its first and last bytes (what the scanner compares keys by first), and
+    /// such keys that differ are read as the parser reads them.
+    @Test func aDuplicateKeyIsFoundAmongKeysAlike() throws {
+        // Keys alike by length and ends, and others: 40 in all.
+        let keys =
+            (0..<20).map { "k\(Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8($0))))z" } + (0..<20).map { "x\($0)" }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let chosen = Array(keys.shuffled(using: &generator).prefix(Int.random(in: 1...40, using: &generator)))
+            var members = chosen
+            let duplicated = Bool.random(using: &generator)
+            if duplicated {
+                members.insert(
+                    chosen.randomElement(using: &generator)!, at: Int.random(in: 0...members.count, using: &generator))
+            }
+            let line = Array(
+                ("{\"kind\":\"saved\"," + members.map { "\"\($0)\":1" }.joined(separator: ",") + "}").utf8)
+            let scanned = Self.scanned(line)
+            #expect((scanned == nil) == duplicated, "\(members)")
+            #expect(scanned == nil || scanned == Self.parsed(line))
+            #expect(Self.summary(Self.read(line)) == Self.summary(Self.readParsed(line)))
+        }
+    }
+
     /// Hostile lines: each refused with the parser's reason, on its line, in a recording read
     /// one event at a time and whole alike.
     @Test func hostileLinesAreRefusedNamingTheLineAndWhatIsWrong() throws {

@@ -40,8 +40,8 @@ struct TimelineStreamTests {
         }
     }
 
-    static func streamed(_ files: [String], window: Int) throws -> [Compared] {
-        var stream = try TimelineStream(files: files, window: window)
+    static func streamed(_ files: [String], window: Int, readAhead: Int = 0) throws -> [Compared] {
+        var stream = try TimelineStream(files: files, window: window, readAhead: readAhead)
         var rows: [Compared] = []
         while let row = try stream.next() {
             #expect(row.index == rows.count)
@@ -65,6 +65,9 @@ struct TimelineStreamTests {
             let streamed = try Self.streamed(files, window: window)
             #expect(streamed == whole, "window \(window)")
         }
+        for (window, readAhead) in [(8, 20), (12, 60)] {
+            #expect(try Self.streamed(files, window: window, readAhead: readAhead) == whole, "window \(window)")
+        }
     }
 
     /// Generated recordings of 100 repetitions, with windows far smaller than them.
@@ -81,6 +84,12 @@ struct TimelineStreamTests {
         for window in [16, 64, 1000] {
             #expect(try Self.streamed(files, window: window) == whole, "window \(window)")
         }
+        // Read further ahead (what `--print` does): fewer, longer batches, the same rows.
+        for (window, readAhead) in [(16, 40), (16, 100), (64, 160), (1000, 2500)] {
+            #expect(
+                try Self.streamed(files, window: window, readAhead: readAhead) == whole,
+                "window \(window), \(readAhead) ahead")
+        }
         // The incoming arrows of each row are the outgoing ones of the rows that sent them.
         var stream = try TimelineStream(files: files, window: 64)
         var senders: [Int: TimelineStream.Row] = [:]
@@ -95,6 +104,33 @@ struct TimelineStreamTests {
             }
         }
         #expect(received == 400)
+    }
+
+    /// Rows kept after their batch (the window refers to its events without holding them) have
+    /// their events' values, as the whole recording read has them; the first batch is the rows
+    /// handed out first, and handing them out takes nothing from it until they are.
+    @Test func rowsKeepTheirEventsAfterTheirBatch() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("replay-kept-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (files, count) = try GeneratedRecordings.write(events: 700, into: folder.path)
+        let recordings = try LifecycleRecording.load(files)
+        var stream = try TimelineStream(files: files, window: 16)
+        let first = try stream.firstBatch()
+        #expect(!first.isEmpty && first.count < count)
+        #expect(try stream.firstBatch().map(Self.compared) == first.map(Self.compared))
+        var all: [TimelineStream.Row] = []
+        while let row = try stream.next() { all.append(row) }
+        #expect(all.count == count)
+        #expect(all.prefix(first.count).map(Self.compared) == first.map(Self.compared))
+        for row in all {
+            let recorded = try #require(recordings[row.lane].events.first { $0.line == row.event.line })
+            #expect(row.event.timeText == recorded.timeText)
+            #expect(row.event.detail == recorded.detail)
+            #expect(row.event.continuation == recorded.continuation)
+            #expect(row.event.integer("serial") == recorded.integer("serial"))
+            #expect(row.event.string("typeHash") == recorded.string("typeHash"))
+        }
     }
 
     /// The index's pages are the stream's rows, from any checkpoint, while it is built or after.

@@ -140,11 +140,19 @@ package struct TimelineTextPrinter {
         guard width >= 1 else { return false }
         let parts = NarrowLine.wrap(text, width: width)
         for (part, range) in parts.enumerated() {
+            let cell = laneX(event.lane) + 1
+            // Nearly always: the blank line's bytes around the time and the part, which are
+            // encoded alone (drawing the line cell by cell encoded every cell of it).
+            if line.writeEvent(
+                time: part == 0 ? time[...] : [], marker: part == 0 ? NarrowLine.eventMarker : 0x20,
+                text: text[range], at: cell, clip: cell..<(cell + width + 1), into: &output)
+            {
+                continue
+            }
             line.clear()
             if part == 0 { line.put(time[...], at: 0) }
             // The marker and the part, within the cell after the lane's bar (never cut: a part
             // fits the cell's width).
-            let cell = laneX(event.lane) + 1
             line.put(part == 0 ? NarrowLine.eventMarker : 0x20, at: cell, clip: cell..<(cell + width + 1))
             line.put(text[range], at: cell + 1, clip: cell..<(cell + width + 1))
             line.write(into: &output)
@@ -216,6 +224,11 @@ struct NarrowLine {
 
     /// The line with only the lanes' bars: what every line starts from.
     private let blank: [UInt32]
+    /// The blank line's UTF-8, where each of its columns starts in it (and where it ends), and
+    /// how many of its columns are left when its trailing spaces are cut.
+    private let blankUTF8: [UInt8]
+    private let blankStart: [Int]
+    private let blankEnd: Int
     private var cells: [UInt32]
     /// The line's UTF-8 as ``write(into:)`` encodes it, kept from one line to the next.
     private var utf8: [UInt8]
@@ -226,8 +239,19 @@ struct NarrowLine {
         for x in bars where x >= 0 && x < blank.count { blank[x] = Self.laneBar }
         self.blank = blank
         cells = blank
-        // A narrow scalar is at most three bytes (none is beyond U+FFFF), and a newline.
-        utf8 = [UInt8](repeating: 0, count: 3 * blank.count + 1)
+        var blankUTF8: [UInt8] = []
+        var blankStart: [Int] = []
+        for value in blank {
+            blankStart.append(blankUTF8.count)
+            Self.encode(value, into: &blankUTF8)
+        }
+        blankStart.append(blankUTF8.count)
+        self.blankUTF8 = blankUTF8
+        self.blankStart = blankStart
+        blankEnd = (blank.lastIndex { $0 != 0x20 } ?? -1) + 1
+        // A narrow scalar is at most three bytes (none is beyond U+FFFF), and a newline; room for
+        // four a column, what ``writeEvent(time:marker:text:at:clip:into:)`` makes.
+        utf8 = [UInt8](repeating: 0, count: 4 * blank.count + 1)
     }
 
     /// Whether `value` is a narrow scalar.
@@ -238,36 +262,49 @@ struct NarrowLine {
         }
     }
 
-    /// Appends the scalars of `text` to `scalars`; false (with part of them appended) when one
+    /// Appends the scalars of `text` to `scalars`; false (with none or part of them appended) when one
     /// is not narrow.
     static func append(_ text: String, to scalars: inout [UInt32]) -> Bool {
         var text = text
         return text.withUTF8 { append($0, to: &scalars) }
     }
 
-    /// ``append(_:to:)`` of text's UTF-8 (valid): one pass, each scalar decoded in place.
+    /// ``append(_:to:)`` of text's UTF-8 (valid): one pass, each scalar decoded in place into
+    /// room of its own (a scalar is at least a byte), then appended at once (a scalar appended
+    /// at a time was some 25 instructions a byte: the array's checks for each).
     static func append(_ bytes: UnsafeBufferPointer<UInt8>, to scalars: inout [UInt32]) -> Bool {
-        scalars.reserveCapacity(scalars.count + bytes.count)
-        var index = 0
-        while index < bytes.count {
-            let lead = UInt32(bytes[index])
-            let value: UInt32
-            if lead < 0x80 {
-                value = lead
-                index += 1
-            } else if lead < 0xE0 {
-                value = (lead & 0x1F) << 6 | UInt32(bytes[index + 1] & 0x3F)
-                index += 2
-            } else if lead < 0xF0 {
-                value = (lead & 0x0F) << 12 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F)
-                index += 3
-            } else {
-                return false  // beyond U+FFFF: none is narrow
+        guard !bytes.isEmpty else { return true }
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: bytes.count) { room in
+            var count = 0
+            var index = 0
+            while index < bytes.count {
+                let lead = UInt32(bytes[index])
+                let value: UInt32
+                if lead &- 0x20 < 0x5F {
+                    // Printable ASCII: nearly all of a recorded detail.
+                    room[count] = lead
+                    count += 1
+                    index += 1
+                    continue
+                } else if lead < 0x80 {
+                    return false  // a control character
+                } else if lead < 0xE0 {
+                    value = (lead & 0x1F) << 6 | UInt32(bytes[index + 1] & 0x3F)
+                    index += 2
+                } else if lead < 0xF0 {
+                    value =
+                        (lead & 0x0F) << 12 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F)
+                    index += 3
+                } else {
+                    return false  // beyond U+FFFF: none is narrow
+                }
+                guard isNarrow(value) else { return false }
+                room[count] = value
+                count += 1
             }
-            guard isNarrow(value) else { return false }
-            scalars.append(value)
+            scalars.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<count]))
+            return true
         }
-        return true
     }
 
     /// `TextWidth.wrap(text, width: width)` of narrow text, as ranges of it (each line of the
@@ -355,6 +392,94 @@ struct NarrowLine {
         let high = min(cells.count, clip?.upperBound ?? cells.count, x + count)
         guard low < high else { return }
         for column in low..<high { cells[column] = value }
+    }
+
+    /// Appends what ``clear()``, then `put(time, at: 0)`, `put(marker, at: x, clip: clip)`,
+    /// `put(text, at: x + 1, clip: clip)` and ``write(into:)`` append (an event's line of
+    /// ``TimelineTextPrinter``), without drawing it: the blank line's bytes around the time and
+    /// the text, which alone are encoded. False, with nothing appended, when the time would reach
+    /// the marker, or the marker or the text would be clipped.
+    mutating func writeEvent(
+        time: ArraySlice<UInt32>, marker: UInt32, text: ArraySlice<UInt32>, at x: Int, clip: Range<Int>,
+        into output: inout [UInt8]
+    ) -> Bool {
+        let textEnd = x + 1 + text.count
+        guard time.count <= x, x >= max(0, clip.lowerBound), textEnd <= min(blank.count, clip.upperBound) else {
+            return false
+        }
+        // At most four bytes a column (three for a narrow scalar) and the newline: the columns
+        // are the line's, the time's and the text's apart.
+        if utf8.count < 4 * blank.count + 1 { utf8 = [UInt8](repeating: 0, count: 4 * blank.count + 1) }
+        let end = utf8.withUnsafeMutableBufferPointer { utf8 in
+            blankUTF8.withUnsafeBufferPointer { blankUTF8 in
+                var at = 0
+                func copy(blankFrom column: Int, to end: Int) {
+                    let bytes = UnsafeBufferPointer(rebasing: blankUTF8[blankStart[column]..<blankStart[end]])
+                    UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: utf8[at...])).copyMemory(
+                        from: UnsafeRawBufferPointer(bytes))
+                    at += bytes.count
+                }
+                for value in time { at = Self.encode(value, into: utf8, at: at) }
+                copy(blankFrom: time.count, to: x)
+                at = Self.encode(marker, into: utf8, at: at)
+                for value in text { at = Self.encode(value, into: utf8, at: at) }
+                if textEnd < blankEnd {
+                    // Up to the last bar: no trailing space to cut.
+                    copy(blankFrom: textEnd, to: blankEnd)
+                } else {
+                    // Only spaces after the text: cut, and the text's own trailing spaces with
+                    // them (a space is one byte, and no other character's UTF-8 ends with its byte).
+                    while at > 0, utf8[at - 1] == 0x20 { at -= 1 }
+                }
+                utf8[at] = 0x0A
+                return at + 1
+            }
+        }
+        output.append(contentsOf: utf8[..<end])
+        return true
+    }
+
+    /// Writes the UTF-8 of the scalar `value` (valid) into `output` at `at`; where it ends.
+    @inline(__always)
+    static func encode(_ value: UInt32, into output: UnsafeMutableBufferPointer<UInt8>, at: Int) -> Int {
+        if value < 0x80 {
+            output[at] = UInt8(value)
+            return at + 1
+        } else if value < 0x800 {
+            output[at] = UInt8(0xC0 | (value >> 6))
+            output[at + 1] = UInt8(0x80 | (value & 0x3F))
+            return at + 2
+        } else if value < 0x10000 {
+            output[at] = UInt8(0xE0 | (value >> 12))
+            output[at + 1] = UInt8(0x80 | ((value >> 6) & 0x3F))
+            output[at + 2] = UInt8(0x80 | (value & 0x3F))
+            return at + 3
+        } else {
+            output[at] = UInt8(0xF0 | (value >> 18))
+            output[at + 1] = UInt8(0x80 | ((value >> 12) & 0x3F))
+            output[at + 2] = UInt8(0x80 | ((value >> 6) & 0x3F))
+            output[at + 3] = UInt8(0x80 | (value & 0x3F))
+            return at + 4
+        }
+    }
+
+    /// Appends the UTF-8 of the scalar `value` (valid).
+    static func encode(_ value: UInt32, into output: inout [UInt8]) {
+        if value < 0x80 {
+            output.append(UInt8(value))
+        } else if value < 0x800 {
+            output.append(UInt8(0xC0 | (value >> 6)))
+            output.append(UInt8(0x80 | (value & 0x3F)))
+        } else if value < 0x10000 {
+            output.append(UInt8(0xE0 | (value >> 12)))
+            output.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+            output.append(UInt8(0x80 | (value & 0x3F)))
+        } else {
+            output.append(UInt8(0xF0 | (value >> 18)))
+            output.append(UInt8(0x80 | ((value >> 12) & 0x3F)))
+            output.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+            output.append(UInt8(0x80 | (value & 0x3F)))
+        }
     }
 
     /// Appends the line's UTF-8, trailing blanks removed, and a newline: encoded into a buffer
