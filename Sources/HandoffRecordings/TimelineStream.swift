@@ -251,6 +251,13 @@ package struct TimelineStream {
         for lane in bufferEvents.indices {
             bufferEvents[lane].removeFirst(handedOut[lane])
             handedOut[lane] = 0
+            // The window's events refer to these without holding them: they must be the same
+            // events, one for one (every row of the last batch was handed out before this one).
+            precondition(
+                bufferEvents[lane].count == buffers[lane].count,
+                "TimelineStream: lane \(lane) holds \(bufferEvents[lane].count) events for \(buffers[lane].count) in its window"
+            )
+            assert(zip(buffers[lane], bufferEvents[lane]).allSatisfy { $0.refers(to: $1) })
         }
         for lane in readers.indices where !ended[lane] {
             while buffers[lane].count < readAhead {
@@ -347,6 +354,9 @@ package struct TimelineStream {
         let line: Int
         let timelineKind: LifecycleEvent.Kind?
         private unowned(unsafe) let values: RecordedEvent.Box
+
+        /// Whether this refers to `event`'s values (the stream's check of its own bookkeeping).
+        func refers(to event: RecordedEvent) -> Bool { values === event.box }
 
         /// `event` of `lane`, which the caller holds for as long as this is used.
         init(lane: Int, event: RecordedEvent) {
