@@ -113,22 +113,9 @@ package struct TimelineStream {
     private var bufferEvents: [[RecordedEvent]]
     private var bufferPositions: [[RecordingReader.Position]]
     private var ended: [Bool]
-    /// A row of the batch before it is handed out: its event is its lane's next in
-    /// `bufferEvents`, taken when the row is (its reference counted then, when the caller is
-    /// about to read the event, rather than for the whole batch before: a cache miss each).
-    private struct Settled {
-        var index: Int
-        var lane: Int
-        var sent: [Sent]
-        var received: [Received]
-    }
-
     /// The rows of the batch, each moved out as it is handed out (a copy was three references
     /// retained and released for each of millions of rows).
-    private var ready: [Settled?] = []
-    /// How many events of each lane the batch's rows handed out (the first of `bufferEvents`,
-    /// dropped at the next batch).
-    private var handedOut: [Int]
+    private var ready: [Row?] = []
     private var readyIndex = 0
     private var pending: [EventID: [Received]] = [:]
     private var rowsBefore = 0
@@ -168,7 +155,6 @@ package struct TimelineStream {
         lanes = readers.map { Timeline.Lane(name: $0.header.device, kind: $0.header.deviceKind) }
         buffers = Array(repeating: [], count: readers.count)
         bufferEvents = Array(repeating: [], count: readers.count)
-        handedOut = Array(repeating: 0, count: readers.count)
         bufferPositions = Array(repeating: [], count: readers.count)
         ended = Array(repeating: false, count: readers.count)
     }
@@ -187,7 +173,6 @@ package struct TimelineStream {
         lanes = readers.map { Timeline.Lane(name: $0.header.device, kind: $0.header.deviceKind) }
         buffers = Array(repeating: [], count: readers.count)
         bufferEvents = Array(repeating: [], count: readers.count)
-        handedOut = Array(repeating: 0, count: readers.count)
         bufferPositions = Array(repeating: [], count: readers.count)
         ended = Array(repeating: false, count: readers.count)
         pending = checkpoint.pending
@@ -218,27 +203,14 @@ package struct TimelineStream {
             guard try advance() else { return nil }
         }
         defer { readyIndex += 1 }
-        return ready[readyIndex].take().map { row in
-            defer { handedOut[row.lane] += 1 }
-            return Row(
-                index: row.index, lane: row.lane, event: bufferEvents[row.lane][handedOut[row.lane]], sent: row.sent,
-                received: row.received)
-        }
+        return ready[readyIndex].take()
     }
 
     /// The rows of the first batch (every row, for recordings that fit in the window), without
     /// handing them out: what `--print` widens its lanes for.
     package mutating func firstBatch() throws(RecordingError) -> [Row] {
         if batches == 0 { _ = try advance() }
-        guard batches == 1 else { return [] }
-        var handedOut = self.handedOut
-        return ready[readyIndex...].compactMap { row in
-            guard let row else { return nil }
-            defer { handedOut[row.lane] += 1 }
-            return Row(
-                index: row.index, lane: row.lane, event: bufferEvents[row.lane][handedOut[row.lane]], sent: row.sent,
-                received: row.received)
-        }
+        return batches == 1 ? ready[readyIndex...].compactMap { $0 } : []
     }
 
     /// Reads ahead, lays out what was read, and makes the rows that are settled the next batch.
@@ -249,10 +221,8 @@ package struct TimelineStream {
         // has half a window read after it.
         let readAhead = batches == 0 ? window : self.readAhead
         for lane in bufferEvents.indices {
-            bufferEvents[lane].removeFirst(handedOut[lane])
-            handedOut[lane] = 0
             // The window's events refer to these without holding them: they must be the same
-            // events, one for one (every row of the last batch was handed out before this one).
+            // events, one for one.
             precondition(
                 bufferEvents[lane].count == buffers[lane].count,
                 "TimelineStream: lane \(lane) holds \(bufferEvents[lane].count) events for \(buffers[lane].count) in its window"
@@ -323,13 +293,14 @@ package struct TimelineStream {
             }
             let received = self.pending.removeValue(forKey: id) ?? []
             // Each lane's rows come in its own order: this row's event is the lane's next.
-            ready.append(Settled(index: rowsBefore + index, lane: lane, sent: sent, received: received))
+            let event = bufferEvents[lane][taken[lane]]
+            ready.append(Row(index: rowsBefore + index, lane: lane, event: event, sent: sent, received: received))
             taken[lane] += 1
         }
-        // The window's events handed out are dropped; the events themselves when the rows are
-        // (`bufferEvents`, at the next batch).
+        // The rows' events are held by the rows now: the window lets them go.
         for lane in buffers.indices {
             buffers[lane].removeFirst(taken[lane])
+            bufferEvents[lane].removeFirst(taken[lane])
             bufferPositions[lane].removeFirst(taken[lane])
         }
         rowsBefore += settled
@@ -346,8 +317,7 @@ package struct TimelineStream {
     /// rows, some 1.5 times an event) retains and releases nothing, where each copy of a
     /// counted one was a retain and a release touching the event somewhere in megabytes. The
     /// stream holds the event itself (`bufferEvents`) for as long as a window event of it is
-    /// used: within ``TimelineStream/advance()``, while the event is in the window (and until
-    /// its row is handed out).
+    /// used: within ``TimelineStream/advance()``, while the event is in the window.
     struct WindowEvent: TimelineEvent, Sendable {
         let lane: Int
         let time: Date
