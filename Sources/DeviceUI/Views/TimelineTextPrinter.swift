@@ -243,7 +243,7 @@ struct NarrowLine {
         var blankStart: [Int] = []
         for value in blank {
             blankStart.append(blankUTF8.count)
-            Self.encode(value, into: &blankUTF8)
+            if let scalar = Unicode.Scalar(value) { blankUTF8.append(contentsOf: scalar.utf8) }
         }
         blankStart.append(blankUTF8.count)
         self.blankUTF8 = blankUTF8
@@ -463,25 +463,6 @@ struct NarrowLine {
         }
     }
 
-    /// Appends the UTF-8 of the scalar `value` (valid).
-    static func encode(_ value: UInt32, into output: inout [UInt8]) {
-        if value < 0x80 {
-            output.append(UInt8(value))
-        } else if value < 0x800 {
-            output.append(UInt8(0xC0 | (value >> 6)))
-            output.append(UInt8(0x80 | (value & 0x3F)))
-        } else if value < 0x10000 {
-            output.append(UInt8(0xE0 | (value >> 12)))
-            output.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
-            output.append(UInt8(0x80 | (value & 0x3F)))
-        } else {
-            output.append(UInt8(0xF0 | (value >> 18)))
-            output.append(UInt8(0x80 | ((value >> 12) & 0x3F)))
-            output.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
-            output.append(UInt8(0x80 | (value & 0x3F)))
-        }
-    }
-
     /// Appends the line's UTF-8, trailing blanks removed, and a newline: encoded into a buffer
     /// the line keeps, then appended at once (counting the bytes first, then writing them in
     /// place, passed over the line twice; byte by byte appends were a twentieth of `--print`).
@@ -493,19 +474,7 @@ struct NarrowLine {
             utf8.withUnsafeMutableBufferPointer { utf8 in
                 var at = 0
                 for value in UnsafeBufferPointer(rebasing: cells[..<end]) {
-                    if value < 0x80 {
-                        utf8[at] = UInt8(value)
-                        at += 1
-                    } else if value < 0x800 {
-                        utf8[at] = UInt8(0xC0 | (value >> 6))
-                        utf8[at + 1] = UInt8(0x80 | (value & 0x3F))
-                        at += 2
-                    } else {
-                        utf8[at] = UInt8(0xE0 | (value >> 12))
-                        utf8[at + 1] = UInt8(0x80 | ((value >> 6) & 0x3F))
-                        utf8[at + 2] = UInt8(0x80 | (value & 0x3F))
-                        at += 3
-                    }
+                    at = Self.encode(value, into: utf8, at: at)
                 }
                 utf8[at] = 0x0A
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[...at]))
