@@ -272,7 +272,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TerminalCellsTests",
-            dependencies: ["TerminalCells"]
+            dependencies: ["TerminalCells", "HandoffCore"]
         ),
         .testTarget(
             name: "CursesTerminalTests",
