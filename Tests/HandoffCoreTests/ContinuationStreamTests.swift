@@ -1,7 +1,8 @@
 import Foundation
-import HandoffCore
 import HandoffTestSupport
 import Testing
+
+@testable import HandoffCore
 
 @Suite("Continuation streams")
 struct ContinuationStreamTests {
@@ -81,6 +82,29 @@ struct ContinuationStreamTests {
         }
         #expect(world.laptop.lifecycle.filter { $0.kind == .streamsRefused }.count == 2)
         #expect(originDelegate.receivedStreams.count == 1)
+    }
+
+    @Test func aTokenCutShortOrLengthenedIsRefusedAndTheRealOneStillOpens() throws {
+        let world = TwoDevices()
+        let (activity, _) = try world.startReading()
+        activity.supportsContinuationStreams = true
+        world.hood.settle()
+        world.phone.chooseOffer(from: world.laptop.info.id)
+        world.hood.settle()
+        let received = try #require(world.phoneReaderDelegate.continued.first)
+        let token = try #require(received.origin?.streamToken)
+        #expect(token.count == 16)
+        for altered in [token.dropLast(), token + Data([0]), Data()] {
+            guard case .failure = world.laptop.acceptContinuationStreams(token: altered, from: world.phone.info.id)
+            else {
+                Issue.record("a token of \(altered.count) bytes was accepted")
+                return
+            }
+        }
+        guard case .success = world.laptop.acceptContinuationStreams(token: token, from: world.phone.info.id) else {
+            Issue.record("the token was refused after altered copies of it")
+            return
+        }
     }
 
     @Test func aTokenExpires() throws {

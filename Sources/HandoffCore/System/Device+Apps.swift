@@ -124,7 +124,7 @@ extension Device {
             return
         }
         guard activities.removeValue(forKey: activity.identifier) != nil else { return }
-        streamTokens = streamTokens.filter { $0.value.activity != activity.identifier }
+        streamTokens.revoke(activity: activity.identifier)
         post(.activityInvalidated(activity.identifier))
     }
 

@@ -79,10 +79,13 @@ extension Device {
             }
             var token = Data()
             if activity.supportsContinuationStreams {
-                token = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-                streamTokens[token] = StreamGrant(
-                    activity: id, continuation: continuation,
-                    expires: clock().addingTimeInterval(streamTokenLifetime))
+                let fresh = StreamToken.random()
+                let now = clock()
+                streamTokens.grant(
+                    StreamGrant(
+                        activity: id, continuation: continuation, expires: now.addingTimeInterval(streamTokenLifetime)),
+                    for: fresh, at: now)
+                token = fresh.bytes
             }
             var payload = activity.makePayload(streamToken: token)
             let struck = faults.faultsOnPayload(answering: request, of: continuation)

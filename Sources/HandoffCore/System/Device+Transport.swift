@@ -92,15 +92,16 @@ extension Device {
         token: Data, from peer: DeviceID
     ) -> Result<ContinuationStreams, ContinuationStreamError> {
         let reference = PeerReference(id: peer, name: system.name(of: peer))
-        if let grant = streamTokens[token], strikes(.refuseStreams, grant.continuation) {
-            streamTokens[token] = nil
+        let key = StreamToken(token)
+        if let key, let grant = streamTokens[key], strikes(.refuseStreams, grant.continuation) {
+            _ = streamTokens.take(key)
             record(
                 .streamsRefused(
                     grant.continuation, reference, activityType: nil,
                     reason: "refused on purpose (the refuse-streams fault)"))
             return .failure(.refused("refused on purpose (the refuse-streams fault)"))
         }
-        guard let grant = streamTokens.removeValue(forKey: token), grant.expires > clock() else {
+        guard let grant = key.flatMap({ streamTokens.take($0) }), grant.expires > clock() else {
             record(.streamsRefused(nil, reference, activityType: nil, reason: "unknown, used or expired stream token"))
             return .failure(.refused("unknown, used or expired stream token"))
         }

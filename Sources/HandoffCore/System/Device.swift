@@ -38,7 +38,7 @@ public final class Device {
     /// The file URLs resolved from iCloud references in the payload of the continuation being
     /// delivered, granted security-scoped to its app on delivery.
     var scopedURLs: (continuation: ContinuationID, urls: [URL])?
-    var streamTokens: [Data: StreamGrant] = [:]
+    var streamTokens = StreamGrants()
     var queue: [DeviceSystem.Event] = []
     var draining = false
     var savingActivity: UUID?
@@ -61,6 +61,70 @@ public final class Device {
         var activity: UUID
         var continuation: ContinuationID
         var expires: Date
+    }
+
+    /// The 16 random bytes of a stream token, as two words: a dictionary key hashed and compared
+    /// in two words, where the token's `Data` was hashed byte by byte and compared through its
+    /// storage on every probe.
+    struct StreamToken: Hashable {
+        var high: UInt64
+        var low: UInt64
+
+        /// A fresh token from the system's secure generator: two reads of eight bytes (drawing the
+        /// sixteen bytes one at a time made sixteen `getrandom` system calls per payload).
+        static func random() -> StreamToken {
+            var generator = SystemRandomNumberGenerator()
+            return StreamToken(high: generator.next(), low: generator.next())
+        }
+
+        init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
+
+        /// The token a peer presents, or nil when it is not 16 bytes (no token this device makes).
+        init?(_ bytes: Data) {
+            guard bytes.count == 16 else { return nil }
+            var words = (UInt64(0), UInt64(0))
+            withUnsafeMutableBytes(of: &words) { _ = bytes.copyBytes(to: $0) }
+            (high, low) = (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
+        }
+
+        /// The 16 bytes sent in the payload.
+        var bytes: Data {
+            var words = (high.bigEndian, low.bigEndian)
+            return withUnsafeBytes(of: &words) { Data($0) }
+        }
+    }
+
+    /// The stream tokens handed out and not yet used. Expired grants are dropped whenever the
+    /// table has doubled since the last sweep, so an activity continued again and again (each
+    /// continuation a grant, most never used) keeps only the grants still usable, at an amortized
+    /// constant cost per grant.
+    struct StreamGrants {
+        private(set) var grants: [StreamToken: StreamGrant] = [:]
+        private var sweepAt = 64
+
+        subscript(token: StreamToken) -> StreamGrant? { grants[token] }
+
+        /// Records a grant made at `now`.
+        mutating func grant(_ grant: StreamGrant, for token: StreamToken, at now: Date) {
+            if grants.count >= sweepAt {
+                grants = grants.filter { $0.value.expires > now }
+                sweepAt = max(64, 2 * grants.count)
+            }
+            grants[token] = grant
+        }
+
+        /// Takes the grant of `token` out of the table.
+        mutating func take(_ token: StreamToken) -> StreamGrant? {
+            grants.removeValue(forKey: token)
+        }
+
+        /// Forgets the grants of `activity` (invalidated).
+        mutating func revoke(activity: UUID) {
+            grants = grants.filter { $0.value.activity != activity }
+        }
     }
 
     public init(
