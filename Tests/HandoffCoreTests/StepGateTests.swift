@@ -152,6 +152,28 @@ struct StepGateTests {
         #expect(!gate.isStepping && !gate.suspendsTimeouts)
     }
 
+    /// The runtime skips asking the gate when it performs everything: then every effect and
+    /// callback must be performed, and the gate left as it was; in the other states some step
+    /// is not performed.
+    @Test func performingEverythingMeansEveryAdmissionIsPerformAndChangesNothing() {
+        for state in [Gate.State.off, .flushing, .stepping, pausedBeforeFetch.state] {
+            let before = Gate(state)
+            var answers: [Gate.Admission] = []
+            for (effect, _) in everyEffect {
+                var gate = before
+                answers.append(gate.admit(effect, in: names, at: Self.t0))
+                if before.performsEverything { #expect(gate == before, "\(state) \(effect)") }
+            }
+            var gate = before
+            answers.append(
+                gate.admit(
+                    "restore", phase: .restore(bundleIdentifier: bundle, objects: 1), continuation: continuation,
+                    at: Self.t0))
+            if before.performsEverything { #expect(gate == before, "\(state)") }
+            #expect(answers.allSatisfy { $0 == .perform } == before.performsEverything, "\(state)")
+        }
+    }
+
     @Test func steppingPausesBeforeEveryPhaseAndPerformsTheRest() {
         for (effect, admission) in everyEffect {
             var gate = Gate(.stepping)

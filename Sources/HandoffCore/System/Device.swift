@@ -179,11 +179,10 @@ public final class Device {
 
     /// `stamped`: the event's time was read from the device's clock just now; otherwise (an
     /// event the state machine made) it is stamped here. Either way, one read per event.
-    func record(_ event: LifecycleEvent, stamped: Bool = false) {
-        var event = event
+    func record(_ event: consuming LifecycleEvent, stamped: Bool = false) {
         event.time = max(stamped ? event.time : clock(), lastEventTime)
         lastEventTime = event.time
-        lifecycle.append(event)
+        lifecycle.append(copy event)
         if lifecycle.count > lifecycleCapacity + max(1, lifecycleCapacity / 4) {
             lifecycle.removeFirst(lifecycle.count - lifecycleCapacity)
         }
@@ -203,8 +202,10 @@ public final class Device {
     func drainQueue() {
         while !queue.isEmpty {
             let next = queue.removeFirst()
-            let effects = system.handle(next, at: clock())
-            for effect in effects { dispatch(effect) }
+            // Each effect (240 bytes) is moved out of the array, not copied and released twice.
+            var effects = system.handle(next, at: clock())
+            effects.reverse()
+            while let effect = effects.popLast() { dispatch(effect) }
             if queue.isEmpty, pendingBeacon != nil {
                 if let deferBeacons {
                     if !isBeaconFlushScheduled {

@@ -137,6 +137,16 @@ public struct StepGate<Callback> {
         if case .flushing = state { state = .stepping }
     }
 
+    /// Whether every step is performed as it comes (step mode off, or a cancel flushing what was
+    /// held): then ``admit(_:in:at:)`` would answer ``Admission/perform`` and change nothing, so
+    /// the runtime performs the step without asking.
+    public var performsEverything: Bool {
+        switch state {
+        case .off, .flushing: true
+        case .paused, .stepping: false
+        }
+    }
+
     /// The state machine's next effect: performed, held behind a pause, or (in step mode, when it
     /// starts a phase) the step the device pauses before.
     public mutating func admit(_ effect: DeviceSystem.Effect, in context: some StepContext, at now: Date) -> Admission {
