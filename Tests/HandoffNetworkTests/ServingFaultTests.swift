@@ -39,6 +39,30 @@ struct ServingFaultTests {
         }
     }
 
+    /// The origin does not answer at once (its device, in step mode, pauses before the answer
+    /// leaves): the request was taken inline without an answer, so the serving deadline is armed
+    /// then, and 2 s after the request the origin answers that its app did not save in time,
+    /// well before the phone's own fetch timeout (30 s here).
+    @Test func aRequestLeftUnansweredInlineIsAnsweredByTheServingDeadline() async throws {
+        try await withStartedWorld(["Laptop", "Phone"], fetchTimeout: 30, connectTimeout: 30) { world in
+            let (laptop, phone) = (world.hosts[0], world.hosts[1])
+            LoopbackApp.install(on: world.hosts)
+            laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 7) }
+            try await waitForOffer(from: laptop, on: phone)
+            // Opens the pooled session, so the next request is taken by the origin's tap.
+            try await expectContinued(phone, from: laptop)
+            laptop.performAndWait { $0.isStepping = true }
+            let started = Date()
+            let failed = try await expectFailed(phone, from: laptop)
+            #expect(failed.error?.code == .remoteApplicationTimedOut, "\(failed.logLine)")
+            #expect(failed.error?.reason == "the origin app did not save in time", "\(failed.logLine)")
+            #expect(Date().timeIntervalSince(started) < 25, "the serving deadline, not the phone's fetch timeout")
+            let paused = laptop.performAndWait { device in device.lifecycle.map(\.kind) }
+            #expect(paused.last == .stepPaused, "held before its answer leaves: \(paused)")
+            #expect(laptop.performAndWait { $0.currentActivity != nil }, "the origin keeps its activity")
+        }
+    }
+
     private func scenario(_ world: BenchWorld) async throws {
         let (laptop, phone) = (world.hosts[0], world.hosts[1])
         LoopbackApp.install(on: world.hosts)

@@ -23,9 +23,11 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     /// Payload requests sent the short way (``DirectRequests``), waiting for their answer.
     private var directFetches: [ContinuationID: (session: PeerSession, id: UInt64)] = [:]
     /// Requests this device is serving, waiting for the device's answer (any thread): who gets
-    /// it, and the serving deadline's timer.
+    /// it, and the serving deadline's timer (nil until armed: a request the device answers during
+    /// ``servePayload(from:activityTypeHash:continuation:timeout:timers:inline:answer:)`` never
+    /// needs one).
     private let serving = Mutex<
-        [PayloadRequestID: (answer: @Sendable (ServeAnswer) -> Void, deadline: Scheduled<Void>)]
+        [PayloadRequestID: (answer: @Sendable (ServeAnswer) -> Void, deadline: Scheduled<Void>?)]
     >([:])
     private let nextServe = Mutex<UInt64>(1)
 
@@ -114,7 +116,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
 
     private func answer(_ request: PayloadRequestID, _ answer: ServeAnswer) {
         guard let waiting = serving.withLock({ $0.removeValue(forKey: request) }) else { return }
-        waiting.deadline.cancel()
+        waiting.deadline?.cancel()
         waiting.answer(answer)
     }
 
@@ -167,20 +169,33 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
                 defer { value += 1 }
                 return value
             })
-        // The origin app gets a bounded time to save, as Apple's daemon gives its clients.
-        let deadline = timers.scheduleTask(in: .interval(timeout)) { [weak self] () -> Void in
+        // The origin app gets a bounded time to save, as Apple's daemon gives its clients,
+        // counted from the request's arrival.
+        let arrival = NIODeadline.now()
+        serving.withLock { $0[request] = (answer, nil) }
+        let work: @Sendable (Device) -> Void = { device in
+            device.receivePayloadRequest(
+                request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
+        }
+        if inline { queue.performInline(work) } else { queue.perform(work) }
+        // Most requests are answered while the work above ran inline: they need no timer (arming
+        // and cancelling one cost a scheduled task, a failed promise and a timerfd system call
+        // on the event loop, on the continuation's path). Any other gets the deadline now.
+        guard serving.withLock({ $0[request] != nil }) else { return }
+        let deadline = timers.scheduleTask(deadline: arrival + .interval(timeout)) { [weak self] () -> Void in
             self?.answer(
                 request,
                 .answer(
                     .failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")), after: 0)
             )
         }
-        serving.withLock { $0[request] = (answer, deadline) }
-        let work: @Sendable (Device) -> Void = { device in
-            device.receivePayloadRequest(
-                request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
+        // Answered meanwhile (on the device's queue, another thread): the timer is not needed.
+        let armed = serving.withLock { waiting -> Bool in
+            guard waiting[request] != nil else { return false }
+            waiting[request]?.deadline = deadline
+            return true
         }
-        if inline { queue.performInline(work) } else { queue.perform(work) }
+        if !armed { deadline.cancel() }
     }
 
     /// The long way's form of ``servePayload(from:activityTypeHash:continuation:timeout:timers:inline:answer:)``
