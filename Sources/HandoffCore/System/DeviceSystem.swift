@@ -176,6 +176,9 @@ public struct DeviceSystem: Sendable {
     /// Handles one event that happened at `now`; returns the effects to carry out, in order.
     public mutating func handle(_ event: Event, at now: Date) -> [Effect] {
         var effects: [Effect] = []
+        // Most events make a few effects (their records among them): one allocation, not a
+        // growth from one to two to four.
+        effects.reserveCapacity(4)
         switch event {
         case .appInstalled(let manifest):
             apps.removeAll { $0.bundleIdentifier == manifest.bundleIdentifier }
