@@ -100,7 +100,7 @@ final class SessionSecurity: Sendable {
     /// checked against the account as it is on disk now (revocations included).
     func verify(_ certificate: NIOSSLCertificate?) throws -> DeviceID {
         guard let certificate else { throw SessionError.untrustedPeer("no certificate") }
-        switch try currentAccount().verifiedDeviceID(of: certificate) {
+        switch try withCurrentAccount({ $0.verifiedDeviceID(of: certificate) }) {
         case .success(let id): return id
         case .failure(let error): throw SessionError.untrustedPeer("\(error)")
         }
@@ -109,29 +109,32 @@ final class SessionSecurity: Sendable {
     /// Throws ``SessionError/untrustedPeer(_:)`` when the account, as it is on disk now, has
     /// revoked `id` (or cannot be read): called before each request of a session already open.
     func ensureNotRevoked(_ id: DeviceID) throws {
-        let account = try currentAccount()
-        if account.isRevoked(id) {
-            throw SessionError.untrustedPeer("\(AccountError.deviceRevoked(id, account: account.name))")
+        let revocation = try withCurrentAccount { account in
+            account.isRevoked(id) ? AccountError.deviceRevoked(id, account: account.name) : nil
         }
+        if let revocation { throw SessionError.untrustedPeer("\(revocation)") }
     }
 
-    private func currentAccount() throws -> Account {
-        try decoded.withLock { cache throws(SessionError) -> Account in
+    /// `body`'s answer about the account as it is on disk now, read in place under the cache's
+    /// lock (not a copy of the account, whose arrays were retained and released on every
+    /// payload request).
+    private func withCurrentAccount<Answer>(_ body: (Account) -> Answer) throws(SessionError) -> Answer {
+        try decoded.withLock { cache throws(SessionError) -> Answer in
             // The look and what follows from it happen under the lock: events one caller
             // drained are acted on before another caller trusts the cache.
             if cache.watching, let watch {
                 switch watch.look() {
-                case .unchanged: if let file = cache.file { return file.account }
+                case .unchanged: if let file = cache.file { return body(file.account) }
                 case .maybeChanged: break
                 case .watchEnded: cache.watching = false
                 }
             }
             let stamp = AccountFileStamp(path: accountFilePath)
-            if let stamp, let file = cache.file, file.stamp == stamp { return file.account }
+            if let stamp, let file = cache.file, file.stamp == stamp { return body(file.account) }
             do {
                 let account = try store.account(named: accountName)
                 cache.file = stamp.map { ($0, account) }
-                return account
+                return body(account)
             } catch {
                 cache.file = nil
                 throw SessionError.untrustedPeer("the account could not be read: \(error)")
