@@ -177,8 +177,11 @@ public struct DeviceSystem: Sendable {
     public mutating func handle(_ event: Event, at now: Date) -> [Effect] {
         var effects: [Effect] = []
         // Most events make a few effects (their records among them): one allocation, not a
-        // growth from one to two to four.
-        effects.reserveCapacity(4)
+        // growth from one to two to four. A tick, after every piece of work, usually makes none.
+        switch event {
+        case .tick: break
+        default: effects.reserveCapacity(4)
+        }
         switch event {
         case .appInstalled(let manifest):
             apps.removeAll { $0.bundleIdentifier == manifest.bundleIdentifier }
