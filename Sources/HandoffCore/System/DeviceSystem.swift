@@ -764,7 +764,9 @@ extension DeviceSystem {
             record(.latePayloadIgnored(id, bytes: size), at: now, into: &effects)
             return
         }
-        offers[attempt.peer.id]?.payloadSize = size
+        // Changed in place through the values' view: the optional subscript moved the whole
+        // offer out of the table and back for one number.
+        if let index = offers.index(forKey: attempt.peer.id) { offers.values[index].payloadSize = size }
         record(
             .payloadReceived(
                 id, PeerReference(attempt.peer), activityType: payload.activityType, bytes: size,
