@@ -24,7 +24,9 @@ struct SystemHarness {
         _ expected: (SystemHarness) -> [DeviceSystem.Effect], sourceLocation: SourceLocation = #_sourceLocation
     ) {
         now += seconds
+        let idle = Self.isIdleTick(event, system, at: now)
         let actual = system.handle(event, at: now)
+        #expect(!idle || actual.isEmpty, "a tick not due made effects: \(actual)", sourceLocation: sourceLocation)
         let wanted = expected(self)
         guard actual != wanted else { return }
         let describe = { (effects: [DeviceSystem.Effect]) in effects.map { "  \($0)" }.joined(separator: "\n") }
@@ -37,7 +39,16 @@ struct SystemHarness {
     /// Handles `event` without checking its effects (for setting up a state already tested).
     mutating func given(_ event: DeviceSystem.Event, after seconds: TimeInterval = 0) {
         now += seconds
-        _ = system.handle(event, at: now)
+        let idle = Self.isIdleTick(event, system, at: now)
+        let effects = system.handle(event, at: now)
+        #expect(!idle || effects.isEmpty, "a tick not due made effects: \(effects)")
+    }
+
+    /// Whether `event` is a tick that ``DeviceSystem/tickIsDue(at:)`` says is not due (the
+    /// runtime does not post those): every tick the tests send checks that it then does nothing.
+    static func isIdleTick(_ event: DeviceSystem.Event, _ system: DeviceSystem, at now: Date) -> Bool {
+        guard case .tick = event else { return false }
+        return !system.tickIsDue(at: now)
     }
 }
 

@@ -39,6 +39,14 @@ extension Device {
     public func tick() {
         // Paused in step mode: the timeouts are suspended.
         guard !gate.suspendsTimeouts else { return }
+        // Nothing due (the state machine's own checks): a tick would change nothing, and posting
+        // it cost an event's round through the queue after every piece of work. The checks only
+        // ever turn true as time passes, so a tick is never skipped that the clock read in
+        // handling it would have found due.
+        guard Self.tickIsDue(of: &system, at: clock()) else { return }
         post(.tick)
     }
+
+    /// Read in place (see ``nextDeadline``).
+    private static func tickIsDue(of system: inout DeviceSystem, at now: Date) -> Bool { system.tickIsDue(at: now) }
 }

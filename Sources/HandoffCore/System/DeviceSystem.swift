@@ -862,19 +862,40 @@ extension DeviceSystem {
             .callDidFail(bundleIdentifier: target.bundleIdentifier, activityType: target.activityType, error))
     }
 
+    /// Whether a tick at `now` would do anything: each check of ``tick(at:effects:)``, without
+    /// its work. The runtime posts no tick when none is due (after every piece of work).
+    public func tickIsDue(at now: Date) -> Bool {
+        saveIsDue(at: now) || lockEndsAdvertising(at: now) || currentActivityExpires(at: now)
+            || fetchTimesOut(at: now) || offersMayChange(at: now)
+    }
+
+    private func saveIsDue(at now: Date) -> Bool { saveDeadline.map { $0 <= now } ?? false }
+
+    private func lockEndsAdvertising(at now: Date) -> Bool {
+        guard case .locked(let since) = lock else { return false }
+        return since.addingTimeInterval(configuration.advertisingAfterLock) <= now
+    }
+
+    private func currentActivityExpires(at now: Date) -> Bool {
+        guard let id = currentActivity, let expiration = activities[id]?.expirationDate else { return false }
+        return expiration <= now
+    }
+
+    private func fetchTimesOut(at now: Date) -> Bool {
+        guard case .fetching(_, _, _, let deadline)? = pendingContinuation else { return false }
+        return deadline <= now
+    }
+
     mutating func tick(at now: Date, effects: inout [Effect]) {
-        if let deadline = saveDeadline, deadline <= now {
+        if saveIsDue(at: now) {
             saveCurrent(.coalesced, at: now, effects: &effects)
         }
-        stopAdvertisingIfLockedLongEnough(at: now, effects: &effects)
-        if let id = currentActivity, let snapshot = activities[id], let expiration = snapshot.expirationDate,
-            expiration <= now
-        {
+        if lockEndsAdvertising(at: now) { stopAdvertisingIfLockedLongEnough(at: now, effects: &effects) }
+        if currentActivityExpires(at: now), let id = currentActivity, let snapshot = activities[id] {
             expireCurrent(snapshot, at: now, effects: &effects)
             chooseCurrent(at: now, effects: &effects)
         }
-        if let pending = pendingContinuation, case .fetching(let attempt, _, _, let deadline) = pending, deadline <= now
-        {
+        if fetchTimesOut(at: now), let pending = pendingContinuation, case .fetching(let attempt, _, _, _) = pending {
             fail(
                 pending,
                 HandoffError(
