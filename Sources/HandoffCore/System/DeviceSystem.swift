@@ -159,6 +159,13 @@ public struct DeviceSystem: Sendable {
     var activitySerial: UInt32 = 0
     /// The offer-resigned mutant's memory: the activity that resigned but stays offered.
     var resignedButOffered: UUID?
+    /// The hashes of the last advertisement made, with the strings they were made from
+    /// (``advertisedHashes(of:)``).
+    private var lastAdvertisedHashes:
+        (
+            activityType: String, webpageHost: String?, teamIdentifier: String,
+            hashes: (activityType: ActivityTypeHash, team: TeamHash)
+        )?
 
     public init(device: PeerInfo, configuration: DeviceConfiguration = DeviceConfiguration()) {
         self.device = device
@@ -335,6 +342,13 @@ public struct DeviceSystem: Sendable {
 // MARK: - The origin: current activity, saving, advertising, serving
 
 extension DeviceSystem {
+    /// Whether ``Event/activityChanged(_:)`` with `snapshot` would change nothing now: the system
+    /// holds this very snapshot and its app is running (the event then has no effect and leaves
+    /// the state as it is; the device spares itself the event).
+    func holds(_ snapshot: ActivitySnapshot) -> Bool {
+        activities[snapshot.id] == snapshot && runningApps.contains(snapshot.bundleIdentifier)
+    }
+
     /// Makes the frontmost app's candidate current (any app's while nothing was brought to the front).
     mutating func chooseCurrent(at now: Date, effects: inout [Effect]) {
         let chosen: UUID? =
@@ -364,10 +378,14 @@ extension DeviceSystem {
         saveDeadline = nil
         if let chosen, let snapshot = activities[chosen] {
             activitySerial &+= 1
-            lastSaved[chosen] = lastSaved[chosen] ?? now
+            // Its last save, now if it never had one (kept): one look-up, as `default:` inserts.
+            let savedAt = Self.value(of: &lastSaved[chosen, default: now])
+            // The record and the advertisement: the array grows once, not twice.
+            effects.reserveCapacity(effects.count + 2)
             record(.becameCurrent(snapshot.reference), at: now, into: &effects)
             if needsSave.contains(chosen) { scheduleSave(at: now, effects: &effects) }
-            advertiseCurrent(at: now, effects: &effects)
+            // What advertiseCurrent would look up again (a save scheduled changes neither).
+            advertise(snapshot, savedAt: savedAt, at: now, effects: &effects)
         } else if advertisement != nil {
             advertisement = nil
             effects.append(.withdraw(.noCurrentActivity))
@@ -376,6 +394,13 @@ extension DeviceSystem {
 
     mutating func advertiseCurrent(at now: Date, effects: inout [Effect]) {
         guard let id = currentActivity, let snapshot = activities[id] else { return }
+        advertise(snapshot, savedAt: lastSaved[id] ?? now, at: now, effects: &effects)
+    }
+
+    /// Advertises `snapshot`, the current activity, last saved at `savedAt`.
+    private mutating func advertise(
+        _ snapshot: ActivitySnapshot, savedAt: Date, at now: Date, effects: inout [Effect]
+    ) {
         // Locked long enough: the activity stays current but is not offered until unlocked.
         guard !lock.hasStoppedAdvertising else { return }
         if let expiration = snapshot.expirationDate, expiration <= now {
@@ -388,14 +413,35 @@ extension DeviceSystem {
         if snapshot.isEligibleForHandoff { options.insert(.isEligibleForHandoff) }
         if snapshot.isDocument { options.insert(.isDocument) }
         if snapshot.isAdvertisedAsWebPage { options.insert(.isBrowsingWeb) }
+        let hashes = advertisedHashes(of: snapshot)
         let ad = Advertisement(
-            device: device.id, activityTypeHash: snapshot.advertisedHash,
-            teamHash: TeamHash(teamIdentifier: snapshot.teamIdentifier), options: options,
-            activitySerial: activitySerial, savedAt: lastSaved[id] ?? now, expiresAt: snapshot.expirationDate)
+            device: device.id, activityTypeHash: hashes.activityType, teamHash: hashes.team, options: options,
+            activitySerial: activitySerial, savedAt: savedAt, expiresAt: snapshot.expirationDate)
         guard ad != advertisement else { return }
         advertisement = ad
         effects.append(.advertise(ad, snapshot.reference))
     }
+
+    /// The type's (or page host's) and the team's hashes `snapshot` is advertised with: those of
+    /// the last advertisement when it has the same type, host and team (compared as strings, which
+    /// are mostly the very same strings again), else looked up in the process's caches (a hash of
+    /// each string, under a lock) and kept.
+    private mutating func advertisedHashes(
+        of snapshot: ActivitySnapshot
+    ) -> (activityType: ActivityTypeHash, team: TeamHash) {
+        if let kept = lastAdvertisedHashes, kept.activityType == snapshot.activityType,
+            kept.webpageHost == snapshot.webpageHost, kept.teamIdentifier == snapshot.teamIdentifier
+        {
+            return kept.hashes
+        }
+        let hashes = (snapshot.advertisedHash, TeamHash(teamIdentifier: snapshot.teamIdentifier))
+        lastAdvertisedHashes = (snapshot.activityType, snapshot.webpageHost, snapshot.teamIdentifier, hashes)
+        return hashes
+    }
+
+    /// `value` itself (reading a dictionary's `[key, default:]` through `inout` inserts the default
+    /// and reads the value with one look-up of the key).
+    private static func value<T>(of value: inout T) -> T { value }
 
     /// Apple's devices remove their advertisement a while after the device is locked (the notes'
     /// `UAUserActivityDefaults`: 8 s after lock); the current activity stays current.
