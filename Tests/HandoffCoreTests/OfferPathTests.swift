@@ -155,4 +155,49 @@ struct OfferPathTests {
         _ = system.handle(.activityBecameCurrent(reading.id), at: Self.t0 + 9)
         #expect(system.advertisement?.savedAt == Self.t0 + 5)
     }
+
+    // MARK: The receiver: an offer heard again
+
+    func advertisement(serial: UInt32, savedAt: Date, expiresAt: Date? = nil) -> Advertisement {
+        Advertisement(
+            device: laptop.id, activityTypeHash: ActivityTypeHash(activityType: "com.example.reader.reading"),
+            teamHash: TeamHash(teamIdentifier: "ABCDE12345"), options: [.isEligibleForHandoff],
+            activitySerial: serial, savedAt: savedAt, expiresAt: expiresAt)
+    }
+
+    @Test func anOfferHeardAgainIsUpdatedInPlace() {
+        var system = DeviceSystem(device: me)
+        _ = system.handle(.appInstalled(TestManifests.reader), at: Self.t0)
+        let first = advertisement(serial: 1, savedAt: Self.t0)
+        var effects = system.handle(.advertisementReceived(first, from: laptop), at: Self.t0)
+        #expect(effects.map(\.kind) == [.offerReceived])
+        #expect(system.offers[laptop.id]?.firstSeen == Self.t0)
+        // The same state again, from a renamed peer: seen later, renamed, nothing recorded.
+        let renamed = PeerInfo(id: laptop.id, name: "Laptop 2", kind: .laptop)
+        effects = system.handle(.advertisementReceived(first, from: renamed), at: Self.t0 + 1)
+        #expect(effects.isEmpty)
+        #expect(system.offers[laptop.id]?.lastSeen == Self.t0 + 1)
+        #expect(system.offers[laptop.id]?.firstSeen == Self.t0)
+        #expect(system.offers[laptop.id]?.peer.name == "Laptop 2")
+        // The same activity saved again: updated.
+        let saved = advertisement(serial: 1, savedAt: Self.t0 + 10)
+        effects = system.handle(.advertisementReceived(saved, from: renamed), at: Self.t0 + 2)
+        #expect(effects.map(\.kind) == [.offerUpdated])
+        #expect(system.offers[laptop.id]?.advertisement == saved)
+        // Another activity: received anew, first seen now.
+        let next = advertisement(serial: 2, savedAt: Self.t0 + 3, expiresAt: Self.t0 + 20)
+        effects = system.handle(.advertisementReceived(next, from: renamed), at: Self.t0 + 3)
+        #expect(effects.map(\.kind) == [.offerReceived])
+        #expect(system.offers[laptop.id]?.firstSeen == Self.t0 + 3)
+        #expect(system.offers[laptop.id]?.payloadSize == nil)
+        #expect(system.offers.count == 1)
+        #expect(system.nextDeadline == Self.t0 + 20, "its expiry is the next deadline")
+    }
+}
+
+extension DeviceSystem.Effect {
+    /// The kind of a record effect (nil for any other effect).
+    fileprivate var kind: LifecycleEvent.Kind? {
+        if case .record(let event) = self { event.kind } else { nil }
+    }
 }

@@ -603,21 +603,10 @@ extension DeviceSystem {
         guard peer.id != device.id else { return }
         let route = self.route(for: ad, at: now)
         let reference = PeerReference(peer)
-        if var offer = offers[peer.id] {
-            let changed =
-                offer.advertisement.activitySerial != ad.activitySerial
-                || offer.advertisement.activityTypeHash != ad.activityTypeHash
-            offer.lastSeen = now
-            offer.peer = peer
-            if changed {
-                offer.firstSeen = now
-                offer.payloadSize = nil
-            }
-            let moved = offer.route != route || !offer.advertisement.isSameState(as: ad)
-            offer.advertisement = ad
-            offer.route = route
-            offers[peer.id] = offer
-            offerMayBeDue(offer)
+        offerMayBeDue(lastSeen: now, expiresAt: ad.expiresAt)
+        if let index = offers.index(forKey: peer.id) {
+            // Updated in place: one look-up of the peer, and its offer is not copied.
+            let (changed, moved) = Self.update(&offers.values[index], with: ad, from: peer, route: route, at: now)
             if changed {
                 record(.offerReceived(reference, ad.identity, route: route), at: now, into: &effects)
             } else if moved {
@@ -625,9 +614,28 @@ extension DeviceSystem {
             }
         } else {
             offers[peer.id] = Offer(peer: peer, advertisement: ad, firstSeen: now, lastSeen: now, route: route)
-            offerMayBeDue(offers[peer.id]!)
             record(.offerReceived(reference, ad.identity, route: route), at: now, into: &effects)
         }
+    }
+
+    /// `offer` as `ad`, just heard from `peer` and routed to `route`: whether it advertises
+    /// another activity (`changed`), or the same one in another state or route (`moved`).
+    private static func update(
+        _ offer: inout Offer, with ad: Advertisement, from peer: PeerInfo, route: Route, at now: Date
+    ) -> (changed: Bool, moved: Bool) {
+        let changed =
+            offer.advertisement.activitySerial != ad.activitySerial
+            || offer.advertisement.activityTypeHash != ad.activityTypeHash
+        offer.lastSeen = now
+        offer.peer = peer
+        if changed {
+            offer.firstSeen = now
+            offer.payloadSize = nil
+        }
+        let moved = offer.route != route || !offer.advertisement.isSameState(as: ad)
+        offer.advertisement = ad
+        offer.route = route
+        return (changed, moved)
     }
 
     /// ``typeClaims`` for `apps`.
@@ -665,11 +673,12 @@ extension DeviceSystem {
         }
         var claimants: [String] = []
         for claim in typeClaims[ad.activityTypeHash] ?? [] {
-            let app = apps[claim.app]
+            // The app's bundle identifier only (not a copy of its whole manifest).
+            let bundleIdentifier = apps[claim.app].bundleIdentifier
             if claim.team == ad.teamHash {
-                return .app(bundleIdentifier: app.bundleIdentifier, activityType: claim.activityType)
+                return .app(bundleIdentifier: bundleIdentifier, activityType: claim.activityType)
             }
-            claimants.append(app.bundleIdentifier)
+            claimants.append(bundleIdentifier)
         }
         let why: Unavailability = claimants.isEmpty ? .noAppClaimsType : .teamDiffers(bundleIdentifiers: claimants)
         if ad.options.contains(.hasWebpageURL), let browser {
@@ -948,10 +957,11 @@ extension DeviceSystem {
         return offersNextDue.map { $0 <= now } ?? false
     }
 
-    /// Brings ``offersNextDue`` forward to what `offer` (just received) can be due at.
-    private mutating func offerMayBeDue(_ offer: Offer) {
-        var due = offer.lastSeen.addingTimeInterval(configuration.offerLifetime)
-        if let expiration = offer.advertisement.expiresAt { due = min(due, expiration) }
+    /// Brings ``offersNextDue`` forward to what an offer just received (last seen at `lastSeen`,
+    /// its advertisement expiring at `expiresAt`) can be due at.
+    private mutating func offerMayBeDue(lastSeen: Date, expiresAt: Date?) {
+        var due = lastSeen.addingTimeInterval(configuration.offerLifetime)
+        if let expiration = expiresAt { due = min(due, expiration) }
         offersNextDue = min(offersNextDue ?? due, due)
     }
 
