@@ -83,6 +83,44 @@ import Testing
         #expect(BeaconSealer.associatedData == [0x01] + Array("handoff-sim beacon v1".utf8))
     }
 
+    /// Hashes of other lengths than the layout's (a hash made from bytes) are cut or padded with
+    /// zeros in place, and the name's bytes follow them as the string's own.
+    @Test func hashFieldsAreCutOrPaddedToTheirFixedLengths() throws {
+        var advertisement = F.advertisement()
+        advertisement.activityTypeHash = ActivityTypeHash(bytes: [0xA1, 0xA2, 0xA3])
+        advertisement.teamHash = TeamHash(bytes: [0xB1, 0xB2, 0xB3, 0xB4, 0xB5, 0xB6])
+        let beacon = F.beacon(name: "Zoë’s iPad", message: .advertisement(advertisement))
+        let plaintext = BeaconSealer.encode(beacon)
+        #expect(plaintext.count == BeaconSealer.plaintextLength)
+        let hashes = BeaconSealer.fixedPlaintextLength
+        #expect(Array(plaintext[hashes..<hashes + 7]) == [0xA1, 0xA2, 0xA3, 0, 0, 0, 0])
+        #expect(Array(plaintext[hashes + 7..<hashes + 11]) == [0xB1, 0xB2, 0xB3, 0xB4])
+        let name = hashes + BeaconSealer.advertisementLength
+        let nameBytes = Array("Zoë’s iPad".utf8)
+        #expect(Int(plaintext[name]) == nameBytes.count)
+        #expect(Array(plaintext[name + 1...name + nameBytes.count]) == nameBytes)
+        #expect(plaintext[(name + 1 + nameBytes.count)...].allSatisfy { $0 == 0 }, "zeros to the end")
+        let opened = try F.sealer.open(F.sealer.seal(beacon))
+        guard case .advertisement(let received) = opened.message else {
+            Issue.record("not an advertisement: \(opened.message)")
+            return
+        }
+        #expect(received.activityTypeHash.bytes == [0xA1, 0xA2, 0xA3, 0, 0, 0, 0])
+        #expect(received.teamHash.bytes == [0xB1, 0xB2, 0xB3, 0xB4])
+        #expect(opened.device.name == "Zoë’s iPad")
+    }
+
+    /// The datagram is the version, then swift-crypto's nonce, ciphertext and tag as they are.
+    @Test func theDatagramIsTheVersionThenTheSealedBoxAsItIs() throws {
+        let sealed = F.sealer.seal(F.beacon(message: .advertisement(F.advertisement())))
+        #expect(sealed.count == Beacon.maximumLength)
+        #expect(sealed[0] == Beacon.version)
+        let box = try AES.GCM.SealedBox(combined: sealed[1...])
+        #expect(Array(box.nonce) == Array(sealed[1...BeaconSealer.nonceLength]))
+        #expect(Array(box.tag) == Array(sealed[(sealed.count - BeaconSealer.tagLength)...]))
+        #expect(try F.sealer.open(sealed) == Self.expected(F.beacon(message: .advertisement(F.advertisement()))))
+    }
+
     @Test func namesAreCutAtCharacterBoundaries() {
         #expect(Beacon.truncatedName("Family 👨‍👩‍👧‍👦👨‍👩‍👧‍👦") == "Family ")
         #expect(

@@ -179,7 +179,8 @@ public final class UserActivity {
     }
 
     var snapshot: ActivitySnapshot {
-        ActivitySnapshot(
+        let application = self.application  // one load of the weak reference
+        return ActivitySnapshot(
             id: identifier, bundleIdentifier: application?.manifest.bundleIdentifier ?? "",
             teamIdentifier: application?.manifest.teamIdentifier ?? "", activityType: activityType, title: title,
             isEligibleForHandoff: isEligibleForHandoff, hasWebpageURL: webpageURL != nil,

@@ -112,6 +112,10 @@ public struct ActivityTypeHash: Sendable, Hashable, Codable, CustomStringConvert
         return folded
     }
 
+    /// The hash of the browsing-web type (``UserActivity/browsingWebType``), which every offer
+    /// heard is compared with: made once, not looked up in ``hashes`` for each.
+    static let browsingWeb = ActivityTypeHash(activityType: UserActivity.browsingWebType)
+
     /// The hashes computed so far: a device matches every beacon's hash against each of its apps'
     /// types, and hashes a type again at each step of a continuation (a SHA-512 each time).
     private static let hashes = HashCache()
@@ -188,7 +192,7 @@ extension Advertisement {
     /// Whether it offers a web page (a browsing-web activity): its hash is then the page's host.
     public var isWebPage: Bool {
         options.contains(.isBrowsingWeb)
-            || activityTypeHash == ActivityTypeHash(activityType: UserActivity.browsingWebType)
+            || activityTypeHash == ActivityTypeHash.browsingWeb
     }
 
     /// Whether `other` describes the same state of the same activity: equal in everything but

@@ -102,14 +102,18 @@ extension Device {
     }
 
     func activityBecameCurrent(_ activity: UserActivity) {
-        if activities[activity.identifier] == nil, activity.isReceived, activity.isValid {
+        if activities.index(forKey: activity.identifier) == nil {
             // A continued activity the app makes current is adopted: this device now offers it,
             // so it can be handed back.
+            guard activity.isReceived, activity.isValid else { return }
             activity.isAdopted = true
             activities[activity.identifier] = activity
         }
-        guard activities[activity.identifier] != nil else { return }
-        post(.activityChanged(activity.snapshot))
+        // The system is told the activity's properties first, unless it holds them already and
+        // nothing is queued before them: that event would change nothing (one event less on the
+        // offer's path, where the activity was just made and told).
+        let snapshot = activity.snapshot
+        if !queue.isEmpty || !system.holds(snapshot) { post(.activityChanged(snapshot)) }
         post(.activityBecameCurrent(activity.identifier))
     }
 

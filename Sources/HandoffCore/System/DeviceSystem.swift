@@ -159,6 +159,13 @@ public struct DeviceSystem: Sendable {
     var activitySerial: UInt32 = 0
     /// The offer-resigned mutant's memory: the activity that resigned but stays offered.
     var resignedButOffered: UUID?
+    /// The hashes of the last advertisement made, with the strings they were made from
+    /// (``advertisedHashes(of:)``).
+    private var lastAdvertisedHashes:
+        (
+            activityType: String, webpageHost: String?, teamIdentifier: String,
+            hashes: (activityType: ActivityTypeHash, team: TeamHash)
+        )?
 
     public init(device: PeerInfo, configuration: DeviceConfiguration = DeviceConfiguration()) {
         self.device = device
@@ -341,6 +348,13 @@ public struct DeviceSystem: Sendable {
 // MARK: - The origin: current activity, saving, advertising, serving
 
 extension DeviceSystem {
+    /// Whether ``Event/activityChanged(_:)`` with `snapshot` would change nothing now: the system
+    /// holds this very snapshot and its app is running (the event then has no effect and leaves
+    /// the state as it is; the device spares itself the event).
+    func holds(_ snapshot: ActivitySnapshot) -> Bool {
+        activities[snapshot.id] == snapshot && runningApps.contains(snapshot.bundleIdentifier)
+    }
+
     /// Makes the frontmost app's candidate current (any app's while nothing was brought to the front).
     mutating func chooseCurrent(at now: Date, effects: inout [Effect]) {
         let chosen: UUID? =
@@ -370,10 +384,14 @@ extension DeviceSystem {
         saveDeadline = nil
         if let chosen, let snapshot = activities[chosen] {
             activitySerial &+= 1
-            lastSaved[chosen] = lastSaved[chosen] ?? now
+            // Its last save, now if it never had one (kept): one look-up, as `default:` inserts.
+            let savedAt = Self.value(of: &lastSaved[chosen, default: now])
+            // The record and the advertisement: the array grows once, not twice.
+            effects.reserveCapacity(effects.count + 2)
             record(.becameCurrent(snapshot.reference), at: now, into: &effects)
             if needsSave.contains(chosen) { scheduleSave(at: now, effects: &effects) }
-            advertiseCurrent(at: now, effects: &effects)
+            // What advertiseCurrent would look up again (a save scheduled changes neither).
+            advertise(snapshot, savedAt: savedAt, at: now, effects: &effects)
         } else if advertisement != nil {
             advertisement = nil
             effects.append(.withdraw(.noCurrentActivity))
@@ -382,6 +400,13 @@ extension DeviceSystem {
 
     mutating func advertiseCurrent(at now: Date, effects: inout [Effect]) {
         guard let id = currentActivity, let snapshot = activities[id] else { return }
+        advertise(snapshot, savedAt: lastSaved[id] ?? now, at: now, effects: &effects)
+    }
+
+    /// Advertises `snapshot`, the current activity, last saved at `savedAt`.
+    private mutating func advertise(
+        _ snapshot: ActivitySnapshot, savedAt: Date, at now: Date, effects: inout [Effect]
+    ) {
         // Locked long enough: the activity stays current but is not offered until unlocked.
         guard !lock.hasStoppedAdvertising else { return }
         if let expiration = snapshot.expirationDate, expiration <= now {
@@ -394,14 +419,35 @@ extension DeviceSystem {
         if snapshot.isEligibleForHandoff { options.insert(.isEligibleForHandoff) }
         if snapshot.isDocument { options.insert(.isDocument) }
         if snapshot.isAdvertisedAsWebPage { options.insert(.isBrowsingWeb) }
+        let hashes = advertisedHashes(of: snapshot)
         let ad = Advertisement(
-            device: device.id, activityTypeHash: snapshot.advertisedHash,
-            teamHash: TeamHash(teamIdentifier: snapshot.teamIdentifier), options: options,
-            activitySerial: activitySerial, savedAt: lastSaved[id] ?? now, expiresAt: snapshot.expirationDate)
+            device: device.id, activityTypeHash: hashes.activityType, teamHash: hashes.team, options: options,
+            activitySerial: activitySerial, savedAt: savedAt, expiresAt: snapshot.expirationDate)
         guard ad != advertisement else { return }
         advertisement = ad
         effects.append(.advertise(ad, snapshot.reference))
     }
+
+    /// The type's (or page host's) and the team's hashes `snapshot` is advertised with: those of
+    /// the last advertisement when it has the same type, host and team (compared as strings, which
+    /// are mostly the very same strings again), else looked up in the process's caches (a hash of
+    /// each string, under a lock) and kept.
+    private mutating func advertisedHashes(
+        of snapshot: ActivitySnapshot
+    ) -> (activityType: ActivityTypeHash, team: TeamHash) {
+        if let kept = lastAdvertisedHashes, kept.activityType == snapshot.activityType,
+            kept.webpageHost == snapshot.webpageHost, kept.teamIdentifier == snapshot.teamIdentifier
+        {
+            return kept.hashes
+        }
+        let hashes = (snapshot.advertisedHash, TeamHash(teamIdentifier: snapshot.teamIdentifier))
+        lastAdvertisedHashes = (snapshot.activityType, snapshot.webpageHost, snapshot.teamIdentifier, hashes)
+        return hashes
+    }
+
+    /// `value` itself (reading a dictionary's `[key, default:]` through `inout` inserts the default
+    /// and reads the value with one look-up of the key).
+    private static func value<T>(of value: inout T) -> T { value }
 
     /// Apple's devices remove their advertisement a while after the device is locked (the notes'
     /// `UAUserActivityDefaults`: 8 s after lock); the current activity stays current.
@@ -563,21 +609,10 @@ extension DeviceSystem {
         guard peer.id != device.id else { return }
         let route = self.route(for: ad, at: now)
         let reference = PeerReference(peer)
-        if var offer = offers[peer.id] {
-            let changed =
-                offer.advertisement.activitySerial != ad.activitySerial
-                || offer.advertisement.activityTypeHash != ad.activityTypeHash
-            offer.lastSeen = now
-            offer.peer = peer
-            if changed {
-                offer.firstSeen = now
-                offer.payloadSize = nil
-            }
-            let moved = offer.route != route || !offer.advertisement.isSameState(as: ad)
-            offer.advertisement = ad
-            offer.route = route
-            offers[peer.id] = offer
-            offerMayBeDue(offer)
+        offerMayBeDue(lastSeen: now, expiresAt: ad.expiresAt)
+        if let index = offers.index(forKey: peer.id) {
+            // Updated in place: one look-up of the peer, and its offer is not copied.
+            let (changed, moved) = Self.update(&offers.values[index], with: ad, from: peer, route: route, at: now)
             if changed {
                 record(.offerReceived(reference, ad.identity, route: route), at: now, into: &effects)
             } else if moved {
@@ -585,9 +620,28 @@ extension DeviceSystem {
             }
         } else {
             offers[peer.id] = Offer(peer: peer, advertisement: ad, firstSeen: now, lastSeen: now, route: route)
-            offerMayBeDue(offers[peer.id]!)
             record(.offerReceived(reference, ad.identity, route: route), at: now, into: &effects)
         }
+    }
+
+    /// `offer` as `ad`, just heard from `peer` and routed to `route`: whether it advertises
+    /// another activity (`changed`), or the same one in another state or route (`moved`).
+    private static func update(
+        _ offer: inout Offer, with ad: Advertisement, from peer: PeerInfo, route: Route, at now: Date
+    ) -> (changed: Bool, moved: Bool) {
+        let changed =
+            offer.advertisement.activitySerial != ad.activitySerial
+            || offer.advertisement.activityTypeHash != ad.activityTypeHash
+        offer.lastSeen = now
+        offer.peer = peer
+        if changed {
+            offer.firstSeen = now
+            offer.payloadSize = nil
+        }
+        let moved = offer.route != route || !offer.advertisement.isSameState(as: ad)
+        offer.advertisement = ad
+        offer.route = route
+        return (changed, moved)
     }
 
     /// ``typeClaims`` for `apps`.
@@ -625,11 +679,12 @@ extension DeviceSystem {
         }
         var claimants: [String] = []
         for claim in typeClaims[ad.activityTypeHash] ?? [] {
-            let app = apps[claim.app]
+            // The app's bundle identifier only (not a copy of its whole manifest).
+            let bundleIdentifier = apps[claim.app].bundleIdentifier
             if claim.team == ad.teamHash {
-                return .app(bundleIdentifier: app.bundleIdentifier, activityType: claim.activityType)
+                return .app(bundleIdentifier: bundleIdentifier, activityType: claim.activityType)
             }
-            claimants.append(app.bundleIdentifier)
+            claimants.append(bundleIdentifier)
         }
         let why: Unavailability = claimants.isEmpty ? .noAppClaimsType : .teamDiffers(bundleIdentifiers: claimants)
         if ad.options.contains(.hasWebpageURL), let browser {
@@ -931,10 +986,11 @@ extension DeviceSystem {
         return offersNextDue.map { $0 <= now } ?? false
     }
 
-    /// Brings ``offersNextDue`` forward to what `offer` (just received) can be due at.
-    private mutating func offerMayBeDue(_ offer: Offer) {
-        var due = offer.lastSeen.addingTimeInterval(configuration.offerLifetime)
-        if let expiration = offer.advertisement.expiresAt { due = min(due, expiration) }
+    /// Brings ``offersNextDue`` forward to what an offer just received (last seen at `lastSeen`,
+    /// its advertisement expiring at `expiresAt`) can be due at.
+    private mutating func offerMayBeDue(lastSeen: Date, expiresAt: Date?) {
+        var due = lastSeen.addingTimeInterval(configuration.offerLifetime)
+        if let expiration = expiresAt { due = min(due, expiration) }
         offersNextDue = min(offersNextDue ?? due, due)
     }
 

@@ -162,9 +162,9 @@ package struct BeaconSealer: Sendable {
         case .advertisement(let advertisement):
             out.append(1)
             note("message", "advertisement")
-            out.append(contentsOf: fixedLength(advertisement.activityTypeHash.bytes, 7))
+            out.append(advertisement.activityTypeHash.bytes, fixedLength: 7)
             note("activityTypeHash", advertisement.activityTypeHash.bytes.map { String(format: "%02x", $0) }.joined())
-            out.append(contentsOf: fixedLength(advertisement.teamHash.bytes, 4))
+            out.append(advertisement.teamHash.bytes, fixedLength: 4)
             note("teamHash", advertisement.teamHash.bytes.map { String(format: "%02x", $0) }.joined())
             out.append(advertisement.options.rawValue)
             note("options", Self.optionNames(advertisement.options))
@@ -193,11 +193,13 @@ package struct BeaconSealer: Sendable {
             out.append(3)
             note("message", "leaving")
         }
-        let name = Array(Beacon.truncatedName(beacon.device.name).utf8)
-        out.append(UInt8(name.count))
-        note("name length", "\(name.count) bytes")
-        out.append(contentsOf: name)
-        note("name", String(decoding: name, as: UTF8.self).debugDescription)
+        // The name's bytes are copied from the string straight into the plaintext.
+        let name = Beacon.truncatedName(beacon.device.name)
+        let nameLength = name.utf8.count
+        out.append(UInt8(nameLength))
+        note("name length", "\(nameLength) bytes")
+        out.append(contentsOf: name.utf8)
+        note("name", name.debugDescription)
         out.append(contentsOf: repeatElement(0, count: max(0, plaintextLength - out.count)))
         note("padding", "\(out.count - start) zero bytes")
         return out
@@ -377,10 +379,6 @@ package struct BeaconSealer: Sendable {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
-    static func fixedLength(_ bytes: [UInt8], _ count: Int) -> [UInt8] {
-        Array(bytes.prefix(count)) + [UInt8](repeating: 0, count: max(0, count - bytes.count))
-    }
-
     static func kindCode(_ kind: PeerInfo.Kind) -> UInt8 {
         switch kind {
         case .phone: 0
@@ -402,6 +400,13 @@ package struct BeaconSealer: Sendable {
 extension [UInt8] {
     fileprivate mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
+
+    /// Appends exactly `count` bytes: the first `count` of `bytes`, zeros after them if it has
+    /// fewer (a hash field of the layout, written in place: no array made for it).
+    fileprivate mutating func append(_ bytes: [UInt8], fixedLength count: Int) {
+        append(contentsOf: bytes.prefix(count))
+        if bytes.count < count { append(contentsOf: repeatElement(0, count: count - bytes.count)) }
     }
 }
 
