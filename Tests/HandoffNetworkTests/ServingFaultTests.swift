@@ -21,10 +21,7 @@ struct ServingFaultTests {
     /// session is left open and carries the next continuation.
     @Test func aRequestTheOriginNeverAnswersEndsByTheRequestersFetchTimeout() async throws {
         try await withStartedWorld(["Laptop", "Phone"], fetchTimeout: 3, connectTimeout: 30) { world in
-            let (laptop, phone) = (world.hosts[0], world.hosts[1])
-            LoopbackApp.install(on: world.hosts)
-            laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 7) }
-            try await waitForOffer(from: laptop, on: phone)
+            let (laptop, phone) = try await phoneSeesLaptopsOffer(world)
             laptop.performAndWait { $0.arm(.noAnswer) }
             let silent = try await expectFailed(phone, from: laptop)
             #expect(silent.error?.code == .remoteApplicationTimedOut, "\(silent.logLine)")
@@ -45,10 +42,7 @@ struct ServingFaultTests {
     /// well before the phone's own fetch timeout (30 s here).
     @Test func aRequestLeftUnansweredInlineIsAnsweredByTheServingDeadline() async throws {
         try await withStartedWorld(["Laptop", "Phone"], fetchTimeout: 30, connectTimeout: 30) { world in
-            let (laptop, phone) = (world.hosts[0], world.hosts[1])
-            LoopbackApp.install(on: world.hosts)
-            laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 7) }
-            try await waitForOffer(from: laptop, on: phone)
+            let (laptop, phone) = try await phoneSeesLaptopsOffer(world)
             // Opens the pooled session, so the next request is taken by the origin's tap.
             try await expectContinued(phone, from: laptop)
             laptop.performAndWait { $0.isStepping = true }
@@ -63,11 +57,18 @@ struct ServingFaultTests {
         }
     }
 
-    private func scenario(_ world: BenchWorld) async throws {
+    /// The world's two devices with the app, the laptop's activity current and offered to the
+    /// phone: (laptop, phone).
+    private func phoneSeesLaptopsOffer(_ world: BenchWorld) async throws -> (DeviceHost, DeviceHost) {
         let (laptop, phone) = (world.hosts[0], world.hosts[1])
         LoopbackApp.install(on: world.hosts)
         laptop.performAndWait { device in LoopbackApp.becomeCurrent(on: device, page: 7) }
         try await waitForOffer(from: laptop, on: phone)
+        return (laptop, phone)
+    }
+
+    private func scenario(_ world: BenchWorld) async throws {
+        let (laptop, phone) = try await phoneSeesLaptopsOffer(world)
 
         // Opens the pooled session; every request below goes over a session already greeted.
         try await expectContinued(phone, from: laptop)
