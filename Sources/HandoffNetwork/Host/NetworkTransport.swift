@@ -23,12 +23,8 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     /// Payload requests sent the short way (``DirectRequests``), waiting for their answer.
     private var directFetches: [ContinuationID: (session: PeerSession, id: UInt64)] = [:]
     /// Requests this device is serving, waiting for the device's answer (any thread): who gets
-    /// it, and the serving deadline's timer (nil until armed: a request the device answers during
-    /// ``servePayload(from:activityTypeHash:continuation:timeout:timers:inline:answer:)`` never
-    /// needs one).
-    private let serving = Mutex<
-        [PayloadRequestID: (answer: @Sendable (ServeAnswer) -> Void, deadline: Scheduled<Void>?)]
-    >([:])
+    /// it, and the serving deadline's timer, armed only for a request not answered while served.
+    private let serving = Mutex(ServedRequests<Scheduled<Void>>())
     private let nextServe = Mutex<UInt64>(1)
 
     init(queue: any DeviceWorkQueue, directory: PeerDirectory, announcer: BeaconAnnouncer, dialer: SessionDialer) {
@@ -115,9 +111,9 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
     }
 
     private func answer(_ request: PayloadRequestID, _ answer: ServeAnswer) {
-        guard let waiting = serving.withLock({ $0.removeValue(forKey: request) }) else { return }
-        waiting.deadline?.cancel()
-        waiting.answer(answer)
+        guard let waiting = serving.withLock({ $0.answer(request, with: answer) }) else { return }
+        waiting.deadline.cancel()
+        waiting.callback(answer)
     }
 
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
@@ -152,18 +148,19 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
 
     // MARK: Serving (any thread)
 
-    /// Serves a payload request that arrived on a session (any thread): asks the device and
-    /// calls `answer` once with what it answers, from the thread it answers on (an event loop or
-    /// the device's queue), or from `timers` when the origin app misses `timeout`.
+    /// Serves a payload request that arrived on a session (any thread): asks the device, and
+    /// returns its answer when it gave one before this returns (the usual case: then `answer` is
+    /// never called and no deadline is armed). Otherwise `answer` is called once, later, with
+    /// what it answers, from the thread it answers on (an event loop or the device's queue), or
+    /// from `timers` when the origin app misses `timeout`.
     ///
     /// `inline` (the caller is an event loop, ``PayloadRequestTap``): when the device's queue is
-    /// idle its work runs at once on the calling thread, and an answer it gives at once (the
-    /// usual case) comes back before this returns. Otherwise the work is queued.
+    /// idle its work runs at once on the calling thread. Otherwise the work is queued.
     func servePayload(
         from peer: PeerInfo, activityTypeHash: ActivityTypeHash, continuation: ContinuationID,
         timeout: TimeInterval, timers: any EventLoop, inline: Bool,
         answer: @escaping @Sendable (ServeAnswer) -> Void
-    ) {
+    ) -> ServeAnswer? {
         let request = PayloadRequestID(
             rawValue: nextServe.withLock { value in
                 defer { value += 1 }
@@ -172,30 +169,26 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         // The origin app gets a bounded time to save, as Apple's daemon gives its clients,
         // counted from the request's arrival.
         let arrival = NIODeadline.now()
-        serving.withLock { $0[request] = (answer, nil) }
+        serving.withLock { $0.begin(request, answer: answer) }
         let work: @Sendable (Device) -> Void = { device in
             device.receivePayloadRequest(
                 request, from: peer, activityTypeHash: activityTypeHash, continuation: continuation)
         }
         if inline { queue.performInline(work) } else { queue.perform(work) }
-        // Most requests are answered while the work above ran inline: they need no timer (arming
-        // and cancelling one cost a scheduled task, a failed promise and a timerfd system call
-        // on the event loop, on the continuation's path). Any other gets the deadline now.
-        guard serving.withLock({ $0[request] != nil }) else { return }
-        let deadline = timers.scheduleTask(deadline: arrival + .interval(timeout)) { [weak self] () -> Void in
-            self?.answer(
-                request,
-                .answer(
-                    .failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")), after: 0)
-            )
+        // Most requests are answered while the work above ran inline: their answer is returned
+        // and they need no timer (arming and cancelling one cost a scheduled task and a failed
+        // promise on the continuation's path). Any other gets the deadline now.
+        return serving.withLock { requests in
+            requests.finish(request) {
+                timers.scheduleTask(deadline: arrival + .interval(timeout)) { [weak self] () -> Void in
+                    self?.answer(
+                        request,
+                        .answer(
+                            .failure(HandoffError(.remoteApplicationTimedOut, "the origin app did not save in time")),
+                            after: 0))
+                }
+            }
         }
-        // Answered meanwhile (on the device's queue, another thread): the timer is not needed.
-        let armed = serving.withLock { waiting -> Bool in
-            guard waiting[request] != nil else { return false }
-            waiting[request]?.deadline = deadline
-            return true
-        }
-        if !armed { deadline.cancel() }
     }
 
     /// The long way's form of ``servePayload(from:activityTypeHash:continuation:timeout:timers:inline:answer:)``
@@ -205,10 +198,11 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         timeout: TimeInterval, timers: any EventLoop
     ) async -> ServeAnswer {
         await withCheckedContinuation { (waiter: CheckedContinuation<ServeAnswer, Never>) in
-            servePayload(
+            let given = servePayload(
                 from: peer, activityTypeHash: activityTypeHash, continuation: continuation, timeout: timeout,
                 timers: timers, inline: false
             ) { waiter.resume(returning: $0) }
+            if let given { waiter.resume(returning: given) }
         }
     }
 }

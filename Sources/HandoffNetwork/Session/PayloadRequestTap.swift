@@ -82,17 +82,16 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
             channel.writeAndFlush(SessionFrame.untrustedRequest(id: id, error), promise: nil)
             return
         }
-        // The device usually answers while its work runs inline below, with its queue held: the
-        // answer is kept then, and written here once the work returned (the queue released),
+        // The device usually answers while its work runs inline, with its queue held: that
+        // answer is returned, and written here once the work returned (the queue released),
         // instead of in a task the loop runs only after the rest of this read.
-        let held = HeldAnswer()
-        transport.servePayload(
+        let given = transport.servePayload(
             from: peer, activityTypeHash: hash, continuation: continuation, timeout: 2,
             timers: channel.eventLoop, inline: true
         ) { answer in
-            if !held.keep(answer) { Self.deliver(answer, id: id, on: channel) }
+            Self.deliver(answer, id: id, on: channel)
         }
-        if let answer = held.take() { Self.deliver(answer, id: id, on: channel, now: true) }
+        if let given { Self.deliver(given, id: id, on: channel, now: true) }
     }
 
     /// Writes the device's answer into the channel from its event loop (after the slow link's
@@ -119,37 +118,6 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
                     StageMarks.mark(.answerSent)
                 }
             }
-        }
-    }
-}
-
-/// The answer to one request the tap serves, while the tap is still in its `serve`: the first
-/// of ``keep(_:)`` (the device answered) and ``take()`` (the tap is done) decides whether the
-/// tap writes it or the answer goes the usual way.
-final class HeldAnswer: Sendable {
-    private enum State {
-        case serving
-        case held(ServeAnswer)
-        case passed
-    }
-
-    private let state = Mutex(State.serving)
-
-    /// Keeps `answer` for the tap and returns true, while it is still serving; false after.
-    func keep(_ answer: ServeAnswer) -> Bool {
-        state.withLock { state in
-            guard case .serving = state else { return false }
-            state = .held(answer)
-            return true
-        }
-    }
-
-    /// The answer kept, if any; from now on ``keep(_:)`` refuses.
-    func take() -> ServeAnswer? {
-        state.withLock { state in
-            defer { state = .passed }
-            if case .held(let answer) = state { return answer }
-            return nil
         }
     }
 }
