@@ -77,19 +77,6 @@ public final class Device {
             return StreamToken(high: generator.next(), low: generator.next())
         }
 
-        init(high: UInt64, low: UInt64) {
-            self.high = high
-            self.low = low
-        }
-
-        /// The token a peer presents, or nil when it is not 16 bytes (no token this device makes).
-        init?(_ bytes: Data) {
-            guard bytes.count == 16 else { return nil }
-            var words = (UInt64(0), UInt64(0))
-            withUnsafeMutableBytes(of: &words) { _ = bytes.copyBytes(to: $0) }
-            (high, low) = (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
-        }
-
         /// The 16 bytes sent in the payload.
         var bytes: Data {
             var words = (high.bigEndian, low.bigEndian)
@@ -230,5 +217,15 @@ extension UserActivity {
     var reference: ActivityReference? {
         guard let bundle = application?.bundleIdentifier else { return nil }
         return ActivityReference(id: identifier, activityType: activityType, title: title, bundleIdentifier: bundle)
+    }
+}
+
+extension Device.StreamToken {
+    /// The token a peer presents, or nil when it is not 16 bytes (no token this device makes).
+    init?(_ bytes: Data) {
+        guard bytes.count == 16 else { return nil }
+        var words = (UInt64(0), UInt64(0))
+        withUnsafeMutableBytes(of: &words) { _ = bytes.copyBytes(to: $0) }
+        (high, low) = (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
     }
 }
