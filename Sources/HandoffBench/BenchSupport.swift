@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -88,12 +90,14 @@ final class BenchSignal<Value: Sendable>: Sendable {
     }
 
     /// Waits for the value for at most `timeout` seconds; nil if it did not come.
+    ///
+    /// The deadline is kept by ``BenchDeadlines``, not by a task of its own: a sleeping task
+    /// made for every wait woke a thread of the concurrency pool and libdispatch's timer thread
+    /// just as the step it waits for began, on the cores that step needs, while the floors'
+    /// raw sockets wait with nothing of the kind.
     func wait(timeout: TimeInterval) async -> Value? {
-        let timer = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-            self?.expire()
-        }
-        defer { timer.cancel() }
+        let deadline = BenchDeadlines.shared.add(after: timeout) { [weak self] in self?.expire() }
+        defer { BenchDeadlines.shared.remove(deadline) }
         return await withCheckedContinuation { continuation in
             state.withLockedValue { state in
                 if let value = state.value {
@@ -113,6 +117,78 @@ final class BenchSignal<Value: Sendable>: Sendable {
             state.expired = true
             state.waiter?.resume(returning: nil)
             state.waiter = nil
+        }
+    }
+}
+
+/// The deadlines of every ``BenchSignal`` wait, kept by one thread of their own that sleeps until
+/// the earliest of them. Adding a deadline wakes that thread only when it is earlier than the one
+/// it sleeps until, and removing one never does: a wait that ends in time makes no thread
+/// wake-up at all, so the steps the bench times share the cores with nothing of the bench's.
+final class BenchDeadlines: Sendable {
+    static let shared = BenchDeadlines()
+
+    /// A deadline added with ``add(after:expire:)``, to remove it with.
+    struct Token: Hashable, Sendable {
+        fileprivate let rawValue: UInt64
+    }
+
+    private struct Entry {
+        var deadline: UInt64
+        var expire: @Sendable () -> Void
+    }
+
+    private struct State {
+        var entries: [Token: Entry] = [:]
+        var next: UInt64 = 0
+        /// What the keeper sleeps until (nil: it is awake, or not started).
+        var sleepingUntil: UInt64?
+        var started = false
+    }
+
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// Calls `expire` on the keeper's thread `seconds` from now, unless removed before.
+    func add(after seconds: TimeInterval, expire: @escaping @Sendable () -> Void) -> Token {
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9)
+        let (token, start, poke) = state.withLock { state in
+            state.next += 1
+            let token = Token(rawValue: state.next)
+            state.entries[token] = Entry(deadline: deadline, expire: expire)
+            let start = !state.started
+            state.started = true
+            let poke = state.sleepingUntil.map { deadline < $0 } ?? false
+            if poke { state.sleepingUntil = nil }
+            return (token, start, poke)
+        }
+        if start {
+            let thread = Thread { [self] in keep() }
+            thread.name = "bench deadlines"
+            thread.start()
+        } else if poke {
+            wake.signal()
+        }
+        return token
+    }
+
+    /// Forgets a deadline (its wait ended in time).
+    func remove(_ token: Token) {
+        state.withLock { _ = $0.entries.removeValue(forKey: token) }
+    }
+
+    private func keep() {
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let (due, earliest): ([@Sendable () -> Void], UInt64?) = state.withLock { state in
+                let due = state.entries.filter { $0.value.deadline <= now }
+                for token in due.keys { state.entries[token] = nil }
+                let earliest = state.entries.values.map(\.deadline).min()
+                state.sleepingUntil = earliest ?? .max
+                return (due.values.map(\.expire), earliest)
+            }
+            for expire in due { expire() }
+            _ = wake.wait(timeout: earliest.map { DispatchTime(uptimeNanoseconds: $0) } ?? .distantFuture)
         }
     }
 }
