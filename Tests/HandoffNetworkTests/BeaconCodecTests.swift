@@ -180,6 +180,24 @@ import Testing
         }
     }
 
+    /// The nonces come from a pool of the kernel's bytes, refilled 4 KiB at a time: across
+    /// several refills and from several threads at once, every one is 12 bytes and none repeats.
+    @Test func beaconNoncesNeverRepeatAcrossRefillsAndThreads() async throws {
+        let perTask = 2_000
+        let taken = await withTaskGroup(of: [[UInt8]].self) { group in
+            for _ in 0..<4 { group.addTask { BeaconNonces.take(perTask) } }
+            return await group.reduce(into: [[UInt8]]()) { $0 += $1 }
+        }
+        #expect(taken.count == 4 * perTask)
+        #expect(taken.allSatisfy { $0.count == BeaconSealer.nonceLength })
+        #expect(Set(taken).count == taken.count)
+        // The sealed datagram carries the nonce it was sealed with, and opens.
+        let sealed = F.sealer.seal(F.beacon(message: .presence))
+        let nonce = Array(sealed[1...BeaconSealer.nonceLength])
+        #expect(!taken.contains(nonce))
+        #expect(try F.sealer.open(sealed) == Self.expected(F.beacon(message: .presence)))
+    }
+
     static func shareRun(of length: Int, _ a: [UInt8], _ b: [UInt8]) -> Bool {
         var runs = Set<[UInt8]>()
         for start in 0...(a.count - length) { runs.insert(Array(a[start..<start + length])) }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HandoffCore
+import Synchronization
 
 /// Seals and opens beacons with a key derived (HKDF-SHA256, with a versioned info string) from the
 /// account's 32-byte beacon key. AES-256-GCM, a fresh random 96-bit nonce per beacon, a 128-bit
@@ -84,14 +85,14 @@ package struct BeaconSealer: Sendable {
     func seal(plaintext: [UInt8], version: UInt8 = Beacon.version) -> [UInt8] {
         do {
             let associatedData = version == Beacon.version ? Self.associatedData : [version] + Self.context
-            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: associatedData)
+            let box = try AES.GCM.seal(
+                plaintext, using: key, nonce: BeaconNonces.next(), authenticating: associatedData)
             guard let combined = box.combined else { fatalError("AES.GCM with a 12-byte nonce has a combined form") }
             // One allocation for the datagram: the version, then nonce, ciphertext and tag as they are.
-            var datagram: [UInt8] = []
-            datagram.reserveCapacity(1 + combined.count)
-            datagram.append(version)
-            datagram.append(contentsOf: combined)
-            return datagram
+            return [UInt8](unsafeUninitializedCapacity: 1 + combined.count) { buffer, count in
+                buffer[0] = version
+                count = 1 + combined.copyBytes(to: UnsafeMutableBufferPointer(rebasing: buffer[1...]))
+            }
         } catch {
             fatalError("AES-GCM sealing with a valid 256-bit key failed: \(error)")
         }
@@ -460,5 +461,48 @@ struct BeaconByteReader {
             index += 1
         }
         return true
+    }
+}
+
+/// The beacons' AES-GCM nonces: 12 random bytes each, from the kernel's generator, read 4 KiB at a
+/// time (``RandomIdentifier/fill(_:)``) and handed out 12 at a time.
+///
+/// A nonce must never repeat under one key, and is no secret (it travels in clear, in every
+/// beacon): bytes the kernel gave ahead of time are as good as bytes asked for now. swift-crypto's
+/// `AES.GCM.Nonce()` asked for them eight at a time, two `getrandom` system calls on every beacon's
+/// path. The program never forks without `exec`, so no two processes share the pool.
+enum BeaconNonces {
+    private struct Pool {
+        static let size = 4096 - 4096 % BeaconSealer.nonceLength
+        var bytes = [UInt8](repeating: 0, count: size)
+        var used = size
+
+        mutating func take() -> [UInt8] {
+            if used + BeaconSealer.nonceLength > bytes.count {
+                do {
+                    try RandomIdentifier.fill(&bytes)
+                } catch {
+                    fatalError("handoff: no randomness for a beacon's nonce: \(error)")
+                }
+                used = 0
+            }
+            defer { used += BeaconSealer.nonceLength }
+            return Array(bytes[used..<used + BeaconSealer.nonceLength])
+        }
+    }
+
+    private static let pool = Mutex(Pool())
+
+    /// A fresh nonce.
+    static func next() -> AES.GCM.Nonce {
+        let bytes = pool.withLock { $0.take() }
+        // 12 bytes always make a nonce (AES.GCM accepts 12 bytes or more).
+        guard let nonce = try? AES.GCM.Nonce(data: bytes) else { fatalError("a 12-byte AES-GCM nonce was refused") }
+        return nonce
+    }
+
+    /// The next `count` nonces' bytes (tests: that they never repeat).
+    static func take(_ count: Int) -> [[UInt8]] {
+        pool.withLock { pool in (0..<count).map { _ in pool.take() } }
     }
 }
