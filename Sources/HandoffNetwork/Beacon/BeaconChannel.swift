@@ -469,7 +469,12 @@ package final class BeaconChannel: Sendable {
         counters.update { $0.sent += 1 }
         let counters = self.counters
         for (index, destination) in destinations.enumerated() {
-            if index == 0, let replySocket, replySocket.send(bytes, to: destination) { continue }
+            if index == 0, let replySocket, replySocket.send(bytes, to: destination) {
+                // The loopback broadcast went out on this thread: a peer on this machine woken by
+                // it may be waiting for this core.
+                CoreHandOff.yieldToWokenReader()
+                continue
+            }
             let envelope = AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: bytes))
             channel.writeAndFlush(envelope).whenFailure { _ in
                 counters.update { $0.sendFailures += 1 }

@@ -78,6 +78,8 @@ final class DirectRequests: Sendable {
                         .connectionUnavailable, "could not send the request: \(NetworkErrorWords.describe(error))")))
         }
         StageMarks.mark(.requestSent)
+        // The session's event loop (or, written inline on it, the origin's) takes it from here.
+        CoreHandOff.yieldToWokenReader()
         return id
     }
 

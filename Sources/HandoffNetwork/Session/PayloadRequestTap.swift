@@ -112,6 +112,7 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
             } else if now {
                 channel.writeAndFlush(frame, promise: nil)
                 StageMarks.mark(.answerSent)
+                CoreHandOff.yieldToWokenReader()
             } else {
                 loop.execute {
                     channel.writeAndFlush(frame, promise: nil)
