@@ -35,6 +35,12 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: "The shared UDP discovery port.")
     var port = NetworkOptions.defaultDiscoveryPort
 
+    @Option(
+        help: ArgumentHelp(
+            "The TCP port this device's sessions listen on (default: any free port). A fixed one lets a capture be filtered by it before the device starts.",
+            valueName: "port"))
+    var sessionPort: Int?
+
     @Flag(help: "Also find devices on other hosts of the LAN (multicast), and accept their sessions.")
     var lan = false
 
@@ -77,6 +83,9 @@ struct DeviceCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...65_535).contains(port) else {
             throw ValidationError("--port must be between 1 and 65535, not \(port).")
+        }
+        if let sessionPort, !(1...65_535).contains(sessionPort) {
+            throw ValidationError("--session-port must be between 1 and 65535, not \(sessionPort).")
         }
         guard fetchTimeout > 0 else { throw ValidationError("--fetch-timeout must be positive.") }
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name is empty.") }
@@ -352,6 +361,11 @@ struct DeviceCommand: AsyncParsableCommand {
             FileHandle.standardError.write(
                 Data("error: \(error): choose another with --port N, the same for every device of the account.\n".utf8))
             throw ExitCode(1)
+        } catch let error as SessionPortInUse {
+            FileHandle.standardError.write(
+                Data("error: \(error): choose another with --session-port N, or leave it out for any free port.\n".utf8)
+            )
+            throw ExitCode(1)
         }
     }
 
@@ -476,6 +490,7 @@ extension DeviceCommand {
     /// terminal device says it on its log.
     func networkOptions(environment: [String: String]) throws -> NetworkOptions {
         var options = NetworkOptions(discoveryPort: port, lan: lan, timing: timing)
+        options.sessionPort = sessionPort ?? 0
         options.shareLifecycle = shareLifecycle
         if let path = environment["SSLKEYLOGFILE"], !path.isEmpty {
             do {

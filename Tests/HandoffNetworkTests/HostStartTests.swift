@@ -5,6 +5,10 @@ import Testing
 @testable import HandoffBench
 @testable import HandoffNetwork
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a host does before ``DeviceHost/start()`` and what start does: a terminal device makes its
 /// host, installs its apps and draws its first frame before it joins the network, so the host's
 /// TLS contexts are made by start, and start says anything they cannot be made from.
@@ -47,6 +51,50 @@ struct HostStartTests {
             "\(error)".contains("was not issued by account second's authority")
         }
         #expect(!host.performAndWait { _ in host.isStarted })
+        await host.shutdown()
+    }
+
+    /// `handoff device --session-port`: the sessions listen where they are told, and a port
+    /// another socket holds is one clear error, not a crash or a port of the kernel's choice.
+    @Test func aGivenSessionPortIsUsedAndOneInUseIsNamed() async throws {
+        let store = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        let account = try store.createAccount(named: "ports")
+        let identity = try store.deviceIdentity(named: "Alpha", kind: .phone, in: account.name)
+        var options = NetworkOptions(discoveryPort: try FloorBench.freeUDPPort(), lan: false, timing: .instant)
+        let heldPort: Int
+        do {
+            // A listening socket holds a port of the kernel's choice (closed at the end of this block).
+            let held = try RawSocket(type: SOCK_STREAM)
+            try held.bind(address: inet_addr("127.0.0.1"), port: 0)
+            try held.listen()
+            heldPort = try held.localPort()
+            options.sessionPort = heldPort
+            let refused = try DeviceHost(identity: identity, account: account, store: store, options: options)
+            await #expect(throws: SessionPortInUse(port: heldPort)) { try await refused.start() }
+            #expect(!refused.performAndWait { _ in refused.isStarted })
+            await refused.shutdown()
+            #expect(
+                "\(SessionPortInUse(port: heldPort))" == "the TCP session port \(heldPort) is in use by another program"
+            )
+            withExtendedLifetime(held) {}
+        }
+
+        // A port nothing holds is taken as given: one below Linux's ephemeral range, so that no
+        // socket bound to port 0 takes it meanwhile (another tried if a test holds it).
+        var started: DeviceHost?
+        for _ in 0..<5 where started == nil {
+            options.sessionPort = Int.random(in: 20_000..<32_768)
+            let host = try DeviceHost(identity: identity, account: account, store: store, options: options)
+            do {
+                try await host.start()
+                started = host
+            } catch is SessionPortInUse {
+                await host.shutdown()
+            }
+        }
+        let host = try #require(started)
+        #expect(host.sessionPort == options.sessionPort && host.sessionPort != heldPort)
         await host.shutdown()
     }
 

@@ -4,6 +4,9 @@ import Foundation
 package struct NetworkOptions: Sendable {
     /// The shared UDP discovery port (every device on the machine uses the same one).
     package var discoveryPort: Int
+    /// The TCP port this device's sessions listen on (0, the default: any free port, chosen by
+    /// the kernel). A fixed one lets a capture be filtered by it before the device starts.
+    package var sessionPort = 0
     /// Also discover devices on other hosts of the LAN (multicast or subnet broadcast), and
     /// accept sessions on every interface instead of loopback only.
     package var lan: Bool
@@ -76,5 +79,18 @@ package struct DiscoveryPortInUse: Error, Equatable, CustomStringConvertible {
 
     package var description: String {
         "the UDP discovery port \(port) is in use by another program, which does not share it"
+    }
+}
+
+/// The session port asked for (`handoff device --session-port`) is held by another socket.
+package struct SessionPortInUse: Error, Equatable, CustomStringConvertible {
+    package let port: Int
+
+    package init(port: Int) {
+        self.port = port
+    }
+
+    package var description: String {
+        "the TCP session port \(port) is in use by another program"
     }
 }

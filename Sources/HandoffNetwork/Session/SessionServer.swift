@@ -2,6 +2,7 @@ import Foundation
 import HandoffCore
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// Accepts sessions from peers of the account: payload requests, continued notifications and
 /// continuation streams.
@@ -25,23 +26,13 @@ final class SessionServer: Sendable {
         let limits = SessionLimits(
             options: host.options, budget: host.readBudget, gate: host.handshakeGate,
             roster: host.sessionRoster, server: true)
-        let server = try await ServerBootstrap(group: host.group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptPause()) }
-            }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
-            .bind(host: host.options.sessionBindHost, port: 0) { child -> EventLoopFuture<Accepted> in
-                SessionPipeline.configure(child, tls: context, server: true, limits: limits)
-                    .flatMapThrowing { connection, handshake in
-                        // Payload requests are served on the event loop once the peer is greeted.
-                        let gate = PayloadServingGate()
-                        try PayloadRequestTap.install(in: child, host: host, gate: gate)
-                        return (connection, handshake, gate)
-                    }
-            }
-        let port = server.channel.localAddress?.port ?? 0
+        let port = host.options.sessionPort
+        let server: NIOAsyncChannel<Accepted, Never>
+        do {
+            server = try await bind(host: host, port: port, context: context, limits: limits)
+        } catch let error as IOError where error.errnoCode == EADDRINUSE && port != 0 {
+            throw SessionPortInUse(port: port)
+        }
         let task = Task<Void, Never> {
             _ = try? await server.executeThenClose { connections in
                 await withDiscardingTaskGroup { group in
@@ -53,7 +44,29 @@ final class SessionServer: Sendable {
                 }
             }
         }
-        return SessionServer(port: port, channel: server, task: task)
+        return SessionServer(port: server.channel.localAddress?.port ?? port, channel: server, task: task)
+    }
+
+    /// Binds the listening socket (`port` 0: any free port) and sets up each accepted connection.
+    private static func bind(
+        host: DeviceHost, port: Int, context: NIOSSLContext, limits: SessionLimits
+    ) async throws -> NIOAsyncChannel<Accepted, Never> {
+        try await ServerBootstrap(group: host.group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptPause()) }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.recvAllocator, value: SessionPipeline.receiveAllocator)
+            .bind(host: host.options.sessionBindHost, port: port) { child -> EventLoopFuture<Accepted> in
+                SessionPipeline.configure(child, tls: context, server: true, limits: limits)
+                    .flatMapThrowing { connection, handshake in
+                        // Payload requests are served on the event loop once the peer is greeted.
+                        let gate = PayloadServingGate()
+                        try PayloadRequestTap.install(in: child, host: host, gate: gate)
+                        return (connection, handshake, gate)
+                    }
+            }
     }
 
     /// Stops accepting and ends every connection's task (their channels closed) before it
