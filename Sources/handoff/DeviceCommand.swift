@@ -356,15 +356,14 @@ struct DeviceCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             try await runDevice()
-        } catch let error as DiscoveryPortInUse {
+        } catch let error as PortInUse {
             // One line: the port, and the option that chooses another.
-            FileHandle.standardError.write(
-                Data("error: \(error): choose another with --port N, the same for every device of the account.\n".utf8))
-            throw ExitCode(1)
-        } catch let error as SessionPortInUse {
-            FileHandle.standardError.write(
-                Data("error: \(error): choose another with --session-port N, or leave it out for any free port.\n".utf8)
-            )
+            let remedy =
+                switch error.kind {
+                case .discovery: "choose another with --port N, the same for every device of the account."
+                case .session: "choose another with --session-port N, or leave it out for any free port."
+                }
+            FileHandle.standardError.write(Data("error: \(error): \(remedy)\n".utf8))
             throw ExitCode(1)
         }
     }

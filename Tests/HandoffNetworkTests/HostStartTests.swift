@@ -71,11 +71,12 @@ struct HostStartTests {
             heldPort = try held.localPort()
             options.sessionPort = heldPort
             let refused = try DeviceHost(identity: identity, account: account, store: store, options: options)
-            await #expect(throws: SessionPortInUse(port: heldPort)) { try await refused.start() }
+            await #expect(throws: PortInUse(.session, port: heldPort)) { try await refused.start() }
             #expect(!refused.performAndWait { _ in refused.isStarted })
             await refused.shutdown()
             #expect(
-                "\(SessionPortInUse(port: heldPort))" == "the TCP session port \(heldPort) is in use by another program"
+                "\(PortInUse(.session, port: heldPort))"
+                    == "the TCP session port \(heldPort) is in use by another program"
             )
             withExtendedLifetime(held) {}
         }
@@ -89,7 +90,7 @@ struct HostStartTests {
             do {
                 try await host.start()
                 started = host
-            } catch is SessionPortInUse {
+            } catch is PortInUse {
                 await host.shutdown()
             }
         }

@@ -131,7 +131,7 @@ package final class DeviceHost: @unchecked Sendable {
                 ownDevice: identity.id, onOpened: beaconHandler(byReply: false), onReply: beaconHandler(byReply: true))
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             await server.close()
-            throw DiscoveryPortInUse(port: options.discoveryPort)
+            throw PortInUse(.discovery, port: options.discoveryPort)
         } catch {
             await server.close()
             throw error

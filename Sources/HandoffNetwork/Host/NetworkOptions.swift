@@ -68,29 +68,30 @@ package struct NetworkOptions: Sendable {
     var sessionBindHost: String { lan ? "0.0.0.0" : "127.0.0.1" }
 }
 
-/// The discovery port is held by a program that does not share it (devices share theirs with
-/// `SO_REUSEADDR` and `SO_REUSEPORT`; a socket bound without them keeps everyone else out).
-package struct DiscoveryPortInUse: Error, Equatable, CustomStringConvertible {
+/// A port this device must bind is held by another program: the discovery port, by one that
+/// does not share it (devices share theirs with `SO_REUSEADDR` and `SO_REUSEPORT`; a socket
+/// bound without them keeps everyone else out), or the session port asked for
+/// (`handoff device --session-port`).
+package struct PortInUse: Error, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
+        /// The shared UDP discovery port (`--port`).
+        case discovery
+        /// The device's own TCP session port (`--session-port`).
+        case session
+    }
+
+    package let kind: Kind
     package let port: Int
 
-    package init(port: Int) {
+    package init(_ kind: Kind, port: Int) {
+        self.kind = kind
         self.port = port
     }
 
     package var description: String {
-        "the UDP discovery port \(port) is in use by another program, which does not share it"
-    }
-}
-
-/// The session port asked for (`handoff device --session-port`) is held by another socket.
-package struct SessionPortInUse: Error, Equatable, CustomStringConvertible {
-    package let port: Int
-
-    package init(port: Int) {
-        self.port = port
-    }
-
-    package var description: String {
-        "the TCP session port \(port) is in use by another program"
+        switch kind {
+        case .discovery: "the UDP discovery port \(port) is in use by another program, which does not share it"
+        case .session: "the TCP session port \(port) is in use by another program"
+        }
     }
 }

@@ -31,7 +31,7 @@ final class SessionServer: Sendable {
         do {
             server = try await bind(host: host, port: port, context: context, limits: limits)
         } catch let error as IOError where error.errnoCode == EADDRINUSE && port != 0 {
-            throw SessionPortInUse(port: port)
+            throw PortInUse(.session, port: port)
         }
         let task = Task<Void, Never> {
             _ = try? await server.executeThenClose { connections in
