@@ -77,7 +77,16 @@ struct MapAndLabWalkthroughTests {
         try run.step(
             "The status bar now says what is armed, and the top of the screen says \"Fault struck: no-answer\" when it strikes."
         ) {
-            try run.see(laptop, "no-answer")
+            // The status bar's mark, with the panel closed: the panel itself lists "no-answer", and
+            // the phone's request must not reach the laptop before the laptop has taken the Enter.
+            try run.see(
+                "the fault armed on the laptop",
+                [
+                    (
+                        laptop, "⚠ no-answer in the status bar",
+                        { $0.contains("⚠ no-answer") && !$0.contains("Faults (F8)") }
+                    )
+                ])
         }
         try run.step(
             "Press Ctrl-O on the phone. Its app is asked `willContinue`, the fetch starts, and the laptop receives the request but does not answer. Five seconds later (the phone's fetch timeout, `--fetch-timeout`) the continuation fails with 4610"
