@@ -20,12 +20,21 @@ struct HostStartTests {
                 "handoff-host-start-\(UUID().uuidString)"))
     }
 
+    /// One device, "Alpha", of account `name` in `store`, and options on a free discovery port.
+    func alpha(
+        of name: String, in store: AccountStore
+    ) throws -> (account: Account, identity: DeviceIdentity, options: NetworkOptions) {
+        let account = try store.createAccount(named: name)
+        let identity = try store.deviceIdentity(named: "Alpha", kind: .phone, in: account.name)
+        return (
+            account, identity, NetworkOptions(discoveryPort: try FloorBench.freeUDPPort(), lan: false, timing: .instant)
+        )
+    }
+
     @Test func aHostIsMadeWithoutJoiningAndSaysSoUntilStarted() async throws {
         let store = temporaryStore()
         defer { try? FileManager.default.removeItem(at: store.directory) }
-        let account = try store.createAccount(named: "start")
-        let identity = try store.deviceIdentity(named: "Alpha", kind: .phone, in: account.name)
-        let options = NetworkOptions(discoveryPort: try FloorBench.freeUDPPort(), lan: false, timing: .instant)
+        let (account, identity, options) = try alpha(of: "start", in: store)
         let host = try DeviceHost(identity: identity, account: account, store: store, options: options)
         #expect(!host.performAndWait { _ in host.isStarted })
         #expect(host.discoveryMode == "not started")
@@ -59,9 +68,7 @@ struct HostStartTests {
     @Test func aGivenSessionPortIsUsedAndOneInUseIsNamed() async throws {
         let store = temporaryStore()
         defer { try? FileManager.default.removeItem(at: store.directory) }
-        let account = try store.createAccount(named: "ports")
-        let identity = try store.deviceIdentity(named: "Alpha", kind: .phone, in: account.name)
-        var options = NetworkOptions(discoveryPort: try FloorBench.freeUDPPort(), lan: false, timing: .instant)
+        var (account, identity, options) = try alpha(of: "ports", in: store)
         let heldPort: Int
         do {
             // A listening socket holds a port of the kernel's choice (closed at the end of this block).
