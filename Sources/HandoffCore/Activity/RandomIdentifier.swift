@@ -20,31 +20,11 @@ import Glibc
 /// secrets (they travel in beacons and requests). The program never forks without `exec`, so no
 /// two processes share the pool.
 public enum RandomIdentifier {
-    /// Random bytes read ahead, and how many of them were handed out.
-    private struct Pool {
-        static let size = 4096
-        var bytes = [UInt8](repeating: 0, count: size)
-        var used = size
-
-        mutating func take() -> uuid_t {
-            if used + 16 > bytes.count {
-                do {
-                    try RandomIdentifier.fill(&bytes)
-                } catch {
-                    fatalError("handoff: no randomness for a new identifier: \(error)")
-                }
-                used = 0
-            }
-            defer { used += 16 }
-            return bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: used, as: uuid_t.self) }
-        }
-    }
-
-    private static let pool = Mutex(Pool())
+    private static let pool = Mutex(RandomBytePool())
 
     /// A fresh random UUID (RFC 4122 version 4).
     public static func uuid() -> UUID {
-        var uuid = pool.withLock { $0.take() }
+        var uuid = pool.withLock { $0.take(16) { $0.loadUnaligned(as: uuid_t.self) } }
         uuid.6 = (uuid.6 & 0x0F) | 0x40
         uuid.8 = (uuid.8 & 0x3F) | 0x80
         return UUID(uuid: uuid)
@@ -76,5 +56,33 @@ public enum RandomIdentifier {
         if bytes.count >= 8, bytes.allSatisfy({ $0 == 0 }) {
             throw Unavailable(description: "the kernel returned only zero bytes")
         }
+    }
+}
+
+/// The kernel's random bytes, read 4 KiB at a time (``RandomIdentifier/fill(_:)``) and handed out
+/// a few at a time, for values that must never collide but are no secrets (they travel in clear):
+/// identifiers here, beacon nonces in HandoffNetwork. Keep one in a `Mutex`. Should the kernel
+/// refuse randomness, the process stops with a message saying so, never handing out predictable
+/// bytes.
+public struct RandomBytePool: Sendable {
+    private static let size = 4096
+    private var bytes = [UInt8](repeating: 0, count: size)
+    private var used = size
+
+    public init() {}
+
+    /// `body` with the next `count` bytes (at most 4096), never handed out again.
+    public mutating func take<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        precondition(count <= Self.size, "a random byte pool hands out at most \(Self.size) bytes at a time")
+        if used + count > bytes.count {
+            do {
+                try RandomIdentifier.fill(&bytes)
+            } catch {
+                fatalError("handoff: no randomness: \(error)")
+            }
+            used = 0
+        }
+        defer { used += count }
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[used..<used + count])) }
     }
 }

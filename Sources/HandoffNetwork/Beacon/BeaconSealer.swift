@@ -464,38 +464,19 @@ struct BeaconByteReader {
     }
 }
 
-/// The beacons' AES-GCM nonces: 12 random bytes each, from the kernel's generator, read 4 KiB at a
-/// time (``RandomIdentifier/fill(_:)``) and handed out 12 at a time.
+/// The beacons' AES-GCM nonces: 12 random bytes each, from a pool of the kernel's bytes
+/// (``RandomBytePool``, as identifiers are).
 ///
 /// A nonce must never repeat under one key, and is no secret (it travels in clear, in every
 /// beacon): bytes the kernel gave ahead of time are as good as bytes asked for now. swift-crypto's
 /// `AES.GCM.Nonce()` asked for them eight at a time, two `getrandom` system calls on every beacon's
 /// path. The program never forks without `exec`, so no two processes share the pool.
 enum BeaconNonces {
-    private struct Pool {
-        static let size = 4096 - 4096 % BeaconSealer.nonceLength
-        var bytes = [UInt8](repeating: 0, count: size)
-        var used = size
-
-        mutating func take() -> [UInt8] {
-            if used + BeaconSealer.nonceLength > bytes.count {
-                do {
-                    try RandomIdentifier.fill(&bytes)
-                } catch {
-                    fatalError("handoff: no randomness for a beacon's nonce: \(error)")
-                }
-                used = 0
-            }
-            defer { used += BeaconSealer.nonceLength }
-            return Array(bytes[used..<used + BeaconSealer.nonceLength])
-        }
-    }
-
-    private static let pool = Mutex(Pool())
+    private static let pool = Mutex(RandomBytePool())
 
     /// A fresh nonce.
     static func next() -> AES.GCM.Nonce {
-        let bytes = pool.withLock { $0.take() }
+        let bytes = take(1)[0]
         // 12 bytes always make a nonce (AES.GCM accepts 12 bytes or more).
         guard let nonce = try? AES.GCM.Nonce(data: bytes) else { fatalError("a 12-byte AES-GCM nonce was refused") }
         return nonce
@@ -503,6 +484,6 @@ enum BeaconNonces {
 
     /// The next `count` nonces' bytes (tests: that they never repeat).
     static func take(_ count: Int) -> [[UInt8]] {
-        pool.withLock { pool in (0..<count).map { _ in pool.take() } }
+        pool.withLock { pool in (0..<count).map { _ in pool.take(BeaconSealer.nonceLength) { Array($0) } } }
     }
 }
