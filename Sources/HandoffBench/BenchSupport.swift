@@ -141,34 +141,32 @@ final class BenchDeadlines: Sendable {
     private struct State {
         var entries: [Token: Entry] = [:]
         var next: UInt64 = 0
-        /// What the keeper sleeps until (nil: it is awake, or not started).
+        /// What the keeper sleeps until (nil: it is awake).
         var sleepingUntil: UInt64?
-        var started = false
     }
 
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
 
+    /// Starts the keeper (``shared`` is made on first use).
+    private init() {
+        let thread = Thread { [self] in keep() }
+        thread.name = "bench deadlines"
+        thread.start()
+    }
+
     /// Calls `expire` on the keeper's thread `seconds` from now, unless removed before.
     func add(after seconds: TimeInterval, expire: @escaping @Sendable () -> Void) -> Token {
         let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9)
-        let (token, start, poke) = state.withLock { state in
+        let (token, poke) = state.withLock { state in
             state.next += 1
             let token = Token(rawValue: state.next)
             state.entries[token] = Entry(deadline: deadline, expire: expire)
-            let start = !state.started
-            state.started = true
             let poke = state.sleepingUntil.map { deadline < $0 } ?? false
             if poke { state.sleepingUntil = nil }
-            return (token, start, poke)
+            return (token, poke)
         }
-        if start {
-            let thread = Thread { [self] in keep() }
-            thread.name = "bench deadlines"
-            thread.start()
-        } else if poke {
-            wake.signal()
-        }
+        if poke { wake.signal() }
         return token
     }
 
