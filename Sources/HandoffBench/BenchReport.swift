@@ -138,7 +138,8 @@ package struct BenchSpread: Sendable, Hashable, Codable {
 
 /// Everything one `handoff bench` run measured.
 package struct BenchReport: Sendable, Hashable, Codable {
-    /// "release" or "debug".
+    /// ``currentBuild`` of the binary that measured: "cross-module optimized release", "release"
+    /// or "debug".
     package var build: String
     package var processors: Int
     package var iterations: Int
@@ -164,11 +165,32 @@ package struct BenchReport: Sendable, Hashable, Codable {
         self.rows = rows
     }
 
+    /// "debug", "release", or "cross-module optimized release" for a build of
+    /// `scripts/release-build`, whose every module (the dependencies' too) was compiled with
+    /// `-cross-module-optimization` and `-D HANDOFF_CROSS_MODULE_OPTIMIZED`: swift-crypto's generic
+    /// AES-GCM entry points are then specialized for the beacon's bytes (docs/bench.md).
     package static var currentBuild: String {
         #if DEBUG
         "debug"
+        #elseif HANDOFF_CROSS_MODULE_OPTIMIZED
+        "cross-module optimized release"
         #else
         "release"
+        #endif
+    }
+
+    /// What a bench prints first on standard error when its build is not the one the docs quote
+    /// (nil for `scripts/release-build`'s).
+    package static var buildCaveat: String? {
+        #if DEBUG
+        "note: this is a debug build; the figures mean something only in release "
+            + "(scripts/release-build && .build-release/release/handoff bench)."
+        #elseif HANDOFF_CROSS_MODULE_OPTIMIZED
+        nil
+        #else
+        "note: this release build was not made by scripts/release-build (no cross-module "
+            + "optimization): the beacon's AES-GCM calls run unspecialized, so offers and discovery "
+            + "read slower than the figures in docs/bench.md."
         #endif
     }
 

@@ -3,8 +3,8 @@
 // the map's data.
 //
 // Build and run (release):
-//   swift build -c release --product handoff-map-bench
-//   .build/release/handoff-map-bench [--frames N] [--zoom Z] [--rendering braille|halfBlocks] [--slowest]
+//   scripts/release-build handoff-map-bench
+//   .build-release/release/handoff-map-bench [--frames N] [--zoom Z] [--rendering braille|halfBlocks] [--slowest]
 // (--zoom, --rendering: one zoom or mode only, for a profiler; --slowest: the region of each row's
 // slowest frame; --digest: instead of timing, one digest of every frame of the tour, characters and
 // styles, to check that a change to the drawing code draws the same)

@@ -1,9 +1,8 @@
 // handoff-ui-bench: measures the terminal device as a person sees it, through tmux, next to
 // the floor of the same measuring path (tmux, a pty and the kernel's echo), in one run.
 //
-//   swift build -c release --scratch-path .build-release --product handoff
-//   swift build -c release --scratch-path .build-release --product handoff-ui-bench
-//   (one product per command: given two, SwiftPM 6.3 builds only the last)
+//   scripts/release-build handoff handoff-ui-bench
+//   (swift build -c release, one product per command, cross-module optimized)
 //   .build-release/release/handoff-ui-bench [--keys 200] [--idle-seconds 30] [--json]
 //                                           [--starts 5] [--first-frame-only]
 //

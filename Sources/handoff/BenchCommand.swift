@@ -12,7 +12,7 @@ struct BenchCommand: AsyncParsableCommand {
             Runs real devices in this process (each with its own sockets, in a private temporary \
             account on a private discovery port, so no other device is involved), and the raw UDP and \
             TCP floors they are compared with. Build in release for meaningful figures: \
-            swift build -c release && .build/release/handoff bench
+            scripts/release-build && .build-release/release/handoff bench
             """
     )
 
@@ -127,11 +127,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let note = Self.note
-        if BenchReport.currentBuild == "debug" {
-            note(
-                "note: this is a debug build; the figures mean something only in release "
-                    + "(swift build -c release && .build/release/handoff bench).")
-        }
+        if let caveat = BenchReport.buildCaveat { note(caveat) }
         if classroomChild != nil || classroom != nil {
             try await runClassroom()
             return

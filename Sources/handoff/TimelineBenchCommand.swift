@@ -19,7 +19,7 @@ struct TimelineBenchCommand: ParsableCommand {
             each output (--print to /dev/null, --svg, --mermaid, --trace to files) --runs times, and \
             `wc -l` on them as the floor: the time and the peak resident memory of each run as a \
             child process (wait4's ru_maxrss), as the median with the minimum and maximum. Build \
-            in release for meaningful figures: swift build -c release --product handoff. \
+            in release for meaningful figures: scripts/release-build handoff. \
             --generate-only writes the recordings into --folder and prints their paths.
             """
     )
