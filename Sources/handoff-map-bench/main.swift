@@ -9,7 +9,7 @@
 // slowest frame; --digest: instead of timing, one digest of every frame of the tour, characters and
 // styles, to check that a change to the drawing code draws the same)
 // On a machine busy with other work, wall-clock p99s measure the scheduler (the floor's p99 shows
-// it); as root, `chrt -f 10 .build/release/handoff-map-bench` runs it before other programs.
+// it); as root, `chrt -f 10 .build-release/release/handoff-map-bench` runs it before other programs.
 import Foundation
 import MapApp
 import TerminalCells
