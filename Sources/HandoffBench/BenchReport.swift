@@ -196,6 +196,31 @@ package struct BenchReport: Sendable, Hashable, Codable {
 
     package func row(_ key: String) -> BenchRow? { rows.first { $0.key == key } }
 
+    /// One run's judged latency and throughput rows on one line, each with its ratio to its floor
+    /// ("offer 80.8 µs, 3.8× UDP; continue 290 µs, 3.1× TCP; streams 900 MB/s, 72% of bare TLS"),
+    /// so that the runs behind a table's medians can be read as they end; nil when the report has
+    /// none of those rows (a discovery-only run).
+    package var runSummary: String? {
+        let parts = rows.compactMap { row -> String? in
+            guard row.goal != nil else { return nil }
+            let name = row.label.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces).lowercased()
+            switch row.unit {
+            case "us":
+                guard let p50 = row.p50 else { return nil }
+                let ratio = row.ratioP50.map { String(format: ", %.1f× ", $0) + (row.floorLabel ?? "floor") } ?? ""
+                return "\(name) \(Self.formatMicroseconds(p50))" + ratio
+            case "MB/s":
+                guard let value = row.value else { return nil }
+                let ratio =
+                    row.ratio.map { String(format: ", %.0f%% of ", $0 * 100) + (row.floorLabel ?? "floor") } ?? ""
+                return String(format: "%@ %.0f MB/s", name, value) + ratio
+            default:
+                return nil
+            }
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
     /// Whether every row with a target met it.
     package var allPass: Bool { rows.allSatisfy { $0.pass ?? true } }
 

@@ -88,7 +88,11 @@ package enum NetworkBench {
         var reports: [BenchReport] = []
         for index in 1...runs {
             if runs > 1 { options.progress?("measured: run \(index) of \(runs) starts") }
-            reports.append(try await run(options))
+            let report = try await run(options)
+            if runs > 1, let summary = report.runSummary {
+                options.progress?("measured: run \(index) of \(runs): \(summary)")
+            }
+            reports.append(report)
         }
         guard var report = BenchReport.combining(reports) else { throw BenchError("no run") }
         report.notes = notes(on: report, options)

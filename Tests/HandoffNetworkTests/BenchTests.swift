@@ -190,6 +190,41 @@ struct BenchTests {
         #expect(decoded == combined)
     }
 
+    /// Each of several runs is summed up on one line as it ends: the judged latency and
+    /// throughput rows with their ratios, not the floors, nor the discovery rows (the progress
+    /// already says those).
+    @Test func aRunIsSummedUpOnOneLine() {
+        var udp = BenchRow(
+            key: NetworkBench.Key.udpFloor, label: "Floor: UDP broadcast one-way", unit: "us", samples: 5)
+        udp.p50 = 20
+        var offer = BenchRow(
+            key: NetworkBench.Key.offer, label: "Offer propagation (becomeCurrent → offer on peer)", unit: "us",
+            samples: 5)
+        offer.p50 = 76
+        offer.compare(withLatency: udp, floorName: "UDP")
+        offer.goal = BenchGoal(maxRatioP50: 4, maxP99: 2_000)
+        var tls = BenchRow(key: NetworkBench.Key.tlsFloor, label: "Floor: bare TLS stream", unit: "MB/s", samples: 1)
+        tls.value = 1000
+        var streams = BenchRow(
+            key: NetworkBench.Key.streams, label: "Continuation stream throughput", unit: "MB/s", samples: 1)
+        streams.value = 720
+        streams.compare(withThroughputs: [tls])
+        streams.goal = BenchGoal(minRatio: 0.9, minLimitRatio: 0.7)
+        var discovery = BenchRow(
+            key: NetworkBench.Key.discovery, label: "Discovery of 4 devices (until the last pair)", unit: "ms",
+            samples: 1)
+        discovery.value = 12
+        discovery.goal = BenchGoal(maxValue: 500)
+        func report(_ rows: [BenchRow]) -> BenchReport {
+            BenchReport(
+                build: "debug", processors: 2, iterations: 5, devices: 4, streamBytes: 1, streamRuns: 1, rows: rows)
+        }
+        #expect(
+            report([udp, offer, tls, streams, discovery]).runSummary
+                == "offer propagation 76 µs, 3.8× UDP; continuation stream throughput 720 MB/s, 72% of bare TLS")
+        #expect(report([udp, tls, discovery]).runSummary == nil)
+    }
+
     /// The discovery rows' growth: the exponent of a log-log fit, said in words.
     @Test func discoveryGrowthIsClassified() throws {
         let linear = try #require(DiscoveryGrowth(points: [(64, 50), (128, 100), (256, 200), (512, 400)]))
