@@ -213,7 +213,7 @@ package struct BenchReport: Sendable, Hashable, Codable {
                 guard let value = row.value else { return nil }
                 let ratio =
                     row.ratio.map { String(format: ", %.0f%% of ", $0 * 100) + (row.floorLabel ?? "floor") } ?? ""
-                return String(format: "%@ %.0f MB/s", name, value) + ratio
+                return "\(name) " + String(format: "%.0f MB/s", value) + ratio
             default:
                 return nil
             }
