@@ -185,7 +185,9 @@ import Testing
     @Test func beaconNoncesNeverRepeatAcrossRefillsAndThreads() async throws {
         let perTask = 2_000
         let taken = await withTaskGroup(of: [[UInt8]].self) { group in
-            for _ in 0..<4 { group.addTask { BeaconNonces.take(perTask) } }
+            for _ in 0..<4 {
+                group.addTask { (0..<perTask).map { _ in BeaconNonces.next().withUnsafeBytes { Array($0) } } }
+            }
             return await group.reduce(into: [[UInt8]]()) { $0 += $1 }
         }
         #expect(taken.count == 4 * perTask)

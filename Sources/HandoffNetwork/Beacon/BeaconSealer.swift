@@ -474,16 +474,12 @@ struct BeaconByteReader {
 enum BeaconNonces {
     private static let pool = Mutex(RandomBytePool())
 
-    /// A fresh nonce.
+    /// A fresh nonce, made straight from the pool's bytes (no array in between: this is on every
+    /// beacon's path).
     static func next() -> AES.GCM.Nonce {
-        let bytes = take(1)[0]
         // 12 bytes always make a nonce (AES.GCM accepts 12 bytes or more).
-        guard let nonce = try? AES.GCM.Nonce(data: bytes) else { fatalError("a 12-byte AES-GCM nonce was refused") }
+        let nonce = pool.withLock { pool in pool.take(BeaconSealer.nonceLength) { try? AES.GCM.Nonce(data: $0) } }
+        guard let nonce else { fatalError("a 12-byte AES-GCM nonce was refused") }
         return nonce
-    }
-
-    /// The next `count` nonces' bytes (tests: that they never repeat).
-    static func take(_ count: Int) -> [[UInt8]] {
-        pool.withLock { pool in (0..<count).map { _ in pool.take(BeaconSealer.nonceLength) { Array($0) } } }
     }
 }
