@@ -31,7 +31,8 @@ struct WireCaptureEndToEndTests {
         // The capture starts before the devices, on session ports chosen here: every session
         // (lifecycle sharing opens one as soon as the two meet, and the continuation reuses it) is
         // captured from its TLS handshake on, which tshark needs to decrypt it with the key log.
-        let sessionPorts = try Self.freeSessionPorts(2)
+        let sessionPorts = DiscoveryPort.freeSessionPorts(2)
+        try #require(sessionPorts.count == 2, "no free TCP ports below the ephemeral range")
         let dumpcap = try WireTools.startCapture(
             to: capture, filter: "udp port \(world.port) or tcp port \(sessionPorts[0]) or tcp port \(sessionPorts[1])",
             in: world.directory)
@@ -156,30 +157,6 @@ struct WireCaptureEndToEndTests {
         #expect(noTshark.termination == .exited(0), "\(noTshark.output.suffix(2000))")
         #expect(noTshark.output.contains("beacon from \"Laptop\" (laptop, "))
         #expect(noTshark.output.contains("session frames not read: there is no tshark at "))
-    }
-
-    /// `count` distinct TCP ports below Linux's ephemeral range (so no socket bound to port 0
-    /// takes one meanwhile) that nothing holds now: each is bound once to check, then released.
-    static func freeSessionPorts(_ count: Int) throws -> [Int] {
-        var ports: [Int] = []
-        for _ in 0..<100 where ports.count < count {
-            let port = DiscoveryPort.random()
-            guard !ports.contains(port) else { continue }
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { continue }
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            if bound == 0 { ports.append(port) }
-        }
-        return try #require(ports.count == count ? ports : nil, "no free TCP ports below the ephemeral range")
     }
 }
 

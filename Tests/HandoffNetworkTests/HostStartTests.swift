@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffProcesses
 import Testing
 
 @testable import HandoffBench
@@ -89,10 +90,10 @@ struct HostStartTests {
         }
 
         // A port nothing holds is taken as given: one below Linux's ephemeral range, so that no
-        // socket bound to port 0 takes it meanwhile (another tried if a test holds it).
+        // socket bound to port 0 takes it meanwhile (another tried if a test took it meanwhile).
         var started: DeviceHost?
-        for _ in 0..<5 where started == nil {
-            options.sessionPort = Int.random(in: 20_000..<32_768)
+        for port in DiscoveryPort.freeSessionPorts(5) where started == nil {
+            options.sessionPort = port
             let host = try DeviceHost(identity: identity, account: account, store: store, options: options)
             do {
                 try await host.start()
