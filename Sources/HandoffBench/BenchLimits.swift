@@ -92,6 +92,15 @@ extension NetworkBench {
             return (Double(devices), milliseconds)
         }.sorted { $0.0 < $1.0 }
         if let growth = DiscoveryGrowth(points: points) { notes.append(growth.sentence) }
+        let floors = sizes.compactMap { devices -> (Double, Double)? in
+            guard let milliseconds = report.row(Key.discoveryFloor(devices))?.value, milliseconds > 0 else {
+                return nil
+            }
+            return (Double(devices), milliseconds)
+        }.sorted { $0.0 < $1.0 }
+        if let growth = DiscoveryGrowth(points: floors) {
+            notes.append(growth.sentence(of: "Its floor (N(N − 1) deliveries and opens, nothing of ours)"))
+        }
         return notes
     }
 }
@@ -125,12 +134,14 @@ struct DiscoveryGrowth {
         }
     }
 
-    var sentence: String {
+    var sentence: String { sentence(of: "Discovery") }
+
+    func sentence(of subject: String) -> String {
         let steps = zip(points, points.dropFirst()).map { low, high in
             String(
                 format: "%.0f→%.0f devices ×%.1f", low.devices, high.devices, high.milliseconds / low.milliseconds)
         }
-        return String(format: "Discovery grows as n^%.2f (%@): ", exponent, shape) + steps.joined(separator: ", ")
+        return subject + String(format: " grows as n^%.2f (%@): ", exponent, shape) + steps.joined(separator: ", ")
             + "."
     }
 }

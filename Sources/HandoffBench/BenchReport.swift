@@ -281,6 +281,7 @@ package struct BenchReport: Sendable, Hashable, Codable {
                     : ranges.joined(separator: ", ")
             default:
                 cells[1] = row.value.map { Self.formatMicroseconds($0 * 1000) } ?? "—"
+                if let ratio = row.ratio { cells[3] = String(format: "%.1f× ", ratio) + (row.floorLabel ?? "floor") }
                 if let spread = row.spread {
                     cells[4] =
                         Self.formatMicroseconds(spread.valueMin * 1000) + "–"

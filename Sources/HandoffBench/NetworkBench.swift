@@ -78,6 +78,8 @@ package enum NetworkBench {
         package static let discovery = "discovery"
         /// A further discovery row (`discovery-256`).
         package static func discovery(_ devices: Int) -> String { "discovery-\(devices)" }
+        /// The floor of a discovery row (``DiscoveryFloor``): `discovery-floor-512`.
+        package static func discoveryFloor(_ devices: Int) -> String { "discovery-floor-\(devices)" }
         package static let idleBeacons = "idle-beacons"
     }
 
@@ -224,25 +226,40 @@ package enum NetworkBench {
     static func measureDiscoveries(
         _ options: Options, progress: (String) -> Void
     ) async throws -> (Discovery, [Discovery]) {
+        progress("floor: \(options.devices) sockets hear each other's broadcast")
+        var floor = try await discoveryFloor(devices: options.devices)
         progress(
             "discovery of \(options.devices) devices"
                 + (options.idleSeconds > 0 ? ", then \(options.idleSeconds) s idle" : ""))
-        let discovery = try await measureDiscovery(
+        var discovery = try await measureDiscovery(
             devices: options.devices, idleSeconds: options.idleSeconds, perfControl: options.perfControl)
+        discovery.floor = floor
         progress(discovery.summary)
         var more: [Discovery] = []
         for count in options.moreDevices {
+            progress("floor: \(count) sockets hear each other's broadcast")
+            floor = try await discoveryFloor(devices: count)
             progress("discovery of \(count) devices")
-            let measured = try await measureDiscovery(devices: count, idleSeconds: 0, perfControl: options.perfControl)
+            var measured = try await measureDiscovery(devices: count, idleSeconds: 0, perfControl: options.perfControl)
+            measured.floor = floor
             progress(measured.summary)
             more.append(measured)
         }
         return (discovery, more)
     }
 
-    /// The rows of ``measureDiscoveries(_:progress:)``: one per count, then the idle row.
+    /// ``DiscoveryFloor`` for `devices` devices, on threads of its own.
+    static func discoveryFloor(devices: Int) async throws -> DiscoveryFloor.Result {
+        try await onDedicatedThread("bench-discovery-floor") { try DiscoveryFloor.measure(devices: devices) }
+    }
+
+    /// The rows of ``measureDiscoveries(_:progress:)``: each count's floor and row, then the idle row.
     static func discoveryRows(_ discovery: Discovery, _ more: [Discovery], _ options: Options) -> [BenchRow] {
-        var rows = [discovery.row(key: Key.discovery)] + more.map { $0.row(key: Key.discovery($0.devices)) }
+        var rows: [BenchRow] = []
+        for (measured, key) in [(discovery, Key.discovery)] + more.map({ ($0, Key.discovery($0.devices)) }) {
+            if let floor = measured.floorRow() { rows.append(floor) }
+            rows.append(measured.row(key: key))
+        }
         if let idle = discovery.idleRate, let beyond = discovery.idleBeyondRefresh {
             var row = BenchRow(
                 key: Key.idleBeacons, label: "Idle beacons per device (after discovery of \(options.devices))",
@@ -428,6 +445,8 @@ package enum NetworkBench {
         var dropped: [(reason: String, count: Int)] = []
         /// (device, peer) pairs that had not met when the bench stopped waiting (0: all met).
         var unmetPairs = 0
+        /// The same count's floor, measured just before.
+        var floor: DiscoveryFloor.Result?
 
         /// The target: all pairs within 0.5 s up to 128 devices, 1 s up to 512, and in
         /// proportion beyond.
@@ -444,8 +463,25 @@ package enum NetworkBench {
             row.target =
                 targetSeconds < 1 ? "≤ \(Int(targetSeconds * 1000)) ms" : "≤ \(String(format: "%g", targetSeconds)) s"
             row.goal = BenchGoal(maxValue: targetSeconds * 1000)
+            if let floor, floor.seconds > 0 {
+                row.floorKey = Key.discoveryFloor(devices)
+                row.floorLabel = "floor"
+                row.ratio = seconds / floor.seconds
+            }
             row.judge()
             if unmetPairs > 0 { row.pass = false }
+            return row
+        }
+
+        /// The floor's row (nil when it was not measured).
+        func floorRow() -> BenchRow? {
+            guard let floor else { return nil }
+            var row = BenchRow(
+                key: Key.discoveryFloor(devices),
+                label:
+                    "Floor: \(devices) sockets hear one broadcast of each other and open it (AES-GCM, \(floor.threads) threads)",
+                unit: "ms", samples: 1)
+            row.value = floor.seconds * 1000
             return row
         }
 
@@ -454,6 +490,8 @@ package enum NetworkBench {
                 format:
                     "measured: %d devices met in %.0f ms (all started after %.0f ms); per device %.1f broadcasts and %.1f unicast replies; ",
                 devices, seconds * 1000, startedSeconds * 1000, broadcastsPerDevice, repliesPerDevice)
+                + (floor.map { String(format: "floor %.0f ms (%.1f×); ", $0.seconds * 1000, seconds / $0.seconds) }
+                    ?? "")
                 + "kernel receive-buffer drops \(kernelDrops.map(String.init) ?? "unknown") (whole machine)"
                 + "; dropped by the devices: "
                 + (dropped.filter { $0.count > 0 }.map { "\($0.count) \($0.reason)" }

@@ -22,7 +22,8 @@ struct BenchTests {
             NetworkBench.Key.offer, NetworkBench.Key.keyPerCallSeal, NetworkBench.Key.beaconSeal,
             NetworkBench.Key.beaconOpen, NetworkBench.Key.continue, NetworkBench.continueSharingKey,
             NetworkBench.Key.streams,
-            NetworkBench.Key.discovery, NetworkBench.Key.discovery(3), NetworkBench.Key.idleBeacons,
+            NetworkBench.Key.discoveryFloor(4), NetworkBench.Key.discovery, NetworkBench.Key.discoveryFloor(3),
+            NetworkBench.Key.discovery(3), NetworkBench.Key.idleBeacons,
         ]
         #expect(report.rows.map(\.key) == keys)
         #expect(steps.count >= 6)
@@ -52,14 +53,25 @@ struct BenchTests {
         #expect((report.row(NetworkBench.Key.discovery(3))?.value ?? 0) > 0)
         let idle = try #require(report.row(NetworkBench.Key.idleBeacons))
         #expect(idle.unit == "/s" && (idle.value ?? -1) >= 0)
-        #expect(steps.contains { $0.hasPrefix("measured: 4 devices met") })
+        #expect(steps.contains { $0.hasPrefix("measured: 4 devices met") && $0.contains("; floor ") })
+        // Each discovery row is compared with its own count's floor, measured in the same run.
+        for (key, devices) in [(NetworkBench.Key.discovery, 4), (NetworkBench.Key.discovery(3), 3)] {
+            let floor = try #require(report.row(NetworkBench.Key.discoveryFloor(devices)))
+            #expect(floor.unit == "ms" && (floor.value ?? 0) > 0 && floor.label.contains("\(devices) sockets"))
+            let row = try #require(report.row(key))
+            #expect(row.floorKey == floor.key)
+            #expect(abs((row.ratio ?? 0) - (row.value ?? 0) / (floor.value ?? 1)) < 1e-9)
+        }
 
         // Floors have no target; each of ours is compared with its floor and judged.
         let figures: Set = [
             NetworkBench.Key.keyPerCallSeal, NetworkBench.Key.beaconSeal, NetworkBench.Key.beaconOpen,
         ]
-        for row in report.rows.prefix(9) { #expect(row.target == nil && row.pass == nil) }
-        for row in report.rows.dropFirst(9) where !figures.contains(row.key) {
+        let discoveryFloors = [NetworkBench.Key.discoveryFloor(4), NetworkBench.Key.discoveryFloor(3)]
+        for row in report.rows.prefix(9) + report.rows.filter({ discoveryFloors.contains($0.key) }) {
+            #expect(row.target == nil && row.pass == nil)
+        }
+        for row in report.rows.dropFirst(9) where !figures.contains(row.key) && !discoveryFloors.contains(row.key) {
             #expect(row.target != nil && row.pass != nil && row.goal != nil)
         }
         // The beacon's cipher per call: each compared with swift-crypto's own call, not judged.
@@ -85,6 +97,7 @@ struct BenchTests {
 
         let table = report.table()
         for row in report.rows { #expect(table.contains(row.label)) }
+        #expect(table.contains("× floor"))
         #expect(table.components(separatedBy: "PASS").count + table.components(separatedBy: "MISS").count - 2 == 7)
 
         let decoded = try JSONDecoder().decode(BenchReport.self, from: Data(try report.json().utf8))
@@ -234,6 +247,19 @@ struct BenchTests {
         #expect(abs(quadratic.exponent - 2) < 1e-9 && quadratic.shape == "about quadratic")
         #expect(quadratic.sentence.contains("64→128 devices ×4.0"))
         #expect(DiscoveryGrowth(points: [(128, 100)]) == nil)
+    }
+
+    /// Discovery's floor: every socket hears every device's broadcast and opens all but its own
+    /// (it throws when one is missing or does not open), on as many threads as asked, at most one
+    /// per device.
+    @Test func theDiscoveryFloorHearsEveryBroadcast() throws {
+        let floor = try DiscoveryFloor.measure(devices: 16, threads: 2)
+        #expect(floor.seconds > 0 && floor.threads == 2)
+        #expect(try DiscoveryFloor.measure(devices: 3, threads: 8).threads == 3)
+        #expect(throws: BenchError.self) { try DiscoveryFloor.measure(devices: 1) }
+        // Its growth is said as discovery's is.
+        let growth = try #require(DiscoveryGrowth(points: [(64, 10), (128, 40)]))
+        #expect(growth.sentence(of: "Its floor").hasPrefix("Its floor grows as n^2.00"))
     }
 
     /// A tiny class (two pairs, one process) continues back and forth without a failure and

@@ -1,0 +1,199 @@
+import Crypto
+import Foundation
+import HandoffNetwork
+import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Discovery's floor: what `devices` devices hearing each other once costs this machine with
+/// nothing of ours on the way. Each of `devices` plain UDP sockets, bound to one port as the
+/// discovery sockets are (SO_REUSEADDR, SO_REUSEPORT, the same receive buffer), hears one
+/// beacon-sized datagram broadcast to 127.255.255.255 for each device, and every datagram but its
+/// own is opened with AES-GCM through swift-crypto, as a beacon is: N(N − 1) deliveries and opens,
+/// the least that every device hearing every other needs. The devices' sockets are shared out over
+/// one thread per processor; each sends its devices' broadcasts, then reads its sockets 64 datagrams
+/// per `recvmmsg`. The figure is the time from the first send to the last datagram opened.
+///
+/// Not in it: starting the devices (binding their sockets, listeners and contexts), everything a
+/// device does with a beacon once opened, the replies to newcomers and any second round.
+enum DiscoveryFloor {
+    struct Result: Sendable {
+        var seconds: TimeInterval
+        var threads: Int
+    }
+
+    static func measure(
+        devices count: Int, threads requested: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws -> Result {
+        guard count >= 2 else { throw BenchError("the discovery floor needs at least 2 devices") }
+        let threads = max(1, min(requested, count))
+        let receive = try RecvMMsg.load()
+        let key = SymmetricKey(size: .bits256)
+        // Each thread makes its own key from these bytes (a `SymmetricKey` is not `Sendable`).
+        let keyBytes = key.withUnsafeBytes { Array($0) }
+        let associatedData = [Beacon.version] + Array("handoff-sim beacon v1".utf8)
+        // One sealed datagram per device, beacon-sized: version, nonce, ciphertext, tag.
+        let datagrams: [[UInt8]] = try (0..<count).map { index in
+            var plaintext = [UInt8](repeating: 0x42, count: Beacon.maximumLength - 29)
+            withUnsafeBytes(of: UInt32(index).littleEndian) { plaintext.replaceSubrange(0..<4, with: $0) }
+            let box = try AES.GCM.seal(plaintext, using: key, authenticating: associatedData)
+            guard let combined = box.combined else { throw BenchError("AES-GCM gave no combined box") }
+            return [Beacon.version] + Array(combined)
+        }
+        let sockets = try (0..<count).map { _ in try RawSocket(type: SOCK_DGRAM) }
+        var port = 0
+        for socket in sockets {
+            try socket.set(SOL_SOCKET, SO_REUSEADDR, Int32(1))
+            try socket.set(SOL_SOCKET, SO_REUSEPORT, Int32(1))
+            try socket.set(SOL_SOCKET, SO_RCVBUF, Int32(BeaconChannel.Options().receiveBufferBytes))
+            try socket.set(SOL_SOCKET, SO_RCVTIMEO, timeval(tv_sec: 10, tv_usec: 0))
+            try socket.bind(address: INADDR_ANY, port: port)
+            if port == 0 { port = try socket.localPort() }
+        }
+        let destination = RawSocket.address(inet_addr(BeaconChannel.loopbackBroadcastAddress), port: port)
+
+        let go = DispatchSemaphore(value: 0)
+        let finished = DispatchGroup()
+        let outcome = NIOLockedValueBox<(end: UInt64, failure: String?)>((0, nil))
+        for thread in 0..<threads {
+            let mine = Array(stride(from: thread, to: count, by: threads))
+            let sender = try RawSocket(type: SOCK_DGRAM)
+            try sender.set(SOL_SOCKET, SO_BROADCAST, Int32(1))
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                let key = SymmetricKey(data: keyBytes)
+                go.wait()
+                var failure: String?
+                do {
+                    for device in mine {
+                        try send(datagrams[device], from: sender, to: destination)
+                    }
+                    for device in mine {
+                        try hearAll(
+                            count, on: sockets[device], own: datagrams[device], key: key,
+                            associatedData: associatedData, receive: receive)
+                    }
+                } catch {
+                    failure = "\(error)"
+                }
+                let now = BenchClock.now()
+                outcome.withLockedValue { outcome in
+                    outcome.end = max(outcome.end, now)
+                    if outcome.failure == nil { outcome.failure = failure }
+                }
+            }.start()
+        }
+        let start = BenchClock.now()
+        for _ in 0..<threads { go.signal() }
+        finished.wait()
+        let (end, failure) = outcome.withLockedValue { $0 }
+        if let failure { throw BenchError("the discovery floor of \(count) devices failed: \(failure)") }
+        withExtendedLifetime(sockets) {}
+        return Result(seconds: Double(end &- start) / 1e9, threads: threads)
+    }
+
+    private static func send(_ datagram: [UInt8], from socket: RawSocket, to destination: sockaddr_in) throws {
+        var address = destination
+        let sent = datagram.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(
+                        socket.descriptor, bytes.baseAddress, bytes.count, 0, $0,
+                        socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard sent == datagram.count else { throw BenchError.posix("broadcast send") }
+    }
+
+    /// Reads `count` datagrams from `socket` (every device's broadcast, its own included) and opens
+    /// all but its own.
+    private static func hearAll(
+        _ count: Int, on socket: RawSocket, own: [UInt8], key: SymmetricKey, associatedData: [UInt8],
+        receive: RecvMMsg
+    ) throws {
+        var batch = RecvMMsg.Batch(messages: 64, bytesEach: 256)
+        defer { batch.deallocate() }
+        var heard = 0
+        while heard < count {
+            let received = receive.read(socket.descriptor, into: &batch, upTo: min(64, count - heard))
+            guard received > 0 else { throw BenchError.posix("recvmmsg after \(heard) of \(count) datagrams") }
+            for index in 0..<received {
+                let datagram = batch.message(index)
+                guard datagram.count == own.count else { throw BenchError("a datagram of \(datagram.count) bytes") }
+                if own.prefix(16).elementsEqual(datagram.prefix(16)) { continue }
+                let box = try AES.GCM.SealedBox(combined: UnsafeRawBufferPointer(rebasing: datagram[1...]))
+                let opened = try AES.GCM.open(box, using: key, authenticating: associatedData)
+                guard opened.count == Beacon.maximumLength - 29 else { throw BenchError("a datagram did not open") }
+            }
+            heard += received
+        }
+    }
+}
+
+/// `recvmmsg(2)`, which Swift's Glibc module does not declare (glibc declares it under
+/// `_GNU_SOURCE` only): looked up by name, with `struct mmsghdr` laid out by hand (a `msghdr`, then
+/// the message's length as a 32-bit integer, padded to the `msghdr`'s alignment).
+struct RecvMMsg {
+    private typealias Function =
+        @convention(c) (Int32, UnsafeMutableRawPointer?, UInt32, Int32, UnsafeMutableRawPointer?) -> Int32
+    private let function: Function
+
+    static func load() throws -> RecvMMsg {
+        guard let symbol = dlsym(nil, "recvmmsg") else { throw BenchError("recvmmsg is not in this C library") }
+        return RecvMMsg(function: unsafeBitCast(symbol, to: Function.self))
+    }
+
+    /// Room for `messages` datagrams of up to `bytesEach` bytes, and their headers.
+    struct Batch {
+        static let lengthOffset = MemoryLayout<msghdr>.size
+        static let stride =
+            (MemoryLayout<msghdr>.size + MemoryLayout<UInt32>.size + MemoryLayout<msghdr>.alignment - 1)
+            / MemoryLayout<msghdr>.alignment * MemoryLayout<msghdr>.alignment
+        let messages: Int
+        let bytesEach: Int
+        let headers: UnsafeMutableRawPointer
+        let vectors: UnsafeMutablePointer<iovec>
+        let bytes: UnsafeMutableRawPointer
+
+        init(messages: Int, bytesEach: Int) {
+            self.messages = messages
+            self.bytesEach = bytesEach
+            headers = .allocate(byteCount: messages * Self.stride, alignment: MemoryLayout<msghdr>.alignment)
+            headers.initializeMemory(as: UInt8.self, repeating: 0, count: messages * Self.stride)
+            vectors = .allocate(capacity: messages)
+            bytes = .allocate(byteCount: messages * bytesEach, alignment: 16)
+            for index in 0..<messages {
+                vectors[index] = iovec(iov_base: bytes + index * bytesEach, iov_len: bytesEach)
+                var header = msghdr()
+                header.msg_iov = vectors + index
+                header.msg_iovlen = 1
+                (headers + index * Self.stride).storeBytes(of: header, as: msghdr.self)
+            }
+        }
+
+        /// The bytes of message `index` of the last read.
+        func message(_ index: Int) -> UnsafeRawBufferPointer {
+            let length = (headers + index * Self.stride + Self.lengthOffset).load(as: UInt32.self)
+            return UnsafeRawBufferPointer(start: bytes + index * bytesEach, count: Int(length))
+        }
+
+        func deallocate() {
+            headers.deallocate()
+            vectors.deallocate()
+            bytes.deallocate()
+        }
+    }
+
+    /// `MSG_WAITFORONE`: block for the first datagram only, then take what is queued.
+    private static let waitForOne: Int32 = 0x10000
+
+    /// Blocks until at least one datagram is queued, then reads up to `limit` (the count read, or
+    /// -1 with `errno` set).
+    func read(_ descriptor: Int32, into batch: inout Batch, upTo limit: Int) -> Int {
+        Int(function(descriptor, batch.headers, UInt32(min(limit, batch.messages)), Self.waitForOne, nil))
+    }
+}
