@@ -16,6 +16,9 @@ enum BeaconCipherBench {
         var beaconOpen = LatencySamples()
     }
 
+    /// Associated data of a beacon's size and shape, for the floors that seal without `BeaconSealer`.
+    static let associatedData = [Beacon.version] + Array("handoff-sim beacon v1".utf8)
+
     static func measure(iterations: Int) throws -> Result {
         var result = Result()
         let accountKey = SymmetricKey(size: .bits256)
@@ -23,7 +26,7 @@ enum BeaconCipherBench {
         let key = SymmetricKey(size: .bits256)
         let keyBytes = key.withUnsafeBytes { Array($0) }
         let plaintext = [UInt8](repeating: 0x42, count: Beacon.maximumLength - 29)
-        let associatedData = [Beacon.version] + Array("handoff-sim beacon v1".utf8)
+        let associatedData = Self.associatedData
         let beacon = Beacon(
             device: PeerInfo(id: DeviceID(UUID().uuidString.lowercased()), name: "Bench Origin", kind: .laptop),
             bootIdentifier: 1, counter: 1, sentAt: Date(), sessionPort: 40_000,

@@ -85,6 +85,11 @@ extension NetworkBench {
             }
             notes.append(sentence)
         }
+        if let resume = report.row(Key.continue)?.p50, let tcp = report.row(Key.tcpFloor)?.p50,
+            let tls = report.row(Key.tlsRoundTripFloor)?.p50, tcp > 0, tls > 0
+        {
+            notes.append(ContinueLimit(continuation: resume, tcp: tcp, tls: tls).sentence)
+        }
         let sizes = [options.devices] + options.moreDevices
         let points = sizes.enumerated().compactMap { index, devices -> (Double, Double)? in
             let key = index == 0 ? Key.discovery : Key.discovery(devices)
@@ -143,5 +148,32 @@ struct DiscoveryGrowth {
         }
         return subject + String(format: " grows as n^%.2f (%@): ", exponent, shape) + steps.joined(separator: ", ")
             + "."
+    }
+}
+
+/// What the continue row's goal (3× the TCP floor) leaves for our work, once NIO and TLS alone
+/// have made the same round trip on an open session (``TLSRoundTripFloor``): p50s in microseconds.
+struct ContinueLimit {
+    var continuation: Double
+    var tcp: Double
+    var tls: Double
+
+    /// The goal's allowance in microseconds, less the bare TLS round trip (negative: TLS alone is
+    /// past the goal).
+    var leftForOurs: Double { 3 * tcp - tls }
+
+    var sentence: String {
+        var sentence = String(
+            format:
+                "Continue: a round trip on an open TLS session with nothing of ours takes %.0f µs (%.1f× the TCP floor)",
+            tls, tls / tcp)
+        sentence +=
+            leftForOurs > 0
+            ? String(format: ", so the 3× goal leaves %.0f µs for all of ours on the path", leftForOurs)
+            : ", so TLS alone is past the 3× goal"
+        sentence += String(
+            format: "; the continuation takes %.0f µs more than that round trip (%.1f× it).", continuation - tls,
+            continuation / tls)
+        return sentence
     }
 }

@@ -114,7 +114,7 @@ enum CipherFloors {
         let (serverGroup, clientGroup) = groups
         let finished = serverGroup.next().makePromise(of: BenchClock.Instant.self)
         let started = clientGroup.next().makePromise(of: BenchClock.Instant.self)
-        let allocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024)
+        let allocator = SessionPipeline.receiveAllocator
         let server = try await ServerBootstrap(group: serverGroup)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

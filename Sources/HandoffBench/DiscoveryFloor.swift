@@ -33,7 +33,7 @@ enum DiscoveryFloor {
         let key = SymmetricKey(size: .bits256)
         // Each thread makes its own key from these bytes (a `SymmetricKey` is not `Sendable`).
         let keyBytes = key.withUnsafeBytes { Array($0) }
-        let associatedData = [Beacon.version] + Array("handoff-sim beacon v1".utf8)
+        let associatedData = BeaconCipherBench.associatedData
         // One sealed datagram per device, beacon-sized: version, nonce, ciphertext, tag.
         let datagrams: [[UInt8]] = try (0..<count).map { index in
             var plaintext = [UInt8](repeating: 0x42, count: Beacon.maximumLength - 29)
@@ -69,7 +69,7 @@ enum DiscoveryFloor {
                 var failure: String?
                 do {
                     for device in mine {
-                        try send(datagrams[device], from: sender, to: destination)
+                        try sender.sendDatagram(datagrams[device], to: destination)
                     }
                     for device in mine {
                         try hearAll(
@@ -93,20 +93,6 @@ enum DiscoveryFloor {
         if let failure { throw BenchError("the discovery floor of \(count) devices failed: \(failure)") }
         withExtendedLifetime(sockets) {}
         return Result(seconds: Double(end &- start) / 1e9, threads: threads)
-    }
-
-    private static func send(_ datagram: [UInt8], from socket: RawSocket, to destination: sockaddr_in) throws {
-        var address = destination
-        let sent = datagram.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(
-                        socket.descriptor, bytes.baseAddress, bytes.count, 0, $0,
-                        socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
-        guard sent == datagram.count else { throw BenchError.posix("broadcast send") }
     }
 
     /// Reads `count` datagrams from `socket` (every device's broadcast, its own included) and opens

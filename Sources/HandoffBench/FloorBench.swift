@@ -43,17 +43,7 @@ enum FloorBench {
             sleepThread(gap)
             var stamp = BenchClock.now()
             withUnsafeBytes(of: &stamp) { source in datagram.withUnsafeMutableBytes { $0.copyMemory(from: source) } }
-            var address = destination
-            let sent = datagram.withUnsafeBytes { bytes in
-                withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(
-                            sender.descriptor, bytes.baseAddress, bytes.count, 0, $0,
-                            socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-            }
-            guard sent == datagram.count else { throw BenchError.posix("UDP broadcast send") }
+            try sender.sendDatagram(datagram, to: destination)
             guard arrivals.wait(timeout: .now() + 2) == .success else {
                 throw BenchError("a UDP broadcast was not received within 2 s")
             }
@@ -196,6 +186,19 @@ final class RawSocket: Sendable {
             }
         }
         guard result == 0 else { throw BenchError.posix("connect") }
+    }
+
+    /// Sends one datagram to `destination` (with SO_BROADCAST, a broadcast address).
+    func sendDatagram(_ datagram: [UInt8], to destination: sockaddr_in) throws {
+        var address = destination
+        let sent = datagram.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard sent == datagram.count else { throw BenchError.posix("UDP send") }
     }
 
     func listen() throws {

@@ -62,6 +62,7 @@ package enum NetworkBench {
     package enum Key {
         package static let udpFloor = "udp-broadcast-one-way"
         package static let tcpFloor = "tcp-connect-round-trip"
+        package static let tlsRoundTripFloor = "tls-round-trip"
         package static let throughputFloor = "tcp-throughput"
         package static let sealFloor = "aes-gcm-seal"
         package static let openFloor = "aes-gcm-open"
@@ -150,6 +151,10 @@ package enum NetworkBench {
         var rows: [BenchRow] = [
             .latency(Key.udpFloor, "Floor: UDP broadcast one-way", udp),
             .latency(Key.tcpFloor, "Floor: TCP connect + round trip (\(formatBytes(payloadBytes)) answer)", tcp),
+            .latency(
+                Key.tlsRoundTripFloor,
+                "Floor: TLS round trip, open session (64 B asked from another thread, \(formatBytes(payloadBytes)) answer)",
+                pair.tlsRoundTrip),
         ]
         rows += streamFloors
         let sealFloor = BenchRow.latency(
@@ -279,6 +284,8 @@ package enum NetworkBench {
     struct PairResult {
         var offer = LatencySamples()
         var continuation = LatencySamples()
+        /// ``TLSRoundTripFloor``, measured just before the continuations.
+        var tlsRoundTrip = LatencySamples()
         var streamRuns: [Double] = []
         /// Raw TCP throughput, measured alternately with the stream runs, so that both see the
         /// same machine (a shared VM's speed drifts by tens of percent within minutes); and so
@@ -342,7 +349,13 @@ package enum NetworkBench {
             result.offer.append(time &- started.withLockedValue { $0 })
         }
 
-        if !options.streamsOnly { progress("continue") }
+        if !options.streamsOnly {
+            progress("floor: TLS round trip on an open session")
+            result.tlsRoundTrip = try await TLSRoundTripFloor.measure(
+                iterations: options.iterations, requestBytes: 64, answerBytes: options.payloadBytes, gap: options.gap,
+                identities: (world.identities[0], world.identities[1]), account: world.account)
+            progress("continue")
+        }
         for _ in 0..<(options.streamsOnly ? 0 : options.iterations) {
             try await Task.sleep(nanoseconds: UInt64(options.gap * 1e9))
             let (elapsed, restored) = try await continueOnce(

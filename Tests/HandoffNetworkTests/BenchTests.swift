@@ -11,13 +11,14 @@ import Testing
 struct BenchTests {
     @Test func aTinyRunProducesSaneRows() async throws {
         let steps = StepLog()
-        let report = try await NetworkBench.run(
-            NetworkBench.Options(
-                iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 1, payloadBytes: 3000, gap: 0,
-                fetchTimeout: 60, connectTimeout: 30, moreDevices: [3], idleSeconds: 1, progress: { steps.append($0) }))
+        let options = NetworkBench.Options(
+            iterations: 5, devices: 4, streamBytes: 300 * 1024, streamRuns: 1, payloadBytes: 3000, gap: 0,
+            fetchTimeout: 60, connectTimeout: 30, moreDevices: [3], idleSeconds: 1, progress: { steps.append($0) })
+        let report = try await NetworkBench.run(options)
         let keys = [
-            NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.throughputFloor,
-            NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor, NetworkBench.Key.tlsFloor,
+            NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.tlsRoundTripFloor,
+            NetworkBench.Key.throughputFloor, NetworkBench.Key.sealFloor, NetworkBench.Key.openFloor,
+            NetworkBench.Key.tlsFloor,
             NetworkBench.Key.tlsCopyFloor, NetworkBench.Key.beaconSealFloor, NetworkBench.Key.beaconOpenFloor,
             NetworkBench.Key.offer, NetworkBench.Key.keyPerCallSeal, NetworkBench.Key.beaconSeal,
             NetworkBench.Key.beaconOpen, NetworkBench.Key.continue, NetworkBench.continueSharingKey,
@@ -29,7 +30,8 @@ struct BenchTests {
         #expect(steps.count >= 6)
 
         for key in [
-            NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.offer, NetworkBench.Key.continue,
+            NetworkBench.Key.udpFloor, NetworkBench.Key.tcpFloor, NetworkBench.Key.tlsRoundTripFloor,
+            NetworkBench.Key.offer, NetworkBench.Key.continue,
         ] {
             let row = try #require(report.row(key))
             let p50 = try #require(row.p50)
@@ -68,10 +70,10 @@ struct BenchTests {
             NetworkBench.Key.keyPerCallSeal, NetworkBench.Key.beaconSeal, NetworkBench.Key.beaconOpen,
         ]
         let discoveryFloors = [NetworkBench.Key.discoveryFloor(4), NetworkBench.Key.discoveryFloor(3)]
-        for row in report.rows.prefix(9) + report.rows.filter({ discoveryFloors.contains($0.key) }) {
+        for row in report.rows.prefix(10) + report.rows.filter({ discoveryFloors.contains($0.key) }) {
             #expect(row.target == nil && row.pass == nil)
         }
-        for row in report.rows.dropFirst(9) where !figures.contains(row.key) && !discoveryFloors.contains(row.key) {
+        for row in report.rows.dropFirst(10) where !figures.contains(row.key) && !discoveryFloors.contains(row.key) {
             #expect(row.target != nil && row.pass != nil && row.goal != nil)
         }
         // The beacon's cipher per call: each compared with swift-crypto's own call, not judged.
@@ -98,6 +100,10 @@ struct BenchTests {
         let table = report.table()
         for row in report.rows { #expect(table.contains(row.label)) }
         #expect(table.contains("× floor"))
+        // What the continue row's goal leaves once TLS alone has made the same round trip.
+        let notes = NetworkBench.notes(on: report, options)
+        #expect(notes.contains { $0.hasPrefix("Continue: a round trip on an open TLS session") })
+        #expect(notes.contains { $0.hasPrefix("Its floor (N(N − 1) deliveries and opens, nothing of ours) grows as") })
         #expect(table.components(separatedBy: "PASS").count + table.components(separatedBy: "MISS").count - 2 == 7)
 
         let decoded = try JSONDecoder().decode(BenchReport.self, from: Data(try report.json().utf8))
@@ -260,6 +266,17 @@ struct BenchTests {
         // Its growth is said as discovery's is.
         let growth = try #require(DiscoveryGrowth(points: [(64, 10), (128, 40)]))
         #expect(growth.sentence(of: "Its floor").hasPrefix("Its floor grows as n^2.00"))
+    }
+
+    /// The continue row's limit, said from the p50s of the continuation and its two floors.
+    @Test func theContinueLimitSaysWhatTLSLeaves() {
+        let within = ContinueLimit(continuation: 320, tcp: 100, tls: 170)
+        #expect(within.leftForOurs == 130)
+        #expect(
+            within.sentence
+                == "Continue: a round trip on an open TLS session with nothing of ours takes 170 µs (1.7× the TCP floor), so the 3× goal leaves 130 µs for all of ours on the path; the continuation takes 150 µs more than that round trip (1.9× it)."
+        )
+        #expect(ContinueLimit(continuation: 400, tcp: 50, tls: 160).sentence.contains("TLS alone is past the 3× goal"))
     }
 
     /// A tiny class (two pairs, one process) continues back and forth without a failure and

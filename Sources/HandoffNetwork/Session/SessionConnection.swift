@@ -283,11 +283,12 @@ extension TimeAmount {
     static func interval(_ seconds: TimeInterval) -> TimeAmount { .nanoseconds(Int64(max(seconds, 0) * 1_000_000_000)) }
 }
 
-enum SessionPipeline {
+package enum SessionPipeline {
     /// Reads of up to 256 KiB (NIO's default stops at 64 KiB): a stream at full speed then needs
     /// a quarter of the reads, and TLS gets more records per pass. The allocator grows only while
     /// reads fill it, so a quiet request session keeps small buffers.
-    static let receiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024)
+    package static let receiveAllocator = AdaptiveRecvByteBufferAllocator(
+        minimum: 64, initial: 2048, maximum: 256 * 1024)
 
     /// Adds TLS, the handshake observer (with its deadline), the frame codecs and the idle
     /// closer; wraps the channel for async use.
