@@ -60,8 +60,9 @@ public enum RandomIdentifier {
 }
 
 /// The kernel's random bytes, read 4 KiB at a time (``RandomIdentifier/fill(_:)``) and handed out
-/// a few at a time, for values that must never collide but are no secrets (they travel in clear):
-/// identifiers here, beacon nonces in HandoffNetwork. Keep one in a `Mutex`. Should the kernel
+/// a few at a time, for values that must never collide: identifiers here and beacon nonces in
+/// HandoffNetwork (no secrets: they travel in clear), and in a pool of their own the stream
+/// tokens (``Device``'s, secrets sent inside the TLS session). Keep one in a `Mutex`. Should the kernel
 /// refuse randomness, the process stops with a message saying so, never handing out predictable
 /// bytes.
 public struct RandomBytePool: Sendable {

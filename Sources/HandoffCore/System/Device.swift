@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A simulated device: the runtime that carries out a ``DeviceSystem``'s effects on real app
 /// objects (activities, responders, delegates) and a ``DeviceTransport``.
@@ -70,12 +71,24 @@ public final class Device {
         var high: UInt64
         var low: UInt64
 
-        /// A fresh token from the system's secure generator: two reads of eight bytes (drawing the
-        /// sixteen bytes one at a time made sixteen `getrandom` system calls per payload).
+        /// A fresh token: sixteen of the kernel's random bytes, taken from a pool of its own that
+        /// reads them 4 KiB at a time (``RandomBytePool``). Drawn from the system's generator, a
+        /// token cost two `getrandom` system calls on the origin's answer (sixteen before
+        /// 2026-11-29, a byte at a time). The bytes are the kernel's all the same; the pool is
+        /// this process's alone (it never forks without `exec`) and holds no token twice.
         static func random() -> StreamToken {
-            var generator = SystemRandomNumberGenerator()
-            return StreamToken(high: generator.next(), low: generator.next())
+            pool.withLock { pool in
+                pool.take(16) { bytes in
+                    StreamToken(
+                        high: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                        low: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                }
+            }
         }
+
+        /// The tokens' own pool: they are secrets (a stream is opened with one), so they share no
+        /// bytes with the identifiers' pool, whose bytes travel in clear.
+        private static let pool = Mutex(RandomBytePool())
 
         /// The 16 bytes sent in the payload.
         var bytes: Data {
