@@ -114,32 +114,11 @@ enum CipherFloors {
         let (serverGroup, clientGroup) = groups
         let finished = serverGroup.next().makePromise(of: BenchClock.Instant.self)
         let started = clientGroup.next().makePromise(of: BenchClock.Instant.self)
-        let allocator = SessionPipeline.receiveAllocator
-        let server = try await ServerBootstrap(group: serverGroup)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.recvAllocator, value: allocator)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        NIOSSLServerHandler(context: serverContext),
-                        ByteSink(expected: bytes, done: finished, copyingArrays: copyingArrays))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let (server, client) = try await connectedPair(
+            contexts: (serverContext, clientContext), groups: (serverGroup, clientGroup),
+            serverHandler: { ByteSink(expected: bytes, done: finished, copyingArrays: copyingArrays) },
+            clientHandler: { ByteSource(total: bytes, started: started, copyingArrays: copyingArrays) })
         defer { server.close(promise: nil) }
-        guard let port = server.localAddress?.port else { throw BenchError("the TLS floor's listener has no port") }
-        let client = try await ClientBootstrap(group: clientGroup)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelOption(.recvAllocator, value: allocator)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        try NIOSSLClientHandler(context: clientContext, serverHostname: nil),
-                        ByteSource(total: bytes, started: started, copyingArrays: copyingArrays))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
         defer { client.close(promise: nil) }
         let start = try await started.futureResult.get()
         let end = try await finished.futureResult.get()
@@ -147,6 +126,51 @@ enum CipherFloors {
         return (
             start.megabytesPerSecond(bytes, until: end), start.cpuSecondsPerGigabyte(bytes, until: end), version
         )
+    }
+
+    /// One mutual-TLS connection on loopback between an event loop of `groups.server` and one of
+    /// `groups.client`, with the sessions' socket options (TCP_NODELAY, their reads) and, after
+    /// TLS, only the handler each side's closure makes. Close both channels when done.
+    static func connectedPair(
+        contexts: (server: NIOSSLContext, client: NIOSSLContext),
+        groups: (server: any EventLoopGroup, client: any EventLoopGroup),
+        serverHandler: @escaping @Sendable () -> any ChannelHandler,
+        clientHandler: @escaping @Sendable () -> any ChannelHandler
+    ) async throws -> (listener: any Channel, client: any Channel) {
+        let allocator = SessionPipeline.receiveAllocator
+        let server = try await ServerBootstrap(group: groups.server)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.recvAllocator, value: allocator)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        NIOSSLServerHandler(context: contexts.server), serverHandler(),
+                    ])
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = server.localAddress?.port else {
+            server.close(promise: nil)
+            throw BenchError("the TLS floor's listener has no port")
+        }
+        do {
+            let client = try await ClientBootstrap(group: groups.client)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.recvAllocator, value: allocator)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandlers([
+                            try NIOSSLClientHandler(context: contexts.client, serverHostname: nil), clientHandler(),
+                        ])
+                    }
+                }
+                .connect(host: "127.0.0.1", port: port).get()
+            return (server, client)
+        } catch {
+            server.close(promise: nil)
+            throw error
+        }
     }
 
     /// Writes `total` bytes in 64 KiB buffers once the handshake is done, as fast as the channel

@@ -47,34 +47,13 @@ enum TLSRoundTripFloor {
         contexts: (server: NIOSSLContext, client: NIOSSLContext),
         groups: (server: MultiThreadedEventLoopGroup, client: MultiThreadedEventLoopGroup)
     ) async throws -> LatencySamples {
-        let allocator = SessionPipeline.receiveAllocator
-        let server = try await ServerBootstrap(group: groups.server)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.recvAllocator, value: allocator)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        NIOSSLServerHandler(context: contexts.server),
-                        Answerer(requestBytes: requestBytes, answerBytes: answerBytes))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        defer { server.close(promise: nil) }
-        guard let port = server.localAddress?.port else { throw BenchError("the TLS floor's listener has no port") }
         let arrivals = AnswerArrivals()
         let handshake = groups.client.next().makePromise(of: Void.self)
-        let client = try await ClientBootstrap(group: groups.client)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelOption(.recvAllocator, value: allocator)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        try NIOSSLClientHandler(context: contexts.client, serverHostname: nil),
-                        AnswerReader(answerBytes: answerBytes, arrivals: arrivals, handshake: handshake))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
+        let (server, client) = try await CipherFloors.connectedPair(
+            contexts: contexts, groups: (groups.server, groups.client),
+            serverHandler: { Answerer(requestBytes: requestBytes, answerBytes: answerBytes) },
+            clientHandler: { AnswerReader(answerBytes: answerBytes, arrivals: arrivals, handshake: handshake) })
+        defer { server.close(promise: nil) }
         defer { client.close(promise: nil) }
         try await handshake.futureResult.get()
         let request = client.allocator.buffer(repeating: 0x41, count: requestBytes)
