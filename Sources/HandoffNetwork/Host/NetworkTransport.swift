@@ -116,13 +116,16 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         waiting.callback(answer)
     }
 
+    /// Over the session the payload came by when it is still open (written from here, as a
+    /// payload request is), else through the session's actor, which opens it again.
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
         guard let session = directory.session(for: peer) else { return }
+        let frame = SessionFrame.continued(activityIdentifier: activityIdentifier, continuation: continuation.rawValue)
+        if session.direct.notify(frame) { return }
         let dialer = self.dialer
         Task {
             try? await dialer.connect(session)
-            try? await session.send(
-                .continued(activityIdentifier: activityIdentifier, continuation: continuation.rawValue))
+            try? await session.send(frame)
         }
     }
 

@@ -83,6 +83,14 @@ final class DirectRequests: Sendable {
         return id
     }
 
+    /// Sends a frame that wants no answer (the continued notice) the short way; false when the
+    /// session is not open, and then nothing was sent.
+    func notify(_ frame: SessionFrame) -> Bool {
+        guard let channel = state.withLock({ $0.channel }) else { return false }
+        channel.writeAndFlush(frame, promise: nil)
+        return true
+    }
+
     /// Forgets a request the device gave up on (its answer, if it comes, is dropped).
     func abandon(_ id: UInt64) {
         _ = claim(id)

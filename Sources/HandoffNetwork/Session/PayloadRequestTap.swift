@@ -17,6 +17,9 @@ import Synchronization
 /// error, after a slow link's delay (a timer on the event loop), a hang-up (the connection
 /// closes), no answer (the serving deadline answers that the origin app did not save in time).
 ///
+/// A continued notice (the continuing device restored the activity) is taken the same way: the
+/// revocation check, then the device's work on this thread when its queue is idle.
+///
 /// Requests are taken only once the connection's task has authenticated the peer and greeted it
 /// (``PayloadServingGate/open(for:)``), and no longer once the connection turns into a stream
 /// connection; until then they go on to the long way, unchanged.
@@ -63,6 +66,18 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
                 return serve(
                     id: id, continuation: ContinuationID(rawValue: continuation), hash: hash, peer: peer,
                     host: host, transport: transport, channel: context.channel)
+            }
+        case .continued(let activityIdentifier, let continuation):
+            // The origin hears that its activity was continued the same way: on the loop, after
+            // the same revocation check (a revoked peer's notice goes on to the long way, which
+            // refuses it as before).
+            if !streaming, let peerID = gate.peer, let host, (try? host.security.ensureNotRevoked(peerID)) != nil {
+                let from = PeerInfo(id: peerID, name: greeting?.name ?? peerID.rawValue, kind: greeting?.kind ?? .phone)
+                let continuation = ContinuationID(rawValue: continuation)
+                host.performInline { device in
+                    device.receiveContinued(activityIdentifier, by: from, continuation: continuation)
+                }
+                return
             }
         default:
             break
