@@ -106,6 +106,7 @@ enum DiscoveryFloor {
         var heard = 0
         while heard < count {
             let received = receive.read(socket.descriptor, into: &batch, upTo: min(64, count - heard))
+            if received < 0, errno == EINTR { continue }
             guard received > 0 else { throw BenchError.posix("recvmmsg after \(heard) of \(count) datagrams") }
             for index in 0..<received {
                 let datagram = batch.message(index)
