@@ -88,12 +88,27 @@ final class SessionSecurity: Sendable {
     }
 
     /// The TLS contexts, made on the first call; every call after a failure throws its error.
+    ///
+    /// The first call also reads the account file (``readAccountAhead()``): it is made before the
+    /// host binds anything, off every session's path, and the first session's checks would
+    /// otherwise decode the file on both sides of the first contact.
     func contexts() throws -> Contexts {
-        try made.withLock { made in
+        let (result, first) = made.withLock { made in
+            let first = made == nil
             let result = made ?? Result { try makeContexts() }
             made = result
-            return try result.get()
+            return (result, first)
         }
+        if first, case .success = result { readAccountAhead() }
+        return try result.get()
+    }
+
+    /// Reads and decodes the account file now, as a check would (about 1.6 M instructions: the
+    /// authority's key and certificate, its signature). The checks still look for changes every
+    /// time (the watch, then the file's stamp), so nothing is trusted for longer than before; a
+    /// file that cannot be read now is read again, and refused, by the first check.
+    func readAccountAhead() {
+        _ = try? withCurrentAccount { _ in () }
     }
 
     /// The device proven by `certificate` (already chain-verified by TLS against the account CA),
