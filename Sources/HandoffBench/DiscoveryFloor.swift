@@ -48,7 +48,9 @@ enum DiscoveryFloor {
             try socket.set(SOL_SOCKET, SO_REUSEADDR, Int32(1))
             try socket.set(SOL_SOCKET, SO_REUSEPORT, Int32(1))
             try socket.set(SOL_SOCKET, SO_RCVBUF, Int32(BeaconChannel.Options().receiveBufferBytes))
-            try socket.set(SOL_SOCKET, SO_RCVTIMEO, timeval(tv_sec: 10, tv_usec: 0))
+            // A datagram the kernel dropped (a receive buffer capped by net.core.rmem_max) ends
+            // the floor after this long, not every socket's wait in turn.
+            try socket.set(SOL_SOCKET, SO_RCVTIMEO, timeval(tv_sec: 2, tv_usec: 0))
             try socket.bind(address: INADDR_ANY, port: port)
             if port == 0 { port = try socket.localPort() }
         }

@@ -232,7 +232,7 @@ package enum NetworkBench {
         _ options: Options, progress: (String) -> Void
     ) async throws -> (Discovery, [Discovery]) {
         progress("floor: \(options.devices) sockets hear each other's broadcast")
-        var floor = try await discoveryFloor(devices: options.devices)
+        var floor = await discoveryFloor(devices: options.devices, progress: progress)
         progress(
             "discovery of \(options.devices) devices"
                 + (options.idleSeconds > 0 ? ", then \(options.idleSeconds) s idle" : ""))
@@ -243,7 +243,7 @@ package enum NetworkBench {
         var more: [Discovery] = []
         for count in options.moreDevices {
             progress("floor: \(count) sockets hear each other's broadcast")
-            floor = try await discoveryFloor(devices: count)
+            floor = await discoveryFloor(devices: count, progress: progress)
             progress("discovery of \(count) devices")
             var measured = try await measureDiscovery(devices: count, idleSeconds: 0, perfControl: options.perfControl)
             measured.floor = floor
@@ -253,9 +253,16 @@ package enum NetworkBench {
         return (discovery, more)
     }
 
-    /// ``DiscoveryFloor`` for `devices` devices, on threads of its own.
-    static func discoveryFloor(devices: Int) async throws -> DiscoveryFloor.Result {
-        try await onDedicatedThread("bench-discovery-floor") { try DiscoveryFloor.measure(devices: devices) }
+    /// ``DiscoveryFloor`` for `devices` devices, on threads of its own; nil (said on `progress`)
+    /// when it could not be measured, and then the discovery row has no floor but is still
+    /// measured and judged.
+    static func discoveryFloor(devices: Int, progress: (String) -> Void) async -> DiscoveryFloor.Result? {
+        do {
+            return try await onDedicatedThread("bench-discovery-floor") { try DiscoveryFloor.measure(devices: devices) }
+        } catch {
+            progress("floor of \(devices) devices not measured: \(error)")
+            return nil
+        }
     }
 
     /// The rows of ``measureDiscoveries(_:progress:)``: each count's floor and row, then the idle row.

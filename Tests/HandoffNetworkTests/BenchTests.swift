@@ -258,11 +258,15 @@ struct BenchTests {
     /// Discovery's floor: every socket hears every device's broadcast and opens all but its own
     /// (it throws when one is missing or does not open), on as many threads as asked, at most one
     /// per device.
-    @Test func theDiscoveryFloorHearsEveryBroadcast() throws {
+    @Test func theDiscoveryFloorHearsEveryBroadcast() async throws {
         let floor = try DiscoveryFloor.measure(devices: 16, threads: 2)
         #expect(floor.seconds > 0 && floor.threads == 2)
         #expect(try DiscoveryFloor.measure(devices: 3, threads: 8).threads == 3)
         #expect(throws: BenchError.self) { try DiscoveryFloor.measure(devices: 1) }
+        // A floor that cannot be measured is said, and leaves its discovery row without one.
+        let said = StepLog()
+        #expect(await NetworkBench.discoveryFloor(devices: 1, progress: { said.append($0) }) == nil)
+        #expect(said.contains { $0.hasPrefix("floor of 1 devices not measured: ") })
         // Its growth is said as discovery's is.
         let growth = try #require(DiscoveryGrowth(points: [(64, 10), (128, 40)]))
         #expect(growth.sentence(of: "Its floor").hasPrefix("Its floor grows as n^2.00"))
