@@ -104,7 +104,7 @@ extension NetworkBench {
             return (Double(devices), milliseconds)
         }.sorted { $0.0 < $1.0 }
         if let growth = DiscoveryGrowth(points: floors) {
-            notes.append(growth.sentence(of: "Its floor (N(N − 1) deliveries and opens, nothing of ours)"))
+            notes.append(growth.sentence(of: "Its floor (every socket hearing every broadcast, nothing of ours)"))
         }
         return notes
     }
@@ -172,8 +172,8 @@ struct ContinueLimit {
             ? String(format: ", so the 3× goal leaves %.0f µs for all of ours on the path", leftForOurs)
             : ", so TLS alone is past the 3× goal"
         sentence += String(
-            format: "; the continuation takes %.0f µs more than that round trip (%.1f× it).", continuation - tls,
-            continuation / tls)
+            format: "; the continuation takes %.0f µs %@ than that round trip (%.1f× it).", abs(continuation - tls),
+            continuation >= tls ? "more" : "less", continuation / tls)
         return sentence
     }
 }

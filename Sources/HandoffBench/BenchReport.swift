@@ -15,7 +15,9 @@ package struct BenchRow: Sendable, Hashable, Codable {
     /// Latency samples, throughput runs, or 1.
     package var samples: Int
     /// The floor this row is compared with, and how: ours ÷ floor for latencies (p50 and p99),
-    /// ours ÷ floor for throughput (`ratio`, a fraction).
+    /// ours ÷ floor for throughput (`ratio`, a fraction) and for discovery (`ratio`, a time over
+    /// the floor's time). With several runs, `ratio` is the median of the runs' ratios, not the
+    /// median figure over the median floor.
     package var floorKey: String?
     package var ratioP50: Double?
     package var ratioP99: Double?

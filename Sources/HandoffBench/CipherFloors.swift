@@ -114,10 +114,19 @@ enum CipherFloors {
         let (serverGroup, clientGroup) = groups
         let finished = serverGroup.next().makePromise(of: BenchClock.Instant.self)
         let started = clientGroup.next().makePromise(of: BenchClock.Instant.self)
-        let (server, client) = try await connectedPair(
-            contexts: (serverContext, clientContext), groups: (serverGroup, clientGroup),
-            serverHandler: { ByteSink(expected: bytes, done: finished, copyingArrays: copyingArrays) },
-            clientHandler: { ByteSource(total: bytes, started: started, copyingArrays: copyingArrays) })
+        let server: any Channel
+        let client: any Channel
+        do {
+            (server, client) = try await connectedPair(
+                contexts: (serverContext, clientContext), groups: (serverGroup, clientGroup),
+                serverHandler: { ByteSink(expected: bytes, done: finished, copyingArrays: copyingArrays) },
+                clientHandler: { ByteSource(total: bytes, started: started, copyingArrays: copyingArrays) })
+        } catch {
+            // A promise never completed is a crash in a debug build.
+            finished.fail(error)
+            started.fail(error)
+            throw error
+        }
         defer { server.close(promise: nil) }
         defer { client.close(promise: nil) }
         let start = try await started.futureResult.get()

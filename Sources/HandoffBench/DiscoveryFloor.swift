@@ -11,10 +11,12 @@ import Glibc
 /// nothing of ours on the way. Each of `devices` plain UDP sockets, bound to one port as the
 /// discovery sockets are (SO_REUSEADDR, SO_REUSEPORT, the same receive buffer), hears one
 /// beacon-sized datagram broadcast to 127.255.255.255 for each device, and every datagram but its
-/// own is opened with AES-GCM through swift-crypto, as a beacon is: N(N − 1) deliveries and opens,
-/// the least that every device hearing every other needs. The devices' sockets are shared out over
-/// one thread per processor; each sends its devices' broadcasts, then reads its sockets 64 datagrams
-/// per `recvmmsg`. The figure is the time from the first send to the last datagram opened.
+/// own is opened with AES-GCM through swift-crypto, as a beacon is: N(N − 1) opens, the least that
+/// every device hearing every other needs. The kernel delivers N × N datagrams (each socket hears
+/// its own device's too, which a discovery socket's filter drops in the kernel: 1/N more). The
+/// devices' sockets are shared out over one thread per processor; each sends its devices'
+/// broadcasts, then reads its sockets 64 datagrams per `recvmmsg`. The figure is the time from the
+/// threads' release to the last datagram opened.
 ///
 /// Not in it: starting the devices (binding their sockets, listeners and contexts), everything a
 /// device does with a beacon once opened, the replies to newcomers and any second round.
@@ -56,17 +58,24 @@ enum DiscoveryFloor {
         }
         let destination = RawSocket.address(inet_addr(BeaconChannel.loopbackBroadcastAddress), port: port)
 
+        // Every socket is made before any thread starts: a failure then leaves no thread waiting.
+        let senders = try (0..<threads).map { _ in
+            let sender = try RawSocket(type: SOCK_DGRAM)
+            try sender.set(SOL_SOCKET, SO_BROADCAST, Int32(1))
+            return sender
+        }
+
         let go = DispatchSemaphore(value: 0)
         let finished = DispatchGroup()
         let outcome = NIOLockedValueBox<(end: UInt64, failure: String?)>((0, nil))
-        for thread in 0..<threads {
+        for (thread, sender) in senders.enumerated() {
             let mine = Array(stride(from: thread, to: count, by: threads))
-            let sender = try RawSocket(type: SOCK_DGRAM)
-            try sender.set(SOL_SOCKET, SO_BROADCAST, Int32(1))
             finished.enter()
             Thread {
                 defer { finished.leave() }
                 let key = SymmetricKey(data: keyBytes)
+                let batch = RecvMMsg.Batch(messages: 64, bytesEach: 256)
+                defer { batch.deallocate() }
                 go.wait()
                 var failure: String?
                 do {
@@ -76,7 +85,7 @@ enum DiscoveryFloor {
                     for device in mine {
                         try hearAll(
                             count, on: sockets[device], own: datagrams[device], key: key,
-                            associatedData: associatedData, receive: receive)
+                            associatedData: associatedData, receive: receive, into: batch)
                     }
                 } catch {
                     failure = "\(error)"
@@ -93,7 +102,6 @@ enum DiscoveryFloor {
         finished.wait()
         let (end, failure) = outcome.withLockedValue { $0 }
         if let failure { throw BenchError("the discovery floor of \(count) devices failed: \(failure)") }
-        withExtendedLifetime(sockets) {}
         return Result(seconds: Double(end &- start) / 1e9, threads: threads)
     }
 
@@ -101,13 +109,11 @@ enum DiscoveryFloor {
     /// all but its own.
     private static func hearAll(
         _ count: Int, on socket: RawSocket, own: [UInt8], key: SymmetricKey, associatedData: [UInt8],
-        receive: RecvMMsg
+        receive: RecvMMsg, into batch: RecvMMsg.Batch
     ) throws {
-        var batch = RecvMMsg.Batch(messages: 64, bytesEach: 256)
-        defer { batch.deallocate() }
         var heard = 0
         while heard < count {
-            let received = receive.read(socket.descriptor, into: &batch, upTo: min(64, count - heard))
+            let received = receive.read(socket.descriptor, into: batch, upTo: min(64, count - heard))
             if received < 0, errno == EINTR { continue }
             guard received > 0 else { throw BenchError.posix("recvmmsg after \(heard) of \(count) datagrams") }
             for index in 0..<received {
@@ -182,7 +188,7 @@ struct RecvMMsg {
 
     /// Blocks until at least one datagram is queued, then reads up to `limit` (the count read, or
     /// -1 with `errno` set).
-    func read(_ descriptor: Int32, into batch: inout Batch, upTo limit: Int) -> Int {
+    func read(_ descriptor: Int32, into batch: Batch, upTo limit: Int) -> Int {
         Int(function(descriptor, batch.headers, UInt32(min(limit, batch.messages)), Self.waitForOne, nil))
     }
 }

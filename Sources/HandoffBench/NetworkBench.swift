@@ -232,7 +232,7 @@ package enum NetworkBench {
         _ options: Options, progress: (String) -> Void
     ) async throws -> (Discovery, [Discovery]) {
         progress("floor: \(options.devices) sockets hear each other's broadcast")
-        var floor = await discoveryFloor(devices: options.devices, progress: progress)
+        var floor = await measureDiscoveryFloor(devices: options.devices, progress: progress)
         progress(
             "discovery of \(options.devices) devices"
                 + (options.idleSeconds > 0 ? ", then \(options.idleSeconds) s idle" : ""))
@@ -243,7 +243,7 @@ package enum NetworkBench {
         var more: [Discovery] = []
         for count in options.moreDevices {
             progress("floor: \(count) sockets hear each other's broadcast")
-            floor = await discoveryFloor(devices: count, progress: progress)
+            floor = await measureDiscoveryFloor(devices: count, progress: progress)
             progress("discovery of \(count) devices")
             var measured = try await measureDiscovery(devices: count, idleSeconds: 0, perfControl: options.perfControl)
             measured.floor = floor
@@ -256,7 +256,7 @@ package enum NetworkBench {
     /// ``DiscoveryFloor`` for `devices` devices, on threads of its own; nil (said on `progress`)
     /// when it could not be measured, and then the discovery row has no floor but is still
     /// measured and judged.
-    static func discoveryFloor(devices: Int, progress: (String) -> Void) async -> DiscoveryFloor.Result? {
+    static func measureDiscoveryFloor(devices: Int, progress: (String) -> Void) async -> DiscoveryFloor.Result? {
         do {
             return try await onDedicatedThread("bench-discovery-floor") { try DiscoveryFloor.measure(devices: devices) }
         } catch {

@@ -49,10 +49,18 @@ enum TLSRoundTripFloor {
     ) async throws -> LatencySamples {
         let arrivals = AnswerArrivals()
         let handshake = groups.client.next().makePromise(of: Void.self)
-        let (server, client) = try await CipherFloors.connectedPair(
-            contexts: contexts, groups: (groups.server, groups.client),
-            serverHandler: { Answerer(requestBytes: requestBytes, answerBytes: answerBytes) },
-            clientHandler: { AnswerReader(answerBytes: answerBytes, arrivals: arrivals, handshake: handshake) })
+        let server: any Channel
+        let client: any Channel
+        do {
+            (server, client) = try await CipherFloors.connectedPair(
+                contexts: contexts, groups: (groups.server, groups.client),
+                serverHandler: { Answerer(requestBytes: requestBytes, answerBytes: answerBytes) },
+                clientHandler: { AnswerReader(answerBytes: answerBytes, arrivals: arrivals, handshake: handshake) })
+        } catch {
+            // A promise never completed is a crash in a debug build.
+            handshake.fail(error)
+            throw error
+        }
         defer { server.close(promise: nil) }
         defer { client.close(promise: nil) }
         try await handshake.futureResult.get()

@@ -103,7 +103,10 @@ struct BenchTests {
         // What the continue row's goal leaves once TLS alone has made the same round trip.
         let notes = NetworkBench.notes(on: report, options)
         #expect(notes.contains { $0.hasPrefix("Continue: a round trip on an open TLS session") })
-        #expect(notes.contains { $0.hasPrefix("Its floor (N(N − 1) deliveries and opens, nothing of ours) grows as") })
+        #expect(
+            notes.contains {
+                $0.hasPrefix("Its floor (every socket hearing every broadcast, nothing of ours) grows as")
+            })
         #expect(table.components(separatedBy: "PASS").count + table.components(separatedBy: "MISS").count - 2 == 7)
 
         let decoded = try JSONDecoder().decode(BenchReport.self, from: Data(try report.json().utf8))
@@ -265,7 +268,7 @@ struct BenchTests {
         #expect(throws: BenchError.self) { try DiscoveryFloor.measure(devices: 1) }
         // A floor that cannot be measured is said, and leaves its discovery row without one.
         let said = StepLog()
-        #expect(await NetworkBench.discoveryFloor(devices: 1, progress: { said.append($0) }) == nil)
+        #expect(await NetworkBench.measureDiscoveryFloor(devices: 1, progress: { said.append($0) }) == nil)
         #expect(said.contains { $0.hasPrefix("floor of 1 devices not measured: ") })
         // Its growth is said as discovery's is.
         let growth = try #require(DiscoveryGrowth(points: [(64, 10), (128, 40)]))
@@ -281,6 +284,7 @@ struct BenchTests {
                 == "Continue: a round trip on an open TLS session with nothing of ours takes 170 µs (1.7× the TCP floor), so the 3× goal leaves 130 µs for all of ours on the path; the continuation takes 150 µs more than that round trip (1.9× it)."
         )
         #expect(ContinueLimit(continuation: 400, tcp: 50, tls: 160).sentence.contains("TLS alone is past the 3× goal"))
+        #expect(ContinueLimit(continuation: 150, tcp: 100, tls: 170).sentence.contains("takes 20 µs less than"))
     }
 
     /// A tiny class (two pairs, one process) continues back and forth without a failure and

@@ -60,7 +60,7 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         }
         // An open session to a peer the account still trusts: the request goes straight into
         // the channel, and the answer comes back from the event loop (see ``DirectRequests``).
-        if session.direct.isOpen, (try? dialer.security.ensureNotRevoked(peer)) != nil,
+        if session.direct.isOpen, dialer.security.isTrusted(peer),
             let id = session.direct.request(
                 continuation: continuation, activityTypeHash: activityTypeHash,
                 answer: { result in
@@ -116,12 +116,13 @@ final class NetworkTransport: DeviceTransport, @unchecked Sendable {
         waiting.callback(answer)
     }
 
-    /// Over the session the payload came by when it is still open (written from here, as a
-    /// payload request is), else through the session's actor, which opens it again.
+    /// Over the pooled session to the peer when it is open and the account still trusts the peer
+    /// (written from here, as a payload request is), else through the session's actor, which
+    /// checks the peer again (closing the session of a revoked one) or opens the session anew.
     func notifyContinued(_ activityIdentifier: UUID, continuation: ContinuationID, to peer: DeviceID) {
         guard let session = directory.session(for: peer) else { return }
         let frame = SessionFrame.continued(activityIdentifier: activityIdentifier, continuation: continuation.rawValue)
-        if session.direct.notify(frame) { return }
+        if dialer.security.isTrusted(peer), session.direct.notify(frame) { return }
         let dialer = self.dialer
         Task {
             try? await dialer.connect(session)

@@ -12,6 +12,9 @@ import Synchronization
 /// its queue is idle). The long way, through the session actor, a task per request and the async
 /// channel's reader, went through the shared thread pool four times per request.
 ///
+/// The continued notice that follows a restore goes the same short way (``notify(_:)``), with no
+/// answer to wait for.
+///
 /// Request identifiers come from here for both ways, so they never collide. When the session
 /// closes, every waiting callback fails with 4609, as the long way's requests do.
 final class DirectRequests: Sendable {
@@ -83,8 +86,9 @@ final class DirectRequests: Sendable {
         return id
     }
 
-    /// Sends a frame that wants no answer (the continued notice) the short way; false when the
-    /// session is not open, and then nothing was sent.
+    /// Writes a frame that wants no answer (the continued notice) into the open session; false
+    /// when the session is not open, and then nothing was sent. True means written, not delivered:
+    /// a session closing at that moment loses it, as the long way would.
     func notify(_ frame: SessionFrame) -> Bool {
         guard let channel = state.withLock({ $0.channel }) else { return false }
         channel.writeAndFlush(frame, promise: nil)

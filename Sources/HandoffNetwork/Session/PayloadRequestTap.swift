@@ -62,17 +62,16 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
         case .payloadRequest(let id, let continuation, let hash):
             StageMarks.mark(.requestRead)
             if !streaming, let peerID = gate.peer, let host, let transport = host.transport {
-                let peer = PeerInfo(id: peerID, name: greeting?.name ?? peerID.rawValue, kind: greeting?.kind ?? .phone)
                 return serve(
-                    id: id, continuation: ContinuationID(rawValue: continuation), hash: hash, peer: peer,
+                    id: id, continuation: ContinuationID(rawValue: continuation), hash: hash, peer: peer(peerID),
                     host: host, transport: transport, channel: context.channel)
             }
         case .continued(let activityIdentifier, let continuation):
             // The origin hears that its activity was continued the same way: on the loop, after
             // the same revocation check (a revoked peer's notice goes on to the long way, which
             // refuses it as before).
-            if !streaming, let peerID = gate.peer, let host, (try? host.security.ensureNotRevoked(peerID)) != nil {
-                let from = PeerInfo(id: peerID, name: greeting?.name ?? peerID.rawValue, kind: greeting?.kind ?? .phone)
+            if !streaming, let peerID = gate.peer, let host, host.security.isTrusted(peerID) {
+                let from = peer(peerID)
                 let continuation = ContinuationID(rawValue: continuation)
                 host.performInline { device in
                     device.receiveContinued(activityIdentifier, by: from, continuation: continuation)
@@ -83,6 +82,11 @@ final class PayloadRequestTap: ChannelInboundHandler, RemovableChannelHandler {
             break
         }
         context.fireChannelRead(data)
+    }
+
+    /// The greeted peer, as its hello named it.
+    private func peer(_ id: DeviceID) -> PeerInfo {
+        PeerInfo(id: id, name: greeting?.name ?? id.rawValue, kind: greeting?.kind ?? .phone)
     }
 
     private func serve(
@@ -158,7 +162,8 @@ extension SessionFrame {
 }
 
 /// Opened by an accepted connection's task once the peer is authenticated and greeted: from then
-/// on its ``PayloadRequestTap`` serves payload requests on the event loop.
+/// on its ``PayloadRequestTap`` serves payload requests, and hears continued notices, on the
+/// event loop.
 final class PayloadServingGate: Sendable {
     private let state = Mutex<DeviceID?>(nil)
 

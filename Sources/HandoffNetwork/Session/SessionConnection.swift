@@ -103,11 +103,17 @@ final class SessionSecurity: Sendable {
         return try result.get()
     }
 
+    /// Whether the account, as it is on disk now, still trusts `id` (``ensureNotRevoked(_:)``
+    /// without the reason).
+    func isTrusted(_ id: DeviceID) -> Bool {
+        (try? ensureNotRevoked(id)) != nil
+    }
+
     /// Reads and decodes the account file now, as a check would (about 1.6 M instructions: the
     /// authority's key and certificate, its signature). The checks still look for changes every
     /// time (the watch, then the file's stamp), so nothing is trusted for longer than before; a
     /// file that cannot be read now is read again, and refused, by the first check.
-    func readAccountAhead() {
+    private func readAccountAhead() {
         _ = try? withCurrentAccount { _ in () }
     }
 

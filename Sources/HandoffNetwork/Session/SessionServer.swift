@@ -78,9 +78,9 @@ final class SessionServer: Sendable {
     }
 
     /// One accepted connection: authenticate, then answer frames until it closes. Once the peer
-    /// is greeted, its payload requests are served on the event loop by the connection's
-    /// ``PayloadRequestTap`` (`gate` opens it) and never reach this task; those that arrive
-    /// before are served here.
+    /// is greeted, its payload requests and continued notices are taken on the event loop by the
+    /// connection's ``PayloadRequestTap`` (`gate` opens it) and never reach this task (a revoked
+    /// peer's notice still does, and is refused here); those that arrive before are handled here.
     private static func serve(
         _ connection: SessionChannel, handshake: EventLoopFuture<Void>, gate: PayloadServingGate,
         host: DeviceHost
