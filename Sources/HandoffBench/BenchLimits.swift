@@ -85,26 +85,25 @@ extension NetworkBench {
             }
             notes.append(sentence)
         }
-        if let resume = report.row(Key.continue)?.p50, let tcp = report.row(Key.tcpFloor)?.p50,
-            let tls = report.row(Key.tlsRoundTripFloor)?.p50, tcp > 0, tls > 0
+        if let resume = report.row(Key.continue), let p50 = resume.p50, let goal = resume.goal?.maxRatioP50,
+            let tcp = report.row(Key.tcpFloor)?.p50, let tls = report.row(Key.tlsRoundTripFloor)?.p50, tcp > 0,
+            tls > 0
         {
-            notes.append(ContinueLimit(continuation: resume, tcp: tcp, tls: tls).sentence)
+            notes.append(ContinueLimit(continuation: p50, tcp: tcp, tls: tls, goal: goal).sentence)
         }
+        // Each discovery size's time, then its floor's, as (devices, ms) points.
         let sizes = [options.devices] + options.moreDevices
-        let points = sizes.enumerated().compactMap { index, devices -> (Double, Double)? in
-            let key = index == 0 ? Key.discovery : Key.discovery(devices)
-            guard let milliseconds = report.row(key)?.value, milliseconds > 0 else { return nil }
-            return (Double(devices), milliseconds)
-        }.sorted { $0.0 < $1.0 }
-        if let growth = DiscoveryGrowth(points: points) { notes.append(growth.sentence) }
-        let floors = sizes.compactMap { devices -> (Double, Double)? in
-            guard let milliseconds = report.row(Key.discoveryFloor(devices))?.value, milliseconds > 0 else {
-                return nil
-            }
-            return (Double(devices), milliseconds)
-        }.sorted { $0.0 < $1.0 }
-        if let growth = DiscoveryGrowth(points: floors) {
-            notes.append(growth.sentence(of: "Its floor (every socket hearing every broadcast, nothing of ours)"))
+        func points(_ key: (_ index: Int, _ devices: Int) -> String) -> [(Double, Double)] {
+            sizes.enumerated().compactMap { index, devices -> (Double, Double)? in
+                guard let milliseconds = report.row(key(index, devices))?.value, milliseconds > 0 else { return nil }
+                return (Double(devices), milliseconds)
+            }.sorted { $0.0 < $1.0 }
+        }
+        if let growth = DiscoveryGrowth(points: points { $0 == 0 ? Key.discovery : Key.discovery($1) }) {
+            notes.append(growth.sentence)
+        }
+        if let growth = DiscoveryGrowth(points: points { Key.discoveryFloor($1) }) {
+            notes.append(growth.sentence(of: "Its floor (N(N − 1) deliveries and opens, nothing of ours)"))
         }
         return notes
     }
@@ -151,16 +150,18 @@ struct DiscoveryGrowth {
     }
 }
 
-/// What the continue row's goal (3× the TCP floor) leaves for our work, once NIO and TLS alone
-/// have made the same round trip on an open session (``TLSRoundTripFloor``): p50s in microseconds.
+/// What the continue row's goal (`goal` times the TCP floor, the row's own ``BenchGoal``) leaves
+/// for our work, once NIO and TLS alone have made the same round trip on an open session
+/// (``TLSRoundTripFloor``): p50s in microseconds.
 struct ContinueLimit {
     var continuation: Double
     var tcp: Double
     var tls: Double
+    var goal: Double
 
     /// The goal's allowance in microseconds, less the bare TLS round trip (negative: TLS alone is
     /// past the goal).
-    var leftForOurs: Double { 3 * tcp - tls }
+    var leftForOurs: Double { goal * tcp - tls }
 
     var sentence: String {
         var sentence = String(
@@ -169,8 +170,8 @@ struct ContinueLimit {
             tls, tls / tcp)
         sentence +=
             leftForOurs > 0
-            ? String(format: ", so the 3× goal leaves %.0f µs for all of ours on the path", leftForOurs)
-            : ", so TLS alone is past the 3× goal"
+            ? String(format: ", so the %g× goal leaves %.0f µs for all of ours on the path", goal, leftForOurs)
+            : String(format: ", so TLS alone is past the %g× goal", goal)
         sentence += String(
             format: "; the continuation takes %.0f µs %@ than that round trip (%.1f× it).", abs(continuation - tls),
             continuation >= tls ? "more" : "less", continuation / tls)

@@ -89,20 +89,33 @@ enum CipherFloors {
         serverConfiguration.keyLogCallback = nil
         let serverContext = try NIOSSLContext(configuration: serverConfiguration)
         let clientContext = try NIOSSLContext(configuration: clientConfiguration)
-        let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let stream = try await tlsThroughput(
-                bytes: bytes, server: serverContext, client: clientContext, groups: (serverGroup, clientGroup),
+        let stream = try await onTwoLoops { groups in
+            try await tlsThroughput(
+                bytes: bytes, server: serverContext, client: clientContext, groups: groups,
                 copyingArrays: copyingArrays)
-            try? await serverGroup.shutdownGracefully()
-            try? await clientGroup.shutdownGracefully()
-            return TLSStream(
-                megabytesPerSecond: stream.megabytesPerSecond, cpuSecondsPerGigabyte: stream.cpuSecondsPerGigabyte,
-                version: stream.version, secretBytes: secret.withLockedValue { $0 })
+        }
+        return TLSStream(
+            megabytesPerSecond: stream.megabytesPerSecond, cpuSecondsPerGigabyte: stream.cpuSecondsPerGigabyte,
+            version: stream.version, secretBytes: secret.withLockedValue { $0 })
+    }
+
+    /// `body` with two event loop groups of one thread each (a server's and a client's), shut down
+    /// afterwards whether it returned or threw.
+    static func onTwoLoops<Result>(
+        _ body: ((server: MultiThreadedEventLoopGroup, client: MultiThreadedEventLoopGroup)) async throws -> Result
+    ) async throws -> Result {
+        let groups = (
+            server: MultiThreadedEventLoopGroup(numberOfThreads: 1),
+            client: MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        )
+        do {
+            let result = try await body(groups)
+            try? await groups.server.shutdownGracefully()
+            try? await groups.client.shutdownGracefully()
+            return result
         } catch {
-            try? await serverGroup.shutdownGracefully()
-            try? await clientGroup.shutdownGracefully()
+            try? await groups.server.shutdownGracefully()
+            try? await groups.client.shutdownGracefully()
             throw error
         }
     }

@@ -8,18 +8,19 @@ import Glibc
 #endif
 
 /// Discovery's floor: what `devices` devices hearing each other once costs this machine with
-/// nothing of ours on the way. Each of `devices` plain UDP sockets, bound to one port as the
-/// discovery sockets are (SO_REUSEADDR, SO_REUSEPORT, the same receive buffer), hears one
-/// beacon-sized datagram broadcast to 127.255.255.255 for each device, and every datagram but its
-/// own is opened with AES-GCM through swift-crypto, as a beacon is: N(N − 1) opens, the least that
-/// every device hearing every other needs. The kernel delivers N × N datagrams (each socket hears
-/// its own device's too, which a discovery socket's filter drops in the kernel: 1/N more). The
-/// devices' sockets are shared out over one thread per processor; each sends its devices'
-/// broadcasts, then reads its sockets 64 datagrams per `recvmmsg`. The figure is the time from the
+/// nothing of ours on the way. Each device has the two sockets a device has, opened as the device
+/// opens them (``DiscoverySocket``): a discovery socket on the shared port (SO_REUSEADDR,
+/// SO_REUSEPORT, the same receive buffer, the filter that drops its own device's broadcasts in the
+/// kernel) and a socket of its own to send from. Each device broadcasts one beacon-sized,
+/// AES-GCM-sealed datagram to 127.255.255.255, and every discovery socket reads the N − 1 others
+/// and opens them through swift-crypto, as a beacon is: N(N − 1) deliveries and opens, the least
+/// that every device hearing every other needs. The devices are shared out over one thread per
+/// processor; each sends its devices' broadcasts, then reads their discovery sockets, 64 datagrams
+/// per `recvmmsg` (the sockets made blocking, with a 2 s limit). The figure is the time from the
 /// threads' release to the last datagram opened.
 ///
-/// Not in it: starting the devices (binding their sockets, listeners and contexts), everything a
-/// device does with a beacon once opened, the replies to newcomers and any second round.
+/// Not in it: starting the devices (their listeners and contexts), everything a device does with a
+/// beacon once opened, the replies to newcomers and any second round.
 enum DiscoveryFloor {
     struct Result: Sendable {
         var seconds: TimeInterval
@@ -44,31 +45,33 @@ enum DiscoveryFloor {
             guard let combined = box.combined else { throw BenchError("AES-GCM gave no combined box") }
             return [Beacon.version] + Array(combined)
         }
-        let sockets = try (0..<count).map { _ in try RawSocket(type: SOCK_DGRAM) }
-        var port = 0
-        for socket in sockets {
-            try socket.set(SOL_SOCKET, SO_REUSEADDR, Int32(1))
-            try socket.set(SOL_SOCKET, SO_REUSEPORT, Int32(1))
-            try socket.set(SOL_SOCKET, SO_RCVBUF, Int32(BeaconChannel.Options().receiveBufferBytes))
-            // A datagram the kernel dropped (a receive buffer capped by net.core.rmem_max) ends
-            // the floor after this long, not every socket's wait in turn.
-            try socket.set(SOL_SOCKET, SO_RCVTIMEO, timeval(tv_sec: 2, tv_usec: 0))
-            try socket.bind(address: INADDR_ANY, port: port)
-            if port == 0 { port = try socket.localPort() }
-        }
-        let destination = RawSocket.address(inet_addr(BeaconChannel.loopbackBroadcastAddress), port: port)
-
         // Every socket is made before any thread starts: a failure then leaves no thread waiting.
-        let senders = try (0..<threads).map { _ in
-            let sender = try RawSocket(type: SOCK_DGRAM)
-            try sender.set(SOL_SOCKET, SO_BROADCAST, Int32(1))
-            return sender
+        let buffer = BeaconChannel.Options().receiveBufferBytes
+        let senders = try (0..<count).map { _ in
+            let (descriptor, port) = try DiscoverySocket.openUDPSocket(
+                bindHost: "0.0.0.0", port: 0, options: [SO_BROADCAST], receiveBufferBytes: buffer)
+            return (socket: RawSocket(descriptor: descriptor), port: port)
         }
+        var port = 0
+        var opened: [RawSocket] = []
+        for sender in senders {
+            let socket = RawSocket(
+                descriptor: try DiscoverySocket.open(
+                    bindHost: "0.0.0.0", port: port, receiveBufferBytes: buffer, ownReplyPort: sender.port))
+            if port == 0 { port = try socket.localPort() }
+            // Blocking reads, limited: a datagram the kernel dropped (a receive buffer capped by
+            // net.core.rmem_max) ends the floor after 2 s, not every socket's wait in turn.
+            _ = fcntl(socket.descriptor, F_SETFL, fcntl(socket.descriptor, F_GETFL) & ~O_NONBLOCK)
+            try socket.set(SOL_SOCKET, SO_RCVTIMEO, timeval(tv_sec: 2, tv_usec: 0))
+            opened.append(socket)
+        }
+        let sockets = opened
+        let destination = RawSocket.address(inet_addr(BeaconChannel.loopbackBroadcastAddress), port: port)
 
         let go = DispatchSemaphore(value: 0)
         let finished = DispatchGroup()
         let outcome = NIOLockedValueBox<(end: UInt64, failure: String?)>((0, nil))
-        for (thread, sender) in senders.enumerated() {
+        for thread in 0..<threads {
             let mine = Array(stride(from: thread, to: count, by: threads))
             finished.enter()
             Thread {
@@ -80,12 +83,12 @@ enum DiscoveryFloor {
                 var failure: String?
                 do {
                     for device in mine {
-                        try sender.sendDatagram(datagrams[device], to: destination)
+                        try senders[device].socket.sendDatagram(datagrams[device], to: destination)
                     }
                     for device in mine {
                         try hearAll(
-                            count, on: sockets[device], own: datagrams[device], key: key,
-                            associatedData: associatedData, receive: receive, into: batch)
+                            count - 1, on: sockets[device], key: key, associatedData: associatedData,
+                            receive: receive, into: batch)
                     }
                 } catch {
                     failure = "\(error)"
@@ -105,11 +108,11 @@ enum DiscoveryFloor {
         return Result(seconds: Double(end &- start) / 1e9, threads: threads)
     }
 
-    /// Reads `count` datagrams from `socket` (every device's broadcast, its own included) and opens
-    /// all but its own.
+    /// Reads `count` datagrams from `socket` (the other devices' broadcasts: its filter drops its
+    /// own device's) and opens each.
     private static func hearAll(
-        _ count: Int, on socket: RawSocket, own: [UInt8], key: SymmetricKey, associatedData: [UInt8],
-        receive: RecvMMsg, into batch: RecvMMsg.Batch
+        _ count: Int, on socket: RawSocket, key: SymmetricKey, associatedData: [UInt8], receive: RecvMMsg,
+        into batch: RecvMMsg.Batch
     ) throws {
         var heard = 0
         while heard < count {
@@ -118,8 +121,9 @@ enum DiscoveryFloor {
             guard received > 0 else { throw BenchError.posix("recvmmsg after \(heard) of \(count) datagrams") }
             for index in 0..<received {
                 let datagram = batch.message(index)
-                guard datagram.count == own.count else { throw BenchError("a datagram of \(datagram.count) bytes") }
-                if own.prefix(16).elementsEqual(datagram.prefix(16)) { continue }
+                guard datagram.count == Beacon.maximumLength else {
+                    throw BenchError("a datagram of \(datagram.count) bytes")
+                }
                 let box = try AES.GCM.SealedBox(combined: UnsafeRawBufferPointer(rebasing: datagram[1...]))
                 let opened = try AES.GCM.open(box, using: key, authenticating: associatedData)
                 guard opened.count == Beacon.maximumLength - 29 else { throw BenchError("a datagram did not open") }

@@ -147,7 +147,8 @@ final class RawSocket: Sendable {
         guard descriptor >= 0 else { throw BenchError.posix("socket") }
     }
 
-    private init(descriptor: Int32) {
+    /// Takes over `descriptor` (closed when released).
+    init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 

@@ -231,25 +231,20 @@ package enum NetworkBench {
     static func measureDiscoveries(
         _ options: Options, progress: (String) -> Void
     ) async throws -> (Discovery, [Discovery]) {
-        progress("floor: \(options.devices) sockets hear each other's broadcast")
-        var floor = await measureDiscoveryFloor(devices: options.devices, progress: progress)
-        progress(
-            "discovery of \(options.devices) devices"
-                + (options.idleSeconds > 0 ? ", then \(options.idleSeconds) s idle" : ""))
-        var discovery = try await measureDiscovery(
-            devices: options.devices, idleSeconds: options.idleSeconds, perfControl: options.perfControl)
-        discovery.floor = floor
-        progress(discovery.summary)
-        var more: [Discovery] = []
-        for count in options.moreDevices {
+        // Each count's floor just before its discovery, so that both see the same machine.
+        func measure(_ count: Int, idleSeconds: TimeInterval) async throws -> Discovery {
             progress("floor: \(count) sockets hear each other's broadcast")
-            floor = await measureDiscoveryFloor(devices: count, progress: progress)
-            progress("discovery of \(count) devices")
-            var measured = try await measureDiscovery(devices: count, idleSeconds: 0, perfControl: options.perfControl)
+            let floor = await measureDiscoveryFloor(devices: count, progress: progress)
+            progress("discovery of \(count) devices" + (idleSeconds > 0 ? ", then \(idleSeconds) s idle" : ""))
+            var measured = try await measureDiscovery(
+                devices: count, idleSeconds: idleSeconds, perfControl: options.perfControl)
             measured.floor = floor
             progress(measured.summary)
-            more.append(measured)
+            return measured
         }
+        let discovery = try await measure(options.devices, idleSeconds: options.idleSeconds)
+        var more: [Discovery] = []
+        for count in options.moreDevices { more.append(try await measure(count, idleSeconds: 0)) }
         return (discovery, more)
     }
 

@@ -26,19 +26,10 @@ enum TLSRoundTripFloor {
     ) async throws -> LatencySamples {
         let serverContext = try NIOSSLContext(configuration: identities.0.makeServerTLSConfiguration(trusting: account))
         let clientContext = try NIOSSLContext(configuration: identities.1.makeClientTLSConfiguration(trusting: account))
-        let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let samples = try await measure(
+        return try await CipherFloors.onTwoLoops { groups in
+            try await measure(
                 iterations: iterations, requestBytes: requestBytes, answerBytes: answerBytes, gap: gap,
-                contexts: (serverContext, clientContext), groups: (serverGroup, clientGroup))
-            try? await serverGroup.shutdownGracefully()
-            try? await clientGroup.shutdownGracefully()
-            return samples
-        } catch {
-            try? await serverGroup.shutdownGracefully()
-            try? await clientGroup.shutdownGracefully()
-            throw error
+                contexts: (serverContext, clientContext), groups: groups)
         }
     }
 

@@ -14,13 +14,13 @@ import Glibc
 /// needed at that very moment. The filter drops, in the kernel and before anything is queued or
 /// woken, a datagram that comes from 127.0.0.0/8 and from this device's own reply socket's port:
 /// on one host that port is this device's alone, so nothing else can match it.
-enum DiscoverySocket {
+package enum DiscoverySocket {
     /// Opens a non-blocking IPv4 UDP socket with SO_REUSEADDR, SO_REUSEPORT, SO_BROADCAST and the
     /// receive buffer asked for, with the own-broadcast filter when `ownReplyPort` is given, and
     /// binds it to `bindHost:port`. Returns the descriptor (to be handed to NIO, which owns it
     /// from then on). A port another program holds without sharing it throws
     /// `IOError(errnoCode: EADDRINUSE)`, as NIO's own bind does.
-    static func open(bindHost: String, port: Int, receiveBufferBytes: Int, ownReplyPort: Int?) throws -> CInt {
+    package static func open(bindHost: String, port: Int, receiveBufferBytes: Int, ownReplyPort: Int?) throws -> CInt {
         try openUDPSocket(
             bindHost: bindHost, port: port, options: [SO_REUSEADDR, SO_REUSEPORT, SO_BROADCAST],
             receiveBufferBytes: receiveBufferBytes,
@@ -32,7 +32,7 @@ enum DiscoverySocket {
     /// buffer asked for and `filter` attached, bound to `bindHost:port` (0: any free port); returns
     /// its descriptor and the port bound. The discovery socket and each device's own socket
     /// (``BeaconReplySocket``) are opened here. Failures throw `IOError` naming the call.
-    static func openUDPSocket(
+    package static func openUDPSocket(
         bindHost: String, port: Int, options: [Int32], receiveBufferBytes: Int, filter: OwnBroadcastFilter? = nil
     ) throws -> (descriptor: CInt, port: Int) {
         guard let portNumber = UInt16(exactly: port) else {
@@ -82,7 +82,7 @@ enum DiscoverySocket {
 ///
 /// A UDP socket's filter sees the datagram from its UDP header on (offset 0 is the source port);
 /// the IP header is reached through the kernel's `SKF_NET_OFF` base.
-struct OwnBroadcastFilter: Sendable, Hashable {
+package struct OwnBroadcastFilter: Sendable, Hashable {
     var replyPort: UInt16
 
     /// One instruction, laid out as the kernel's `struct sock_filter` (8 bytes).
